@@ -1,0 +1,30 @@
+"""The worksheet: parameters, validation, the torch computation and the display format.
+
+Data flows one way: a worksheet file is validated into a :class:`Worksheet`,
+:func:`compute_values` turns it into an immutable :class:`Values` tree, and scenes,
+slides and checks read that tree. Only this package computes.
+"""
+
+from __future__ import annotations
+
+from worksheet.compute import compute_values
+from worksheet.errors import WorksheetError
+from worksheet.formatting import MINUS, Style, format_number, format_value
+from worksheet.schema import DEFAULT_WORKSHEET, Worksheet, load_worksheet, parse_worksheet
+from worksheet.values import Figure, Values, parse_key
+
+__all__ = [
+    "DEFAULT_WORKSHEET",
+    "MINUS",
+    "Figure",
+    "Style",
+    "Values",
+    "Worksheet",
+    "WorksheetError",
+    "compute_values",
+    "format_number",
+    "format_value",
+    "load_worksheet",
+    "parse_key",
+    "parse_worksheet",
+]

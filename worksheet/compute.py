@@ -1,0 +1,403 @@
+"""Compute, once and with torch, every number the lecture displays.
+
+The result is a :class:`~worksheet.values.Values` tree. Key layout (``S`` is a
+sentence name, ``hN`` a head counted from one, indices count from zero):
+
+``dims.*``
+    model width, head width, heads, tokens, vocabulary, hidden size, context, positions.
+``params.*``
+    the worksheet's parameters, including each head's block ``params.hN.W_O``.
+``S.*``
+    ``ids``, ``E``; per head ``Q K V products dots scale scores exps denominator weights
+    weights_sum contributions message A H share top_source``; ``mask joined delta E_prime
+    update_terms hidden_pre hidden logits probs prediction target``; ``S.wide.*`` for one
+    wide head.
+``shapes.*``
+    shapes of every matrix in the layer, for the walkthrough sentence.
+``bias.* toy.* mha.* trained.* patches.* lab.*``
+    the bias flag, the two-source toy, the PyTorch comparison, the trained-model sizes,
+    the image-patch example and the batch lab.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from typing import Any
+
+import torch
+from torch import nn
+from torch.nn import functional as F
+
+from worksheet.errors import WorksheetError
+from worksheet.formatting import Style
+from worksheet.model import (
+    AttentionLM,
+    FixedWindowMLP,
+    TinyLM,
+    causal_mask,
+    to_pytorch,
+)
+from worksheet.schema import Worksheet
+from worksheet.values import Figure, Values
+
+__all__ = ["compute_values"]
+
+_P, _F3, _C, _I, _S, _E = (Style.PARAM, Style.FIXED3, Style.COUNT, Style.INDEX, Style.SHAPE,
+                           Style.SCI)
+
+
+class _Sheet:
+    """Collects figures in computation order."""
+
+    def __init__(self) -> None:
+        self.figures: dict[str, Figure] = {}
+
+    def put(self, key: str, value: Any, style: Style) -> None:
+        if key in self.figures:
+            raise AssertionError(f"value {key} computed twice")
+        self.figures[key] = Figure(key, _plain(value, style), style)
+
+    def shape(self, key: str, tensor: torch.Tensor | Iterable[int]) -> None:
+        size = tensor.shape if isinstance(tensor, torch.Tensor) else tensor
+        self.put(key, list(size), _S)
+
+
+def _plain(value: Any, style: Style) -> Any:
+    """Torch/float values as nested tuples of Python numbers."""
+    if isinstance(value, torch.Tensor):
+        value = value.detach().tolist()
+    if isinstance(value, (list, tuple)):
+        return tuple(_plain(v, style) for v in value)
+    if style in (Style.COUNT, Style.INDEX, Style.SHAPE):
+        return int(value)
+    return float(value)
+
+
+def _t(array: Any) -> torch.Tensor:
+    return torch.tensor(array, dtype=torch.float32)
+
+
+def compute_values(ws: Worksheet) -> Values:
+    """Every displayed value of the lesson, computed from the worksheet.
+
+    Raises
+    ------
+    WorksheetError
+        When the worksheet's numbers make a displayed value non-finite (too large
+        for float32 arithmetic).
+    """
+    torch.manual_seed(ws.lesson.seed)
+    sheet = _Sheet()
+    model = TinyLM.from_worksheet(ws)
+    _dims(sheet, ws)
+    _params(sheet, ws)
+    for name in ws.sentences:
+        _sentence(sheet, ws, model, name)
+    _shapes(sheet, ws)
+    _bias(sheet, ws)
+    _toy(sheet, ws)
+    _mha(sheet, ws, model)
+    _trained(sheet, ws)
+    _patches(sheet, ws)
+    _lab(sheet, ws)
+    values = Values(sheet.figures)
+    for leaf in values.leaves():
+        if leaf.style is not Style.SHAPE and not math.isfinite(leaf.value):
+            raise WorksheetError("top level", f"computing {leaf.key} gave a non-finite number; "
+                                 "use smaller embeddings or projections", ws.source)
+    return values
+
+
+def _dims(sheet: _Sheet, ws: Worksheet) -> None:
+    sheet.put("dims.d_model", ws.d_model, _C)
+    sheet.put("dims.d_head", ws.d_head, _C)
+    sheet.put("dims.heads", ws.n_heads, _C)
+    sheet.put("dims.joined", ws.n_heads * ws.d_head, _C)
+    sheet.put("dims.tokens", ws.length, _C)
+    sheet.put("dims.sentences", len(ws.sentences), _C)
+    sheet.put("dims.vocab", len(ws.vocab), _C)
+    sheet.put("dims.hidden", ws.hidden, _C)
+    sheet.put("dims.context", ws.context, _C)
+    sheet.put("dims.positions", list(range(1, ws.length + 1)), _I)
+
+
+def _params(sheet: _Sheet, ws: Worksheet) -> None:
+    sheet.put("params.tok_emb", _t(ws.tok_emb), _P)
+    sheet.put("params.pos_emb", _t(ws.pos_emb), _P)
+    W_O = _t(ws.W_O)
+    for h, head in enumerate(ws.heads, start=1):
+        for kind in ("Q", "K", "V"):
+            sheet.put(f"params.h{h}.W_{kind}", _t(getattr(head, kind)), _P)
+        sheet.put(f"params.h{h}.W_O", W_O[(h - 1) * ws.d_head:h * ws.d_head], _P)
+    sheet.put("params.W_O", W_O, _P)
+    sheet.put("params.W_hidden", _t(ws.W_hidden), _P)
+    sheet.put("params.b_hidden", _t(ws.b_hidden), _P)
+    sheet.put("params.W_vocab", _t(ws.W_vocab), _P)
+    sheet.put("params.b_vocab", _t(ws.b_vocab), _P)
+
+
+def _attention_row(sheet: _Sheet, prefix: str, Q: torch.Tensor, K: torch.Tensor,
+                   V: torch.Tensor) -> torch.Tensor:
+    """The final receiver's calculation, one visible step at a time; returns the full grid A."""
+    q = Q[-1]
+    products = q * K
+    dots = products.sum(dim=-1)
+    scale = math.sqrt(Q.shape[-1])
+    scores = dots / scale
+    exps = scores.exp()
+    denominator = exps.sum()
+    weights = exps / denominator
+    contributions = weights[:, None] * V
+    sheet.put(f"{prefix}.products", products, _P)
+    sheet.put(f"{prefix}.dots", dots, _P)
+    sheet.put(f"{prefix}.scale", scale, _F3)
+    sheet.put(f"{prefix}.scores", scores, _F3)
+    sheet.put(f"{prefix}.exps", exps, _F3)
+    sheet.put(f"{prefix}.denominator", denominator, _F3)
+    sheet.put(f"{prefix}.weights", weights, _F3)
+    sheet.put(f"{prefix}.weights_sum", weights.sum(), _F3)
+    sheet.put(f"{prefix}.contributions", contributions, _F3)
+    sheet.put(f"{prefix}.message", contributions.sum(dim=0), _F3)
+    sheet.put(f"{prefix}.top_source", int(weights.argmax()), _I)
+    length = Q.shape[0]
+    grid = (Q @ K.T / scale).masked_fill(causal_mask(length), float("-inf"))
+    A = grid.softmax(dim=-1)
+    sheet.put(f"{prefix}.A", A, _F3)
+    sheet.put(f"{prefix}.H", A @ V, _F3)
+    return A
+
+
+def _sentence(sheet: _Sheet, ws: Worksheet, model: TinyLM, name: str) -> None:
+    ids = torch.tensor([ws.ids(name)])
+    with torch.no_grad():
+        E = model.embed(ids)[0]
+    W_O = _t(ws.W_O)
+    sheet.put(f"{name}.ids", ids[0], _I)
+    sheet.put(f"{name}.E", E, _P)
+    sheet.put(f"{name}.mask", causal_mask(len(E)).int(), _I)
+    messages, parts = [], {"Q": [], "K": [], "V": []}
+    for h, head in enumerate(ws.heads, start=1):
+        prefix = f"{name}.h{h}"
+        Q, K, V = (E @ _t(getattr(head, kind)) for kind in ("Q", "K", "V"))
+        for kind, tensor in zip("QKV", (Q, K, V), strict=True):
+            sheet.put(f"{prefix}.{kind}", tensor, _P)
+            parts[kind].append(tensor)
+        A = _attention_row(sheet, prefix, Q, K, V)
+        H = A @ V
+        messages.append(H)
+        sheet.put(f"{prefix}.share", H @ W_O[(h - 1) * ws.d_head:h * ws.d_head], _F3)
+    joined = torch.cat(messages, dim=-1)
+    delta = joined @ W_O
+    updated = E + delta
+    sheet.put(f"{name}.joined", joined, _F3)
+    sheet.put(f"{name}.update_terms", joined[-1][:, None] * W_O, _F3)
+    sheet.put(f"{name}.delta", delta, _F3)
+    sheet.put(f"{name}.E_prime", updated, _F3)
+
+    wide = {kind: torch.cat(tensors, dim=-1) for kind, tensors in parts.items()}
+    _attention_row(sheet, f"{name}.wide", wide["Q"], wide["K"], wide["V"])
+
+    hidden_pre = updated @ _t(ws.W_hidden) + _t(ws.b_hidden)
+    logits = F.relu(hidden_pre) @ _t(ws.W_vocab) + _t(ws.b_vocab)
+    probs = logits[-1].softmax(dim=-1)
+    sheet.put(f"{name}.hidden_pre", hidden_pre[-1], _F3)
+    sheet.put(f"{name}.hidden", F.relu(hidden_pre[-1]), _F3)
+    sheet.put(f"{name}.logits", logits, _F3)
+    sheet.put(f"{name}.probs", probs, _F3)
+    sheet.put(f"{name}.prediction", int(probs.argmax()), _I)
+    sheet.put(f"{name}.target", ws.vocab.index(ws.lesson.targets[name]), _I)
+
+
+def _shapes(sheet: _Sheet, ws: Worksheet) -> None:
+    """Shapes of the layer's matrices, read off the walkthrough sentence's tensors."""
+    values = sheet.figures
+    name = ws.walkthrough
+
+    def shape_of(key: str) -> list[int]:
+        return list(values[key].shape)
+
+    sheet.shape("shapes.E", shape_of(f"{name}.E"))
+    for kind in ("Q", "K", "V"):
+        sheet.shape(f"shapes.W_{kind}", shape_of(f"params.h1.W_{kind}"))
+        sheet.shape(f"shapes.{kind}", shape_of(f"{name}.h1.{kind}"))
+    sheet.shape("shapes.KT", shape_of(f"{name}.h1.K")[::-1])
+    sheet.shape("shapes.q_row", [1, *shape_of(f"{name}.h1.Q")[1:]])
+    sheet.shape("shapes.scores", shape_of(f"{name}.h1.A"))
+    sheet.shape("shapes.A", shape_of(f"{name}.h1.A"))
+    sheet.shape("shapes.H", shape_of(f"{name}.h1.H"))
+    sheet.shape("shapes.message", [1, *shape_of(f"{name}.h1.message")])
+    sheet.shape("shapes.joined", shape_of(f"{name}.joined"))
+    sheet.shape("shapes.W_O", shape_of("params.W_O"))
+    sheet.shape("shapes.W_O_block", shape_of("params.h1.W_O"))
+    sheet.shape("shapes.delta", shape_of(f"{name}.delta"))
+    sheet.shape("shapes.E_prime", shape_of(f"{name}.E_prime"))
+    sheet.shape("shapes.last_row", [1, *shape_of(f"{name}.E_prime")[1:]])
+
+
+def _parameter_count(module: nn.Module) -> int:
+    return sum(p.numel() for p in module.parameters())
+
+
+def _bias(sheet: _Sheet, ws: Worksheet) -> None:
+    Q = _t(sheet.figures[f"{ws.walkthrough}.h1.Q"].tolist())
+    offset = _t(ws.lesson.bias_offset)
+    sheet.put("bias.offset", offset, _P)
+    sheet.put("bias.Q_offset", Q + offset, _P)
+    without = nn.MultiheadAttention(ws.d_model, ws.n_heads, bias=False)
+    with_bias = nn.MultiheadAttention(ws.d_model, ws.n_heads, bias=True)
+    sheet.put("bias.params_without", _parameter_count(without), _C)
+    sheet.put("bias.params_with", _parameter_count(with_bias), _C)
+    sheet.put("bias.extra", _parameter_count(with_bias) - _parameter_count(without), _C)
+    sheet.put("bias.offsets_per_projection", ws.d_model, _C)
+    sheet.put("bias.head_slice", ws.d_head, _C)
+    sheet.shape("bias.in_proj_weight", with_bias.in_proj_weight)
+    sheet.shape("bias.in_proj_bias", with_bias.in_proj_bias)
+    sheet.shape("bias.out_proj_weight", with_bias.out_proj.weight)
+    sheet.shape("bias.out_proj_bias", with_bias.out_proj.bias)
+
+
+def _toy(sheet: _Sheet, ws: Worksheet) -> None:
+    toy = ws.lesson.toy
+    values, weights = _t(toy.values), _t(toy.weights)
+    one_head = weights[0] @ values
+    two_heads = torch.stack([weights[c] @ values[:, c] for c in range(values.shape[1])])
+    # The first source's weight that would produce each separate coordinate on its own.
+    required = (two_heads - values[1]) / (values[0] - values[1])
+    sheet.put("toy.values", values, _P)
+    sheet.put("toy.weights", weights, _P)
+    sheet.put("toy.one_head", one_head, _P)
+    sheet.put("toy.two_heads", two_heads, _P)
+    sheet.put("toy.required", required, _P)
+
+
+def _mha(sheet: _Sheet, ws: Worksheet, model: TinyLM) -> None:
+    ids = torch.tensor([ws.ids(name) for name in ws.sentences])
+    mha = to_pytorch(model.attention)
+    with torch.no_grad():
+        E = model.embed(ids)
+        delta, A = model.attention(E)
+        delta_api, A_api = mha(E, E, E, attn_mask=causal_mask(ids.shape[1]),
+                               average_attn_weights=False)
+    sheet.put("mha.max_diff_delta", (delta - delta_api).abs().max(), _E)
+    sheet.put("mha.max_diff_A", (A - A_api).abs().max(), _E)
+    sheet.shape("mha.delta", delta_api)
+    sheet.shape("mha.A", A_api)
+    sheet.shape("mha.in_proj_weight", mha.in_proj_weight)
+    sheet.shape("mha.out_proj_weight", mha.out_proj.weight)
+
+
+def _trained(sheet: _Sheet, ws: Worksheet) -> None:
+    sizes = ws.lesson.trained
+    sheet.put("trained.vocab", sizes.vocab, _C)
+    sheet.put("trained.context", sizes.context, _C)
+    sheet.put("trained.width", sizes.width, _C)
+    sheet.put("trained.hidden", sizes.hidden, _C)
+    ids = torch.zeros(1, sizes.context, dtype=torch.long)
+    mlp = FixedWindowMLP(sizes)
+    with torch.no_grad():
+        trace = mlp(ids)
+    sheet.put("trained.mlp.params", _parameter_count(mlp), _C)
+    sheet.put("trained.mlp.flat_width", trace["flat"].shape[-1], _C)
+    sheet.shape("trained.mlp.rows", trace["rows"][0])
+    sheet.shape("trained.mlp.W_hidden", mlp.hidden.weight.T)
+    sheet.shape("trained.mlp.W_vocab", mlp.readout.weight.T)
+    sheet.shape("trained.mlp.logits", trace["logits"][0])
+    for heads in sizes.heads:
+        model = AttentionLM(sizes, heads)
+        with torch.no_grad():
+            trace = model(ids)
+        prefix = f"trained.heads{heads}"
+        sheet.put(f"{prefix}.params", _parameter_count(model), _C)
+        sheet.put(f"{prefix}.attention_params", _parameter_count(model.attention), _C)
+        sheet.put(f"{prefix}.heads", heads, _C)
+        sheet.put(f"{prefix}.d_head", trace["Q"].shape[-1], _C)
+        sheet.shape(f"{prefix}.E", trace["E"][0])
+        sheet.shape(f"{prefix}.W_Q", model.attention.in_proj_weight.chunk(3)[0].T)
+        sheet.shape(f"{prefix}.Q", trace["Q"][0])
+        sheet.shape(f"{prefix}.A", trace["A"][0])
+        sheet.shape(f"{prefix}.H", trace["H"][0])
+        sheet.shape(f"{prefix}.joined", trace["joined"])
+        sheet.shape(f"{prefix}.W_O", model.attention.out_proj.weight.T)
+        sheet.shape(f"{prefix}.W_hidden", model.hidden.weight.T)
+        sheet.shape(f"{prefix}.logits", trace["logits"][0])
+
+
+def _patches(sheet: _Sheet, ws: Worksheet) -> None:
+    patches = ws.lesson.patches
+    image, size = _t(patches.image), patches.size
+    flat = image.unfold(0, size, size).unfold(1, size, size).reshape(-1, size * size)
+    rows = flat @ _t(patches.projection)
+    sequence = torch.cat([_t(patches.cls)[None], rows]) + _t(patches.positions)
+    sheet.put("patches.image", image, _P)
+    sheet.put("patches.size", size, _C)
+    sheet.put("patches.side", image.shape[0], _C)
+    sheet.put("patches.per_side", image.shape[0] // size, _C)
+    sheet.put("patches.count", flat.shape[0], _C)
+    sheet.put("patches.values_per_patch", flat.shape[1], _C)
+    sheet.put("patches.flat", flat, _P)
+    sheet.put("patches.W", _t(patches.projection), _P)
+    sheet.put("patches.rows", rows, _F3)
+    sheet.put("patches.cls", _t(patches.cls), _P)
+    sheet.put("patches.positions", _t(patches.positions), _P)
+    sheet.put("patches.sequence", sequence, _F3)
+    sheet.put("patches.total_rows", sequence.shape[0], _C)
+    sheet.shape("patches.shape.image", image)
+    sheet.shape("patches.shape.flat", flat)
+    sheet.shape("patches.shape.W", patches.projection.shape)
+    sheet.shape("patches.shape.rows", rows)
+    sheet.shape("patches.shape.sequence", sequence)
+
+
+def _lab(sheet: _Sheet, ws: Worksheet) -> None:
+    """The batch lab: every sentence in one batch, the loss, one AdamW step, one new token."""
+    model = TinyLM.from_worksheet(ws)
+    layer = model.attention
+    X = torch.tensor([ws.ids(name) for name in ws.sentences])
+    y = torch.tensor([ws.vocab.index(ws.lesson.targets[name]) for name in ws.sentences])
+    sheet.put("lab.X", X, _I)
+    sheet.put("lab.y", y, _I)
+    sheet.shape("lab.shape.X", X)
+    sheet.shape("lab.shape.y", y)
+    with torch.no_grad():
+        E = model.embed(X)
+        Q = E @ layer.W_Q
+        Q_heads = layer.split(Q)
+        K_heads, V_heads = layer.split(E @ layer.W_K), layer.split(E @ layer.W_V)
+        scores = Q_heads @ K_heads.transpose(-2, -1) / math.sqrt(layer.head_width)
+        A = scores.masked_fill(causal_mask(X.shape[1]), float("-inf")).softmax(dim=-1)
+        messages = A @ V_heads
+        joined = messages.transpose(1, 2).reshape(E.shape)
+        delta = joined @ layer.W_O
+    for key, tensor in [("E", E), ("Q", Q), ("Q_heads", Q_heads), ("scores", scores),
+                        ("A", A), ("messages", messages), ("joined", joined),
+                        ("delta", delta)]:
+        sheet.shape(f"lab.shape.{key}", tensor)
+    sheet.put("lab.A_weights", A.numel(), _C)
+
+    logits = model(X)
+    loss = F.cross_entropy(logits, y)
+    optimizer = torch.optim.AdamW(model.parameters(), lr=ws.lesson.learning_rate)
+    optimizer.zero_grad()
+    loss.backward()
+    finite = sum(1 for p in model.parameters()
+                 if p.grad is not None and bool(p.grad.isfinite().all()))
+    optimizer.step()
+    with torch.no_grad():
+        loss_after = F.cross_entropy(model(X), y)
+    sheet.shape("lab.shape.logits", logits)
+    sheet.put("lab.loss", loss, _F3)
+    sheet.put("lab.learning_rate", ws.lesson.learning_rate, _P)
+    sheet.put("lab.param_tensors", len(list(model.parameters())), _C)
+    sheet.put("lab.finite_grads", finite, _C)
+    sheet.put("lab.params", _parameter_count(model), _C)
+    sheet.put("lab.loss_after", loss_after, _F3)
+
+    fixed = TinyLM.from_worksheet(ws).eval()
+    history = X[:1]
+    with torch.no_grad():
+        next_logits = fixed(history[:, -fixed.context:])
+    next_id = next_logits.argmax(dim=-1, keepdim=True)
+    sheet.put("lab.next_id", next_id[0, 0], _I)
+    sheet.put("lab.next_prob", next_logits.softmax(dim=-1)[0, next_id[0, 0]], _F3)
+    sheet.shape("lab.shape.history", torch.cat([history, next_id], dim=1))
