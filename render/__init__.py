@@ -1,0 +1,1 @@
+"""Orchestration: the ``lecture`` command, settings and output files."""

@@ -1,0 +1,94 @@
+"""The ``lecture`` command."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable
+from functools import wraps
+from pathlib import Path
+from typing import Any
+
+import click
+from rich.console import Console
+from rich.table import Table
+
+from render.config import SettingsError, resolve_settings
+from render.files import OutputError, check_writable, write_json
+
+__all__ = ["main"]
+
+_WORKSHEET = click.option(
+    "--worksheet", "worksheet_path", type=click.Path(dir_okay=False, path_type=Path),
+    default=None, help="Worksheet JSON file (default: $LECTURE_WORKSHEET, lecture.toml, or the "
+    "bundled worksheet).")
+
+
+def _fail(message: str) -> None:
+    click.echo(f"lecture: error: {message}", err=True)
+    sys.exit(2)
+
+
+def _friendly(command: Callable[..., Any]) -> Callable[..., Any]:
+    """Report bad input as one line on stderr with exit status 2, never a traceback."""
+    from worksheet import WorksheetError
+
+    @wraps(command)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return command(*args, **kwargs)
+        except WorksheetError as error:
+            _fail(error.one_line())
+        except (SettingsError, OutputError) as error:
+            _fail(str(error))
+
+    return wrapper
+
+
+@click.group()
+def main() -> None:
+    """Compile the multi-head attention worksheet into lecture values, videos and slides."""
+
+
+@main.command("values")
+@_WORKSHEET
+@click.option("--json", "as_json", is_flag=True, help="Print every value as JSON.")
+@_friendly
+def values_command(worksheet_path: Path | None, as_json: bool) -> None:
+    """Print every displayed value with its key and display text."""
+    from worksheet import compute_values, load_worksheet
+
+    settings = resolve_settings({"worksheet": worksheet_path})
+    ws = load_worksheet(settings.worksheet)
+    values = compute_values(ws)
+    if as_json:
+        document = {"worksheet": {"path": ws.source, "sha256": ws.sha256},
+                    "values": values.to_json()}
+        click.echo(json.dumps(document, ensure_ascii=False, indent=1))
+        return
+    table = Table("key", "text", title=f"{len(values)} values from {ws.source}")
+    for key, figure in values.items():
+        text = figure.text
+        table.add_row(key, text if isinstance(text, str) else json.dumps(text, ensure_ascii=False))
+    Console().print(table)
+
+
+@main.group("worksheet")
+def worksheet_group() -> None:
+    """Work with worksheet files."""
+
+
+@worksheet_group.command("export")
+@click.argument("out", type=click.Path(path_type=Path))
+@_WORKSHEET
+@_friendly
+def export_command(out: Path, worksheet_path: Path | None) -> None:
+    """Write the worksheet in the seed's schema, with computed cases, to OUT."""
+    from worksheet import compute_values, load_worksheet
+    from worksheet.export import export_document
+
+    settings = resolve_settings({"worksheet": worksheet_path})
+    check_writable(out)
+    ws = load_worksheet(settings.worksheet)
+    write_json(out, export_document(ws, compute_values(ws)))
+    click.echo(f"wrote {out} ({len(ws.sentences)} sentences, {ws.n_heads} heads)", err=True)
