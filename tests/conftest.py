@@ -1,0 +1,67 @@
+"""Shared fixtures: the default and three-head worksheets, their values, and a CLI runner."""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner, Result
+
+from render.cli import main
+from worksheet import DEFAULT_WORKSHEET, Values, Worksheet, compute_values, load_worksheet
+
+DATA = Path(__file__).parent / "data"
+THREE_HEADS = DATA / "three-heads.json"
+
+
+@pytest.fixture(scope="session")
+def default_doc() -> dict[str, Any]:
+    return json.loads(DEFAULT_WORKSHEET.read_text(encoding="utf-8"))
+
+
+@pytest.fixture(scope="session")
+def default_ws() -> Worksheet:
+    return load_worksheet()
+
+
+@pytest.fixture(scope="session")
+def default_values(default_ws: Worksheet) -> Values:
+    return compute_values(default_ws)
+
+
+@pytest.fixture(scope="session")
+def three_doc() -> dict[str, Any]:
+    return json.loads(THREE_HEADS.read_text(encoding="utf-8"))
+
+
+@pytest.fixture(scope="session")
+def three_values() -> Values:
+    return compute_values(load_worksheet(THREE_HEADS))
+
+
+@pytest.fixture()
+def edited(default_doc: dict[str, Any], tmp_path: Path) -> Callable[..., Path]:
+    """Write a copy of the default worksheet changed by ``change(doc)``; return its path."""
+
+    def make(change: Callable[[dict[str, Any]], Any], name: str = "edited.json") -> Path:
+        doc = copy.deepcopy(default_doc)
+        change(doc)
+        path = tmp_path / name
+        path.write_text(json.dumps(doc), encoding="utf-8")
+        return path
+
+    return make
+
+
+@pytest.fixture()
+def lecture() -> Callable[..., Result]:
+    """Run the ``lecture`` command in-process; stderr is kept separate."""
+
+    def run(*args: str | Path) -> Result:
+        return CliRunner().invoke(main, [str(a) for a in args], catch_exceptions=True)
+
+    return run

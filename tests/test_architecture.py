@@ -1,0 +1,35 @@
+"""Data flows one way: only the worksheet package computes (and imports torch)."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+ROOT = Path(__file__).parent.parent
+COMPUTING = {"torch", "numpy", "scipy"}
+
+
+def _imports(file: Path) -> set[str]:
+    names: set[str] = set()
+    for node in ast.walk(ast.parse(file.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            names |= {alias.name.split(".")[0] for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names.add(node.module.split(".")[0])
+    return names
+
+
+def test_only_the_worksheet_package_imports_torch_or_numpy() -> None:
+    offenders = []
+    for package in ("render", "scenes", "slides"):
+        for file in sorted((ROOT / package).rglob("*.py")):
+            found = _imports(file) & COMPUTING
+            if found:
+                offenders.append(f"{file.relative_to(ROOT)}: {sorted(found)}")
+    assert (ROOT / "render" / "cli.py").is_file()
+    assert offenders == []
+
+
+def test_the_worksheet_package_does_not_reach_back() -> None:
+    for file in sorted((ROOT / "worksheet").rglob("*.py")):
+        assert not _imports(file) & {"render", "scenes", "slides", "manim"}, file
