@@ -1,0 +1,26 @@
+# The README's two commands: `make lecture` and `make test`. Both set up first.
+VENV  := .venv
+BIN   := $(VENV)/bin
+STAMP := $(VENV)/.installed
+OUT   := build
+
+.PHONY: setup lecture test clean
+
+setup: $(STAMP)
+
+$(STAMP): pyproject.toml setup.sh
+	./setup.sh
+	touch $@
+
+lecture: setup
+	mkdir -p $(OUT)
+	$(BIN)/lecture values --json > $(OUT)/.values.json.tmp
+	mv $(OUT)/.values.json.tmp $(OUT)/values.json
+	$(BIN)/lecture worksheet export $(OUT)/multihead-worksheet.json
+
+test: setup
+	$(BIN)/ruff check .
+	$(BIN)/pytest -q
+
+clean:
+	rm -rf $(OUT)

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Set up everything the project needs on a fresh Debian 12 machine with Python 3.11:
+# Debian packages, a virtual environment in .venv, torch pinned exactly, the project.
+set -euo pipefail
+cd "$(dirname "$0")"
+
+PYTHON=${PYTHON:-python3.11}
+DEBIAN_PACKAGES=(libpango1.0-dev pkg-config)
+
+missing=()
+for package in "${DEBIAN_PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" \
+    || missing+=("$package")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "setup: installing Debian packages: ${missing[*]}"
+  sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+
+[ -x .venv/bin/python ] || "$PYTHON" -m venv .venv
+# torch first and pinned exactly: pip takes the local CPU build of this release.
+.venv/bin/pip install --quiet --disable-pip-version-check "torch==2.13.0"
+.venv/bin/pip install --quiet --disable-pip-version-check -e '.[dev]'
