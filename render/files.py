@@ -39,6 +39,7 @@ def write_text(path: Path, text: str) -> None:
             stream.write(text)
             stream.flush()
             os.fsync(stream.fileno())
+        os.chmod(temporary, 0o644)  # mkstemp creates owner-only files
         os.replace(temporary, path)
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
