@@ -8,7 +8,7 @@ OUT   := build
 
 setup: $(STAMP)
 
-$(STAMP): pyproject.toml setup.sh
+$(STAMP): pyproject.toml setup.sh $(wildcard package-lock.json)
 	./setup.sh
 	touch $@
 

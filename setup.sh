@@ -5,7 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")"
 
 PYTHON=${PYTHON:-python3.11}
-DEBIAN_PACKAGES=(libpango1.0-dev pkg-config)
+DEBIAN_PACKAGES=(libpango1.0-dev pkg-config chromium)
 
 missing=()
 for package in "${DEBIAN_PACKAGES[@]}"; do
@@ -23,3 +23,7 @@ fi
 # torch first and pinned exactly: pip takes the local CPU build of this release.
 .venv/bin/pip install --quiet --disable-pip-version-check "torch==2.13.0"
 .venv/bin/pip install --quiet --disable-pip-version-check -e '.[dev]'
+# Reveal.js and KaTeX for the slides, exactly as locked (never a browser download).
+if [ -f package-lock.json ]; then
+  npm ci --silent --no-audit --no-fund
+fi

@@ -92,3 +92,24 @@ def export_command(out: Path, worksheet_path: Path | None) -> None:
     ws = load_worksheet(settings.worksheet)
     write_json(out, export_document(ws, compute_values(ws)))
     click.echo(f"wrote {out} ({len(ws.sentences)} sentences, {ws.n_heads} heads)", err=True)
+
+
+_OUT = click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path),
+                    default=None, help="Output folder (default: $LECTURE_OUT, lecture.toml, "
+                    "or build/).")
+
+
+@main.command("slides")
+@_WORKSHEET
+@_OUT
+@click.option("--pdf", is_flag=True, help="Also write slides/slides.pdf through Chromium.")
+@_friendly
+def slides_command(worksheet_path: Path | None, out_dir: Path | None, pdf: bool) -> None:
+    """Build the Reveal.js deck into OUT/slides/ (with the clips in OUT/video/ if rendered)."""
+    from slides.deck import build_deck
+    from worksheet import compute_values, load_worksheet
+
+    settings = resolve_settings({"worksheet": worksheet_path, "out": out_dir})
+    ws = load_worksheet(settings.worksheet)
+    index = build_deck(ws, compute_values(ws), settings.out, pdf=pdf)
+    click.echo(f"wrote {index}", err=True)

@@ -1,0 +1,1 @@
+"""The Reveal.js deck built from the worksheet values."""
