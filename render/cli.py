@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+import time
 from collections.abc import Callable
 from functools import wraps
 from pathlib import Path
@@ -113,3 +114,65 @@ def slides_command(worksheet_path: Path | None, out_dir: Path | None, pdf: bool)
     ws = load_worksheet(settings.worksheet)
     index = build_deck(ws, compute_values(ws), settings.out, pdf=pdf)
     click.echo(f"wrote {index}", err=True)
+
+
+@main.command("render")
+@click.argument("scene_names", nargs=-1, metavar="[SCENE]...")
+@_WORKSHEET
+@click.option("--quality", type=click.Choice(["l", "m", "h", "k"]), default="l",
+              show_default=True, help="Manim quality: 480p15, 720p30, 1080p60 or 2160p60.")
+@_OUT
+@_friendly
+def render_command(scene_names: tuple[str, ...], worksheet_path: Path | None, quality: str,
+                   out_dir: Path | None) -> None:
+    """Render lecture scenes (all by default) into OUT/video/ as NN-<Scene>.mp4/.srt."""
+    from render.scenes import RenderError, pick_scenes, render_scene, scene_outputs
+    from scenes.order import LayoutLimitError, check_limits, lecture_order
+    from worksheet import load_worksheet
+
+    settings = resolve_settings({"worksheet": worksheet_path, "out": out_dir})
+    ws = load_worksheet(settings.worksheet)
+    try:
+        check_limits(ws)
+        entries = lecture_order(ws.n_heads)
+        chosen = pick_scenes(entries, scene_names)
+    except (LayoutLimitError, KeyError) as error:
+        _fail(str(error).strip("'\""))
+    console = Console(stderr=True)
+    failed = 0
+    for entry in chosen:
+        started = time.perf_counter()
+        try:
+            render_scene(entry, settings.worksheet, quality,
+                         scene_outputs(settings.out / "video", entries, entry))
+        except RenderError as error:
+            failed += 1
+            console.print(f"[red]✗[/red] {entry.name}: {error}")
+            continue
+        console.print(f"[green]✓[/green] {entry.name} ({time.perf_counter() - started:.1f} s)")
+    if failed:
+        sys.exit(1)
+
+
+@main.command("list")
+@_WORKSHEET
+@_OUT
+@_friendly
+def list_command(worksheet_path: Path | None, out_dir: Path | None) -> None:
+    """List the lecture's scenes in order, with the duration of each rendered clip."""
+    from render.scenes import read_duration, scene_outputs
+    from scenes.order import lecture_order
+    from worksheet import load_worksheet
+
+    settings = resolve_settings({"worksheet": worksheet_path, "out": out_dir})
+    ws = load_worksheet(settings.worksheet)
+    entries = lecture_order(ws.n_heads)
+    table = Table("#", "scene", "part", "title", "duration")
+    total = 0.0
+    for number, entry in enumerate(entries, start=1):
+        duration = read_duration(scene_outputs(settings.out / "video", entries, entry)[2])
+        total += duration or 0.0
+        shown = f"{duration:.1f} s" if duration is not None else "not rendered"
+        table.add_row(f"{number:02d}", entry.name, entry.part, entry.title, shown)
+    Console().print(table)
+    click.echo(f"{len(entries)} scenes, {total:.1f} s rendered in {settings.out / 'video'}")

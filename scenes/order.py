@@ -8,7 +8,32 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["PARTS", "SceneEntry", "lecture_order", "video_stem"]
+from worksheet import Worksheet
+
+__all__ = ["LIMITS", "PARTS", "LayoutLimitError", "SceneEntry", "check_limits", "lecture_order",
+           "video_stem"]
+
+LIMITS = {"heads": 4, "tokens": 12, "width": 8}
+"""The most the scenes lay out legibly at 854×480."""
+
+
+class LayoutLimitError(ValueError):
+    """The worksheet is larger than the scenes can lay out legibly."""
+
+
+def check_limits(ws: Worksheet) -> None:
+    """Refuse worksheets the frame cannot hold, naming the limit.
+
+    Raises
+    ------
+    LayoutLimitError
+        When heads, tokens or model width exceed :data:`LIMITS`.
+    """
+    found = {"heads": ws.n_heads, "tokens": ws.length, "width": ws.d_model}
+    for name, limit in LIMITS.items():
+        if found[name] > limit:
+            raise LayoutLimitError(f"{ws.source}: the scenes lay out at most {limit} {name}, "
+                                   f"this worksheet has {found[name]}")
 
 
 @dataclass(frozen=True)
@@ -24,6 +49,8 @@ class SceneEntry:
     title: str
     head: int | None = None
     """For per-head scenes: the head, counted from one."""
+    family: str | None = None
+    """For per-head scenes: the class they are generated from (e.g. ``HeadWalkthrough``)."""
 
 
 # (part id, module, class name, title); "{h}" marks the per-head walkthrough.
@@ -53,7 +80,8 @@ def lecture_order(n_heads: int) -> tuple[SceneEntry, ...]:
     entries: list[SceneEntry] = []
     for part, module, name, title in PARTS:
         if "{h}" in name:
-            entries += [SceneEntry(name.format(h=h), module, part, title.format(h=h), h)
+            entries += [SceneEntry(name.format(h=h), module, part, title.format(h=h), h,
+                                   name.replace("{h}", ""))
                         for h in range(1, n_heads + 1)]
         else:
             entries.append(SceneEntry(name, module, part, title))

@@ -4,7 +4,8 @@ The result is a :class:`~worksheet.values.Values` tree. Key layout (``S`` is a
 sentence name, ``hN`` a head counted from one, indices count from zero):
 
 ``dims.*``
-    model width, head width, heads, tokens, vocabulary, hidden size, context, positions.
+    model width, head width, heads, tokens, vocabulary, hidden size, context, and the
+    labels ``positions`` (1…T) and ``head_numbers`` (1…H) that scenes and slides show.
 ``params.*``
     the worksheet's parameters, including each head's block ``params.hN.W_O``.
 ``S.*``
@@ -120,6 +121,7 @@ def _dims(sheet: _Sheet, ws: Worksheet) -> None:
     sheet.put("dims.hidden", ws.hidden, _C)
     sheet.put("dims.context", ws.context, _C)
     sheet.put("dims.positions", list(range(1, ws.length + 1)), _I)
+    sheet.put("dims.head_numbers", list(range(1, ws.n_heads + 1)), _I)
 
 
 def _params(sheet: _Sheet, ws: Worksheet) -> None:

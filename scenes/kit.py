@@ -1,0 +1,474 @@
+"""The scene kit: bound figures, captions, sections with a figure manifest, components.
+
+Every number a scene shows is a :class:`Bound` text made from value keys through the
+shared formatter; captions are made the same way by :meth:`LectureScene.say`. At each
+section end the scene records what is on screen, read back from its mobjects, and at the
+end writes ``<Scene>.figures.json`` beside the video.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from manim import (
+    DOWN,
+    LEFT,
+    RIGHT,
+    UP,
+    Arrow,
+    FadeIn,
+    Line,
+    Mobject,
+    Scene,
+    SurroundingRectangle,
+    Text,
+    VGroup,
+    VMobject,
+    config,
+)
+
+from scenes.order import check_limits
+from worksheet import DEFAULT_WORKSHEET, Values, Worksheet, compute_values, load_worksheet
+
+__all__ = [
+    "FONT",
+    "HEAD_COLOURS",
+    "INK",
+    "MONO",
+    "MUTED",
+    "Bound",
+    "LectureScene",
+    "RecordingValues",
+    "Word",
+    "current_lesson",
+    "fill",
+    "fit",
+    "joined",
+    "separator",
+    "vector",
+]
+
+FONT = "DejaVu Sans"
+MONO = "DejaVu Sans Mono"
+# Okabe–Ito, distinguishable with the common colour-vision deficiencies.
+HEAD_COLOURS = ("#E69F00", "#56B4E9", "#009E73", "#CC79A7")
+INK = "#F2F2F2"
+MUTED = "#9A9A9A"
+NUMBER_SIZE = 22
+WORD_SIZE = 24
+TITLE_SIZE = 34
+CAPTION_WORDS_PER_SECOND = 2.8
+MIN_CAPTION_SECONDS = 2.0
+
+_DIGIT = re.compile(r"\d")
+_SLOT = re.compile(r"\{[A-Za-z_][A-Za-z0-9_]*\}")
+
+
+@cache
+def _lesson(path: str, stamp: float) -> tuple[Worksheet, Values]:
+    ws = load_worksheet(path)
+    return ws, compute_values(ws)
+
+
+def current_lesson() -> tuple[Worksheet, Values]:
+    """The worksheet named by ``$LECTURE_WORKSHEET`` (or the default) and its values."""
+    path = Path(os.environ.get("LECTURE_WORKSHEET") or DEFAULT_WORKSHEET)
+    stamp = path.stat().st_mtime if path.exists() else 0.0
+    return _lesson(str(path), stamp)
+
+
+class RecordingValues:
+    """The values, remembering every key a scene reads (its dependencies)."""
+
+    def __init__(self, values: Values) -> None:
+        self._values = values
+        self.read: set[str] = set()
+
+    def text(self, key: str) -> str:
+        self.read.add(key)
+        return self._values.text(key)
+
+    def value(self, key: str) -> Any:
+        self.read.add(key)
+        return self._values.value(key)
+
+
+def _no_digits(text: str, what: str) -> str:
+    if _DIGIT.search(_SLOT.sub("", text)):
+        raise ValueError(f"{what} {text!r} contains a typed number; bind it to a value key")
+    return text
+
+
+def fill(template: str, values: RecordingValues, keys: Mapping[str, str],
+         words: Mapping[str, str] | None = None) -> tuple[str, list[tuple[str, str]]]:
+    """Fill a template's ``{name}`` slots: numbers from value keys, words literally.
+
+    Returns the text and the ``(key, display text)`` of each number in it.
+    """
+    _no_digits(template, "template")
+    figures = [(key, values.text(key)) for key in keys.values()]
+    slots = {name: shown for name, (_, shown) in zip(keys, figures, strict=True)}
+    slots.update(words or {})
+    return template.format(**slots), figures
+
+
+ELIDE_AFTER = 4
+"""Longer vectors show their first two entries, "…", and their last."""
+
+
+def shown_indices(length: int) -> list[int | None]:
+    """Indices a row of ``length`` numbers shows; ``None`` marks the elided middle."""
+    if length <= ELIDE_AFTER:
+        return list(range(length))
+    return [0, 1, None, length - 1]
+
+
+def joined(name: str, key: str, length: int, separator: str) -> tuple[str, dict[str, str]]:
+    """Slots ``{name0}…`` for the entries of a vector, joined by ``separator``, elided."""
+    slots: dict[str, str] = {}
+    parts = []
+    for i in shown_indices(length):
+        if i is None:
+            parts.append("…")
+            continue
+        slots[f"{name}{i}"] = f"{key}[{i}]"
+        parts.append("{" + f"{name}{i}" + "}")
+    return separator.join(parts), slots
+
+
+def vector(name: str, key: str, length: int) -> tuple[str, dict[str, str]]:
+    """Template text ``[{name0}, {name1}, …]`` and its keys for a vector value."""
+    inner, slots = joined(name, key, length, ", ")
+    return f"[{inner}]", slots
+
+
+class Bound(Text):
+    """Text whose numbers all come from value keys, e.g. ``Head {h}`` with ``h=dims...``.
+
+    Attributes
+    ----------
+    figures
+        ``(key, display text)`` of each number in the text, in template order.
+    words
+        Worksheet words placed in the text (not numbers, whatever they contain).
+    """
+
+    def __init__(self, text: str, figures: Sequence[tuple[str, str]],
+                 words: Sequence[str] = (), **kwargs: Any) -> None:
+        self.figures = tuple(figures)
+        self.words = tuple(words)
+        kwargs.setdefault("font", FONT)
+        super().__init__(text, **kwargs)
+
+
+class Word(Text):
+    """A token from the worksheet, shown literally (never parsed as markup)."""
+
+    def __init__(self, token: str, **kwargs: Any) -> None:
+        self.token = token
+        kwargs.setdefault("font", FONT)
+        super().__init__(token, **kwargs)
+
+
+@dataclass
+class CaptionRecord:
+    text: str
+    start: float
+    end: float
+    figures: list[tuple[str, str]]
+    words: list[str]
+
+
+@dataclass
+class TextRecord:
+    """One text object visible at a section end."""
+
+    kind: str
+    text: str
+    figures: list[tuple[str, str]]
+    words: list[str]
+    box: tuple[float, float, float, float]  # left, bottom, right, top in frame units
+    font_size: float  # effective size after any scaling
+
+
+@dataclass
+class SectionRecord:
+    name: str
+    texts: list[TextRecord] = field(default_factory=list)
+
+    @property
+    def figures(self) -> list[tuple[str, str]]:
+        return [figure for record in self.texts for figure in record.figures]
+
+
+def _visible(mob: Mobject) -> bool:
+    return isinstance(mob, VMobject) and (
+        float(mob.get_fill_opacity()) > 0.01 or float(mob.get_stroke_opacity()) > 0.01)
+
+
+class LectureScene(Scene):
+    """Base of every lecture scene: bound numbers, narrated steps, recorded sections.
+
+    Subclasses write ``construct`` with :meth:`num`, :meth:`bound`, :meth:`word`,
+    :meth:`label`, :meth:`say` and :meth:`section`; they never format or compute numbers.
+    """
+
+    def setup(self) -> None:
+        self.ws, values = current_lesson()
+        check_limits(self.ws)
+        self.v = RecordingValues(values)
+        self.sections: list[SectionRecord] = []
+        self.captions: list[CaptionRecord] = []
+        self._section = "opening"
+
+    # ----------------------------------------------------------------- making text
+
+    def num(self, key: str, size: float = NUMBER_SIZE, colour: str = INK,
+            mono: bool = True) -> Bound:
+        """One number, drawn from its key."""
+        return self.bound("{x}", size, colour, mono=mono, x=key)
+
+    def bound(self, template: str, size: float = WORD_SIZE, colour: str = INK,
+              mono: bool = False, words: Mapping[str, str] | None = None,
+              **keys: str) -> Bound:
+        """Text with numbers filled in from keys: ``bound("Head {h}", h="dims.…")``."""
+        text, figures = fill(template, self.v, keys, words)
+        return Bound(text, figures, tuple((words or {}).values()), font_size=size,
+                     color=colour, font=MONO if mono else FONT)
+
+    def word(self, token: str, size: float = WORD_SIZE, colour: str = INK) -> Word:
+        """A vocabulary word or token, shown literally."""
+        return Word(token, font_size=size, color=colour)
+
+    def label(self, text: str, size: float = WORD_SIZE, colour: str = INK) -> Text:
+        """Plain words; refuses digits, which must come from keys."""
+        return Text(_no_digits(text, "label"), font=FONT, font_size=size, color=colour)
+
+    def title(self, text: str, **keys: str) -> Bound:
+        """The scene's heading at the top edge."""
+        heading = self.bound(text, TITLE_SIZE, INK, **keys)
+        return heading.to_edge(UP, buff=0.35)
+
+    def head_colour(self, head: int) -> str:
+        return HEAD_COLOURS[(head - 1) % len(HEAD_COLOURS)]
+
+    def head_label(self, head: int, size: float = WORD_SIZE) -> Bound:
+        """``Head N`` in the head's colour, N bound to ``dims.head_numbers``."""
+        return self.bound("Head {h}", size, self.head_colour(head),
+                          h=f"dims.head_numbers[{head - 1}]")
+
+    # ----------------------------------------------------------------- narration
+
+    def say(self, template: str, *animations: Any, run_time: float | None = None,
+            words: Mapping[str, str] | None = None, **keys: str) -> None:
+        """Narrate one step: a caption (numbers from keys) while its animations play.
+
+        The step lasts at least as long as the caption needs to be read.
+        """
+        text, figures = fill(template, self.v, keys, words)
+        reading = max(MIN_CAPTION_SECONDS, len(text.split()) / CAPTION_WORDS_PER_SECOND)
+        start = float(self.time)
+        if animations:
+            options = {} if run_time is None else {"run_time": run_time}
+            self.play(*animations, **options)
+        remaining = reading - (float(self.time) - start)
+        if remaining > 0:
+            self.wait(remaining)
+        end = float(self.time)
+        self.add_subcaption(text, duration=end - start, offset=start - end)
+        self.captions.append(CaptionRecord(text, start, end, figures,
+                                           list((words or {}).values())))
+
+    # ----------------------------------------------------------------- sections
+
+    def section(self, name: str) -> None:
+        """End the current section (recording what is on screen) and start ``name``."""
+        self._record_section()
+        self._section = name
+        self.next_section(name)
+
+    def _record_section(self) -> None:
+        if self._section == "opening" and not self.mobjects:
+            return
+        record = SectionRecord(self._section)
+        seen: set[int] = set()
+        for top in self.mobjects:
+            for mob in top.get_family():
+                if id(mob) in seen or not isinstance(mob, Text) or not _visible(mob):
+                    continue
+                seen.add(id(mob))
+                left, bottom = mob.get_corner(DOWN + LEFT)[:2]
+                right, top_edge = mob.get_corner(UP + RIGHT)[:2]
+                kind = "bound" if isinstance(mob, Bound) else \
+                    "word" if isinstance(mob, Word) else "text"
+                figures = list(mob.figures) if isinstance(mob, Bound) else []
+                words = list(mob.words) if isinstance(mob, Bound) else \
+                    [mob.token] if isinstance(mob, Word) else []
+                record.texts.append(TextRecord(kind, mob.original_text, figures, words,
+                                               (float(left), float(bottom), float(right),
+                                                float(top_edge)), float(mob.font_size)))
+        self.sections.append(record)
+
+    def tear_down(self) -> None:
+        self._record_section()
+        artifact = self.output_plan.primary_artifact
+        if artifact is not None and not config.dry_run:
+            path = Path(artifact).with_suffix(".figures.json")
+            path.parent.mkdir(parents=True, exist_ok=True)
+            temporary = path.with_name(f".{path.name}.tmp")
+            temporary.write_text(json.dumps(self.manifest(), indent=1, ensure_ascii=False)
+                                 + "\n", encoding="utf-8")
+            os.replace(temporary, path)
+
+    def manifest(self) -> dict[str, Any]:
+        """What this scene showed: figures per section end, keys per caption, keys read."""
+
+        def figures(pairs: Iterable[tuple[str, str]]) -> list[dict[str, str]]:
+            return [{"key": key, "text": text} for key, text in pairs]
+
+        return {
+            "scene": type(self).__name__,
+            "worksheet": {"path": self.ws.source, "sha256": self.ws.sha256},
+            "duration": round(float(self.time), 3),
+            "sections": [{"name": s.name, "figures": figures(s.figures)}
+                         for s in self.sections],
+            "captions": [{"index": i, "start": round(c.start, 3), "end": round(c.end, 3),
+                          "text": c.text, "figures": figures(c.figures), "words": c.words}
+                         for i, c in enumerate(self.captions, start=1)],
+            "reads": sorted(self.v.read),
+        }
+
+    # ----------------------------------------------------------------- components
+
+    def token_row(self, tokens: Sequence[str], size: float = WORD_SIZE,
+                  width: float | None = None, buff: float = 0.22) -> VGroup:
+        """The sentence's tokens in a row, shrunk to ``width`` if needed."""
+        row = VGroup(*(self.word(t, size) for t in tokens)).arrange(RIGHT, buff=buff)
+        limit = width or config.frame_width - 1.0
+        if row.width > limit:
+            row.scale_to_fit_width(limit)
+        return row
+
+    def matrix(self, key: str, rows: Sequence[int] | None = None,
+               row_labels: Sequence[Mobject] | None = None,
+               col_labels: Sequence[Mobject] | None = None, size: float = NUMBER_SIZE,
+               colour: str = INK, h_buff: float = 0.3, v_buff: float = 0.14) -> VGroup:
+        """A matrix of bound numbers with square brackets and optional labels.
+
+        ``rows`` picks which rows of the value to show (all by default); wide matrices
+        elide middle columns with "…". The result has attributes ``cells`` (rows of
+        :class:`Bound`), ``body`` and ``brackets``.
+        """
+        value = self.v.value(key)
+        is_vector = not isinstance(value[0], list)
+        columns = [0] if is_vector else shown_indices(len(value[0]))
+        width = len(columns)
+        picked = list(range(len(value))) if rows is None else list(rows)
+
+        def cell(r: int, c: int | None) -> Mobject:
+            if c is None:
+                return self.label("…", size, colour)
+            return self.num(f"{key}[{r}]" if is_vector else f"{key}[{r}][{c}]", size, colour)
+
+        cells = [[cell(r, c) for c in columns] for r in picked]
+        body = VGroup(*(item for row in cells for item in row))
+        body.arrange_in_grid(rows=len(picked), cols=width, buff=(h_buff, v_buff),
+                             cell_alignment=RIGHT)
+        brackets = _brackets(body)
+        group = VGroup(body, brackets)
+        if row_labels is not None:
+            labels = VGroup(*row_labels)
+            edge = brackets[0].get_left()[0] - 0.2
+            for label, row in zip(labels, cells, strict=True):
+                label.set_y(row[0].get_y())
+                label.shift(RIGHT * (edge - label.get_right()[0]))
+            group.add(labels)
+        if col_labels is not None:
+            heads = VGroup(*col_labels)
+            for label, c in zip(heads, range(width), strict=True):
+                label.next_to(cells[0][c], UP, buff=0.25)
+            group.add(heads)
+        group.cells = cells
+        group.body = body
+        group.brackets = brackets
+        return group
+
+    def fan(self, sources: Sequence[Mobject], receiver: Mobject, weights_key: str,
+            colour: str, max_width: float = 14.0) -> VGroup:
+        """Arrows from every source to the receiver, stroke width ∝ the computed weight."""
+        weights = self.v.value(weights_key)
+        arrows = VGroup()
+        for source, weight in zip(sources, weights, strict=True):
+            width = max(0.6, max_width * float(weight))
+            arrows.add(Arrow(source.get_bottom(), receiver.get_top(), buff=0.08,
+                             stroke_width=width, color=colour,
+                             max_tip_length_to_length_ratio=0.06,
+                             stroke_opacity=0.35 + 0.65 * float(weight)))
+        return arrows
+
+    def vec(self, key: str, size: float = NUMBER_SIZE, colour: str = INK,
+            template: str = "{v}") -> Bound:
+        """A vector value as ``[a, b, …]``, optionally inside a template with slot ``{v}``."""
+        length = len(self.v.value(key))
+        inner, keys = vector("x", key, length)
+        return self.bound(template.replace("{v}", inner), size, colour, mono=True, **keys)
+
+    def column(self, header: Mobject, cells: Sequence[Mobject], ys: Sequence[float],
+               header_y: float) -> VGroup:
+        """A table column: ``cells[j]`` at height ``ys[j]``, right-aligned under ``header``."""
+        for cell, y in zip(cells, ys, strict=True):
+            cell.move_to([-cell.width / 2, y, 0])
+        header.move_to([-header.width / 2, header_y, 0])
+        column = VGroup(header, *cells)
+        column.cells = list(cells)
+        column.header = header
+        return column
+
+    def highlight(self, mob: Mobject, colour: str) -> SurroundingRectangle:
+        return SurroundingRectangle(mob, color=colour, buff=0.06, stroke_width=3)
+
+    def reveal(self, *mobs: Mobject) -> FadeIn:
+        return FadeIn(VGroup(*mobs))
+
+
+def _brackets(body: Mobject, pad: float = 0.12, arm: float = 0.12) -> VGroup:
+    """Square brackets around a block of numbers."""
+    left, right = body.get_left()[0] - pad, body.get_right()[0] + pad
+    bottom, top = body.get_bottom()[1] - pad, body.get_top()[1] + pad
+
+    def bracket(x: float, direction: int) -> VMobject:
+        shape = VMobject(stroke_color=MUTED, stroke_width=2)
+        shape.set_points_as_corners([[x + direction * arm, top, 0], [x, top, 0],
+                                     [x, bottom, 0], [x + direction * arm, bottom, 0]])
+        return shape
+
+    return VGroup(bracket(left, 1), bracket(right, -1))
+
+
+def fit(mob: Mobject, width: float | None = None, height: float | None = None) -> Mobject:
+    """Shrink (never grow) ``mob`` to fit the given box."""
+    if width is not None and mob.width > width:
+        mob.scale_to_fit_width(width)
+    if height is not None and mob.height > height:
+        mob.scale_to_fit_height(height)
+    return mob
+
+
+def separator(width: float) -> Line:
+    return Line(LEFT * width / 2, RIGHT * width / 2, stroke_color=MUTED, stroke_width=1.5)
+
+
+def column_shifts(columns: Sequence[Mobject], left: float, gap: float = 0.55) -> list[float]:
+    """Horizontal shifts that set columns side by side from ``left``, in order."""
+    shifts, x = [], left
+    for column in columns:
+        shifts.append(x - column.get_left()[0])
+        x += column.width + gap
+    return shifts

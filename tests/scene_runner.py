@@ -1,0 +1,51 @@
+"""Run lecture scenes without writing video and return what they showed, as plain data.
+
+Scenes run with Manim's dry run and skipped animations: construct runs in full, every
+section end is recorded from the mobjects, and nothing is encoded. Work is spread over
+worker processes (one Manim per process, like the render command).
+"""
+
+from __future__ import annotations
+
+import importlib
+import multiprocessing
+import os
+import traceback
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+from scenes.order import SceneEntry
+
+
+def _run(entry: SceneEntry, worksheet: str) -> dict[str, Any]:
+    os.environ["LECTURE_WORKSHEET"] = worksheet
+    from manim import tempconfig
+
+    try:
+        module = importlib.import_module(f"scenes.{entry.module}")
+        if entry.family is not None:
+            cls = type(entry.name, (getattr(module, entry.family),), {"head": entry.head})
+        else:
+            cls = getattr(module, entry.name)
+        with tempconfig({"dry_run": True, "quality": "low_quality", "disable_caching": True,
+                         "verbosity": "ERROR", "progress_bar": "none"}):
+            scene = cls(skip_animations=True)
+            scene.render()
+    except Exception:  # reported to the test, which fails with the traceback
+        return {"scene": entry.name, "error": traceback.format_exc()}
+    return {"scene": entry.name, "error": None, "manifest": scene.manifest(),
+            "sections": [{"name": s.name, "texts": [asdict(t) for t in s.texts]}
+                         for s in scene.sections]}
+
+
+def run_scenes(jobs: list[tuple[SceneEntry, Path]],
+               workers: int = 2) -> dict[tuple[str, str], dict[str, Any]]:
+    """Dry-run each (scene, worksheet) pair; results by (worksheet path, scene name)."""
+    context = multiprocessing.get_context("spawn")  # a fresh interpreter, no forked torch
+    with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+        results = pool.map(_run, [entry for entry, _ in jobs],
+                           [str(path) for _, path in jobs])
+        return {(str(path), result["scene"]): result
+                for (_, path), result in zip(jobs, results, strict=True)}

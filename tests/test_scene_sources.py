@@ -1,0 +1,63 @@
+"""No number is typed by hand where the viewer sees it: scene sources contain no digit in
+any string, and make text only through the kit's bound helpers."""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+import pytest
+
+SCENES = Path(__file__).parent.parent / "scenes"
+SOURCES = sorted(SCENES.glob("*.py"))
+# Ways to put text or numbers on screen that bypass the bound helpers.
+RAW_TEXT = {"Text", "MarkupText", "Paragraph", "DecimalNumber", "Integer", "Variable", "Tex",
+            "MathTex", "SingleStringMathTex", "Title", "BulletedList", "Table", "Code"}
+
+
+# Kit methods whose string arguments are shown: templates, labels, headers, titles.
+DISPLAY_METHODS = {"say", "bound", "label", "title", "vec", "make_column", "column"}
+SHOWN_KEYWORDS = {"template", "header", "text", "words"}
+
+
+def _strings(node: ast.AST) -> list[str]:
+    """String constants in an argument, including the fixed parts of f-strings."""
+    return [n.value for n in ast.walk(node) if isinstance(n, ast.Constant)
+            and isinstance(n.value, str)]
+
+
+def shown_literals(source: str) -> list[tuple[int, str]]:
+    """Digits in strings passed to the kit's display methods (keys are keyword values)."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                and node.func.attr in DISPLAY_METHODS):
+            continue
+        shown = list(node.args) + [k.value for k in node.keywords if k.arg in SHOWN_KEYWORDS]
+        for argument in shown:
+            found += [(node.lineno, text) for text in _strings(argument)
+                      if re.search(r"\d", re.sub(r"\{[A-Za-z_]\w*\}", "", text))]
+    return found
+
+
+@pytest.mark.parametrize("source", SOURCES, ids=[s.name for s in SOURCES])
+def test_no_shown_string_in_a_scene_file_contains_a_digit(source: Path) -> None:
+    assert shown_literals(source.read_text(encoding="utf-8")) == []
+
+
+@pytest.mark.parametrize("source", [s for s in SOURCES if s.name not in ("kit.py", "order.py")],
+                         ids=lambda s: s.name)
+def test_scenes_make_text_only_through_the_kit(source: Path) -> None:
+    tree = ast.parse(source.read_text(encoding="utf-8"))
+    used = {node.func.id for node in ast.walk(tree)
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)}
+    imported = {alias.asname or alias.name for node in ast.walk(tree)
+                if isinstance(node, ast.ImportFrom) for alias in node.names}
+    assert not (used | imported) & RAW_TEXT
+
+
+def test_the_check_catches_a_typed_number() -> None:
+    source = 'self.say("The weight is 0.718.")\nself.bound("{x} of 10", x="dims.tokens")\n'
+    assert shown_literals(source) == [(1, "The weight is 0.718."), (2, "{x} of 10")]
+    assert shown_literals('self.bound("Head {h}", h="dims.head_numbers[0]")') == []
