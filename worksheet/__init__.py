@@ -2,12 +2,14 @@
 
 Data flows one way: a worksheet file is validated into a :class:`Worksheet`,
 :func:`compute_values` turns it into an immutable :class:`Values` tree, and scenes,
-slides and checks read that tree. Only this package computes.
+slides and checks read that tree. Only this package computes. Torch is imported only
+when values are computed, so reading and validating a worksheet stays fast.
 """
 
 from __future__ import annotations
 
-from worksheet.compute import compute_values
+from typing import Any
+
 from worksheet.errors import WorksheetError
 from worksheet.formatting import MINUS, Style, format_number, format_value
 from worksheet.schema import DEFAULT_WORKSHEET, Worksheet, load_worksheet, parse_worksheet
@@ -28,3 +30,11 @@ __all__ = [
     "parse_key",
     "parse_worksheet",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    if name == "compute_values":
+        from worksheet.compute import compute_values
+
+        return compute_values
+    raise AttributeError(f"module 'worksheet' has no attribute {name!r}")
