@@ -1,0 +1,195 @@
+"""Build the Reveal.js deck: gather and validate everything, then write it in one move.
+
+Stages, each usable on its own:
+
+1. :func:`deck_context` turns the worksheet values into the typed deck (stacks, slides,
+   fragments, switcher panels), adding a clip slide for every rendered scene;
+2. :func:`find_clips` finds rendered scenes in ``OUT/video/`` and converts their
+   subtitles to WebVTT;
+3. :func:`render_html` displays the deck through the jinja2 templates;
+4. :func:`build_deck` does all of that, then writes ``OUT/slides/`` into a staging
+   folder and swaps it into place, so a failed build never leaves a half-written deck.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from jinja2 import Environment, FileSystemLoader, StrictUndefined
+
+from render.files import OutputError, write_text
+from scenes.order import SceneEntry, lecture_order, video_stem
+from slides.assets import Assets, DeckError, deck_assets
+from slides.captions import CaptionError, srt_to_vtt
+from slides.context import Deck, Slide, Stack, Text, Video
+from slides.lesson import build_stacks
+from slides.lesson.kit import Book
+from slides.pdf import print_pdf
+from worksheet import Values, Worksheet
+
+__all__ = ["TITLE", "Clip", "build_deck", "deck_context", "find_clips", "render_html"]
+
+TITLE = "Multi-head attention, step by step"
+TEMPLATES = Path(__file__).resolve().parent / "templates"
+
+
+@dataclass(frozen=True)
+class Clip:
+    """A rendered scene: its place in the running order, its video and its captions."""
+
+    entry: SceneEntry
+    stem: str
+    video: Path
+    captions: str | None
+    """WebVTT text converted from the scene's ``.srt``; ``None`` without subtitles."""
+
+
+def find_clips(ws: Worksheet, video_folder: Path) -> tuple[Clip, ...]:
+    """Every scene of the running order rendered as ``video_folder/NN-<Scene>.mp4``.
+
+    Raises
+    ------
+    DeckError
+        When a scene's ``.srt`` cannot be read or converted.
+    """
+    entries = lecture_order(ws.n_heads)
+    clips = []
+    for entry in entries:
+        stem = video_stem(entries, entry.name)
+        video = video_folder / f"{stem}.mp4"
+        if not video.is_file():
+            continue
+        subtitles = video.with_suffix(".srt")
+        captions = None
+        if subtitles.is_file():
+            try:
+                captions = srt_to_vtt(subtitles.read_text(encoding="utf-8"), str(subtitles))
+            except (CaptionError, OSError, UnicodeDecodeError) as error:
+                raise DeckError(f"{subtitles}: cannot use these captions ({error})") from None
+        clips.append(Clip(entry, stem, video, captions))
+    return tuple(clips)
+
+
+def deck_context(ws: Worksheet, values: Values, clips: Sequence[Clip] = ()) -> Deck:
+    """The typed deck for a worksheet; each clip opens the stack of its lesson part."""
+    stacks = list(build_stacks(Book(ws, values)))
+    for clip in clips:
+        where = next(i for i, stack in enumerate(stacks)
+                     if stack.part == clip.entry.part and stack.head == clip.entry.head)
+        stacks[where] = _with_clip(stacks[where], clip)
+    return Deck(TITLE, tuple(stacks))
+
+
+def _with_clip(stack: Stack, clip: Clip) -> Stack:
+    captions = f"video/{clip.stem}.vtt" if clip.captions is not None else None
+    slide = Slide(f"{stack.id}-clip", stack.title,
+                  (Video(f"video/{clip.stem}.mp4", captions),),
+                  ((Text("The rendered scene for this part. Play it first; the slides that "
+                         "follow go through the same steps with every number in view."),),),
+                  stack.part, stack.head)
+    return replace(stack, slides=(slide, *stack.slides))
+
+
+def _environment() -> Environment:
+    return Environment(loader=FileSystemLoader(TEMPLATES), autoescape=True,
+                       undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True,
+                       keep_trailing_newline=True)
+
+
+def render_html(deck: Deck, assets: Assets) -> str:
+    """``index.html`` for the deck."""
+    return _environment().get_template("deck.html.j2").render(deck=deck, assets=assets)
+
+
+def _prepare_output(out: Path) -> None:
+    """Fail before any work when ``out/slides`` cannot be written."""
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except FileExistsError:
+        raise OutputError(f"{out}: is a file; expected an output folder") from None
+    except OSError as error:
+        raise OutputError(f"{out}: cannot create the output folder ({error.strerror})") \
+            from None
+    target = out / "slides"
+    if target.exists() and not target.is_dir():
+        raise OutputError(f"{target}: is a file; expected the deck's folder")
+    if not os.access(out, os.W_OK | os.X_OK):
+        raise OutputError(f"{out}: not writable; choose another --out folder")
+
+
+@contextmanager
+def _staging(out: Path) -> Iterator[Path]:
+    """A fresh folder beside ``out/slides``; removed unless it was moved into place."""
+    try:
+        folder = Path(tempfile.mkdtemp(prefix=".slides-", dir=out))
+    except OSError as error:
+        raise OutputError(f"{out}: cannot write the deck ({error.strerror})") from None
+    try:
+        yield folder
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def _publish(folder: Path, target: Path) -> None:
+    """Swap the finished ``folder`` in as ``target``, replacing any previous deck."""
+    folder.chmod(0o755)
+    old = None
+    if target.exists():
+        old = Path(tempfile.mkdtemp(prefix=".slides-old-", dir=target.parent))
+        os.replace(target, old / "slides")
+    os.replace(folder, target)
+    if old is not None:
+        shutil.rmtree(old, ignore_errors=True)
+
+
+def _copy(source: Path, target: Path) -> None:
+    target.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(source, target)
+    target.chmod(0o644)
+
+
+def build_deck(ws: Worksheet, values: Values, out: Path, *, pdf: bool = False) -> Path:
+    """Write the deck to ``out/slides/index.html`` with its assets; return that path.
+
+    With ``pdf``, also ``out/slides/slides.pdf``, one page per slide at slide size.
+    Rendered clips in ``out/video/`` are copied in and shown on their part's stack.
+
+    Raises
+    ------
+    OutputError
+        When ``out`` cannot be written, or (as :class:`~slides.assets.DeckError`) when
+        the assets, a clip's captions or the browser for the PDF are unusable; the
+        previous deck, if any, is then left untouched.
+    """
+    out = Path(out)
+    _prepare_output(out)
+    assets = deck_assets()
+    clips = find_clips(ws, out / "video")
+    html = render_html(deck_context(ws, values, clips), assets)
+
+    target = out / "slides"
+    with _staging(out) as folder:
+        try:
+            for asset in assets.files:
+                _copy(asset.source, folder / asset.target)
+            for clip in clips:
+                _copy(clip.video, folder / "video" / f"{clip.stem}.mp4")
+                if clip.captions is not None:
+                    write_text(folder / "video" / f"{clip.stem}.vtt", clip.captions)
+            write_text(folder / "index.html", html)
+        except OSError as error:
+            raise OutputError(f"{target}: cannot write the deck ({error})") from None
+        if pdf:
+            print_pdf(folder / "index.html", folder / "slides.pdf")
+        try:
+            _publish(folder, target)
+        except OSError as error:
+            raise OutputError(f"{target}: cannot replace the previous deck ({error})") \
+                from None
+    return target / "index.html"

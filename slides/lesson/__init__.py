@@ -1,0 +1,53 @@
+"""The lesson as slides: one builder per lesson part, in the lecture's running order.
+
+The parts come from :data:`scenes.order.PARTS`, shared with the videos, so a rendered
+clip lands on the stack of its part. Each builder turns a :class:`~slides.lesson.kit.Book`
+into one or more stacks.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from scenes.order import PARTS
+from slides.context import Stack
+from slides.lesson import combine, lab, layer, library, story, walkthrough
+from slides.lesson.kit import Book
+
+__all__ = ["BUILDERS", "build_stacks"]
+
+BUILDERS: dict[str, Callable[[Book], list[Stack]]] = {
+    "prompt": story.prompt,
+    "details": story.details,
+    "one-two-heads": story.one_two_heads,
+    "readings": story.readings,
+    "roles-shapes": layer.roles_shapes,
+    "projections": layer.projections,
+    "head-walkthrough": walkthrough.head_walkthrough,
+    "wide-head": layer.wide_head,
+    "combine": combine.combine,
+    "prediction": combine.prediction,
+    "other-context": combine.other_context,
+    "grids": combine.grids,
+    "bias": library.bias,
+    "pytorch": library.pytorch,
+    "trained": library.trained,
+    "patches": library.patches,
+    "lab": lab.lab,
+}
+"""Lesson part id → the builder of its stacks."""
+
+
+def build_stacks(book: Book) -> tuple[Stack, ...]:
+    """Every stack of the deck, part by part in lecture order.
+
+    Raises
+    ------
+    KeyError
+        When the running order names a part that has no builder here.
+    """
+    parts = dict.fromkeys(part for part, *_ in PARTS)
+    missing = [part for part in parts if part not in BUILDERS]
+    if missing:
+        raise KeyError(f"no slides for lesson part(s) {', '.join(missing)}")
+    return tuple(stack for part in parts for stack in BUILDERS[part](book))

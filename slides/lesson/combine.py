@@ -1,0 +1,345 @@
+"""After the heads: concatenation, W_O, the residual, the prediction, other contexts, grids."""
+
+from __future__ import annotations
+
+from slides.context import (
+    Block,
+    Bullets,
+    Cell,
+    Code,
+    Columns,
+    Formula,
+    Item,
+    Math,
+    Para,
+    Row,
+    Runs,
+    Stack,
+    Table,
+    Text,
+    Word,
+)
+from slides.lesson.kit import Book, Section, Steps
+
+__all__ = ["combine", "grids", "other_context", "prediction"]
+
+RESIDUAL = r"E' = E + \Delta E"
+_BARS_PER_COLUMN = 10
+
+
+def _delta_tex(book: Book) -> str:
+    return rf"\Delta E = {book.concat_tex()}\, W_O"
+
+
+def _head_groups(book: Book) -> tuple[tuple[Runs, ...], tuple[int, ...]]:
+    """Column headings naming the head each joined coordinate comes from."""
+    return (tuple((book.head(h),) for h in book.heads),
+            tuple(book.head_width for _ in book.heads))
+
+
+def combine(book: Book) -> list[Stack]:
+    """Messages, then concatenation, W_O and the residual."""
+    s, last = book.sentence, book.last
+    section = Section("combine", "combine", "Combining the heads")
+    step = Steps()
+    messages = [Para(book.say("{name} head's message: {m}", name=book.head(h),
+                              m=book.listing(f"{s}.h{h}.message")), fragment=step())
+                for h in book.heads]
+    section.add("together", "Bring the messages back together", [
+        *messages,
+        Para(book.say("Concatenated: {j}", j=book.listing(f"{s}.joined[{last}]")),
+             fragment=step()),
+        Para(book.say("Through {wo}: {d} = {v}", wo=Math("W_O"), d=Math(r"\Delta e"),
+                      v=book.listing(f"{s}.delta[{last}]")), fragment=step()),
+        Para(book.say("Residual: {e} = {a} + {b} = {c}", e=Math(r"e' = e + \Delta e"),
+                      a=book.listing(f"{s}.E[{last}]"), b=book.listing(f"{s}.delta[{last}]"),
+                      c=book.listing(f"{s}.E_prime[{last}]")), fragment=step()),
+        Formula(_delta_tex(book) + r",\qquad " + RESIDUAL, fragment=step()),
+    ], [
+        "Four moves, in order: keep each head's message, put them side by side, map the "
+        "joined row with W_O, and add the result to the original row.",
+        "The next slides take each move on its own.",
+    ])
+    columns, spans = _head_groups(book)
+    joined = book.matrix(f"{s}.joined", book.token_rows(s), columns, focus=(last,),
+                         fragment=1)
+    section.add("concat", "Concatenate the messages, not the tokens", [
+        Para(book.say("Each head's {h} has one row per token. Joining them side by side gives "
+                      "{j}: still one row per token, now with every head's coordinates.",
+                      h=Math("H"), j=book.n("shapes.joined"))),
+        Table(joined.columns, joined.rows, (Math(book.concat_tex()),), (), "matrix",
+              joined.size, 1, spans),
+        Formula(_delta_tex(book), fragment=2),
+    ], [
+        "Concatenation keeps the messages apart; it does not add them coordinate by "
+        "coordinate and it does not stack the tokens.",
+        "The joined width equals the model width here, as nn.MultiheadAttention requires.",
+    ])
+    section.add("w-o", book.say("{wo} maps the joined row back to the model", wo=Math("W_O")), [
+        _update_terms(book),
+        Para(book.say("Each joined coordinate scales its row of {wo}; adding down the rows "
+                      "gives the update {d}.", wo=Math("W_O"), d=Math(r"\Delta e")),
+             fragment=2),
+    ], [
+        "W_O learns how each head's message contributes to each embedding coordinate. Here "
+        "the joined coordinates map to the update coordinates one to one, and some terms "
+        "mix information across heads.",
+        "Read one column from top to bottom: its terms add up to that coordinate of the "
+        "update.",
+    ])
+    rows = [Row(book.say("{name} head", name=book.head(h)),
+                tuple(Cell((book.n(f"{s}.h{h}.share[{last}][{c}]"),))
+                      for c in range(book.width)), fragment=h)
+            for h in book.heads]
+    rows.append(Row((Math(r"\Delta e"),), tuple(Cell((book.n(f"{s}.delta[{last}][{c}]"),),
+                                                      style="result")
+                                                 for c in range(book.width)),
+                    fragment=book.ws.n_heads + 1, style="total"))
+    section.add("blocks", book.say("Each head's block of {wo}", wo=Math("W_O")), [
+        Formula(r"\Delta e = \sum_h m^{(h)}\, W_O^{(h)}"),
+        Table(book.feature_columns(), tuple(rows), corner=book.say("share of"),
+              size=book.size(len(rows), book.width)),
+    ], [
+        "Split W_O into one block of rows per head. Each head's message times its block is "
+        "that head's share of the update; the shares add up to the update.",
+        "Concatenating and multiplying once computes exactly this sum. We keep the concat "
+        "notation of the original Transformer paper.",
+    ])
+    residual = Table(book.feature_columns(), (
+        Row((Math("e"),), tuple(Cell((book.n(f"{s}.E[{last}][{c}]"),))
+                                for c in range(book.width))),
+        Row((Math(r"\Delta e"),), tuple(Cell((book.n(f"{s}.delta[{last}][{c}]"),))
+                                        for c in range(book.width)), fragment=1),
+        Row((Math("e'"),), tuple(Cell((book.n(f"{s}.E_prime[{last}][{c}]"),), style="result")
+                                 for c in range(book.width)), fragment=2, style="total"),
+    ), corner=(book.receiver(),), size=book.size(3, book.width))
+    section.add("residual", "Add the update to the original row", [
+        residual,
+        Formula(RESIDUAL, fragment=3),
+        Para(book.say("Every token gets its own updated row: {e} is {shape}.", e=Math("E'"),
+                      shape=book.n("shapes.E_prime")), fragment=3),
+    ], [
+        "Exactly the residual of Part II: the input row plus its context update.",
+        "There is still one row per input token. Only the last one will feed the "
+        "prediction.",
+    ])
+    return [section.stack()]
+
+
+def _update_terms(book: Book) -> Table:
+    s, last = book.sentence, book.last
+    labels = [(book.head(h),) for h in book.heads for _ in range(book.head_width)]
+    rows = [Row(labels[i], (
+        Cell((book.n(f"{s}.joined[{last}][{i}]"),)),
+        *(Cell((book.n(f"{s}.update_terms[{i}][{c}]"),), 1) for c in range(book.width)),
+    )) for i in range(len(labels))]
+    rows.append(Row((Math(r"\Delta e"),), (
+        Cell(()), *(Cell((book.n(f"{s}.delta[{last}][{c}]"),), style="result")
+                    for c in range(book.width))), fragment=2, style="total"))
+    return Table(((Math("m"),), *book.feature_columns()), tuple(rows),
+                 corner=book.say("joined"), style="steps",
+                 size=book.size(len(rows), book.width + 1))
+
+
+def prediction(book: Book) -> list[Stack]:
+    """The last updated row through the prediction MLP."""
+    s, last = book.sentence, book.last
+    section = Section("prediction", "prediction", "The prediction")
+    section.add("mlp", "Back to predicting the next word", [
+        book.vector(f"{s}.E_prime[{last}]", (Math("e'"),), book.feature_columns()),
+        book.vector(f"{s}.hidden_pre", (Math(r"e' W_h + b_h"),), (), fragment=1),
+        book.vector(f"{s}.hidden", (Math(r"\operatorname{ReLU}"),), (), fragment=2),
+        Para(book.say("Most likely next word: {w}, probability {p}. The observed next word "
+                      "is {t}.", w=book.vocab(f"{s}.prediction"),
+                      p=book.n(f"{s}.probs[{int(book.value(f'{s}.prediction'))}]"),
+                      t=book.vocab(f"{s}.target")), fragment=3),
+    ], [
+        "Only the last updated row goes on: a hidden layer with a ReLU, then one logit per "
+        "vocabulary word and a softmax.",
+        "More heads change how this row gathered its context, not what the target means. "
+        "The MLP is the same as in Part II.",
+    ])
+    section.add("probabilities", "Probabilities over the vocabulary", [
+        _vocabulary_bars(book, s),
+        Para(book.say("Highlighted: the predicted word {w} and the observed word {t}.",
+                      w=book.vocab(f"{s}.prediction"), t=book.vocab(f"{s}.target"))),
+        Para(book.say("Attention weights choose source positions; these probabilities "
+                      "choose the next token."), fragment=1),
+    ], [
+        "The predicted word is the most probable one; during training the observed next "
+        "word is the target, whatever the model predicts.",
+    ])
+    return [section.stack()]
+
+
+def _vocabulary_bars(book: Book, s: str) -> Columns:
+    vocab = book.ws.vocab
+    chunks = [range(start, min(start + _BARS_PER_COLUMN, len(vocab)))
+              for start in range(0, len(vocab), _BARS_PER_COLUMN)]
+    prediction_id = int(book.value(f"{s}.prediction"))
+    target_id = int(book.value(f"{s}.target"))
+    columns: list[tuple[Block, ...]] = []
+    for chunk in chunks:
+        rows = tuple(Row((Word(vocab[i]),), (
+            Cell((book.n(f"{s}.probs[{i}]"),), fill=float(book.value(f"{s}.probs[{i}]"))),),
+            style="focus" if i in (prediction_id, target_id) else "") for i in chunk)
+        columns.append((Table((), rows, style="bars", size=book.size(len(rows), 1)),))
+    return Columns(tuple(columns))
+
+
+def other_context(book: Book) -> list[Stack]:
+    """The other sentences: switch the context and see every head's reading change."""
+    section = Section("other-context", "other-context", "Another context")
+    others = [name for name in book.sentences if name != book.sentence]
+    switch, switcher = book.switch(lambda s, _: _context_panel(book, s), heads=False,
+                                   sentence=others[0] if others else book.sentence)
+    section.add("switch", "Try another context", [switch], [
+        "Switch the sentence: every weight, message and probability shown was computed in "
+        "advance for each sentence from the same hand-chosen parameters.",
+        "This is an arithmetic explorer for the worksheet, not a trained language model.",
+    ], switcher)
+    rows = tuple(Row((Word(name),), (
+        *(Cell(book.listing(f"{name}.h{h}.message")) for h in book.heads),
+        Cell((book.vocab(f"{name}.prediction"),)),
+    )) for name in book.sentences)
+    section.add("every", "Every context, every head", [
+        Table((*((book.head(h),) for h in book.heads), book.say("prediction")), rows,
+              corner=book.say("final messages"), size=book.size(len(rows),
+                                                                book.ws.n_heads + 1)),
+        Para(book.say("Same parameters, different contexts: the heads' messages and the "
+                      "prediction follow the words."), fragment=1),
+    ], [
+        "Each cell is one head's message at the final receiver of that sentence. The lab "
+        "computes the same numbers in one batch.",
+    ])
+    return [section.stack()]
+
+
+def _context_panel(book: Book, s: str) -> tuple[Block, ...]:
+    columns = tuple((book.token(s, j),) for j in range(book.length))
+    rows = tuple(Row((book.head(h),), tuple(
+        Cell((book.n(f"{s}.h{h}.weights[{j}]"),), fill=float(book.value(f"{s}.h{h}.weights[{j}]")),
+             style="focus" if j == book.top(s, h) else "")
+        for j in range(book.length))) for h in book.heads)
+    return (
+        Table(columns, rows, corner=book.say("weights"), style="grid",
+              size=book.size(len(rows), book.length)),
+        Bullets(tuple(Item(book.say("{name} head's message: {m}", name=book.head(h),
+                                    m=book.listing(f"{s}.h{h}.message")))
+                      for h in book.heads)),
+        Para(book.say("Prediction: {w} (observed: {t})", w=book.vocab(f"{s}.prediction"),
+                      t=book.vocab(f"{s}.target"))),
+    )
+
+
+def grids(book: Book) -> list[Stack]:
+    """Whole matrices: projections, the mask, every head's grid, the joined messages."""
+    section = Section("grids", "grids", "Attention grids")
+
+    def projected(s: str, h: int | None) -> tuple[Block, ...]:
+        head = h or 1
+        return (Columns((
+            (book.matrix(f"{s}.E", book.token_rows(s), book.feature_columns(),
+                         corner=(Math("E"),)),),
+            (book.matrix(f"params.h{head}.W_Q", book.feature_columns(),
+                         corner=(Math(f"W_Q^{{{book.head_tex(head)}}}"),)),),
+            (book.matrix(f"{s}.h{head}.Q", book.token_rows(s),
+                         corner=(Math(f"Q^{{{book.head_tex(head)}}}"),), fragment=1),),
+        )),)
+
+    switch, switcher = book.switch(projected, heads=True)
+    section.add("project", "Project every row with the same head matrix", [switch], [
+        "All token rows times one head's W_Q give that head's queries for every token at "
+        "once; K and V work the same way.",
+        "Switch heads to see a different projection of the same E.",
+    ], switcher)
+    s = book.sentence
+    section.add("mask", "One head makes one attention grid", [
+        Columns((
+            (book.matrix(f"{s}.mask", book.token_rows(s),
+                         tuple((book.token(s, j),) for j in range(book.length)),
+                         corner=(Math("M"),), shade=True),),
+            (Formula(r"A = \operatorname{softmax}\!\left(\frac{QK^\top}{\sqrt{d_k}}"
+                     r" + M\right)"),
+             Formula(r"H = AV", fragment=1),
+             Para(book.say("Shaded entries are future sources: the mask sends their scores "
+                           "to {inf}, so their weights are zero.", inf=Math(r"-\infty")))),
+        )),
+    ], [
+        "Part II's notation: M is the causal mask, A the attention matrix with one row per "
+        "receiver, H = AV the message rows.",
+        "Each receiver row can only read itself and earlier tokens.",
+    ])
+
+    def grid(s: str, h: int | None) -> tuple[Block, ...]:
+        head = h or 1
+        return (book.matrix(f"{s}.h{head}.A", book.token_rows(s),
+                            tuple((book.token(s, j),) for j in range(book.length)),
+                            corner=(Math(f"A^{{{book.head_tex(head)}}}"),),
+                            focus=(book.last,), shade=True),)
+
+    switch, switcher = book.switch(grid, heads=True)
+    section.add("heads", "Each head makes its own grid", [switch], [
+        "Both heads receive the same E; each uses its own projections, its own grid and "
+        "its own values. Neither reads the other's output.",
+        "The highlighted last row is the one we computed step by step.",
+    ], switcher)
+    columns, spans = _head_groups(book)
+
+    def joined(s: str, _: int | None) -> tuple[Block, ...]:
+        table = book.matrix(f"{s}.joined", book.token_rows(s), columns)
+        return (Table(table.columns, table.rows, (Math(book.concat_tex()),), (), "matrix",
+                      table.size, None, spans),)
+
+    switch, switcher = book.switch(joined, heads=False)
+    section.add("join", "Join coordinates, not token rows", [
+        switch,
+        Formula(_delta_tex(book) + r",\qquad " + RESIDUAL, fragment=1),
+    ], [
+        "The superscript names the head; every matrix still has one row per token.",
+        "Joining rows instead of coordinates would double the number of tokens, which makes "
+        "no sense for the next layer.",
+    ], switcher)
+    section.add("code", "One head is the single-head calculation again", [
+        Code((
+            book.say("def head(E, W_Q, W_K, W_V):"),
+            book.say("    Q, K, V = E @ W_Q, E @ W_K, E @ W_V"),
+            book.say("    scores = Q @ K.mT / sqrt(d_k) + M"),
+            book.say("    A = softmax(scores)        # over sources, row by row"),
+            book.say("    return A @ V"),
+        )),
+        Para(book.say("No new attention rule: the same function, called with each head's "
+                      "own matrices."), fragment=1),
+    ], [
+        "This is Part II's head, unchanged. What changes is how many times we call it and "
+        "what we do with the results.",
+    ])
+    section.add("call", "Call it once per head", [
+        Code((
+            book.say("H = [head(E, W_Q[h], W_K[h], W_V[h]) for h in heads]"),
+            (*book.say("joined = concat(H)             # "), book.n("shapes.joined")),
+            (*book.say("delta_E = joined @ W_O         # "), book.n("shapes.delta")),
+            (*book.say("E_prime = E + delta_E          # "), book.n("shapes.E_prime")),
+        )),
+        Para(book.say("One sentence, no batch axis. The lab checks these outputs against the "
+                      "worksheet numbers."), fragment=1),
+    ], [
+        "Each call has its own parameters; the calls do not depend on each other, so they "
+        "can run in parallel.",
+    ])
+    section.add("loss", "The same loss trains every head", [
+        Bullets((
+            Item(book.say("training: the observed next token is the target of a "
+                          "cross-entropy loss on the vocabulary logits"), 1),
+            Item(book.say("that one loss sends gradients into every head's projections and "
+                          "into {wo}", wo=Math("W_O")), 2),
+            Item(book.say("no example is labelled with a head's role"), 3),
+            Item(book.say("inference: weights stay fixed; run the prefix, choose a token, "
+                          "append it, repeat"), 4),
+        )),
+    ], [
+        "Nothing here is new compared with Part II; only the attention block has more "
+        "parameters to train.",
+        (Text("The full executable loop is in the lab at the end."),),
+    ])
+    return [section.stack()]

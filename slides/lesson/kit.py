@@ -1,0 +1,283 @@
+"""Shared tools for writing slides: inline text with bound numbers, tables, panels.
+
+A :class:`Book` wraps the worksheet and its values. Slide builders ask it for numbers by
+key (:meth:`Book.n`), for worksheet words (:meth:`Book.token`, :meth:`Book.head`), and
+for ready-made tables whose cells are bound figures. Nothing here computes a number: a
+value's exact magnitude is only read to shade a cell, and indices such as the top source
+are read from their own keys.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from slides.context import (
+    Block,
+    Cell,
+    Choice,
+    Inline,
+    Num,
+    Panel,
+    Row,
+    Runs,
+    Slide,
+    Stack,
+    Switch,
+    Switcher,
+    Table,
+    Text,
+    TokenBox,
+    TokenStrip,
+    Word,
+)
+from worksheet import Values, Worksheet
+
+__all__ = ["Book", "Prose", "Section", "Steps", "tex_text"]
+
+_PLACEHOLDER = re.compile(r"\{(\w+)\}")
+_TEX_SPECIAL = {"\\": r"\textbackslash{}", "{": r"\{", "}": r"\}", "$": r"\$", "&": r"\&",
+                "#": r"\#", "^": r"\textasciicircum{}", "_": r"\_", "%": r"\%",
+                "~": r"\textasciitilde{}"}
+
+Prose = str | Runs
+"""Plain prose, or runs mixing prose with numbers, words and formulas."""
+
+
+def _runs(text: Prose) -> Runs:
+    return (Text(text),) if isinstance(text, str) else text
+
+
+def tex_text(text: str) -> str:
+    r"""``text`` as a KaTeX ``\text{...}`` argument, with TeX's special characters escaped."""
+    return r"\text{" + "".join(_TEX_SPECIAL.get(c, c) for c in text) + "}"
+
+
+class Steps:
+    """Hands out reveal steps (fragment indices) in order, starting at one."""
+
+    def __init__(self) -> None:
+        self._count = 0
+
+    def __call__(self) -> int:
+        self._count += 1
+        return self._count
+
+
+@dataclass(frozen=True)
+class Book:
+    """The worksheet and its values, with helpers that turn keys into slide content."""
+
+    ws: Worksheet
+    values: Values
+
+    # ------------------------------------------------------------------ shape of the lesson
+
+    @property
+    def sentence(self) -> str:
+        """The walkthrough sentence's name."""
+        return self.ws.walkthrough
+
+    @property
+    def sentences(self) -> tuple[str, ...]:
+        return tuple(self.ws.sentences)
+
+    @property
+    def length(self) -> int:
+        return self.ws.length
+
+    @property
+    def last(self) -> int:
+        """Index of the final token: the receiver whose next word we predict."""
+        return self.ws.length - 1
+
+    @property
+    def heads(self) -> range:
+        """Heads counted from one, as in value keys."""
+        return range(1, self.ws.n_heads + 1)
+
+    @property
+    def width(self) -> int:
+        return self.ws.d_model
+
+    @property
+    def head_width(self) -> int:
+        return self.ws.d_head
+
+    # ------------------------------------------------------------------ inline content
+
+    def n(self, key: str) -> Num:
+        """The number named ``key``, with its display text."""
+        return Num(key, self.values.text(key))
+
+    def value(self, key: str) -> float | int:
+        """The exact value of one entry (to pick an index or shade a cell, never to show)."""
+        value = self.values.value(key)
+        if isinstance(value, list):
+            raise KeyError(f"{key!r} names several numbers; index one of them")
+        return value
+
+    def say(self, template: str, **parts: Inline | Runs) -> Runs:
+        """Prose with ``{name}`` placeholders filled by numbers, words or formulas."""
+        runs: list[Inline] = []
+        position = 0
+        for match in _PLACEHOLDER.finditer(template):
+            if match.start() > position:
+                runs.append(Text(template[position:match.start()]))
+            part = parts[match[1]]
+            runs.extend(part if isinstance(part, tuple) else (part,))
+            position = match.end()
+        if position < len(template):
+            runs.append(Text(template[position:]))
+        return tuple(runs)
+
+    def token(self, sentence: str, j: int) -> Word:
+        return Word(self.ws.sentences[sentence][j])
+
+    def receiver(self, sentence: str | None = None) -> Word:
+        """The final token of a sentence (the walkthrough sentence by default)."""
+        return self.token(sentence or self.sentence, self.last)
+
+    def pos(self, j: int) -> Num:
+        """Token position ``j`` as the lesson counts it (from one)."""
+        return self.n(f"dims.positions[{j}]")
+
+    def head(self, h: int) -> Word:
+        """A head's name from the worksheet."""
+        return Word(self.ws.lesson.head_names[h - 1])
+
+    def feature(self, c: int) -> Word:
+        return Word(self.ws.lesson.features[c])
+
+    def vocab(self, key: str) -> Word:
+        """The vocabulary word whose id is the value of ``key``."""
+        return Word(self.ws.vocab[int(self.value(key))])
+
+    def top(self, sentence: str, h: int) -> int:
+        """The source the head weights most at the receiver (read from its key)."""
+        return int(self.value(f"{sentence}.h{h}.top_source"))
+
+    def listing(self, key: str) -> Runs:
+        """A vector value inline, as ``[a, b, …]`` with every entry bound to its key."""
+        count = len(self.values.value(key))
+        runs: list[Inline] = [Text("[")]
+        for c in range(count):
+            runs += [self.n(f"{key}[{c}]"), Text(", " if c < count - 1 else "]")]
+        return tuple(runs)
+
+    def head_tex(self, h: int) -> str:
+        """A head's name as a TeX superscript label."""
+        return tex_text(self.ws.lesson.head_names[h - 1])
+
+    def concat_tex(self, letter: str = "H") -> str:
+        r"""``\operatorname{Concat}(H^{a}, H^{b}, …)`` over this worksheet's heads."""
+        parts = ", ".join(f"{letter}^{{{self.head_tex(h)}}}" for h in self.heads)
+        return rf"\operatorname{{Concat}}\left({parts}\right)"
+
+    # ------------------------------------------------------------------ blocks
+
+    def strip(self, sentence: str, focus: Sequence[int] = (), blank: bool = False,
+              fragment: int | None = None) -> TokenStrip:
+        """The sentence as token boxes with positions."""
+        boxes = tuple(TokenBox(self.token(sentence, j), self.pos(j), j in focus)
+                      for j in range(self.length))
+        return TokenStrip(boxes, blank, fragment)
+
+    def size(self, rows: int, columns: int) -> str:
+        """Density of a table from its shape, so any worksheet fits the slide."""
+        level = max(0 if rows <= 6 else 1 if rows <= 10 else 2,
+                    0 if columns <= 6 else 1 if columns <= 10 else 2)
+        return ("roomy", "snug", "tight")[level]
+
+    def matrix(self, key: str, rows: Sequence[Runs], columns: Sequence[Runs] = (),
+               corner: Runs = (), caption: Runs = (), focus: Sequence[int] = (),
+               shade: bool = False, fragment: int | None = None) -> Table:
+        """A matrix value as a table, one labelled row per entry of its first axis."""
+        table_rows = []
+        for i, label in enumerate(rows):
+            cells = []
+            for j in range(len(self.values.value(f"{key}[{i}]"))):
+                entry = f"{key}[{i}][{j}]"
+                fill = float(self.value(entry)) if shade else None
+                cells.append(Cell((self.n(entry),), fill=fill))
+            table_rows.append(Row(label, tuple(cells), style="focus" if i in focus else ""))
+        width = len(table_rows[0].cells) if table_rows else 0
+        return Table(tuple(columns), tuple(table_rows), corner, caption, "matrix",
+                     self.size(len(rows), width), fragment)
+
+    def vector(self, key: str, label: Runs = (), columns: Sequence[Runs] = (),
+               fragment: int | None = None) -> Table:
+        """A single row vector as a one-row table."""
+        count = len(self.values.value(key))
+        cells = tuple(Cell((self.n(f"{key}[{c}]"),)) for c in range(count))
+        return Table(tuple(columns), (Row(label, cells),), (), (), "matrix",
+                     self.size(1, count), fragment)
+
+    def token_rows(self, sentence: str) -> tuple[Runs, ...]:
+        """Row labels: each token of the sentence."""
+        return tuple((self.token(sentence, j),) for j in range(self.length))
+
+    def feature_columns(self) -> tuple[Runs, ...]:
+        return tuple((self.feature(c),) for c in range(self.width))
+
+    def bars(self, sentence: str, prefix: str, focus: Sequence[int] = (),
+             fragment: int | None = None, caption: Runs = ()) -> Table:
+        """Attention weights at the receiver as bars, one row per source token."""
+        rows = []
+        for j in range(self.length):
+            key = f"{prefix}.weights[{j}]"
+            cell = Cell((self.n(key),), fill=float(self.value(key)))
+            rows.append(Row(self.say("{w}", w=self.token(sentence, j)), (cell,),
+                            style="focus" if j in focus else ""))
+        return Table((), tuple(rows), (), caption, "bars", self.size(self.length, 1),
+                     fragment)
+
+    # ------------------------------------------------------------------ switchable slides
+
+    def switch(self, make: Callable[[str, int | None], tuple[Block, ...]], *, heads: bool,
+               sentence: str | None = None, head: int | None = None,
+               ) -> tuple[Switch, Switcher]:
+        """Panels for every sentence (and every head), the chosen state shown first.
+
+        ``make(sentence, head)`` builds one panel's blocks; it must hand out the same
+        reveal steps for every state so that fragments advance together.
+        """
+        sentence = sentence or self.sentence
+        head = (head or 1) if heads else None
+        states = [(s, h) for s in self.sentences for h in (self.heads if heads else [None])]
+        panels = tuple(
+            Panel(s, h, self._caption(s, h), make(s, h), (s, h) == (sentence, head))
+            for s, h in states)
+        sentence_choices = tuple(Choice(s, (Word(s),), s == sentence) for s in self.sentences)
+        head_choices = tuple(Choice(str(h), (self.head(h),), h == head)
+                             for h in self.heads) if heads else ()
+        return Switch(panels), Switcher(sentence_choices, head_choices, sentence, head)
+
+    def _caption(self, sentence: str, head: int | None) -> Runs:
+        words = self.say("{s}: ", s=Word(sentence))
+        text = " ".join(self.ws.sentences[sentence])
+        if head is None:
+            return (*words, Word(text))
+        return (*words, Word(text), *self.say(" · the {h} head", h=self.head(head)))
+
+
+
+class Section:
+    """Collects the slides of one stack; slide ids are prefixed with the stack's id."""
+
+    def __init__(self, id: str, part: str, title: Prose, head: int | None = None) -> None:
+        self.id, self.part, self.title, self.head = id, part, _runs(title), head
+        self._slides: list[Slide] = []
+
+    def add(self, id: str, title: Prose, blocks: Sequence[Block], notes: Sequence[Prose],
+            switcher: Switcher | None = None) -> None:
+        """Append a slide; ``notes`` are the speaker notes, one paragraph per entry."""
+        if not notes:
+            raise ValueError(f"slide {self.id}-{id} has no speaker notes")
+        self._slides.append(Slide(f"{self.id}-{id}", _runs(title), tuple(blocks),
+                                  tuple(_runs(n) for n in notes), self.part, self.head,
+                                  switcher))
+
+    def stack(self) -> Stack:
+        return Stack(self.id, self.part, self.title, tuple(self._slides), self.head)

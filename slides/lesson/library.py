@@ -1,0 +1,278 @@
+"""Beyond the worked example: the bias flag, PyTorch's layer, the trained models, image patches."""
+
+from __future__ import annotations
+
+from slides.context import (
+    Bullets,
+    Cell,
+    Code,
+    Columns,
+    Flow,
+    FlowStep,
+    Formula,
+    Item,
+    Math,
+    Para,
+    Row,
+    Stack,
+    Table,
+    Text,
+)
+from slides.lesson.kit import Book, Section
+
+__all__ = ["bias", "patches", "pytorch", "trained"]
+
+
+def bias(book: Book) -> list[Stack]:
+    """A learned offset on the projections, and what the bias flag adds."""
+    s = book.sentence
+    section = Section("bias", "bias", "The bias flag")
+    section.add("offset", "A bias adds a learned offset", [
+        Para(book.say("Offset {b} = {v}, added to every query row of the {name} head.",
+                      b=Math("b_Q"), v=book.listing("bias.offset"), name=book.head(1))),
+        Columns((
+            (book.matrix(f"{s}.h1.Q", book.token_rows(s), corner=(Math("Q"),),
+                         focus=(book.last,)),),
+            (book.matrix("bias.Q_offset", book.token_rows(s), corner=(Math("Q + b_Q"),),
+                         focus=(book.last,), fragment=1),),
+        )),
+    ], [
+        "The offset is illustrative. With bias=True training learns it together with the "
+        "projection weights; we use bias=False so the code matches the worksheet.",
+        "A projection bias is shared by every position and every example, unlike position "
+        "embeddings, which depend on the position. It can shift a projection even for a zero "
+        "input. Leaving it out keeps the example simple; it is not a claim that bias-free "
+        "attention is better.",
+    ])
+    section.add("flag", "Which projections the bias flag touches", [
+        Bullets((
+            Item(book.say("without biases: {n} parameters", n=book.n("bias.params_without"))),
+            Item(book.say("with biases: {n} parameters, {e} more", n=book.n("bias.params_with"),
+                          e=book.n("bias.extra")), 1),
+            Item(book.say("{w} offsets each for the query, key, value and output projections; "
+                          "each head's slice is {d} wide", w=book.n("bias.offsets_per_projection"),
+                          d=book.n("bias.head_slice")), 2),
+            Item(book.say("stored as in_proj_bias {a} and out_proj.bias {b}",
+                          a=book.n("bias.in_proj_bias"), b=book.n("bias.out_proj_bias")), 3),
+        )),
+        Para(book.say("The flag leaves the mask, the position embeddings and the prediction "
+                      "layers alone."), fragment=4),
+    ], [
+        "PyTorch's default is bias=True. Our scratch implementation and the trained attention "
+        "models leave attention biases out; their prediction MLPs keep theirs.",
+        "The separate add_bias_kv option is a different feature from this flag.",
+    ])
+    return [section.stack()]
+
+
+def pytorch(book: Book) -> list[Stack]:
+    """nn.MultiheadAttention with the same weights, and the whole model again."""
+    section = Section("pytorch", "pytorch", "PyTorch's layer")
+    section.add("layer", "PyTorch packages the head calculation", [
+        Code((
+            (*book.say("mha = nn.MultiheadAttention(embed_dim="), book.n("dims.d_model"),
+             *book.say(", num_heads="), book.n("dims.heads"), *book.say(", bias=False)")),
+            book.say("delta_E, A = mha(E, E, E, attn_mask=future,"),
+            book.say("                 average_attn_weights=False)"),
+            book.say("E_prime = E + delta_E"),
+        )),
+        Bullets((
+            Item(book.say("in_proj_weight {a} stacks every head's query, key and value "
+                          "projections; out_proj.weight {b} is W_O",
+                          a=book.n("mha.in_proj_weight"), b=book.n("mha.out_proj_weight")), 1),
+            Item(book.say("for our sentences, ΔE comes back as {d} and the weights as {w}: "
+                          "one grid per sentence and head", d=book.n("mha.delta"),
+                          w=book.n("mha.A")), 2),
+        )),
+    ], [
+        "The library layer does the projections, the per-head softmax, the concatenation "
+        "and W_O. It does not add position embeddings, the residual or the vocabulary "
+        "classifier.",
+        "attn_mask=future blocks future sources; average_attn_weights=False returns each "
+        "head's grid instead of their average. That only changes the diagnostic output, not "
+        "how the messages combine.",
+    ])
+    section.add("same", "Same weights, same answers", [
+        Para(book.say("Copy the scratch projections and W_O into the library layer, then "
+                      "compare.")),
+        Bullets((
+            Item(book.say("largest difference in ΔE: {d}", d=book.n("mha.max_diff_delta")), 1),
+            Item(book.say("largest difference in the attention weights: {d}",
+                          d=book.n("mha.max_diff_A")), 2),
+        )),
+        Para(book.say("Differences at the level of float rounding: the two implementations "
+                      "agree."), fragment=3),
+    ], [
+        "Comparing two independently initialised layers would prove nothing; copying the "
+        "same parameters makes the comparison exact up to rounding.",
+    ])
+    section.add("model", "Back to the complete multi-head model", [
+        Flow((
+            FlowStep(book.say("{e}", e=Math("E")), (book.n("shapes.E"),)),
+            FlowStep(book.say("each head's {h}", h=Math("H")), (book.n("shapes.H"),), 1),
+            FlowStep(book.say("joined"), (book.n("shapes.joined"),), 2),
+            FlowStep(book.say("{d}", d=Math(r"\Delta E")), (book.n("shapes.delta"),), 3),
+            FlowStep(book.say("{e}", e=Math("E'")), (book.n("shapes.E_prime"),), 4),
+            FlowStep(book.say("last row"), (book.n("shapes.last_row"),), 5),
+            FlowStep(book.say("vocabulary"), (book.n("dims.vocab"),), 6),
+        )),
+        Para(book.say("All heads computed, messages joined, {wo} applied, residual added; "
+                      "the last row goes to the familiar prediction MLP.", wo=Math("W_O")),
+             fragment=7),
+    ], [
+        "The same architecture as the start of the lecture, now with every arrow computed.",
+        "This teaching model has one attention update and a prediction MLP; it is not a "
+        "picture of every component of a deep production Transformer.",
+    ])
+    return [section.stack()]
+
+
+def trained(book: Book) -> list[Stack]:
+    """The genuinely trained comparison: sizes and shapes of its models."""
+    section = Section("trained", "trained", "The trained comparison")
+    section.add("mlp", "The live MLP reads a flattened window", [
+        Flow((
+            FlowStep(book.say("token rows"), (book.n("trained.mlp.rows"),)),
+            FlowStep(book.say("flattened"), (book.n("trained.mlp.flat_width"),), 1),
+            FlowStep(book.say("hidden, {w}", w=book.n("trained.mlp.W_hidden")),
+                     (book.n("trained.hidden"),), 2),
+            FlowStep(book.say("logits"), (book.n("trained.mlp.logits"),), 3),
+        )),
+        Para(book.say("{p} parameters, most of them in the first layer.",
+                      p=book.n("trained.mlp.params")), fragment=4),
+    ], [
+        "Now the real browser models, not the worksheet. The baseline concatenates every "
+        "token row of the window in a fixed order, so each slot has its own weights; it has "
+        "no separate position table.",
+        "Its wide first matrix explains most of its parameter count.",
+    ])
+    for heads in book.ws.lesson.trained.heads:
+        key = f"trained.heads{heads}"
+        section.add(f"heads{heads}", book.say("Attention with {n} × {d}-wide heads",
+                                               n=book.n(f"{key}.heads"),
+                                               d=book.n(f"{key}.d_head")), [
+            Flow((
+                FlowStep(book.say("{e}", e=Math("E")), (book.n(f"{key}.E"),)),
+                FlowStep(book.say("each head's {q}", q=Math("Q")), (book.n(f"{key}.Q"),), 1),
+                FlowStep(book.say("each head's {a}", a=Math("A")), (book.n(f"{key}.A"),), 2),
+                FlowStep(book.say("each head's {h}", h=Math("H")), (book.n(f"{key}.H"),), 3),
+                FlowStep(book.say("joined"), (book.n(f"{key}.joined"),), 4),
+                FlowStep(book.say("{wo}", wo=Math("W_O")), (book.n(f"{key}.W_O"),), 5),
+                FlowStep(book.say("MLP in"), (book.n(f"{key}.W_hidden"),), 6),
+            )),
+            Para(book.say("{p} parameters in all, {a} of them in attention.",
+                          p=book.n(f"{key}.params"), a=book.n(f"{key}.attention_params")),
+                 fragment=7),
+        ], [
+            "Learned position rows are added before the projections. Each head has its own "
+            "softmax over a full attention matrix with future and padding masks; the joined "
+            "heads go through W_O and the residual, and only the last row feeds the MLP.",
+            "The browser computes only the final query row when generating, which gives the "
+            "same next-token logits as the last row of the full matrix.",
+        ])
+    rows = tuple(Row((book.n(f"trained.heads{heads}.heads"),), (
+        Cell((book.n(f"trained.heads{heads}.d_head"),)),
+        Cell((book.n(f"trained.heads{heads}.attention_params"),)),
+        Cell((book.n(f"trained.heads{heads}.params"),)),
+    )) for heads in book.ws.lesson.trained.heads)
+    section.add("width", "Keep the total width fixed", [
+        Table((book.say("head width"), book.say("attention parameters"),
+               book.say("all parameters")), rows, corner=book.say("heads"),
+              size=book.size(len(rows), 3)),
+        Para(book.say("More heads split the same width {w}: more attention patterns, each "
+                      "comparing fewer coordinates, for the same parameter count.",
+                      w=book.n("trained.width")), fragment=1),
+    ], [
+        "Implementations usually keep one large W_Q (and W_K, W_V), project first and then "
+        "reshape the projected coordinates into heads. Heads are not given disjoint slices "
+        "of the raw input.",
+    ])
+    section.add("perplexity", "Compare held-out next-token prediction", [
+        Formula(r"\text{perplexity} = \exp(\text{cross-entropy})"),
+        Bullets((
+            Item(book.say("same stories, tokenizer, context of {c} tokens and update budget "
+                          "for every model", c=book.n("trained.context")), 1),
+            Item(book.say("checkpoints chosen on validation data; results averaged over "
+                          "several seeds"), 2),
+            Item(book.say("lower perplexity means more probability on the observed tokens; "
+                          "in this experiment more heads did better"), 3),
+        )),
+    ], [
+        "Cross-entropy here uses natural logarithms. The measured perplexities belong to "
+        "the trained experiment's own report; this worksheet does not contain them.",
+        "A result for this experiment, not a guarantee for every dataset, head count or "
+        "generated continuation.",
+    ])
+    sizes = [Item(book.say("{n} × {d}-wide heads: {p} parameters",
+                           n=book.n(f"trained.heads{heads}.heads"),
+                           d=book.n(f"trained.heads{heads}.d_head"),
+                           p=book.n(f"trained.heads{heads}.params")))
+             for heads in book.ws.lesson.trained.heads]
+    sizes.append(Item(book.say("flattened-window MLP: {p} parameters",
+                               p=book.n("trained.mlp.params"))))
+    section.add("cost", "Compare size and training time too", [
+        Bullets(tuple(sizes)),
+        Para(book.say("The attention models have equal parameter counts; more heads took "
+                      "slightly longer to train on the same hardware."), fragment=1),
+        Para(book.say("Give all models the same prompt in the course's browser demo: it runs "
+                      "the real checkpoints locally."), fragment=2),
+    ], [
+        "The timings in the experiment include validation and were measured on one laptop "
+        "GPU; compare them only with each other.",
+        "The demo uses WebGPU or WebAssembly and measures generation on your own device.",
+    ])
+    return [section.stack()]
+
+
+def patches(book: Book) -> list[Stack]:
+    """Image patches as embedding rows, and a CLS row for classification."""
+    section = Section("patches", "patches", "Image patches")
+    side = int(book.value("patches.side"))
+    pixels = book.matrix("patches.image", tuple(() for _ in range(side)), shade=True)
+    count = int(book.value("patches.count"))
+    section.add("cut", "Image patches can supply the embedding rows", [
+        Para(book.say("A {a}×{a} image cut into {n} patches of {p}×{p} pixels; each patch "
+                      "flattens to {v} values.", a=book.n("patches.side"),
+                      n=book.n("patches.count"), p=book.n("patches.size"),
+                      v=book.n("patches.values_per_patch"))),
+        Columns((
+            (Table((), pixels.rows, style="pixels", size="tight"),),
+            (book.matrix("patches.flat", tuple(() for _ in range(count)), fragment=1),),
+        )),
+    ], [
+        "A tiny shape illustration, not a trained vision model. For colour images each "
+        "pixel brings three values per patch position.",
+        "The sequence length is the number of patches: image height over patch size times "
+        "image width over patch size.",
+    ])
+    rows = int(book.value("patches.total_rows"))
+    section.add("rows", "One shared projection makes the rows", [
+        Columns((
+            (book.matrix("patches.rows", tuple(() for _ in range(count)),
+                         caption=book.say("flattened patches × {w} {s}", w=Math("W"),
+                                          s=book.n("patches.shape.W"))),),
+            (book.matrix("patches.sequence",
+                         (book.say("CLS"), *(() for _ in range(rows - 1))),
+                         caption=book.say("CLS row first, plus position rows: {s}",
+                                          s=book.n("patches.shape.sequence")),
+                         fragment=1),),
+        )),
+    ], [
+        "Every patch goes through the same learned projection, exactly like a token lookup "
+        "gives every token a row. Attention still receives a sequence of embedding rows.",
+        "The projection is learned from the image task.",
+    ])
+    section.add("cls", "One updated row can classify the whole image", [
+        Bullets((
+            Item(book.say("prepend a learned CLS row, add position rows")),
+            Item(book.say("an encoder updates every row; no causal mask is needed"), 1),
+            Item(book.say("the final CLS row feeds a classifier trained with the image "
+                          "label"), 2),
+        )),
+        Para(book.say("Next in the series: from pixels to an image class."), fragment=3),
+    ], [
+        "The full encoder also has per-row MLPs, residuals and normalisation; they are "
+        "grouped here, not forgotten. This is a roadmap, not a benchmark.",
+        (Text("Cross-attention, reading a different sequence, is a separate continuation."),),
+    ])
+    return [section.stack()]

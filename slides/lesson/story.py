@@ -1,0 +1,254 @@
+"""The opening: the prompt, why one token needs several readings, one head against several."""
+
+from __future__ import annotations
+
+from slides.context import (
+    Block,
+    Bullets,
+    Cell,
+    Columns,
+    Formula,
+    Item,
+    Math,
+    Para,
+    Row,
+    Stack,
+    Table,
+    Word,
+)
+from slides.lesson.kit import Book, Section, Steps
+
+__all__ = ["details", "one_two_heads", "prompt", "readings"]
+
+
+def prompt(book: Book) -> list[Stack]:
+    """Title and the river-bank prompt."""
+    s = book.sentence
+    section = Section("prompt", "prompt", "The prompt")
+    section.add("title", "Multi-head attention, step by step", [
+        Para(book.say("Several attention heads read the same context, each with weights of "
+                      "its own. Every number on these slides is computed from the worksheet "
+                      "and can be checked against it."), style="lead"),
+        Para(book.say("This worksheet: {h} heads, each {d} coordinates wide, in a model "
+                      "{m} coordinates wide; {n} sentences of {t} tokens.",
+                      h=book.n("dims.heads"), d=book.n("dims.d_head"),
+                      m=book.n("dims.d_model"), n=book.n("dims.sentences"),
+                      t=book.n("dims.tokens"))),
+    ], [
+        "Part III of the attention series. In Part II one head computed one weighted "
+        "message per token; today several heads do it side by side and we combine what "
+        "they send.",
+        "The worked example uses hand-chosen numbers so every step can be followed by hand. "
+        "Trained models appear near the end, and they are a different thing: keep the two "
+        "apart.",
+    ])
+    section.add("receiver", "Back to our prompt", [
+        book.strip(s, focus=(book.last,), blank=True),
+        Para(book.say("Which earlier words would help you guess what comes next?")),
+        Para(book.say("The final {r}, at position {p}, is the receiver: the last token we "
+                      "know. The blank has no query yet.", r=book.receiver(), p=book.pos(
+                          book.last)), fragment=1),
+    ], [
+        "Let the room guess the next word first. Most people use more than one clue: where "
+        "we are, and who is there.",
+        "Stress the receiver. The model predicts the next word from the row of the last "
+        "known token; the unknown word itself has no row and no query.",
+    ])
+    return [section.stack()]
+
+
+def details(book: Book) -> list[Stack]:
+    """Illustrations of why one receiver may want several separate readings."""
+    section = Section("details", "details", "Several kinds of detail")
+    section.add("jacket", "One word can need several kinds of detail", [
+        Para(book.say("He put on a faded blue denim jacket"), style="example"),
+        Bullets((
+            Item(book.say("colour: blue"), 1),
+            Item(book.say("material: denim"), 2),
+            Item(book.say("condition: faded"), 3),
+        )),
+        Para(book.say("One head can already read several words, but it reads them all with "
+                      "one set of weights. Do we want the same mixture for every kind of "
+                      "detail?"), fragment=4),
+    ], [
+        "At the word jacket, several earlier words are informative for different reasons.",
+        "This is an illustration of possible readings, not attention measured in a trained "
+        "model. A query is a vector of numbers, not an English question, and every source "
+        "also has a key and a value. The highlighted words are plausible useful sources; the "
+        "others are not masked and do not get exactly zero weight.",
+    ])
+    section.add("readings", "Separate heads can keep separate readings", [
+        Bullets((
+            Item(book.say("a colour head might favour blue"), 1),
+            Item(book.say("a material head might favour denim"), 2),
+            Item(book.say("a condition head might favour faded"), 3),
+        )),
+        Para(book.say("Each head receives the same input rows and returns its own weighted "
+                      "message. The output projection then combines the messages."),
+             fragment=4),
+    ], [
+        "This is a possible division of work, not jobs that anyone assigns. Every head sees "
+        "every row, including jacket itself.",
+        "A single head can encode several attributes too. What extra heads add is "
+        "independent source weighting: each head chooses its own mixture.",
+    ])
+    section.add("agreement", "The nearest noun is not always the subject", [
+        Para(book.say("The key to the old cabinets ___"), style="example"),
+        Bullets((
+            Item(book.say("agreement clue: key is singular, so “is” fits and “are” does "
+                          "not"), 1),
+            Item(book.say("topic clue: cabinets says what the sentence is about"), 2),
+        )),
+        Para(book.say("Two heads can keep both clues without having to favour the same "
+                      "source."), fragment=3),
+    ], [
+        "The receiver is the last known token, cabinets, not the verb we are about to "
+        "predict. Both useful sources come before the receiver.",
+        "The nearer plural noun does not decide agreement. These semantic roles are "
+        "illustrations, not measured heads.",
+    ])
+    section.add("object-event", "An object and an event are different clues", [
+        Para(book.say("He dropped the plate . It ___"), style="example"),
+        Bullets((
+            Item(book.say("one reading retrieves what “It” refers to: plate"), 1),
+            Item(book.say("another retrieves what happened to it: dropped"), 2),
+        )),
+        Para(book.say("Together they make “shattered” a plausible continuation, not a "
+                      "certain one."), fragment=3),
+    ], [
+        "Here the full stop counts as a token, and It is the receiver. Both useful sources "
+        "are in its known prefix.",
+        "The heads run in parallel: the event head does not wait for the reference head's "
+        "result. Rows from earlier layers can already carry context that helps these "
+        "matches.",
+    ])
+    section.add("swap-event", "Change the event, keep the object", [
+        Para(book.say("He dried the plate . It ___"), style="example"),
+        Bullets((
+            Item(book.say("the object clue is unchanged: plate"), 1),
+            Item(book.say("the event clue now supports “gleamed” instead"), 2),
+        )),
+        Para(book.say("Separate messages carry the object clue and the event clue side by "
+                      "side."), fragment=3),
+    ], [
+        "This is a schematic of useful information, not a promise that a trained attention "
+        "map stays the same after a word is swapped.",
+        "All head projections learn together from the prediction loss. Interpretable roles "
+        "sometimes emerge, but some heads overlap and some can be pruned (Voita and "
+        "colleagues showed this for translation models). More heads are a capacity choice "
+        "to test, not an automatic improvement.",
+    ])
+    return [section.stack()]
+
+
+def one_two_heads(book: Book) -> list[Stack]:
+    """One head's single message, several heads' messages, and the two-source toy."""
+    s = book.sentence
+    section = Section("one-two-heads", "one-two-heads", "One head, several heads")
+    section.add("one-head", "One head sends one weighted message", [
+        book.strip(s, focus=(book.last,), blank=True),
+        Para(book.say("One query, at the final {r}, decides how much to read from each of "
+                      "the {t} known tokens. The head mixes their values with those weights "
+                      "into one message.", r=book.receiver(), t=book.n("dims.tokens"))),
+        Formula(r"m = \sum_j \alpha_j\, v_j", fragment=1),
+    ], [
+        "The prefix ends with the receiver; the blank is what we want to predict and has no "
+        "query yet.",
+        "One head can read several words and its message can carry several features. But "
+        "the same weights mix every coordinate of that message. Calling the query a "
+        "question about the setting is a description of a role, not a literal question.",
+    ])
+    section.add("several-heads", "Several heads send several messages", [
+        Para(book.say("Same receiver, {h} queries. Each head has its own projections "
+                      "{wq}, {wk} and {wv}, its own weights and its own message.",
+                      h=book.n("dims.heads"), wq=Math(r"W_Q^{(h)}"),
+                      wk=Math(r"W_K^{(h)}"), wv=Math(r"W_V^{(h)}"))),
+        Formula(r"q^{(h)} = e\,W_Q^{(h)},\quad k_j^{(h)} = e_j\,W_K^{(h)},\quad "
+                r"v_j^{(h)} = e_j\,W_V^{(h)}", fragment=1),
+        Para(book.say("All heads read all {t} tokens and run in parallel. We combine their "
+                      "messages afterwards.", t=book.n("dims.tokens")), fragment=2),
+    ], [
+        "A superscript names a head, a subscript names a token. The heads apply their own "
+        "matrices to the same input rows, so at this receiver there is one query per head.",
+        "Training can discover useful roles, but it does not hand out labels such as "
+        "setting or person, and it does not guarantee that heads specialise this way.",
+    ])
+    section.add("toy", "Why separate weights help: a two-source toy", _toy(book), [
+        "A separate toy with invented numbers, not the worksheet sentence. Two sources, two "
+        "value coordinates.",
+        "One head must use one weight row for both coordinates. Two heads can each pick the "
+        "mixture that suits their coordinate. With fixed values, the first source's weight "
+        "cannot take both required values at once. This shows why independent weighting "
+        "helps; it does not prove that every single-head network fails.",
+    ])
+    return [section.stack()]
+
+
+def _toy(book: Book) -> list[Block]:
+    sources = book.ws.lesson.toy.sources
+    step = Steps()
+    values = Table(
+        (book.say("first coordinate"), book.say("second coordinate")),
+        tuple(Row((Word(name),), tuple(Cell((book.n(f"toy.values[{i}][{c}]"),))
+                                      for c in range(2)))
+              for i, name in enumerate(sources)),
+        corner=book.say("value rows"), size="roomy")
+    one = step()
+    two = step()
+    need = step()
+    return [
+        Columns(((values,), (
+            Para(book.say("One head, weights {w}: the message is {m}. Both coordinates use "
+                          "the same mixture.", w=book.listing("toy.weights[0]"),
+                          m=book.listing("toy.one_head")), fragment=one),
+            Para(book.say("Two heads: weights {a} for the first coordinate give {x}; "
+                          "weights {b} for the second give {y}.",
+                          a=book.listing("toy.weights[0]"), x=book.n("toy.two_heads[0]"),
+                          b=book.listing("toy.weights[1]"), y=book.n("toy.two_heads[1]")),
+                 fragment=two),
+            Para(book.say("To reach both with one head, {src} would need weight {p} and "
+                          "weight {q} at the same time.", src=Word(sources[0]),
+                          p=book.n("toy.required[0]"), q=book.n("toy.required[1]")),
+                 fragment=need),
+        ))),
+    ]
+
+
+def readings(book: Book) -> list[Stack]:
+    """Each head's weights in the full sentence, then all readings together."""
+    s = book.sentence
+    section = Section("readings", "readings", "Readings in the full sentence")
+    for h in book.heads:
+        top = book.top(s, h)
+        section.add(f"h{h}", book.say("The {name} head in the full sentence",
+                                      name=book.head(h)), [
+            book.bars(s, f"{s}.h{h}", focus=(top,)),
+            Para(book.say("At the final {r}, the {name} head gives {src} the weight {w}: "
+                          "its values carry this head's information to the receiver.",
+                          r=book.receiver(), name=book.head(h), src=book.token(s, top),
+                          w=book.n(f"{s}.h{h}.weights[{top}]")), fragment=1),
+        ], [
+            "These are hand-chosen parameters applied to the exact input rows of Part II. "
+            "The head's name describes what this example was built to show, not a job "
+            "assigned to a trained head.",
+            "Bar lengths are the computed attention weights of this head at the receiver; "
+            "every source gets some weight.",
+        ])
+    rows = tuple(
+        Row((book.head(h),), (
+            Cell((book.token(s, book.top(s, h)),)),
+            Cell((book.n(f"{s}.h{h}.weights[{book.top(s, h)}]"),)),
+            Cell(book.listing(f"{s}.h{h}.message")),
+        ), fragment=h)
+        for h in book.heads)
+    section.add("all", "Keep every reading", [
+        Table((book.say("strongest source"), book.say("its weight"), book.say("message")),
+              rows, corner=book.say("head"), size=book.size(len(rows), 3)),
+        Para(book.say("The heads keep different mixtures at the same token. They run side "
+                      "by side, not one after another."), fragment=len(rows) + 1),
+    ], [
+        "Same sentence, same receiver, different weight rows. Nothing forces the heads to "
+        "agree, and nothing makes one wait for another.",
+        "Next we open one head and compute its message from the parameters.",
+    ])
+    return [section.stack()]

@@ -1,0 +1,245 @@
+"""The deck as plain data: stacks per lesson part, fragments where the lesson steps, notes
+everywhere, switchers whose panels hold exactly their sentence's and head's numbers."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import fields, is_dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from scenes.order import PARTS, lecture_order
+from slides.context import Deck, Formula, Math, Num, Panel, Slide, Switch, Text, Video
+from slides.deck import Clip, deck_context
+from slides.lesson import BUILDERS
+from tests.conftest import THREE_HEADS
+from worksheet import Values, Worksheet, compute_values, load_worksheet
+
+
+@pytest.fixture(scope="module")
+def three_ws() -> Worksheet:
+    return load_worksheet(THREE_HEADS)
+
+
+@pytest.fixture(scope="module")
+def three_deck_values(three_ws: Worksheet) -> Values:
+    return compute_values(three_ws)
+
+
+@pytest.fixture(scope="module")
+def default_deck(default_ws: Worksheet, default_values: Values) -> Deck:
+    return deck_context(default_ws, default_values)
+
+
+@pytest.fixture(scope="module")
+def three_deck(three_ws: Worksheet, three_deck_values: Values) -> Deck:
+    return deck_context(three_ws, three_deck_values)
+
+
+def walk(node: Any, step: int | None = None) -> Iterator[tuple[Any, int | None]]:
+    """Every dataclass and inline item under ``node``, with the reveal step it appears at."""
+    if isinstance(node, tuple):
+        for item in node:
+            yield from walk(item, step)
+        return
+    if not is_dataclass(node):
+        return
+    own = getattr(node, "fragment", None)
+    step = own if own is not None else step
+    yield node, step
+    for field in fields(node):
+        yield from walk(getattr(node, field.name), step)
+
+
+def nums(node: Any) -> list[tuple[str, int | None]]:
+    return [(item.key, step) for item, step in walk(node) if isinstance(item, Num)]
+
+
+def slide(deck: Deck, id: str) -> Slide:
+    return next(s for s in deck.slides if s.id == id)
+
+
+def active_panel(s: Slide) -> Panel:
+    return next(p for item, _ in walk(s.blocks) if isinstance(item, Switch)
+                for p in item.panels if p.active)
+
+
+def first_step(keys: list[tuple[str, int | None]], pattern: str) -> int:
+    found = [step for key, step in keys if re.search(pattern, key) and step is not None]
+    assert found, pattern
+    return min(found)
+
+
+# ------------------------------------------------------------------ stacks and slides
+
+
+@pytest.mark.parametrize("which", ["default", "three"])
+def test_every_lesson_part_has_its_stacks_with_the_expected_slides(which, request) -> None:
+    deck: Deck = request.getfixturevalue(f"{which}_deck")
+    ws: Worksheet = request.getfixturevalue("default_ws" if which == "default" else "three_ws")
+    heads = ws.n_heads
+    assert set(BUILDERS) == {part for part, *_ in PARTS}
+    parts = [stack.part for stack in deck.stacks]
+    assert list(dict.fromkeys(parts)) == list(dict.fromkeys(part for part, *_ in PARTS))
+    counts = {stack.id: len(stack.slides) for stack in deck.stacks}
+    expected = {
+        "prompt": 2, "details": 5, "one-two-heads": 3, "readings": heads + 1,
+        "roles-shapes": 4, "projections": heads + 1,
+        **{f"head-{h}": 7 for h in range(1, heads + 1)},
+        "wide-head": 3, "combine": 5, "prediction": 2, "other-context": 2, "grids": 7,
+        "bias": 2, "pytorch": 3, "trained": 4 + len(ws.lesson.trained.heads), "patches": 3,
+        "lab-why": 4, "lab-numbers": 6, "lab-batch": 12, "lab-training": 4,
+        "lab-library": 4, "lab-next": 3,
+    }
+    assert counts == expected
+    assert [s.head for s in deck.stacks if s.part == "head-walkthrough"] == \
+        list(range(1, heads + 1))
+
+
+def test_slide_ids_are_unique_and_every_slide_has_speaker_notes(default_deck: Deck,
+                                                                   three_deck: Deck) -> None:
+    for deck in (default_deck, three_deck):
+        ids = [s.id for s in deck.slides]
+        assert len(ids) == len(set(ids))
+        for s in deck.slides:
+            text = "".join(getattr(item, "text", "") for item, _ in walk(s.notes))
+            assert len(text) > 40, s.id
+            assert s.title, s.id
+
+
+def test_every_number_is_a_bound_figure_with_the_formatter_text(default_deck: Deck,
+                                                                 default_values: Values,
+                                                                 three_deck: Deck,
+                                                                 three_deck_values: Values) -> None:
+    for deck, values in ((default_deck, default_values), (three_deck, three_deck_values)):
+        found = [item for item, _ in walk(deck.stacks) if isinstance(item, Num)]
+        assert len(found) > 1000
+        for num in found:
+            assert num.text == values.text(num.key), num.key
+
+
+def test_prose_and_formulas_written_for_the_deck_contain_no_digit(default_deck: Deck,
+                                                                   three_deck: Deck) -> None:
+    for deck in (default_deck, three_deck):
+        for item, _ in walk(deck.stacks):
+            if isinstance(item, Text):
+                assert not re.search(r"\d", item.text), item.text
+            if isinstance(item, (Math, Formula)):
+                assert not re.search(r"\d", item.tex), item.tex
+
+
+def test_the_lesson_formulas_are_there(default_deck: Deck) -> None:
+    tex = " ".join(item.tex for item, _ in walk(default_deck.stacks)
+                   if isinstance(item, (Math, Formula)))
+    for formula in (r"A = \operatorname{softmax}\!\left(\frac{QK^\top}{\sqrt{d_k}} + M\right)",
+                    "H = AV", r"\Delta E = \operatorname{Concat}\left(H^{\text{setting}}, "
+                    r"H^{\text{person}}\right)\, W_O", r"E' = E + \Delta E",
+                    r"\alpha_j = \frac{e^{s_j}}{\sum_{j'} e^{s_{j'}}}",
+                    r"m = \sum_j \alpha_j\, v_j", r"\Delta e = \sum_h m^{(h)}\, W_O^{(h)}",
+                    r"\text{perplexity} = \exp(\text{cross-entropy})"):
+        assert formula in tex, formula
+
+
+# ------------------------------------------------------------------ fragments
+
+
+@pytest.mark.parametrize("h", [1, 2])
+def test_dot_products_appear_source_by_source(default_deck: Deck, default_ws: Worksheet,
+                                              h: int) -> None:
+    keys = nums(active_panel(slide(default_deck, f"head-{h}-dots")).blocks)
+    steps = [first_step(keys, rf"\.dots\[{j}\]$") for j in range(default_ws.length)]
+    assert steps == sorted(set(steps)) and len(steps) == default_ws.length
+
+
+def test_exponentials_come_before_the_denominator_and_the_weights(default_deck: Deck) -> None:
+    keys = nums(active_panel(slide(default_deck, "head-1-softmax")).blocks)
+    scores, exps = first_step(keys, r"\.scores\["), first_step(keys, r"\.exps\[")
+    denominator, weights = first_step(keys, r"\.denominator$"), first_step(keys, r"\.weights\[")
+    assert scores < exps < denominator < weights
+
+
+def test_contributions_come_before_their_sum(default_deck: Deck) -> None:
+    keys = nums(active_panel(slide(default_deck, "head-2-contributions")).blocks)
+    assert first_step(keys, r"\.contributions\[") < first_step(keys, r"\.message\[")
+
+
+def test_messages_then_concatenation_then_w_o_then_residual(default_deck: Deck) -> None:
+    keys = nums(slide(default_deck, "combine-together").blocks)
+    messages = [first_step(keys, rf"\.h{h}\.message") for h in (1, 2)]
+    joined = first_step(keys, r"\.joined\[")
+    delta = first_step(keys, r"\.delta\[")
+    updated = first_step(keys, r"\.E_prime\[")
+    assert messages[0] < messages[1] < joined < delta < updated
+
+
+def test_the_toy_reveals_one_head_then_two_then_the_required_weights(default_deck) -> None:
+    keys = nums(slide(default_deck, "one-two-heads-toy").blocks)
+    assert first_step(keys, r"toy\.one_head") < first_step(keys, r"toy\.two_heads") \
+        < first_step(keys, r"toy\.required")
+
+
+# ------------------------------------------------------------------ switchers
+
+
+@pytest.mark.parametrize("which", ["default", "three"])
+def test_switchable_slides_hold_a_panel_for_every_sentence_and_head(which, request) -> None:
+    deck: Deck = request.getfixturevalue(f"{which}_deck")
+    ws: Worksheet = request.getfixturevalue("default_ws" if which == "default" else "three_ws")
+    heads = [str(h) for h in range(1, ws.n_heads + 1)]
+    switchable = [s for s in deck.slides if s.switcher is not None]
+    walkthrough = [s for s in switchable if s.part == "head-walkthrough"]
+    assert len(walkthrough) == 7 * ws.n_heads
+    assert {s.id for s in switchable if s.part == "grids"} == \
+        {"grids-project", "grids-heads", "grids-join"}
+    for s in switchable:
+        switcher = s.switcher
+        assert [c.value for c in switcher.sentences] == list(ws.sentences)
+        with_heads = bool(switcher.heads)
+        if with_heads:
+            assert [c.value for c in switcher.heads] == heads
+        (switch,) = [item for item, _ in walk(s.blocks) if isinstance(item, Switch)]
+        states = [(p.sentence, p.head) for p in switch.panels]
+        expected = [(name, int(h) if with_heads else None) for name in ws.sentences
+                    for h in (heads if with_heads else [None])]
+        assert states == expected, s.id
+        active = [p for p in switch.panels if p.active]
+        assert [(p.sentence, p.head) for p in active] == [(switcher.sentence, switcher.head)]
+        assert sum(c.chosen for c in switcher.sentences) == 1
+        steps = {tuple(sorted({step for _, step in nums(p.blocks) if step is not None}))
+                 for p in switch.panels}
+        assert len(steps) == 1, f"{s.id}: panels reveal in different steps"
+        for panel in switch.panels:
+            for key, _ in nums(panel.blocks):
+                if key.split(".")[0] in ws.sentences:
+                    assert key.startswith(panel.sentence + "."), (s.id, key)
+                head = re.search(r"\.h(\d+)\.", key)
+                if head and panel.head is not None:
+                    assert int(head[1]) == panel.head, (s.id, key)
+
+
+def test_each_head_stack_starts_on_its_own_head(default_deck: Deck) -> None:
+    for h in (1, 2):
+        for s in next(st for st in default_deck.stacks if st.id == f"head-{h}").slides:
+            assert s.switcher.head == h and s.switcher.sentence == "river"
+
+
+# ------------------------------------------------------------------ clips
+
+
+def test_a_clip_opens_the_stack_of_its_part(default_ws: Worksheet,
+                                            default_values: Values) -> None:
+    entries = lecture_order(default_ws.n_heads)
+    chosen = [e for e in entries if e.name in ("HeadWalkthrough2", "BiasFlag")]
+    clips = [Clip(e, f"stem-{e.name}", Path("clip.mp4"), "WEBVTT\n") for e in chosen]
+    deck = deck_context(default_ws, default_values, clips)
+    plain = deck_context(default_ws, default_values)
+    assert len(deck.slides) == len(plain.slides) + 2
+    stacks = {stack.id: stack for stack in deck.stacks}
+    for stack_id, stem in (("head-2", "stem-HeadWalkthrough2"), ("bias", "stem-BiasFlag")):
+        (video,) = stacks[stack_id].slides[0].blocks
+        assert isinstance(video, Video)
+        assert video.src == f"video/{stem}.mp4" and video.captions == f"video/{stem}.vtt"
+    assert not any(isinstance(item, Video) for item, _ in walk(plain.stacks))
