@@ -147,6 +147,10 @@ class Book:
         """A head's name from the worksheet."""
         return Word(self.ws.lesson.head_names[h - 1])
 
+    def number(self, h: int) -> Num:
+        """A head's number, counted from one."""
+        return self.n(f"dims.head_numbers[{h - 1}]")
+
     def feature(self, c: int) -> Word:
         return Word(self.ws.lesson.features[c])
 
@@ -250,7 +254,7 @@ class Book:
             Panel(s, h, self._caption(s, h), make(s, h), (s, h) == (sentence, head))
             for s, h in states)
         sentence_choices = tuple(Choice(s, (Word(s),), s == sentence) for s in self.sentences)
-        head_choices = tuple(Choice(str(h), (self.head(h),), h == head)
+        head_choices = tuple(Choice(str(h), (self.number(h), Text(" "), self.head(h)), h == head)
                              for h in self.heads) if heads else ()
         return Switch(panels), Switcher(sentence_choices, head_choices, sentence, head)
 

@@ -134,7 +134,8 @@ def projections(book: Book) -> list[Stack]:
             (book.matrix(f"params.h{h}.W_{kind}", book.feature_columns(),
                          corner=(Math(f"W_{kind}^{{{book.head_tex(h)}}}"),)),)
             for kind in "QKV")
-        section.add(f"h{h}", book.say("The {name} head's projections", name=book.head(h)), [
+        section.add(f"h{h}", book.say("Head {n}: the {name} head's projections",
+                                      n=book.number(h), name=book.head(h)), [
             Columns(mats),
             Para(book.say("Query of the final {r}: {q} = {v}", r=book.receiver(),
                           q=Math(r"e\,W_Q"), v=book.listing(f"{s}.h{h}.Q[{last}]")),

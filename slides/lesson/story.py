@@ -220,8 +220,8 @@ def readings(book: Book) -> list[Stack]:
     section = Section("readings", "readings", "Readings in the full sentence")
     for h in book.heads:
         top = book.top(s, h)
-        section.add(f"h{h}", book.say("The {name} head in the full sentence",
-                                      name=book.head(h)), [
+        section.add(f"h{h}", book.say("Head {n}, the {name} head, in the full sentence",
+                                      n=book.number(h), name=book.head(h)), [
             book.bars(s, f"{s}.h{h}", focus=(top,)),
             Para(book.say("At the final {r}, the {name} head gives {src} the weight {w}: "
                           "its values carry this head's information to the receiver.",
