@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 import time
 from collections.abc import Callable
@@ -176,3 +177,93 @@ def list_command(worksheet_path: Path | None, out_dir: Path | None) -> None:
         table.add_row(f"{number:02d}", entry.name, entry.part, entry.title, shown)
     Console().print(table)
     click.echo(f"{len(entries)} scenes, {total:.1f} s rendered in {settings.out / 'video'}")
+
+
+def _parse_shard(_: click.Context, __: click.Parameter, value: str | None
+                 ) -> tuple[int, int] | None:
+    if value is None:
+        return None
+    try:
+        index, count = (int(part) for part in value.split("/"))
+    except ValueError:
+        raise click.BadParameter(f"expected I/N such as 1/2, got {value!r}") from None
+    if not 1 <= index <= count:
+        raise click.BadParameter(f"expected 1 ≤ I ≤ N, got {value!r}")
+    return index, count
+
+
+@main.command("build")
+@click.argument("scene_names", nargs=-1, metavar="[SCENE]...")
+@_WORKSHEET
+@click.option("--quality", type=click.Choice(["l", "m", "h", "k"]), default="l",
+              show_default=True, help="Manim quality: 480p15, 720p30, 1080p60 or 2160p60.")
+@click.option("-j", "--jobs", type=click.IntRange(min=1), default=None,
+              help="Scenes rendered at once (default: the number of cores).")
+@click.option("--shard", callback=_parse_shard, default=None, metavar="I/N",
+              help="Render only the I-th of N deterministic shares of the scenes.")
+@_OUT
+@_friendly
+def build_command(scene_names: tuple[str, ...], worksheet_path: Path | None, quality: str,
+                  jobs: int | None, shard: tuple[int, int] | None,
+                  out_dir: Path | None) -> None:
+    """Render every scene that changed (or only the named ones), then the deck, into OUT."""
+    from render.build import BuildOptions, LockError, build
+    from render.progress import BuildProgress
+    from scenes.order import LayoutLimitError
+
+    settings = resolve_settings({"worksheet": worksheet_path, "out": out_dir})
+    options = BuildOptions(settings.worksheet, settings.out, quality,
+                           jobs or os.cpu_count() or 1, shard, scene_names)
+    console = Console(stderr=True)
+    try:
+        with BuildProgress(console) as progress:
+            result = build(options, progress.update)
+    except (LockError, LayoutLimitError) as error:
+        _fail(str(error))
+    except KeyError as error:
+        _fail(str(error).strip("'\""))
+    table = Table("scene", "status", "why", "seconds", title=f"build of {settings.out}")
+    for outcome in result.scenes:
+        colour = {"rendered": "green", "reused": "cyan", "failed": "red"}.get(outcome.status, "")
+        table.add_row(outcome.entry.name, f"[{colour}]{outcome.status}[/]" if colour
+                      else outcome.status, outcome.reason,
+                      f"{outcome.seconds:.1f}" if outcome.seconds else "")
+    console.print(table)
+    counts = {status: sum(1 for s in result.scenes if s.status == status)
+              for status in ("rendered", "reused", "failed")}
+    console.print(f"{counts['rendered']} rendered, {counts['reused']} reused, "
+                  f"{counts['failed']} failed; slides {result.slides}; "
+                  f"{result.seconds:.1f} s")
+    for outcome in result.failed:
+        console.print(f"[red]{outcome.entry.name} failed:[/red] {outcome.error}")
+    if result.failed:
+        sys.exit(1)
+
+
+@main.command("check")
+@_OUT
+@click.option("--worksheet", "worksheet_path", type=click.Path(dir_okay=False, path_type=Path),
+              default=None, help="Worksheet to check against (default: the one in build.json).")
+@_friendly
+def check_command(out_dir: Path | None, worksheet_path: Path | None) -> None:
+    """Verify every figure in OUT's deck, figure manifests and captions against a fresh
+    recomputation. Exit 0 when all match, 1 on any mismatch or a stale build, 2 on bad input."""
+    from render.check import check_build
+
+    settings = resolve_settings({"out": out_dir})
+    started = time.perf_counter()
+    report = check_build(settings.out, worksheet_path)
+    console = Console()
+    for reason in report.stale:
+        console.print(f"[yellow]stale:[/yellow] {reason}")
+    if report.mismatches:
+        table = Table("KEY", "shown", "expected", "where",
+                      title=f"{len(report.mismatches)} figures differ")
+        for m in report.mismatches:
+            table.add_row(m.key, m.shown, m.expected, m.where)
+        console.print(table)
+    counted = ", ".join(f"{n} {what}" for what, n in report.counts.items())
+    verdict = "all figures match" if report.ok else "check failed"
+    console.print(f"{verdict}: {counted} ({time.perf_counter() - started:.1f} s)")
+    if not report.ok:
+        sys.exit(1)

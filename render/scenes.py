@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -68,10 +69,11 @@ def render_scene(entry: SceneEntry, worksheet: Path, quality: str,
                    "--progress_bar", "none", "--media_dir", media,
                    str(SCENES_DIR / f"{entry.module}.py"), entry.name]
         env = {**os.environ, "LECTURE_WORKSHEET": str(worksheet.resolve())}
-        process = subprocess.run(command, capture_output=True, text=True, env=env, check=False)
+        process = subprocess.run(command, capture_output=True, text=True, env=env, check=False,
+                                 stdin=subprocess.DEVNULL)
         if process.returncode != 0:
-            tail = "\n".join((process.stderr or process.stdout).strip().splitlines()[-12:])
-            raise RenderError(f"{entry.name} failed (exit {process.returncode}):\n{tail}")
+            raise RenderError(f"{entry.name} failed (exit {process.returncode}): "
+                              f"{_last_error(process.stderr + process.stdout)}")
         produced = []
         for suffix in SUFFIXES:
             found = sorted(Path(media).rglob(f"{entry.name}{suffix}"))
@@ -84,6 +86,15 @@ def render_scene(entry: SceneEntry, worksheet: Path, quality: str,
             staging = target.with_name(f".{target.name}.tmp")
             shutil.copyfile(source, staging)
             os.replace(staging, target)
+
+
+def _last_error(output: str) -> str:
+    """The line that says what went wrong, from Manim's (possibly boxed) traceback."""
+    lines = [line.strip() for line in output.splitlines() if line.strip()]
+    for line in reversed(lines):
+        if re.match(r"^[A-Za-z_.]*(Error|Exception)\b.*:", line):
+            return line
+    return " ".join(lines[-3:]) or "no output"
 
 
 def read_duration(manifest: Path) -> float | None:

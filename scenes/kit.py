@@ -183,7 +183,9 @@ class CaptionRecord:
     start: float
     end: float
     figures: list[tuple[str, str]]
-    words: list[str]
+    template: str
+    slots: dict[str, str]
+    words: dict[str, str]
 
 
 @dataclass
@@ -283,8 +285,8 @@ class LectureScene(Scene):
             self.wait(remaining)
         end = float(self.time)
         self.add_subcaption(text, duration=end - start, offset=start - end)
-        self.captions.append(CaptionRecord(text, start, end, figures,
-                                           list((words or {}).values())))
+        self.captions.append(CaptionRecord(text, start, end, figures, template, dict(keys),
+                                           dict(words or {})))
 
     # ----------------------------------------------------------------- sections
 
@@ -340,7 +342,8 @@ class LectureScene(Scene):
             "sections": [{"name": s.name, "figures": figures(s.figures)}
                          for s in self.sections],
             "captions": [{"index": i, "start": round(c.start, 3), "end": round(c.end, 3),
-                          "text": c.text, "figures": figures(c.figures), "words": c.words}
+                          "text": c.text, "template": c.template, "slots": c.slots,
+                          "words": c.words, "figures": figures(c.figures)}
                          for i, c in enumerate(self.captions, start=1)],
             "reads": sorted(self.v.read),
         }
