@@ -178,6 +178,13 @@ def _alive(pid: int) -> bool:
 # --------------------------------------------------------------------------- records
 
 
+def _remove_leftovers(out: Path) -> None:
+    """Staging files of a build that was killed mid-write (never counted as outputs)."""
+    for folder in (out, out / "video", out / "records"):
+        for path in folder.glob(".*.tmp"):
+            path.unlink(missing_ok=True)
+
+
 def _record_path(out: Path, entry: SceneEntry) -> Path:
     return out / "records" / f"{entry.name}.json"
 
@@ -306,6 +313,7 @@ def build(options: BuildOptions, progress: Progress | None = None) -> BuildResul
     versions = tool_versions()
     notify = progress or (lambda *_: None)
     with BuildLock(options.out):
+        _remove_leftovers(options.out)
         previous = _read_json(options.out / "build.json") or {}
         result = BuildResult()
         planner = _Planner(options, ws, code, versions, previous)
@@ -355,10 +363,13 @@ def _render_all(options: BuildOptions, planner: _Planner, entries: Sequence[Scen
         notify("done", entry, seconds)
         return SceneOutcome(entry, "rendered", reason, seconds)
 
-    with ThreadPoolExecutor(max_workers=max(1, options.jobs)) as pool:
+    pool = ThreadPoolExecutor(max_workers=max(1, options.jobs))
+    try:
         futures = [pool.submit(one, entry, reason) for entry, reason in todo]
         for future in as_completed(futures):
             outcomes.append(future.result())
+    finally:  # on Ctrl-C: start nothing new, let scenes in flight end
+        pool.shutdown(wait=True, cancel_futures=True)
     return outcomes
 
 

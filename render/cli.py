@@ -218,6 +218,9 @@ def build_command(scene_names: tuple[str, ...], worksheet_path: Path | None, qua
     try:
         with BuildProgress(console) as progress:
             result = build(options, progress.update)
+    except KeyboardInterrupt:
+        console.print("interrupted: finished scenes are kept; the next build goes on from there")
+        sys.exit(130)
     except (LockError, LayoutLimitError) as error:
         _fail(str(error))
     except KeyError as error:
