@@ -72,6 +72,8 @@ class Word:
     """A string from the worksheet (token, head or feature name), shown literally."""
 
     text: str
+    sup: bool = False
+    """Set as a superscript label, such as a head's name on its matrices."""
     kind: ClassVar[str] = "word"
 
 
@@ -254,7 +256,7 @@ class Switch:
 
 @dataclass(frozen=True)
 class Video:
-    """A rendered scene clip with its captions (paths relative to ``index.html``)."""
+    """A rendered scene clip (path relative to ``index.html``) and its WebVTT captions URL."""
 
     src: str
     captions: str | None

@@ -5,7 +5,7 @@ Stages, each usable on its own:
 1. :func:`deck_context` turns the worksheet values into the typed deck (stacks, slides,
    fragments, switcher panels), adding a clip slide for every rendered scene;
 2. :func:`find_clips` finds rendered scenes in ``OUT/video/`` and converts their
-   subtitles to WebVTT;
+   subtitles to WebVTT, which the clip's ``<track>`` carries as a ``data:`` URL;
 3. :func:`render_html` displays the deck through the jinja2 templates;
 4. :func:`build_deck` does all of that, then writes ``OUT/slides/`` into a staging
    folder and swaps it into place, so a failed build never leaves a half-written deck.
@@ -16,6 +16,7 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
+from base64 import b64encode
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
@@ -87,7 +88,9 @@ def deck_context(ws: Worksheet, values: Values, clips: Sequence[Clip] = ()) -> D
 
 
 def _with_clip(stack: Stack, clip: Clip) -> Stack:
-    captions = f"video/{clip.stem}.vtt" if clip.captions is not None else None
+    # Embedded: browsers refuse to load a separate track file into a page opened from file://.
+    captions = None if clip.captions is None else \
+        "data:text/vtt;charset=utf-8;base64," + b64encode(clip.captions.encode()).decode()
     slide = Slide(f"{stack.id}-clip", stack.title,
                   (Video(f"video/{clip.stem}.mp4", captions),),
                   ((Text("The rendered scene for this part. Play it first; the slides that "
@@ -180,8 +183,6 @@ def build_deck(ws: Worksheet, values: Values, out: Path, *, pdf: bool = False) -
                 _copy(asset.source, folder / asset.target)
             for clip in clips:
                 _copy(clip.video, folder / "video" / f"{clip.stem}.mp4")
-                if clip.captions is not None:
-                    write_text(folder / "video" / f"{clip.stem}.vtt", clip.captions)
             write_text(folder / "index.html", html)
         except OSError as error:
             raise OutputError(f"{target}: cannot write the deck ({error})") from None

@@ -7,6 +7,7 @@ is configured to print each slide once, with all its fragments shown.
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from slides.assets import DeckError
@@ -26,11 +27,19 @@ _READY = """() => window.__deckPrinted === true
 def print_pdf(index: Path, target: Path, *, timeout_ms: int = 120_000) -> None:
     """Write ``target``: the deck at ``index`` printed through Reveal.js's print view.
 
+    The browser runs in a worker thread: Playwright's synchronous API refuses a thread
+    that already runs an event loop (a notebook, or another Playwright session).
+
     Raises
     ------
     DeckError
         When Chromium cannot be started or the deck does not finish laying out.
     """
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        pool.submit(_print, index, target, timeout_ms).result()
+
+
+def _print(index: Path, target: Path, timeout_ms: int) -> None:
     from playwright.sync_api import Error, sync_playwright
 
     width, height = SLIDE_SIZE

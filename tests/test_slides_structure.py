@@ -4,6 +4,7 @@ everywhere, switchers whose panels hold exactly their sentence's and head's numb
 from __future__ import annotations
 
 import re
+from base64 import b64decode
 from collections.abc import Iterator
 from dataclasses import fields, is_dataclass
 from pathlib import Path
@@ -135,8 +136,8 @@ def test_the_lesson_formulas_are_there(default_deck: Deck) -> None:
     tex = " ".join(item.tex for item, _ in walk(default_deck.stacks)
                    if isinstance(item, (Math, Formula)))
     for formula in (r"A = \operatorname{softmax}\!\left(\frac{QK^\top}{\sqrt{d_k}} + M\right)",
-                    "H = AV", r"\Delta E = \operatorname{Concat}\left(H^{\text{setting}}, "
-                    r"H^{\text{person}}\right)\, W_O", r"E' = E + \Delta E",
+                    "H = AV", r"\Delta E = \operatorname{Concat}_h\!\left(H^{(h)}\right)\, W_O",
+                    r"E' = E + \Delta E",
                     r"\alpha_j = \frac{e^{s_j}}{\sum_{j'} e^{s_{j'}}}",
                     r"m = \sum_j \alpha_j\, v_j", r"\Delta e = \sum_h m^{(h)}\, W_O^{(h)}",
                     r"\text{perplexity} = \exp(\text{cross-entropy})"):
@@ -241,5 +242,6 @@ def test_a_clip_opens_the_stack_of_its_part(default_ws: Worksheet,
     for stack_id, stem in (("head-2", "stem-HeadWalkthrough2"), ("bias", "stem-BiasFlag")):
         (video,) = stacks[stack_id].slides[0].blocks
         assert isinstance(video, Video)
-        assert video.src == f"video/{stem}.mp4" and video.captions == f"video/{stem}.vtt"
+        assert video.src == f"video/{stem}.mp4"
+        assert b64decode(video.captions.split(",", 1)[1]) == b"WEBVTT\n"
     assert not any(isinstance(item, Video) for item, _ in walk(plain.stacks))

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from slides.context import (
     Block,
     Bullets,
@@ -19,7 +21,7 @@ from slides.context import (
     Text,
     Word,
 )
-from slides.lesson.kit import Book, Section, Steps
+from slides.lesson.kit import CONCAT, Book, Section, Steps
 
 __all__ = ["combine", "grids", "other_context", "prediction"]
 
@@ -27,8 +29,7 @@ RESIDUAL = r"E' = E + \Delta E"
 _BARS_PER_COLUMN = 10
 
 
-def _delta_tex(book: Book) -> str:
-    return rf"\Delta E = {book.concat_tex()}\, W_O"
+DELTA = rf"\Delta E = {CONCAT}\, W_O"
 
 
 def _head_groups(book: Book) -> tuple[tuple[Runs, ...], tuple[int, ...]]:
@@ -54,7 +55,7 @@ def combine(book: Book) -> list[Stack]:
         Para(book.say("Residual: {e} = {a} + {b} = {c}", e=Math(r"e' = e + \Delta e"),
                       a=book.listing(f"{s}.E[{last}]"), b=book.listing(f"{s}.delta[{last}]"),
                       c=book.listing(f"{s}.E_prime[{last}]")), fragment=step()),
-        Formula(_delta_tex(book) + r",\qquad " + RESIDUAL, fragment=step()),
+        Formula(DELTA + r",\qquad " + RESIDUAL, fragment=step()),
     ], [
         "Four moves, in order: keep each head's message, put them side by side, map the "
         "joined row with W_O, and add the result to the original row.",
@@ -67,9 +68,10 @@ def combine(book: Book) -> list[Stack]:
         Para(book.say("Each head's {h} has one row per token. Joining them side by side gives "
                       "{j}: still one row per token, now with every head's coordinates.",
                       h=Math("H"), j=book.n("shapes.joined"))),
-        Table(joined.columns, joined.rows, (Math(book.concat_tex()),), (), "matrix",
-              joined.size, 1, spans),
-        Formula(_delta_tex(book), fragment=2),
+        replace(joined, corner=(Math(r"\operatorname{Concat}_h H^{(h)}"),), spans=spans),
+        Formula(DELTA, fragment=2),
+        Para(book.say("with {h} running over the heads: {names}.", h=Math("h"),
+                      names=book.head_list()), fragment=2),
     ], [
         "Concatenation keeps the messages apart; it does not add them coordinate by "
         "coordinate and it does not stack the tokens.",
@@ -97,8 +99,7 @@ def combine(book: Book) -> list[Stack]:
                     fragment=book.ws.n_heads + 1, style="total"))
     section.add("blocks", book.say("Each head's block of {wo}", wo=Math("W_O")), [
         Formula(r"\Delta e = \sum_h m^{(h)}\, W_O^{(h)}"),
-        Table(book.feature_columns(), tuple(rows), corner=book.say("share of"),
-              size=book.size(len(rows), book.width)),
+        Table(book.feature_columns(), tuple(rows), corner=book.say("share of")),
     ], [
         "Split W_O into one block of rows per head. Each head's message times its block is "
         "that head's share of the update; the shares add up to the update.",
@@ -112,7 +113,7 @@ def combine(book: Book) -> list[Stack]:
                                         for c in range(book.width)), fragment=1),
         Row((Math("e'"),), tuple(Cell((book.n(f"{s}.E_prime[{last}][{c}]"),), style="result")
                                  for c in range(book.width)), fragment=2, style="total"),
-    ), corner=(book.receiver(),), size=book.size(3, book.width))
+    ), corner=(book.receiver(),))
     section.add("residual", "Add the update to the original row", [
         residual,
         Formula(RESIDUAL, fragment=3),
@@ -137,8 +138,7 @@ def _update_terms(book: Book) -> Table:
         Cell(()), *(Cell((book.n(f"{s}.delta[{last}][{c}]"),), style="result")
                     for c in range(book.width))), fragment=2, style="total"))
     return Table(((Math("m"),), *book.feature_columns()), tuple(rows),
-                 corner=book.say("joined"), style="steps",
-                 size=book.size(len(rows), book.width + 1))
+                 corner=book.say("joined"), style="steps")
 
 
 def prediction(book: Book) -> list[Stack]:
@@ -183,7 +183,7 @@ def _vocabulary_bars(book: Book, s: str) -> Columns:
         rows = tuple(Row((Word(vocab[i]),), (
             Cell((book.n(f"{s}.probs[{i}]"),), fill=float(book.value(f"{s}.probs[{i}]"))),),
             style="focus" if i in (prediction_id, target_id) else "") for i in chunk)
-        columns.append((Table((), rows, style="bars", size=book.size(len(rows), 1)),))
+        columns.append((Table((), rows, style="bars"),))
     return Columns(tuple(columns))
 
 
@@ -204,8 +204,7 @@ def other_context(book: Book) -> list[Stack]:
     )) for name in book.sentences)
     section.add("every", "Every context, every head", [
         Table((*((book.head(h),) for h in book.heads), book.say("prediction")), rows,
-              corner=book.say("final messages"), size=book.size(len(rows),
-                                                                book.ws.n_heads + 1)),
+              corner=book.say("final messages")),
         Para(book.say("Same parameters, different contexts: the heads' messages and the "
                       "prediction follow the words."), fragment=1),
     ], [
@@ -222,8 +221,7 @@ def _context_panel(book: Book, s: str) -> tuple[Block, ...]:
              style="focus" if j == book.top(s, h) else "")
         for j in range(book.length))) for h in book.heads)
     return (
-        Table(columns, rows, corner=book.say("weights"), style="grid",
-              size=book.size(len(rows), book.length)),
+        Table(columns, rows, corner=book.say("weights"), style="grid"),
         Bullets(tuple(Item(book.say("{name} head's message: {m}", name=book.head(h),
                                     m=book.listing(f"{s}.h{h}.message")))
                       for h in book.heads)),
@@ -242,9 +240,9 @@ def grids(book: Book) -> list[Stack]:
             (book.matrix(f"{s}.E", book.token_rows(s), book.feature_columns(),
                          corner=(Math("E"),)),),
             (book.matrix(f"params.h{head}.W_Q", book.feature_columns(),
-                         corner=(Math(f"W_Q^{{{book.head_tex(head)}}}"),)),),
+                         corner=book.labelled("W_Q", head)),),
             (book.matrix(f"{s}.h{head}.Q", book.token_rows(s),
-                         corner=(Math(f"Q^{{{book.head_tex(head)}}}"),), fragment=1),),
+                         corner=book.labelled("Q", head), fragment=1),),
         )),)
 
     switch, switcher = book.switch(projected, heads=True)
@@ -275,7 +273,7 @@ def grids(book: Book) -> list[Stack]:
         head = h or 1
         return (book.matrix(f"{s}.h{head}.A", book.token_rows(s),
                             tuple((book.token(s, j),) for j in range(book.length)),
-                            corner=(Math(f"A^{{{book.head_tex(head)}}}"),),
+                            corner=book.labelled("A", head),
                             focus=(book.last,), shade=True),)
 
     switch, switcher = book.switch(grid, heads=True)
@@ -287,14 +285,15 @@ def grids(book: Book) -> list[Stack]:
     columns, spans = _head_groups(book)
 
     def joined(s: str, _: int | None) -> tuple[Block, ...]:
-        table = book.matrix(f"{s}.joined", book.token_rows(s), columns)
-        return (Table(table.columns, table.rows, (Math(book.concat_tex()),), (), "matrix",
-                      table.size, None, spans),)
+        return (replace(book.matrix(f"{s}.joined", book.token_rows(s), columns),
+                        corner=(Math(r"\operatorname{Concat}_h H^{(h)}"),), spans=spans),)
 
     switch, switcher = book.switch(joined, heads=False)
     section.add("join", "Join coordinates, not token rows", [
         switch,
-        Formula(_delta_tex(book) + r",\qquad " + RESIDUAL, fragment=1),
+        Formula(DELTA + r",\qquad " + RESIDUAL, fragment=1),
+        Para(book.say("{h} runs over the heads: {names}.", h=Math("h"), names=book.head_list()),
+             fragment=1),
     ], [
         "The superscript names the head; every matrix still has one row per token.",
         "Joining rows instead of coordinates would double the number of tokens, which makes "

@@ -18,6 +18,7 @@ from slides.context import (
     Cell,
     Choice,
     Inline,
+    Math,
     Num,
     Panel,
     Row,
@@ -32,14 +33,14 @@ from slides.context import (
     TokenStrip,
     Word,
 )
+from slides.lesson.layout import fit
 from worksheet import Values, Worksheet
 
-__all__ = ["Book", "Prose", "Section", "Steps", "tex_text"]
+__all__ = ["CONCAT", "Book", "Prose", "Section", "Steps"]
 
 _PLACEHOLDER = re.compile(r"\{(\w+)\}")
-_TEX_SPECIAL = {"\\": r"\textbackslash{}", "{": r"\{", "}": r"\}", "$": r"\$", "&": r"\&",
-                "#": r"\#", "^": r"\textasciicircum{}", "_": r"\_", "%": r"\%",
-                "~": r"\textasciitilde{}"}
+CONCAT = r"\operatorname{Concat}_h\!\left(H^{(h)}\right)"
+"""The heads' messages side by side; which heads ``h`` runs over is said in prose."""
 
 Prose = str | Runs
 """Plain prose, or runs mixing prose with numbers, words and formulas."""
@@ -47,11 +48,6 @@ Prose = str | Runs
 
 def _runs(text: Prose) -> Runs:
     return (Text(text),) if isinstance(text, str) else text
-
-
-def tex_text(text: str) -> str:
-    r"""``text`` as a KaTeX ``\text{...}`` argument, with TeX's special characters escaped."""
-    return r"\text{" + "".join(_TEX_SPECIAL.get(c, c) for c in text) + "}"
 
 
 class Steps:
@@ -170,14 +166,16 @@ class Book:
             runs += [self.n(f"{key}[{c}]"), Text(", " if c < count - 1 else "]")]
         return tuple(runs)
 
-    def head_tex(self, h: int) -> str:
-        """A head's name as a TeX superscript label."""
-        return tex_text(self.ws.lesson.head_names[h - 1])
+    def labelled(self, tex: str, h: int) -> Runs:
+        """A symbol with the head's name as its superscript, such as ``Q`` of one head."""
+        return (Math(tex), Word(self.ws.lesson.head_names[h - 1], sup=True))
 
-    def concat_tex(self, letter: str = "H") -> str:
-        r"""``\operatorname{Concat}(H^{a}, H^{b}, …)`` over this worksheet's heads."""
-        parts = ", ".join(f"{letter}^{{{self.head_tex(h)}}}" for h in self.heads)
-        return rf"\operatorname{{Concat}}\left({parts}\right)"
+    def head_list(self) -> Runs:
+        """Every head's name, separated by commas."""
+        runs: list[Inline] = []
+        for h in self.heads:
+            runs += [self.head(h), Text(", " if h < self.ws.n_heads else "")]
+        return tuple(runs)
 
     # ------------------------------------------------------------------ blocks
 
@@ -187,12 +185,6 @@ class Book:
         boxes = tuple(TokenBox(self.token(sentence, j), self.pos(j), j in focus)
                       for j in range(self.length))
         return TokenStrip(boxes, blank, fragment)
-
-    def size(self, rows: int, columns: int) -> str:
-        """Density of a table from its shape, so any worksheet fits the slide."""
-        level = max(0 if rows <= 6 else 1 if rows <= 10 else 2,
-                    0 if columns <= 6 else 1 if columns <= 10 else 2)
-        return ("roomy", "snug", "tight")[level]
 
     def matrix(self, key: str, rows: Sequence[Runs], columns: Sequence[Runs] = (),
                corner: Runs = (), caption: Runs = (), focus: Sequence[int] = (),
@@ -206,17 +198,15 @@ class Book:
                 fill = float(self.value(entry)) if shade else None
                 cells.append(Cell((self.n(entry),), fill=fill))
             table_rows.append(Row(label, tuple(cells), style="focus" if i in focus else ""))
-        width = len(table_rows[0].cells) if table_rows else 0
         return Table(tuple(columns), tuple(table_rows), corner, caption, "matrix",
-                     self.size(len(rows), width), fragment)
+                     fragment=fragment)
 
     def vector(self, key: str, label: Runs = (), columns: Sequence[Runs] = (),
                fragment: int | None = None) -> Table:
         """A single row vector as a one-row table."""
         count = len(self.values.value(key))
         cells = tuple(Cell((self.n(f"{key}[{c}]"),)) for c in range(count))
-        return Table(tuple(columns), (Row(label, cells),), (), (), "matrix",
-                     self.size(1, count), fragment)
+        return Table(tuple(columns), (Row(label, cells),), fragment=fragment)
 
     def token_rows(self, sentence: str) -> tuple[Runs, ...]:
         """Row labels: each token of the sentence."""
@@ -234,8 +224,7 @@ class Book:
             cell = Cell((self.n(key),), fill=float(self.value(key)))
             rows.append(Row(self.say("{w}", w=self.token(sentence, j)), (cell,),
                             style="focus" if j in focus else ""))
-        return Table((), tuple(rows), (), caption, "bars", self.size(self.length, 1),
-                     fragment)
+        return Table((), tuple(rows), (), caption, "bars", fragment=fragment)
 
     # ------------------------------------------------------------------ switchable slides
 
@@ -279,7 +268,7 @@ class Section:
         """Append a slide; ``notes`` are the speaker notes, one paragraph per entry."""
         if not notes:
             raise ValueError(f"slide {self.id}-{id} has no speaker notes")
-        self._slides.append(Slide(f"{self.id}-{id}", _runs(title), tuple(blocks),
+        self._slides.append(Slide(f"{self.id}-{id}", _runs(title), fit(tuple(blocks)),
                                   tuple(_runs(n) for n in notes), self.part, self.head,
                                   switcher))
 

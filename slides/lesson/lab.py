@@ -57,8 +57,7 @@ def _why(book: Book) -> Stack:
     )) for name in book.sentences)
     section.add("examples", "The lab's examples", [
         Table((*((book.pos(j),) for j in range(book.length)), book.say("next")), rows,
-              corner=book.say("sentence"), style="steps",
-              size=book.size(len(rows), book.length + 1)),
+              corner=book.say("sentence"), style="steps"),
         Para(book.say("The worksheet explains the arithmetic. Whether heads help is a "
                       "question for held-out results of trained models: keep the two "
                       "apart."), fragment=1),
@@ -82,7 +81,7 @@ def _why(book: Book) -> Stack:
     section.add("split", "Project first, then split", [
         Columns(tuple(
             (book.matrix(f"params.h{h}.W_Q", book.feature_columns(),
-                         corner=(Math(f"W_Q^{{{book.head_tex(h)}}}"),)),)
+                         corner=book.labelled("W_Q", h)),)
             for h in book.heads)),
         Para(book.say("Side by side these form one {d} × {j} matrix. We split the projected "
                       "coordinates into heads; no head gets only part of the raw embedding.",
@@ -102,8 +101,7 @@ def _numbers(book: Book) -> Stack:
         *(Cell((book.n(f"{s}.E[{j}][{c}]"),)) for c in range(book.width)),
     )) for j in range(book.length))
     section.add("ids", "Token ids are not embeddings", [
-        Table((book.say("id"), *book.feature_columns()), rows, corner=book.say("token"),
-              size=book.size(book.length, book.width + 1)),
+        Table((book.say("id"), *book.feature_columns()), rows, corner=book.say("token")),
         Para(book.say("An id picks a row of the token table; {e} adds the position row. The "
                       "heads read the floating-point rows, never the ids.",
                       e=Math(r"E = \text{token row} + \text{position row}")), fragment=1),
@@ -118,8 +116,7 @@ def _numbers(book: Book) -> Stack:
     ), fragment=h) for h in book.heads)
     section.add("queries", "Each head asks with its own query", [
         Table((book.say("query of {r}", r=book.receiver()), book.say("source"),
-               book.say("its key")), rows, corner=book.say("head"),
-              size=book.size(len(rows), 3)),
+               book.say("its key")), rows, corner=book.say("head")),
         Para(book.say("The same input row gives a different query under a different "
                       "projection; the source keys differ too."),
              fragment=book.ws.n_heads + 1),
@@ -134,8 +131,7 @@ def _numbers(book: Book) -> Stack:
         Cell((book.n(f"{s}.h{h}.weights_sum"),), style="result"),
     ), fragment=h) for h in book.heads)
     section.add("softmax", "Each head has its own softmax", [
-        Table((*columns, book.say("sum")), rows, corner=book.say("weights"), style="grid",
-              size=book.size(len(rows), book.length + 1)),
+        Table((*columns, book.say("sum")), rows, corner=book.say("weights"), style="grid"),
         Para(book.say("Normalise over sources within a head. Never normalise across heads "
                       "or average their scores."), fragment=book.ws.n_heads + 1),
     ], [
@@ -149,8 +145,7 @@ def _numbers(book: Book) -> Stack:
     ), fragment=h) for h in book.heads)
     section.add("messages", "Each head sends its own kind of message", [
         Table((book.say("strongest source"), book.say("its contribution"),
-               book.say("message")), rows, corner=book.say("head"),
-              size=book.size(len(rows), 3)),
+               book.say("message")), rows, corner=book.say("head")),
         Para(book.say("Matching features choose where to read; values carry the "
                       "information."), fragment=book.ws.n_heads + 1),
     ], [
@@ -175,7 +170,7 @@ def _numbers(book: Book) -> Stack:
     )) for name in book.sentences)
     section.add("prediction", "The prediction MLP stays in place", [
         Table((book.say("predicted"), book.say("probability"), book.say("observed")), rows,
-              corner=book.say("sentence"), size=book.size(len(rows), 3)),
+              corner=book.say("sentence")),
         Para(book.say("A token is chosen only after the vocabulary softmax."), fragment=1),
     ], [
         "Attention weights choose source positions; vocabulary probabilities choose "
@@ -236,8 +231,7 @@ def _batch(book: Book) -> Stack:
         for i, name in enumerate(book.sentences))
     section.add("batch", "The sentences form one batch", [
         Table(tuple((book.pos(j),) for j in range(book.length)), rows,
-              corner=book.say("X {s}", s=book.n("lab.shape.X")), style="matrix",
-              size=book.size(len(rows), book.length)),
+              corner=book.say("X {s}", s=book.n("lab.shape.X")), style="matrix"),
         Para(book.say("Targets y {s}:", s=book.n("lab.shape.y")), fragment=1),
         Bullets(targets, fragment=1),
     ], [
@@ -418,8 +412,7 @@ def _next(book: Book) -> Stack:
     )) for heads in book.ws.lesson.trained.heads)
     section.add("parameters", "More heads need not mean more parameters", [
         Table(((Math("W_Q"),), book.say("each head's {q}", q=Math("Q")), (Math("W_O"),),
-               book.say("attention parameters")), rows, corner=book.say("heads"),
-              size=book.size(len(rows), 4)),
+               book.say("attention parameters")), rows, corner=book.say("heads")),
         Para(book.say("The number of attention patterns grows while each pattern compares "
                       "fewer coordinates."), fragment=1),
     ], [

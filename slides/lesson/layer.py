@@ -83,7 +83,7 @@ def roles_shapes(book: Book) -> list[Stack]:
     ])
     section.add("roles", "The same roles in our sentence", [
         Bullets(tuple(
-            Item(book.say("the {name} head: strongest source at the final {r} is {src}",
+            Item(book.say("the {name} head: strongest source at the final “{r}” is {src}",
                           name=book.head(h), r=book.receiver(),
                           src=book.token(s, book.top(s, h))), h)
             for h in book.heads)),
@@ -113,8 +113,7 @@ def projections(book: Book) -> list[Stack]:
              fragment=2),
          Row(book.say("row {e}", e=Math("e")),
              tuple(Cell((book.n(f"{s}.E[{last}][{c}]"),)) for c in range(book.width)),
-             fragment=3, style="focus")),
-        size=book.size(3, book.width))
+             fragment=3, style="focus")))
     section.add("rows", "Start from position-aware rows", [
         Columns((
             (book.matrix(f"{s}.E", book.token_rows(s), book.feature_columns(),
@@ -132,12 +131,12 @@ def projections(book: Book) -> list[Stack]:
         top = book.top(s, h)
         mats = tuple(
             (book.matrix(f"params.h{h}.W_{kind}", book.feature_columns(),
-                         corner=(Math(f"W_{kind}^{{{book.head_tex(h)}}}"),)),)
+                         corner=book.labelled(f"W_{kind}", h)),)
             for kind in "QKV")
         section.add(f"h{h}", book.say("Head {n}: the {name} head's projections",
                                       n=book.number(h), name=book.head(h)), [
             Columns(mats),
-            Para(book.say("Query of the final {r}: {q} = {v}", r=book.receiver(),
+            Para(book.say("Query of the final “{r}”: {q} = {v}", r=book.receiver(),
                           q=Math(r"e\,W_Q"), v=book.listing(f"{s}.h{h}.Q[{last}]")),
                  fragment=1),
             Para(book.say("Key and value of {src}: {k} and {v}", src=book.token(s, top),
@@ -167,7 +166,7 @@ def wide_head(book: Book) -> list[Stack]:
         for h in book.heads)
     section.add("complete", "Every head has its message", [
         Table((book.say("denominator"), book.say("strongest source"), book.say("message")),
-              rows, corner=book.say("head"), size=book.size(len(rows), 3)),
+              rows, corner=book.say("head")),
         Para(book.say("Queries and keys chose the weights; values supplied the content. "
                       "Each head's calculation is independent of the others."),
              fragment=book.ws.n_heads + 1),
@@ -185,7 +184,7 @@ def wide_head(book: Book) -> list[Stack]:
         Columns((
             (book.bars(s, f"{s}.wide", focus=(int(book.value(f"{s}.wide.top_source")),),
                        fragment=1),),
-            (Para(book.say("One wide head at the final {r}: its single weight row mixes "
+            (Para(book.say("One wide head at the final “{r}”: its single weight row mixes "
                            "all {m} value coordinates, giving {msg}.", r=book.receiver(),
                            m=book.n("dims.d_model"), msg=book.listing(f"{s}.wide.message")),
                   fragment=2),),
@@ -206,8 +205,7 @@ def wide_head(book: Book) -> list[Stack]:
         for j in range(book.length)), fragment=1) for h in book.heads]
     section.add("preferences", "Separate heads keep separate preferences", [
         Table(columns, tuple(grid_rows), corner=book.say("weights at {r}", r=Word(
-            book.ws.sentences[s][book.last])), style="grid",
-              size=book.size(len(grid_rows), book.length)),
+            book.ws.sentences[s][book.last])), style="grid"),
         Para(book.say("The wide head uses one row for every value coordinate. Separate "
                       "heads keep separate rows, and W_O combines them later."), fragment=2),
     ], [

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from slides.context import (
     Bullets,
     Cell,
@@ -177,8 +179,7 @@ def trained(book: Book) -> list[Stack]:
     )) for heads in book.ws.lesson.trained.heads)
     section.add("width", "Keep the total width fixed", [
         Table((book.say("head width"), book.say("attention parameters"),
-               book.say("all parameters")), rows, corner=book.say("heads"),
-              size=book.size(len(rows), 3)),
+               book.say("all parameters")), rows, corner=book.say("heads")),
         Para(book.say("More heads split the same width {w}: more attention patterns, each "
                       "comparing fewer coordinates, for the same parameter count.",
                       w=book.n("trained.width")), fragment=1),
@@ -236,7 +237,7 @@ def patches(book: Book) -> list[Stack]:
                       n=book.n("patches.count"), p=book.n("patches.size"),
                       v=book.n("patches.values_per_patch"))),
         Columns((
-            (Table((), pixels.rows, style="pixels", size="tight"),),
+            (replace(pixels, style="pixels"),),
             (book.matrix("patches.flat", tuple(() for _ in range(count)), fragment=1),),
         )),
     ], [

@@ -45,7 +45,7 @@ def prompt(book: Book) -> list[Stack]:
     section.add("receiver", "Back to our prompt", [
         book.strip(s, focus=(book.last,), blank=True),
         Para(book.say("Which earlier words would help you guess what comes next?")),
-        Para(book.say("The final {r}, at position {p}, is the receiver: the last token we "
+        Para(book.say("The final “{r}”, at position {p}, is the receiver: the last token we "
                       "know. The blank has no query yet.", r=book.receiver(), p=book.pos(
                           book.last)), fragment=1),
     ], [
@@ -147,7 +147,7 @@ def one_two_heads(book: Book) -> list[Stack]:
     section = Section("one-two-heads", "one-two-heads", "One head, several heads")
     section.add("one-head", "One head sends one weighted message", [
         book.strip(s, focus=(book.last,), blank=True),
-        Para(book.say("One query, at the final {r}, decides how much to read from each of "
+        Para(book.say("One query, at the final “{r}”, decides how much to read from each of "
                       "the {t} known tokens. The head mixes their values with those weights "
                       "into one message.", r=book.receiver(), t=book.n("dims.tokens"))),
         Formula(r"m = \sum_j \alpha_j\, v_j", fragment=1),
@@ -192,7 +192,7 @@ def _toy(book: Book) -> list[Block]:
         tuple(Row((Word(name),), tuple(Cell((book.n(f"toy.values[{i}][{c}]"),))
                                       for c in range(2)))
               for i, name in enumerate(sources)),
-        corner=book.say("value rows"), size="roomy")
+        corner=book.say("value rows"))
     one = step()
     two = step()
     need = step()
@@ -223,7 +223,7 @@ def readings(book: Book) -> list[Stack]:
         section.add(f"h{h}", book.say("Head {n}, the {name} head, in the full sentence",
                                       n=book.number(h), name=book.head(h)), [
             book.bars(s, f"{s}.h{h}", focus=(top,)),
-            Para(book.say("At the final {r}, the {name} head gives {src} the weight {w}: "
+            Para(book.say("At the final “{r}”, the {name} head gives {src} the weight {w}: "
                           "its values carry this head's information to the receiver.",
                           r=book.receiver(), name=book.head(h), src=book.token(s, top),
                           w=book.n(f"{s}.h{h}.weights[{top}]")), fragment=1),
@@ -243,7 +243,7 @@ def readings(book: Book) -> list[Stack]:
         for h in book.heads)
     section.add("all", "Keep every reading", [
         Table((book.say("strongest source"), book.say("its weight"), book.say("message")),
-              rows, corner=book.say("head"), size=book.size(len(rows), 3)),
+              rows, corner=book.say("head")),
         Para(book.say("The heads keep different mixtures at the same token. They run side "
                       "by side, not one after another."), fragment=len(rows) + 1),
     ], [

@@ -42,11 +42,11 @@ def _qk(book: Book, s: str, h: int) -> tuple[Block, ...]:
     rows = book.token_rows(s)
     return (
         Columns((
-            (book.matrix(f"{prefix}.Q", rows, corner=(Math(f"Q^{{{book.head_tex(h)}}}"),),
+            (book.matrix(f"{prefix}.Q", rows, corner=book.labelled("Q", h),
                          focus=(book.last,)),),
-            (book.matrix(f"{prefix}.K", rows, corner=(Math(f"K^{{{book.head_tex(h)}}}"),)),),
+            (book.matrix(f"{prefix}.K", rows, corner=book.labelled("K", h)),),
         )),
-        Para(book.say("We follow the query of the final {r}, a {q} row, and compare it with "
+        Para(book.say("We follow the query of the final “{r}”, a {q} row, and compare it with "
                       "every key: {kt} is {shape}.", r=book.receiver(s),
                       q=book.n("shapes.q_row"), kt=Math(r"K^\top"),
                       shape=book.n("shapes.KT")), fragment=1),
@@ -68,7 +68,7 @@ def _dots(book: Book, s: str, h: int) -> tuple[Block, ...]:
         Para(book.say("query {q} = {v}", q=Math("q"),
                       v=book.listing(f"{prefix}.Q[{book.last}]"))),
         Table(columns, tuple(rows), corner=book.say("source"), style="steps",
-              size=book.size(book.length, 2 * width + 1), spans=(width, width, 1)),
+              spans=(width, width, 1)),
         Formula(r"q \cdot k_j = \sum_c q_c\, k_{j,c}", fragment=step()),
     )
 
@@ -87,8 +87,7 @@ def _softmax(book: Book, s: str, h: int) -> tuple[Block, ...]:
     return (
         Columns((
             (Table((book.say("dot"), book.say("score"), (Math("e^{s_j}"),), (Math(r"\alpha_j"),)),
-                   rows, corner=book.say("source"), style="steps",
-                   size=book.size(book.length, 4)),),
+                   rows, corner=book.say("source"), style="steps"),),
             (
                 Formula(r"s_j = \frac{q\cdot k_j}{\sqrt{d_k}},\qquad "
                         r"\alpha_j = \frac{e^{s_j}}{\sum_{j'} e^{s_{j'}}}"),
@@ -109,7 +108,7 @@ def _weights(book: Book, s: str, h: int) -> tuple[Block, ...]:
     top = book.top(s, h)
     return (
         book.bars(s, prefix, focus=(top,)),
-        Para(book.say("{a} says how much the final {r}, at position {p}, reads from source "
+        Para(book.say("{a} says how much the final “{r}”, at position {p}, reads from source "
                       "{j}. The strongest source here is {src}.", a=Math(r"\alpha_{j}"),
                       r=book.receiver(s), p=book.pos(book.last), j=Math("j"),
                       src=book.token(s, top)), fragment=1),
@@ -127,8 +126,7 @@ def _values(book: Book, s: str, h: int) -> tuple[Block, ...]:
         for j in range(book.length))
     columns = ((Math(r"\alpha_j"),), (Math("v_j"),))
     return (
-        Table(columns, rows, corner=book.say("source"), style="steps",
-              size=book.size(book.length, width + 1), spans=(1, width)),
+        Table(columns, rows, corner=book.say("source"), style="steps", spans=(1, width)),
         Para(book.say("Each source brings a value row {v}; the weights stay beside their "
                       "sources.", v=Math("v_j = e_j W_V")), fragment=1),
     )
@@ -153,7 +151,7 @@ def _contributions(book: Book, s: str, h: int) -> tuple[Block, ...]:
     columns = ((Math(r"\alpha_j"),), (Math("v_j"),), (Math(r"\alpha_j v_j"),))
     return (
         Table(columns, tuple(rows), corner=book.say("source"), style="steps",
-              size=book.size(book.length + 1, 2 * width + 1), spans=(1, width, width)),
+              spans=(1, width, width)),
         Para(book.say("{src}: {a} × {v} = {c}", src=book.token(s, top),
                       a=book.n(f"{prefix}.weights[{top}]"),
                       v=book.listing(f"{prefix}.V[{top}]"),
@@ -166,10 +164,10 @@ def _message(book: Book, s: str, h: int) -> tuple[Block, ...]:
     return (
         Columns((
             (book.matrix(f"{prefix}.H", book.token_rows(s),
-                         corner=(Math(f"H^{{{book.head_tex(h)}}}"),), focus=(book.last,)),),
+                         corner=book.labelled("H", h), focus=(book.last,)),),
             (
                 Formula(r"m = \sum_j \alpha_j\, v_j"),
-                Para(book.say("The message of the final {r}: {m}", r=book.receiver(s),
+                Para(book.say("The message of the final “{r}”: {m}", r=book.receiver(s),
                               m=book.listing(f"{prefix}.message")), fragment=1),
                 Para(book.say("It is the last row of {h}: a {shape} row.", h=Math("H = AV"),
                               shape=book.n("shapes.message")), fragment=2),
