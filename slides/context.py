@@ -154,7 +154,7 @@ class Table:
 
     ``corner`` heads the label column, ``columns`` head the cells; ``style`` names the
     look (``matrix``, ``steps``, ``bars``, ``grid``, ``pixels``) and ``size`` the
-    density chosen from the worksheet's shape (``roomy``, ``snug``, ``tight``).
+    density chosen from the table's footprint (see :mod:`slides.lesson.layout`).
     """
 
     columns: tuple[Runs, ...]

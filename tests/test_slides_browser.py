@@ -30,7 +30,8 @@ READY = """() => window.Reveal && Reveal.isReady()
     && [...document.querySelectorAll('.math, .formula')].every(e => e.querySelector('.katex'))"""
 
 # Visit every slide with all fragments shown; report any slide that is not displayed,
-# has no title, or lays content outside the slide (KaTeX internals and notes excepted).
+# has no title, lays content outside the slide (KaTeX internals and notes excepted), or
+# lets a column's content spill into its neighbour.
 EVERY_SLIDE = """([width, height]) => {
   Reveal.configure({transition: 'none', fragments: false});
   const problems = [];
@@ -52,6 +53,14 @@ EVERY_SLIDE = """([width, height]) => {
       if (r.right - box.left > width + 1 || r.bottom - box.top > height + 1) {
         problems.push([slide.id, 'overflows', element.tagName, element.className]);
         break;
+      }
+    }
+    for (const column of slide.querySelectorAll('.column')) {
+      const edge = column.getBoundingClientRect().right;
+      for (const child of column.children) {
+        if (child.checkVisibility() && child.getBoundingClientRect().right > edge + 1) {
+          problems.push([slide.id, 'spills out of its column', child.tagName]);
+        }
       }
     }
   }

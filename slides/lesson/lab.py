@@ -115,7 +115,7 @@ def _numbers(book: Book) -> Stack:
         Cell(book.listing(f"{s}.h{h}.K[{book.top(s, h)}]")),
     ), fragment=h) for h in book.heads)
     section.add("queries", "Each head asks with its own query", [
-        Table((book.say("query of {r}", r=book.receiver()), book.say("source"),
+        Table((book.say("query of “{r}”", r=book.receiver()), book.say("source"),
                book.say("its key")), rows, corner=book.say("head")),
         Para(book.say("The same input row gives a different query under a different "
                       "projection; the source keys differ too."),
@@ -372,7 +372,7 @@ def _library(book: Book) -> Stack:
         _code(book, "delta, A = mha(E, E, E, attn_mask=future,",
               "                average_attn_weights=False)",
               "updated = E + delta"),
-        Para(book.say("{d} is {s}; {a} keeps the head axis: {w}.", d=Math("delta"),
+        Para(book.say("{d} is {s}; {a} keeps the head axis: {w}.", d=Math(r"\mathrm{delta}"),
                       s=book.n("mha.delta"), a=Math("A"), w=book.n("mha.A")), fragment=1),
     ], [
         "PyTorch performs the learned projections internally. Without "

@@ -14,9 +14,9 @@ from slides.context import Block, Columns, Num, Switch, Table
 
 __all__ = ["DENSITIES", "fit"]
 
-DENSITIES = ("roomy", "snug", "tight", "tiny")
-_MOST_ROWS = (8, 12, 16)
-_MOST_CELLS = (10, 14, 19)
+DENSITIES = ("large", "roomy", "snug", "tight", "tiny")
+_MOST_ROWS = (5, 8, 12, 16)
+_MOST_CELLS = (8, 10, 14, 19)
 _BAR_CELLS = 3
 
 

@@ -236,10 +236,8 @@ def patches(book: Book) -> list[Stack]:
                       "flattens to {v} values.", a=book.n("patches.side"),
                       n=book.n("patches.count"), p=book.n("patches.size"),
                       v=book.n("patches.values_per_patch"))),
-        Columns((
-            (replace(pixels, style="pixels"),),
-            (book.matrix("patches.flat", tuple(() for _ in range(count)), fragment=1),),
-        )),
+        replace(pixels, style="pixels"),
+        book.matrix("patches.flat", tuple(() for _ in range(count)), fragment=1),
     ], [
         "A tiny shape illustration, not a trained vision model. For colour images each "
         "pixel brings three values per patch position.",
