@@ -93,7 +93,7 @@ def _softmax(book: Book, s: str, h: int) -> tuple[Block, ...]:
                         r"\alpha_j = \frac{e^{s_j}}{\sum_{j'} e^{s_{j'}}}"),
                 Para(book.say("Divide each dot product by {r} = {v}.", r=Math(r"\sqrt{d_k}"),
                               v=book.n(f"{prefix}.scale")), fragment=score),
-                Para(book.say("Exponentiate every score.")),
+                Para(book.say("Exponentiate every score."), fragment=exp),
                 Para(book.say("Shared denominator: {d}", d=book.n(f"{prefix}.denominator")),
                      fragment=denominator),
                 Para(book.say("Weights sum to {w}.", w=book.n(f"{prefix}.weights_sum")),
