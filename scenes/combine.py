@@ -1,0 +1,576 @@
+"""After the heads: join their messages, map them back with W_O, add the residual, predict
+the next word, and read a different context with the same parameters."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from manim import (
+    DOWN,
+    LEFT,
+    RIGHT,
+    UP,
+    Animation,
+    Arrow,
+    Create,
+    Line,
+    Mobject,
+    Rectangle,
+    Scene,
+    Transform,
+    TransformFromCopy,
+    VGroup,
+    Write,
+)
+
+from scenes.kit import (
+    INK,
+    MUTED,
+    LectureScene,
+    column_shifts,
+    fit,
+    separator,
+    shown_indices,
+    vector,
+)
+
+SIZE = 20
+"""Number size in these scenes, before any fitting."""
+SMALL = 17
+FRAME_WIDTH = 13.2
+TOP = 2.9
+"""Highest y for content under a title."""
+BOTTOM = -3.75
+
+
+class Fade(Animation):
+    """Fade mobjects in or out by scaling each part's own opacity, without copying them.
+
+    Manim's ``FadeIn``/``FadeOut`` deep-copy everything they touch, which is slow for
+    tables of numbers; this keeps every part's fill and stroke opacity (so shading by
+    weight survives) and scales them by the animation's progress.
+    """
+
+    def __init__(self, *mobjects: Mobject, appear: bool = True, **kwargs: Any) -> None:
+        self.members, self.appear = mobjects, appear
+        group = VGroup(*mobjects)
+        self.parts = [(part, float(part.get_fill_opacity()), float(part.get_stroke_opacity()))
+                      for part in group.family_members_with_points()]
+        super().__init__(group, **kwargs)
+
+    def create_starting_mobject(self) -> Mobject:
+        return self.mobject
+
+    def _setup_scene(self, scene: Scene) -> None:
+        if self.appear:
+            scene.add(*self.members)
+
+    def interpolate_mobject(self, alpha: float) -> None:
+        progress = self.rate_func(alpha)
+        self.set_opacity(progress if self.appear else 1.0 - progress)
+
+    def set_opacity(self, share: float) -> None:
+        for part, fill, stroke in self.parts:
+            part.set_fill(opacity=fill * share, family=False)
+            part.set_stroke(opacity=stroke * share, family=False)
+
+    def clean_up_from_scene(self, scene: Scene) -> None:
+        super().clean_up_from_scene(scene)
+        if not self.appear:
+            scene.remove(*self.members)
+            self.set_opacity(1.0)
+
+
+def fade_in(*mobjects: Mobject) -> Fade:
+    return Fade(*mobjects)
+
+
+def fade_out(*mobjects: Mobject) -> Fade:
+    return Fade(*mobjects, appear=False)
+
+
+def flow(pieces: Sequence[Mobject], width: float, buff: float = 0.18,
+         line_buff: float = 0.22) -> VGroup:
+    """Set ``pieces`` left to right, starting a new line when one would pass ``width``."""
+    lines: list[list[Mobject]] = [[]]
+    used = 0.0
+    for piece in pieces:
+        if lines[-1] and used + buff + piece.width > width:
+            lines.append([])
+            used = 0.0
+        used += piece.width + (buff if lines[-1] else 0.0)
+        lines[-1].append(piece)
+    rows = VGroup(*(VGroup(*line).arrange(RIGHT, buff=buff) for line in lines))
+    return rows.arrange(DOWN, buff=line_buff, aligned_edge=LEFT)
+
+
+def strip(numbers: Sequence[Mobject], colours: Sequence[str], width: float,
+          height: float = 0.48) -> VGroup:
+    """Numbers in touching boxes, one box per coordinate, each outlined in its colour."""
+    cells = VGroup()
+    for number, colour in zip(numbers, colours, strict=True):
+        frame = Rectangle(width=width, height=height, stroke_color=colour, stroke_width=2)
+        cells.add(VGroup(frame, number.move_to(frame)))
+    return cells.arrange(RIGHT, buff=0)
+
+
+class ConcatOutputResidual(LectureScene):
+    """The heads' messages joined side by side, W_O in per-head blocks, ΔE and E′ = E + ΔE."""
+
+    def construct(self) -> None:
+        s, self.last = self.ws.walkthrough, self.ws.length - 1
+        self.s, self.d = s, self.ws.d_head
+        self.receiver = self.ws.sentences[s][self.last]
+        self.section("messages")
+        heading = self.title("Join the messages, map them back, add them")
+        self.messages(heading)
+        self.section("concatenate")
+        self.concatenate()
+        self.section("output blocks")
+        self.output_blocks()
+        self.section("update")
+        self.update()
+        self.section("first coordinate")
+        self.first_coordinate()
+        self.section("residual")
+        self.residual()
+
+    def owner(self, coordinate: int) -> int:
+        """The head whose message supplies a joined coordinate."""
+        return coordinate // self.d + 1
+
+    # ------------------------------------------------------------------ steps
+
+    def messages(self, heading: Mobject) -> None:
+        numbers = [[self.num(f"{self.s}.h{h}.message[{i}]", SIZE, self.head_colour(h))
+                    for i in range(self.d)] for h in range(1, self.ws.n_heads + 1)]
+        joined = [self.num(f"{self.s}.joined[{self.last}][{i}]", SIZE,
+                           self.head_colour(self.owner(i))) for i in range(self.ws.d_model)]
+        widths = [n.width for n in joined] + [n.width for row in numbers for n in row]
+        self.cell_width = max(widths) + 0.28
+        self.strips = VGroup(*(strip(row, [self.head_colour(h)] * self.d, self.cell_width)
+                               for h, row in enumerate(numbers, start=1)))
+        labelled = VGroup(*(VGroup(self.head_label(h, 22), block).arrange(DOWN, buff=0.22)
+                            for h, block in enumerate(self.strips, start=1)))
+        labelled.arrange(RIGHT, buff=0.8)
+        fit(labelled, FRAME_WIDTH)
+        labelled.move_to(UP * 1.3)
+        self.joined = strip(joined, [self.head_colour(self.owner(i))
+                                     for i in range(self.ws.d_model)], self.cell_width)
+        self.joined.match_height(self.strips[0]).move_to(DOWN * 0.8)
+        self.labelled = labelled
+        self.say("Every head has handed the receiver “{w}” its own message of {d} numbers.",
+                 Write(heading), fade_in(labelled), words={"w": self.receiver},
+                 d="dims.d_head")
+
+    def concatenate(self) -> None:
+        joins = [TransformFromCopy(block, VGroup(*self.joined[(h - 1) * self.d:h * self.d]))
+                 for h, block in enumerate(self.strips, start=1)]
+        self.shape = self.bound("one joined row: {n} numbers", 22, MUTED, n="dims.joined")
+        self.shape.next_to(self.joined, DOWN, buff=0.35)
+        self.say("Concatenation sets the messages side by side. Coordinates are joined, "
+                 "not added: {h} heads × {d} numbers make one row of {n}.",
+                 *joins, fade_in(self.shape), h="dims.heads", d="dims.d_head",
+                 n="dims.joined")
+
+    def output_blocks(self) -> None:
+        layout = self.projection_layout()
+        self.play(fade_out(self.labelled), fade_out(self.shape))
+        self.play(Transform(self.joined, layout.column))
+        self.say("W_O has one row for each joined coordinate, so it falls into blocks of "
+                 "{d} rows: one block per head, drawn in that head's colour.",
+                 fade_in(self.times), fade_in(self.W), d="dims.d_head")
+        self.say("A head's message times its own block is that head's share of the update.",
+                 *map(fade_in, self.shares))
+
+    def update(self) -> None:
+        self.say("Adding the shares gives the update ΔE for the receiver. Concatenating and "
+                 "multiplying by W_O once computes exactly this sum.",
+                 Create(self.rule), fade_in(self.delta))
+
+    def first_coordinate(self) -> None:
+        column = VGroup(*(row[0] for row in self.W.cells))
+        boxes = VGroup(self.highlight(column, INK), self.highlight(self.joined, INK))
+        feature = self.ws.lesson.features[0]
+        self.say("Take the {f} coordinate: each joined number times the {g} entry of its W_O "
+                 "row, summed over rows. Terms with a zero entry drop out; the rest add to {x}.",
+                 Create(boxes), fade_in(self.equation), words={"f": feature, "g": feature},
+                 x=f"{self.s}.delta[{self.last}][0]")
+        self.focus = boxes
+
+    def residual(self) -> None:
+        self.play(*map(fade_out, [self.W, self.joined, self.times, self.shares, self.rule,
+                                 self.delta, self.equation, self.focus]))
+        table = self.residual_table()
+        feature = self.ws.lesson.features[0]
+        last = f"[{self.last}][0]"
+        self.say("The residual connection adds the update to the receiver's own input row: "
+                 "E′ = E + ΔE. For {f}, {e} + {u} = {p}.", fade_in(table),
+                 words={"f": feature}, e=f"{self.s}.E{last}", u=f"{self.s}.delta{last}",
+                 p=f"{self.s}.E_prime{last}")
+        self.say("Every token row is updated the same way, so E′ keeps the shape of E, "
+                 "{shape}. Its last row goes on to the prediction.",
+                 shape="shapes.E_prime")
+        self.wait(0.5)
+
+    # ------------------------------------------------------------------ layouts
+
+    def projection_layout(self) -> VGroup:
+        """The joined column, W_O in head blocks, each head's share, ΔE and the sum for the
+        first feature, fitted together; the joined row's target positions come back as
+        ``column``."""
+        s, last, n = self.s, self.last, self.ws.d_model
+        names = [self.feature(c, SMALL) for c in shown_indices(n)]
+        W = self.matrix("params.W_O", size=SIZE, v_buff=0.3, col_labels=names,
+                        h_buff=max(0.45, *(name.width for name in names)))
+        for r, row in enumerate(W.cells):
+            for cell in row:
+                cell.set_color(self.head_colour(self.owner(r)))
+        for c, name in enumerate(names):
+            name.set_x(VGroup(*(row[c] for row in W.cells)).get_x())
+        for h in range(1, self.ws.n_heads):
+            y = (W.cells[h * self.d - 1][0].get_y() + W.cells[h * self.d][0].get_y()) / 2
+            W.add(Line([W.body.get_left()[0] - 0.05, y, 0], [W.body.get_right()[0] + 0.05, y, 0],
+                       stroke_color=MUTED, stroke_width=1))
+        name = self.label("W_O", 22).next_to(W.brackets, DOWN, buff=0.2)
+        W.add(name)
+        column = self.joined.copy().scale(W.cells[0][0].height / self.joined[0][1].height)
+        column.arrange(DOWN, buff=0)
+        for cell, row in zip(column, W.cells, strict=True):
+            cell.set_y(row[0].get_y())
+        column.shift(RIGHT * (W.brackets.get_left()[0] - 0.8 - column.get_right()[0]))
+        times = VGroup(self.label("×", 30, MUTED).move_to(
+            [(column.get_right()[0] + W.brackets.get_left()[0]) / 2, W.body.get_y(), 0]),
+            self.label("joined", 22).next_to(column, DOWN, buff=0.2).align_to(name, DOWN))
+        shares = VGroup()
+        for h in range(1, self.ws.n_heads + 1):
+            inner, keys = vector("x", f"{s}.h{h}.share[{last}]", n)
+            share = self.bound("Head {h} share " + inner, SIZE, self.head_colour(h), mono=True,
+                               h=f"dims.head_numbers[{h - 1}]", **keys)
+            rows = W.cells[(h - 1) * self.d:h * self.d]
+            share.next_to(W.brackets, RIGHT, buff=0.7)
+            share.set_y((rows[0][0].get_y() + rows[-1][0].get_y()) / 2)
+            shares.add(share)
+        inner, keys = vector("x", f"{s}.delta[{last}]", n)
+        delta = self.bound("ΔE = " + inner, SIZE, INK, mono=True, **keys)
+        delta.next_to(shares, DOWN, buff=0.6).align_to(shares, LEFT)
+        rule = separator(shares.width).next_to(delta, UP, buff=0.22).align_to(shares, LEFT)
+        equation = self.water_sum()
+        body = VGroup(column, times, W, shares, delta, rule)
+        equation.next_to(body, DOWN, buff=0.5)
+        layout = VGroup(body, equation)
+        fit(layout, FRAME_WIDTH, TOP - BOTTOM)
+        layout.move_to([0, (TOP + BOTTOM) / 2, 0])
+        equation.align_to(body, LEFT)
+        layout.column = column
+        self.W, self.times, self.shares, self.delta, self.rule = W, times, shares, delta, rule
+        self.equation = equation
+        return layout
+
+    def water_sum(self) -> VGroup:
+        """The first feature's update as message coordinate × W_O entry terms, in head colours."""
+        s, last = self.s, self.last
+        terms = [i for i in range(self.ws.d_model)
+                 if self.v.value(f"{s}.update_terms[{i}][0]") != 0] or \
+            list(range(self.ws.d_model))
+        pieces: list[Mobject] = [self.feature(0, SIZE, "{f} update =")]
+        for place, i in enumerate(terms):
+            factor = "({a})" if self.v.value(f"{s}.joined[{last}][{i}]") < 0 else "{a}"
+            pieces.append(self.bound(("+ " if place else "") + factor + " × {b}", SIZE,
+                                     self.head_colour(self.owner(i)), mono=True,
+                                     a=f"{s}.joined[{last}][{i}]", b=f"params.W_O[{i}][0]"))
+        for place, i in enumerate(terms):
+            pieces.append(self.bound(("+ " if place else "= ") + "{t}", SIZE,
+                                     self.head_colour(self.owner(i)), mono=True,
+                                     t=f"{s}.update_terms[{i}][0]"))
+        pieces.append(self.bound("= {x}", SIZE, INK, mono=True, x=f"{s}.delta[{last}][0]"))
+        return flow(pieces, FRAME_WIDTH)
+
+    def residual_table(self) -> VGroup:
+        s, last = self.s, self.last
+        columns = shown_indices(self.ws.d_model)
+        rows = [("input row E", "E"), ("update ΔE", "delta"), ("E′ = E + ΔE", "E_prime")]
+        cells: list[Mobject] = [VGroup()]
+        cells += [self.feature(c, SMALL) if c is not None else VGroup() for c in columns]
+        for text, key in rows:
+            cells.append(self.label(text, 22, MUTED))
+            cells += [self.num(f"{s}.{key}[{last}][{c}]", 24) if c is not None
+                      else self.label("…", 24) for c in columns]
+        table = VGroup(*cells).arrange_in_grid(rows=len(rows) + 1, cols=len(columns) + 1,
+                                               buff=(0.55, 0.35), cell_alignment=RIGHT)
+        width = len(columns) + 1
+        numbers = VGroup(*cells[2 * width + 1:3 * width])
+        rule = separator(numbers.width + 0.3).next_to(numbers, DOWN, buff=0.17)
+        group = VGroup(table, rule)
+        fit(group, FRAME_WIDTH)
+        return group.move_to([0, 0.2, 0])
+
+    def feature(self, c: int | None, size: float, template: str = "{f}") -> Mobject:
+        """A feature name (a worksheet word), or "…" for an elided column."""
+        if c is None:
+            return self.label("…", size, MUTED)
+        return self.bound(template, size, MUTED, words={"f": self.ws.lesson.features[c]})
+
+
+TOP_WORDS = 5
+"""How many of the most probable words the prediction shows."""
+BAR = 3.0
+"""Length of a probability bar for probability one."""
+DARK = "#1A1A1A"
+HEAD_SIZE = 16
+
+
+class PredictionMLP(LectureScene):
+    """The receiver's updated row through the prediction MLP to vocabulary probabilities."""
+
+    def construct(self) -> None:
+        self.s, self.last = self.ws.walkthrough, self.ws.length - 1
+        self.section("updated row")
+        heading = self.title("From the updated row to the next word")
+        self.updated_row(heading)
+        self.section("hidden layer")
+        self.hidden_layer()
+        self.section("logits")
+        self.logits()
+        self.section("probabilities")
+        self.probabilities()
+        self.section("two choices")
+        self.two_choices()
+
+    # ------------------------------------------------------------------ steps
+
+    def updated_row(self, heading: Mobject) -> None:
+        self.build_pipeline()
+        self.say("Only the receiver's updated row E′ feeds the prediction: {n} numbers that "
+                 "now carry context from every head.", Write(heading), fade_in(self.row),
+                 n="dims.d_model")
+
+    def hidden_layer(self) -> None:
+        self.say("W_hidden and b_hidden turn it into {n} hidden pre-activations. ReLU keeps "
+                 "the positive ones and sets the negative ones to zero.",
+                 *map(fade_in, self.steps), n="dims.hidden")
+
+    def logits(self) -> None:
+        self.play(*map(fade_out, [self.row, *self.steps[:-1]]))
+        self.play(self.steps[-1].animate.shift(RIGHT * self.slide))
+        self.say("W_vocab and b_vocab give one logit per vocabulary word, {v} in all. "
+                 "These are the words with the largest ones.",
+                 fade_in(self.readout), fade_in(self.table.words), fade_in(self.table.logits),
+                 v="dims.vocab")
+
+    def probabilities(self) -> None:
+        p = self.v.value(f"{self.s}.prediction")
+        self.say("Softmax over the whole vocabulary turns logits into probabilities; each "
+                 "bar is as long as its probability. “{w}” gets {x}: the predicted word.",
+                 fade_in(self.table.probs), *map(Create, self.table.bars), Create(self.choice),
+                 fade_in(self.predicted), words={"w": self.ws.vocab[p]},
+                 x=f"{self.s}.probs[{p}]")
+
+    def two_choices(self) -> None:
+        self.say("Two softmaxes, two jobs: attention weights choose which source positions "
+                 "a head reads, and vocabulary probabilities choose which word comes next.",
+                 fade_in(self.contrast))
+        self.wait(0.5)
+
+    # ------------------------------------------------------------------ layout
+
+    def build_pipeline(self) -> None:
+        """E′ → pre-activations → ReLU, then the hidden row beside the top words."""
+        s, last = self.s, self.last
+        features = self.ws.lesson.features
+        row = self.matrix(f"{s}.E_prime[{last}]", size=SIZE, row_labels=[
+            self.bound("{f}", SMALL, MUTED, words={"f": f}) for f in features])
+        pre = self.matrix(f"{s}.hidden_pre", size=SIZE)
+        hidden = self.matrix(f"{s}.hidden", size=SIZE)
+        for column, key in ((pre, f"{s}.hidden_pre"), (hidden, f"{s}.hidden")):
+            for (cell,), value in zip(column.cells, self.v.value(key), strict=True):
+                if value <= 0:
+                    cell.set_color(MUTED)
+        parts = [self.headed(row, "E′, last row"), self.arrow("× W_hidden + b_hidden"),
+                 self.headed(pre, "pre-activation"), self.arrow("ReLU"),
+                 self.headed(hidden, "hidden")]
+        pipeline = VGroup(*parts).arrange(RIGHT, buff=0.25)
+        fit(pipeline, FRAME_WIDTH, TOP - BOTTOM - 0.4)
+        pipeline.move_to([0, (TOP + BOTTOM) / 2, 0])
+        self.row, self.steps = parts[0], parts[1:]
+        self.table = self.top_words()
+        self.readout = self.arrow("× W_vocab + b_vocab")
+        after = VGroup(self.readout, self.table)
+        self.slide = -7.0 + 0.3 - parts[-1].get_left()[0]
+        left = parts[-1].get_right()[0] + self.slide + 0.25
+        after.arrange(RIGHT, buff=0.25)
+        fit(after, 7.0 - 0.3 - left)
+        after.next_to([left, parts[-1].get_y(), 0], RIGHT, buff=0)
+        self.readout.set_y(parts[-1].get_y())
+        self.choice = self.highlight(self.table.words[0][self.table.place], INK)
+        self.predicted = self.table.predicted
+        self.contrast = VGroup(
+            self.label("attention weights: which sources a head reads", 22, MUTED),
+            self.label("vocabulary probabilities: which word comes next", 22, INK),
+        ).arrange(DOWN, buff=0.25, aligned_edge=LEFT)
+        self.contrast.to_edge(DOWN, buff=0.45)
+
+    def headed(self, column: VGroup, header: str) -> VGroup:
+        label = self.label(header, SMALL, MUTED).next_to(column.brackets, UP, buff=0.25)
+        return VGroup(column, label)
+
+    def arrow(self, text: str) -> VGroup:
+        label = self.label(text, SMALL, MUTED)
+        length = max(1.2, label.width + 0.2)
+        line = Arrow(LEFT * length / 2, RIGHT * length / 2, buff=0, stroke_width=3,
+                     color=MUTED, max_tip_length_to_length_ratio=0.15)
+        return VGroup(line, label.next_to(line, UP, buff=0.12))
+
+    def top_words(self) -> VGroup:
+        """The most probable words: word, logit, probability and a bar of that length."""
+        s, last = self.s, self.last
+        probs = self.v.value(f"{s}.probs")
+        order = sorted(range(len(probs)), key=lambda i: -probs[i])[:TOP_WORDS]
+        pitch = 0.55
+        headers = [self.label(t, SMALL, MUTED) for t in ("word", "logit", "probability")]
+        words, logits, values, bars = VGroup(), VGroup(), VGroup(), VGroup()
+        for place, i in enumerate(order):
+            y = -place * pitch
+            words.add(self.word(self.ws.vocab[i], 22).move_to([0, y, 0], aligned_edge=RIGHT))
+            logits.add(self.num(f"{s}.logits[{last}][{i}]", SIZE)
+                       .move_to([1.7, y, 0], aligned_edge=RIGHT))
+            values.add(self.num(f"{s}.probs[{i}]", SIZE).move_to([3.2, y, 0],
+                                                                 aligned_edge=RIGHT))
+            bars.add(Rectangle(width=max(0.02, BAR * probs[i]), height=0.3, stroke_width=0,
+                               fill_color=INK, fill_opacity=0.8)
+                     .move_to([3.5, y, 0], aligned_edge=LEFT))
+        for header, column in zip(headers, (words, logits, values), strict=True):
+            header.next_to(column, UP, buff=0.3).align_to(column, RIGHT)
+        p = self.v.value(f"{s}.prediction")
+        place = order.index(p) if p in order else 0
+        predicted = self.label("predicted", SMALL, INK).next_to(bars[place], RIGHT, buff=0.2)
+        table = VGroup(words, logits, values, bars, *headers, predicted)
+        table.place, table.predicted = place, predicted
+        table.words = VGroup(words, headers[0])
+        table.logits = VGroup(logits, headers[1])
+        table.probs = VGroup(values, headers[2])
+        table.bars, table.order = bars, order
+        return table
+
+
+class OtherContext(LectureScene):
+    """The same parameters on the other sentences: weights, messages and prediction change."""
+
+    def construct(self) -> None:
+        self.names = list(self.ws.sentences)
+        self.last = self.ws.length - 1
+        self.section("contexts")
+        heading = self.title("Same parameters, a different context")
+        self.build()
+        others = self.names[1:]
+        self.say("The parameters stay exactly as they were; only the sentence changes. Beside "
+                 "the {a} sentence stands " + self.listing("b", others) + ".",
+                 Write(heading), *(fade_in(c.tokens) for c in self.columns),
+                 words={"a": self.names[0], **{f"b{i}": n for i, n in enumerate(others)}})
+        self.section("weights")
+        for h in range(1, self.ws.n_heads + 1):
+            self.weights(h)
+        self.section("messages")
+        self.messages()
+        self.section("prediction")
+        self.prediction()
+
+    def listing(self, slot: str, names: list[str], suffix: str = " sentence") -> str:
+        """``the {b0} sentence and the {b1} sentence`` for any number of names."""
+        parts = ["the {" + f"{slot}{i}" + "}" + suffix for i in range(len(names))]
+        return ", ".join(parts[:-1]) + (" and " if len(parts) > 1 else "") + parts[-1]
+
+    # ------------------------------------------------------------------ steps
+
+    def weights(self, h: int) -> None:
+        words: dict[str, str] = {}
+        keys: dict[str, str] = {}
+        parts = []
+        for i, name in enumerate(self.names):
+            top = self.v.value(f"{name}.h{h}.top_source")
+            words[f"w{i}"], words[f"s{i}"] = self.ws.sentences[name][top], name
+            keys[f"x{i}"] = f"{name}.h{h}.weights[{top}]"
+            parts.append("“{w" + f"{i}" + "}” ({x" + f"{i}" + "}) in {s" + f"{i}" + "}")
+        self.say("Head {h} weighs its sources anew in each context: its largest weight goes "
+                 "to " + ", ".join(parts) + ".",
+                 *(fade_in(c.heads[h - 1]) for c in self.columns),
+                 h=f"dims.head_numbers[{h - 1}]", words=words, **keys)
+
+    def messages(self) -> None:
+        first, second = self.names[:2]
+        width = self.ws.d_head
+        inner_a, keys_a = vector("a", f"{first}.h1.message", width)
+        inner_b, keys_b = vector("b", f"{second}.h1.message", width)
+        self.say("New weights mix different value rows, so every message changes: head {h} "
+                 "sends " + inner_a + " in {s} but " + inner_b + " in {t}.",
+                 *(fade_in(c.messages) for c in self.columns), h="dims.head_numbers[0]",
+                 words={"s": first, "t": second}, **keys_a, **keys_b)
+
+    def prediction(self) -> None:
+        words: dict[str, str] = {}
+        keys: dict[str, str] = {}
+        parts = []
+        for i, name in enumerate(self.names):
+            p = self.v.value(f"{name}.prediction")
+            words[f"w{i}"], words[f"s{i}"] = self.ws.vocab[p], name
+            keys[f"x{i}"] = f"{name}.probs[{p}]"
+            parts.append("“{w" + f"{i}" + "}” ({x" + f"{i}" + "}) after {s" + f"{i}" + "}")
+        self.say("The updated row changes, and so does the prediction: " + ", ".join(parts)
+                 + ".", *(fade_in(c.prediction) for c in self.columns), words=words, **keys)
+        self.wait(0.5)
+
+    # ------------------------------------------------------------------ layout
+
+    def build(self) -> None:
+        numbers = [self.num(f"{self.names[0]}.h1.weights[{j}]", SMALL)
+                   for j in range(self.ws.length)]
+        labels = [self.head_label(h, HEAD_SIZE) for h in range(1, self.ws.n_heads + 1)]
+        self.cell = max(m.width for m in [*numbers, *labels]) + 0.12
+        self.columns = [self.context(name) for name in self.names]
+        for column, shift in zip(self.columns, column_shifts(self.columns, 0.0), strict=True):
+            column.shift(RIGHT * shift)
+        group = VGroup(*self.columns)
+        fit(group, FRAME_WIDTH, TOP - BOTTOM)
+        group.move_to([0, (TOP + BOTTOM) / 2, 0])
+
+    def context(self, name: str) -> VGroup:
+        """One sentence: its tokens, each head's weight beside every token, each head's
+        message for the receiver, and the predicted word."""
+        tokens = self.ws.sentences[name]
+        pitch, size = 0.4, 19
+        header = self.bound("{n}", 24, INK, words={"n": name})
+        words = VGroup(*(self.word(t, size).move_to([0, -(j + 1) * pitch, 0], aligned_edge=RIGHT)
+                         for j, t in enumerate(tokens)))
+        receiver = self.highlight(words[self.last], MUTED)
+        header.move_to([0, 0.1, 0], aligned_edge=UP + RIGHT)
+        tokens_group = VGroup(header, words, receiver)
+        heads = []
+        for h in range(1, self.ws.n_heads + 1):
+            colour, x = self.head_colour(h), 0.25 + (h - 0.5) * self.cell
+            cells = VGroup()
+            for j in range(len(tokens)):
+                key = f"{name}.h{h}.weights[{j}]"
+                weight = self.v.value(key)
+                box = Rectangle(width=self.cell - 0.06, height=pitch - 0.06, stroke_width=0,
+                                fill_color=colour, fill_opacity=0.08 + 0.8 * weight)
+                box.move_to([x, -(j + 1) * pitch, 0])
+                number = self.num(key, SMALL, DARK if weight > 0.5 else INK).move_to(box)
+                cells.add(VGroup(box, number))
+            label = self.head_label(h, HEAD_SIZE).move_to([x, header.get_y(), 0])
+            heads.append(VGroup(label, cells))
+        messages = VGroup()
+        for h in range(1, self.ws.n_heads + 1):
+            inner, keys = vector("m", f"{name}.h{h}.message", self.ws.d_head)
+            messages.add(self.bound("Head {h} " + inner, SMALL, self.head_colour(h), mono=True,
+                                    h=f"dims.head_numbers[{h - 1}]", **keys))
+        messages.arrange(DOWN, buff=0.16, aligned_edge=LEFT)
+        messages.next_to(words, DOWN, buff=0.4).align_to(words, LEFT)
+        p = self.v.value(f"{name}.prediction")
+        prediction = self.bound("predicts “{w}”, {x}", 20, INK, words={"w": self.ws.vocab[p]},
+                                x=f"{name}.probs[{p}]")
+        prediction.next_to(messages, DOWN, buff=0.3).align_to(messages, LEFT)
+        column = VGroup(tokens_group, *heads, messages, prediction)
+        column.tokens, column.heads = tokens_group, heads
+        column.messages, column.prediction = messages, prediction
+        return column
