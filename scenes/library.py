@@ -8,16 +8,17 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from itertools import pairwise
+from typing import Any
 
 from manim import (
     DOWN,
     LEFT,
     RIGHT,
     UP,
+    Animation,
     Arrow,
     Create,
-    FadeIn,
-    FadeOut,
+    Group,
     GrowFromEdge,
     LaggedStart,
     ManimColor,
@@ -26,6 +27,7 @@ from manim import (
     Square,
     SurroundingRectangle,
     VGroup,
+    VMobject,
     Write,
     config,
     interpolate_color,
@@ -38,6 +40,7 @@ from scenes.kit import (
     MUTED,
     LectureScene,
     fit,
+    shown_indices,
     vector,
 )
 
@@ -48,6 +51,37 @@ CONTENT_TOP = 2.95
 CONTENT_BOTTOM = -3.75
 DARK_PIXEL = ManimColor("#1A1A1A")
 LIGHT_PIXEL = ManimColor("#F2F2F2")
+FLAT_COLUMNS = 16
+"""A flattened patch shows all its values up to this many, then elides the middle."""
+
+
+class Fade(Animation):
+    """Fade a mobject in (or out, then remove it) by scaling its opacities in place.
+
+    Manim's ``FadeIn``/``FadeOut`` deep-copy the whole family three times, which
+    dominates the dry run of text-heavy scenes; this copies nothing.
+    """
+
+    def __init__(self, mobject: Mobject, appear: bool = True, **kwargs: Any) -> None:
+        super().__init__(mobject, remover=not appear, introducer=appear, **kwargs)
+        self.appear = appear
+        self.opacities: list[tuple[VMobject, float, float]] = []
+
+    def create_starting_mobject(self) -> Mobject:
+        return Mobject()
+
+    def begin(self) -> None:
+        self.opacities = [(m, float(m.get_fill_opacity()), float(m.get_stroke_opacity()))
+                          for m in self.mobject.get_family() if isinstance(m, VMobject)]
+        super().begin()
+
+    def interpolate_mobject(self, alpha: float) -> None:
+        level = self.rate_func(alpha)
+        if not self.appear:
+            level = 1 - level
+        for mob, fill, stroke in self.opacities:
+            mob.set_fill(opacity=fill * level, family=False)
+            mob.set_stroke(opacity=stroke * level, family=False)
 
 
 def arrow(start: Mobject, end: Mobject, direction: Sequence[float] = RIGHT,
@@ -65,14 +99,30 @@ def frame(mob: Mobject, colour: str = MUTED, buff: float = 0.18) -> SurroundingR
                                 stroke_width=2)
 
 
-def grid(rows: Sequence[Sequence[Mobject]], h_buff: float = 0.45,
-         v_buff: float = 0.22) -> VGroup:
-    """Rows of cells in left-aligned columns; the result keeps ``rows``."""
+def grid(rows: Sequence[Sequence[Mobject]], h_buff: float = 0.45, v_buff: float = 0.22,
+         aligns: str | None = None) -> VGroup:
+    """Rows of cells in columns, left-aligned unless ``aligns`` ("lcr" per column) says."""
     body = VGroup(*(cell for row in rows for cell in row))
-    body.arrange_in_grid(rows=len(rows), cols=len(rows[0]), buff=(h_buff, v_buff),
-                         cell_alignment=LEFT)
+    columns = len(rows[0])
+    body.arrange_in_grid(rows=len(rows), cols=columns, buff=(h_buff, v_buff),
+                         col_alignments=aligns or "l" * columns)
     body.rows = [list(row) for row in rows]
     return body
+
+
+def headers_above(pairs: Sequence[tuple[Mobject, Mobject]], buff: float = 0.3) -> VGroup:
+    """Each header above its mobject, their tops level, clear of the tallest mobject."""
+    line = max(under.get_top()[1] for _, under in pairs) + buff \
+        + max(header.height for header, _ in pairs)
+    for header, under in pairs:
+        header.set_x(under.get_x()).set_y(line - header.height / 2)
+    return VGroup(*(header for header, _ in pairs))
+
+
+def stretch_brackets(matrix: VGroup, extra: float, edge: Sequence[float]) -> None:
+    """Lengthen a kit matrix's brackets by ``extra``, keeping the ``edge`` end fixed."""
+    for bracket in matrix.brackets:
+        bracket.stretch_to_fit_height(bracket.height + extra, about_edge=edge)
 
 
 def place(mob: Mobject, top: float = CONTENT_TOP, bottom: float = CONTENT_BOTTOM,
@@ -88,11 +138,11 @@ class LibraryScene(LectureScene):
     def stage(self, heading: str, **keys: str) -> Mobject:
         """Fade out whatever is on screen and write a new heading."""
         if self.mobjects:
-            self.play(*(FadeOut(m) for m in self.mobjects), run_time=0.6)
-        title = self.title(heading, **keys)
-        fit(title, config.frame_width - 0.8)
-        self.play(Write(title), run_time=0.8)
-        return title
+            self.play(Fade(Group(*self.mobjects), appear=False), run_time=0.6)
+        self.heading = self.title(heading, **keys)
+        fit(self.heading, config.frame_width - 0.8)
+        self.play(Write(self.heading), run_time=0.8)
+        return self.heading
 
     def shape(self, name: str, key: str, size: float = 22, colour: str = INK) -> Mobject:
         """``name [a, b]`` in monospace, the shape bound to ``key``."""
@@ -142,6 +192,7 @@ class BiasFlag(LibraryScene):
         self.stage("What the bias flag switches on")
         self.projections()
         self.section("stored shapes")
+        self.stage("How PyTorch stores the weights and offsets")
         self.stored_shapes()
 
     def shared_offset(self) -> None:
@@ -149,8 +200,8 @@ class BiasFlag(LibraryScene):
         tokens = self.ws.sentences[name]
         last = len(tokens) - 1
         colour = self.head_colour(1)
-        row_h = min(0.46, 4.6 / len(tokens))
-        size = min(22.0, row_h * 46)
+        row_h = min(0.5, 4.8 / len(tokens))
+        size = min(24.0, row_h * 46)
         Q = self.matrix(f"{name}.h1.Q", row_labels=[self.word(t, size) for t in tokens],
                         size=size, colour=colour)
         offsets = VGroup(*(self.vec("bias.offset", size, MUTED).set_y(row[0].get_y())
@@ -163,19 +214,18 @@ class BiasFlag(LibraryScene):
         shifted.shift(UP * (Q.body.get_top()[1] - shifted.body.get_top()[1]))
         equals.move_to((offsets.get_right() + shifted.get_left()) / 2).set_y(Q.body.get_y())
         head = "dims.head_numbers[0]"
-        headers = VGroup(
-            self.bound("Head {h} queries Q", size, colour, h=head).next_to(Q.body, UP, 0.3),
-            self.label("offset b", size, MUTED).next_to(offsets, UP, 0.3),
-            self.label("Q + b", size, colour).next_to(shifted.body, UP, 0.3))
-        headers.align_to(headers[0], DOWN)
+        headers = headers_above([
+            (self.bound("Head {h} queries Q", size, colour, h=head), Q.body),
+            (self.label("offset b", size, MUTED), offsets),
+            (self.label("Q + b", size, colour), shifted.body)])
         picture = VGroup(Q, plus, offsets, equals, shifted, headers)
         place(picture, bottom=-2.7)
 
         b, b_keys = vector("b", "bias.offset", len(self.v.value("bias.offset")))
         self.say("Head {h}'s query rows, plus one learned offset b = " + b + ", added to "
-                 "every row alike.", FadeIn(VGroup(Q, headers[0])),
-                 LaggedStart(FadeIn(plus), FadeIn(offsets), FadeIn(headers[1]),
-                             FadeIn(equals), FadeIn(VGroup(shifted, headers[2]))),
+                 "every row alike.", Fade(VGroup(Q, headers[0])),
+                 LaggedStart(Fade(plus), Fade(offsets), Fade(headers[1]),
+                             Fade(equals), Fade(VGroup(shifted, headers[2]))),
                  h=head, **b_keys)
         boxes = VGroup(self.highlight(VGroup(*Q.cells[last]), colour),
                        self.highlight(offsets[last], MUTED),
@@ -192,7 +242,7 @@ class BiasFlag(LibraryScene):
         fit(note, CONTENT_WIDTH)
         self.say("That is not a position embedding: position rows change from one position "
                  "to the next, while the bias is the same for every position and every "
-                 "sentence. It even shifts a row of zeros.", FadeIn(note))
+                 "sentence. It even shifts a row of zeros.", Fade(note))
 
     def projections(self) -> None:
         names = ["W_Q", "W_K", "W_V", "W_O"]
@@ -221,26 +271,24 @@ class BiasFlag(LibraryScene):
         untouched = self.label("unchanged by the flag: the causal mask, position rows and "
                                "the prediction MLP's own biases", 20, MUTED)
         untouched.next_to(counts, DOWN, buff=0.45)
-        picture = place(VGroup(packs, blocks, slice_note, counts, untouched))
+        place(VGroup(packs, blocks, slice_note, counts, untouched))
         self.say("PyTorch's default, bias=True, gives each of the query, key, value and "
                  "output projections {n} offsets: one per model coordinate.",
-                 FadeIn(VGroup(packs, blocks)), n="bias.offsets_per_projection")
+                 Fade(VGroup(packs, blocks)), n="bias.offsets_per_projection")
         self.say("Split into heads, every head's query, key and value offsets are slices of "
-                 "{d}.", FadeIn(slice_note), d="bias.head_slice")
+                 "{d}.", Fade(slice_note), d="bias.head_slice")
         self.say("In total that is {c} more trainable numbers: {a} parameters without the "
-                 "bias, {b} with it.", FadeIn(counts), c="bias.extra",
+                 "bias, {b} with it.", Fade(counts), c="bias.extra",
                  a="bias.params_without", b="bias.params_with")
         self.say("The flag leaves the mask, the position rows and the prediction layers "
-                 "alone.", FadeIn(untouched))
-        self.picture = picture
+                 "alone.", Fade(untouched))
 
     def stored_shapes(self) -> None:
-        self.play(FadeOut(self.picture), run_time=0.6)
         entries = [("in_proj_weight", "bias.in_proj_weight", "W_Q, W_K, W_V stacked"),
                    ("in_proj_bias", "bias.in_proj_bias", "query, key, value offsets"),
                    ("out_proj.weight", "bias.out_proj_weight", "W_O"),
                    ("out_proj.bias", "bias.out_proj_bias", "output offsets")]
-        rows = [[self.label(name, 24), self.num(key, 24), self.label(note, 20, MUTED)]
+        rows = [[self.code(name, 24), self.num(key, 24), self.label(note, 22, MUTED)]
                 for name, key, note in entries]
         table = grid(rows, h_buff=0.7, v_buff=0.4)
         lesson = self.label("this lesson: bias=False", 28, HEAD_COLOURS[1])
@@ -248,11 +296,11 @@ class BiasFlag(LibraryScene):
         picture = place(VGroup(table, lesson), top=2.6)
         self.say("PyTorch stores the three input offsets together in in_proj_bias {ib} and "
                  "the output offsets in out_proj.bias {ob}, beside weights of {iw} and {ow}.",
-                 FadeIn(table), ib="bias.in_proj_bias", ob="bias.out_proj_bias",
+                 Fade(table), ib="bias.in_proj_bias", ob="bias.out_proj_bias",
                  iw="bias.in_proj_weight", ow="bias.out_proj_weight")
         self.say("This lesson uses bias=False, so the layer matches the hand-chosen worksheet "
                  "exactly. That is a simplification, not a claim that no bias is better.",
-                 FadeIn(picture[1]), Create(frame(picture[1], HEAD_COLOURS[1])))
+                 Fade(picture[1]), Create(frame(picture[1], HEAD_COLOURS[1])))
         self.wait(0.5)
 
 
@@ -299,44 +347,54 @@ class PyTorchLayer(LibraryScene):
         self.say("One library call replaces our per-head code: it projects queries, keys and "
                  "values, splits them into {n} heads, runs each head's attention, "
                  "concatenates the messages and applies W_O.",
-                 FadeIn(VGroup(layer, box)), LaggedStart(*map(Create, links)),
+                 Fade(VGroup(layer, box)), LaggedStart(*map(Create, links)),
                  n="dims.heads")
         self.say("It stops there. Position rows, the residual and the vocabulary head stay "
-                 "outside, in our own model.", FadeIn(before), FadeIn(after),
+                 "outside, in our own model.", Fade(before), Fade(after),
                  *map(Create, flow))
 
     def copied_weights(self) -> None:
         colour = self.head_colour(1)
-        side = 1.1
-        stacked = VGroup(*(VGroup(Square(side, color=colour, stroke_width=2),
-                                  self.label(name, 22)) for name in ("W_Qᵀ", "W_Kᵀ", "W_Vᵀ")))
-        stacked.arrange(DOWN, buff=0)
-        out = VGroup(Square(side, color=colour, stroke_width=2), self.label("W_Oᵀ", 22))
-        stacked_name = self.shape("in_proj_weight", "mha.in_proj_weight", 24)
-        out_name = self.shape("out_proj.weight", "mha.out_proj_weight", 24)
-        stacked_name.next_to(stacked, RIGHT, buff=0.4)
-        left = VGroup(stacked, stacked_name)
-        right = VGroup(out, out_name)
-        out_name.next_to(out, RIGHT, buff=0.4)
-        right.next_to(left, RIGHT, buff=1.4).align_to(left, UP)
-        note = self.label("each block: every head's matrix, side by side", 20, MUTED)
-        options = self.label("bias=False, no dropout, batch_first=True", 22, MUTED)
-        body = VGroup(left, right)
-        note.next_to(body, DOWN, buff=0.45)
-        options.next_to(note, DOWN, buff=0.3)
-        place(VGroup(body, note, options))
+        side = 0.95
+
+        def block(name: str, edge: str = MUTED) -> VGroup:
+            return VGroup(Square(side, color=edge, stroke_width=2), self.label(name, 22))
+
+        ours = VGroup(*(block(name) for name in ("W_Q", "W_K", "W_V")))
+        ours.arrange(DOWN, buff=0.25)
+        ours.add(block("W_O").next_to(ours, DOWN, buff=0.6))
+        theirs = VGroup(*(block(name + "ᵀ", colour) for name in ("W_Q", "W_K", "W_V")))
+        theirs.arrange(DOWN, buff=0)
+        theirs.add(block("W_Oᵀ", colour))
+        theirs.next_to(ours, RIGHT, buff=2.6)
+        theirs[:3].move_to([theirs.get_x(), ours[:3].get_y(), 0])
+        theirs[3].set_y(ours[3].get_y())
+        moves = VGroup(*(arrow(a, b) for a, b in zip(ours, theirs, strict=True)))
+        names = VGroup(self.shape("in_proj_weight", "mha.in_proj_weight", 24, colour)
+                       .next_to(theirs[:3], RIGHT, buff=0.4),
+                       self.shape("out_proj.weight", "mha.out_proj_weight", 24, colour)
+                       .next_to(theirs[3], RIGHT, buff=0.4))
+        headers = headers_above([(self.label("scratch layer", 22, MUTED), ours),
+                                 (self.label("nn.MultiheadAttention", 22, colour), theirs)])
+        note = self.label("each block holds every head's matrix, side by side; "
+                          "bias=False, no dropout", 20, MUTED)
+        body = VGroup(ours, theirs, moves, names, headers)
+        note.next_to(body, DOWN, buff=0.5)
+        place(VGroup(body, note))
         self.say("We copy the scratch layer's own parameters: the query, key and value "
                  "matrices, transposed and stacked, fill in_proj_weight {i}.",
-                 FadeIn(left), FadeIn(note), i="mha.in_proj_weight")
+                 Fade(VGroup(ours, headers)), *map(Create, moves[:3]),
+                 Fade(VGroup(theirs[:3], names[0])), i="mha.in_proj_weight")
         self.say("W_O, transposed, fills out_proj.weight {o}. With no bias and no dropout, "
-                 "both layers compute the same function.", FadeIn(right), FadeIn(options),
-                 o="mha.out_proj_weight")
+                 "both layers compute the same function.", Create(moves[3]),
+                 Fade(VGroup(theirs[3], names[1])), Fade(note), o="mha.out_proj_weight")
 
     def batch_call(self) -> None:
         code = VGroup(self.code("delta, A = mha(E, E, E,"),
                       self.code("    attn_mask=causal,"),
                       self.code("    average_attn_weights=False)"))
         code.arrange(DOWN, aligned_edge=LEFT, buff=0.15)
+        code[1:].shift(RIGHT * 0.9)
         source = self.shape("E", "lab.shape.E", 24)
         source_note = self.bound("all {n} sentences at once", 20, MUTED, n="dims.sentences")
         mask = self.mask_grid(self.ws.length, 2.0)
@@ -351,10 +409,10 @@ class PyTorchLayer(LibraryScene):
         right = VGroup(code, results).arrange(DOWN, aligned_edge=LEFT, buff=0.7)
         place(VGroup(left, right).arrange(RIGHT, buff=1.0))
         self.say("E stacks all {n} sentences, shape {e}. We pass it as query, key and value "
-                 "input, with the causal mask.", FadeIn(left), FadeIn(code),
+                 "input, with the causal mask.", Fade(left), Fade(code),
                  n="dims.sentences", e="lab.shape.E")
         self.say("The update ΔE comes back as {d}. average_attn_weights=False keeps the head "
-                 "axis, so the weights come back as {a}.", FadeIn(results),
+                 "axis, so the weights come back as {a}.", Fade(results),
                  d="mha.delta", a="mha.A")
         self.results, self.inputs = results, VGroup(left, code)
 
@@ -369,12 +427,13 @@ class PyTorchLayer(LibraryScene):
         panel = VGroup(block, frame(block, HEAD_COLOURS[2], 0.25))
         fit(panel, CONTENT_WIDTH)
         results = self.results
-        self.play(FadeOut(self.inputs), run_time=0.6)
-        self.play(results.animate.move_to([0, 1.6, 0]), run_time=0.8)
+        self.play(Fade(VGroup(self.inputs, self.heading), appear=False), run_time=0.6)
+        self.heading = self.title("Scratch layer and PyTorch agree")
+        self.play(Write(self.heading), results.animate.move_to([0, 1.6, 0]), run_time=0.8)
         panel.next_to(results, DOWN, buff=0.8)
         self.say("Compared with our scratch layer entry by entry, the largest differences "
                  "are {d} in ΔE and {a} in the weights: float rounding, nothing more.",
-                 FadeIn(panel), d="mha.max_diff_delta", a="mha.max_diff_A")
+                 Fade(panel), d="mha.max_diff_delta", a="mha.max_diff_A")
         self.wait(0.5)
 
     def mask_grid(self, tokens: int, width: float) -> VGroup:
@@ -444,14 +503,14 @@ class TrainedComparison(LibraryScene):
         place(VGroup(cards, models, note).arrange(DOWN, buff=0.8))
         self.say("These models were genuinely trained on short stories. They share a "
                  "vocabulary of {v} tokens, a context of {c} tokens, width {w} and a hidden "
-                 "layer of {n}.", LaggedStart(*map(FadeIn, cards)), v="trained.vocab",
+                 "layer of {n}.", LaggedStart(*map(Fade, cards)), v="trained.vocab",
                  c="trained.context", w="trained.width", n="trained.hidden")
         phrase, keys = self.heads_phrase()
         self.say("Three kinds of model: a fixed-window MLP, and attention models with "
                  + phrase + ". Here we build each one and read its shapes.",
-                 LaggedStart(*map(FadeIn, models)), **keys)
+                 LaggedStart(*map(Fade, models)), **keys)
         self.say("How well they predict and how long they train are results of the trained "
-                 "experiment; this worksheet measures neither.", FadeIn(note))
+                 "experiment; this worksheet measures neither.", Fade(note))
 
     def mlp(self) -> None:
         stages = [("window", self.num("trained.mlp.rows")),
@@ -470,13 +529,13 @@ class TrainedComparison(LibraryScene):
         below = VGroup(count, slots_note).arrange(RIGHT, buff=0.8)
         place(VGroup(VGroup(boxes, links), below).arrange(DOWN, buff=0.9))
         self.say("The MLP lays its {c} token rows, each {w} wide, end to end in a fixed order: "
-                 "{f} inputs.", FadeIn(boxes[:2]), Create(links[0]), c="trained.context",
+                 "{f} inputs.", Fade(boxes[:2]), Create(links[0]), c="trained.context",
                  w="trained.width", f="trained.mlp.flat_width")
         self.say("W_hidden {h} and a ReLU, then W_vocab {v} gives one logit per vocabulary "
-                 "word.", FadeIn(boxes[2:]), *map(Create, links[1:]),
+                 "word.", Fade(boxes[2:]), *map(Create, links[1:]),
                  h="trained.mlp.W_hidden", v="trained.mlp.W_vocab")
         self.say("Position in the window is all it knows of order; it has no separate "
-                 "position table. In total: {p} parameters.", FadeIn(below),
+                 "position table. In total: {p} parameters.", Fade(below),
                  p="trained.mlp.params")
 
     def attention_models(self) -> None:
@@ -493,11 +552,11 @@ class TrainedComparison(LibraryScene):
         table = grid([header, *rows], h_buff=0.8, v_buff=0.16)
         place(table)
         self.say("Each attention model adds learned position rows, then one attention layer, "
-                 "then the prediction MLP.", FadeIn(VGroup(*header, *(r[0] for r in rows))))
+                 "then the prediction MLP.", Fade(VGroup(*header, *(r[0] for r in rows))))
         phrase, keys = self.heads_phrase(", each {x} wide", "d_head")
         self.say("The width is fixed, so the heads share it: " + phrase + ". Q and H narrow "
                  "per head, and every head gets its own A grid.",
-                 LaggedStart(*(FadeIn(VGroup(*(r[c] for r in rows)))
+                 LaggedStart(*(Fade(VGroup(*(r[c] for r in rows)))
                                for c in range(1, len(self.heads) + 1))), **keys)
         mark = rows[-2]
         box = self.highlight(VGroup(*mark), self.head_colour(1))
@@ -527,16 +586,16 @@ class TrainedComparison(LibraryScene):
         bars = [row[1][0] for row in rows]
         phrase, keys = self.heads_phrase(": {x}", "params")
         self.say("Counting every parameter: the MLP has {m}; attention with " + phrase + ".",
-                 FadeIn(VGroup(*(row[0] for row in rows))),
+                 Fade(VGroup(*(row[0] for row in rows))),
                  *(GrowFromEdge(bar, LEFT) for bar in bars),
-                 FadeIn(VGroup(*(row[1][1] for row in rows))),
+                 Fade(VGroup(*(row[1][1] for row in rows))),
                  m="trained.mlp.params", **keys)
         self.say("Its first matrix, {m}, reads the whole flattened window; the attention "
                  "models' first MLP matrix is only {a}. That is where the MLP's extra size "
-                 "sits.", FadeIn(VGroup(*(row[2] for row in rows))),
+                 "sits.", Fade(VGroup(*(row[2] for row in rows))),
                  m="trained.mlp.W_hidden", a=f"trained.heads{self.heads[0]}.W_hidden")
         self.say("Which model predicts better, and at what cost in time, is measured in the "
-                 "trained experiment, not in this worksheet.", FadeIn(note))
+                 "trained experiment, not in this worksheet.", Fade(note))
 
 
 # --------------------------------------------------------------------------- patches
@@ -567,6 +626,17 @@ class ImagePatches(LibraryScene):
     def swatch(self, patch: int, side: float = 0.28) -> Square:
         return Square(side, stroke_width=0, fill_color=self.patch_colour(patch), fill_opacity=1)
 
+    def shade(self, pixel: float) -> ManimColor:
+        """Grey level of a pixel value (clipped to the range zero to one)."""
+        return interpolate_color(DARK_PIXEL, LIGHT_PIXEL, min(max(pixel, 0.0), 1.0))
+
+    def tile(self, key: str, pixel: float, side: float = 0.62) -> VGroup:
+        """One pixel value on a square of its own shade."""
+        number = self.num(key, 18, DARK_PIXEL.to_hex() if pixel >= 0.4 else INK)
+        square = Square(side, stroke_width=0.5, stroke_color=MUTED,
+                        fill_color=self.shade(pixel), fill_opacity=1)
+        return VGroup(square, number.move_to(square))
+
     def pixels(self, box: float) -> VGroup:
         """The image as shaded squares, grouped by patch; each group is outlined."""
         image = self.v.value("patches.image")
@@ -576,9 +646,9 @@ class ImagePatches(LibraryScene):
         groups = [VGroup() for _ in range(per_side * per_side)]
         for r, row in enumerate(image):
             for c, pixel in enumerate(row):
-                shade = interpolate_color(DARK_PIXEL, LIGHT_PIXEL, min(max(pixel, 0.0), 1.0))
-                square = Square(cell, stroke_width=0.5, stroke_color=MUTED, fill_color=shade,
-                                fill_opacity=1).move_to([c * cell, -r * cell, 0])
+                square = Square(cell, stroke_width=0.5, stroke_color=MUTED,
+                                fill_color=self.shade(pixel), fill_opacity=1)
+                square.move_to([c * cell, -r * cell, 0])
                 groups[(r // size) * per_side + c // size].add(square)
         patches = VGroup(*groups)
         patches.outlines = VGroup(*(Rectangle(width=g.width, height=g.height,
@@ -599,31 +669,38 @@ class ImagePatches(LibraryScene):
         right = VGroup(facts, note).arrange(DOWN, aligned_edge=LEFT, buff=0.8)
         place(VGroup(self.patches, right).arrange(RIGHT, buff=1.2))
         self.say("Words are not the only source of rows. Take a small greyscale image, {s} by "
-                 "{t} pixels, each square shaded by its value.", FadeIn(self.patches),
-                 FadeIn(facts[0]), FadeIn(note), s="patches.side", t="patches.side")
+                 "{t} pixels, each square shaded by its value.", Fade(self.patches),
+                 Fade(facts[0]), Fade(note), s="patches.side", t="patches.side")
         self.play(self.patches.animate.arrange_in_grid(
             rows=int(self.v.value("patches.per_side")), buff=0.25).move_to(self.patches),
             run_time=0.8)
         for group, outline in zip(self.patches, self.patches.outlines, strict=True):
             outline.move_to(group)
         self.say("Cut it into square patches of {p} by {q} pixels: {n} per side, {c} patches "
-                 "in all.", *map(Create, self.patches.outlines), FadeIn(facts[1:]),
+                 "in all.", *map(Create, self.patches.outlines), Fade(facts[1:]),
                  p="patches.size", q="patches.size", n="patches.per_side", c="patches.count")
         self.facts = VGroup(facts, note)
 
     def flatten(self) -> None:
-        count = int(self.v.value("patches.count"))
-        flat = self.matrix("patches.flat", row_labels=[self.swatch(i) for i in range(count)],
-                           size=20)
-        header = self.shape("flat", "patches.shape.flat", 22)
-        block = VGroup(flat, header)
-        header.next_to(flat, UP, buff=0.3)
-        self.play(FadeOut(self.facts), run_time=0.5)
-        left = self.patches.get_right()[0] + 0.9
-        fit(block, config.frame_width / 2 - 0.4 - left, CONTENT_TOP - CONTENT_BOTTOM)
-        block.move_to([left + block.width / 2, self.patches.get_y(), 0])
+        flat = self.v.value("patches.flat")
+        width = len(flat[0])
+        shown = list(range(width)) if width <= FLAT_COLUMNS else \
+            [*range(FLAT_COLUMNS - 2), None, width - 1]
+        rows = [[self.swatch(i)] + [self.label("…", 20) if c is None
+                                    else self.tile(f"patches.flat[{i}][{c}]", flat[i][c])
+                                    for c in shown] for i in range(len(flat))]
+        table = grid(rows, h_buff=0.06, v_buff=0.06, aligns="c" * (len(shown) + 1))
+        header = self.bound("flat {s}: {k} values per patch, one row each", 22, mono=True,
+                            s="patches.shape.flat", k="patches.values_per_patch")
+        block = VGroup(header, table).arrange(DOWN, buff=0.35)
+        self.play(Fade(self.facts, appear=False), run_time=0.5)
+        image = VGroup(self.patches, self.patches.outlines)
+        fit(block, CONTENT_WIDTH, 2.2 - CONTENT_BOTTOM - 0.8)
+        block.move_to([0, 0.25 - 0.45 - block.height / 2, 0])
+        self.play(image.animate.scale_to_fit_height(2.4).move_to([0, 1.45, 0]), run_time=0.8)
         self.say("Read each patch row by row into one flat list of {k} values. Each patch "
-                 "becomes one row, as each word became one token.", FadeIn(block),
+                 "becomes one row, as each word became one token.", Fade(header),
+                 LaggedStart(*(Fade(VGroup(*row)) for row in rows), lag_ratio=0.4),
                  k="patches.values_per_patch")
 
     def tall_matrix(self, key: str, size: float, colour: str = INK) -> VGroup:
@@ -650,72 +727,78 @@ class ImagePatches(LibraryScene):
         rows = self.matrix("patches.rows", size=20)
         times, equals = self.label("×", 28), self.label("=", 28)
         equation = VGroup(flat, times, W, equals, rows).arrange(RIGHT, buff=0.4)
-        headers = VGroup(self.shape("flat", "patches.shape.flat", 22),
-                         self.shape("W", "patches.shape.W", 22, HEAD_COLOURS[1]),
-                         self.shape("rows", "patches.shape.rows", 22))
-        for header, matrix in zip(headers, (flat, W, rows), strict=True):
-            header.next_to(matrix, UP, buff=0.3)
-        headers.align_to(headers[1], DOWN)
+        headers = headers_above([(self.shape("flat", "patches.shape.flat", 22), flat),
+                                 (self.shape("W", "patches.shape.W", 22, HEAD_COLOURS[1]), W),
+                                 (self.shape("rows", "patches.shape.rows", 22), rows)])
         note = self.label("the same matrix for every patch, learned from the image task", 20,
                           MUTED)
         place(VGroup(VGroup(equation, headers), note).arrange(DOWN, buff=0.7))
         self.say("One projection W, {w}, multiplies every flat patch: the same matrix for every "
-                 "patch, learned from the image task.", FadeIn(VGroup(flat, headers[0])),
-                 FadeIn(VGroup(times, W, headers[1])), FadeIn(note), w="patches.shape.W")
+                 "patch, learned from the image task.", Fade(VGroup(flat, headers[0])),
+                 Fade(VGroup(times, W, headers[1])), Fade(note), w="patches.shape.W")
         self.say("Out come {c} embedding rows of width {d}, one per patch: {r}.",
-                 FadeIn(VGroup(equals, rows, headers[2])), c="patches.count",
+                 Fade(VGroup(equals, rows, headers[2])), c="patches.count",
                  d="patches.shape.W[1]", r="patches.shape.rows")
 
     def sequence(self) -> None:
+        colour = HEAD_COLOURS[2]
         count = int(self.v.value("patches.count"))
-        positions = self.matrix("patches.positions", size=20)
-        sequence = self.matrix("patches.sequence", size=20, colour=HEAD_COLOURS[2])
         rows = self.matrix("patches.rows", size=20,
                            row_labels=[self.swatch(i) for i in range(count)])
-        width = len(self.v.value("patches.cls"))
-        inner, keys = vector("c", "patches.cls", width)
-        cls = self.bound(inner, 20, HEAD_COLOURS[2], mono=True, **keys)
+        positions = self.matrix("patches.positions", size=20)
+        sequence = self.matrix("patches.sequence", size=20, colour=colour)
         plus, equals = self.label("+", 28), self.label("=", 28)
         equation = VGroup(rows, plus, positions, equals, sequence).arrange(RIGHT, buff=0.5)
-        rows.shift(UP * (positions.cells[1][0].get_y() - rows.cells[0][0].get_y()))
-        cls.move_to(rows.body).set_y(positions.cells[0][0].get_y()).align_to(rows.body, RIGHT)
-        cls_name = self.label("CLS", 20, HEAD_COLOURS[2]).next_to(cls, LEFT, buff=0.3)
-        sequence.align_to(positions, UP)
-        headers = VGroup(self.label("CLS + patch rows", 22),
-                         self.label("positions", 22),
-                         self.shape("sequence", "patches.shape.sequence", 22, HEAD_COLOURS[2]))
-        for header, matrix in zip(headers, (rows, positions, sequence), strict=True):
-            header.next_to(matrix, UP, buff=0.3)
-        headers.align_to(headers[1], DOWN).set_y(positions.get_top()[1] + 0.45)
+        first, second = (positions.cells[r][0].get_y() for r in (0, 1))
+        rows.shift(UP * (second - rows.cells[0][0].get_y()))
+        stretch_brackets(rows, first - second, DOWN)
+        cls = VGroup(*(self.label("…", 20, colour) if c is None
+                       else self.num(f"patches.cls[{c}]", 20, colour)
+                       for c in shown_indices(len(self.v.value("patches.cls")))))
+        for cell, below in zip(cls, rows.cells[0], strict=True):
+            cell.set_y(first).align_to(below, RIGHT)
+        cls_name = self.label("CLS", 20, colour).set_y(first)
+        cls_name.align_to(rows[2], RIGHT)
+        plus.set_y(positions.get_y())
+        equals.set_y(positions.get_y())
+        headers = headers_above([(self.label("CLS + patch rows", 22), rows),
+                                 (self.label("positions", 22), positions),
+                                 (self.shape("sequence", "patches.shape.sequence", 22, colour),
+                                  sequence)])
         place(VGroup(equation, cls, cls_name, headers))
+        inner, keys = vector("c", "patches.cls", len(cls))
         self.say("Put one learned CLS row, " + inner + ", in front of the {n} patch rows.",
-                 FadeIn(VGroup(rows, headers[0])), FadeIn(VGroup(cls, cls_name)),
+                 Fade(VGroup(rows, headers[0])), Fade(VGroup(cls, cls_name)),
                  n="patches.count", **keys)
         self.say("Add a position row to each of the {t} rows: the sequence is {s}, ready for "
-                 "attention like any sentence.", FadeIn(VGroup(plus, positions, headers[1])),
-                 FadeIn(VGroup(equals, sequence, headers[2])), t="patches.total_rows",
+                 "attention like any sentence.", Fade(VGroup(plus, positions, headers[1])),
+                 Fade(VGroup(equals, sequence, headers[2])), t="patches.total_rows",
                  s="patches.shape.sequence")
 
     def classifier(self) -> None:
-        sequence = self.matrix("patches.sequence", size=20, colour=HEAD_COLOURS[2])
-        sequence.add(self.shape("sequence", "patches.shape.sequence", 22, HEAD_COLOURS[2])
-                     .next_to(sequence, UP, buff=0.3))
+        colour = HEAD_COLOURS[2]
+        sequence = self.matrix("patches.sequence", size=20, colour=colour)
+        header = self.shape("sequence", "patches.shape.sequence", 22, colour)
+        header.next_to(sequence, UP, buff=0.3)
+        mark = self.highlight(VGroup(*sequence.cells[0]), colour)
+        left = VGroup(header, sequence, mark)
         encoder = self.label("encoder: attention without a causal mask", 22)
         encoder = VGroup(encoder, frame(encoder, HEAD_COLOURS[1]))
-        cls = self.label("final CLS row", 22, HEAD_COLOURS[2])
+        cls = self.label("final CLS row", 22, colour)
         classifier = self.label("classifier → class probabilities", 22)
         flow = VGroup(encoder, cls, classifier).arrange(DOWN, buff=0.7)
-        picture = VGroup(sequence, flow).arrange(RIGHT, buff=1.2)
+        flow.next_to(sequence, RIGHT, buff=1.2)
+        flow.shift(UP * (sequence.get_y() - encoder.get_y()))
         note = self.label("a roadmap, not a trained model", 20, MUTED)
-        place(VGroup(picture, note).arrange(DOWN, buff=0.7))
+        place(VGroup(VGroup(left, flow), note).arrange(DOWN, buff=0.7))
         links = VGroup(arrow(sequence, encoder), arrow(encoder, cls, DOWN),
                        arrow(cls, classifier, DOWN))
         self.say("Classifying a whole image needs no causal mask: each of the {t} rows may "
-                 "read every other row, before or after it.", FadeIn(sequence),
-                 FadeIn(encoder), Create(links[0]), t="patches.total_rows")
+                 "read every other row, before or after it.", Fade(left),
+                 Fade(encoder), Create(links[0]), t="patches.total_rows")
         self.say("After the encoder, the CLS row's final state feeds a classifier trained "
                  "with the image's label. This is a roadmap, not a trained model.",
-                 FadeIn(VGroup(cls, classifier, note)), *map(Create, links[1:]))
+                 Fade(VGroup(cls, classifier, note)), *map(Create, links[1:]))
 
 
 # --------------------------------------------------------------------------- lab
@@ -747,7 +830,8 @@ class BatchLab(LibraryScene):
             target = self.word(self.word_of(f"lab.y[{i}]"), size, HEAD_COLOURS[1])
             rows.append([self.sentence_name(name, size, MUTED), *ids, self.label("→", size),
                          target, self.num(f"lab.y[{i}]", size, HEAD_COLOURS[1])])
-        table = grid(rows, h_buff=0.32, v_buff=0.4)
+        table = grid(rows, h_buff=0.32, v_buff=0.4,
+                     aligns="l" + "c" * self.ws.length + "cll")
         ids = VGroup(*(cell for row in rows for cell in row[1:-3]))
         targets = VGroup(*(cell for row in rows for cell in row[-3:]))
         headers = VGroup(self.shape("X", "lab.shape.X", 24).next_to(ids, UP, buff=0.4),
@@ -758,12 +842,12 @@ class BatchLab(LibraryScene):
         place(VGroup(VGroup(table, headers), note).arrange(DOWN, buff=0.7))
         self.say("The lab stacks the token ids of all {n} sentences into one batch X of shape "
                  "{x}: whole numbers, not embeddings.",
-                 FadeIn(VGroup(*(row[0] for row in rows))), FadeIn(ids), FadeIn(headers[0]),
-                 FadeIn(note), n="dims.sentences", x="lab.shape.X")
+                 Fade(VGroup(*(row[0] for row in rows))), Fade(ids), Fade(headers[0]),
+                 Fade(note), n="dims.sentences", x="lab.shape.X")
         pieces = [(f"“{{w{i}}}”", {}) for i in range(len(names))]
         phrase, _ = slots(pieces, ", ", " and ")
         self.say("Each sentence has one observed next word, its target: " + phrase + ". "
-                 "Together they form y, shape {y}.", FadeIn(targets), FadeIn(headers[1]),
+                 "Together they form y, shape {y}.", Fade(targets), Fade(headers[1]),
                  words={f"w{i}": self.word_of(f"lab.y[{i}]") for i in range(len(names))},
                  y="lab.shape.y")
 
@@ -786,17 +870,17 @@ class BatchLab(LibraryScene):
         groups = [VGroup(*(cell for row in rows[a:b] for cell in row))
                   for a, b in ((0, 3), (3, 6), (6, 10))]
         self.say("Embedding turns X {x} into E {e}: batch, tokens, width. One projection makes "
-                 "every head's queries at once, Q {q}.", FadeIn(groups[0]),
+                 "every head's queries at once, Q {q}.", Fade(groups[0]),
                  x="lab.shape.X", e="lab.shape.E", q="lab.shape.Q")
         marks = VGroup(self.highlight(VGroup(*rows[3]), colour))
         self.say("Reshape, then transpose, moves the head axis before the tokens: {h}. The "
                  "scores and weights hold one grid per sentence and head, {a}; {n} weights in "
-                 "all.", FadeIn(groups[1]), Create(marks[0]), h="lab.shape.Q_heads",
+                 "all.", Fade(groups[1]), Create(marks[0]), h="lab.shape.Q_heads",
                  a="lab.shape.A", n="lab.A_weights")
         marks.add(self.highlight(VGroup(*rows[7]), colour))
         self.say("Transpose back before joining, or token rows and head rows get mixed: the "
                  "joined messages are {j} again, ΔE is {d}, and the last rows give logits {l}.",
-                 FadeIn(groups[2]), Create(marks[1]), j="lab.shape.joined",
+                 Fade(groups[2]), Create(marks[1]), j="lab.shape.joined",
                  d="lab.shape.delta", l="lab.shape.logits")
 
     def training_step(self) -> None:
@@ -812,13 +896,13 @@ class BatchLab(LibraryScene):
                           MUTED)
         place(VGroup(VGroup(chain, links), grads, note).arrange(DOWN, buff=0.8))
         self.say("Cross-entropy scores the logits against the observed targets, never against "
-                 "sampled words: loss {l}.", FadeIn(before), l="lab.loss")
+                 "sampled words: loss {l}.", Fade(before), l="lab.loss")
         self.say("One backward pass reaches every projection through the same loss: {f} of "
-                 "the {t} parameter tensors got finite gradients.", FadeIn(grads),
+                 "the {t} parameter tensors got finite gradients.", Fade(grads),
                  f="lab.finite_grads", t="lab.param_tensors")
         self.say("One AdamW step with learning rate {r}, and the loss on this batch is {a}. One "
                  "step demonstrates learning; it does not make a trained model.",
-                 Create(links[0]), FadeIn(step), Create(links[1]), FadeIn(after), FadeIn(note),
+                 Create(links[0]), Fade(step), Create(links[1]), Fade(after), Fade(note),
                  r="lab.learning_rate", a="lab.loss_after")
 
     def generate(self) -> None:
@@ -828,7 +912,6 @@ class BatchLab(LibraryScene):
         word = self.word_of("lab.next_id")
         row = self.token_row([*tokens, word], width=CONTENT_WIDTH)
         new = row[-1].set_color(colour)
-        box = self.highlight(new, colour)
         facts = VGroup(self.bound("next id {i}", 24, colour, i="lab.next_id"),
                        self.bound("probability {p}", 24, colour, p="lab.next_prob"),
                        self.shape("history", "lab.shape.history", 24)
@@ -836,10 +919,11 @@ class BatchLab(LibraryScene):
         note = self.label("weights stay fixed; crop the history to the context window", 20,
                           MUTED)
         place(VGroup(row, facts, note).arrange(DOWN, buff=0.8))
+        box = self.highlight(new, colour)
         self.say("At inference the weights stay fixed. The model reads the “{s}” prefix and "
                  "takes the most probable next id, {i}: “{w}”, with probability {p}.",
-                 FadeIn(row[:-1]), FadeIn(facts[:2]), words={"s": name, "w": word},
+                 Fade(row[:-1]), Fade(facts[:2]), words={"s": name, "w": word},
                  i="lab.next_id", p="lab.next_prob")
         self.say("Appending it makes the history {h}. Repeat to keep generating, keeping only "
-                 "the last context-window tokens.", FadeIn(new), Create(box),
-                 FadeIn(facts[2]), FadeIn(note), h="lab.shape.history")
+                 "the last context-window tokens.", Fade(new), Create(box),
+                 Fade(facts[2]), Fade(note), h="lab.shape.history")
