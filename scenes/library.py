@@ -26,6 +26,7 @@ from manim import (
     Rectangle,
     Square,
     SurroundingRectangle,
+    SVGMobject,
     VGroup,
     VMobject,
     Write,
@@ -106,8 +107,32 @@ def grid(rows: Sequence[Sequence[Mobject]], h_buff: float = 0.45, v_buff: float 
     columns = len(rows[0])
     body.arrange_in_grid(rows=len(rows), cols=columns, buff=(h_buff, v_buff),
                          col_alignments=aligns or "l" * columns)
+    for row in rows:
+        texts = sorted((cell for cell in row if isinstance(cell, SVGMobject)),
+                       key=lambda text: -len(standing(text)))
+        for text in texts[1:]:
+            text.shift(UP * (baseline(texts[0]) - baseline(text)))
     body.rows = [list(row) for row in rows]
     return body
+
+
+def standing(text: SVGMobject) -> list[Mobject]:
+    """The glyphs of a text that stand on its baseline: letters and digits without tails."""
+    chars = [c for c in text.original_text if not c.isspace()]
+    if len(chars) != len(text.submobjects):  # a ligature joined two letters: no mapping
+        return []
+    return [g for c, g in zip(chars, text.submobjects, strict=True)
+            if c.isascii() and c.isalnum() and c not in "gjpqyQ"]
+
+
+def baseline(text: SVGMobject) -> float:
+    """Where a text's letters stand (its bottom when no glyph is known to stand there).
+
+    Centring texts in a row makes "heads" sit higher than "[64, 64]"; aligning on this
+    line keeps a table's rows level whatever ascenders or descenders they have.
+    """
+    bottoms = sorted(g.get_bottom()[1] for g in standing(text))
+    return bottoms[len(bottoms) // 2] if bottoms else float(text.get_bottom()[1])
 
 
 def headers_above(pairs: Sequence[tuple[Mobject, Mobject]], buff: float = 0.3) -> VGroup:
