@@ -35,6 +35,20 @@ from scenes.kit import (
     vector,
 )
 
+__all__ = [
+    "DARK",
+    "DARK_ABOVE",
+    "ConcatOutputResidual",
+    "Fade",
+    "OtherContext",
+    "PredictionMLP",
+    "fade_in",
+    "fade_out",
+    "flow",
+    "strip",
+    "weight_opacity",
+]
+
 SIZE = 20
 """Number size in these scenes, before any fitting."""
 SMALL = 17
@@ -83,10 +97,12 @@ class Fade(Animation):
 
 
 def fade_in(*mobjects: Mobject) -> Fade:
+    """Bring mobjects on screen, fading them in without copies."""
     return Fade(*mobjects)
 
 
 def fade_out(*mobjects: Mobject) -> Fade:
+    """Fade mobjects out without copies and take them off screen."""
     return Fade(*mobjects, appear=False)
 
 
@@ -106,7 +122,7 @@ def flow(pieces: Sequence[Mobject], width: float, buff: float = 0.18,
 
 
 def strip(numbers: Sequence[Mobject], colours: Sequence[str], width: float,
-          height: float = 0.48) -> VGroup:
+          height: float = 0.42) -> VGroup:
     """Numbers in touching boxes, one box per coordinate, each outlined in its colour."""
     cells = VGroup()
     for number, colour in zip(numbers, colours, strict=True):
@@ -169,6 +185,11 @@ class ConcatOutputResidual(LectureScene):
                  for h, block in enumerate(self.strips, start=1)]
         self.shape = self.bound("one joined row: {n} numbers", 22, MUTED, n="dims.joined")
         self.shape.next_to(self.joined, DOWN, buff=0.35)
+        if self.ws.n_heads == 1:
+            self.say("With a single head there is nothing to join: its message of {n} "
+                     "numbers is already the joined row.", *joins, fade_in(self.shape),
+                     n="dims.joined")
+            return
         self.say("Concatenation sets the messages side by side. Coordinates are joined, "
                  "not added: {h} heads × {d} numbers make one row of {n}.",
                  *joins, fade_in(self.shape), h="dims.heads", d="dims.d_head",
@@ -221,12 +242,19 @@ class ConcatOutputResidual(LectureScene):
         first feature, fitted together; the joined row's target positions come back as
         ``column``."""
         s, last, n = self.s, self.last, self.ws.d_model
-        names = [self.feature(c, SMALL) for c in shown_indices(n)]
-        W = self.matrix("params.W_O", size=SIZE, v_buff=0.3, col_labels=names,
+        columns = shown_indices(n)
+        names = [self.feature(c, SMALL) for c in columns]
+        W = self.matrix("params.W_O", size=SIZE, v_buff=0.22, col_labels=names,
                         h_buff=max(0.45, *(name.width for name in names)))
-        for r, row in enumerate(W.cells):
-            for cell in row:
-                cell.set_color(self.head_colour(self.owner(r)))
+        for r, row in enumerate(W.cells):  # each row shown as a row of its head's block
+            h = self.owner(r)
+            for k, c in enumerate(columns):
+                if c is None:
+                    row[k].set_color(self.head_colour(h))
+                    continue
+                block = self.num(f"params.h{h}.W_O[{r - (h - 1) * self.d}][{c}]", SIZE,
+                                 self.head_colour(h)).move_to(row[k], aligned_edge=RIGHT)
+                W.body[r * len(columns) + k] = row[k] = block
         for c, name in enumerate(names):
             name.set_x(VGroup(*(row[c] for row in W.cells)).get_x())
         for h in range(1, self.ws.n_heads):
@@ -246,19 +274,23 @@ class ConcatOutputResidual(LectureScene):
         shares = VGroup()
         for h in range(1, self.ws.n_heads + 1):
             inner, keys = vector("x", f"{s}.h{h}.share[{last}]", n)
-            share = self.bound("Head {h} share " + inner, SIZE, self.head_colour(h), mono=True,
-                               h=f"dims.head_numbers[{h - 1}]", **keys)
+            share = VGroup(self.bound("Head {h}'s share", SMALL, self.head_colour(h),
+                                      h=f"dims.head_numbers[{h - 1}]"),
+                           self.bound(inner, SIZE, self.head_colour(h), mono=True, **keys))
+            share.arrange(DOWN, buff=0.1, aligned_edge=LEFT)
             rows = W.cells[(h - 1) * self.d:h * self.d]
             share.next_to(W.brackets, RIGHT, buff=0.7)
             share.set_y((rows[0][0].get_y() + rows[-1][0].get_y()) / 2)
             shares.add(share)
         inner, keys = vector("x", f"{s}.delta[{last}]", n)
-        delta = self.bound("ΔE = " + inner, SIZE, INK, mono=True, **keys)
-        delta.next_to(shares, DOWN, buff=0.6).align_to(shares, LEFT)
+        delta = VGroup(self.label("their sum, the update ΔE", SMALL),
+                       self.bound(inner, SIZE, INK, mono=True, **keys))
+        delta.arrange(DOWN, buff=0.1, aligned_edge=LEFT)
+        delta.next_to(shares, DOWN, buff=0.45).align_to(shares, LEFT)
         rule = separator(shares.width).next_to(delta, UP, buff=0.22).align_to(shares, LEFT)
         equation = self.water_sum()
         body = VGroup(column, times, W, shares, delta, rule)
-        equation.next_to(body, DOWN, buff=0.5)
+        equation.next_to(body, DOWN, buff=0.35)
         layout = VGroup(body, equation)
         fit(layout, FRAME_WIDTH, TOP - BOTTOM)
         layout.move_to([0, (TOP + BOTTOM) / 2, 0])
@@ -269,23 +301,34 @@ class ConcatOutputResidual(LectureScene):
         return layout
 
     def water_sum(self) -> VGroup:
-        """The first feature's update as message coordinate × W_O entry terms, in head colours."""
+        """The first feature's update as message coordinate × W_O entry terms, in head colours:
+        the factors, then their products, then the total; one line when it fits."""
         s, last = self.s, self.last
         terms = [i for i in range(self.ws.d_model)
                  if self.v.value(f"{s}.update_terms[{i}][0]") != 0] or \
             list(range(self.ws.d_model))
-        pieces: list[Mobject] = [self.feature(0, SIZE, "{f} update =")]
+        factors: list[Mobject] = [self.feature(0, SIZE, "{f} update =")]
+        products: list[Mobject] = []
         for place, i in enumerate(terms):
-            factor = "({a})" if self.v.value(f"{s}.joined[{last}][{i}]") < 0 else "{a}"
-            pieces.append(self.bound(("+ " if place else "") + factor + " × {b}", SIZE,
-                                     self.head_colour(self.owner(i)), mono=True,
-                                     a=f"{s}.joined[{last}][{i}]", b=f"params.W_O[{i}][0]"))
-        for place, i in enumerate(terms):
-            pieces.append(self.bound(("+ " if place else "= ") + "{t}", SIZE,
-                                     self.head_colour(self.owner(i)), mono=True,
-                                     t=f"{s}.update_terms[{i}][0]"))
-        pieces.append(self.bound("= {x}", SIZE, INK, mono=True, x=f"{s}.delta[{last}][0]"))
-        return flow(pieces, FRAME_WIDTH)
+            colour, plus = self.head_colour(self.owner(i)), "+ " if place else ""
+            a, t = f"{s}.joined[{last}][{i}]", f"{s}.update_terms[{i}][0]"
+            b = f"params.W_O[{i}][0]"
+            factors.append(self.bound(plus + self.signed("a", a) + " × " + self.signed("b", b),
+                                      SIZE, colour, mono=True, a=a, b=b))
+            products.append(self.bound((plus or "= ") + self.signed("t", t, place > 0), SIZE,
+                                       colour, mono=True, t=t))
+        products.append(self.bound("= {x}", SIZE, INK, mono=True, x=f"{s}.delta[{last}][0]"))
+        pieces = [*factors, *products]
+        if sum(p.width + 0.18 for p in pieces) <= FRAME_WIDTH:
+            return flow(pieces, FRAME_WIDTH)
+        return VGroup(flow(factors, FRAME_WIDTH), flow(products, FRAME_WIDTH)).arrange(
+            DOWN, buff=0.22, aligned_edge=LEFT)
+
+    def signed(self, slot: str, key: str, enclosed: bool = True) -> str:
+        """A template slot for ``key``, in parentheses when its value is negative and
+        ``enclosed`` (a factor, or a term after the first)."""
+        negative = self.v.value(key) < 0
+        return "({" + slot + "})" if negative and enclosed else "{" + slot + "}"
 
     def residual_table(self) -> VGroup:
         s, last = self.s, self.last
@@ -318,6 +361,13 @@ TOP_WORDS = 5
 BAR = 3.0
 """Length of a probability bar for probability one."""
 DARK = "#1A1A1A"
+DARK_ABOVE = 0.7
+"""Cells shaded by a weight above this carry dark numbers; lighter cells, light ones."""
+
+
+def weight_opacity(weight: float) -> float:
+    """Fill opacity of a cell shaded by an attention weight."""
+    return 0.06 + 0.86 * weight
 HEAD_SIZE = 16
 
 
@@ -379,10 +429,10 @@ class PredictionMLP(LectureScene):
         """E′ → pre-activations → ReLU, then the hidden row beside the top words."""
         s, last = self.s, self.last
         features = self.ws.lesson.features
-        row = self.matrix(f"{s}.E_prime[{last}]", size=SIZE, row_labels=[
+        row = self.matrix(f"{s}.E_prime[{last}]", size=SIZE, v_buff=0.22, row_labels=[
             self.bound("{f}", SMALL, MUTED, words={"f": f}) for f in features])
-        pre = self.matrix(f"{s}.hidden_pre", size=SIZE)
-        hidden = self.matrix(f"{s}.hidden", size=SIZE)
+        pre = self.matrix(f"{s}.hidden_pre", size=SIZE, v_buff=0.22)
+        hidden = self.matrix(f"{s}.hidden", size=SIZE, v_buff=0.22)
         for column, key in ((pre, f"{s}.hidden_pre"), (hidden, f"{s}.hidden")):
             for (cell,), value in zip(column.cells, self.v.value(key), strict=True):
                 if value <= 0:
@@ -531,7 +581,7 @@ class OtherContext(LectureScene):
         for column, shift in zip(self.columns, column_shifts(self.columns, 0.0), strict=True):
             column.shift(RIGHT * shift)
         group = VGroup(*self.columns)
-        fit(group, FRAME_WIDTH, TOP - BOTTOM)
+        group.scale(min(1.25, FRAME_WIDTH / group.width, (TOP - BOTTOM) / group.height))
         group.move_to([0, (TOP + BOTTOM) / 2, 0])
 
     def context(self, name: str) -> VGroup:
@@ -553,9 +603,9 @@ class OtherContext(LectureScene):
                 key = f"{name}.h{h}.weights[{j}]"
                 weight = self.v.value(key)
                 box = Rectangle(width=self.cell - 0.06, height=pitch - 0.06, stroke_width=0,
-                                fill_color=colour, fill_opacity=0.08 + 0.8 * weight)
+                                fill_color=colour, fill_opacity=weight_opacity(weight))
                 box.move_to([x, -(j + 1) * pitch, 0])
-                number = self.num(key, SMALL, DARK if weight > 0.5 else INK).move_to(box)
+                number = self.num(key, SMALL, DARK if weight > DARK_ABOVE else INK).move_to(box)
                 cells.add(VGroup(box, number))
             label = self.head_label(h, HEAD_SIZE).move_to([x, header.get_y(), 0])
             heads.append(VGroup(label, cells))

@@ -17,11 +17,13 @@ from manim import (
     Write,
 )
 
-from scenes.combine import fade_in, fade_out
+from scenes.combine import DARK, DARK_ABOVE, fade_in, fade_out, weight_opacity
 from scenes.kit import INK, MUTED, LectureScene, column_shifts, shown_indices
 
+__all__ = ["AttentionGrids", "pages", "side_by_side"]
+
 FRAME_WIDTH = 13.2
-TOP = 2.55
+TOP = 2.4
 """Highest y for content under the title and its formula line."""
 BOTTOM = -3.8
 SIZE = 20
@@ -29,7 +31,6 @@ CELL_SIZE = 16
 LABEL_SIZE = 18
 GAP = 0.6
 MASKED = "#3A3A3A"
-DARK = "#1A1A1A"
 
 
 def pages(count: int, width: float, room: float, gap: float = GAP) -> list[list[int]]:
@@ -199,7 +200,7 @@ class AttentionGrids(LectureScene):
         for i in range(T):
             for j in range(T):
                 box = Rectangle(width=width - 0.04, height=height - 0.04, stroke_width=0,
-                                fill_opacity=1.0 if mask[i][j] else 0.06 + 0.86 * weights[i][j],
+                                fill_opacity=1.0 if mask[i][j] else weight_opacity(weights[i][j]),
                                 fill_color=MASKED if mask[i][j] else colour)
                 box.move_to([j * width, -i * height, 0])
                 cells.add(box)
@@ -207,7 +208,7 @@ class AttentionGrids(LectureScene):
                     last_row.add(box)
                 if numbers and not mask[i][j]:
                     cells.add(self.num(f"{s}.h{h}.A[{i}][{j}]", CELL_SIZE,
-                                       DARK if weights[i][j] > 0.5 else INK).move_to(box))
+                                       DARK if weights[i][j] > DARK_ABOVE else INK).move_to(box))
         group = VGroup(cells)
         if words:
             rows = VGroup(*(self.row_label(i).move_to([-width / 2 - 0.15, -i * height, 0],
