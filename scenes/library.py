@@ -233,9 +233,9 @@ class BiasFlag(LibraryScene):
                            for row in Q.cells))
         shifted = self.matrix("bias.Q_offset", size=size, colour=colour)
         plus, equals = self.label("+", size * 1.3), self.label("=", size * 1.3)
-        offsets.next_to(Q, RIGHT, buff=0.9)
+        offsets.next_to(Q, RIGHT, buff=0.75)
         plus.move_to((Q.get_right() + offsets.get_left()) / 2).set_y(Q.body.get_y())
-        shifted.next_to(offsets, RIGHT, buff=0.9).align_to(Q.body, UP)
+        shifted.next_to(offsets, RIGHT, buff=0.75).align_to(Q.body, UP)
         shifted.shift(UP * (Q.body.get_top()[1] - shifted.body.get_top()[1]))
         equals.move_to((offsets.get_right() + shifted.get_left()) / 2).set_y(Q.body.get_y())
         head = "dims.head_numbers[0]"
