@@ -150,6 +150,20 @@ def stretch_brackets(matrix: VGroup, extra: float, edge: Sequence[float]) -> Non
         bracket.stretch_to_fit_height(bracket.height + extra, about_edge=edge)
 
 
+def mask_grid(tokens: int, width: float) -> VGroup:
+    """A receivers × sources grid: allowed cells lit, future cells dark."""
+    cell = width / tokens
+    cells = VGroup()
+    for r in range(tokens):
+        for c in range(tokens):
+            allowed = c <= r
+            cells.add(Square(cell, stroke_width=0.5, stroke_color=MUTED,
+                             fill_color=HEAD_COLOURS[1] if allowed else DARK_PIXEL,
+                             fill_opacity=0.8 if allowed else 1.0)
+                      .move_to([c * cell, -r * cell, 0]))
+    return cells
+
+
 def place(mob: Mobject, top: float = CONTENT_TOP, bottom: float = CONTENT_BOTTOM,
           width: float = CONTENT_WIDTH) -> Mobject:
     """Shrink ``mob`` into the content area below the title and centre it there."""
@@ -157,17 +171,26 @@ def place(mob: Mobject, top: float = CONTENT_TOP, bottom: float = CONTENT_BOTTOM
     return mob.move_to([0, (top + bottom) / 2, 0])
 
 
+def slots(pieces: Sequence[tuple[str, Mapping[str, str]]], separator: str,
+          last: str) -> tuple[str, dict[str, str]]:
+    """Join template pieces (each with its keys) as "a, b and c"."""
+    texts = [text for text, _ in pieces]
+    keys = {name: key for _, piece in pieces for name, key in piece.items()}
+    if len(texts) == 1:
+        return texts[0], keys
+    return separator.join(texts[:-1]) + last + texts[-1], keys
+
+
 class LibraryScene(LectureScene):
     """Shared moves of this module's scenes: a fresh stage per section, shape lines."""
 
-    def stage(self, heading: str, **keys: str) -> Mobject:
+    def stage(self, heading: str, **keys: str) -> None:
         """Fade out whatever is on screen and write a new heading."""
         if self.mobjects:
             self.play(Fade(Group(*self.mobjects), appear=False), run_time=0.6)
         self.heading = self.title(heading, **keys)
         fit(self.heading, config.frame_width - 0.8)
         self.play(Write(self.heading), run_time=0.8)
-        return self.heading
 
     def shape(self, name: str, key: str, size: float = 22, colour: str = INK) -> Mobject:
         """``name [a, b]`` in monospace, the shape bound to ``key``."""
@@ -191,16 +214,6 @@ class LibraryScene(LectureScene):
     def sentence_name(self, name: str, size: float = 22, colour: str = INK) -> Mobject:
         """A sentence's name, shown literally (it need not be a vocabulary word)."""
         return self.bound("{n}", size, colour, words={"n": name})
-
-
-def slots(pieces: Sequence[tuple[str, Mapping[str, str]]], separator: str,
-          last: str) -> tuple[str, dict[str, str]]:
-    """Join template pieces (each with its keys) as "a, b and c"."""
-    texts = [text for text, _ in pieces]
-    keys = {name: key for _, piece in pieces for name, key in piece.items()}
-    if len(texts) == 1:
-        return texts[0], keys
-    return separator.join(texts[:-1]) + last + texts[-1], keys
 
 
 # --------------------------------------------------------------------------- bias
@@ -422,7 +435,7 @@ class PyTorchLayer(LibraryScene):
         code[1:].shift(RIGHT * 0.9)
         source = self.shape("E", "lab.shape.E", 24)
         source_note = self.bound("all {n} sentences at once", 20, MUTED, n="dims.sentences")
-        mask = self.mask_grid(self.ws.length, 2.0)
+        mask = mask_grid(self.ws.length, 2.0)
         mask_note = self.label("causal mask: no future sources", 20, MUTED)
         left = VGroup(VGroup(source, source_note).arrange(DOWN, buff=0.15),
                       VGroup(mask, mask_note).arrange(DOWN, buff=0.2)).arrange(DOWN, buff=0.5)
@@ -461,30 +474,17 @@ class PyTorchLayer(LibraryScene):
                  Fade(panel), d="mha.max_diff_delta", a="mha.max_diff_A")
         self.wait(0.5)
 
-    def mask_grid(self, tokens: int, width: float) -> VGroup:
-        """A receivers × sources grid: allowed cells lit, future cells dark."""
-        cell = width / tokens
-        cells = VGroup()
-        for r in range(tokens):
-            for c in range(tokens):
-                allowed = c <= r
-                cells.add(Square(cell, stroke_width=0.5, stroke_color=MUTED,
-                                 fill_color=HEAD_COLOURS[1] if allowed else DARK_PIXEL,
-                                 fill_opacity=0.8 if allowed else 1.0)
-                          .move_to([c * cell, -r * cell, 0]))
-        return cells
-
 
 # --------------------------------------------------------------------------- trained
 
 
 class TrainedComparison(LibraryScene):
-    """The trained comparison's three models, their shapes and parameter counts."""
+    """The trained comparison's models: sizes, shapes and parameter counts, no results."""
 
     def construct(self) -> None:
         self.heads = list(self.ws.lesson.trained.heads)
         self.section("sizes")
-        self.stage("The trained comparison: three real models")
+        self.stage("The trained comparison and its models")
         self.sizes()
         self.section("fixed-window MLP")
         self.stage("The fixed-window MLP reads one flattened window")
@@ -500,19 +500,23 @@ class TrainedComparison(LibraryScene):
         noun = "head" if heads == 1 else "heads"
         return self.bound("attention, {h} " + noun, size, colour, h=f"trained.heads{heads}.heads")
 
-    def heads_phrase(self, extra: str = "", field: str = "") -> tuple[str, dict[str, str]]:
-        """"{h0} head and {h1} heads" (each followed by ``extra`` with slot ``{x}`` bound to
-        the model's ``field``) and the keys it needs."""
+    def heads_phrase(self, piece: str = "{h} {noun}", field: str = "",
+                     last: str = " and ") -> tuple[str, dict[str, str]]:
+        """One ``piece`` per attention model, joined as "a, b and c", with its keys.
+
+        ``piece`` may use ``{h}`` (the head count), ``{noun}`` ("head" or "heads") and
+        ``{x}`` (the model's value ``field``, such as ``params``).
+        """
         pieces = []
         for i, h in enumerate(self.heads):
-            noun = "head" if h == 1 else "heads"
-            keys = {f"h{i}": f"trained.heads{h}.heads"}
-            text = f"{{h{i}}} {noun}"
-            if extra:
-                text += extra.replace("{x}", f"{{x{i}}}")
-                keys[f"x{i}"] = f"trained.heads{h}.{field}"
-            pieces.append((text, keys))
-        return slots(pieces, ", ", " and ")
+            text = piece.replace("{noun}", "head" if h == 1 else "heads")
+            text = text.replace("{h}", f"{{h{i}}}").replace("{x}", f"{{x{i}}}")
+            slots_in = {"h": f"trained.heads{h}.heads", "x": f"trained.heads{h}.{field}"}
+            order = sorted((piece.index("{" + name + "}"), name) for name in slots_in
+                           if "{" + name + "}" in piece)
+            # Keys in reading order, so each figure is found where the caption shows it.
+            pieces.append((text, {f"{name}{i}": slots_in[name] for _, name in order}))
+        return slots(pieces, ", ", last)
 
     def sizes(self) -> None:
         cards = VGroup(self.card("vocabulary", "trained.vocab"),
@@ -531,8 +535,8 @@ class TrainedComparison(LibraryScene):
                  "layer of {n}.", LaggedStart(*map(Fade, cards)), v="trained.vocab",
                  c="trained.context", w="trained.width", n="trained.hidden")
         phrase, keys = self.heads_phrase()
-        self.say("Three kinds of model: a fixed-window MLP, and attention models with "
-                 + phrase + ". Here we build each one and read its shapes.",
+        self.say("A fixed-window MLP, and attention models with " + phrase + ". Here we "
+                 "build each one and read its shapes.",
                  LaggedStart(*map(Fade, models)), **keys)
         self.say("How well they predict and how long they train are results of the trained "
                  "experiment; this worksheet measures neither.", Fade(note))
@@ -569,8 +573,8 @@ class TrainedComparison(LibraryScene):
                    ("H, one head", "H"), ("joined", "joined"), ("W_O", "W_O"),
                    ("W_hidden", "W_hidden"), ("logits", "logits"),
                    ("attention parameters", "attention_params"), ("parameters", "params")]
-        header = [VGroup()] + [self.model_name(h, 20, self.head_colour(i + 2))
-                                          for i, h in enumerate(self.heads)]
+        header = [VGroup(), *(self.model_name(h, 20, self.head_colour(i + 2))
+                              for i, h in enumerate(self.heads))]
         rows = [[self.label(name, 20, MUTED)]
                 + [self.num(f"trained.heads{h}.{key}", 20) for h in self.heads]
                 for name, key in entries]
@@ -578,7 +582,7 @@ class TrainedComparison(LibraryScene):
         place(table)
         self.say("Each attention model adds learned position rows, then one attention layer, "
                  "then the prediction MLP.", Fade(VGroup(*header, *(r[0] for r in rows))))
-        phrase, keys = self.heads_phrase(", each {x} wide", "d_head")
+        phrase, keys = self.heads_phrase("{h} {noun} of width {x}", "d_head", " or ")
         self.say("The width is fixed, so the heads share it: " + phrase + ". Q and H narrow "
                  "per head, and every head gets its own A grid.",
                  LaggedStart(*(Fade(VGroup(*(r[c] for r in rows)))
@@ -609,15 +613,16 @@ class TrainedComparison(LibraryScene):
                           20, MUTED)
         place(VGroup(table, note).arrange(DOWN, buff=0.8))
         bars = [row[1][0] for row in rows]
-        phrase, keys = self.heads_phrase(": {x}", "params")
-        self.say("Counting every parameter: the MLP has {m}; attention with " + phrase + ".",
+        phrase, keys = self.heads_phrase("{x} with {h} {noun}", "params")
+        self.say("Counting every parameter: the MLP has {m}; the attention models have "
+                 + phrase + ".",
                  Fade(VGroup(*(row[0] for row in rows))),
                  *(GrowFromEdge(bar, LEFT) for bar in bars),
                  Fade(VGroup(*(row[1][1] for row in rows))),
                  m="trained.mlp.params", **keys)
         self.say("Its first matrix, {m}, reads the whole flattened window; the attention "
-                 "models' first MLP matrix is only {a}. That is where the MLP's extra size "
-                 "sits.", Fade(VGroup(*(row[2] for row in rows))),
+                 "models' first MLP matrix is only {a}. Most of the difference lies there.",
+                 Fade(VGroup(*(row[2] for row in rows))),
                  m="trained.mlp.W_hidden", a=f"trained.heads{self.heads[0]}.W_hidden")
         self.say("Which model predicts better, and at what cost in time, is measured in the "
                  "trained experiment, not in this worksheet.", Fade(note))
@@ -719,10 +724,12 @@ class ImagePatches(LibraryScene):
                             s="patches.shape.flat", k="patches.values_per_patch")
         block = VGroup(header, table).arrange(DOWN, buff=0.35)
         self.play(Fade(self.facts, appear=False), run_time=0.5)
-        image = VGroup(self.patches, self.patches.outlines)
-        fit(block, CONTENT_WIDTH, 2.2 - CONTENT_BOTTOM - 0.8)
-        block.move_to([0, 0.25 - 0.45 - block.height / 2, 0])
-        self.play(image.animate.scale_to_fit_height(2.4).move_to([0, 1.45, 0]), run_time=0.8)
+        image, side = VGroup(self.patches, self.patches.outlines), 2.4
+        top = CONTENT_TOP - side - 0.45
+        fit(block, CONTENT_WIDTH, top - CONTENT_BOTTOM)
+        block.move_to([0, top - block.height / 2, 0])
+        self.play(image.animate.scale_to_fit_height(side).move_to([0, CONTENT_TOP - side / 2, 0]),
+                  run_time=0.8)
         self.say("Read each patch row by row into one flat list of {k} values. Each patch "
                  "becomes one row, as each word became one token.", Fade(header),
                  LaggedStart(*(Fade(VGroup(*row)) for row in rows), lag_ratio=0.4),
@@ -739,8 +746,7 @@ class ImagePatches(LibraryScene):
             cell.shift(DOWN * gap)
         dots = VGroup(*(self.label("⋮", size, colour).move_to(
             [cell.get_x(), shown.cells[1][0].get_y() - gap, 0]) for cell in shown.cells[-1]))
-        for bracket in shown.brackets:
-            bracket.stretch_to_fit_height(bracket.height + gap, about_edge=UP)
+        stretch_brackets(shown, gap, UP)
         shown.add(dots)
         return shown
 
