@@ -62,14 +62,15 @@ class Fade(Animation):
     """Fade mobjects in or out by scaling each part's own opacity, without copying them.
 
     Manim's ``FadeIn``/``FadeOut`` deep-copy everything they touch, which is slow for
-    tables of numbers; this keeps every part's fill and stroke opacity (so shading by
-    weight survives) and scales them by the animation's progress.
+    tables of numbers; this keeps every part's fill and stroke opacities (so shading by
+    weight survives) and scales them by the animation's progress. Only vectorized
+    mobjects (text, shapes, lines) take part.
     """
 
     def __init__(self, *mobjects: Mobject, appear: bool = True, **kwargs: Any) -> None:
         self.members, self.appear = mobjects, appear
         group = VGroup(*mobjects)
-        self.parts = [(part, float(part.get_fill_opacity()), float(part.get_stroke_opacity()))
+        self.parts = [(part, part.fill_rgbas[:, 3].copy(), part.stroke_rgbas[:, 3].copy())
                       for part in group.family_members_with_points()]
         super().__init__(group, **kwargs)
 
@@ -85,9 +86,11 @@ class Fade(Animation):
         self.set_opacity(progress if self.appear else 1.0 - progress)
 
     def set_opacity(self, share: float) -> None:
+        """Each part at ``share`` of its own opacities (written straight into its colours,
+        which is much cheaper than ``set_fill`` for hundreds of glyphs)."""
         for part, fill, stroke in self.parts:
-            part.set_fill(opacity=fill * share, family=False)
-            part.set_stroke(opacity=stroke * share, family=False)
+            part.fill_rgbas[:, 3] = fill * share
+            part.stroke_rgbas[:, 3] = stroke * share
 
     def clean_up_from_scene(self, scene: Scene) -> None:
         super().clean_up_from_scene(scene)
@@ -441,6 +444,9 @@ class PredictionMLP(LectureScene):
                  self.headed(pre, "pre-activation"), self.arrow("ReLU"),
                  self.headed(hidden, "hidden")]
         pipeline = VGroup(*parts).arrange(RIGHT, buff=0.25)
+        top = max(part[1].get_y() for part in parts[::2])
+        for part in parts[::2]:
+            part[1].set_y(top)
         fit(pipeline, FRAME_WIDTH, TOP - BOTTOM - 0.4)
         pipeline.move_to([0, (TOP + BOTTOM) / 2, 0])
         self.row, self.steps = parts[0], parts[1:]
@@ -514,8 +520,8 @@ class OtherContext(LectureScene):
         heading = self.title("Same parameters, a different context")
         self.build()
         others = self.names[1:]
-        self.say("The parameters stay exactly as they were; only the sentence changes. Beside "
-                 "the {a} sentence stands " + self.listing("b", others) + ".",
+        self.say("The parameters stay exactly as they were; only the sentence changes. Next "
+                 "to the {a} sentence we now read " + self.listing("b", others) + ".",
                  Write(heading), *(fade_in(c.tokens) for c in self.columns),
                  words={"a": self.names[0], **{f"b{i}": n for i, n in enumerate(others)}})
         self.section("weights")
@@ -526,9 +532,9 @@ class OtherContext(LectureScene):
         self.section("prediction")
         self.prediction()
 
-    def listing(self, slot: str, names: list[str], suffix: str = " sentence") -> str:
+    def listing(self, slot: str, names: list[str]) -> str:
         """``the {b0} sentence and the {b1} sentence`` for any number of names."""
-        parts = ["the {" + f"{slot}{i}" + "}" + suffix for i in range(len(names))]
+        parts = ["the {" + f"{slot}{i}" + "} sentence" for i in range(len(names))]
         return ", ".join(parts[:-1]) + (" and " if len(parts) > 1 else "") + parts[-1]
 
     # ------------------------------------------------------------------ steps
@@ -541,7 +547,7 @@ class OtherContext(LectureScene):
             top = self.v.value(f"{name}.h{h}.top_source")
             words[f"w{i}"], words[f"s{i}"] = self.ws.sentences[name][top], name
             keys[f"x{i}"] = f"{name}.h{h}.weights[{top}]"
-            parts.append("“{w" + f"{i}" + "}” ({x" + f"{i}" + "}) in {s" + f"{i}" + "}")
+            parts.append("“{w#}” ({x#}) in the {s#} sentence".replace("#", str(i)))
         self.say("Head {h} weighs its sources anew in each context: its largest weight goes "
                  "to " + ", ".join(parts) + ".",
                  *(fade_in(c.heads[h - 1]) for c in self.columns),
@@ -553,7 +559,7 @@ class OtherContext(LectureScene):
         inner_a, keys_a = vector("a", f"{first}.h1.message", width)
         inner_b, keys_b = vector("b", f"{second}.h1.message", width)
         self.say("New weights mix different value rows, so every message changes: head {h} "
-                 "sends " + inner_a + " in {s} but " + inner_b + " in {t}.",
+                 "sends " + inner_a + " in the {s} sentence but " + inner_b + " in the {t} one.",
                  *(fade_in(c.messages) for c in self.columns), h="dims.head_numbers[0]",
                  words={"s": first, "t": second}, **keys_a, **keys_b)
 
@@ -565,7 +571,7 @@ class OtherContext(LectureScene):
             p = self.v.value(f"{name}.prediction")
             words[f"w{i}"], words[f"s{i}"] = self.ws.vocab[p], name
             keys[f"x{i}"] = f"{name}.probs[{p}]"
-            parts.append("“{w" + f"{i}" + "}” ({x" + f"{i}" + "}) after {s" + f"{i}" + "}")
+            parts.append("“{w#}” ({x#}) after the {s#} sentence".replace("#", str(i)))
         self.say("The updated row changes, and so does the prediction: " + ", ".join(parts)
                  + ".", *(fade_in(c.prediction) for c in self.columns), words=words, **keys)
         self.wait(0.5)
