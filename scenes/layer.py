@@ -413,8 +413,9 @@ class OneWideHead(LeanScene):
                      h=f"dims.head_numbers[{head - 1}]", x=f"{self.s}.h{head}.weights[{top}]",
                      y=f"{self.s}.wide.weights[{top}]")
         if len(self.heads) > 1:
-            self.say("One row has to serve every coordinate, so the wide head settles for a "
-                     "single compromise; separate heads each keep the mixture that suits them.")
+            self.say("One row has to serve every coordinate: where the heads disagree about "
+                     "which source matters, the wide head can follow only one mixture, while "
+                     "separate heads each keep their own.")
         self.boxes = boxes
 
     def messages(self) -> None:

@@ -429,12 +429,14 @@ class OneHeadTwoHeads(LeanScene):
                             words={"s": first}, x=f"toy.two_heads[{k}]", r=f"toy.required[{k}]")
                  for k in (0, 1)]
         required = self.v.value("toy.required")
-        verdict = self.label("one shared row cannot meet both" if required[0] != required[1]
+        clash = required[0] != required[1]
+        verdict = self.label("one shared row cannot meet both" if clash
                              else "here one shared row happens to meet both", 24, MUTED)
         lines.add(*needs, verdict)
         self.place(lines)
         self.say("With these values fixed, {x0} needs a “{s}” weight of {r0}, and {x1} "
-                 "needs {r1}. A single weight row would have to be both at once.",
+                 "needs {r1}. " + ("A single weight row would have to be both at once."
+                                   if clash else "Here a single weight row could do both."),
                  FadeIn(VGroup(*needs)), FadeIn(verdict), words=names,
                  x0="toy.two_heads[0]", r0="toy.required[0]", x1="toy.two_heads[1]",
                  r1="toy.required[1]")
@@ -521,6 +523,6 @@ class SettingAndPerson(LeanScene):
             fan = self.fan(list(self.row), node, f"{self.s}.h{head}.weights", colour,
                            max_width=10.0)
             group.add(VGroup(spread(fan, node), node, name))
-        self.say("All {h} readings happen at once, from the same input rows. These are our "
+        self.say("All the heads read at once, from the same input rows. These are our "
                  "hand-chosen numbers; the role names describe what we built them to do, "
-                 "not jobs a trained model is given.", FadeIn(group), h="dims.heads")
+                 "not jobs a trained model is given.", FadeIn(group))
