@@ -117,10 +117,16 @@ def grid(rows: Sequence[Sequence[Mobject]], h_buff: float = 0.45, v_buff: float 
 
 
 def standing(text: SVGMobject) -> list[Mobject]:
-    """The glyphs of a text that stand on its baseline: letters and digits without tails."""
+    """The glyphs of a text that stand on its baseline: letters and digits without tails.
+
+    When a ligature (such as "ff") leaves fewer glyphs than characters, every glyph at
+    least half as tall as the tallest counts instead; most of them stand on the line.
+    """
     chars = [c for c in text.original_text if not c.isspace()]
-    if len(chars) != len(text.submobjects):  # a ligature joined two letters: no mapping
-        return []
+    glyphs = [g for g in text.submobjects if g.height > 0]
+    if len(chars) != len(text.submobjects):
+        tallest = max((g.height for g in glyphs), default=0.0)
+        return [g for g in glyphs if g.height >= tallest / 2]
     return [g for c, g in zip(chars, text.submobjects, strict=True)
             if c.isascii() and c.isalnum() and c not in "gjpqyQ"]
 
