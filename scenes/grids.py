@@ -17,8 +17,8 @@ from manim import (
     Write,
 )
 
-from scenes.combine import DARK, DARK_ABOVE, fade_in, fade_out, weight_opacity
-from scenes.kit import INK, MUTED, LectureScene, column_shifts, shown_indices
+from scenes.combine import DARK, DARK_ABOVE, weight_opacity
+from scenes.kit import INK, MUTED, LectureScene, column_shifts, fade_in, fade_out, shown_indices
 
 __all__ = ["AttentionGrids", "pages", "side_by_side"]
 

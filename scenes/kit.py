@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -22,8 +22,10 @@ from manim import (
     LEFT,
     RIGHT,
     UP,
+    Animation,
     Arrow,
     FadeIn,
+    Group,
     Line,
     Mobject,
     Scene,
@@ -44,14 +46,21 @@ __all__ = [
     "MONO",
     "MUTED",
     "Bound",
+    "Fade",
     "LectureScene",
     "RecordingValues",
     "Word",
+    "baseline",
     "current_lesson",
+    "fade_in",
+    "fade_out",
     "fill",
     "fit",
     "joined",
+    "lighten",
+    "on_baseline",
     "separator",
+    "standing",
     "vector",
 ]
 
@@ -229,6 +238,14 @@ class LectureScene(Scene):
         self.sections: list[SectionRecord] = []
         self.captions: list[CaptionRecord] = []
         self._section = "opening"
+        self._texts: dict[tuple[Any, ...], Mobject] = {}
+
+    def _once(self, key: tuple[Any, ...], make: Callable[[], Mobject]) -> Any:
+        """Lay out each distinct text once (Pango and the SVG parse are slow); copy it
+        after that. Copies are cheap because every text is lightened."""
+        if key not in self._texts:
+            self._texts[key] = lighten(make())
+        return self._texts[key].copy()
 
     # ----------------------------------------------------------------- making text
 
@@ -242,16 +259,21 @@ class LectureScene(Scene):
               **keys: str) -> Bound:
         """Text with numbers filled in from keys: ``bound("Head {h}", h="dims.…")``."""
         text, figures = fill(template, self.v, keys, words)
-        return Bound(text, figures, tuple((words or {}).values()), font_size=size,
-                     color=colour, font=MONO if mono else FONT)
+        made = self._once(("bound", text, size, colour, mono), lambda: Bound(
+            text, figures, (), font_size=size, color=colour, font=MONO if mono else FONT))
+        made.figures, made.words = tuple(figures), tuple((words or {}).values())
+        return made
 
     def word(self, token: str, size: float = WORD_SIZE, colour: str = INK) -> Word:
         """A vocabulary word or token, shown literally."""
-        return Word(token, font_size=size, color=colour)
+        return self._once(("word", token, size, colour),
+                          lambda: Word(token, font_size=size, color=colour))
 
     def label(self, text: str, size: float = WORD_SIZE, colour: str = INK) -> Text:
         """Plain words; refuses digits, which must come from keys."""
-        return Text(_no_digits(text, "label"), font=FONT, font_size=size, color=colour)
+        _no_digits(text, "label")
+        return self._once(("label", text, size, colour),
+                          lambda: Text(text, font=FONT, font_size=size, color=colour))
 
     def title(self, text: str, **keys: str) -> Bound:
         """The scene's heading at the top edge."""
@@ -475,3 +497,101 @@ def column_shifts(columns: Sequence[Mobject], left: float, gap: float = 0.55) ->
         shifts.append(x - column.get_left()[0])
         x += column.width + gap
     return shifts
+
+
+def lighten(mob: Mobject) -> Mobject:
+    """Drop the parsed SVG paths that text glyphs keep once their points are drawn.
+
+    Manim deep-copies every mobject an animation touches, and those path objects make up
+    most of the cost (about six times the rest of a glyph).
+    """
+    for part in mob.get_family():
+        if getattr(part, "path_obj", None) is not None:
+            part.path_obj = None
+    return mob
+
+
+class Fade(Animation):
+    """Fade mobjects in or out by scaling each part's own opacity, without copying them.
+
+    Manim's ``FadeIn``/``FadeOut`` deep-copy everything they touch, which is slow for
+    tables of numbers; this keeps every part's fill and stroke opacities (so shading by
+    weight survives) and scales them by the animation's progress. A fade-out takes the
+    mobjects off screen and restores their opacities.
+    """
+
+    def __init__(self, *mobjects: Mobject, appear: bool = True, **kwargs: Any) -> None:
+        self.members, self.appear = mobjects, appear
+        group = Group(*mobjects)
+        self.parts = [(part, part.fill_rgbas[:, 3].copy(), part.stroke_rgbas[:, 3].copy())
+                      for part in group.family_members_with_points()
+                      if isinstance(part, VMobject)]
+        super().__init__(group, **kwargs)
+
+    def create_starting_mobject(self) -> Mobject:
+        return self.mobject
+
+    def _setup_scene(self, scene: Scene) -> None:
+        if self.appear:
+            scene.add(*self.members)
+
+    def interpolate_mobject(self, alpha: float) -> None:
+        progress = self.rate_func(alpha)
+        self.set_opacity(progress if self.appear else 1.0 - progress)
+
+    def set_opacity(self, share: float) -> None:
+        """Each part at ``share`` of its own opacities (written straight into its colours,
+        which is much cheaper than ``set_fill`` for hundreds of glyphs)."""
+        for part, fill, stroke in self.parts:
+            part.fill_rgbas[:, 3] = fill * share
+            part.stroke_rgbas[:, 3] = stroke * share
+
+    def clean_up_from_scene(self, scene: Scene) -> None:
+        super().clean_up_from_scene(scene)
+        if not self.appear:
+            scene.remove(*self.members)
+            self.set_opacity(1.0)
+
+
+def fade_in(*mobjects: Mobject) -> Fade:
+    """Bring mobjects on screen, fading them in without copies."""
+    return Fade(*mobjects)
+
+
+def fade_out(*mobjects: Mobject) -> Fade:
+    """Fade mobjects out without copies and take them off screen."""
+    return Fade(*mobjects, appear=False)
+
+
+def standing(text: Mobject) -> list[Mobject]:
+    """The glyphs of a text that stand on its baseline: letters and digits without tails.
+
+    When a ligature (such as "ff") leaves fewer glyphs than characters, every glyph at
+    least half as tall as the tallest counts instead; most of them stand on the line.
+    """
+    chars = [c for c in text.original_text if not c.isspace()]
+    glyphs = [g for g in text.submobjects if g.height > 0]
+    if len(chars) != len(text.submobjects):
+        tallest = max((g.height for g in glyphs), default=0.0)
+        return [g for g in glyphs if g.height >= tallest / 2]
+    return [g for c, g in zip(chars, text.submobjects, strict=True)
+            if c.isascii() and c.isalnum() and c not in "gjpqyQ"]
+
+
+def baseline(text: Mobject) -> float:
+    """Where a text's letters stand (its bottom when no glyph is known to stand there).
+
+    Centring texts in a row makes "heads" sit higher than "[64, 64]"; aligning on this
+    line keeps rows level whatever ascenders or descenders they have.
+    """
+    bottoms = sorted(g.get_bottom()[1] for g in standing(text))
+    return bottoms[len(bottoms) // 2] if bottoms else float(text.get_bottom()[1])
+
+
+def on_baseline(words: VGroup, buff: float) -> VGroup:
+    """Set text objects side by side on one shared baseline, as printed words sit."""
+    words.arrange(RIGHT, buff=buff)
+    line = baseline(words[0])
+    for word in words[1:]:
+        word.shift(UP * (line - baseline(word)))
+    return words

@@ -22,8 +22,8 @@ from manim import (
     Write,
 )
 
-from scenes.kit import INK, MUTED, fit, shown_indices, vector
-from scenes.story import LeanScene, chip
+from scenes.kit import INK, MUTED, LectureScene, fit, shown_indices, vector
+from scenes.story import chip
 
 CARD_SIZE = 22
 MIN_SCALE = 0.8
@@ -55,7 +55,7 @@ def stack(frame: Mobject, colours: Sequence[str], step: float = 0.1) -> VGroup:
     return copies
 
 
-class RolesAndShapes(LeanScene):
+class RolesAndShapes(LectureScene):
     """Query, key and value roles, then the shape of every matrix in the layer."""
 
     def construct(self) -> None:
@@ -184,7 +184,7 @@ class RolesAndShapes(LeanScene):
 # ---------------------------------------------------------------------- projections
 
 
-class ReceiverProjections(LeanScene):
+class ReceiverProjections(LectureScene):
     """Each head's query for the final receiver, and its top source's key and value."""
 
     def construct(self) -> None:
@@ -291,7 +291,7 @@ class ReceiverProjections(LeanScene):
 # ---------------------------------------------------------------------- one wide head
 
 
-class OneWideHead(LeanScene):
+class OneWideHead(LectureScene):
     """The heads' projections joined into one wide head: one weight row serves every value
     coordinate, while separate heads keep a row each."""
 

@@ -8,14 +8,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from itertools import pairwise
-from typing import Any
 
 from manim import (
     DOWN,
     LEFT,
     RIGHT,
     UP,
-    Animation,
     Arrow,
     Create,
     Group,
@@ -28,7 +26,6 @@ from manim import (
     SurroundingRectangle,
     SVGMobject,
     VGroup,
-    VMobject,
     Write,
     config,
     interpolate_color,
@@ -39,9 +36,12 @@ from scenes.kit import (
     HEAD_COLOURS,
     INK,
     MUTED,
+    Fade,
     LectureScene,
+    baseline,
     fit,
     shown_indices,
+    standing,
     vector,
 )
 
@@ -54,35 +54,6 @@ DARK_PIXEL = ManimColor("#1A1A1A")
 LIGHT_PIXEL = ManimColor("#F2F2F2")
 FLAT_COLUMNS = 16
 """A flattened patch shows all its values up to this many, then elides the middle."""
-
-
-class Fade(Animation):
-    """Fade a mobject in (or out, then remove it) by scaling its opacities in place.
-
-    Manim's ``FadeIn``/``FadeOut`` deep-copy the whole family three times, which
-    dominates the dry run of text-heavy scenes; this copies nothing.
-    """
-
-    def __init__(self, mobject: Mobject, appear: bool = True, **kwargs: Any) -> None:
-        super().__init__(mobject, remover=not appear, introducer=appear, **kwargs)
-        self.appear = appear
-        self.opacities: list[tuple[VMobject, float, float]] = []
-
-    def create_starting_mobject(self) -> Mobject:
-        return Mobject()
-
-    def begin(self) -> None:
-        self.opacities = [(m, float(m.get_fill_opacity()), float(m.get_stroke_opacity()))
-                          for m in self.mobject.get_family() if isinstance(m, VMobject)]
-        super().begin()
-
-    def interpolate_mobject(self, alpha: float) -> None:
-        level = self.rate_func(alpha)
-        if not self.appear:
-            level = 1 - level
-        for mob, fill, stroke in self.opacities:
-            mob.set_fill(opacity=fill * level, family=False)
-            mob.set_stroke(opacity=stroke * level, family=False)
 
 
 def arrow(start: Mobject, end: Mobject, direction: Sequence[float] = RIGHT,
@@ -114,31 +85,6 @@ def grid(rows: Sequence[Sequence[Mobject]], h_buff: float = 0.45, v_buff: float 
             text.shift(UP * (baseline(texts[0]) - baseline(text)))
     body.rows = [list(row) for row in rows]
     return body
-
-
-def standing(text: SVGMobject) -> list[Mobject]:
-    """The glyphs of a text that stand on its baseline: letters and digits without tails.
-
-    When a ligature (such as "ff") leaves fewer glyphs than characters, every glyph at
-    least half as tall as the tallest counts instead; most of them stand on the line.
-    """
-    chars = [c for c in text.original_text if not c.isspace()]
-    glyphs = [g for g in text.submobjects if g.height > 0]
-    if len(chars) != len(text.submobjects):
-        tallest = max((g.height for g in glyphs), default=0.0)
-        return [g for g in glyphs if g.height >= tallest / 2]
-    return [g for c, g in zip(chars, text.submobjects, strict=True)
-            if c.isascii() and c.isalnum() and c not in "gjpqyQ"]
-
-
-def baseline(text: SVGMobject) -> float:
-    """Where a text's letters stand (its bottom when no glyph is known to stand there).
-
-    Centring texts in a row makes "heads" sit higher than "[64, 64]"; aligning on this
-    line keeps a table's rows level whatever ascenders or descenders they have.
-    """
-    bottoms = sorted(g.get_bottom()[1] for g in standing(text))
-    return bottoms[len(bottoms) // 2] if bottoms else float(text.get_bottom()[1])
 
 
 def headers_above(pairs: Sequence[tuple[Mobject, Mobject]], buff: float = 0.3) -> VGroup:

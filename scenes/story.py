@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 from manim import (
@@ -24,61 +23,13 @@ from manim import (
     Write,
 )
 
-from scenes.kit import INK, MUTED, WORD_SIZE, Bound, LectureScene, Word, fill, fit
+from scenes.kit import INK, MUTED, LectureScene, fit, on_baseline
 
 ILLUSTRATION_SIZE = 30
 ROLE_SIZE = 22
 
 
-def lighten(mob: Mobject) -> Mobject:
-    """Drop the parsed SVG paths that text glyphs keep once their points are drawn.
-
-    Manim deep-copies every mobject an animation touches, and those path objects make up
-    most of the cost (about six times the rest of a glyph).
-    """
-    for part in mob.get_family():
-        if getattr(part, "path_obj", None) is not None:
-            part.path_obj = None
-    return mob
-
-
-class LeanScene(LectureScene):
-    """A lecture scene whose text is cheap to make and to animate.
-
-    Each distinct text is laid out once and copied after that (a copy costs a fraction of
-    Pango's layout and the SVG parse), and every text is lightened (see :func:`lighten`).
-    Numbers that read the same share a layout; each copy keeps its own keys.
-    """
-
-    def setup(self) -> None:
-        super().setup()
-        self._texts: dict[tuple[Any, ...], Mobject] = {}
-
-    def _once(self, key: tuple[Any, ...], make: Callable[[], Mobject]) -> Any:
-        if key not in self._texts:
-            self._texts[key] = lighten(make())
-        return self._texts[key].copy()
-
-    def bound(self, template: str, size: float = WORD_SIZE, colour: str = INK,
-              mono: bool = False, words: Mapping[str, str] | None = None,
-              **keys: str) -> Bound:
-        text, figures = fill(template, self.v, keys, words)
-        parent = super().bound
-        made = self._once(("bound", text, size, colour, mono), lambda: parent(
-            template, size, colour, mono=mono, words=words, **keys))
-        made.figures, made.words = tuple(figures), tuple((words or {}).values())
-        return made
-
-    def word(self, token: str, size: float = WORD_SIZE, colour: str = INK) -> Word:
-        parent = super().word
-        return self._once(("word", token, size, colour), lambda: parent(token, size, colour))
-
-    def label(self, text: str, size: float = WORD_SIZE, colour: str = INK) -> Mobject:
-        parent = super().label
-        return self._once(("label", text, size, colour), lambda: parent(text, size, colour))
-
-
-class RiverBankPrompt(LeanScene):
+class RiverBankPrompt(LectureScene):
     """The walkthrough sentence: its prefix, the receiver, and the unknown next word."""
 
     def construct(self) -> None:
@@ -132,28 +83,7 @@ def arc_arrow(start: np.ndarray, end: np.ndarray, lift: float, colour: str,
                  tip_length=0.2, max_tip_length_to_length_ratio=0.5)
 
 
-DESCENDERS = frozenset("gjpqy,;()[]{}|/@$")
-
-
-def baseline(text: Mobject) -> float:
-    """Height of the line ``text`` sits on: the lowest edge of its letters without
-    descenders (the whole text's bottom when every letter has one)."""
-    glyphs = [g for c, g in zip((c for c in text.original_text if not c.isspace()),
-                                text.submobjects, strict=False) if c not in DESCENDERS]
-    return max(float(g.get_bottom()[1]) for g in glyphs) if glyphs else \
-        float(text.get_bottom()[1])
-
-
-def on_baseline(words: VGroup, buff: float) -> VGroup:
-    """Set text objects side by side on one shared baseline, as printed words sit."""
-    words.arrange(RIGHT, buff=buff)
-    line = baseline(words[0])
-    for word in words[1:]:
-        word.shift(UP * (line - baseline(word)))
-    return words
-
-
-class SeveralKindsOfDetail(LeanScene):
+class SeveralKindsOfDetail(LectureScene):
     """Illustrations (not measured attention) of why one receiver wants several readings.
 
     A coat described by colour, material and shape; a plural subject against a nearer
@@ -311,7 +241,7 @@ def schematic_fan(sources: Sequence[Mobject], receiver: Mobject, colour: str) ->
                     for s, end in zip(sources, landing(receiver, len(sources)), strict=True)))
 
 
-class OneHeadTwoHeads(LeanScene):
+class OneHeadTwoHeads(LectureScene):
     """One head sends the receiver one weighted message; several heads send one each.
 
     Then the two-source toy: one shared weight row against a row per head, with the
@@ -454,7 +384,7 @@ class OneHeadTwoHeads(LeanScene):
 # ---------------------------------------------------------------------- the two readings
 
 
-class SettingAndPerson(LeanScene):
+class SettingAndPerson(LectureScene):
     """Each head's reading of the full sentence: arrows whose widths are its weights."""
 
     def construct(self) -> None:

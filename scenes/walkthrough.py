@@ -13,8 +13,6 @@ from manim import (
     RIGHT,
     UP,
     Create,
-    FadeIn,
-    FadeOut,
     LaggedStart,
     Mobject,
     VGroup,
@@ -28,6 +26,8 @@ from scenes.kit import (
     LectureScene,
     column_shifts,
     current_lesson,
+    fade_in,
+    fade_out,
     fit,
     joined,
     vector,
@@ -62,7 +62,7 @@ class HeadWalkthrough(LectureScene):
         self.queries_and_keys(head_key, heading)
         self.build_table()
         self.section("dot products")
-        self.play(FadeOut(self.matrices))
+        self.play(fade_out(self.matrices))
         self.dot_products()
         self.section("scaling")
         self.switch(["source", "dot", "score"])
@@ -74,7 +74,7 @@ class HeadWalkthrough(LectureScene):
         self.section("weights")
         self.weights()
         self.section("values")
-        self.play(FadeOut(self.box), FadeOut(self.total))
+        self.play(fade_out(self.box), fade_out(self.total))
         self.switch(["source", "weight", "value"])
         self.say("Each source also offers a value row. The keys decided the weights; the "
                  "values carry the content that gets mixed.")
@@ -101,7 +101,7 @@ class HeadWalkthrough(LectureScene):
         query, keys = vector("q", f"{self.p}.Q[{self.last}]", len(Q.cells[0]))
         self.say("Head {h} projects every input row into a query and a key. We follow the "
                  "final query, " + query + ", and compare it with every key.",
-                 Write(heading), FadeIn(pair), Create(box), h=head_key, **keys)
+                 Write(heading), fade_in(pair), Create(box), h=head_key, **keys)
         self.matrices = VGroup(pair, box)
 
     def dot_products(self) -> None:
@@ -109,11 +109,11 @@ class HeadWalkthrough(LectureScene):
         names = self.steps[0][1:]
         shown = [self.columns[name] for name in names]
         self.arrange([self.columns["source"], *shown])
-        self.play(*(FadeIn(c.header) for c in shown))
+        self.play(*(fade_in(c.header) for c in shown))
         rows = [VGroup(*(c.cells[j] for c in shown)) for j in range(len(self.tokens))]
         self.say("Multiply the query and each key coordinate by coordinate, then add: one "
                  "dot product per source. “{w}” scores highest, {d}.",
-                 LaggedStart(*map(FadeIn, rows), lag_ratio=0.3),
+                 LaggedStart(*map(fade_in, rows), lag_ratio=0.3),
                  words={"w": self.tokens[self.top]}, d=f"{self.p}.dots[{self.top}]")
         self.remove(*rows, *(c.header for c in shown))  # regroup by column, no visual change
         self.add(*shown)
@@ -127,7 +127,7 @@ class HeadWalkthrough(LectureScene):
         self.total.next_to(exps, DOWN, buff=0.3).align_to(exps, RIGHT)
         self.say("Exponentials turn every score into a positive number. All {n} of them, "
                  "the receiver itself included, add up to {t}: the shared denominator.",
-                 FadeIn(self.total), n="dims.tokens", t=f"{self.p}.denominator")
+                 fade_in(self.total), n="dims.tokens", t=f"{self.p}.denominator")
 
     def weights(self) -> None:
         self.switch(["source", "score", "exp", "weight"])
@@ -157,7 +157,7 @@ class HeadWalkthrough(LectureScene):
         total.next_to(target, DOWN, buff=0.3).align_to(target, RIGHT)
         inner, keys = vector("m", f"{self.p}.message", len(self.v.value(f"{self.p}.message")))
         self.say("Adding the contributions coordinate by coordinate gives head {h}'s message "
-                 "for the receiver: " + inner + ".", FadeIn(total), h=head_key, **keys)
+                 "for the receiver: " + inner + ".", fade_in(total), h=head_key, **keys)
         self.wait(0.5)
 
     # ------------------------------------------------------------------ the table
@@ -206,7 +206,7 @@ class HeadWalkthrough(LectureScene):
         """Animate from the visible columns to ``names``: drop, slide, add."""
         leaving = [self.columns[n] for n in self.visible if n not in names]
         if leaving:
-            self.play(*map(FadeOut, leaving), run_time=0.6)
+            self.play(*map(fade_out, leaving), run_time=0.6)
         kept = [n for n in names if n in self.visible]
         before = {n: self.columns[n].get_left()[0] for n in kept}
         self.arrange([self.columns[n] for n in names])
@@ -219,7 +219,7 @@ class HeadWalkthrough(LectureScene):
             self.play(*moves, run_time=0.8)
         arriving = [self.columns[n] for n in names if n not in self.visible]
         if arriving:
-            self.play(*map(FadeIn, arriving), run_time=0.8)
+            self.play(*map(fade_in, arriving), run_time=0.8)
         self.visible = names
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import importlib
 import multiprocessing
 import os
+import tempfile
 import traceback
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict
@@ -29,8 +30,11 @@ def _run(entry: SceneEntry, worksheet: str) -> dict[str, Any]:
             cls = type(entry.name, (getattr(module, entry.family),), {"head": entry.head})
         else:
             cls = getattr(module, entry.name)
+        # A media folder per worker: Manim's text cache is not safe to share while writing.
+        media = Path(tempfile.gettempdir()) / f"lecture-tests-media-{os.getpid()}"
         with tempconfig({"dry_run": True, "quality": "low_quality", "disable_caching": True,
-                         "verbosity": "ERROR", "progress_bar": "none"}):
+                         "verbosity": "ERROR", "progress_bar": "none",
+                         "media_dir": str(media)}):
             scene = cls(skip_animations=True)
             scene.render()
     except Exception:  # reported to the test, which fails with the traceback
