@@ -13,7 +13,7 @@ $(STAMP): pyproject.toml setup.sh $(wildcard package-lock.json)
 	touch $@
 
 lecture: setup
-	mkdir -p $(OUT)
+	$(BIN)/lecture build --out $(OUT)
 	$(BIN)/lecture values --json > $(OUT)/.values.json.tmp
 	mv $(OUT)/.values.json.tmp $(OUT)/values.json
 	$(BIN)/lecture worksheet export $(OUT)/multihead-worksheet.json
