@@ -26,6 +26,12 @@ _WORKSHEET = click.option(
     "bundled worksheet).")
 
 
+def _console(stderr: bool = False) -> Console:
+    """A console that does not wrap lines at 80 columns when writing to a file or a CI log."""
+    stream = sys.stderr if stderr else sys.stdout
+    return Console(stderr=stderr, width=None if stream.isatty() else 160)
+
+
 def _fail(message: str) -> None:
     click.echo(f"lecture: error: {message}", err=True)
     sys.exit(2)
@@ -72,7 +78,7 @@ def values_command(worksheet_path: Path | None, as_json: bool) -> None:
     for key, figure in values.items():
         text = figure.text
         table.add_row(key, text if isinstance(text, str) else json.dumps(text, ensure_ascii=False))
-    Console().print(table)
+    _console().print(table)
 
 
 @main.group("worksheet")
@@ -139,7 +145,7 @@ def render_command(scene_names: tuple[str, ...], worksheet_path: Path | None, qu
         chosen = pick_scenes(entries, scene_names)
     except (LayoutLimitError, KeyError) as error:
         _fail(str(error).strip("'\""))
-    console = Console(stderr=True)
+    console = _console(stderr=True)
     failed = 0
     for entry in chosen:
         started = time.perf_counter()
@@ -175,7 +181,7 @@ def list_command(worksheet_path: Path | None, out_dir: Path | None) -> None:
         total += duration or 0.0
         shown = f"{duration:.1f} s" if duration is not None else "not rendered"
         table.add_row(f"{number:02d}", entry.name, entry.part, entry.title, shown)
-    Console().print(table)
+    _console().print(table)
     click.echo(f"{len(entries)} scenes, {total:.1f} s rendered in {settings.out / 'video'}")
 
 
@@ -214,7 +220,7 @@ def build_command(scene_names: tuple[str, ...], worksheet_path: Path | None, qua
     settings = resolve_settings({"worksheet": worksheet_path, "out": out_dir})
     options = BuildOptions(settings.worksheet, settings.out, quality,
                            jobs or os.cpu_count() or 1, shard, scene_names)
-    console = Console(stderr=True)
+    console = _console(stderr=True)
     try:
         with BuildProgress(console) as progress:
             result = build(options, progress.update)
@@ -256,7 +262,7 @@ def check_command(out_dir: Path | None, worksheet_path: Path | None) -> None:
     settings = resolve_settings({"out": out_dir})
     started = time.perf_counter()
     report = check_build(settings.out, worksheet_path)
-    console = Console()
+    console = _console()
     for reason in report.stale:
         console.print(f"[yellow]stale:[/yellow] {reason}")
     if report.mismatches:

@@ -1,0 +1,276 @@
+"""``lecture build`` is incremental, safe and checkable, proven on real renders of a few
+scenes (the whole lesson renders the same way; bench/ measures it)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from worksheet import DEFAULT_WORKSHEET, compute_values, load_worksheet
+
+LECTURE = str(Path(sys.executable).with_name("lecture"))
+# Two scenes that do not depend on W_O and two that do.
+SCENES = ["RiverBankPrompt", "HeadWalkthrough2", "ConcatOutputResidual", "PyTorchLayer"]
+
+
+def lecture(*args: str | Path, check: bool = False) -> subprocess.CompletedProcess[str]:
+    process = subprocess.run([LECTURE, *map(str, args)], capture_output=True, text=True,
+                             check=False, stdin=subprocess.DEVNULL)
+    if check:
+        assert process.returncode == 0, process.stdout + process.stderr
+    return process
+
+
+def build_json(out: Path) -> dict[str, Any]:
+    return json.loads((out / "build.json").read_text(encoding="utf-8"))
+
+
+def statuses(out: Path) -> dict[str, str]:
+    return {s["name"]: s["status"] for s in build_json(out)["scenes"]}
+
+
+def digests(out: Path) -> dict[str, bytes]:
+    return {p.relative_to(out).as_posix(): p.read_bytes()
+            for folder in ("video", "records") for p in sorted((out / folder).glob("*"))}
+
+
+def edit_w_o(doc_path: Path, target: Path) -> Path:
+    doc = json.loads(doc_path.read_text(encoding="utf-8"))
+    doc["headsLesson"]["W_O"][2][0] = 0.5
+    target.write_text(json.dumps(doc), encoding="utf-8")
+    return target
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("build")
+    lecture("build", *SCENES, "--out", out, "-j", "2", check=True)
+    return out
+
+
+def test_first_build_renders_every_scene_and_records_it(built: Path) -> None:
+    document = build_json(built)
+    assert document["worksheet"]["sha256"] == load_worksheet(DEFAULT_WORKSHEET).sha256
+    assert set(document["versions"]) == {"manim", "torch", "project"}
+    assert statuses(built) == dict.fromkeys(SCENES, "rendered")
+    for scene in document["scenes"]:
+        assert len(scene["key"]) == 64
+        assert [Path(o).suffix for o in scene["outputs"]] == [".json", ".mp4", ".srt"]
+        for output in scene["outputs"]:
+            assert (built / output).stat().st_size > 0
+    assert (built / "slides" / "index.html").is_file()
+
+
+def test_check_passes_on_a_fresh_build(built: Path) -> None:
+    process = lecture("check", "--out", built)
+    assert process.returncode == 0, process.stdout
+    assert "all figures match" in process.stdout
+
+
+def test_a_rebuild_with_nothing_changed_renders_nothing(built: Path) -> None:
+    before = digests(built)
+    started = time.perf_counter()
+    process = lecture("build", *SCENES, "--out", built, check=True)
+    elapsed = time.perf_counter() - started
+    assert statuses(built) == dict.fromkeys(SCENES, "reused")
+    assert "0 rendered" in process.stderr and "slides reused" in process.stderr
+    assert digests(built) == before
+    assert elapsed < 10  # the figure for the whole lesson is measured in bench/
+
+
+def test_a_w_o_edit_rerenders_exactly_the_dependent_scenes(built: Path,
+                                                           tmp_path: Path) -> None:
+    out = tmp_path / "edited"
+    shutil.copytree(built, out)
+    edited = edit_w_o(DEFAULT_WORKSHEET, tmp_path / "edited.json")
+    old = compute_values(load_worksheet(DEFAULT_WORKSHEET))
+    new = compute_values(load_worksheet(edited))
+    changed = {key for key in old if old.value(key) != new.value(key)}
+    assert "params.W_O" in changed and "river.h2.weights" not in changed
+    expected = {}
+    for scene in SCENES:
+        manifest = next((out / "video").glob(f"*-{scene}.figures.json"))
+        reads = json.loads(manifest.read_text())["reads"]
+        depends = any(key.split("[")[0] in changed for key in reads)
+        expected[scene] = "rendered" if depends else "reused"
+    assert set(expected.values()) == {"rendered", "reused"}
+    process = lecture("build", *SCENES, "--out", out, "--worksheet", edited, check=True)
+    assert statuses(out) == expected
+    assert "values changed" in process.stderr
+    assert json.loads((out / "build.json").read_text())["slides"]["status"] == "rebuilt"
+    assert lecture("check", "--out", out).returncode == 0
+
+
+def test_a_worksheet_edited_after_the_build_is_reported_stale(built: Path,
+                                                              tmp_path: Path) -> None:
+    out = tmp_path / "copy"
+    shutil.copytree(built, out)
+    edited = edit_w_o(DEFAULT_WORKSHEET, tmp_path / "later.json")
+    process = lecture("check", "--out", out, "--worksheet", edited)
+    assert process.returncode == 1
+    assert "stale: worksheet" in process.stdout
+    assert "changed since the build" in process.stdout
+
+
+@pytest.mark.parametrize("target", ["deck", "manifest", "srt"])
+def test_a_tampered_number_fails_the_check_naming_key_and_file(built: Path, tmp_path: Path,
+                                                               target: str) -> None:
+    out = tmp_path / "tampered"
+    shutil.copytree(built, out)
+    values = compute_values(load_worksheet(DEFAULT_WORKSHEET))
+    key = "river.h2.weights[1]"
+    right = values.text(key)
+    if target == "deck":
+        path = out / "slides" / "index.html"
+        text = path.read_text(encoding="utf-8")
+        marker = f'data-key="{key}">{right}<'
+        assert marker in text
+        path.write_text(text.replace(marker, f'data-key="{key}">0.999<', 1), encoding="utf-8")
+        where = "slides/index.html"
+    elif target == "manifest":
+        path = next((out / "video").glob("*-HeadWalkthrough2.figures.json"))
+        manifest = json.loads(path.read_text(encoding="utf-8"))
+        for section in manifest["sections"]:
+            for figure in section["figures"]:
+                if figure["key"] == key:
+                    figure["text"] = "0.999"
+        path.write_text(json.dumps(manifest), encoding="utf-8")
+        where = path.name
+    else:
+        path = next((out / "video").glob("*-HeadWalkthrough2.srt"))
+        text = path.read_text(encoding="utf-8")
+        assert f"receives {right}" in text
+        path.write_text(text.replace(f"receives {right}", "receives 0.999"), encoding="utf-8")
+        where = path.name
+    process = lecture("check", "--out", out)
+    assert process.returncode == 1
+    rows = [line for line in process.stdout.splitlines() if key in line]
+    assert rows and "0.999" in rows[0] and right in rows[0]
+    assert where in process.stdout
+
+
+def _wait_for(predicate, seconds: float = 60) -> None:
+    deadline = time.monotonic() + seconds
+    while not predicate():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.1)
+
+
+def _start_build(out: Path, worksheet: Path) -> subprocess.Popen[str]:
+    return subprocess.Popen([LECTURE, "build", *SCENES, "--out", str(out), "--worksheet",
+                             str(worksheet), "-j", "1"], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, start_new_session=True)
+
+
+def test_a_killed_build_leaves_the_previous_outputs_and_the_next_one_completes(
+        built: Path, tmp_path: Path) -> None:
+    out = tmp_path / "killed"
+    shutil.copytree(built, out)
+    before = digests(out)
+    edited = edit_w_o(DEFAULT_WORKSHEET, tmp_path / "edited.json")
+    process = _start_build(out, edited)
+    _wait_for(lambda: any(p.name.startswith("lecture-") for p in Path("/tmp").iterdir()
+                          if p.is_dir()) and (out / ".build.lock").exists())
+    time.sleep(2)
+    os.killpg(process.pid, signal.SIGKILL)
+    process.wait()
+    assert digests(out) == before  # nothing half-written, nothing replaced
+    finished = lecture("build", *SCENES, "--out", out, "--worksheet", edited)
+    assert finished.returncode == 0, finished.stderr
+    assert not (out / ".build.lock").exists()
+    assert lecture("check", "--out", out).returncode == 0
+
+
+def test_ctrl_c_stops_cleanly_and_keeps_finished_scenes(built: Path, tmp_path: Path) -> None:
+    out = tmp_path / "interrupted"
+    shutil.copytree(built, out)
+    edited = edit_w_o(DEFAULT_WORKSHEET, tmp_path / "edited.json")
+    process = _start_build(out, edited)
+    _wait_for(lambda: (out / ".build.lock").exists())
+    time.sleep(3)
+    os.killpg(process.pid, signal.SIGINT)
+    _, stderr = process.communicate(timeout=120)
+    assert process.returncode != 0
+    assert "Traceback" not in stderr
+    assert not (out / ".build.lock").exists()
+    assert not list(out.rglob(".*.tmp"))
+    assert lecture("build", *SCENES, "--out", out, "--worksheet", edited).returncode == 0
+
+
+def test_a_second_build_into_the_same_folder_is_refused(built: Path, tmp_path: Path) -> None:
+    out = tmp_path / "busy"
+    shutil.copytree(built, out)
+    edited = edit_w_o(DEFAULT_WORKSHEET, tmp_path / "edited.json")
+    first = _start_build(out, edited)
+    try:
+        _wait_for(lambda: (out / ".build.lock").exists())
+        started = time.perf_counter()
+        second = lecture("build", "--out", out)
+        assert time.perf_counter() - started < 15
+        assert second.returncode == 2
+        assert "another build" in second.stderr and str(out) in second.stderr
+    finally:
+        os.killpg(first.pid, signal.SIGKILL)
+        first.wait()
+
+
+def test_shards_merge_into_one_build_without_rerendering(tmp_path: Path) -> None:
+    scenes = ["RiverBankPrompt", "BiasFlag"]
+    shards = []
+    for index in (1, 2):
+        out = tmp_path / f"shard{index}"
+        process = lecture("build", *scenes, "--out", out, "--shard", f"{index}/2", check=True)
+        assert "1 rendered" in process.stderr and "slides not built (shard)" in process.stderr
+        shards.append(out)
+    mine = [{n for n, s in statuses(out).items() if s == "rendered"} for out in shards]
+    assert mine[0] | mine[1] == set(scenes) and not mine[0] & mine[1]
+    merged = tmp_path / "merged"
+    for out in shards:
+        for folder in ("video", "records"):
+            shutil.copytree(out / folder, merged / folder, dirs_exist_ok=True)
+    lecture("build", *scenes, "--out", merged, check=True)
+    assert statuses(merged) == dict.fromkeys(scenes, "reused")
+    assert lecture("check", "--out", merged).returncode == 0
+
+
+def test_an_unknown_scene_is_refused_before_any_work(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    process = lecture("build", "RiverBankPrompt", "NoSuchScene", "--out", out)
+    assert process.returncode == 2 and "unknown scene 'NoSuchScene'" in process.stderr
+    assert not (out / "build.json").exists()
+
+
+def _manim_pids(scene: str) -> list[int]:
+    pids = []
+    for proc in Path("/proc").iterdir():
+        try:
+            command = (proc / "cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if b"manim" in command and scene.encode() in command:
+            pids.append(int(proc.name))
+    return pids
+
+
+def test_a_failing_scene_is_reported_and_the_others_finish(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    process = subprocess.Popen([LECTURE, "build", "RiverBankPrompt", "HeadWalkthrough2",
+                                "--out", str(out), "-j", "2"], stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True)
+    _wait_for(lambda: bool(_manim_pids("HeadWalkthrough2")))
+    for pid in _manim_pids("HeadWalkthrough2"):
+        os.kill(pid, signal.SIGKILL)
+    _, stderr = process.communicate(timeout=300)
+    assert process.returncode == 1
+    assert "HeadWalkthrough2 failed" in stderr
+    assert statuses(out) == {"RiverBankPrompt": "rendered", "HeadWalkthrough2": "failed"}
+    assert (out / "slides" / "index.html").is_file()
