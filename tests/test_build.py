@@ -274,3 +274,76 @@ def test_a_failing_scene_is_reported_and_the_others_finish(tmp_path: Path) -> No
     assert "HeadWalkthrough2 failed" in stderr
     assert statuses(out) == {"RiverBankPrompt": "rendered", "HeadWalkthrough2": "failed"}
     assert (out / "slides" / "index.html").is_file()
+
+
+def _reference_value(key: str) -> float | None:
+    """The numpy recomputation of a walkthrough-step key, or None for other families."""
+    import numpy as np
+
+    from tests import reference
+
+    base, *index = key.replace("]", "").split("[")
+    parts = base.split(".")
+    doc = json.loads(DEFAULT_WORKSHEET.read_text(encoding="utf-8"))
+    if len(parts) != 3 or parts[0] not in doc["sentences"] or not parts[1].startswith("h"):
+        return None
+    head = reference.sentence(doc, parts[0])["heads"][int(parts[1][1:]) - 1]
+    if parts[2] not in head:
+        return None
+    value = np.asarray(head[parts[2]])
+    for i in index:
+        value = value[int(i)]
+    return float(value)
+
+
+def test_srt_captions_match_recomputed_tensors(built: Path) -> None:
+    from render.check import read_srt
+
+    checked = 0
+    for manifest_path in sorted((built / "video").glob("*.figures.json")):
+        manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+        srt = read_srt(manifest_path.with_name(manifest_path.name.replace(".figures.json",
+                                                                          ".srt")))
+        assert sorted(srt) == [c["index"] for c in manifest["captions"]]
+        for caption in manifest["captions"]:
+            text = srt[caption["index"]]
+            for figure in caption["figures"]:
+                assert figure["text"] in text
+                expected = _reference_value(figure["key"])
+                if expected is not None:
+                    shown = float(figure["text"].replace("\u2212", "-").replace(",", ""))
+                    assert abs(shown - expected) <= 5e-4 + 1e-9, (figure, expected)
+                    checked += 1
+    assert checked >= 10
+
+
+def test_render_writes_numbered_outputs_and_list_shows_durations(tmp_path: Path) -> None:
+    lecture("render", "RiverBankPrompt", "--out", tmp_path, check=True)
+    names = sorted(p.name for p in (tmp_path / "video").iterdir())
+    assert names == ["01-RiverBankPrompt.figures.json", "01-RiverBankPrompt.mp4",
+                     "01-RiverBankPrompt.srt"]
+    listing = lecture("list", "--out", tmp_path, check=True).stdout
+    first = next(line for line in listing.splitlines() if "RiverBankPrompt" in line)
+    assert " s" in first and "not rendered" not in first
+    assert "not rendered" in listing
+
+
+def test_a_worksheet_too_large_for_the_frame_stops_with_the_limit(tmp_path: Path) -> None:
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(
+        "make_worksheets", Path(__file__).parent / "data" / "make_worksheets.py")
+    assert spec is not None and spec.loader is not None
+    maker = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(maker)
+    doc = maker.shaped(11, 5, 5, {"river": ["river", "bank", "the"]}, {"river": "water"},
+                       context=3)
+    doc["lesson"]["headNames"] = ["a", "b", "c", "d", "e"]
+    path = tmp_path / "five-heads.json"
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    assert lecture("values", "--worksheet", path).returncode == 0
+    for command in ("render", "build"):
+        process = lecture(command, "--worksheet", path, "--out", tmp_path / "out")
+        assert process.returncode == 2, process.stderr
+        assert "at most 4 heads, this worksheet has 5" in process.stderr
+    assert not (tmp_path / "out" / "video").exists()
