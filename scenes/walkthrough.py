@@ -33,7 +33,6 @@ from scenes.kit import (
     vector,
 )
 
-TABLE_LEFT = -6.6
 TABLE_WIDTH = 13.2
 HEADER_Y = 2.45
 GAP = 0.55
@@ -199,7 +198,10 @@ class HeadWalkthrough(LectureScene):
         self.visible: list[str] = []
 
     def arrange(self, columns: Sequence[VGroup]) -> None:
-        for column, shift in zip(columns, column_shifts(columns, TABLE_LEFT, GAP), strict=True):
+        """Set columns side by side, the table centred in the frame."""
+        width = sum(c.width for c in columns) + GAP * (len(columns) - 1)
+        left = max(-TABLE_WIDTH / 2, -width / 2)
+        for column, shift in zip(columns, column_shifts(columns, left, GAP), strict=True):
             column.shift(RIGHT * shift)
 
     def switch(self, names: list[str]) -> None:
