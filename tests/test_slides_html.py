@@ -123,6 +123,18 @@ _CHECKED = re.compile(r"^(?P<s>\w+)\.(?:h(?P<h>\d+)\.(?P<step>dots|scores|exps|w
 
 
 @pytest.mark.parametrize("which", list(WORKSHEETS))
+def test_grids_mark_every_future_source_as_masked(built, which: str) -> None:
+    ws = load_worksheet(WORKSHEETS[which])
+    html = built[which].read_text(encoding="utf-8")
+    future = ws.length * (ws.length - 1) // 2
+    assert html.count('class="masked"') == len(ws.sentences) * ws.n_heads * future
+    for cell in re.findall(r'<td class="masked">(.*?)</td>', html):
+        receiver, source = re.search(r'data-key="[^"]+\.A\[(\d+)\]\[(\d+)\]"',
+                                     cell).groups()
+        assert int(source) > int(receiver)
+
+
+@pytest.mark.parametrize("which", list(WORKSHEETS))
 def test_figures_agree_with_an_independent_numpy_recomputation(built, which: str) -> None:
     doc = json.loads(WORKSHEETS[which].read_text(encoding="utf-8"))
     sentences = {name: reference.sentence(doc, name) for name in doc["sentences"]}

@@ -274,7 +274,7 @@ def grids(book: Book) -> list[Stack]:
         return (book.matrix(f"{s}.h{head}.A", book.token_rows(s),
                             tuple((book.token(s, j),) for j in range(book.length)),
                             corner=book.labelled("A", head),
-                            focus=(book.last,), shade=True),)
+                            focus=(book.last,), shade=True, causal=True),)
 
     switch, switcher = book.switch(grid, heads=True)
     section.add("heads", "Each head makes its own grid", [switch], [

@@ -188,15 +188,21 @@ class Book:
 
     def matrix(self, key: str, rows: Sequence[Runs], columns: Sequence[Runs] = (),
                corner: Runs = (), caption: Runs = (), focus: Sequence[int] = (),
-               shade: bool = False, fragment: int | None = None) -> Table:
-        """A matrix value as a table, one labelled row per entry of its first axis."""
+               shade: bool = False, fragment: int | None = None,
+               causal: bool = False) -> Table:
+        """A matrix value as a table, one labelled row per entry of its first axis.
+
+        ``causal`` marks the cells above the diagonal (future sources) as masked.
+        """
         table_rows = []
         for i, label in enumerate(rows):
             cells = []
             for j in range(len(self.values.value(f"{key}[{i}]"))):
                 entry = f"{key}[{i}][{j}]"
-                fill = float(self.value(entry)) if shade else None
-                cells.append(Cell((self.n(entry),), fill=fill))
+                masked = causal and j > i
+                fill = float(self.value(entry)) if shade and not masked else None
+                cells.append(Cell((self.n(entry),), fill=fill,
+                                  style="masked" if masked else ""))
             table_rows.append(Row(label, tuple(cells), style="focus" if i in focus else ""))
         return Table(tuple(columns), tuple(table_rows), corner, caption, "matrix",
                      fragment=fragment)
