@@ -109,16 +109,22 @@ def _check_deck(out: Path, values: Values, report: CheckReport) -> None:
     report.counts["deck figures"] = len(parser.found)
 
 
+def _compare(figures: list[dict[str, str]], values: Values, report: CheckReport, kind: str,
+             where: str) -> None:
+    """Each recorded ``{key, text}`` against the fresh display text of its key."""
+    for figure in figures:
+        report.counts[kind] = report.counts.get(kind, 0) + 1
+        expected = _expected(values, figure["key"])
+        if figure["text"] != expected:
+            report.mismatches.append(Mismatch(figure["key"], figure["text"], expected, where))
+
+
 def _check_manifest(path: Path, values: Values, report: CheckReport) -> None:
     manifest = json.loads(path.read_text(encoding="utf-8"))
     where = path.name
     for section in manifest.get("sections", []):
-        for figure in section.get("figures", []):
-            report.counts["screen figures"] = report.counts.get("screen figures", 0) + 1
-            expected = _expected(values, figure["key"])
-            if figure["text"] != expected:
-                report.mismatches.append(Mismatch(figure["key"], figure["text"], expected,
-                                                  f"{where} section “{section['name']}”"))
+        _compare(section.get("figures", []), values, report, "screen figures",
+                 f"{where} section “{section['name']}”")
     srt_path = path.with_name(path.name.replace(".figures.json", ".srt"))
     srt = read_srt(srt_path) if srt_path.is_file() else {}
     if not srt_path.is_file():
@@ -126,12 +132,8 @@ def _check_manifest(path: Path, values: Values, report: CheckReport) -> None:
     for caption in manifest.get("captions", []):
         slots = caption.get("slots", {})
         fresh = {name: _expected(values, key) for name, key in slots.items()}
-        for figure in caption.get("figures", []):
-            report.counts["caption figures"] = report.counts.get("caption figures", 0) + 1
-            expected = _expected(values, figure["key"])
-            if figure["text"] != expected:
-                report.mismatches.append(Mismatch(figure["key"], figure["text"], expected,
-                                                  f"{where} caption {caption['index']}"))
+        _compare(caption.get("figures", []), values, report, "caption figures",
+                 f"{where} caption {caption['index']}")
         expected_text = caption["template"].format(**fresh, **caption.get("words", {}))
         shown_text = srt.get(caption["index"])
         report.counts["srt captions"] = report.counts.get("srt captions", 0) + 1

@@ -60,18 +60,18 @@ def prompt(book: Book) -> list[Stack]:
 def details(book: Book) -> list[Stack]:
     """Illustrations of why one receiver may want several separate readings."""
     section = Section("details", "details", "Several kinds of detail")
-    section.add("jacket", "One word can need several kinds of detail", [
-        Para(book.say("He put on a faded blue denim jacket"), style="example"),
+    section.add("coat", "One word can need several kinds of detail", [
+        Para(book.say("Mia buttoned her red wool hooded coat"), style="example"),
         Bullets((
-            Item(book.say("colour: blue"), 1),
-            Item(book.say("material: denim"), 2),
-            Item(book.say("condition: faded"), 3),
+            Item(book.say("colour: red"), 1),
+            Item(book.say("material: wool"), 2),
+            Item(book.say("shape: hooded"), 3),
         )),
         Para(book.say("One head can already read several words, but it reads them all with "
                       "one set of weights. Do we want the same mixture for every kind of "
                       "detail?"), fragment=4),
     ], [
-        "At the word jacket, several earlier words are informative for different reasons.",
+        "At the word coat, several earlier words are informative for different reasons.",
         "This is an illustration of possible readings, not attention measured in a trained "
         "model. A query is a vector of numbers, not an English question, and every source "
         "also has a key and a value. The highlighted words are plausible useful sources; the "
@@ -79,41 +79,41 @@ def details(book: Book) -> list[Stack]:
     ])
     section.add("readings", "Separate heads can keep separate readings", [
         Bullets((
-            Item(book.say("a colour head might favour blue"), 1),
-            Item(book.say("a material head might favour denim"), 2),
-            Item(book.say("a condition head might favour faded"), 3),
+            Item(book.say("a colour head might favour red"), 1),
+            Item(book.say("a material head might favour wool"), 2),
+            Item(book.say("a shape head might favour hooded"), 3),
         )),
         Para(book.say("Each head receives the same input rows and returns its own weighted "
                       "message. The output projection then combines the messages."),
              fragment=4),
     ], [
         "This is a possible division of work, not jobs that anyone assigns. Every head sees "
-        "every row, including jacket itself.",
+        "every row, including coat itself.",
         "A single head can encode several attributes too. What extra heads add is "
         "independent source weighting: each head chooses its own mixture.",
     ])
     section.add("agreement", "The nearest noun is not always the subject", [
-        Para(book.say("The key to the old cabinets ___"), style="example"),
+        Para(book.say("The dogs near the gate usually ___"), style="example"),
         Bullets((
-            Item(book.say("agreement clue: key is singular, so “is” fits and “are” does "
+            Item(book.say("subject clue: dogs is plural, so “bark” fits and “barks” does "
                           "not"), 1),
-            Item(book.say("topic clue: cabinets says what the sentence is about"), 2),
+            Item(book.say("location clue: gate says where the dogs are"), 2),
         )),
         Para(book.say("Two heads can keep both clues without having to favour the same "
                       "source."), fragment=3),
     ], [
-        "The receiver is the last known token, cabinets, not the verb we are about to "
+        "The receiver is the last known token, usually, not the verb we are about to "
         "predict. Both useful sources come before the receiver.",
-        "The nearer plural noun does not decide agreement. These semantic roles are "
-        "illustrations, not measured heads.",
+        "The nearer singular noun, gate, does not decide agreement. These semantic roles "
+        "are illustrations, not measured heads.",
     ])
     section.add("object-event", "An object and an event are different clues", [
-        Para(book.say("He dropped the plate . It ___"), style="example"),
+        Para(book.say("She dropped the glass . It ___"), style="example"),
         Bullets((
-            Item(book.say("one reading retrieves what “It” refers to: plate"), 1),
+            Item(book.say("one reading retrieves what “It” refers to: glass"), 1),
             Item(book.say("another retrieves what happened to it: dropped"), 2),
         )),
-        Para(book.say("Together they make “shattered” a plausible continuation, not a "
+        Para(book.say("Together they make “broke” a plausible continuation, not a "
                       "certain one."), fragment=3),
     ], [
         "Here the full stop counts as a token, and It is the receiver. Both useful sources "
@@ -123,10 +123,10 @@ def details(book: Book) -> list[Stack]:
         "matches.",
     ])
     section.add("swap-event", "Change the event, keep the object", [
-        Para(book.say("He dried the plate . It ___"), style="example"),
+        Para(book.say("She washed the glass . It ___"), style="example"),
         Bullets((
-            Item(book.say("the object clue is unchanged: plate"), 1),
-            Item(book.say("the event clue now supports “gleamed” instead"), 2),
+            Item(book.say("the object clue is unchanged: glass"), 1),
+            Item(book.say("the event clue now supports “sparkled” instead"), 2),
         )),
         Para(book.say("Separate messages carry the object clue and the event clue side by "
                       "side."), fragment=3),
