@@ -57,26 +57,32 @@ def prompt(book: Book) -> list[Stack]:
     return [section.stack()]
 
 
+def _example(book: Book, section: Section, name: str, title: str, sentence: str,
+             clues: tuple[str, ...], point: str, notes: list[str]) -> None:
+    """An illustration slide: the example sentence, its clues one by one, then the point."""
+    section.add(name, title, [
+        Para(book.say(sentence), style="example"),
+        Bullets(tuple(Item(book.say(clue), step) for step, clue in enumerate(clues, 1))),
+        Para(book.say(point), fragment=len(clues) + 1),
+    ], notes)
+
+
 def details(book: Book) -> list[Stack]:
     """Illustrations of why one receiver may want several separate readings."""
     section = Section("details", "details", "Several kinds of detail")
-    section.add("coat", "One word can need several kinds of detail", [
-        Para(book.say("Mia buttoned her red wool hooded coat"), style="example"),
-        Bullets((
-            Item(book.say("colour: red"), 1),
-            Item(book.say("material: wool"), 2),
-            Item(book.say("shape: hooded"), 3),
-        )),
-        Para(book.say("One head can already read several words, but it reads them all with "
-                      "one set of weights. Do we want the same mixture for every kind of "
-                      "detail?"), fragment=4),
-    ], [
-        "At the word coat, several earlier words are informative for different reasons.",
-        "This is an illustration of possible readings, not attention measured in a trained "
-        "model. A query is a vector of numbers, not an English question, and every source "
-        "also has a key and a value. The highlighted words are plausible useful sources; the "
-        "others are not masked and do not get exactly zero weight.",
-    ])
+    _example(book, section, "coat", "One word can need several kinds of detail",
+             "Mia buttoned her red wool hooded coat",
+             ("colour: red", "material: wool", "shape: hooded"),
+             "One head can already read several words, but it reads them all with one set "
+             "of weights. Do we want the same mixture for every kind of detail?", [
+                 "At the word coat, several earlier words are informative for different "
+                 "reasons.",
+                 "This is an illustration of possible readings, not attention measured in a "
+                 "trained model. A query is a vector of numbers, not an English question, and "
+                 "every source also has a key and a value. The highlighted words are "
+                 "plausible useful sources; the others are not masked and do not get exactly "
+                 "zero weight.",
+             ])
     section.add("readings", "Separate heads can keep separate readings", [
         Bullets((
             Item(book.say("a colour head might favour red"), 1),
@@ -92,52 +98,39 @@ def details(book: Book) -> list[Stack]:
         "A single head can encode several attributes too. What extra heads add is "
         "independent source weighting: each head chooses its own mixture.",
     ])
-    section.add("agreement", "The nearest noun is not always the subject", [
-        Para(book.say("The dogs near the gate usually ___"), style="example"),
-        Bullets((
-            Item(book.say("subject clue: dogs is plural, so “bark” fits and “barks” does "
-                          "not"), 1),
-            Item(book.say("location clue: gate says where the dogs are"), 2),
-        )),
-        Para(book.say("Two heads can keep both clues without having to favour the same "
-                      "source."), fragment=3),
-    ], [
-        "The receiver is the last known token, usually, not the verb we are about to "
-        "predict. Both useful sources come before the receiver.",
-        "The nearer singular noun, gate, does not decide agreement. These semantic roles "
-        "are illustrations, not measured heads.",
-    ])
-    section.add("object-event", "An object and an event are different clues", [
-        Para(book.say("She dropped the glass . It ___"), style="example"),
-        Bullets((
-            Item(book.say("one reading retrieves what “It” refers to: glass"), 1),
-            Item(book.say("another retrieves what happened to it: dropped"), 2),
-        )),
-        Para(book.say("Together they make “broke” a plausible continuation, not a "
-                      "certain one."), fragment=3),
-    ], [
-        "Here the full stop counts as a token, and It is the receiver. Both useful sources "
-        "are in its known prefix.",
-        "The heads run in parallel: the event head does not wait for the reference head's "
-        "result. Rows from earlier layers can already carry context that helps these "
-        "matches.",
-    ])
-    section.add("swap-event", "Change the event, keep the object", [
-        Para(book.say("She washed the glass . It ___"), style="example"),
-        Bullets((
-            Item(book.say("the object clue is unchanged: glass"), 1),
-            Item(book.say("the event clue now supports “sparkled” instead"), 2),
-        )),
-        Para(book.say("Separate messages carry the object clue and the event clue side by "
-                      "side."), fragment=3),
-    ], [
-        "This is a schematic of useful information, not a promise that a trained attention "
-        "map stays the same after a word is swapped.",
-        "All head projections learn together from the prediction loss. Interpretable roles "
-        "sometimes emerge, but some heads overlap and some can be pruned (Voita and "
-        "colleagues showed this for translation models). More heads are a capacity choice "
-        "to test, not an automatic improvement.",
-    ])
+    _example(book, section, "agreement", "The nearest noun is not always the subject",
+             "The dogs near the gate usually ___",
+             ("subject clue: dogs is plural, so “bark” fits and “barks” does not",
+              "location clue: gate says where the dogs are"),
+             "Two heads can keep both clues without having to favour the same source.", [
+                 "The receiver is the last known token, usually, not the verb we are about "
+                 "to predict. Both useful sources come before the receiver.",
+                 "The nearer singular noun, gate, does not decide agreement. These semantic "
+                 "roles are illustrations, not measured heads.",
+             ])
+    _example(book, section, "object-event", "An object and an event are different clues",
+             "She dropped the glass . It ___",
+             ("one reading retrieves what “It” refers to: glass",
+              "another retrieves what happened to it: dropped"),
+             "Together they make “broke” a plausible continuation, not a certain one.", [
+                 "Here the full stop counts as a token, and It is the receiver. Both useful "
+                 "sources are in its known prefix.",
+                 "The heads run in parallel: the event head does not wait for the reference "
+                 "head's result. Rows from earlier layers can already carry context that "
+                 "helps these matches.",
+             ])
+    _example(book, section, "swap-event", "Change the event, keep the object",
+             "She washed the glass . It ___",
+             ("the object clue is unchanged: glass",
+              "the event clue now supports “sparkled” instead"),
+             "Separate messages carry the object clue and the event clue side by side.", [
+                 "This is a schematic of useful information, not a promise that a trained "
+                 "attention map stays the same after a word is swapped.",
+                 "All head projections learn together from the prediction loss. "
+                 "Interpretable roles sometimes emerge, but some heads overlap and some can "
+                 "be pruned (Voita and colleagues showed this for translation models). More "
+                 "heads are a capacity choice to test, not an automatic improvement.",
+             ])
     return [section.stack()]
 
 
