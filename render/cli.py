@@ -7,6 +7,7 @@ import os
 import sys
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from functools import wraps
 from pathlib import Path
 from typing import Any
@@ -172,6 +173,13 @@ def list_command(worksheet_path: Path | None, out_dir: Path | None) -> None:
     from worksheet import load_worksheet
 
     settings = resolve_settings({"worksheet": worksheet_path, "out": out_dir})
+    recorded = settings.out / "build.json"
+    if worksheet_path is None and recorded.is_file():  # the worksheet the clips came from
+        try:
+            settings = replace(settings, worksheet=Path(
+                json.loads(recorded.read_text(encoding="utf-8"))["worksheet"]["path"]))
+        except (ValueError, KeyError, TypeError):
+            pass
     ws = load_worksheet(settings.worksheet)
     entries = lecture_order(ws.n_heads)
     table = Table("#", "scene", "part", "title", "duration")
