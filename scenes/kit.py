@@ -24,7 +24,6 @@ from manim import (
     UP,
     Animation,
     Arrow,
-    FadeIn,
     Group,
     Line,
     Mobject,
@@ -458,9 +457,6 @@ class LectureScene(Scene):
 
     def highlight(self, mob: Mobject, colour: str) -> SurroundingRectangle:
         return SurroundingRectangle(mob, color=colour, buff=0.06, stroke_width=3)
-
-    def reveal(self, *mobs: Mobject) -> FadeIn:
-        return FadeIn(VGroup(*mobs))
 
 
 def _brackets(body: Mobject, pad: float = 0.12, arm: float = 0.12) -> VGroup:
