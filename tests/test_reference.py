@@ -85,8 +85,8 @@ def test_bias_counts_follow_the_formula(case) -> None:
 
 def test_pytorch_layer_agrees_with_the_scratch_layer(case) -> None:
     _, values = case
-    assert values.value("mha.max_diff_delta") < 1e-5
-    assert values.value("mha.max_diff_A") < 1e-5
+    assert values.value("mha.max_diff_delta") < 1e-12
+    assert values.value("mha.max_diff_A") < 1e-12
 
 
 def test_batch_lab_shapes_loss_and_generation(case) -> None:

@@ -60,11 +60,20 @@ def test_leaves_cover_every_number_once(default_values: Values) -> None:
     (4096, Style.COUNT, "4,096"),
     (2332832, Style.COUNT, "2,332,832"),
     (13, Style.INDEX, "13"),
-    (4.76837158203125e-07, Style.SCI, f"4.8e{MINUS}07"),
-    (0.0, Style.SCI, "0"),
+    (15429041.593, Style.FIXED3, "1.543e+07"),
+    (-999999.9996, Style.FIXED3, f"{MINUS}1.000e+06"),
+    (999999.9994, Style.FIXED3, "999999.999"),
+    (-15000000.0, Style.PARAM, f"{MINUS}1.5e+07"),
+    (4.4e-16, Style.BELOW, f"< 1e{MINUS}12"),
+    (0.0, Style.BELOW, f"< 1e{MINUS}12"),
 ])
 def test_the_shared_formatter(value: float, style: Style, text: str) -> None:
     assert format_number(value, style) == text
+
+
+def test_noise_above_the_bound_is_refused() -> None:
+    with pytest.raises(ValueError, match="not below"):
+        format_number(2e-12, Style.BELOW)
 
 
 def test_shapes_read_like_pytorch_sizes() -> None:

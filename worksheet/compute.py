@@ -1,6 +1,8 @@
 """Compute, once and with torch, every number the lecture displays.
 
-The result is a :class:`~worksheet.values.Values` tree. Key layout (``S`` is a
+Everything the lecture shows is computed in float64, so every displayed digit is true
+(float32 holds about seven significant digits, fewer than a denominator such as
+``15429041.593`` shows). The result is a :class:`~worksheet.values.Values` tree. Key layout (``S`` is a
 sentence name, ``hN`` a head counted from one, indices count from zero):
 
 ``dims.*``
@@ -33,6 +35,7 @@ from torch.nn import functional as F
 from worksheet.errors import WorksheetError
 from worksheet.formatting import Style
 from worksheet.model import (
+    DTYPE,
     AttentionLM,
     FixedWindowMLP,
     TinyLM,
@@ -44,8 +47,8 @@ from worksheet.values import Figure, Values
 
 __all__ = ["compute_values"]
 
-_P, _F3, _C, _I, _S, _E = (Style.PARAM, Style.FIXED3, Style.COUNT, Style.INDEX, Style.SHAPE,
-                           Style.SCI)
+_P, _F3, _C, _I, _S, _B = (Style.PARAM, Style.FIXED3, Style.COUNT, Style.INDEX, Style.SHAPE,
+                           Style.BELOW)
 
 
 class _Sheet:
@@ -76,7 +79,7 @@ def _plain(value: Any, style: Style) -> Any:
 
 
 def _t(array: Any) -> torch.Tensor:
-    return torch.tensor(array, dtype=torch.float32)
+    return torch.tensor(array, dtype=DTYPE)
 
 
 def compute_values(ws: Worksheet) -> Values:
@@ -86,7 +89,7 @@ def compute_values(ws: Worksheet) -> Values:
     ------
     WorksheetError
         When the worksheet's numbers make a displayed value non-finite (too large
-        for float32 arithmetic).
+        for float64 arithmetic).
     """
     torch.manual_seed(ws.lesson.seed)
     sheet = _Sheet()
@@ -107,6 +110,11 @@ def compute_values(ws: Worksheet) -> Values:
         if leaf.style is not Style.SHAPE and not math.isfinite(leaf.value):
             raise WorksheetError("top level", f"computing {leaf.key} gave a non-finite number; "
                                  "use smaller embeddings or projections", ws.source)
+        try:
+            leaf.text  # noqa: B018 - every value must have its display text
+        except ValueError as error:
+            raise WorksheetError("top level", f"computing {leaf.key}: {error}",
+                                 ws.source) from None
     return values
 
 
@@ -281,8 +289,10 @@ def _mha(sheet: _Sheet, ws: Worksheet, model: TinyLM) -> None:
         delta, A = model.attention(E)
         delta_api, A_api = mha(E, E, E, attn_mask=causal_mask(ids.shape[1]),
                                average_attn_weights=False)
-    sheet.put("mha.max_diff_delta", (delta - delta_api).abs().max(), _E)
-    sheet.put("mha.max_diff_A", (A - A_api).abs().max(), _E)
+    # Relative to the update's largest entry (when above one): rounding scales with it.
+    scale = max(1.0, float(delta.abs().max()))
+    sheet.put("mha.max_diff_delta", (delta - delta_api).abs().max() / scale, _B)
+    sheet.put("mha.max_diff_A", (A - A_api).abs().max(), _B)
     sheet.shape("mha.delta", delta_api)
     sheet.shape("mha.A", A_api)
     sheet.shape("mha.in_proj_weight", mha.in_proj_weight)

@@ -10,7 +10,7 @@ import math
 from enum import StrEnum
 from typing import Any
 
-__all__ = ["MINUS", "Style", "format_number", "format_value"]
+__all__ = ["LARGE", "MINUS", "NOISE", "Style", "format_number", "format_value"]
 
 MINUS = "\u2212"  # a true minus sign, as typeset
 
@@ -28,8 +28,16 @@ class Style(StrEnum):
     """Token ids and positions: plain whole numbers, ``13``."""
     SHAPE = "shape"
     """Tensor shapes, written as PyTorch lists them: ``[10, 4]``."""
-    SCI = "sci"
-    """Tiny differences: two significant digits, ``1.2e−07``; exactly zero is ``0``."""
+    BELOW = "below"
+    """Rounding noise, such as two float64 computations' largest difference: the bound
+    it stays under, ``< 1e−12``, the same on every machine."""
+
+
+LARGE = 1e6
+"""From this magnitude on, reals are shown in scientific notation with four significant
+digits (``1.543e+07``): only digits that are true, at a width that fits a table cell."""
+NOISE = 1e-12
+"""The bound a :attr:`Style.BELOW` value is shown under."""
 
 
 def _signed(text: str) -> str:
@@ -59,20 +67,32 @@ def format_number(value: float | int, style: Style) -> str:
         raise ValueError("a shape is formatted as a whole list, not number by number")
     if isinstance(value, bool) or not math.isfinite(value):
         raise ValueError(f"cannot display {value!r}")
-    if style is Style.FIXED3:
-        return _signed(_fixed(float(value), 3))
-    if style is Style.PARAM:
+    if style in (Style.FIXED3, Style.PARAM):
         text = _fixed(float(value), 3)
-        if "." in text:
-            text = text.rstrip("0").rstrip(".")
-        return _signed(text or "0")
+        if abs(float(text)) >= LARGE:
+            mantissa, exponent = f"{float(value):.3e}".split("e")
+            text = f"{mantissa}e{exponent}"
+        if style is Style.PARAM:
+            text = _trimmed(text)
+        return _signed(text)
     if style is Style.COUNT:
         return _signed(f"{_whole(value):,}")
     if style is Style.INDEX:
         return _signed(str(_whole(value)))
-    if style is Style.SCI:
-        return "0" if value == 0 else _signed(f"{float(value):.1e}")
+    if style is Style.BELOW:
+        if abs(value) >= NOISE:
+            raise ValueError(f"{value!r} is not below {NOISE:g}; it is no rounding noise")
+        return _signed(f"< {NOISE:.0e}")
     raise ValueError(f"unknown style {style!r}")
+
+
+def _trimmed(text: str) -> str:
+    """Trailing zeros of the decimals dropped: ``2.300`` → ``2.3``, ``1.500e+07`` →
+    ``1.5e+07``, ``1.000`` → ``1``."""
+    mantissa, e, exponent = text.partition("e")
+    if "." in mantissa:
+        mantissa = mantissa.rstrip("0").rstrip(".")
+    return (mantissa or "0") + e + exponent
 
 
 def _whole(value: float | int) -> int:

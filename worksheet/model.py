@@ -14,8 +14,12 @@ from torch.nn import functional as F
 
 from worksheet.schema import Trained, Worksheet
 
-__all__ = ["AttentionLM", "FixedWindowMLP", "MultiHeadSelfAttention", "TinyLM", "causal_mask",
+__all__ = ["DTYPE", "AttentionLM", "FixedWindowMLP", "MultiHeadSelfAttention", "TinyLM", "causal_mask",
            "to_pytorch"]
+
+
+DTYPE = torch.float64
+"""The worksheet model computes in float64: every digit the lecture shows is true."""
 
 
 def causal_mask(length: int) -> torch.Tensor:
@@ -72,10 +76,10 @@ class TinyLM(nn.Module):
     @classmethod
     def from_worksheet(cls, ws: Worksheet) -> TinyLM:
         """A model holding exactly the worksheet's parameters."""
-        model = cls(len(ws.vocab), ws.context, ws.d_model, ws.n_heads, ws.hidden)
+        model = cls(len(ws.vocab), ws.context, ws.d_model, ws.n_heads, ws.hidden).to(DTYPE)
 
         def t(array: object) -> torch.Tensor:
-            return torch.tensor(array, dtype=torch.float32)
+            return torch.tensor(array, dtype=DTYPE)
 
         with torch.no_grad():
             model.token_embedding.weight.copy_(t(ws.tok_emb))
@@ -108,7 +112,7 @@ class TinyLM(nn.Module):
 def to_pytorch(layer: MultiHeadSelfAttention) -> nn.MultiheadAttention:
     """``nn.MultiheadAttention`` holding the same weights as the scratch layer."""
     mha = nn.MultiheadAttention(layer.width, layer.heads, bias=False, dropout=0.0,
-                                batch_first=True)
+                                batch_first=True).to(layer.W_Q.dtype)
     with torch.no_grad():
         # nn.Linear-style weights act as rows @ weight.T, hence the transposes.
         mha.in_proj_weight.copy_(torch.cat([layer.W_Q.T, layer.W_K.T, layer.W_V.T], dim=0))
