@@ -103,6 +103,25 @@ def export_command(out: Path, worksheet_path: Path | None) -> None:
     click.echo(f"wrote {out} ({len(ws.sentences)} sentences, {ws.n_heads} heads)", err=True)
 
 
+@worksheet_group.command("fill")
+@click.argument("source", type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("out", type=click.Path(dir_okay=False, path_type=Path))
+@_friendly
+def fill_command(source: Path, out: Path) -> None:
+    """Write the worksheet SOURCE to OUT with every lesson default made explicit.
+
+    A worksheet in the seed notebook's schema needs no ``lesson`` object; the filled copy
+    shows every part the lecture uses (feature and head names, observed next words, the
+    bias offset, the toy, the patches, the trained sizes, the lab), ready to edit.
+    """
+    from worksheet import load_worksheet
+
+    check_writable(out)
+    ws = load_worksheet(source)
+    write_json(out, dict(ws.document))
+    click.echo(f"wrote {out} (lesson parts: {', '.join(ws.document['lesson'])})", err=True)
+
+
 _OUT = click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path),
                     default=None, help="Output folder (default: $LECTURE_OUT, lecture.toml, "
                     "or build/).")

@@ -797,36 +797,46 @@ class BatchLab(LibraryScene):
         self.section("shapes")
         self.stage("Shapes through the batch and head axes")
         self.shapes()
-        self.section("one training step")
-        self.stage("The loss and one training step")
-        self.training_step()
+        if self.ws.lesson.targets:
+            self.section("one training step")
+            self.stage("The loss and one training step")
+            self.training_step()
         self.section("one new token")
         self.stage("Generate one token")
         self.generate()
 
     def batch(self) -> None:
         names = list(self.ws.sentences)
+        observed = bool(self.ws.lesson.targets)
         size = 22.0
         rows = []
         for i, name in enumerate(names):
             ids = [self.num(f"lab.X[{i}][{j}]", size) for j in range(self.ws.length)]
-            target = self.word(self.word_of(f"lab.y[{i}]"), size, HEAD_COLOURS[1])
-            rows.append([self.sentence_name(name, size, MUTED), *ids, self.label("→", size),
-                         target, self.num(f"lab.y[{i}]", size, HEAD_COLOURS[1])])
+            target = [self.label("→", size),
+                      self.word(self.word_of(f"lab.y[{i}]"), size, HEAD_COLOURS[1]),
+                      self.num(f"lab.y[{i}]", size, HEAD_COLOURS[1])] if observed else []
+            rows.append([self.sentence_name(name, size, MUTED), *ids, *target])
+        extra = len(rows[0]) - 1 - self.ws.length
         table = grid(rows, h_buff=0.32, v_buff=0.4,
-                     aligns="l" + "c" * self.ws.length + "cll")
-        ids = VGroup(*(cell for row in rows for cell in row[1:-3]))
-        targets = VGroup(*(cell for row in rows for cell in row[-3:]))
-        headers = VGroup(self.shape("X", "lab.shape.X", 24).next_to(ids, UP, buff=0.4),
-                         self.shape("y", "lab.shape.y", 24, HEAD_COLOURS[1])
-                         .next_to(targets, UP, buff=0.4))
-        headers[1].align_to(headers[0], DOWN)
+                     aligns="l" + "c" * self.ws.length + "cll"[:extra])
+        ids = VGroup(*(cell for row in rows for cell in row[1:1 + self.ws.length]))
+        targets = VGroup(*(cell for row in rows for cell in row[1 + self.ws.length:]))
+        headers = VGroup(self.shape("X", "lab.shape.X", 24).next_to(ids, UP, buff=0.4))
+        if observed:
+            headers.add(self.shape("y", "lab.shape.y", 24, HEAD_COLOURS[1])
+                        .next_to(targets, UP, buff=0.4))
+            headers[1].align_to(headers[0], DOWN)
         note = self.label("token ids, not embeddings", 20, MUTED)
         place(VGroup(VGroup(table, headers), note).arrange(DOWN, buff=0.7))
         self.say("The lab stacks the token ids of all {n} sentences into one batch X of shape "
                  "{x}: whole numbers, not embeddings.",
                  Fade(VGroup(*(row[0] for row in rows))), Fade(ids), Fade(headers[0]),
                  Fade(note), n="dims.sentences", x="lab.shape.X")
+        if not observed:
+            self.say("This worksheet records no observed next words, so the batch has no "
+                     "targets and the lab computes no loss; it goes on to shapes and "
+                     "generation.")
+            return
         pieces = [(f"“{{w{i}}}”", {}) for i in range(len(names))]
         phrase, _ = slots(pieces, ", ", " and ")
         self.say("Each sentence has one observed next word, its target: " + phrase + ". "

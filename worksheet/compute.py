@@ -2,8 +2,9 @@
 
 Everything the lecture shows is computed in float64, so every displayed digit is true
 (float32 holds about seven significant digits, fewer than a denominator such as
-``15429041.593`` shows). The result is a :class:`~worksheet.values.Values` tree. Key layout (``S`` is a
-sentence name, ``hN`` a head counted from one, indices count from zero):
+``15429041.593`` shows). The result is a :class:`~worksheet.values.Values` tree. Key
+layout (``S`` is a sentence name, ``hN`` a head counted from one, indices count from
+zero):
 
 ``dims.*``
     model width, head width, heads, tokens, vocabulary, hidden size, context, and the
@@ -20,6 +21,9 @@ sentence name, ``hN`` a head counted from one, indices count from zero):
 ``bias.* toy.* mha.* trained.* patches.* lab.*``
     the bias flag, the two-source toy, the PyTorch comparison, the trained-model sizes,
     the image-patch example and the batch lab.
+
+Keys that need observed next words (``S.target``, ``lab.y``, ``lab.loss``,
+``lab.shape.y``, ``lab.finite_grads``, ``lab.loss_after``) exist only when the worksheet names them.
 """
 
 from __future__ import annotations
@@ -216,7 +220,8 @@ def _sentence(sheet: _Sheet, ws: Worksheet, model: TinyLM, name: str) -> None:
     sheet.put(f"{name}.logits", logits, _F3)
     sheet.put(f"{name}.probs", probs, _F3)
     sheet.put(f"{name}.prediction", int(probs.argmax()), _I)
-    sheet.put(f"{name}.target", ws.vocab.index(ws.lesson.targets[name]), _I)
+    if name in ws.lesson.targets:
+        sheet.put(f"{name}.target", ws.vocab.index(ws.lesson.targets[name]), _I)
 
 
 def _shapes(sheet: _Sheet, ws: Worksheet) -> None:
@@ -366,11 +371,8 @@ def _lab(sheet: _Sheet, ws: Worksheet) -> None:
     model = TinyLM.from_worksheet(ws)
     layer = model.attention
     X = torch.tensor([ws.ids(name) for name in ws.sentences])
-    y = torch.tensor([ws.vocab.index(ws.lesson.targets[name]) for name in ws.sentences])
     sheet.put("lab.X", X, _I)
-    sheet.put("lab.y", y, _I)
     sheet.shape("lab.shape.X", X)
-    sheet.shape("lab.shape.y", y)
     with torch.no_grad():
         E = model.embed(X)
         Q = E @ layer.W_Q
@@ -381,14 +383,34 @@ def _lab(sheet: _Sheet, ws: Worksheet) -> None:
         messages = A @ V_heads
         joined = messages.transpose(1, 2).reshape(E.shape)
         delta = joined @ layer.W_O
+        logits = model(X)
     for key, tensor in [("E", E), ("Q", Q), ("Q_heads", Q_heads), ("scores", scores),
                         ("A", A), ("messages", messages), ("joined", joined),
-                        ("delta", delta)]:
+                        ("delta", delta), ("logits", logits)]:
         sheet.shape(f"lab.shape.{key}", tensor)
     sheet.put("lab.A_weights", A.numel(), _C)
+    sheet.put("lab.params", _parameter_count(model), _C)
+    sheet.put("lab.param_tensors", len(list(model.parameters())), _C)
+    sheet.put("lab.learning_rate", ws.lesson.learning_rate, _P)
+    if ws.lesson.targets:  # the loss needs every sentence's observed next word
+        _lab_step(sheet, ws, model, X)
 
-    logits = model(X)
-    loss = F.cross_entropy(logits, y)
+    fixed = TinyLM.from_worksheet(ws).eval()  # generation uses the worksheet's own weights
+    history = X[:1]
+    with torch.no_grad():
+        next_logits = fixed(history[:, -fixed.context:])
+    next_id = next_logits.argmax(dim=-1, keepdim=True)
+    sheet.put("lab.next_id", next_id[0, 0], _I)
+    sheet.put("lab.next_prob", next_logits.softmax(dim=-1)[0, next_id[0, 0]], _F3)
+    sheet.shape("lab.shape.history", torch.cat([history, next_id], dim=1))
+
+
+def _lab_step(sheet: _Sheet, ws: Worksheet, model: TinyLM, X: torch.Tensor) -> None:
+    """The observed targets, their loss, and one AdamW step on it."""
+    y = torch.tensor([ws.vocab.index(ws.lesson.targets[name]) for name in ws.sentences])
+    sheet.put("lab.y", y, _I)
+    sheet.shape("lab.shape.y", y)
+    loss = F.cross_entropy(model(X), y)
     optimizer = torch.optim.AdamW(model.parameters(), lr=ws.lesson.learning_rate)
     optimizer.zero_grad()
     loss.backward()
@@ -397,19 +419,6 @@ def _lab(sheet: _Sheet, ws: Worksheet) -> None:
     optimizer.step()
     with torch.no_grad():
         loss_after = F.cross_entropy(model(X), y)
-    sheet.shape("lab.shape.logits", logits)
     sheet.put("lab.loss", loss, _F3)
-    sheet.put("lab.learning_rate", ws.lesson.learning_rate, _P)
-    sheet.put("lab.param_tensors", len(list(model.parameters())), _C)
     sheet.put("lab.finite_grads", finite, _C)
-    sheet.put("lab.params", _parameter_count(model), _C)
     sheet.put("lab.loss_after", loss_after, _F3)
-
-    fixed = TinyLM.from_worksheet(ws).eval()
-    history = X[:1]
-    with torch.no_grad():
-        next_logits = fixed(history[:, -fixed.context:])
-    next_id = next_logits.argmax(dim=-1, keepdim=True)
-    sheet.put("lab.next_id", next_id[0, 0], _I)
-    sheet.put("lab.next_prob", next_logits.softmax(dim=-1)[0, next_id[0, 0]], _F3)
-    sheet.shape("lab.shape.history", torch.cat([history, next_id], dim=1))

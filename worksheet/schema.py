@@ -14,13 +14,14 @@ import json
 import math
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, fields, is_dataclass
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
 import numpy as np
 
+from worksheet.defaults import LESSON_PARTS, filled_lesson
 from worksheet.errors import WorksheetError
 
 __all__ = [
@@ -158,10 +159,60 @@ class Worksheet:
         """The first sentence: the worked example; the others are alternative contexts."""
         return next(iter(self.sentences))
 
+    @property
+    def words(self) -> frozenset[str]:
+        """Every string the worksheet holds: vocabulary, tokens, sentence names, feature
+        and head names, observed next words and the toy's source words."""
+        found = {*self.vocab, *self.sentences, *self.lesson.features, *self.lesson.head_names,
+                 *self.lesson.targets.values(), *self.lesson.toy.sources}
+        for tokens in self.sentences.values():
+            found.update(tokens)
+        return frozenset(found)
+
+    def fact(self, name: str) -> Any:
+        """A fact of the worksheet by dotted name, as plain JSON data: ``"walkthrough"``,
+        ``"sentences"`` (names and tokens, in order), ``"sentences.river"`` (one sentence's
+        tokens), ``"lesson.toy.sources"``.
+
+        Scenes record the facts they read, so a build knows when a worksheet edit changes
+        what a scene shows (its words, names, order or sizes).
+
+        Raises
+        ------
+        KeyError
+            When ``name`` names no fact.
+        """
+        node: Any = self
+        for part in name.split("."):
+            if isinstance(node, Mapping) and part in node:
+                node = node[part]
+            elif not part.startswith("_") and hasattr(node, part):
+                node = getattr(node, part)
+            else:
+                raise KeyError(f"{name!r} is not a worksheet fact")
+        if callable(node):
+            raise KeyError(f"{name!r} is a method, not a worksheet fact")
+        return _plain(node)
+
     def ids(self, sentence: str) -> tuple[int, ...]:
         """Vocabulary ids of a sentence's tokens (looked up in lower case, as the seed does)."""
         index = {word: i for i, word in enumerate(self.vocab)}
         return tuple(index[token.lower()] for token in self.sentences[sentence])
+
+
+def _plain(node: Any) -> Any:
+    """Worksheet data as JSON data; a mapping keeps its order as a list of pairs."""
+    if isinstance(node, np.ndarray):
+        return node.tolist()
+    if isinstance(node, Mapping):
+        return [[key, _plain(value)] for key, value in node.items()]
+    if isinstance(node, (list, tuple)):
+        return [_plain(item) for item in node]
+    if is_dataclass(node):
+        return {f.name: _plain(getattr(node, f.name)) for f in fields(node)}
+    if isinstance(node, np.generic):
+        return node.item()
+    return node
 
 
 # --------------------------------------------------------------------------- reading
@@ -445,25 +496,27 @@ def _read_trained(node: Any) -> Trained:
     return Trained(heads=counts, **sizes)
 
 
-def _read_lesson(doc: Mapping[str, Any], width: int, d_head: int, n_heads: int,
+def _read_lesson(node: Mapping[str, Any], width: int, d_head: int, n_heads: int,
                  vocab: tuple[str, ...], sentences: Mapping[str, Any]) -> Lesson:
-    node = _object(_get(doc, "", "lesson", "an object with the lesson extras"), "lesson")
-    features = node.get("features", [f"x{i + 1}" for i in range(width)])
-    features = _words(features, "lesson.features", f"{width} feature names")
+    """Read a filled ``lesson`` object (see :func:`~worksheet.defaults.filled_lesson`)."""
+    for key in node:
+        if key not in LESSON_PARTS:
+            raise WorksheetError(f"lesson.{key}", f"not a lesson part; expected one of "
+                                 f"{', '.join(LESSON_PARTS)}")
+    features = _words(node["features"], "lesson.features", f"{width} feature names")
     if len(features) != width:
         raise WorksheetError("lesson.features", f"expected {width} feature names (one per "
                              f"model coordinate), got {len(features)}")
-    names = node.get("headNames", [f"head {h + 1}" for h in range(n_heads)])
-    names = _words(names, "lesson.headNames", f"{n_heads} head names")
+    names = _words(node["headNames"], "lesson.headNames", f"{n_heads} head names")
     if len(names) != n_heads:
         raise WorksheetError("lesson.headNames", f"expected {n_heads} head names (one per "
                              f"head), got {len(names)}")
-    targets_node = _object(_get(node, "lesson", "targets", "the observed next word of each "
-                                "sentence"), "lesson.targets",
+    targets_node = _object(node["targets"], "lesson.targets",
                            "an object mapping each sentence to its next word")
     targets: dict[str, str] = {}
-    for name in sentences:
-        word = _get(targets_node, "lesson.targets", name, "the word that follows it")
+    for name in sentences if targets_node else ():
+        word = _get(targets_node, "lesson.targets", name, "the word that follows it (name "
+                    "every sentence, or none)")
         if not isinstance(word, str) or word.lower() not in vocab:
             raise WorksheetError(f"lesson.targets.{name}", f"expected a vocabulary word, got "
                                  f"{_describe(word)}")
@@ -471,11 +524,10 @@ def _read_lesson(doc: Mapping[str, Any], width: int, d_head: int, n_heads: int,
     for name in targets_node:
         if name not in sentences:
             raise WorksheetError(f"lesson.targets.{name}", "not a sentence name")
-    bias = _object(_get(node, "lesson", "bias", "an object with the offset"), "lesson.bias")
+    bias = _object(node["bias"], "lesson.bias", "an object with the offset")
     offset = _vector(_get(bias, "lesson.bias", "offset", f"{d_head} numbers"),
                      "lesson.bias.offset", d_head, " (the head width)")
-    lab = _object(_get(node, "lesson", "lab", "an object with learningRate and seed"),
-                  "lesson.lab")
+    lab = _object(node["lab"], "lesson.lab", "an object with learningRate and seed")
     rate = _number(_get(lab, "lesson.lab", "learningRate", "a positive number"),
                    "lesson.lab.learningRate")
     if rate <= 0:
@@ -488,9 +540,9 @@ def _read_lesson(doc: Mapping[str, Any], width: int, d_head: int, n_heads: int,
         head_names=tuple(names),
         targets=MappingProxyType(targets),
         bias_offset=offset,
-        toy=_read_toy(_get(node, "lesson", "toy", "the two-source illustration")),
-        patches=_read_patches(_get(node, "lesson", "patches", "the image-patch example")),
-        trained=_read_trained(_get(node, "lesson", "trained", "the trained model sizes")),
+        toy=_read_toy(node["toy"]),
+        patches=_read_patches(node["patches"]),
+        trained=_read_trained(node["trained"]),
         learning_rate=rate,
         seed=seed,
     )
@@ -532,11 +584,14 @@ def _parse(document: Any, source: str, sha256: str) -> Worksheet:
                       hidden, len(vocab), " (hidden size × vocabulary size)")
     b_vocab = _vector(_get(doc, "", "b_vocab", f"{len(vocab)} numbers"), "b_vocab", len(vocab),
                       " (the vocabulary size)")
-    lesson = _read_lesson(doc, width, heads[0].Q.shape[1], len(heads), vocab, sentences)
+    d_head, n_heads = heads[0].Q.shape[1], len(heads)
+    given = _object(doc.get("lesson", {}), "lesson", "an object with the lesson extras")
+    filled = filled_lesson(given, width, d_head, n_heads)
+    lesson = _read_lesson(filled, width, d_head, n_heads, vocab, sentences)
     return Worksheet(
         source=source,
         sha256=sha256,
-        document=MappingProxyType(dict(doc)),
+        document=MappingProxyType({**doc, "lesson": filled}),
         vocab=vocab,
         sentences=MappingProxyType(sentences),
         tok_emb=tok_emb,

@@ -149,10 +149,11 @@ def prediction(book: Book) -> list[Stack]:
         book.vector(f"{s}.E_prime[{last}]", (Math("e'"),), book.feature_columns()),
         book.vector(f"{s}.hidden_pre", (Math(r"e' W_h + b_h"),), (), fragment=1),
         book.vector(f"{s}.hidden", (Math(r"\operatorname{ReLU}"),), (), fragment=2),
-        Para(book.say("Most likely next word: {w}, probability {p}. The observed next word "
-                      "is {t}.", w=book.vocab(f"{s}.prediction"),
+        Para(book.say("Most likely next word: {w}, probability {p}."
+                      + (" The observed next word is {t}." if book.observed else ""),
+                      w=book.vocab(f"{s}.prediction"),
                       p=book.n(f"{s}.probs[{int(book.value(f'{s}.prediction'))}]"),
-                      t=book.vocab(f"{s}.target")), fragment=3),
+                      **book.target(s)), fragment=3),
     ], [
         "Only the last updated row goes on: a hidden layer with a ReLU, then one logit per "
         "vocabulary word and a softmax.",
@@ -161,8 +162,9 @@ def prediction(book: Book) -> list[Stack]:
     ])
     section.add("probabilities", "Probabilities over the vocabulary", [
         _vocabulary_bars(book, s),
-        Para(book.say("Highlighted: the predicted word {w} and the observed word {t}.",
-                      w=book.vocab(f"{s}.prediction"), t=book.vocab(f"{s}.target"))),
+        Para(book.say("Highlighted: the predicted word {w} and the observed word {t}."
+                      if book.observed else "Highlighted: the predicted word {w}.",
+                      w=book.vocab(f"{s}.prediction"), **book.target(s))),
         Para(book.say("Attention weights choose source positions; these probabilities "
                       "choose the next token."), fragment=1),
     ], [
@@ -177,7 +179,7 @@ def _vocabulary_bars(book: Book, s: str) -> Columns:
     chunks = [range(start, min(start + _BARS_PER_COLUMN, len(vocab)))
               for start in range(0, len(vocab), _BARS_PER_COLUMN)]
     prediction_id = int(book.value(f"{s}.prediction"))
-    target_id = int(book.value(f"{s}.target"))
+    target_id = int(book.value(f"{s}.target")) if book.observed else None
     columns: list[tuple[Block, ...]] = []
     for chunk in chunks:
         rows = tuple(Row((Word(vocab[i]),), (
@@ -225,8 +227,8 @@ def _context_panel(book: Book, s: str) -> tuple[Block, ...]:
         Bullets(tuple(Item(book.say("{name} head's message: {m}", name=book.head(h),
                                     m=book.listing(f"{s}.h{h}.message")))
                       for h in book.heads)),
-        Para(book.say("Prediction: {w} (observed: {t})", w=book.vocab(f"{s}.prediction"),
-                      t=book.vocab(f"{s}.target"))),
+        Para(book.say("Prediction: {w} (observed: {t})" if book.observed else "Prediction: {w}",
+                      w=book.vocab(f"{s}.prediction"), **book.target(s))),
     )
 
 

@@ -98,6 +98,15 @@ class Book:
         return self.ws.d_model
 
     @property
+    def observed(self) -> bool:
+        """Whether the worksheet records every sentence's observed next word."""
+        return bool(self.ws.lesson.targets)
+
+    def target(self, sentence: str) -> dict[str, Word]:
+        """A ``{t}`` slot holding the sentence's observed next word; empty without one."""
+        return {"t": self.vocab(f"{sentence}.target")} if self.observed else {}
+
+    @property
     def head_width(self) -> int:
         return self.ws.d_head
 

@@ -53,10 +53,11 @@ def _why(book: Book) -> Stack:
     ])
     rows = tuple(Row((Word(name),), (
         *(Cell((Word(token),)) for token in book.ws.sentences[name]),
-        Cell((book.vocab(f"{name}.target"),), style="result"),
+        *((Cell((book.vocab(f"{name}.target"),), style="result"),) if book.observed else ()),
     )) for name in book.sentences)
     section.add("examples", "The lab's examples", [
-        Table((*((book.pos(j),) for j in range(book.length)), book.say("next")), rows,
+        Table((*((book.pos(j),) for j in range(book.length)),
+               *((book.say("next"),) if book.observed else ())), rows,
               corner=book.say("sentence"), style="steps"),
         Para(book.say("The worksheet explains the arithmetic. Whether heads help is a "
                       "question for held-out results of trained models: keep the two "
@@ -166,11 +167,12 @@ def _numbers(book: Book) -> Stack:
     rows = tuple(Row((Word(name),), (
         Cell((book.vocab(f"{name}.prediction"),)),
         Cell((book.n(f"{name}.probs[{int(book.value(f'{name}.prediction'))}]"),)),
-        Cell((book.vocab(f"{name}.target"),)),
+        *((Cell((book.vocab(f"{name}.target"),)),) if book.observed else ()),
     )) for name in book.sentences)
+    headers = (book.say("predicted"), book.say("probability"),
+               *((book.say("observed"),) if book.observed else ()))
     section.add("prediction", "The prediction MLP stays in place", [
-        Table((book.say("predicted"), book.say("probability"), book.say("observed")), rows,
-              corner=book.say("sentence")),
+        Table(headers, rows, corner=book.say("sentence")),
         Para(book.say("A token is chosen only after the vocabulary softmax."), fragment=1),
     ], [
         "Attention weights choose source positions; vocabulary probabilities choose "
@@ -228,12 +230,15 @@ def _batch(book: Book) -> Stack:
     targets = tuple(
         Item(book.say("{name}: {id} ({w})", name=Word(name), id=book.n(f"lab.y[{i}]"),
                       w=book.vocab(f"{name}.target")))
-        for i, name in enumerate(book.sentences))
+        for i, name in enumerate(book.sentences)) if book.observed else ()
+    observed = (Para(book.say("Targets y {s}:", s=book.n("lab.shape.y")), fragment=1),
+                Bullets(targets, fragment=1)) if book.observed else \
+        (Para(book.say("This worksheet records no observed next words (lesson.targets), so "
+                       "the batch has no targets y."), fragment=1),)
     section.add("batch", "The sentences form one batch", [
         Table(tuple((book.pos(j),) for j in range(book.length)), rows,
               corner=book.say("X {s}", s=book.n("lab.shape.X")), style="matrix"),
-        Para(book.say("Targets y {s}:", s=book.n("lab.shape.y")), fragment=1),
-        Bullets(targets, fragment=1),
+        *observed,
     ], [
         "These are integer ids, not embeddings. Each example has one observed target: the "
         "word that followed it.",
@@ -299,29 +304,40 @@ def _tex_name(name: str) -> str:
 
 def _training(book: Book) -> Stack:
     section = Section("lab-training", "lab", "Lab: training and generation")
-    section.add("loss", "Score the observed targets", [
-        _code(book, "loss = cross_entropy(logits, y)"),
-        Para(book.say("Loss on the batch: {l}", l=book.n("lab.loss")), fragment=1),
-        Para(book.say("The targets are the observed ids; we never sample a generated token "
-                      "to make a target."), fragment=2),
-    ], [
-        "More heads change the context update, not the definition of the next-token "
-        "target.",
-    ])
-    section.add("step", "One loss trains all the projections", [
-        _code(book, "optimizer = AdamW(model.parameters(), lr=learning_rate)",
-              "loss.backward()", "optimizer.step()"),
-        Bullets((
-            Item(book.say("learning rate {r}", r=book.n("lab.learning_rate"))),
-            Item(book.say("{f} of {n} parameter tensors received finite gradients",
-                          f=book.n("lab.finite_grads"), n=book.n("lab.param_tensors")), 1),
-            Item(book.say("loss after one step: {l}", l=book.n("lab.loss_after")), 2),
-        )),
-    ], [
-        "Heads are not assigned jobs or separate labels; they all receive gradients from "
-        "the same prediction loss.",
-        "A single step only demonstrates learning; it does not produce the trained models.",
-    ])
+    if book.observed:
+        section.add("loss", "Score the observed targets", [
+            _code(book, "loss = cross_entropy(logits, y)"),
+            Para(book.say("Loss on the batch: {l}", l=book.n("lab.loss")), fragment=1),
+            Para(book.say("The targets are the observed ids; we never sample a generated token "
+                          "to make a target."), fragment=2),
+        ], [
+            "More heads change the context update, not the definition of the next-token "
+            "target.",
+        ])
+        section.add("step", "One loss trains all the projections", [
+            _code(book, "optimizer = AdamW(model.parameters(), lr=learning_rate)",
+                  "loss.backward()", "optimizer.step()"),
+            Bullets((
+                Item(book.say("learning rate {r}", r=book.n("lab.learning_rate"))),
+                Item(book.say("{f} of {n} parameter tensors received finite gradients",
+                              f=book.n("lab.finite_grads"), n=book.n("lab.param_tensors")), 1),
+                Item(book.say("loss after one step: {l}", l=book.n("lab.loss_after")), 2),
+            )),
+        ], [
+            "Heads are not assigned jobs or separate labels; they all receive gradients from "
+            "the same prediction loss.",
+            "A single step only demonstrates learning; it does not produce the trained models.",
+        ])
+    else:
+        section.add("no-targets", "No observed targets, no loss", [
+            Para(book.say("This worksheet records no observed next words, so there is no "
+                          "cross-entropy to score and no training step to take.")),
+            Para(book.say("Add lesson.targets, one word per sentence, to see the loss and "
+                          "one AdamW step."), fragment=1),
+        ], [
+            "The target of the loss is always the observed next word, never a sampled one; "
+            "without observed words the lab goes straight on to generation.",
+        ])
     section.add("generate", "Generate one token, then repeat", [
         _code(book, "logits = model(history cropped to the context)",
               "next_id = logits.argmax()", "history = concat(history, next_id)"),

@@ -5,7 +5,9 @@
 - ``one-wide-head.json``: one head of width eight, twelve tokens (the widest layout);
 - ``four-heads.json``: four heads of width two, model width eight, three tokens;
 - ``markup-words.json``: the default worksheet with words that contain ``<``, ``&`` and
-  quotes, which must display literally.
+  quotes, which must display literally;
+- ``seed-three-heads.json``: ``three-heads.json`` in the seed notebook's own schema, with
+  no ``lesson`` object (every lesson part takes its default).
 
 Run ``.venv/bin/python tests/data/make_worksheets.py``. Parameters are random but seeded
 and rounded to one decimal, so the files are the same on every run.
@@ -97,6 +99,9 @@ def main() -> None:
         }, {"river": "water", "cheque": "teller"}, context=4),
         "markup-words.json": markup_words(),
     }
+    worksheets["seed-three-heads.json"] = {key: value for key, value in
+                                           worksheets["three-heads.json"].items()
+                                           if key != "lesson"}
     for name, doc in worksheets.items():
         (HERE / name).write_text(json.dumps(doc, indent=1) + "\n", encoding="utf-8")
 
