@@ -1,82 +1,184 @@
 """An independent recomputation in plain numpy (float64) to check the torch values against.
 
-Written from the lesson's formulas, not from ``worksheet.compute``: it reads the raw
-JSON document and shares no code with the package beyond the file format.
+Written from the lesson's formulas, not from ``worksheet.compute`` or ``worksheet.model``:
+it reads the JSON document (the worksheet's *filled* document, ``load_worksheet(path)
+.document``, so that every ``lesson`` part is present) and shares no code with the package
+beyond the file format and the display format. :func:`values` returns every value the
+lecture displays under the key ``compute_values`` gives it; :func:`within_display` says
+whether a display text shows a reference value to its last digit.
+
+Shapes, parameter counts and sizes are worked out by formula from the lesson's sizes, not
+read off arrays built the way the program builds them. The batch lab's gradient is an
+analytic backward pass of the small model (see :func:`lm_loss`).
 """
 
 from __future__ import annotations
 
 import math
+import re
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
 
+from worksheet.formatting import LARGE, MINUS, NOISE, Style
+
+__all__ = [
+    "adamw_first_step",
+    "display_error",
+    "embed",
+    "head_final_row",
+    "lab",
+    "lm_loss",
+    "lm_parameters",
+    "patches",
+    "sentence",
+    "softmax",
+    "token_ids",
+    "toy",
+    "trained",
+    "trained_parameter_counts",
+    "values",
+    "within_display",
+]
+
+Doc = Mapping[str, Any]
+
+ADAMW_BETAS = (0.9, 0.999)
+"""``torch.optim.AdamW``'s default ``betas``."""
+ADAMW_EPS = 1e-8
+"""``torch.optim.AdamW``'s default ``eps``."""
+ADAMW_WEIGHT_DECAY = 0.01
+"""``torch.optim.AdamW``'s default ``weight_decay``."""
+SLACK = 1e-12
+"""Relative slack of :func:`within_display` for a true value on a rounding tie, which two
+float64 computations may round either way. Far above float64 rounding (about 1e-16), far
+below a displayed unit: near ``1e6`` a unit of three decimals is only ``1e-9`` of the
+value, so a slack of ``1e-9`` would already double the half unit there."""
+
+
+# --------------------------------------------------------------------------- the layer
+
+
+def _array(node: Any) -> np.ndarray:
+    return np.array(node, dtype=np.float64)
+
 
 def softmax(x: np.ndarray) -> np.ndarray:
+    """Softmax along the last axis (shifted by the maximum; ``-inf`` entries become 0)."""
     z = np.exp(x - x.max(axis=-1, keepdims=True))
     return z / z.sum(axis=-1, keepdims=True)
 
 
-def embed(doc: dict[str, Any], sentence: str) -> np.ndarray:
+def _causal(length: int) -> np.ndarray:
+    """``True`` above the diagonal: the later sources a receiver may not read."""
+    return np.triu(np.ones((length, length), dtype=bool), 1)
+
+
+def token_ids(doc: Doc, name: str) -> list[int]:
+    """Vocabulary ids of a sentence's tokens, each looked up in lower case."""
+    vocab = list(doc["vocab"])
+    return [vocab.index(word.lower()) for word in doc["sentences"][name]]
+
+
+def embed(doc: Doc, sentence: str) -> np.ndarray:
+    """Token rows plus position rows of one sentence, ``[T, d_model]``."""
     words = [w.lower() for w in doc["sentences"][sentence]]
     tok = np.array([doc["tok_emb"][w] for w in words], dtype=float)
     return tok + np.array(doc["pos_emb"], dtype=float)[: len(words)]
 
 
 def head_final_row(E: np.ndarray, W_Q: np.ndarray, W_K: np.ndarray,
-                   W_V: np.ndarray) -> dict[str, np.ndarray]:
-    """The final receiver's arithmetic for one head, step by step."""
+                   W_V: np.ndarray) -> dict[str, Any]:
+    """The final receiver's arithmetic for one head, step by step, and the full grids.
+
+    Parameters
+    ----------
+    E
+        The sentence's rows, ``[T, d_model]``.
+    W_Q, W_K, W_V
+        The head's projections, ``[d_model, d_head]`` (row vectors: ``E @ W``).
+
+    Returns
+    -------
+    dict
+        ``Q K V products dots scale scores exps denominator weights weights_sum
+        contributions message top_source A H``.
+    """
     Q, K, V = E @ W_Q, E @ W_K, E @ W_V
     q = Q[-1]
     products = np.array([[q[c] * K[j, c] for c in range(len(q))] for j in range(len(K))])
     dots = products.sum(axis=1)
-    scores = dots / math.sqrt(len(q))
+    scale = math.sqrt(len(q))
+    scores = dots / scale
     exps = np.exp(scores)
     denominator = exps.sum()
     weights = exps / denominator
     contributions = weights[:, None] * V
-    n = len(E)
-    grid = Q @ K.T / math.sqrt(len(q))
-    grid[np.triu(np.ones((n, n), dtype=bool), 1)] = -np.inf
+    grid = Q @ K.T / scale
+    grid[_causal(len(E))] = -np.inf
     A = softmax(grid)
-    return {"Q": Q, "K": K, "V": V, "products": products, "dots": dots, "scores": scores,
-            "exps": exps, "denominator": denominator, "weights": weights,
-            "contributions": contributions, "message": contributions.sum(axis=0),
+    return {"Q": Q, "K": K, "V": V, "products": products, "dots": dots, "scale": scale,
+            "scores": scores, "exps": exps, "denominator": denominator, "weights": weights,
+            "weights_sum": weights.sum(), "contributions": contributions,
+            "message": contributions.sum(axis=0), "top_source": int(np.argmax(weights)),
             "A": A, "H": A @ V}
 
 
-def sentence(doc: dict[str, Any], name: str) -> dict[str, Any]:
-    """Everything the lesson computes for one sentence."""
+def _projections(doc: Doc, kind: str) -> list[np.ndarray]:
+    return [_array(p[kind]) for p in doc["headsLesson"]["projections"]]
+
+
+def sentence(doc: Doc, name: str) -> dict[str, Any]:
+    """Everything the lesson computes for one sentence.
+
+    Returns
+    -------
+    dict
+        ``ids E mask heads joined update_terms delta E_prime wide hidden_pre hidden logits
+        probs prediction W_O``; ``heads[h]`` holds :func:`head_final_row`'s steps plus
+        ``share``, that head's part of the update.
+    """
     E = embed(doc, name)
-    heads = []
-    for p in doc["headsLesson"]["projections"]:
-        heads.append(head_final_row(E, *(np.array(p[k], dtype=float) for k in "QKV")))
-    W_O = np.array(doc["headsLesson"]["W_O"], dtype=float)
+    W_O = _array(doc["headsLesson"]["W_O"])
+    heads = [head_final_row(E, *mats) for mats in zip(
+        *(_projections(doc, kind) for kind in "QKV"), strict=True)]
+    d_head = heads[0]["Q"].shape[1]
+    for h, head in enumerate(heads):
+        head["share"] = head["H"] @ W_O[h * d_head:(h + 1) * d_head]
     joined = np.concatenate([h["H"] for h in heads], axis=1)
     delta = joined @ W_O
     updated = E + delta
-    wide = head_final_row(E, *(np.concatenate(
-        [np.array(p[k], dtype=float) for p in doc["headsLesson"]["projections"]], axis=1)
-        for k in "QKV"))
-    hidden_pre = updated @ np.array(doc["W_hidden"]) + np.array(doc["b_hidden"])
-    logits = np.maximum(hidden_pre, 0) @ np.array(doc["W_vocab"]) + np.array(doc["b_vocab"])
+    wide = head_final_row(E, *(np.concatenate(_projections(doc, kind), axis=1)
+                               for kind in "QKV"))
+    hidden_pre = updated @ _array(doc["W_hidden"]) + _array(doc["b_hidden"])
+    logits = np.maximum(hidden_pre, 0) @ _array(doc["W_vocab"]) + _array(doc["b_vocab"])
     probs = softmax(logits[-1])
-    return {"E": E, "heads": heads, "joined": joined, "delta": delta, "E_prime": updated,
-            "wide": wide, "hidden": np.maximum(hidden_pre[-1], 0), "logits": logits,
-            "probs": probs, "prediction": int(np.argmax(probs)), "W_O": W_O}
+    return {"ids": token_ids(doc, name), "E": E, "mask": _causal(len(E)).astype(int),
+            "heads": heads, "joined": joined, "update_terms": joined[-1][:, None] * W_O,
+            "delta": delta, "E_prime": updated, "wide": wide, "hidden_pre": hidden_pre[-1],
+            "hidden": np.maximum(hidden_pre[-1], 0), "logits": logits, "probs": probs,
+            "prediction": int(np.argmax(probs)), "W_O": W_O}
 
 
-def toy(doc: dict[str, Any]) -> dict[str, np.ndarray]:
+# --------------------------------------------------------------------------- lesson extras
+
+
+def toy(doc: Doc) -> dict[str, np.ndarray]:
+    """The two-source toy: one head's blend, two heads' blends, and the first source's
+    weight that would give each coordinate on its own."""
     t = doc["lesson"]["toy"]
     values, weights = np.array(t["values"], float), np.array(t["weights"], float)
     one = weights[0] @ values
     two = np.array([weights[c] @ values[:, c] for c in range(2)])
     required = np.array([(two[c] - values[1, c]) / (values[0, c] - values[1, c])
                          for c in range(2)])
-    return {"one_head": one, "two_heads": two, "required": required}
+    return {"values": values, "weights": weights, "one_head": one, "two_heads": two,
+            "required": required}
 
 
-def patches(doc: dict[str, Any]) -> dict[str, np.ndarray]:
+def patches(doc: Doc) -> dict[str, np.ndarray]:
+    """The image cut into patches (row-major), their projected rows and the sequence."""
     p = doc["lesson"]["patches"]
     image, size = np.array(p["image"], float), p["size"]
     side = image.shape[0]
@@ -87,7 +189,7 @@ def patches(doc: dict[str, Any]) -> dict[str, np.ndarray]:
     return {"flat": flat, "rows": rows, "sequence": sequence}
 
 
-def trained_parameter_counts(doc: dict[str, Any]) -> dict[str, int]:
+def trained_parameter_counts(doc: Doc) -> dict[str, int]:
     """Parameter counts by formula: embeddings, projections without bias, MLP with bias."""
     t = doc["lesson"]["trained"]
     V, T, w, h = t["vocab"], t["context"], t["width"], t["hidden"]
@@ -96,3 +198,438 @@ def trained_parameter_counts(doc: dict[str, Any]) -> dict[str, int]:
     for heads in t["heads"]:
         counts[f"heads{heads}"] = V * w + T * w + 4 * w * w + w * h + h + readout
     return counts
+
+
+def trained(doc: Doc) -> dict[str, Any]:
+    """``trained.*``: the comparison models' sizes, counts and tensor shapes by formula.
+
+    The baseline embeds ``context`` tokens, concatenates their rows and runs an MLP; each
+    attention model adds position rows and a bias-free ``nn.MultiheadAttention``
+    (``in_proj_weight`` ``[3w, w]``, ``out_proj.weight`` ``[w, w]``).
+    """
+    t = doc["lesson"]["trained"]
+    V, T, w, h = t["vocab"], t["context"], t["width"], t["hidden"]
+    counts = trained_parameter_counts(doc)
+    out: dict[str, Any] = {"trained.vocab": V, "trained.context": T, "trained.width": w,
+                           "trained.hidden": h, "trained.mlp.params": counts["mlp"],
+                           "trained.mlp.flat_width": T * w, "trained.mlp.rows": [T, w],
+                           "trained.mlp.W_hidden": [T * w, h], "trained.mlp.W_vocab": [h, V],
+                           "trained.mlp.logits": [V]}
+    for heads in t["heads"]:
+        prefix, d_head = f"trained.heads{heads}", w // heads
+        out.update({f"{prefix}.params": counts[f"heads{heads}"],
+                    f"{prefix}.attention_params": 4 * w * w, f"{prefix}.heads": heads,
+                    f"{prefix}.d_head": d_head, f"{prefix}.E": [T, w], f"{prefix}.W_Q": [w, w],
+                    f"{prefix}.Q": [T, d_head], f"{prefix}.A": [T, T],
+                    f"{prefix}.H": [T, d_head], f"{prefix}.joined": [T, w],
+                    f"{prefix}.W_O": [w, w], f"{prefix}.W_hidden": [w, h],
+                    f"{prefix}.logits": [V]})
+    return out
+
+
+# --------------------------------------------------------------------------- the batch lab
+
+
+def lm_parameters(doc: Doc) -> dict[str, np.ndarray]:
+    """The worksheet model's parameters as the lab's model holds them, in its order.
+
+    Token embedding, position embedding, the packed ``W_Q W_K W_V`` (heads side by side)
+    and ``W_O`` (no biases), the hidden layer's weight and bias, the readout's weight and
+    bias. Weights stay in the worksheet's ``[in, out]`` orientation: an AdamW step acts
+    entry by entry, so the orientation changes no value.
+    """
+    vocab = list(doc["vocab"])
+    params = {"tok_emb": np.array([doc["tok_emb"][w] for w in vocab], dtype=float),
+              "pos_emb": _array(doc["pos_emb"])}
+    for kind in "QKV":
+        params[f"W_{kind}"] = np.concatenate(_projections(doc, kind), axis=1)
+    params["W_O"] = _array(doc["headsLesson"]["W_O"])
+    for key in ("W_hidden", "b_hidden", "W_vocab", "b_vocab"):
+        params[key] = _array(doc[key])
+    return params
+
+
+def lm_loss(params: Mapping[str, np.ndarray], X: np.ndarray, y: np.ndarray | None,
+            heads: int, gradient: bool = False) -> tuple[np.ndarray, float, dict[str, Any]]:
+    """Final-position logits, mean cross-entropy and (optionally) its exact gradient.
+
+    The model: ``E = tok_emb[X] + pos_emb[:T]``; per head, the final receiver's scaled
+    dot products with every source, softmax, weighted sum of value rows; the heads'
+    messages side by side times ``W_O`` added to the final row; ``relu(row @ W_hidden +
+    b_hidden) @ W_vocab + b_vocab``. Only the final receiver reaches the loss, so only its
+    row is computed. The backward pass is the chain rule through those steps, written out.
+
+    Parameters
+    ----------
+    params
+        :func:`lm_parameters`'s arrays.
+    X
+        Token ids, ``[B, T]``.
+    y
+        Target ids, ``[B]``; ``None`` for logits only (loss reported as ``nan``).
+    heads
+        Number of heads the packed projections hold.
+    gradient
+        Also return the loss's gradient with respect to every parameter.
+
+    Returns
+    -------
+    tuple
+        ``(logits [B, vocab], loss, gradients by parameter name)``.
+    """
+    batch, length = X.shape
+    width = params["W_Q"].shape[0]
+    d_head = params["W_Q"].shape[1] // heads
+    root = math.sqrt(d_head)
+    E = params["tok_emb"][X] + params["pos_emb"][:length]
+    grads = {key: np.zeros_like(value) for key, value in params.items()} if gradient else {}
+    logits, losses, steps = [], [], []
+    for b in range(batch):
+        e = E[b, -1]
+        parts = []
+        for h in range(heads):
+            cols = slice(h * d_head, (h + 1) * d_head)
+            q = e @ params["W_Q"][:, cols]
+            K, V = E[b] @ params["W_K"][:, cols], E[b] @ params["W_V"][:, cols]
+            a = softmax(K @ q / root)
+            parts.append((cols, q, K, V, a))
+        joined = np.concatenate([a @ V for _, _, _, V, a in parts])
+        u = e + joined @ params["W_O"]
+        z = u @ params["W_hidden"] + params["b_hidden"]
+        r = np.maximum(z, 0)
+        lg = r @ params["W_vocab"] + params["b_vocab"]
+        logits.append(lg)
+        if y is not None:
+            top = lg.max()
+            losses.append(top + math.log(np.exp(lg - top).sum()) - lg[y[b]])
+        steps.append((parts, joined, u, z, r, lg))
+    loss = float(np.mean(losses)) if y is not None else math.nan
+    if gradient:
+        if y is None:
+            raise ValueError("a gradient needs targets")
+        for b, (parts, joined, u, z, r, lg) in enumerate(steps):
+            d_lg = softmax(lg)
+            d_lg[y[b]] -= 1.0
+            d_lg /= batch
+            grads["W_vocab"] += np.outer(r, d_lg)
+            grads["b_vocab"] += d_lg
+            d_z = (params["W_vocab"] @ d_lg) * (z > 0)
+            grads["W_hidden"] += np.outer(u, d_z)
+            grads["b_hidden"] += d_z
+            d_u = params["W_hidden"] @ d_z
+            grads["W_O"] += np.outer(joined, d_u)
+            d_joined = params["W_O"] @ d_u
+            d_E = np.zeros((length, width))
+            d_E[-1] += d_u  # the residual connection
+            for cols, q, K, V, a in parts:
+                d_m = d_joined[cols]
+                d_a = V @ d_m
+                d_s = a * (d_a - a @ d_a) / root
+                d_q, d_K, d_V = K.T @ d_s, np.outer(d_s, q), np.outer(a, d_m)
+                grads["W_Q"][:, cols] += np.outer(E[b, -1], d_q)
+                grads["W_K"][:, cols] += E[b].T @ d_K
+                grads["W_V"][:, cols] += E[b].T @ d_V
+                d_E[-1] += params["W_Q"][:, cols] @ d_q
+                d_E += d_K @ params["W_K"][:, cols].T + d_V @ params["W_V"][:, cols].T
+            np.add.at(grads["tok_emb"], X[b], d_E)
+            grads["pos_emb"][:length] += d_E
+    return np.array(logits), loss, grads
+
+
+def adamw_first_step(params: Mapping[str, np.ndarray], grads: Mapping[str, np.ndarray],
+                     lr: float) -> dict[str, np.ndarray]:
+    """The parameters after ``torch.optim.AdamW``'s first step with its defaults.
+
+    Decoupled weight decay ``p ← p·(1 − lr·wd)``, then ``p ← p − lr·m̂/(√v̂ + eps)`` with
+    the bias-corrected moments of the first step, ``m̂ = g`` and ``v̂ = g²``.
+    """
+    beta1, beta2 = ADAMW_BETAS
+    out = {}
+    for key, p in params.items():
+        g = grads[key]
+        m_hat = (1 - beta1) * g / (1 - beta1)
+        v_hat = (1 - beta2) * g * g / (1 - beta2)
+        out[key] = p * (1 - lr * ADAMW_WEIGHT_DECAY) - lr * m_hat / (np.sqrt(v_hat) + ADAMW_EPS)
+    return out
+
+
+def lab(doc: Doc) -> dict[str, Any]:
+    """``lab.*``: the batch of every sentence, its shapes, loss, one AdamW step, one token."""
+    names = list(doc["sentences"])
+    heads = len(doc["headsLesson"]["projections"])
+    params = lm_parameters(doc)
+    X = np.array([token_ids(doc, name) for name in names])
+    batch, length = X.shape
+    width = params["W_Q"].shape[0]
+    d_head = width // heads
+    vocab = len(doc["vocab"])
+    out: dict[str, Any] = {
+        "lab.X": X, "lab.shape.X": [batch, length], "lab.shape.E": [batch, length, width],
+        "lab.shape.Q": [batch, length, width],
+        "lab.shape.Q_heads": [batch, heads, length, d_head],
+        "lab.shape.scores": [batch, heads, length, length],
+        "lab.shape.A": [batch, heads, length, length],
+        "lab.shape.messages": [batch, heads, length, d_head],
+        "lab.shape.joined": [batch, length, width], "lab.shape.delta": [batch, length, width],
+        "lab.shape.logits": [batch, vocab], "lab.A_weights": batch * heads * length * length,
+        "lab.params": sum(p.size for p in params.values()), "lab.param_tensors": len(params),
+        "lab.learning_rate": float(doc["lesson"]["lab"]["learningRate"]),
+    }
+    targets = doc["lesson"]["targets"]
+    if targets:
+        lr = float(doc["lesson"]["lab"]["learningRate"])
+        y = np.array([list(doc["vocab"]).index(targets[name].lower()) for name in names])
+        _, loss, grads = lm_loss(params, X, y, heads, gradient=True)
+        _, loss_after, _ = lm_loss(adamw_first_step(params, grads, lr), X, y, heads)
+        out.update({"lab.y": y, "lab.shape.y": [batch], "lab.loss": loss,
+                    "lab.finite_grads": sum(bool(np.isfinite(g).all()) for g in grads.values()),
+                    "lab.loss_after": loss_after})
+    first, _, _ = lm_loss(params, X[:1], None, heads)
+    probs = softmax(first[0])
+    out.update({"lab.next_id": int(np.argmax(probs)), "lab.next_prob": probs.max(),
+                "lab.shape.history": [1, length + 1]})
+    return out
+
+
+# --------------------------------------------------------------------------- every value
+
+
+def values(doc: Doc) -> dict[str, Any]:
+    """Every value the lecture displays, by the key ``compute_values`` gives it.
+
+    Parameters
+    ----------
+    doc
+        The worksheet's filled document (``load_worksheet(path).document``; a plain JSON
+        copy of it is fine).
+
+    Returns
+    -------
+    dict
+        Key to a number, a numpy array (same nesting as the displayed value) or, for a
+        shape, a list of sizes.
+    """
+    lesson = doc["lesson"]
+    names = list(doc["sentences"])
+    projections = doc["headsLesson"]["projections"]
+    n_heads = len(projections)
+    width = len(doc["pos_emb"][0])
+    d_head = len(projections[0]["Q"][0])
+    length = len(doc["sentences"][names[0]])
+    hidden = len(doc["b_hidden"])
+    out: dict[str, Any] = {
+        "dims.d_model": width, "dims.d_head": d_head, "dims.heads": n_heads,
+        "dims.joined": n_heads * d_head, "dims.tokens": length, "dims.sentences": len(names),
+        "dims.vocab": len(doc["vocab"]), "dims.hidden": hidden,
+        "dims.context": len(doc["pos_emb"]), "dims.positions": np.arange(1, length + 1),
+        "dims.head_numbers": np.arange(1, n_heads + 1),
+    }
+
+    W_O = _array(doc["headsLesson"]["W_O"])
+    out["params.tok_emb"] = np.array([doc["tok_emb"][w] for w in doc["vocab"]], dtype=float)
+    out["params.pos_emb"] = _array(doc["pos_emb"])
+    for h, head in enumerate(projections, start=1):
+        for kind in "QKV":
+            out[f"params.h{h}.W_{kind}"] = _array(head[kind])
+        out[f"params.h{h}.W_O"] = W_O[(h - 1) * d_head:h * d_head]
+    out["params.W_O"] = W_O
+    for key in ("W_hidden", "b_hidden", "W_vocab", "b_vocab"):
+        out[f"params.{key}"] = _array(doc[key])
+
+    row_steps = ("products", "dots", "scale", "scores", "exps", "denominator", "weights",
+                 "weights_sum", "contributions", "message", "top_source", "A", "H")
+    cases = {name: sentence(doc, name) for name in names}
+    for name, case in cases.items():
+        for key in ("ids", "E", "mask", "joined", "update_terms", "delta", "E_prime",
+                    "hidden_pre", "hidden", "logits", "probs", "prediction"):
+            out[f"{name}.{key}"] = case[key]
+        for h, head in enumerate(case["heads"], start=1):
+            for step in ("Q", "K", "V", *row_steps, "share"):
+                out[f"{name}.h{h}.{step}"] = head[step]
+        for step in row_steps:
+            out[f"{name}.wide.{step}"] = case["wide"][step]
+        if lesson["targets"]:
+            out[f"{name}.target"] = list(doc["vocab"]).index(lesson["targets"][name].lower())
+
+    out.update({
+        "shapes.E": [length, width], "shapes.W_Q": [width, d_head], "shapes.Q": [length, d_head],
+        "shapes.W_K": [width, d_head], "shapes.K": [length, d_head],
+        "shapes.W_V": [width, d_head], "shapes.V": [length, d_head],
+        "shapes.KT": [d_head, length], "shapes.q_row": [1, d_head],
+        "shapes.scores": [length, length], "shapes.A": [length, length],
+        "shapes.H": [length, d_head], "shapes.message": [1, d_head],
+        "shapes.joined": [length, n_heads * d_head], "shapes.W_O": [n_heads * d_head, width],
+        "shapes.W_O_block": [d_head, width], "shapes.delta": [length, width],
+        "shapes.E_prime": [length, width], "shapes.last_row": [1, width],
+    })
+
+    # nn.MultiheadAttention packs Q, K and V into one [3d, d] weight (and one 3d bias);
+    # the output projection is a [d, d] Linear (with a d bias).
+    offset = _array(lesson["bias"]["offset"])
+    out.update({
+        "bias.offset": offset,
+        "bias.Q_offset": cases[names[0]]["heads"][0]["Q"] + offset,
+        "bias.params_without": 4 * width * width,
+        "bias.params_with": 4 * width * width + 4 * width,
+        "bias.extra": 4 * width, "bias.offsets_per_projection": width,
+        "bias.head_slice": d_head, "bias.in_proj_weight": [3 * width, width],
+        "bias.in_proj_bias": [3 * width], "bias.out_proj_weight": [width, width],
+        "bias.out_proj_bias": [width],
+    })
+
+    out.update({f"toy.{key}": value for key, value in toy(doc).items()})
+
+    # The scratch layer and nn.MultiheadAttention compute the same function: the exact
+    # difference is zero.
+    out.update({
+        "mha.max_diff_delta": 0.0, "mha.max_diff_A": 0.0,
+        "mha.delta": [len(names), length, width],
+        "mha.A": [len(names), n_heads, length, length],
+        "mha.in_proj_weight": [3 * width, width], "mha.out_proj_weight": [width, width],
+    })
+
+    out.update(trained(doc))
+
+    p = lesson["patches"]
+    side, size = len(p["image"]), p["size"]
+    count, per_patch = (side // size) ** 2, size * size
+    p_width = len(p["projection"][0])
+    parts = patches(doc)
+    out.update({
+        "patches.image": _array(p["image"]), "patches.size": size, "patches.side": side,
+        "patches.per_side": side // size, "patches.count": count,
+        "patches.values_per_patch": per_patch, "patches.flat": parts["flat"],
+        "patches.W": _array(p["projection"]), "patches.rows": parts["rows"],
+        "patches.cls": _array(p["cls"]), "patches.positions": _array(p["positions"]),
+        "patches.sequence": parts["sequence"], "patches.total_rows": count + 1,
+        "patches.shape.image": [side, side], "patches.shape.flat": [count, per_patch],
+        "patches.shape.W": [per_patch, p_width], "patches.shape.rows": [count, p_width],
+        "patches.shape.sequence": [count + 1, p_width],
+    })
+
+    out.update(lab(doc))
+    return out
+
+
+# --------------------------------------------------------------------------- display check
+
+_NUMBER = re.compile(r"^-?(?P<int>\d+)(?:\.(?P<dec>\d+))?(?:e(?P<exp>[+-]\d+))?$")
+_COUNT = re.compile(r"^-?\d{1,3}(?:,\d{3})*$")
+_INDEX = re.compile(r"^-?\d+$")
+_SHAPE = re.compile(r"^\[(?:\d+(?:, \d+)*)?\]$")
+_DECIMALS = 3
+"""Decimals of :attr:`Style.FIXED3` and :attr:`Style.PARAM` (the mantissa's, when
+scientific)."""
+
+
+def _parse_real(text: str, style: Style) -> tuple[float, float] | None:
+    """``(shown number, unit of its last digit)`` of a FIXED3/PARAM text, or ``None`` when
+    the text is not in that style's form."""
+    if "-" in text:  # a negative sign is always the true minus
+        return None
+    plain = text.replace(MINUS, "-")
+    match = _NUMBER.match(plain)
+    if not match or (text.startswith(MINUS) and float(plain) == 0.0):
+        return None
+    decimals = len(match["dec"] or "")
+    exponent = int(match["exp"] or 0)
+    if style is Style.FIXED3 and decimals != _DECIMALS:
+        return None
+    if style is Style.PARAM and (decimals > _DECIMALS or (match["dec"] or "1").endswith("0")):
+        return None
+    if match["exp"] is not None and not 1 <= int(match["int"]) <= 9:
+        return None
+    shown = float(plain)
+    # PARAM drops trailing zeros, so "2" stands for 2.000: its unit is still 1e-3.
+    return shown, 10.0 ** (exponent - _DECIMALS)
+
+
+def _whole(expected: Any) -> int | None:
+    value = np.asarray(expected)
+    if value.shape != () or not np.isfinite(value) or float(value) != int(value):
+        return None
+    return int(value)
+
+
+def display_error(text: str, style: Style, expected: Any) -> float:
+    """How far a display text is from a reference value, in units of its last digit.
+
+    ``0`` is exact; :func:`within_display` allows up to ``0.5`` (plus :data:`SLACK`).
+    Whole-number, shape and noise styles give ``0`` when they agree and ``inf`` when not;
+    so does a text not in its style's form.
+    """
+    if style in (Style.FIXED3, Style.PARAM):
+        parsed = _parse_real(text, style)
+        value = np.asarray(expected, dtype=float) if _is_number(expected) else None
+        if parsed is None or value is None or value.shape != () or not np.isfinite(value):
+            return math.inf
+        shown, unit = parsed
+        return abs(shown - float(value)) / unit
+    return 0.0 if _exact(text, style, expected) else math.inf
+
+
+def _is_number(expected: Any) -> bool:
+    """A single real number (Python or numpy, not a bool)."""
+    if isinstance(expected, np.ndarray):
+        return expected.shape == () and np.issubdtype(expected.dtype, np.number)
+    return isinstance(expected, (int, float, np.number)) and not isinstance(expected, bool)
+
+
+def _exact(text: str, style: Style, expected: Any) -> bool:
+    if style is Style.SHAPE:
+        if not _SHAPE.match(text) or not isinstance(expected, (list, tuple, np.ndarray)):
+            return False
+        sizes = [_whole(size) for size in expected]
+        shown = [int(size) for size in text[1:-1].split(", ") if size]
+        return None not in sizes and shown == sizes
+    if style is Style.BELOW:
+        return (text == f"< {NOISE:.0e}".replace("-", MINUS) and _is_number(expected)
+                and abs(float(expected)) < NOISE)
+    if style in (Style.COUNT, Style.INDEX):
+        form = _COUNT if style is Style.COUNT else _INDEX
+        whole = _whole(expected) if _is_number(expected) else None
+        if "-" in text or whole is None or not form.match(text.replace(MINUS, "-")):
+            return False
+        return int(text.replace(MINUS, "-").replace(",", "")) == whole
+    return False
+
+
+def within_display(text: str, style: Style, expected: Any) -> bool:
+    """Whether a display text shows ``expected`` correctly to its last digit.
+
+    FIXED3 and PARAM texts are parsed (true minus ``−``, scientific ``1.543e+07``); with
+    ``e`` the exponent (0 when not scientific) the unit of the last digit is
+    ``10**(e − 3)`` (PARAM drops trailing zeros, so ``"2"`` stands for ``2.000``), and the
+    text holds when ``|shown − expected| ≤ unit/2 + SLACK·max(1, |expected|)``; the slack
+    lets a true rounding tie round either way. COUNT (``4,096``), INDEX and SHAPE
+    (``[10, 4]``) must equal ``expected`` exactly; BELOW must read ``< 1e−12`` with
+    ``|expected|`` below ``1e-12``. A text not in its style's form never holds (an ASCII
+    hyphen as minus, ``−0.000``, a FIXED3 text without three decimals, a PARAM text with a
+    trailing zero, a number from ``1e6`` on not in scientific notation).
+
+    Parameters
+    ----------
+    text
+        One displayed text (a leaf's ``Figure.text``).
+    style
+        Its display style.
+    expected
+        The reference value: a number, or a list of sizes for SHAPE.
+
+    Examples
+    --------
+    >>> within_display("0.718", Style.FIXED3, 0.71764)
+    True
+    >>> within_display("2", Style.PARAM, 2.4)
+    False
+    """
+    if style in (Style.FIXED3, Style.PARAM):
+        parsed = _parse_real(text, style)
+        if parsed is None or not _is_number(expected) or not math.isfinite(float(expected)):
+            return False
+        shown, unit = parsed
+        if (abs(shown) >= LARGE) != ("e" in text):
+            return False
+        reference = float(expected)
+        return abs(shown - reference) <= unit / 2 + SLACK * max(1.0, abs(reference))
+    return _exact(text, style, expected)

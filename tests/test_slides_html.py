@@ -89,10 +89,6 @@ def page(index: Path) -> DeckPage:
     return DeckPage(index.read_text(encoding="utf-8"))
 
 
-def number(text: str) -> float:
-    return float(text.replace("\u2212", "-").replace(",", ""))
-
-
 # ------------------------------------------------------------------ figures
 
 
@@ -138,6 +134,7 @@ def test_grids_mark_every_future_source_as_masked(built, which: str) -> None:
 def test_figures_agree_with_an_independent_numpy_recomputation(built, which: str) -> None:
     doc = json.loads(WORKSHEETS[which].read_text(encoding="utf-8"))
     sentences = {name: reference.sentence(doc, name) for name in doc["sentences"]}
+    values = compute_values(load_worksheet(WORKSHEETS[which]))
     compared = 0
     for key, text in page(built[which]).figures:
         match = _CHECKED.match(key)
@@ -150,8 +147,8 @@ def test_figures_agree_with_an_independent_numpy_recomputation(built, which: str
             array = case[match["whole"]]
         index = tuple(int(i) for i in re.findall(r"\d+", match["index"]))
         expected = float(np.asarray(array)[index])
-        # half a unit of the last shown decimal, plus float32 rounding of large numbers
-        assert abs(number(text) - expected) <= 5e-4 + 1e-5 * abs(expected), key
+        assert reference.within_display(text, values[key].style, expected), (key, text,
+                                                                              expected)
         compared += 1
     assert compared > 1500
 

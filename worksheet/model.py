@@ -14,8 +14,8 @@ from torch.nn import functional as F
 
 from worksheet.schema import Trained, Worksheet
 
-__all__ = ["DTYPE", "AttentionLM", "FixedWindowMLP", "MultiHeadSelfAttention", "TinyLM", "causal_mask",
-           "to_pytorch"]
+__all__ = ["DTYPE", "AttentionLM", "FixedWindowMLP", "MultiHeadSelfAttention", "TinyLM",
+           "causal_mask", "to_pytorch"]
 
 
 DTYPE = torch.float64
