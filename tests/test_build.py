@@ -276,29 +276,16 @@ def test_a_failing_scene_is_reported_and_the_others_finish(tmp_path: Path) -> No
     assert (out / "slides" / "index.html").is_file()
 
 
-def _reference_value(key: str) -> float | None:
-    """The numpy recomputation of a walkthrough-step key, or None for other families."""
+def test_srt_captions_match_recomputed_tensors(built: Path) -> None:
     import numpy as np
 
-    from tests import reference
-
-    base, *index = key.replace("]", "").split("[")
-    parts = base.split(".")
-    doc = json.loads(DEFAULT_WORKSHEET.read_text(encoding="utf-8"))
-    if len(parts) != 3 or parts[0] not in doc["sentences"] or not parts[1].startswith("h"):
-        return None
-    head = reference.sentence(doc, parts[0])["heads"][int(parts[1][1:]) - 1]
-    if parts[2] not in head:
-        return None
-    value = np.asarray(head[parts[2]])
-    for i in index:
-        value = value[int(i)]
-    return float(value)
-
-
-def test_srt_captions_match_recomputed_tensors(built: Path) -> None:
     from render.check import read_srt
+    from tests import reference
+    from worksheet import parse_key
 
+    ws = load_worksheet(DEFAULT_WORKSHEET)
+    values = compute_values(ws)
+    numpy = reference.values(json.loads(json.dumps(dict(ws.document))))
     checked = 0
     for manifest_path in sorted((built / "video").glob("*.figures.json")):
         manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
@@ -309,12 +296,14 @@ def test_srt_captions_match_recomputed_tensors(built: Path) -> None:
             text = srt[caption["index"]]
             for figure in caption["figures"]:
                 assert figure["text"] in text
-                expected = _reference_value(figure["key"])
-                if expected is not None:
-                    shown = float(figure["text"].replace("\u2212", "-").replace(",", ""))
-                    assert abs(shown - expected) <= 5e-4 + 1e-9, (figure, expected)
-                    checked += 1
-    assert checked >= 10
+                base, index = parse_key(figure["key"])
+                style = values[figure["key"]].style
+                expected = numpy[base] if style.value == "shape" or not index \
+                    else np.asarray(numpy[base])[index]
+                assert reference.within_display(figure["text"], style, expected), \
+                    (figure, expected)
+                checked += 1
+    assert checked >= 30
 
 
 def test_render_writes_numbered_outputs_and_list_shows_durations(tmp_path: Path) -> None:
