@@ -238,11 +238,10 @@ class ConcatOutputResidual(LectureScene):
         rule = separator(shares.width).next_to(delta, UP, buff=0.22).align_to(shares, LEFT)
         equation = self.water_sum()
         body = VGroup(column, times, W, shares, delta, rule)
-        equation.next_to(body, DOWN, buff=0.35)
+        equation.next_to(body, DOWN, buff=0.35).align_to(body, LEFT)
         layout = VGroup(body, equation)
         fit(layout, FRAME_WIDTH, TOP - BOTTOM)
         layout.move_to([0, (TOP + BOTTOM) / 2, 0])
-        equation.align_to(body, LEFT)
         layout.column = column
         self.W, self.times, self.shares, self.delta, self.rule = W, times, shares, delta, rule
         self.equation = equation

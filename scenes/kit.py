@@ -11,10 +11,11 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field, is_dataclass
 from functools import cache
 from pathlib import Path
+from string import Formatter
 from typing import Any
 
 from manim import (
@@ -72,6 +73,8 @@ MUTED = "#9A9A9A"
 NUMBER_SIZE = 22
 WORD_SIZE = 24
 TITLE_SIZE = 34
+LESSON_WORDS: frozenset[str] = frozenset()
+"""Words the lesson itself brings to ``{slot}`` texts, besides the worksheet's strings."""
 CAPTION_WORDS_PER_SECOND = 2.8
 MIN_CAPTION_SECONDS = 2.0
 
@@ -85,11 +88,25 @@ def _lesson(path: str, stamp: float) -> tuple[Worksheet, Values]:
     return ws, compute_values(ws)
 
 
+def _current() -> tuple[str, float]:
+    path = Path(os.environ.get("LECTURE_WORKSHEET") or DEFAULT_WORKSHEET)
+    return str(path), path.stat().st_mtime if path.exists() else 0.0
+
+
 def current_lesson() -> tuple[Worksheet, Values]:
     """The worksheet named by ``$LECTURE_WORKSHEET`` (or the default) and its values."""
-    path = Path(os.environ.get("LECTURE_WORKSHEET") or DEFAULT_WORKSHEET)
-    stamp = path.stat().st_mtime if path.exists() else 0.0
-    return _lesson(str(path), stamp)
+    return _lesson(*_current())
+
+
+@cache
+def _words(path: str, stamp: float) -> frozenset[str]:
+    return _lesson(path, stamp)[0].words | LESSON_WORDS
+
+
+def lesson_words() -> frozenset[str]:
+    """Words a scene may show or say besides bound numbers: the worksheet's own strings
+    and the fixed lesson vocabulary."""
+    return _words(*_current())
 
 
 class RecordingValues:
@@ -108,23 +125,106 @@ class RecordingValues:
         return self._values.value(key)
 
 
+class RecordingWorksheet:
+    """The worksheet, remembering every fact a scene reads: its words, names, order and
+    sizes (``sentences``, ``lesson.features``, ``n_heads``...), the dependencies that are
+    not values."""
+
+    def __init__(self, node: Any, facts: set[str] | None = None, path: str = "") -> None:
+        self._node, self._path = node, path
+        self.facts: set[str] = set() if facts is None else facts
+
+    def __getattr__(self, name: str) -> Any:
+        node = getattr(self._node, name)
+        path = f"{self._path}.{name}" if self._path else name
+        if is_dataclass(node):
+            return RecordingWorksheet(node, self.facts, path)
+        if callable(node):
+            raise AttributeError(f"scenes read worksheet facts, not methods such as {path}()")
+        if isinstance(node, Mapping):
+            return _RecordingMapping(node, self.facts, path)
+        self.facts.add(path)
+        return node
+
+
+class _RecordingMapping(Mapping[str, Any]):
+    """A worksheet mapping (sentences, targets): looking up one entry records that entry;
+    going through all of them records the whole mapping, its order included."""
+
+    def __init__(self, node: Mapping[str, Any], facts: set[str], path: str) -> None:
+        self._node, self._facts, self._path = node, facts, path
+
+    def __getitem__(self, key: str) -> Any:
+        self._facts.add(f"{self._path}.{key}")
+        return self._node[key]
+
+    def __iter__(self) -> Iterator[str]:
+        self._facts.add(self._path)
+        return iter(self._node)
+
+    def __len__(self) -> int:
+        self._facts.add(self._path)
+        return len(self._node)
+
+
 def _no_digits(text: str, what: str) -> str:
     if _DIGIT.search(_SLOT.sub("", text)):
         raise ValueError(f"{what} {text!r} contains a typed number; bind it to a value key")
     return text
 
 
-def fill(template: str, values: RecordingValues, keys: Mapping[str, str],
-         words: Mapping[str, str] | None = None) -> tuple[str, list[tuple[str, str]]]:
-    """Fill a template's ``{name}`` slots: numbers from value keys, words literally.
+@dataclass(frozen=True)
+class Filled:
+    """A template with its slots filled: the text and where each number stands in it.
 
-    Returns the text and the ``(key, display text)`` of each number in it.
+    Attributes
+    ----------
+    text
+        The filled text.
+    figures
+        ``(key, display text)`` of each number, in template order.
+    spans
+        ``(start, end)`` character offsets of each figure in ``text``.
     """
+
+    text: str
+    figures: tuple[tuple[str, str], ...]
+    spans: tuple[tuple[int, int], ...]
+
+
+def fill(template: str, values: RecordingValues, keys: Mapping[str, str],
+         words: Mapping[str, str] | None = None) -> Filled:
+    """Fill a template's ``{name}`` slots: numbers from value keys, words literally."""
     _no_digits(template, "template")
-    figures = [(key, values.text(key)) for key in keys.values()]
-    slots = {name: shown for name, (_, shown) in zip(keys, figures, strict=True)}
-    slots.update(words or {})
-    return template.format(**slots), figures
+    words = words or {}
+    allowed = lesson_words()
+    for name, word in words.items():
+        if word not in allowed:
+            raise ValueError(f"template {template!r}: word {{{name}}} = {word!r} is neither a "
+                             "worksheet word nor a lesson word")
+    parts: list[str] = []
+    figures: list[tuple[str, str]] = []
+    spans: list[tuple[int, int]] = []
+    at = 0
+    for literal, slot, _, _ in Formatter().parse(template):
+        parts.append(literal)
+        at += len(literal)
+        if slot is None:
+            continue
+        if slot in keys:
+            shown = values.text(keys[slot])
+            figures.append((keys[slot], shown))
+            spans.append((at, at + len(shown)))
+        elif slot in words:
+            shown = words[slot]
+        else:
+            raise KeyError(f"template {template!r} has a slot {{{slot}}} with no key or word")
+        parts.append(shown)
+        at += len(shown)
+    unused = set(keys) - {name for _, name, _, _ in Formatter().parse(template)}
+    if unused:
+        raise KeyError(f"template {template!r} has no slot for {', '.join(sorted(unused))}")
+    return Filled("".join(parts), tuple(figures), tuple(spans))
 
 
 ELIDE_AFTER = 4
@@ -160,26 +260,66 @@ def vector(name: str, key: str, length: int) -> tuple[str, dict[str, str]]:
 class Bound(Text):
     """Text whose numbers all come from value keys, e.g. ``Head {h}`` with ``h=dims...``.
 
+    It checks itself: every figure stands at its span, every word is a worksheet or
+    lesson word, and no other digit is left. Ligatures are off, so character ``i`` of the
+    text is glyph ``i`` (a space is an empty dot), which lets a section end record where
+    each figure was drawn.
+
     Attributes
     ----------
     figures
         ``(key, display text)`` of each number in the text, in template order.
+    spans
+        ``(start, end)`` of each figure in the text.
     words
         Worksheet words placed in the text (not numbers, whatever they contain).
     """
 
     def __init__(self, text: str, figures: Sequence[tuple[str, str]],
-                 words: Sequence[str] = (), **kwargs: Any) -> None:
-        self.figures = tuple(figures)
-        self.words = tuple(words)
+                 spans: Sequence[tuple[int, int]], words: Sequence[str] = (),
+                 **kwargs: Any) -> None:
+        self.figures, self.spans, self.words = tuple(figures), tuple(spans), tuple(words)
+        _check_bound(text, self.figures, self.spans, self.words)
         kwargs.setdefault("font", FONT)
-        super().__init__(text, **kwargs)
+        super().__init__(text, disable_ligatures=True, **kwargs)
+
+    def rebind(self, filled: Filled, words: Sequence[str]) -> Bound:
+        """Take the figures of another filling of the same text (for a laid-out copy)."""
+        _check_bound(self.original_text, filled.figures, filled.spans, tuple(words))
+        self.figures, self.spans, self.words = filled.figures, filled.spans, tuple(words)
+        return self
+
+    def figure_glyphs(self, index: int) -> list[VMobject]:
+        """The drawn glyphs of figure ``index``."""
+        start, end = self.spans[index]
+        return [glyph for glyph in self.submobjects[start:end] if glyph.has_points()]
+
+
+def _check_bound(text: str, figures: Sequence[tuple[str, str]],
+                 spans: Sequence[tuple[int, int]], words: Sequence[str]) -> None:
+    if len(figures) != len(spans):
+        raise ValueError(f"text {text!r}: {len(figures)} figures but {len(spans)} spans")
+    rest = list(text)
+    for (key, shown), (start, end) in zip(figures, spans, strict=True):
+        if text[start:end] != shown:
+            raise ValueError(f"text {text!r}: figure {key} = {shown!r} is not at {start}:{end}")
+        rest[start:end] = [" "] * (end - start)
+    left = "".join(rest)
+    allowed = lesson_words()
+    for word in words:
+        if word not in allowed:
+            raise ValueError(f"text {text!r}: {word!r} is neither a worksheet word nor a "
+                             "lesson word")
+        left = left.replace(word, " ", 1)
+    _no_digits(left, f"text {text!r} outside its figures:")
 
 
 class Word(Text):
     """A token from the worksheet, shown literally (never parsed as markup)."""
 
     def __init__(self, token: str, **kwargs: Any) -> None:
+        if token not in lesson_words():
+            raise ValueError(f"{token!r} is not a word of the worksheet")
         self.token = token
         kwargs.setdefault("font", FONT)
         super().__init__(token, **kwargs)
@@ -206,16 +346,44 @@ class TextRecord:
     words: list[str]
     box: tuple[float, float, float, float]  # left, bottom, right, top in frame units
     font_size: float  # effective size after any scaling
+    pixels: list[tuple[float, float, float, float]] = field(default_factory=list)
+    """Per figure: where its glyphs were drawn, ``(left, top, right, bottom)`` in pixels."""
 
 
 @dataclass
 class SectionRecord:
     name: str
+    frame: int = 0
+    """Index of the section's last video frame (counted from zero)."""
     texts: list[TextRecord] = field(default_factory=list)
 
     @property
     def figures(self) -> list[tuple[str, str]]:
         return [figure for record in self.texts for figure in record.figures]
+
+    @property
+    def placed(self) -> list[tuple[str, str, tuple[float, float, float, float]]]:
+        """``(key, text, pixel box)`` of every figure on screen."""
+        return [(key, text, box) for record in self.texts
+                for (key, text), box in zip(record.figures, record.pixels, strict=True)]
+
+
+def pixel_box(glyphs: Sequence[Mobject]) -> tuple[float, float, float, float]:
+    """Where glyphs are drawn in the rendered frame: ``(left, top, right, bottom)`` pixels."""
+    left = min(g.get_left()[0] for g in glyphs)
+    right = max(g.get_right()[0] for g in glyphs)
+    bottom = min(g.get_bottom()[1] for g in glyphs)
+    top = max(g.get_top()[1] for g in glyphs)
+    scale_x = config.pixel_width / config.frame_width
+    scale_y = config.pixel_height / config.frame_height
+
+    def px(x: float) -> float:
+        return round((x + config.frame_width / 2) * scale_x, 2)
+
+    def py(y: float) -> float:
+        return round((config.frame_height / 2 - y) * scale_y, 2)
+
+    return px(left), py(top), px(right), py(bottom)
 
 
 def _visible(mob: Mobject) -> bool:
@@ -231,8 +399,10 @@ class LectureScene(Scene):
     """
 
     def setup(self) -> None:
-        self.ws, values = current_lesson()
-        check_limits(self.ws)
+        worksheet, values = current_lesson()
+        check_limits(worksheet)
+        self._sheet = worksheet  # unrecorded: only for the manifest header
+        self.ws = RecordingWorksheet(worksheet)
         self.v = RecordingValues(values)
         self.sections: list[SectionRecord] = []
         self.captions: list[CaptionRecord] = []
@@ -257,11 +427,12 @@ class LectureScene(Scene):
               mono: bool = False, words: Mapping[str, str] | None = None,
               **keys: str) -> Bound:
         """Text with numbers filled in from keys: ``bound("Head {h}", h="dims.…")``."""
-        text, figures = fill(template, self.v, keys, words)
-        made = self._once(("bound", text, size, colour, mono), lambda: Bound(
-            text, figures, (), font_size=size, color=colour, font=MONO if mono else FONT))
-        made.figures, made.words = tuple(figures), tuple((words or {}).values())
-        return made
+        filled = fill(template, self.v, keys, words)
+        shown = tuple((words or {}).values())
+        made = self._once(("bound", filled.text, size, colour, mono), lambda: Bound(
+            filled.text, filled.figures, filled.spans, shown, font_size=size, color=colour,
+            font=MONO if mono else FONT))
+        return made.rebind(filled, shown)
 
     def word(self, token: str, size: float = WORD_SIZE, colour: str = INK) -> Word:
         """A vocabulary word or token, shown literally."""
@@ -295,7 +466,8 @@ class LectureScene(Scene):
 
         The step lasts at least as long as the caption needs to be read.
         """
-        text, figures = fill(template, self.v, keys, words)
+        filled = fill(template, self.v, keys, words)
+        text, figures = filled.text, list(filled.figures)
         reading = max(MIN_CAPTION_SECONDS, len(text.split()) / CAPTION_WORDS_PER_SECOND)
         start = float(self.time)
         if animations:
@@ -320,7 +492,8 @@ class LectureScene(Scene):
     def _record_section(self) -> None:
         if self._section == "opening" and not self.mobjects:
             return
-        record = SectionRecord(self._section)
+        frames = round(float(self.time) * config.frame_rate)
+        record = SectionRecord(self._section, max(0, frames - 1))
         seen: set[int] = set()
         for top in self.mobjects:
             for mob in top.get_family():
@@ -334,9 +507,12 @@ class LectureScene(Scene):
                 figures = list(mob.figures) if isinstance(mob, Bound) else []
                 words = list(mob.words) if isinstance(mob, Bound) else \
                     [mob.token] if isinstance(mob, Word) else []
+                pixels = [pixel_box(mob.figure_glyphs(i)) for i in range(len(figures))] \
+                    if isinstance(mob, Bound) else []
                 record.texts.append(TextRecord(kind, mob.original_text, figures, words,
                                                (float(left), float(bottom), float(right),
-                                                float(top_edge)), float(mob.font_size)))
+                                                float(top_edge)), float(mob.font_size),
+                                               pixels))
         self.sections.append(record)
 
     def tear_down(self) -> None:
@@ -358,15 +534,20 @@ class LectureScene(Scene):
 
         return {
             "scene": type(self).__name__,
-            "worksheet": {"path": self.ws.source, "sha256": self.ws.sha256},
+            "worksheet": {"path": self._sheet.source, "sha256": self._sheet.sha256},
             "duration": round(float(self.time), 3),
-            "sections": [{"name": s.name, "figures": figures(s.figures)}
+            "frame_rate": config.frame_rate,
+            "frame_size": [config.pixel_width, config.pixel_height],
+            "sections": [{"name": s.name, "frame": s.frame,
+                          "figures": [{"key": key, "text": text, "box": list(box)}
+                                      for key, text, box in s.placed]}
                          for s in self.sections],
             "captions": [{"index": i, "start": round(c.start, 3), "end": round(c.end, 3),
                           "text": c.text, "template": c.template, "slots": c.slots,
                           "words": c.words, "figures": figures(c.figures)}
                          for i, c in enumerate(self.captions, start=1)],
             "reads": sorted(self.v.read),
+            "facts": sorted(self.ws.facts),
         }
 
     # ----------------------------------------------------------------- components
@@ -565,6 +746,9 @@ def standing(text: Mobject) -> list[Mobject]:
     When a ligature (such as "ff") leaves fewer glyphs than characters, every glyph at
     least half as tall as the tallest counts instead; most of them stand on the line.
     """
+    if getattr(text, "disable_ligatures", False):  # one glyph (or empty dot) per character
+        return [g for c, g in zip(text.original_text, text.submobjects, strict=True)
+                if c.isascii() and c.isalnum() and c not in "gjpqyQ"]
     chars = [c for c in text.original_text if not c.isspace()]
     glyphs = [g for g in text.submobjects if g.height > 0]
     if len(chars) != len(text.submobjects):

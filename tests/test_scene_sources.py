@@ -46,15 +46,56 @@ def test_no_shown_string_in_a_scene_file_contains_a_digit(source: Path) -> None:
     assert shown_literals(source.read_text(encoding="utf-8")) == []
 
 
+# Captions reach the video and the manifest only through the kit's ``say``.
+RAW_CAPTIONS = {"add_subcaption", "add_sound"}
+NUMBER_MOBJECTS = {"DecimalNumber", "Integer", "Variable"}
+
+
+def bypasses(source: str, kit: bool = False) -> list[tuple[int, str]]:
+    """Calls and imports that put text, numbers or captions on screen around the kit:
+    ``Text(...)``, ``manim.Text(...)``, ``m.DecimalNumber``, ``self.add_subcaption(...)``.
+
+    The kit itself may make text (its ``Bound``, ``Word`` and labels check themselves),
+    but no module may use Manim's number mobjects, which format numbers on their own.
+    """
+    forbidden = NUMBER_MOBJECTS if kit else RAW_TEXT | RAW_CAPTIONS
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        name = None
+        if isinstance(node, ast.Name):
+            name = node.id
+        elif isinstance(node, ast.Attribute):
+            name = node.attr
+        elif isinstance(node, ast.alias):
+            name = (node.asname or node.name).split(".")[-1]
+            if node.name.split(".")[-1] in forbidden:
+                name = node.name.split(".")[-1]
+        if name in forbidden:
+            found.append((getattr(node, "lineno", 0), name))
+    return found
+
+
 @pytest.mark.parametrize("source", [s for s in SOURCES if s.name not in ("kit.py", "order.py")],
                          ids=lambda s: s.name)
 def test_scenes_make_text_only_through_the_kit(source: Path) -> None:
-    tree = ast.parse(source.read_text(encoding="utf-8"))
-    used = {node.func.id for node in ast.walk(tree)
-            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)}
-    imported = {alias.asname or alias.name for node in ast.walk(tree)
-                if isinstance(node, ast.ImportFrom) for alias in node.names}
-    assert not (used | imported) & RAW_TEXT
+    assert bypasses(source.read_text(encoding="utf-8")) == []
+
+
+def test_the_kit_uses_no_number_mobject() -> None:
+    assert bypasses((SCENES / "kit.py").read_text(encoding="utf-8"), kit=True) == []
+
+
+def test_the_scan_catches_attribute_calls_aliases_and_captions() -> None:
+    source = ("import manim as m\n"
+              "from manim import DecimalNumber as D\n"
+              "x = m.Text('0.718')\n"
+              "y = m.mobject.text.text_mobject.MarkupText('1')\n"
+              "self.add_subcaption('the weight is 0.718')\n"
+              "z = D(0.718)\n")
+    names = [name for _, name in bypasses(source)]
+    assert {"Text", "MarkupText", "add_subcaption", "DecimalNumber"} <= set(names)
+    assert bypasses("self.bound('Head {h}', h='dims.head_numbers[0]')\n") == []
+    assert bypasses("from manim import Integer\n", kit=True) == [(1, "Integer")]
 
 
 def test_the_check_catches_a_typed_number() -> None:

@@ -19,7 +19,7 @@ MIN_FONT_SIZE = 15.0  # digits about 9 px tall at 854×480
 DATA = THREE_HEADS.parent
 WORKSHEETS = {"default": DEFAULT_WORKSHEET, "three": THREE_HEADS,
               "wide": DATA / "one-wide-head.json", "four": DATA / "four-heads.json",
-              "markup": DATA / "markup-words.json"}
+              "markup": DATA / "markup-words.json", "seed": DATA / "seed-three-heads.json"}
 ENTRIES = {label: lecture_order(load_worksheet(path).n_heads)
            for label, path in WORKSHEETS.items()}
 CASES = [(label, entry.name) for label, entries in ENTRIES.items() for entry in entries]
@@ -77,15 +77,14 @@ def test_every_figure_is_a_fresh_recomputation(shown, fresh, label: str, name: s
 
 
 @pytest.mark.parametrize(("label", "name"), CASES)
-def test_captions_show_only_bound_numbers(shown, label: str, name: str) -> None:
+def test_captions_show_only_bound_numbers(shown, fresh, label: str, name: str) -> None:
     captions = _result(shown, label, name)["manifest"]["captions"]
     assert captions, "every scene narrates its steps"
     for caption in captions:
         assert caption["end"] > caption["start"]
         assert _unbound_digits(caption["text"], caption["figures"],
                                list(caption["words"].values())) == "", caption["text"]
-        slots = {name: text for name, text in zip(caption["slots"], (
-            f["text"] for f in caption["figures"]), strict=True)}
+        slots = {slot: fresh[label].text(key) for slot, key in caption["slots"].items()}
         assert caption["template"].format(**slots, **caption["words"]) == caption["text"]
 
 

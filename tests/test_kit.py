@@ -1,0 +1,65 @@
+"""The kit's texts check themselves: a number reaches the screen or a caption only as a
+figure bound to a value key, and a word only when the worksheet or the lesson holds it."""
+
+from __future__ import annotations
+
+import pytest
+
+from scenes.kit import Bound, RecordingValues, RecordingWorksheet, Word, fill, lesson_words
+from worksheet import load_worksheet
+
+
+@pytest.fixture(scope="module")
+def values(default_values) -> RecordingValues:
+    return RecordingValues(default_values)
+
+
+def test_a_filled_template_knows_where_each_figure_stands(values) -> None:
+    filled = fill("“{w}” receives {x}; head {h}.", values,
+                  {"x": "river.h1.weights[5]", "h": "dims.head_numbers[0]"}, {"w": "river"})
+    assert filled.text == "“river” receives 0.718; head 1."
+    assert filled.figures == (("river.h1.weights[5]", "0.718"), ("dims.head_numbers[0]", "1"))
+    assert [filled.text[a:b] for a, b in filled.spans] == ["0.718", "1"]
+
+
+def test_a_template_may_not_type_a_number_or_leave_a_key_unused(values) -> None:
+    with pytest.raises(ValueError, match="typed number"):
+        fill("all 2 sentences", values, {})
+    with pytest.raises(KeyError, match="no slot for h"):
+        fill("the weight {x}", values, {"x": "river.h1.weights[5]", "h": "dims.heads"})
+    with pytest.raises(KeyError, match="no key or word"):
+        fill("the weight {x}", values, {})
+
+
+def test_words_must_come_from_the_worksheet_or_the_lesson(values) -> None:
+    assert {"river", "fisherman", "water", "setting", "cheque"} <= lesson_words()
+    with pytest.raises(ValueError, match="neither a worksheet word nor a lesson word"):
+        fill("the {w} row", values, {}, {"w": "42 rows"})
+
+
+def test_a_bound_text_checks_its_figures_and_what_is_left() -> None:
+    text = Bound("weight 0.718", [("river.h1.weights[5]", "0.718")], [(7, 12)])
+    assert [g.has_points() for g in text.figure_glyphs(0)] == [True] * 5
+    with pytest.raises(ValueError, match="is not at"):
+        Bound("weight 0.718", [("river.h1.weights[5]", "0.718")], [(0, 5)])
+    with pytest.raises(ValueError, match="typed number"):
+        Bound("weight 0.718 of 10", [("river.h1.weights[5]", "0.718")], [(7, 12)])
+    with pytest.raises(ValueError, match="neither a worksheet word"):
+        Bound("Head 1", [], [], words=["Head 1"])
+
+
+def test_a_word_must_be_a_worksheet_word() -> None:
+    assert Word("fisherman").token == "fisherman"
+    with pytest.raises(ValueError, match="not a word of the worksheet"):
+        Word("0.718")
+
+
+def test_a_recording_worksheet_notes_each_fact_read() -> None:
+    ws = RecordingWorksheet(load_worksheet())
+    assert ws.sentences[ws.walkthrough][1] == "fisherman"
+    assert ws.lesson.toy.sources == ("river", "fisherman")
+    assert ws.facts == {"walkthrough", "sentences.river", "lesson.toy.sources"}
+    assert list(ws.sentences) == ["river", "cheque"]
+    assert "sentences" in ws.facts
+    with pytest.raises(AttributeError, match="not methods"):
+        ws.ids("river")
