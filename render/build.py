@@ -20,18 +20,21 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from render.files import write_json
+from render.closure import PACKAGES, ROOT, import_closure
+from render.files import file_digest, write_json
 from render.scenes import RenderError, pick_scenes, render_scene, scene_outputs
 from scenes.order import SceneEntry, check_limits, lecture_order
 from worksheet import Worksheet, load_worksheet
 
-__all__ = ["BuildLock", "BuildOptions", "BuildResult", "LockError", "SceneOutcome", "build",
-           "code_fingerprint", "file_digest", "shard_entries"]
+__all__ = ["DECK_RECORD", "BuildLock", "BuildOptions", "BuildResult", "LockError",
+           "SceneOutcome", "build", "code_fingerprint", "deck_sources", "file_digest", "plan",
+           "scene_sources", "shard_entries"]
 
-ROOT = Path(__file__).resolve().parent.parent
-CODE_DIRS = ("worksheet", "scenes", "slides", "render")
 CODE_SUFFIXES = {".py", ".j2", ".json", ".css", ".js", ".html"}
-SCENE_CODE = ("scenes/kit.py", "scenes/order.py", "render/scenes.py")
+SCENE_DRIVER = "render/scenes.py"
+"""Renders every scene and tags its clip: part of every scene's dependencies."""
+DECK_MODULE = "slides/deck.py"
+DECK_RECORD = "records/slides.json"
 
 
 class LockError(RuntimeError):
@@ -74,14 +77,6 @@ class BuildResult:
 # --------------------------------------------------------------------------- fingerprints
 
 
-def file_digest(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as stream:
-        for block in iter(lambda: stream.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
 def _digest(data: Any) -> str:
     text = json.dumps(data, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
@@ -90,7 +85,7 @@ def _digest(data: Any) -> str:
 def code_fingerprint(root: Path = ROOT) -> dict[str, str]:
     """sha256 of every source and template file that shapes the outputs, by relative path."""
     files: dict[str, str] = {}
-    for folder in CODE_DIRS:
+    for folder in PACKAGES:
         for path in sorted((root / folder).rglob("*")):
             if path.is_file() and path.suffix in CODE_SUFFIXES and "__pycache__" not in path.parts:
                 files[path.relative_to(root).as_posix()] = file_digest(path)
@@ -111,12 +106,19 @@ def tool_versions() -> dict[str, str]:
             "project": version("multihead-lecture")}
 
 
-def structure(ws: Worksheet) -> dict[str, Any]:
-    """What scenes read from the worksheet besides values: words, names and sizes."""
-    return {"vocab": ws.vocab, "sentences": dict(ws.sentences), "features": ws.lesson.features,
-            "heads": ws.lesson.head_names, "targets": dict(ws.lesson.targets),
-            "toy": ws.lesson.toy.sources, "trained": ws.lesson.trained.heads,
-            "sizes": [ws.n_heads, ws.d_head, ws.d_model, ws.length, ws.hidden]}
+def scene_sources(entry: SceneEntry, root: Path = ROOT) -> list[str]:
+    """The files a scene's clip depends on: the import closure of its module and of the
+    render driver."""
+    return import_closure([root / "scenes" / f"{entry.module}.py", root / SCENE_DRIVER], root)
+
+
+def deck_sources(root: Path = ROOT) -> list[str]:
+    """The files the deck depends on: the deck builder's import closure, the slides'
+    templates and static files, and the locked Reveal.js and KaTeX."""
+    data = [path.relative_to(root).as_posix() for path in sorted((root / "slides").rglob("*"))
+            if path.is_file() and path.suffix != ".py" and "__pycache__" not in path.parts]
+    lock = ["package-lock.json"] if (root / "package-lock.json").is_file() else []
+    return sorted({*import_closure([root / DECK_MODULE], root), *data, *lock})
 
 
 def shard_entries(entries: Sequence[SceneEntry], shard: tuple[int, int] | None
@@ -206,15 +208,31 @@ def _outputs_intact(out: Path, record: Mapping[str, Any]) -> bool:
 
 @dataclass(frozen=True)
 class _Keys:
-    """The parts of one scene's cache key, as digests."""
+    """The parts of one scene's cache key."""
 
-    sources: str
+    sources: dict[str, str]
+    """sha256 of each file of the scene's import closure."""
     settings: str
-    structure: str
+    facts: dict[str, str]
+    """Digest of each worksheet fact the scene read (words, names, order, sizes)."""
     values: dict[str, str]
+    """Digest of each value the scene read: number, display text and style."""
 
     def key(self) -> str:
-        return _digest([self.sources, self.settings, self.structure, self.values])
+        return _digest([self.sources, self.settings, self.facts, self.values])
+
+    def parts(self) -> dict[str, Any]:
+        return {"sources": self.sources, "settings": self.settings, "facts": self.facts,
+                "values": self.values}
+
+
+def _changed(old: Mapping[str, str], new: Mapping[str, str]) -> list[str]:
+    return sorted(name for name in set(old) | set(new) if old.get(name) != new.get(name))
+
+
+def _some(names: Sequence[str]) -> str:
+    more = f" and {len(names) - 3} more" if len(names) > 3 else ""
+    return ", ".join(names[:3]) + more
 
 
 class _Planner:
@@ -224,12 +242,11 @@ class _Planner:
                  versions: Mapping[str, str], previous: Mapping[str, Any]) -> None:
         self.options, self.ws, self.code = options, ws, code
         self.settings = _digest({"quality": options.quality, "manim": versions["manim"]})
-        self.structure = _digest(structure(ws))
         self._values: Any = None
-        # The last complete build checked every record against these very values.
+        # The last complete build checked every record against these very values and facts.
         computation = {k: v for k, v in code.items() if k.startswith("worksheet/")}
         last = previous.get("scenes", [])
-        self.values_unchanged = (
+        self.worksheet_unchanged = (
             previous.get("worksheet", {}).get("sha256") == ws.sha256
             and {k: v for k, v in previous.get("code", {}).items()
                  if k.startswith("worksheet/")} == computation
@@ -244,24 +261,38 @@ class _Planner:
             self._values = compute_values(self.ws)
         return self._values
 
-    def sources(self, entry: SceneEntry) -> str:
-        files = [f"scenes/{entry.module}.py", *SCENE_CODE]
-        return _digest({name: self.code.get(name, "") for name in files})
+    def sources(self, entry: SceneEntry) -> dict[str, str]:
+        return {name: self.code.get(name) or file_digest(ROOT / name)
+                for name in scene_sources(entry)}
 
     def value_digests(self, reads: Iterable[str]) -> dict[str, str] | None:
         digests = {}
         for key in sorted(reads):
             try:
-                digests[key] = _digest(self.values.value(key))[:16]
+                figure = self.values[key]
+            except KeyError:
+                return None
+            digests[key] = _digest({"value": figure.tolist(), "text": figure.text,
+                                    "style": figure.style.value})[:16]
+        return digests
+
+    def fact_digests(self, facts: Iterable[str]) -> dict[str, str] | None:
+        digests = {}
+        for name in sorted(facts):
+            try:
+                digests[name] = _digest(self.ws.fact(name))[:16]
             except KeyError:
                 return None
         return digests
 
-    def keys(self, entry: SceneEntry, reads: Iterable[str]) -> _Keys | None:
-        values = self.value_digests(reads)
-        if values is None:
+    def keys(self, entry: SceneEntry, manifest: Mapping[str, Any]) -> _Keys | None:
+        """The scene's key from what its manifest says it read; None when a value or fact
+        it read no longer exists."""
+        values = self.value_digests(manifest.get("reads", []))
+        facts = self.fact_digests(manifest.get("facts", []))
+        if values is None or facts is None:
             return None
-        return _Keys(self.sources(entry), self.settings, self.structure, values)
+        return _Keys(self.sources(entry), self.settings, facts, values)
 
     def decide(self, entry: SceneEntry) -> tuple[bool, str]:
         """``(reuse, reason)`` for one scene."""
@@ -269,19 +300,22 @@ class _Planner:
         if record is None:
             return False, "new scene"
         old = record.get("parts", {})
-        if old.get("sources") != self.sources(entry):
-            return False, "scene code changed"
+        code = _changed(old.get("sources", {}), self.sources(entry))
+        if code:
+            return False, f"scene code changed: {_some(code)}"
         if old.get("settings") != self.settings:
             return False, "quality or Manim version changed"
-        if old.get("structure") != self.structure:
-            return False, "worksheet words or sizes changed"
-        now = None if self.values_unchanged else self.value_digests(old.get("values", {}))
-        if now is None and not self.values_unchanged:
-            return False, "a value it showed no longer exists"
-        changed = [k for k, digest in (now or {}).items() if old["values"].get(k) != digest]
-        if changed:
-            more = f" and {len(changed) - 3} more" if len(changed) > 3 else ""
-            return False, f"values changed: {', '.join(changed[:3])}{more}"
+        if not self.worksheet_unchanged:
+            facts = self.fact_digests(old.get("facts", {}))
+            if facts is None:
+                return False, "a worksheet fact it showed no longer exists"
+            if _changed(old.get("facts", {}), facts):
+                return False, f"worksheet changed: {_some(_changed(old['facts'], facts))}"
+            values = self.value_digests(old.get("values", {}))
+            if values is None:
+                return False, "a value it showed no longer exists"
+            if _changed(old.get("values", {}), values):
+                return False, f"values changed: {_some(_changed(old['values'], values))}"
         if not _outputs_intact(self.options.out, record):
             return False, "outputs missing or modified"
         return True, "unchanged"
@@ -306,30 +340,14 @@ def build(options: BuildOptions, progress: Progress | None = None) -> BuildResul
         When the worksheet cannot be used (checked before anything is written).
     """
     started = time.perf_counter()
-    ws = load_worksheet(options.worksheet)
-    check_limits(ws)
-    entries = lecture_order(ws.n_heads)
-    code = code_fingerprint()
-    versions = tool_versions()
+    ws, entries, code, versions = _gather(options)
     notify = progress or (lambda *_: None)
     with BuildLock(options.out):
         _remove_leftovers(options.out)
         previous = _read_json(options.out / "build.json") or {}
-        result = BuildResult()
         planner = _Planner(options, ws, code, versions, previous)
-        mine = shard_entries(pick_scenes(entries, options.scenes), options.shard)
-        todo: list[tuple[SceneEntry, str]] = []
-        for entry in entries:
-            if entry not in mine:
-                if options.shard is not None and (not options.scenes
-                                                  or entry.name in options.scenes):
-                    result.scenes.append(SceneOutcome(entry, "skipped (other shard)", ""))
-                continue
-            reuse, reason = planner.decide(entry)
-            if reuse:
-                result.scenes.append(SceneOutcome(entry, "reused", reason))
-            else:
-                todo.append((entry, reason))
+        outcomes, todo = _decide_all(options, planner, entries)
+        result = BuildResult(outcomes)
         result.scenes += _render_all(options, planner, entries, todo, notify)
         order = {entry.name: i for i, entry in enumerate(entries)}
         result.scenes.sort(key=lambda s: order[s.entry.name])
@@ -338,6 +356,60 @@ def build(options: BuildOptions, progress: Progress | None = None) -> BuildResul
         result.seconds = time.perf_counter() - started
         _write_build_json(options, ws, code, versions, result)
     return result
+
+
+def plan(options: BuildOptions) -> BuildResult:
+    """What :func:`build` would do, and why, without rendering or writing anything.
+
+    Scenes it would render have the status ``"would render"``.
+    """
+    started = time.perf_counter()
+    ws, entries, code, versions = _gather(options)
+    previous = _read_json(options.out / "build.json") or {}
+    planner = _Planner(options, ws, code, versions, previous)
+    outcomes, todo = _decide_all(options, planner, entries)
+    result = BuildResult(outcomes + [SceneOutcome(entry, "would render", reason)
+                                     for entry, reason in todo])
+    order = {entry.name: i for i, entry in enumerate(entries)}
+    result.scenes.sort(key=lambda s: order[s.entry.name])
+    if options.shard is None:
+        unchanged = not todo and previous.get("slides", {}).get("key") == _deck_key(
+            options, planner) and (options.out / "slides" / "index.html").is_file()
+        result.slides = "would be reused" if unchanged else "would be rebuilt"
+    result.seconds = time.perf_counter() - started
+    return result
+
+
+def _gather(options: BuildOptions) -> tuple[Worksheet, tuple[SceneEntry, ...], dict[str, str],
+                                            dict[str, str]]:
+    """Validate everything a build needs before it writes anything."""
+    ws = load_worksheet(options.worksheet)
+    check_limits(ws)
+    return ws, lecture_order(ws.n_heads), code_fingerprint(), tool_versions()
+
+
+def _decide_all(options: BuildOptions, planner: _Planner, entries: Sequence[SceneEntry]
+                ) -> tuple[list[SceneOutcome], list[tuple[SceneEntry, str]]]:
+    """Each scene's fate: reused, stale or skipped (as outcomes), or to render (todo)."""
+    outcomes: list[SceneOutcome] = []
+    todo: list[tuple[SceneEntry, str]] = []
+    mine = shard_entries(pick_scenes(entries, options.scenes), options.shard)
+    for entry in entries:
+        if entry not in mine:
+            if options.shard is not None and (not options.scenes
+                                              or entry.name in options.scenes):
+                outcomes.append(SceneOutcome(entry, "skipped (other shard)", ""))
+            elif _record_path(options.out, entry).is_file():  # kept from an earlier build
+                reuse, reason = planner.decide(entry)
+                outcomes.append(SceneOutcome(entry, "reused" if reuse else "stale",
+                                             reason if reuse else f"not rebuilt: {reason}"))
+            continue
+        reuse, reason = planner.decide(entry)
+        if reuse:
+            outcomes.append(SceneOutcome(entry, "reused", reason))
+        else:
+            todo.append((entry, reason))
+    return outcomes, todo
 
 
 def _render_all(options: BuildOptions, planner: _Planner, entries: Sequence[SceneEntry],
@@ -352,9 +424,19 @@ def _render_all(options: BuildOptions, planner: _Planner, entries: Sequence[Scen
         notify("start", entry, 0.0)
         began = time.perf_counter()
         targets = scene_outputs(options.out / "video", entries, entry)
+        found: dict[str, _Keys] = {}
+
+        def tags(manifest: Path) -> dict[str, str]:
+            keys = planner.keys(entry, _read_json(manifest) or {})
+            if keys is None:
+                raise RenderError(f"{entry.name}: its manifest names a value or worksheet "
+                                  "fact that does not exist")
+            found["keys"] = keys
+            return {"lecture_key": keys.key()}
+
         try:
-            render_scene(entry, options.worksheet, options.quality, targets)
-            _write_record(options, planner, entry, targets)
+            render_scene(entry, options.worksheet, options.quality, targets, tags)
+            _write_record(options, entry, found["keys"], targets)
         except RenderError as error:
             notify("failed", entry, time.perf_counter() - began)
             return SceneOutcome(entry, "failed", reason, time.perf_counter() - began,
@@ -373,17 +455,12 @@ def _render_all(options: BuildOptions, planner: _Planner, entries: Sequence[Scen
     return outcomes
 
 
-def _write_record(options: BuildOptions, planner: _Planner, entry: SceneEntry,
+def _write_record(options: BuildOptions, entry: SceneEntry, keys: _Keys,
                   targets: Sequence[Path]) -> None:
-    manifest = _read_json(targets[2]) or {}
-    keys = planner.keys(entry, manifest.get("reads", []))
-    if keys is None:
-        raise RenderError(f"{entry.name}: its manifest names a value that does not exist")
     record = {
         "scene": entry.name,
         "key": keys.key(),
-        "parts": {"sources": keys.sources, "settings": keys.settings,
-                  "structure": keys.structure, "values": keys.values},
+        "parts": keys.parts(),
         "outputs": {path.relative_to(options.out).as_posix(): file_digest(path)
                     for path in targets},
     }
@@ -392,21 +469,43 @@ def _write_record(options: BuildOptions, planner: _Planner, entry: SceneEntry,
     write_json(path, record)
 
 
+def _clips(options: BuildOptions) -> dict[str, str]:
+    return {p.relative_to(options.out).as_posix(): file_digest(p)
+            for p in sorted((options.out / "video").glob("*")) if p.is_file()}
+
+
+def _deck_code(planner: _Planner) -> dict[str, str]:
+    return {name: planner.code.get(name) or file_digest(ROOT / name) for name in deck_sources()}
+
+
+def _deck_key(options: BuildOptions, planner: _Planner) -> str:
+    """The deck's key: its sources, the worksheet and every clip with its captions."""
+    return _digest([planner.ws.sha256, _deck_code(planner), _clips(options)])
+
+
 def _assemble_slides(options: BuildOptions, planner: _Planner,
                      previous: Mapping[str, Any]) -> tuple[str, str]:
-    """Rebuild the deck unless the worksheet, the slides code and every clip are the same."""
-    clips = sorted((p.relative_to(options.out).as_posix(), file_digest(p))
-                   for p in (options.out / "video").glob("*") if p.is_file())
-    slides_code = {k: v for k, v in planner.code.items() if k.startswith("slides/")}
-    key = _digest([planner.ws.sha256, slides_code, planner.code.get("package-lock.json"),
-                   clips])
-    index = options.out / "slides" / "index.html"
-    if previous.get("slides", {}).get("key") == key and index.is_file():
-        return "reused", key
-    from slides.deck import build_deck
+    """Rebuild the deck unless its sources, the worksheet and every clip are the same; then
+    record every file of the deck and the clip digests it embeds."""
+    key = _deck_key(options, planner)
+    clips = _clips(options)
+    sources = _deck_code(planner)
+    record = _read_json(options.out / DECK_RECORD) or {}
+    status = "reused"
+    if previous.get("slides", {}).get("key") != key or record.get("key") != key \
+            or not _outputs_intact(options.out, record):
+        from slides.deck import build_deck
 
-    build_deck(planner.ws, planner.values, options.out)
-    return "rebuilt", key
+        build_deck(planner.ws, planner.values, options.out)
+        status = "rebuilt"
+    deck = options.out / "slides"
+    outputs = {path.relative_to(options.out).as_posix(): file_digest(path)
+               for path in sorted(deck.rglob("*")) if path.is_file()}
+    embedded = {rel: digest for rel, digest in clips.items()
+                if f"slides/video/{Path(rel).name}" in outputs and rel.endswith(".mp4")}
+    write_json(options.out / DECK_RECORD, {"key": key, "sources": sources,
+                                           "outputs": outputs, "clips": embedded})
+    return status, key
 
 
 def _write_build_json(options: BuildOptions, ws: Worksheet, code: Mapping[str, str],

@@ -234,13 +234,15 @@ def _parse_shard(_: click.Context, __: click.Parameter, value: str | None
               help="Scenes rendered at once (default: the number of cores).")
 @click.option("--shard", callback=_parse_shard, default=None, metavar="I/N",
               help="Render only the I-th of N deterministic shares of the scenes.")
+@click.option("--dry-run", is_flag=True, help="Say which scenes would render and why; render "
+              "and write nothing.")
 @_OUT
 @_friendly
 def build_command(scene_names: tuple[str, ...], worksheet_path: Path | None, quality: str,
-                  jobs: int | None, shard: tuple[int, int] | None,
+                  jobs: int | None, shard: tuple[int, int] | None, dry_run: bool,
                   out_dir: Path | None) -> None:
     """Render every scene that changed (or only the named ones), then the deck, into OUT."""
-    from render.build import BuildOptions, LockError, build
+    from render.build import BuildOptions, LockError, build, plan
     from render.progress import BuildProgress
     from scenes.order import LayoutLimitError
 
@@ -249,8 +251,11 @@ def build_command(scene_names: tuple[str, ...], worksheet_path: Path | None, qua
                            jobs or os.cpu_count() or 1, shard, scene_names)
     console = _console(stderr=True)
     try:
-        with BuildProgress(console) as progress:
-            result = build(options, progress.update)
+        if dry_run:
+            result = plan(options)
+        else:
+            with BuildProgress(console) as progress:
+                result = build(options, progress.update)
     except KeyboardInterrupt:
         console.print("interrupted: finished scenes are kept; the next build goes on from there")
         sys.exit(130)
@@ -258,18 +263,21 @@ def build_command(scene_names: tuple[str, ...], worksheet_path: Path | None, qua
         _fail(str(error))
     except KeyError as error:
         _fail(str(error).strip("'\""))
-    table = Table("scene", "status", "why", "seconds", title=f"build of {settings.out}")
+    title = f"{'plan' if dry_run else 'build'} of {settings.out}"
+    table = Table("scene", "status", "why", "seconds", title=title)
     for outcome in result.scenes:
-        colour = {"rendered": "green", "reused": "cyan", "failed": "red"}.get(outcome.status, "")
+        colour = {"rendered": "green", "would render": "green", "reused": "cyan",
+                  "failed": "red", "stale": "yellow"}.get(outcome.status, "")
         table.add_row(outcome.entry.name, f"[{colour}]{outcome.status}[/]" if colour
                       else outcome.status, outcome.reason,
                       f"{outcome.seconds:.1f}" if outcome.seconds else "")
     console.print(table)
     counts = {status: sum(1 for s in result.scenes if s.status == status)
-              for status in ("rendered", "reused", "failed")}
-    console.print(f"{counts['rendered']} rendered, {counts['reused']} reused, "
-                  f"{counts['failed']} failed; slides {result.slides}; "
-                  f"{result.seconds:.1f} s")
+              for status in ("rendered", "would render", "reused", "failed")}
+    done = f"{counts['would render']} would render" if dry_run else \
+        f"{counts['rendered']} rendered"
+    console.print(f"{done}, {counts['reused']} reused, {counts['failed']} failed; slides "
+                  f"{result.slides}; {result.seconds:.1f} s")
     for outcome in result.failed:
         console.print(f"[red]{outcome.entry.name} failed:[/red] {outcome.error}")
     if result.failed:

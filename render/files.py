@@ -2,17 +2,27 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import tempfile
 from pathlib import Path
 from typing import Any
 
-__all__ = ["OutputError", "check_writable", "write_json", "write_text"]
+__all__ = ["OutputError", "check_writable", "file_digest", "write_json", "write_text"]
 
 
 class OutputError(OSError):
     """An output path cannot be written; the message says which and why."""
+
+
+def file_digest(path: Path) -> str:
+    """sha256 of a file's bytes, as hex."""
+    digest = hashlib.sha256()
+    with path.open("rb") as stream:
+        for block in iter(lambda: stream.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
 
 
 def check_writable(path: Path) -> None:

@@ -13,14 +13,15 @@ import shutil
 import subprocess
 import sys
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 import scenes
 from scenes.order import SceneEntry, video_stem
+from worksheet import load_worksheet
 
-__all__ = ["QUALITIES", "RenderError", "pick_scenes", "read_duration", "render_scene",
-           "scene_outputs"]
+__all__ = ["QUALITIES", "RenderError", "Tags", "clip_tags", "pick_scenes", "read_duration",
+           "render_scene", "scene_outputs", "tag_clip"]
 
 QUALITIES = {"l": "low_quality", "m": "medium_quality", "h": "high_quality",
              "k": "fourk_quality"}
@@ -55,9 +56,17 @@ def scene_outputs(video_dir: Path, entries: Sequence[SceneEntry],
     return tuple(video_dir / f"{stem}{suffix}" for suffix in SUFFIXES)
 
 
+Tags = Callable[[Path], Mapping[str, str]]
+"""Given the rendered scene's figure manifest, the tags to write into its clip."""
+
+
 def render_scene(entry: SceneEntry, worksheet: Path, quality: str,
-                 destinations: Sequence[Path]) -> None:
+                 destinations: Sequence[Path], tags: Tags | None = None) -> None:
     """Render one scene in its own Manim process and move its outputs into place.
+
+    The clip carries ``lecture_scene``, ``lecture_worksheet`` (the worksheet's sha256) and
+    whatever ``tags`` adds (a build adds ``lecture_key``, the scene's cache key) in its
+    container metadata.
 
     Raises
     ------
@@ -81,11 +90,57 @@ def render_scene(entry: SceneEntry, worksheet: Path, quality: str,
             if not found:
                 raise RenderError(f"{entry.name}: Manim wrote no {suffix} file")
             produced.append(found[0])
+        metadata = {"lecture_scene": entry.name,
+                    "lecture_worksheet": load_worksheet(worksheet).sha256,
+                    **(tags(produced[2]) if tags else {})}
+        staged = []
         for source, target in zip(produced, destinations, strict=True):
             target.parent.mkdir(parents=True, exist_ok=True)
             staging = target.with_name(f".{target.name}.tmp")
-            shutil.copyfile(source, staging)
+            if target.suffix == ".mp4":
+                tag_clip(source, staging, metadata)
+            else:
+                shutil.copyfile(source, staging)
+            staged.append((staging, target))
+        for staging, target in staged:
             os.replace(staging, target)
+
+
+def tag_clip(source: Path, target: Path, metadata: Mapping[str, str]) -> None:
+    """Copy a clip (no re-encoding) with ``metadata`` added to its container tags, and its
+    index at the front so browsers can start playing before it has all arrived."""
+    import av
+
+    with av.open(str(source)) as clip, av.open(
+            str(target), "w", format="mp4",
+            options={"movflags": "use_metadata_tags+faststart"}) as tagged:
+        tagged.metadata.update({**clip.metadata, **metadata})
+        streams = {stream.index: tagged.add_stream_from_template(stream)
+                   for stream in clip.streams if stream.type in ("video", "audio")}
+        for packet in clip.demux(*(clip.streams[i] for i in streams)):
+            if packet.dts is None:
+                continue
+            packet.stream = streams[packet.stream.index]
+            tagged.mux(packet)
+
+
+def clip_tags(path: Path) -> dict[str, str]:
+    """The container tags of a clip.
+
+    Raises
+    ------
+    ValueError
+        When ``path`` is not a readable video.
+    """
+    import av
+
+    try:
+        with av.open(str(path)) as clip:
+            if not clip.streams.video:
+                raise ValueError(f"{path.name}: no video stream")
+            return dict(clip.metadata)
+    except av.FFmpegError as error:
+        raise ValueError(f"{path.name}: not a readable video ({error})") from None
 
 
 def _last_error(output: str) -> str:

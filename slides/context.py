@@ -260,6 +260,8 @@ class Video:
 
     src: str
     captions: str | None
+    digest: str
+    """sha256 of the clip, so the deck names exactly which rendering it embeds."""
     fragment: int | None = None
     kind: ClassVar[str] = "video"
 

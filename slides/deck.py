@@ -24,7 +24,7 @@ from pathlib import Path
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
-from render.files import OutputError, write_text
+from render.files import OutputError, file_digest, write_text
 from scenes.order import SceneEntry, lecture_order, video_stem
 from slides.assets import Assets, DeckError, deck_assets
 from slides.captions import CaptionError, srt_to_vtt
@@ -49,6 +49,8 @@ class Clip:
     video: Path
     captions: str | None
     """WebVTT text converted from the scene's ``.srt``; ``None`` without subtitles."""
+    digest: str
+    """sha256 of the video file."""
 
 
 def find_clips(ws: Worksheet, video_folder: Path) -> tuple[Clip, ...]:
@@ -73,7 +75,7 @@ def find_clips(ws: Worksheet, video_folder: Path) -> tuple[Clip, ...]:
                 captions = srt_to_vtt(subtitles.read_text(encoding="utf-8"), str(subtitles))
             except (CaptionError, OSError, UnicodeDecodeError) as error:
                 raise DeckError(f"{subtitles}: cannot use these captions ({error})") from None
-        clips.append(Clip(entry, stem, video, captions))
+        clips.append(Clip(entry, stem, video, captions, file_digest(video)))
     return tuple(clips)
 
 
@@ -92,7 +94,7 @@ def _with_clip(stack: Stack, clip: Clip) -> Stack:
     captions = None if clip.captions is None else \
         "data:text/vtt;charset=utf-8;base64," + b64encode(clip.captions.encode()).decode()
     slide = Slide(f"{stack.id}-clip", stack.title,
-                  (Video(f"video/{clip.stem}.mp4", captions),),
+                  (Video(f"video/{clip.stem}.mp4", captions, clip.digest),),
                   ((Text("The rendered scene for this part. Play it first; the slides that "
                          "follow go through the same steps with every number in view."),),),
                   stack.part, stack.head)

@@ -234,7 +234,8 @@ def test_a_clip_opens_the_stack_of_its_part(default_ws: Worksheet,
                                             default_values: Values) -> None:
     entries = lecture_order(default_ws.n_heads)
     chosen = [e for e in entries if e.name in ("HeadWalkthrough2", "BiasFlag")]
-    clips = [Clip(e, f"stem-{e.name}", Path("clip.mp4"), "WEBVTT\n") for e in chosen]
+    clips = [Clip(e, f"stem-{e.name}", Path("clip.mp4"), "WEBVTT\n", e.name.lower())
+             for e in chosen]
     deck = deck_context(default_ws, default_values, clips)
     plain = deck_context(default_ws, default_values)
     assert len(deck.slides) == len(plain.slides) + 2
@@ -243,5 +244,6 @@ def test_a_clip_opens_the_stack_of_its_part(default_ws: Worksheet,
         (video,) = stacks[stack_id].slides[0].blocks
         assert isinstance(video, Video)
         assert video.src == f"video/{stem}.mp4"
+        assert video.digest == stem.removeprefix("stem-").lower()
         assert b64decode(video.captions.split(",", 1)[1]) == b"WEBVTT\n"
     assert not any(isinstance(item, Video) for item, _ in walk(plain.stacks))
