@@ -3,8 +3,9 @@
     .venv/bin/python bench/build.py [--quality l] [--jobs N]
 
 Figures: a full build at -j 1 and at -j N (fresh folders); a no-change rebuild against
-re-running plain ``manim`` on the same scenes with its own cache; a rebuild after one W_O
-entry is edited; the deck build; ``lecture check``. Takes about a quarter of an hour at
+re-running plain ``manim`` on the same scenes with its own cache; ``lecture check`` and
+``lecture check --frames`` (every on-screen figure read back with OCR) of that build; a
+rebuild after one W_O entry is edited; the deck build. Takes about a quarter of an hour at
 -ql on two cores.
 """
 
@@ -70,6 +71,9 @@ def main() -> None:
 
         plain_manim()  # fills Manim's own cache
         figures["plain manim re-run, own cache"] = plain_manim()
+        figures["lecture check"] = timed(lecture("check", "--out", work / "many"))
+        figures["lecture check --frames"] = timed(lecture("check", "--out", work / "many",
+                                                          "--frames"))
         edited = work / "edited.json"
         doc = json.loads(DEFAULT_WORKSHEET.read_text())
         doc["headsLesson"]["W_O"][2][0] = 0.5
@@ -79,7 +83,6 @@ def main() -> None:
         edit_rendered = rendered(work / "many")
         figures["deck build (lecture slides)"] = timed(lecture("slides", "--out",
                                                                work / "deck"))
-        figures["lecture check"] = timed(lecture("check", "--out", work / "many"))
     print(f"{'measure':40} seconds")
     for name, seconds in figures.items():
         print(f"{name:40} {seconds:8.2f}")

@@ -1,28 +1,48 @@
 """``lecture check``: prove every figure in a build equals a fresh recomputation.
 
-It reads, without rendering: every ``data-key`` element of the deck, every figure and
-caption in the scenes' figure manifests, and every caption of each ``.srt`` file; it
-recomputes all values from the worksheet and compares display texts. A build whose
-worksheet or code changed since it was made is reported as stale, by name.
+The proof runs along a chain, each link checked here:
+
+1. **Files.** Every output (clip, captions, manifest, the deck and its assets) has the
+   sha256 its record holds; nothing is missing, empty or unexpected; each clip carries its
+   scene's name, cache key and the sha256 of the worksheet it was rendered from (the one
+   its manifest names) in its container tags; the deck names the digest of every clip it
+   embeds. A clip reused from a build of another worksheet is fine when every value and
+   worksheet fact it shows is unchanged: that is what its cache key covers.
+2. **Figures.** Every ``data-key`` element of the deck, every figure and caption in the
+   scenes' manifests, every cue of each ``.srt`` (one per recorded caption) and every cue
+   embedded in the deck equals the display text of a fresh computation from the worksheet.
+3. **Pixels** (``--frames``). Every figure a manifest places on screen is read back with
+   OCR from the decoded clip and equals its fresh display text (see :mod:`render.frames`).
+
+A build whose worksheet changed since it was made is reported as stale, and so is each
+output whose own sources (its import closure) changed, naming the files.
 """
 
 from __future__ import annotations
 
 import json
 import re
+from base64 import b64decode
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
-from render.build import code_fingerprint
-from render.files import OutputError
-from worksheet import Values, load_worksheet
+from render.build import DECK_RECORD, deck_sources, scene_sources
+from render.closure import ROOT
+from render.files import OutputError, file_digest
+from render.scenes import clip_tags
+from scenes.order import lecture_order
+from worksheet import Values, Worksheet, load_worksheet
 
-__all__ = ["CheckReport", "Mismatch", "check_build", "read_srt"]
+__all__ = ["CheckReport", "Mismatch", "Problem", "check_build", "read_srt"]
 
-NUMBER = re.compile(r"−?\d[\d,]*(?:\.\d+)?(?:e[−-]?\d+)?")
+NUMBER = re.compile(r"−?\d[\d,]*(?:\.\d+)?(?:e[+−-]?\d+)?")
 _SLOT = re.compile(r"\{([A-Za-z_]\w*)\}")
+_VTT_DATA = "data:text/vtt;charset=utf-8;base64,"
+KEPT = ("rendered", "reused", "stale")
+"""Scene statuses whose outputs are in the folder and must match their records."""
 
 
 @dataclass(frozen=True)
@@ -33,33 +53,54 @@ class Mismatch:
     where: str
 
 
+@dataclass(frozen=True)
+class Problem:
+    """An output that is not what its record says: missing, empty, altered, unexpected."""
+
+    path: str
+    what: str
+
+
 @dataclass
 class CheckReport:
     mismatches: list[Mismatch] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
     stale: list[str] = field(default_factory=list)
     counts: dict[str, int] = field(default_factory=dict)
+    frames: list[Any] = field(default_factory=list)
+    """Per clip, with ``--frames``: a :class:`render.frames.SceneReading`."""
 
     @property
     def ok(self) -> bool:
-        return not self.mismatches and not self.stale
+        return not self.mismatches and not self.problems and not self.stale
+
+    def count(self, what: str, n: int = 1) -> None:
+        self.counts[what] = self.counts.get(what, 0) + n
 
 
 _VOID = frozenset({"br", "img", "hr", "input", "meta", "link", "source", "track", "wbr", "col"})
 
 
-class _DataKeys(HTMLParser):
-    """Collects ``(key, text content)`` of every element carrying ``data-key``."""
+class _Deck(HTMLParser):
+    """Collects ``(key, text content, line)`` of every element carrying ``data-key``, and
+    each clip's ``(src, data-sha256, captions URL)``."""
 
     def __init__(self) -> None:
         super().__init__(convert_charrefs=True)
         self.found: list[tuple[str, str, int]] = []
+        self.clips: list[dict[str, str | None]] = []
         self._open: list[tuple[str | None, list[str], int]] = []
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        named = dict(attrs)
+        if tag == "video":
+            self.clips.append({"src": named.get("src"), "digest": named.get("data-sha256"),
+                               "captions": None})
+        elif tag == "track" and self.clips:
+            self.clips[-1]["captions"] = named.get("src")
         if tag in _VOID:
             return
-        key = dict(attrs).get("data-key")
-        self._open.append((key, [], self.getpos()[0]))
+        self._open.append((named.get("data-key"), [], self.getpos()[0]))
 
     def handle_endtag(self, tag: str) -> None:
         if tag in _VOID or not self._open:
@@ -76,6 +117,17 @@ class _DataKeys(HTMLParser):
             self._open[-1][1].append(data)
 
 
+def _cues(blocks: list[str], timed: re.Pattern[str]) -> list[str]:
+    cues = []
+    for block in blocks:
+        lines = block.splitlines()
+        if lines and lines[0].strip().isdigit():
+            lines = lines[1:]
+        if lines and timed.search(lines[0]):
+            cues.append("\n".join(lines[1:]))
+    return cues
+
+
 def read_srt(path: Path) -> dict[int, str]:
     """Caption text by index from an ``.srt`` file."""
     captions: dict[int, str] = {}
@@ -87,6 +139,13 @@ def read_srt(path: Path) -> dict[int, str]:
     return captions
 
 
+def _vtt_cues(text: str) -> list[str]:
+    """Cue texts of a WebVTT file, in order, with its escapes undone."""
+    blocks = re.split(r"\r?\n\r?\n+", text.strip())
+    cues = _cues(blocks[1:], re.compile(r"-->"))
+    return [c.replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&") for c in cues]
+
+
 def _expected(values: Values, key: str) -> str:
     try:
         return values.text(key)
@@ -94,54 +153,184 @@ def _expected(values: Values, key: str) -> str:
         return "(no such value)"
 
 
-def _check_deck(out: Path, values: Values, report: CheckReport) -> None:
-    index = out / "slides" / "index.html"
-    if not index.is_file():
-        report.counts["deck figures"] = 0
+def _caption_text(caption: dict[str, Any], values: Values) -> str:
+    fresh = {name: _expected(values, key) for name, key in caption.get("slots", {}).items()}
+    return caption["template"].format(**fresh, **caption.get("words", {}))
+
+
+# --------------------------------------------------------------------------- files
+
+
+def _verify(out: Path, rel: str, digest: str, record: str, report: CheckReport) -> bool:
+    path = out / rel
+    if not path.is_file():
+        report.problems.append(Problem(rel, f"missing (named by {record})"))
+        return False
+    if path.stat().st_size == 0:
+        report.problems.append(Problem(rel, "empty"))
+        return False
+    if file_digest(path) != digest:
+        report.problems.append(Problem(rel, f"altered: its sha256 differs from {record}"))
+        return False
+    report.count("files")
+    return True
+
+
+def _read_record(out: Path, rel: str, report: CheckReport) -> dict[str, Any] | None:
+    try:
+        return json.loads((out / rel).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        report.problems.append(Problem(rel, "missing"))
+    except (OSError, ValueError) as error:
+        report.problems.append(Problem(rel, f"unreadable ({error})"))
+    return None
+
+
+def _check_files(out: Path, build: dict[str, Any], report: CheckReport) -> dict[str, str]:
+    """Every recorded output against its digest, each clip's tags, nothing unexpected.
+
+    Returns the digest recorded for each output, by relative path.
+    """
+    recorded: dict[str, str] = {}
+    expected_records = {DECK_RECORD}
+    for scene in build.get("scenes", []):
+        if scene.get("status") not in KEPT:
+            continue
+        rel = f"records/{scene['name']}.json"
+        expected_records.add(rel)
+        record = _read_record(out, rel, report)
+        if record is None:
+            continue
+        if record.get("key") != scene.get("key"):
+            report.problems.append(Problem(rel, "its key differs from build.json's"))
+        outputs = record.get("outputs", {})
+        intact = {output for output, digest in outputs.items()
+                  if _verify(out, output, digest, rel, report)}
+        recorded.update(outputs)
+        clips = [o for o in outputs if o.endswith(".mp4")]
+        manifests = [o for o in outputs if o.endswith(".figures.json")]
+        if clips and manifests and {clips[0], manifests[0]} <= intact:
+            source = json.loads((out / manifests[0]).read_text(encoding="utf-8"))
+            _check_tags(out, clips[0], scene["name"], record.get("key"),
+                        source.get("worksheet", {}).get("sha256"), report)
+    deck = None if build.get("shard") else _read_record(out, DECK_RECORD, report)
+    if deck is not None:
+        for output, digest in deck.get("outputs", {}).items():
+            recorded[output] = digest
+            _verify(out, output, digest, DECK_RECORD, report)
+        for clip, digest in deck.get("clips", {}).items():
+            if recorded.get(clip) != digest:
+                report.problems.append(Problem(clip, f"the deck embeds another rendering "
+                                               f"({digest[:12]}) than its record names"))
+        if "slides/index.html" not in deck.get("outputs", {}):
+            report.problems.append(Problem("slides/index.html", "not recorded"))
+    for folder in ("video", "slides", "records"):
+        for path in sorted((out / folder).rglob("*")):
+            rel = path.relative_to(out).as_posix()
+            if path.is_file() and rel not in recorded and rel not in expected_records:
+                report.problems.append(Problem(rel, "unexpected: no record names it"))
+    for rel in sorted(expected_records):
+        if rel != DECK_RECORD:
+            report.count("records")
+    return recorded
+
+
+def _check_tags(out: Path, rel: str, scene: str, key: str | None, worksheet: str | None,
+                report: CheckReport) -> None:
+    try:
+        tags = clip_tags(out / rel)
+    except ValueError as error:
+        report.problems.append(Problem(rel, str(error)))
         return
-    parser = _DataKeys()
+    wanted = {"lecture_scene": scene, "lecture_key": key, "lecture_worksheet": worksheet}
+    for tag, value in wanted.items():
+        if tags.get(tag) != value:
+            shown = tags.get(tag, "none")
+            report.problems.append(Problem(rel, f"tag {tag} is {shown[:16]}, expected "
+                                           f"{(value or '?')[:16]}"))
+    report.count("clip tags")
+
+
+# --------------------------------------------------------------------------- figures
+
+
+def _check_deck(out: Path, values: Values, recorded: dict[str, str],
+                captions: dict[str, list[dict[str, Any]]], report: CheckReport) -> None:
+    index = out / "slides" / "index.html"
+    report.counts.setdefault("deck figures", 0)
+    if not index.is_file():
+        report.problems.append(Problem("slides/index.html", "missing"))
+        return
+    parser = _Deck()
     parser.feed(index.read_text(encoding="utf-8"))
     for key, text, line in parser.found:
         expected = _expected(values, key)
         if text != expected:
             report.mismatches.append(Mismatch(key, text, expected,
                                               f"slides/index.html line {line}"))
-    report.counts["deck figures"] = len(parser.found)
+    report.count("deck figures", len(parser.found))
+    for clip in parser.clips:
+        src = str(clip["src"])
+        name = Path(src).name
+        copy = f"slides/{src}"
+        if clip["digest"] != recorded.get(f"video/{name}") or \
+                clip["digest"] != recorded.get(copy):
+            report.problems.append(Problem(copy, "the deck names another clip digest than "
+                                           "the records"))
+        _check_deck_captions(clip.get("captions"), captions.get(name.removesuffix(".mp4")),
+                             f"slides/index.html captions of {name}", values, report)
+        report.count("deck clips")
+
+
+def _check_deck_captions(url: str | None, captions: list[dict[str, Any]] | None, where: str,
+                         values: Values, report: CheckReport) -> None:
+    if captions is None:
+        return
+    if not url or not url.startswith(_VTT_DATA):
+        report.problems.append(Problem(where, "no embedded captions"))
+        return
+    cues = _vtt_cues(b64decode(url[len(_VTT_DATA):]).decode("utf-8"))
+    if len(cues) != len(captions):
+        report.problems.append(Problem(where, f"{len(cues)} cues for {len(captions)} "
+                                       "recorded captions"))
+    for shown, caption in zip(cues, captions, strict=False):
+        report.count("deck captions")
+        expected = _caption_text(caption, values)
+        if shown != expected:
+            _locate(shown, expected, caption, where, report)
 
 
 def _compare(figures: list[dict[str, str]], values: Values, report: CheckReport, kind: str,
              where: str) -> None:
     """Each recorded ``{key, text}`` against the fresh display text of its key."""
     for figure in figures:
-        report.counts[kind] = report.counts.get(kind, 0) + 1
+        report.count(kind)
         expected = _expected(values, figure["key"])
         if figure["text"] != expected:
             report.mismatches.append(Mismatch(figure["key"], figure["text"], expected, where))
 
 
-def _check_manifest(path: Path, values: Values, report: CheckReport) -> None:
-    manifest = json.loads(path.read_text(encoding="utf-8"))
+def _check_manifest(path: Path, manifest: dict[str, Any], values: Values,
+                    report: CheckReport) -> None:
+    """A scene's recorded figures and captions, and its ``.srt``."""
     where = path.name
     for section in manifest.get("sections", []):
         _compare(section.get("figures", []), values, report, "screen figures",
                  f"{where} section “{section['name']}”")
     srt_path = path.with_name(path.name.replace(".figures.json", ".srt"))
     srt = read_srt(srt_path) if srt_path.is_file() else {}
-    if not srt_path.is_file():
-        report.mismatches.append(Mismatch("(captions)", "missing", srt_path.name, where))
-    for caption in manifest.get("captions", []):
-        slots = caption.get("slots", {})
-        fresh = {name: _expected(values, key) for name, key in slots.items()}
+    captions = manifest.get("captions", [])
+    if captions and len(srt) != len(captions):
+        report.problems.append(Problem(f"video/{srt_path.name}", f"{len(srt)} cues for "
+                                       f"{len(captions)} recorded captions"))
+    for caption in captions:
         _compare(caption.get("figures", []), values, report, "caption figures",
                  f"{where} caption {caption['index']}")
-        expected_text = caption["template"].format(**fresh, **caption.get("words", {}))
+        expected_text = _caption_text(caption, values)
         shown_text = srt.get(caption["index"])
-        report.counts["srt captions"] = report.counts.get("srt captions", 0) + 1
+        report.count("srt captions")
         if shown_text is not None and shown_text != expected_text:
             _locate(shown_text, expected_text, caption, srt_path.name, report)
-        elif shown_text is None and srt:
-            report.mismatches.append(Mismatch("(caption)", "missing", expected_text,
-                                              f"{srt_path.name} caption {caption['index']}"))
 
 
 def _locate(shown: str, expected: str, caption: dict[str, Any], where: str,
@@ -162,29 +351,80 @@ def _locate(shown: str, expected: str, caption: dict[str, Any], where: str,
     report.mismatches.append(Mismatch("(caption text)", shown, expected, place))
 
 
-def _stale(out: Path, build: dict[str, Any], ws_sha: str, ws_path: str,
+# --------------------------------------------------------------------------- pixels
+
+
+def _check_frames(out: Path, manifests: dict[Path, dict[str, Any]], values: Values,
+                  report: CheckReport) -> None:
+    from render.frames import read_clips
+
+    jobs = []
+    for path, manifest in manifests.items():
+        video = path.with_name(path.name.replace(".figures.json", ".mp4"))
+        sections = manifest.get("sections", [])
+        expected = {f["key"]: _expected(values, f["key"])
+                    for section in sections for f in section.get("figures", [])}
+        jobs.append((video, sections, expected))
+    for reading in read_clips(jobs):
+        report.frames.append(reading)
+        report.count("figures read from pixels", reading.read)
+        if reading.error:
+            report.problems.append(Problem(f"video/{reading.clip}", reading.error))
+        for figure in reading.figures:
+            if not figure.matched:
+                read = "(unreadable)" if figure.read is None else figure.read
+                report.mismatches.append(Mismatch(
+                    figure.key, read, figure.expected,
+                    f"video/{reading.clip} frame {figure.frame} (“{figure.section}”)"))
+
+
+# --------------------------------------------------------------------------- staleness
+
+
+def _stale(out: Path, build: dict[str, Any], ws: Worksheet, ws_path: str,
            report: CheckReport) -> None:
+    """The worksheet, and each output's own sources (its import closure), against what the
+    build recorded."""
     recorded = build.get("worksheet", {})
-    if recorded.get("sha256") != ws_sha:
+    if recorded.get("sha256") != ws.sha256:
         report.stale.append(f"worksheet {ws_path} changed since the build "
                             f"(built from {recorded.get('sha256', '?')[:12]}, "
-                            f"now {ws_sha[:12]})")
-    before, now = build.get("code", {}), code_fingerprint()
-    for name in sorted(set(before) | set(now)):
-        if before.get(name) != now.get(name):
-            change = "added" if name not in before else "removed" if name not in now \
-                else "changed"
-            report.stale.append(f"{name} {change} since the build")
+                            f"now {ws.sha256[:12]})")
+    entries = {entry.name: entry for entry in lecture_order(ws.n_heads)}
     for scene in build.get("scenes", []):
-        if scene.get("status") == "failed":
-            report.stale.append(f"scene {scene['name']} failed in the build")
-        for rel in scene.get("outputs", []):
-            if not (out / rel).is_file():
-                report.stale.append(f"{rel} is missing")
+        name, status = scene["name"], scene.get("status")
+        if status == "failed":
+            report.stale.append(f"scene {name} failed in the build")
+        elif status == "stale":
+            report.stale.append(f"scene {name} is out of date ({scene.get('reason')}); "
+                                "run `lecture build`")
+        elif status in KEPT and name not in entries:
+            report.stale.append(f"scene {name} is no longer part of the lecture")
+        elif status in KEPT:
+            record = json.loads((out / "records" / f"{name}.json").read_text("utf-8")) \
+                if (out / "records" / f"{name}.json").is_file() else {}
+            _code_changes(record.get("parts", {}).get("sources", {}),
+                          scene_sources(entries[name]), f"scene {name}", report)
+    if not build.get("shard") and (out / DECK_RECORD).is_file():
+        deck = json.loads((out / DECK_RECORD).read_text(encoding="utf-8"))
+        _code_changes(deck.get("sources", {}), deck_sources(), "the deck", report)
 
 
-def check_build(out: Path, worksheet: Path | None = None) -> CheckReport:
-    """Verify a build folder against a fresh computation.
+def _code_changes(before: dict[str, str], files: list[str], what: str,
+                  report: CheckReport) -> None:
+    now = {name: file_digest(ROOT / name) for name in files}
+    changed = sorted(name for name in set(before) | set(now) if before.get(name) != now.get(name))
+    if changed:
+        more = f" and {len(changed) - 3} more" if len(changed) > 3 else ""
+        report.stale.append(f"{what}: {', '.join(changed[:3])}{more} changed since the build")
+
+
+def check_build(out: Path, worksheet: Path | None = None, frames: bool = False,
+                scenes: Sequence[str] = ()) -> CheckReport:
+    """Verify a build folder against its records and a fresh computation.
+
+    With ``frames``, also read every on-screen figure back from the clips' pixels (of the
+    named ``scenes`` only, when some are named).
 
     Raises
     ------
@@ -192,6 +432,8 @@ def check_build(out: Path, worksheet: Path | None = None) -> CheckReport:
         When the folder holds no ``build.json``.
     WorksheetError
         When the worksheet cannot be read.
+    OcrError
+        With ``frames``, when tesseract or its data is missing.
     """
     build_file = out / "build.json"
     try:
@@ -207,10 +449,27 @@ def check_build(out: Path, worksheet: Path | None = None) -> CheckReport:
 
     values = compute_values(ws)
     report = CheckReport()
-    _stale(out, build, ws.sha256, str(path), report)
-    _check_deck(out, values, report)
-    manifests = sorted((out / "video").glob("*.figures.json"))
-    for manifest in manifests:
-        _check_manifest(manifest, values, report)
+    _stale(out, build, ws, str(path), report)
+    recorded = _check_files(out, build, report)
+    manifests: dict[Path, dict[str, Any]] = {}
+    for rel in sorted(r for r in recorded if r.endswith(".figures.json")):
+        try:
+            manifests[out / rel] = json.loads((out / rel).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue  # already reported as missing or altered
+    for manifest_path, manifest in manifests.items():
+        _check_manifest(manifest_path, manifest, values, report)
+    captions = {p.name.removesuffix(".figures.json"): m.get("captions", [])
+                for p, m in manifests.items()}
+    if not build.get("shard"):
+        _check_deck(out, values, recorded, captions, report)
     report.counts["scenes"] = len(manifests)
+    if frames:
+        known = {m.get("scene") for m in manifests.values()}
+        unknown = sorted(set(scenes) - known)
+        if unknown:
+            raise OutputError(f"{out}: no rendered scene named {', '.join(unknown)}; "
+                              f"expected one of {', '.join(sorted(known))}")
+        _check_frames(out, {p: m for p, m in manifests.items()
+                            if not scenes or m.get("scene") in scenes}, values, report)
     return report

@@ -285,21 +285,40 @@ def build_command(scene_names: tuple[str, ...], worksheet_path: Path | None, qua
 
 
 @main.command("check")
+@click.argument("scene_names", nargs=-1, metavar="[SCENE]...")
 @_OUT
 @click.option("--worksheet", "worksheet_path", type=click.Path(dir_okay=False, path_type=Path),
               default=None, help="Worksheet to check against (default: the one in build.json).")
+@click.option("--frames", is_flag=True, help="Also read every on-screen figure back from the "
+              "clips' pixels with OCR (tesseract); of the named scenes only, when some are "
+              "named.")
 @_friendly
-def check_command(out_dir: Path | None, worksheet_path: Path | None) -> None:
-    """Verify every figure in OUT's deck, figure manifests and captions against a fresh
-    recomputation. Exit 0 when all match, 1 on any mismatch or a stale build, 2 on bad input."""
+def check_command(scene_names: tuple[str, ...], out_dir: Path | None,
+                  worksheet_path: Path | None, frames: bool) -> None:
+    """Verify OUT against its records and a fresh recomputation: every output's digest and
+    tags, every figure in the deck, the figure manifests and the captions (and with
+    --frames, in the pixels). Exit 0 when all match, 1 on any mismatch, altered or stale
+    output, 2 on bad input."""
     from render.check import check_build
+    from render.frames import OcrError
 
     settings = resolve_settings({"out": out_dir})
     started = time.perf_counter()
-    report = check_build(settings.out, worksheet_path)
+    try:
+        report = check_build(settings.out, worksheet_path, frames=frames, scenes=scene_names)
+    except OcrError as error:
+        _fail(str(error))
     console = _console()
     for reason in report.stale:
         console.print(f"[yellow]stale:[/yellow] {reason}")
+    for problem in report.problems:
+        console.print(f"[red]✗[/red] {problem.path}: {problem.what}")
+    if report.frames:
+        table = Table("clip", "figures", "read", "matched", title="figures read from pixels")
+        for reading in report.frames:
+            table.add_row(reading.clip, str(len(reading.figures)), str(reading.read),
+                          str(reading.matched))
+        console.print(table)
     if report.mismatches:
         table = Table("KEY", "shown", "expected", "where",
                       title=f"{len(report.mismatches)} figures differ")

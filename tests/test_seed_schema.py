@@ -133,3 +133,21 @@ def test_the_three_head_seed_worksheet_is_the_three_head_one_without_extras() ->
     seed_values, full_values = compute_values(seed), compute_values(full)
     assert seed_values.text("river.h3.denominator") == full_values.text("river.h3.denominator")
 
+
+def test_a_seed_schema_worksheet_builds_its_clips_and_deck_and_passes_the_check(
+        tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    lecture = str(Path(sys.executable).with_name("lecture"))
+    out = tmp_path / "seed"
+    scenes = ["PredictionMLP", "BatchLab"]  # the two that use observed next words
+    built = subprocess.run([lecture, "build", *scenes, "--worksheet", SEED_THREE, "--out",
+                            out, "-j", "2"], capture_output=True, text=True, check=False)
+    assert built.returncode == 0, built.stderr[-2000:]
+    checked = subprocess.run([lecture, "check", "--out", out, "--frames"],
+                             capture_output=True, text=True, check=False)
+    assert checked.returncode == 0, checked.stdout[-2000:]
+    assert "all figures match" in checked.stdout
+    html = (out / "slides" / "index.html").read_text(encoding="utf-8")
+    assert "No observed targets, no loss" in html and 'data-key="lab.loss"' not in html

@@ -1,0 +1,308 @@
+"""``lecture check --frames``: read every figure back from the pixels of the encoded clips.
+
+For each clip, the frame at the end of every section is decoded (PyAV), and every figure
+the manifest says is on screen is cropped at its recorded pixel box and read with
+tesseract (through ``tesserocr``). The reading knows nothing of the scenes: it is given
+the box and a character set (digits, ``. , − e + [ ] <``), never the text to expect.
+Its answer is compared with the fresh display text of the figure's key; a figure that
+cannot be read is a failure, not a skip.
+
+Reading a crop: the box plus a small margin is split by Otsu's threshold into background
+(the larger class) and ink, ink is scaled to a fixed digit height and binarised, marks
+that lie mostly outside the glyph box (a neighbour, a highlight frame) are dropped, and so
+is the dot inside DejaVu Sans Mono's zero, which tesseract otherwise reads as a nine. Three
+such preparations are read; when they disagree, two more are read and the most frequent
+reading wins (a tie is a failure).
+
+numpy and scipy.ndimage here process images; they compute nothing of the lesson.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+__all__ = [
+    "CHARACTERS",
+    "TESSDATA",
+    "FigureReading",
+    "OcrError",
+    "SceneReading",
+    "normalise",
+    "read_clip",
+    "read_clips",
+    "read_crop",
+]
+
+TESSDATA = Path(os.environ.get("TESSDATA_PREFIX", "/usr/share/tesseract-ocr/5/tessdata"))
+CHARACTERS = "0123456789.,-e+[]<l"
+"""What the reader may answer: every character a displayed figure can hold (a minus of any
+kind reads as ``-``), and ``l``, which DejaVu Sans Mono's ``1`` resembles."""
+
+
+@dataclass(frozen=True)
+class _Preparation:
+    height: float
+    """Target height of the glyph box, in pixels."""
+    level: float
+    """Share of full ink above which a pixel counts as ink."""
+    margin: int
+    """Pixels kept around the glyph box before scaling."""
+
+
+FIRST = (_Preparation(34, 0.35, 3), _Preparation(30, 0.35, 2), _Preparation(38, 0.35, 3))
+"""Read first; when all three agree, that is the reading."""
+MORE = (_Preparation(32, 0.45, 2), _Preparation(26, 0.35, 3))
+"""Read as well when the first three disagree."""
+PAD = 12
+
+
+class OcrError(RuntimeError):
+    """The OCR engine or its data is missing; the message says what to install."""
+
+
+def normalise(text: str) -> str:
+    """Text as compared: no spaces, every minus sign the same, ``l`` read as ``1``."""
+    for dash in ("\u2212", "\u2013", "\u2014", "-"):
+        text = text.replace(dash, "\u2212")
+    return "".join(text.split()).replace("l", "1")
+
+
+# --------------------------------------------------------------------------- preparing
+
+
+def _otsu(values: np.ndarray) -> float:
+    """The grey level that best splits ``values`` into two classes."""
+    hist, edges = np.histogram(values, bins=64, range=(0, 255))
+    levels = np.arange(64)
+    weight = np.cumsum(hist)
+    total = weight[-1]
+    mass = np.cumsum(hist * levels)
+    lower = weight[:-1]
+    upper = total - lower
+    valid = (lower > 0) & (upper > 0)
+    if not valid.any():
+        return float(values.mean())
+    mean_lower = mass[:-1] / np.where(lower > 0, lower, 1)
+    mean_upper = (mass[-1] - mass[:-1]) / np.where(upper > 0, upper, 1)
+    between = np.where(valid, lower * upper * (mean_lower - mean_upper) ** 2, -1)
+    return float(edges[int(np.argmax(between)) + 1])
+
+
+def _ink(gray: np.ndarray) -> np.ndarray:
+    """0 for background, 1 for full ink: the larger Otsu class is the background."""
+    cut = _otsu(gray.ravel())
+    low, high = gray[gray <= cut], gray[gray > cut]
+    if not len(low) or not len(high):
+        return np.zeros_like(gray)
+    if len(low) >= len(high):
+        background, ink = float(np.median(low)), float(np.percentile(high, 90))
+    else:
+        background, ink = float(np.median(high)), float(np.percentile(low, 10))
+    if ink == background:
+        return np.zeros_like(gray)
+    return np.clip((gray - background) / (ink - background), 0.0, 1.0)
+
+
+def _keep(mask: np.ndarray, glyphs: tuple[int, int, int, int]) -> np.ndarray:
+    """Drop marks mostly outside the glyph box and marks nested inside another mark."""
+    from scipy import ndimage
+
+    labels, count = ndimage.label(mask, structure=np.ones((3, 3)))
+    left, top, right, bottom = glyphs
+    inside = np.zeros_like(mask)
+    inside[top:bottom, left:right] = True
+    boxes = ndimage.find_objects(labels)
+    keep = np.zeros(count + 1, dtype=bool)
+    for number, box in enumerate(boxes, start=1):
+        part = labels[box] == number
+        keep[number] = (part & inside[box]).sum() * 2 >= part.sum()
+
+    def nested(a: tuple[slice, slice], b: tuple[slice, slice]) -> bool:
+        return all(outer.start < inner.start and inner.stop < outer.stop
+                   for inner, outer in zip(a, b, strict=True))
+
+    for number, box in enumerate(boxes, start=1):
+        if keep[number] and any(keep[other] and other != number and nested(box, boxes[other - 1])
+                                for other in range(1, count + 1)):
+            keep[number] = False
+    return keep[labels]
+
+
+def prepare(frame: np.ndarray, box: Sequence[float], how: _Preparation) -> np.ndarray:
+    """A crop of ``frame`` at ``box`` (left, top, right, bottom in pixels), as black ink on
+    white, scaled, cleaned and padded for tesseract (uint8)."""
+    from PIL import Image
+
+    left, top, right, bottom = box
+    height, width = frame.shape[:2]
+    x0, y0 = max(0, int(np.floor(left)) - how.margin), max(0, int(np.floor(top)) - how.margin)
+    x1 = min(width, int(np.ceil(right)) + how.margin)
+    y1 = min(height, int(np.ceil(bottom)) + how.margin)
+    gray = frame[y0:y1, x0:x1].astype(float) @ np.array([0.299, 0.587, 0.114])
+    ink = _ink(gray)
+    scale = how.height / max(1.0, bottom - top)
+    size = (max(1, round(ink.shape[1] * scale)), max(1, round(ink.shape[0] * scale)))
+    scaled = np.asarray(Image.fromarray((255 * ink).astype(np.uint8)).resize(
+        size, Image.Resampling.LANCZOS)) / 255.0
+    glyphs = (max(0, int((left - x0) * scale)), max(0, int((top - y0) * scale)),
+              int(np.ceil((right - x0) * scale)), int(np.ceil((bottom - y0) * scale)))
+    mask = _keep(scaled > how.level, glyphs)
+    page = np.full((mask.shape[0] + 2 * PAD, mask.shape[1] + 2 * PAD), 255, dtype=np.uint8)
+    page[PAD:PAD + mask.shape[0], PAD:PAD + mask.shape[1]] = np.where(mask, 0, 255)
+    return page
+
+
+# --------------------------------------------------------------------------- reading
+
+
+class _Reader:
+    """One tesseract engine, set up for single lines of figure characters."""
+
+    def __init__(self) -> None:
+        try:
+            import tesserocr
+        except ImportError as error:
+            raise OcrError(f"tesserocr is not installed ({error}); run ./setup.sh") from None
+        if not (TESSDATA / "eng.traineddata").is_file():
+            raise OcrError(f"{TESSDATA}/eng.traineddata: not found; install Debian's "
+                           "tesseract-ocr (./setup.sh does it) or set TESSDATA_PREFIX")
+        self.tesserocr = tesserocr
+        self.api = tesserocr.PyTessBaseAPI(path=str(TESSDATA), lang="eng",
+                                           psm=tesserocr.PSM.SINGLE_LINE)
+        self.api.SetVariable("tessedit_char_whitelist", CHARACTERS)
+        self.api.SetVariable("user_defined_dpi", "300")
+
+    def read(self, page: np.ndarray) -> str:
+        from PIL import Image
+
+        self.api.SetImage(Image.fromarray(page))
+        return normalise(self.api.GetUTF8Text())
+
+
+_READER: _Reader | None = None
+
+
+def _reader() -> _Reader:
+    global _READER  # one engine per process, made on first use
+    if _READER is None:
+        _READER = _Reader()
+    return _READER
+
+
+def read_crop(frame: np.ndarray, box: Sequence[float]) -> str | None:
+    """What the figure at ``box`` reads as, or ``None`` when the readings do not settle."""
+    reader = _reader()
+    first = [reader.read(prepare(frame, box, how)) for how in FIRST]
+    if first[0] and len(set(first)) == 1:
+        return first[0]
+    readings = first + [reader.read(prepare(frame, box, how)) for how in MORE]
+    ranked = Counter(text for text in readings if text).most_common(2)
+    if not ranked or (len(ranked) == 2 and ranked[0][1] == ranked[1][1]):
+        return None
+    return ranked[0][0]
+
+
+# --------------------------------------------------------------------------- clips
+
+
+@dataclass(frozen=True)
+class FigureReading:
+    """One figure of a clip: where it was read, what was expected and what was read."""
+
+    section: str
+    frame: int
+    key: str
+    expected: str
+    read: str | None
+
+    @property
+    def matched(self) -> bool:
+        return self.read is not None and self.read == normalise(self.expected)
+
+
+@dataclass
+class SceneReading:
+    clip: str
+    figures: list[FigureReading] = field(default_factory=list)
+    error: str = ""
+
+    @property
+    def read(self) -> int:
+        return sum(1 for f in self.figures if f.read is not None)
+
+    @property
+    def matched(self) -> int:
+        return sum(1 for f in self.figures if f.matched)
+
+
+def decode_frames(video: Path, wanted: Iterable[int]) -> dict[int, np.ndarray]:
+    """The frames numbered ``wanted`` (from zero) of ``video`` as RGB arrays.
+
+    Seeks to the keyframe before each wanted frame and decodes forward from there.
+    """
+    import av
+
+    frames: dict[int, np.ndarray] = {}
+    with av.open(str(video)) as container:
+        stream = container.streams.video[0]
+        rate = float(stream.average_rate or stream.guessed_rate)
+        base = float(stream.time_base)
+        position, decoded = -1, None
+        for target in sorted(set(wanted)):
+            if decoded is None or target - position > 2 * rate:  # far ahead: seek
+                container.seek(int(target / rate / base), stream=stream, backward=True)
+                decoded, position = container.decode(stream), -1
+            for frame in decoded:
+                position = round(float(frame.pts) * base * rate)
+                if position >= target:
+                    break
+            if position == target:
+                frames[target] = frame.to_ndarray(format="rgb24")
+    return frames
+
+
+def read_clip(video: Path, sections: Sequence[dict[str, Any]],
+              expected: dict[str, str]) -> SceneReading:
+    """Read every figure of one clip's sections; ``expected`` maps keys to fresh texts."""
+    import av
+
+    result = SceneReading(video.name)
+    try:
+        frames = decode_frames(video, [int(s["frame"]) for s in sections])
+    except (av.FFmpegError, OSError, ValueError) as error:  # reported, not raised
+        result.error = f"cannot decode {video.name}: {error}"
+        return result
+    for section in sections:
+        frame = frames.get(int(section["frame"]))
+        for figure in section["figures"]:
+            read = None if frame is None else read_crop(frame, figure["box"])
+            result.figures.append(FigureReading(section["name"], int(section["frame"]),
+                                                figure["key"], expected[figure["key"]], read))
+        if frame is None and section["figures"]:
+            result.error = f"{video.name} has no frame {section['frame']}"
+    return result
+
+
+def _read_job(job: tuple[Path, list[dict[str, Any]], dict[str, str]]) -> SceneReading:
+    return read_clip(*job)
+
+
+def read_clips(jobs: Sequence[tuple[Path, list[dict[str, Any]], dict[str, str]]],
+               workers: int | None = None) -> list[SceneReading]:
+    """Read several clips, one worker process per core (each with its own engine)."""
+    _reader()  # fail here, once, when tesseract is missing
+    workers = max(1, min(workers or os.cpu_count() or 1, len(jobs)))
+    if workers == 1:
+        return [_read_job(job) for job in jobs]
+    context = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+        return list(pool.map(_read_job, jobs))

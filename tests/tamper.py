@@ -1,0 +1,98 @@
+"""Ways to spoil a build that leave only the pixels to tell: the tests use them to prove
+that ``lecture check --frames`` catches what digests and tags cannot.
+
+Each function changes a clip, then brings every record, tag and the deck up to date with
+the new bytes, as a careless or dishonest tool would.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from pathlib import Path
+from typing import Any
+
+import av
+import numpy as np
+
+from render.files import file_digest
+from render.scenes import clip_tags, tag_clip
+
+
+def clip_of(out: Path, scene: str) -> Path:
+    return next((out / "video").glob(f"*-{scene}.mp4"))
+
+
+def manifest_of(out: Path, scene: str) -> dict[str, Any]:
+    path = next((out / "video").glob(f"*-{scene}.figures.json"))
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def rerecord(out: Path, scene: str) -> None:
+    """Make the records, the deck's copy and the deck itself agree with the clip's bytes."""
+    clip = clip_of(out, scene)
+    digest = file_digest(clip)
+    record_path = out / "records" / f"{scene}.json"
+    record = json.loads(record_path.read_text(encoding="utf-8"))
+    record["outputs"][f"video/{clip.name}"] = digest
+    record_path.write_text(json.dumps(record), encoding="utf-8")
+    copy = out / "slides" / "video" / clip.name
+    shutil.copyfile(clip, copy)
+    index = out / "slides" / "index.html"
+    html = re.sub(rf'(src="video/{re.escape(clip.name)}" data-sha256=")[0-9a-f]+',
+                  rf"\g<1>{digest}", index.read_text(encoding="utf-8"))
+    index.write_text(html, encoding="utf-8")
+    deck_path = out / "records" / "slides.json"
+    deck = json.loads(deck_path.read_text(encoding="utf-8"))
+    deck["outputs"][f"slides/video/{clip.name}"] = digest
+    deck["outputs"]["slides/index.html"] = file_digest(index)
+    deck["clips"][f"video/{clip.name}"] = digest
+    deck_path.write_text(json.dumps(deck), encoding="utf-8")
+
+
+def swap_clip(out: Path, source: str, target: str) -> None:
+    """Put ``source``'s clip where ``target``'s was, with ``target``'s tags and records."""
+    clip = clip_of(out, target)
+    tags = {k: v for k, v in clip_tags(clip).items() if k.startswith("lecture_")}
+    staging = clip.with_name("swap.mp4")
+    tag_clip(clip_of(out, source), staging, tags)
+    staging.replace(clip)
+    rerecord(out, target)
+
+
+def blank_figure(out: Path, scene: str, key: str) -> tuple[str, int]:
+    """Paint over the figure ``key`` where ``scene``'s manifest first places it, for the
+    last two seconds before that section ends; re-encode the clip nearly losslessly.
+
+    Returns the section's name and frame.
+    """
+    manifest = manifest_of(out, scene)
+    section, box = next((s, f["box"]) for s in manifest["sections"]
+                        for f in s["figures"] if f["key"] == key)
+    last = int(section["frame"])
+    clip = clip_of(out, scene)
+    tags = clip_tags(clip)
+    staging = clip.with_name("blank.mp4")
+    left, top, right, bottom = (int(np.floor(box[0])) - 2, int(np.floor(box[1])) - 2,
+                                int(np.ceil(box[2])) + 2, int(np.ceil(box[3])) + 2)
+    with av.open(str(clip)) as source, av.open(str(staging), "w") as target:
+        stream = source.streams.video[0]
+        rate = stream.average_rate
+        encoded = target.add_stream("libx264", rate=rate)
+        encoded.width, encoded.height = stream.width, stream.height
+        encoded.pix_fmt = "yuv420p"
+        encoded.options = {"crf": "8"}
+        for number, frame in enumerate(source.decode(stream)):
+            pixels = frame.to_ndarray(format="rgb24")
+            if last - 2 * float(rate) <= number <= last:
+                ring = np.concatenate([pixels[top - 1, left:right], pixels[bottom, left:right]])
+                pixels[top:bottom, left:right] = np.median(ring, axis=0).astype(np.uint8)
+            for packet in encoded.encode(av.VideoFrame.from_ndarray(pixels, format="rgb24")):
+                target.mux(packet)
+        for packet in encoded.encode():
+            target.mux(packet)
+    tag_clip(staging, clip, {k: v for k, v in tags.items() if k.startswith("lecture_")})
+    staging.unlink()
+    rerecord(out, scene)
+    return section["name"], last

@@ -1,0 +1,320 @@
+"""The proof reaches the files people watch: on a real build of the whole lesson, every
+figure is read back from the clips' pixels, and every way of spoiling a clip, a caption
+file or the deck fails the check naming the scene and the file. Cache keys follow the
+code and the worksheet by construction: a plan after an edit names exactly the scenes
+that show what changed."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from render.closure import ROOT
+from tests import tamper
+from worksheet import DEFAULT_WORKSHEET, Worksheet, compute_values, load_worksheet
+
+LECTURE = str(Path(sys.executable).with_name("lecture"))
+ROW = re.compile(r"│ (\S+\.mp4)\s+│ (\d+)\s+│ (\d+)\s+│ (\d+)\s+│")
+
+
+def lecture(*args: str | Path, cwd: Path | None = None,
+            env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([LECTURE, *map(str, args)], capture_output=True, text=True,
+                          check=False, stdin=subprocess.DEVNULL, cwd=cwd, env=env)
+
+
+@pytest.fixture(scope="module")
+def lesson(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The whole lesson, built at -ql from the default worksheet."""
+    out = tmp_path_factory.mktemp("lesson")
+    process = lecture("build", "--out", out, "-j", "2")
+    assert process.returncode == 0, process.stderr[-3000:]
+    return out
+
+
+@pytest.fixture()
+def spoiled(lesson: Path, tmp_path: Path) -> Path:
+    """A copy of the lesson's build, to spoil."""
+    out = tmp_path / "spoiled"
+    shutil.copytree(lesson, out)
+    return out
+
+
+def manifests(out: Path) -> dict[str, dict[str, Any]]:
+    return {json.loads(p.read_text(encoding="utf-8"))["scene"]: json.loads(
+        p.read_text(encoding="utf-8")) for p in sorted((out / "video").glob("*.figures.json"))}
+
+
+def frame_rows(stdout: str) -> dict[str, tuple[int, int, int]]:
+    """``clip: (figures, read, matched)`` from the check's table of pixel readings."""
+    return {m[1]: (int(m[2]), int(m[3]), int(m[4])) for m in ROW.finditer(stdout)}
+
+
+# --------------------------------------------------------------------------- pixels
+
+
+def test_every_figure_of_the_lesson_is_read_back_from_its_pixels(lesson: Path) -> None:
+    process = lecture("check", "--out", lesson, "--frames")
+    assert process.returncode == 0, process.stdout[-3000:]
+    rows = frame_rows(process.stdout)
+    shown = manifests(lesson)
+    assert len(rows) == len(shown) == 18
+    for scene, manifest in shown.items():
+        placed = sum(len(s["figures"]) for s in manifest["sections"])
+        clip = tamper.clip_of(lesson, scene).name
+        assert rows[clip] == (placed, placed, placed), clip
+    total = sum(figures for figures, _, _ in rows.values())
+    assert total > 2000
+    assert f"{total} figures read from pixels" in process.stdout
+
+
+def test_every_figure_has_a_pixel_box_inside_the_frame(lesson: Path) -> None:
+    for scene, manifest in manifests(lesson).items():
+        width, height = manifest["frame_size"]
+        assert (width, height) == (854, 480)
+        frames = round(manifest["duration"] * manifest["frame_rate"])
+        for section in manifest["sections"]:
+            assert 0 <= section["frame"] < frames, (scene, section["name"])
+            for figure in section["figures"]:
+                left, top, right, bottom = figure["box"]
+                assert 0 <= left < right <= width and 0 <= top < bottom <= height, \
+                    (scene, figure)
+
+
+def test_head_2s_clip_over_head_1s_passes_the_records_but_not_the_pixels(
+        spoiled: Path) -> None:
+    tamper.swap_clip(spoiled, "HeadWalkthrough2", "HeadWalkthrough1")
+    assert lecture("check", "--out", spoiled).returncode == 0  # digests and tags agree
+    process = lecture("check", "--out", spoiled, "--frames", "HeadWalkthrough1")
+    assert process.returncode == 1
+    clip = tamper.clip_of(spoiled, "HeadWalkthrough1").name
+    figures, _, matched = frame_rows(process.stdout)[clip]
+    assert matched < figures / 2
+    assert re.search(rf"river\.h1\.\S+ .*video/{clip}", process.stdout)
+
+
+def test_one_figure_blanked_out_in_the_video_fails_naming_it(spoiled: Path) -> None:
+    key = "river.h1.weights[5]"
+    section, frame = tamper.blank_figure(spoiled, "HeadWalkthrough1", key)
+    assert lecture("check", "--out", spoiled).returncode == 0
+    process = lecture("check", "--out", spoiled, "--frames", "HeadWalkthrough1")
+    assert process.returncode == 1
+    clip = tamper.clip_of(spoiled, "HeadWalkthrough1").name
+    rows = [line for line in process.stdout.splitlines() if key in line]
+    assert rows and f"video/{clip} frame {frame}" in rows[0] and section in rows[0]
+    figures, _, matched = frame_rows(process.stdout)[clip]
+    assert matched == figures - 1
+
+
+# --------------------------------------------------------------------------- files
+
+
+def failure(out: Path) -> str:
+    process = lecture("check", "--out", out)
+    assert process.returncode == 1, process.stdout
+    return process.stdout
+
+
+def test_an_honest_build_passes(lesson: Path) -> None:
+    process = lecture("check", "--out", lesson)
+    assert process.returncode == 0, process.stdout
+    assert "all figures match" in process.stdout
+
+
+def test_a_junk_clip_fails_naming_it(spoiled: Path) -> None:
+    clip = tamper.clip_of(spoiled, "HeadWalkthrough2")
+    clip.write_bytes(os.urandom(clip.stat().st_size))
+    assert f"video/{clip.name}: altered" in failure(spoiled)
+
+
+def test_a_retagged_clip_fails_naming_the_tag(spoiled: Path) -> None:
+    clip = tamper.clip_of(spoiled, "BiasFlag")
+    staging = clip.with_name("retagged.mp4")
+    tamper.tag_clip(clip, staging, {"lecture_key": "0" * 64})
+    staging.replace(clip)
+    tamper.rerecord(spoiled, "BiasFlag")
+    assert re.search(rf"video/{clip.name}: tag lecture_key is 0+, expected", failure(spoiled))
+
+
+@pytest.mark.parametrize("how", ["emptied", "one cue dropped"])
+def test_a_spoiled_srt_fails_naming_it(spoiled: Path, how: str) -> None:
+    srt = next((spoiled / "video").glob("*-HeadWalkthrough1.srt"))
+    if how == "emptied":
+        srt.write_text("", encoding="utf-8")
+    else:
+        blocks = srt.read_text(encoding="utf-8").strip().split("\n\n")
+        srt.write_text("\n\n".join(blocks[:-1]) + "\n", encoding="utf-8")
+    stdout = failure(spoiled)
+    assert f"video/{srt.name}" in stdout
+    assert re.search(rf"video/{srt.name}: \d+ cues for \d+ recorded captions", stdout)
+
+
+def test_a_missing_deck_fails_naming_it(spoiled: Path) -> None:
+    (spoiled / "slides" / "index.html").unlink()
+    assert "slides/index.html: missing" in failure(spoiled)
+
+
+def test_a_file_no_record_names_fails_as_unexpected(spoiled: Path) -> None:
+    shutil.copyfile(tamper.clip_of(spoiled, "BiasFlag"), spoiled / "video" / "99-Extra.mp4")
+    assert "video/99-Extra.mp4: unexpected" in failure(spoiled)
+
+
+def test_a_deck_caption_that_differs_from_the_recomputation_fails(spoiled: Path) -> None:
+    index = spoiled / "slides" / "index.html"
+    html = index.read_text(encoding="utf-8")
+    from base64 import b64decode, b64encode
+
+    url = re.search(r'src="data:text/vtt;charset=utf-8;base64,([^"]+)"', html)
+    assert url is not None
+    vtt = b64decode(url[1]).decode("utf-8")
+    line = next(line for line in vtt.splitlines()
+                if "-->" not in line and re.search(r"\d", line))
+    spoilt = vtt.replace(line, re.sub(r"\d", "9", line, count=1), 1)
+    index.write_text(html.replace(url[1], b64encode(spoilt.encode()).decode()), "utf-8")
+    tamper.rerecord(spoiled, "RiverBankPrompt")  # the deck's own digest brought up to date
+    stdout = failure(spoiled)
+    assert "slides/index.html captions of 01-RiverBankPrompt.mp4 caption" in stdout
+
+
+# --------------------------------------------------------------------------- cache keys
+
+
+def plan(out: Path, *args: str | Path, code: Path | None = None) -> dict[str, str]:
+    """``scene: status`` of ``lecture build --dry-run`` (run from another code tree when
+    ``code`` is given)."""
+    env = None if code is None else {**os.environ, "PYTHONPATH": str(code)}
+    command = [sys.executable, "-c", "from render.cli import main; main()", "build",
+               "--dry-run", "--out", str(out), *map(str, args)]
+    process = subprocess.run(command, capture_output=True, text=True, check=False, env=env,
+                             cwd=code, stdin=subprocess.DEVNULL)
+    assert process.returncode == 0, process.stderr[-2000:]
+    assert not list(out.rglob("*.tmp"))
+    rows = re.findall(r"│ (\w+)\s+│ (would render|reused)\s+│", process.stderr)
+    assert rows, process.stderr
+    return dict(rows)
+
+
+def affected(out: Path, before: Worksheet, after: Worksheet) -> dict[str, str]:
+    """Which scenes show a value or a worksheet fact that differs between two worksheets,
+    from what each scene's manifest says it read."""
+    old, new = compute_values(before), compute_values(after)
+
+    def differs(key: str) -> bool:
+        return key not in new or (old[key].tolist(), old[key].text) != \
+            (new[key].tolist(), new[key].text)
+
+    def fact(ws: Worksheet, name: str) -> Any:
+        try:
+            return ws.fact(name)
+        except KeyError:
+            return None
+
+    return {scene: "would render" if any(map(differs, m["reads"])) or any(
+        fact(before, f) != fact(after, f) for f in m["facts"]) else "reused"
+        for scene, m in manifests(out).items()}
+
+
+def edited_copy(change: Callable[[dict[str, Any]], None], path: Path) -> Path:
+    doc = json.loads(DEFAULT_WORKSHEET.read_text(encoding="utf-8"))
+    change(doc)
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    return path
+
+
+def test_nothing_changed_plans_nothing(lesson: Path) -> None:
+    assert set(plan(lesson).values()) == {"reused"}
+
+
+def test_reordering_the_sentences_rerenders_what_shows_the_first_one(lesson: Path,
+                                                                      tmp_path: Path) -> None:
+    def reorder(doc: dict[str, Any]) -> None:
+        doc["sentences"] = dict(reversed(doc["sentences"].items()))
+
+    path = edited_copy(reorder, tmp_path / "reordered.json")
+    before, after = load_worksheet(DEFAULT_WORKSHEET), load_worksheet(path)
+    assert before.walkthrough != after.walkthrough
+    expected = affected(lesson, before, after)
+    walkthrough = {scene for scene, m in manifests(lesson).items() if "walkthrough" in m["facts"]}
+    assert walkthrough >= {"RiverBankPrompt", "HeadWalkthrough1", "HeadWalkthrough2",
+                           "AttentionGrids", "BatchLab"}
+    assert {s for s, status in expected.items() if status == "would render"} >= walkthrough
+    assert "reused" in expected.values()  # some scenes do not show the sentences at all
+    assert plan(lesson, "--worksheet", path) == expected
+
+
+def test_editing_a_word_of_the_second_sentence_rerenders_only_what_shows_it(
+        lesson: Path, tmp_path: Path) -> None:
+    def rename(doc: dict[str, Any]) -> None:
+        doc["sentences"]["cheque"][1] = "asked"
+
+    path = edited_copy(rename, tmp_path / "renamed.json")
+    expected = affected(lesson, load_worksheet(DEFAULT_WORKSHEET), load_worksheet(path))
+    result = plan(lesson, "--worksheet", path)
+    assert result == expected
+    assert result["OtherContext"] == result["BatchLab"] == "would render"
+    assert result["HeadWalkthrough1"] == result["RiverBankPrompt"] == "reused"
+
+
+@pytest.fixture()
+def code(tmp_path: Path) -> Path:
+    """A copy of the project's code, to edit."""
+    copy = tmp_path / "code"
+    for folder in ("worksheet", "scenes", "render", "slides"):
+        shutil.copytree(ROOT / folder, copy / folder,
+                        ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copyfile(ROOT / "package-lock.json", copy / "package-lock.json")
+    (copy / "node_modules").symlink_to(ROOT / "node_modules")
+    return copy
+
+
+def edit(file: Path, old: str, new: str) -> None:
+    text = file.read_text(encoding="utf-8")
+    assert old in text, old
+    file.write_text(text.replace(old, new, 1), encoding="utf-8")
+
+
+def rendered(result: dict[str, str]) -> set[str]:
+    return {scene for scene, status in result.items() if status == "would render"}
+
+
+def test_editing_combines_colours_rerenders_the_scenes_that_import_them(
+        lesson: Path, code: Path) -> None:
+    source = (code / "scenes" / "combine.py").read_text(encoding="utf-8")
+    colour = re.search(r'^DARK = "(#[0-9A-Fa-f]{6})"', source, re.M)
+    assert colour is not None, "combine.py defines the DARK colour that grids borrows"
+    edit(code / "scenes" / "combine.py", colour[0], 'DARK = "#202020"')
+    assert rendered(plan(lesson, code=code)) == {
+        "ConcatOutputResidual", "PredictionMLP", "OtherContext", "AttentionGrids"}
+
+
+def test_editing_a_story_helper_rerenders_the_layer_scenes_that_borrow_it(
+        lesson: Path, code: Path) -> None:
+    edit(code / "scenes" / "story.py", "def chip(", "def chip(  # edited\n")
+    assert rendered(plan(lesson, code=code)) == {
+        "RiverBankPrompt", "SeveralKindsOfDetail", "OneHeadTwoHeads", "SettingAndPerson",
+        "RolesAndShapes", "ReceiverProjections", "OneWideHead"}
+
+
+def test_editing_the_formatter_rerenders_everything(lesson: Path, code: Path) -> None:
+    edit(code / "worksheet" / "formatting.py", 'MINUS = "\\u2212"', 'MINUS = "\\u2212"  # edited')
+    result = plan(lesson, code=code)
+    assert set(result.values()) == {"would render"} and len(result) == 18
+
+
+def test_editing_a_slide_template_rebuilds_only_the_deck(lesson: Path, code: Path) -> None:
+    template = code / "slides" / "templates" / "deck.html.j2"
+    template.write_text(template.read_text(encoding="utf-8") + "\n", encoding="utf-8")
+    env = {**os.environ, "PYTHONPATH": str(code)}
+    process = subprocess.run([sys.executable, "-c", "from render.cli import main; main()",
+                              "build", "--dry-run", "--out", str(lesson)], capture_output=True,
+                             text=True, check=False, env=env, cwd=code)
+    assert "0 would render" in process.stderr and "slides would be rebuilt" in process.stderr
