@@ -110,6 +110,16 @@ def test_a_w_o_edit_rerenders_exactly_the_dependent_scenes(built: Path,
     assert lecture("check", "--out", out).returncode == 0
 
 
+def test_without_tesseract_data_the_pixel_check_stops_in_one_line(built: Path,
+                                                                   tmp_path: Path) -> None:
+    env = {**os.environ, "TESSDATA_PREFIX": str(tmp_path / "no-tessdata")}
+    process = subprocess.run([LECTURE, "check", "--out", str(built), "--frames"],
+                             capture_output=True, text=True, check=False, env=env)
+    assert process.returncode == 2
+    assert process.stderr.count("\n") == 1 and "Traceback" not in process.stderr
+    assert "eng.traineddata: not found" in process.stderr and "tesseract-ocr" in process.stderr
+
+
 def test_a_worksheet_edited_after_the_build_is_reported_stale(built: Path,
                                                               tmp_path: Path) -> None:
     out = tmp_path / "copy"
