@@ -24,7 +24,7 @@ from render.closure import PACKAGES, ROOT, import_closure
 from render.files import file_digest, write_json
 from render.scenes import RenderError, pick_scenes, render_scene, scene_outputs
 from scenes.order import SceneEntry, check_limits, lecture_order
-from worksheet import Worksheet, load_worksheet
+from worksheet import Style, Worksheet, load_worksheet
 
 __all__ = ["DECK_RECORD", "BuildLock", "BuildOptions", "BuildResult", "LockError",
            "SceneOutcome", "build", "code_fingerprint", "deck_sources", "file_digest", "plan",
@@ -272,7 +272,9 @@ class _Planner:
                 figure = self.values[key]
             except KeyError:
                 return None
-            digests[key] = _digest({"value": figure.tolist(), "text": figure.text,
+            # Rounding noise shows only its bound: its number changes nothing on screen.
+            number = None if figure.style is Style.BELOW else figure.tolist()
+            digests[key] = _digest({"value": number, "text": figure.text,
                                     "style": figure.style.value})[:16]
         return digests
 

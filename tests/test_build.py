@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from worksheet import DEFAULT_WORKSHEET, compute_values, load_worksheet
+from worksheet import DEFAULT_WORKSHEET, Style, compute_values, load_worksheet
 
 LECTURE = str(Path(sys.executable).with_name("lecture"))
 # Two scenes that do not depend on W_O and two that do.
@@ -94,8 +94,12 @@ def test_a_w_o_edit_rerenders_exactly_the_dependent_scenes(built: Path,
     edited = edit_w_o(DEFAULT_WORKSHEET, tmp_path / "edited.json")
     old = compute_values(load_worksheet(DEFAULT_WORKSHEET))
     new = compute_values(load_worksheet(edited))
-    changed = {key for key in old if old.value(key) != new.value(key)}
+    # What a scene shows of a value: its text, and its number unless that is rounding
+    # noise shown only as the bound it stays under.
+    changed = {key for key in old if old[key].text != new[key].text
+               or (old[key].style is not Style.BELOW and old.value(key) != new.value(key))}
     assert "params.W_O" in changed and "river.h2.weights" not in changed
+    assert "mha.max_diff_delta" not in changed
     expected = {}
     for scene in SCENES:
         manifest = next((out / "video").glob(f"*-{scene}.figures.json"))
