@@ -20,10 +20,12 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+from narration.voices import Narration
 from render.closure import PACKAGES, ROOT, import_closure
-from render.files import file_digest, write_json
+from render.files import file_digest, write_json, write_text
 from render.scenes import RenderError, pick_scenes, render_scene, scene_outputs
-from scenes.order import SceneEntry, check_limits, lecture_order
+from render.script import SCRIPT, SCRIPT_RECORD, script_text
+from scenes.order import SceneEntry, check_limits, lecture_order, video_stem
 from worksheet import Style, Worksheet, load_worksheet
 
 __all__ = ["DECK_RECORD", "BuildLock", "BuildOptions", "BuildResult", "LockError",
@@ -51,6 +53,8 @@ class BuildOptions:
     """``(I, N)``: render only the I-th of N deterministic shares of the scenes."""
     scenes: tuple[str, ...] = ()
     """Only these scenes (all when empty)."""
+    narration: Narration = field(default_factory=Narration)
+    """Who speaks the captions."""
 
 
 @dataclass
@@ -241,7 +245,8 @@ class _Planner:
     def __init__(self, options: BuildOptions, ws: Worksheet, code: Mapping[str, str],
                  versions: Mapping[str, str], previous: Mapping[str, Any]) -> None:
         self.options, self.ws, self.code = options, ws, code
-        self.settings = _digest({"quality": options.quality, "manim": versions["manim"]})
+        self.settings = _digest({"quality": options.quality, "manim": versions["manim"],
+                                 "voice": options.narration.voice().id})
         self._values: Any = None
         # The last complete build checked every record against these very values and facts.
         computation = {k: v for k, v in code.items() if k.startswith("worksheet/")}
@@ -306,7 +311,7 @@ class _Planner:
         if code:
             return False, f"scene code changed: {_some(code)}"
         if old.get("settings") != self.settings:
-            return False, "quality or Manim version changed"
+            return False, "quality, voice or Manim version changed"
         if not self.worksheet_unchanged:
             facts = self.fact_digests(old.get("facts", {}))
             if facts is None:
@@ -354,6 +359,7 @@ def build(options: BuildOptions, progress: Progress | None = None) -> BuildResul
         order = {entry.name: i for i, entry in enumerate(entries)}
         result.scenes.sort(key=lambda s: order[s.entry.name])
         if options.shard is None:
+            _write_script(options, entries)
             result.slides, result.slides_key = _assemble_slides(options, planner, previous)
         result.seconds = time.perf_counter() - started
         _write_build_json(options, ws, code, versions, result)
@@ -437,7 +443,8 @@ def _render_all(options: BuildOptions, planner: _Planner, entries: Sequence[Scen
             return {"lecture_key": keys.key()}
 
         try:
-            render_scene(entry, options.worksheet, options.quality, targets, tags)
+            render_scene(entry, options.worksheet, options.quality, targets, tags,
+                         options.narration)
             _write_record(options, entry, found["keys"], targets)
         except RenderError as error:
             notify("failed", entry, time.perf_counter() - began)
@@ -469,6 +476,21 @@ def _write_record(options: BuildOptions, entry: SceneEntry, keys: _Keys,
     path = _record_path(options.out, entry)
     path.parent.mkdir(parents=True, exist_ok=True)
     write_json(path, record)
+
+
+def _write_script(options: BuildOptions, entries: Sequence[SceneEntry]) -> None:
+    """``script.md`` from every rendered scene's manifest, in lecture order, and its record."""
+    from slides.deck import TITLE
+
+    clips = []
+    for entry in entries:
+        manifest = _read_json(scene_outputs(options.out / "video", entries, entry)[2])
+        if manifest is not None:
+            clips.append((video_stem(tuple(entries), entry.name), entry.title, manifest,
+                          [caption["text"] for caption in manifest.get("captions", [])]))
+    path = options.out / SCRIPT
+    write_text(path, script_text(TITLE, clips))
+    write_json(options.out / SCRIPT_RECORD, {"outputs": {SCRIPT: file_digest(path)}})
 
 
 def _clips(options: BuildOptions) -> dict[str, str]:

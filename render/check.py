@@ -27,12 +27,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
 from pathlib import Path
+from string import Formatter
 from typing import Any
 
+from narration.text import speakable, spoken_text
 from render.build import DECK_RECORD, deck_sources, scene_sources
 from render.closure import ROOT
 from render.files import OutputError, file_digest
-from render.scenes import clip_tags
+from render.scenes import clip_sound, clip_tags
+from render.script import SCRIPT, SCRIPT_RECORD, script_text
+from render.spoken import read_spoken
 from scenes.order import lecture_order
 from worksheet import Values, Worksheet, load_worksheet
 
@@ -42,6 +46,8 @@ NUMBER = re.compile(r"−?\d[\d,]*(?:\.\d+)?(?:e[+−-]?\d+)?")
 _SLOT = re.compile(r"\{([A-Za-z_]\w*)\}")
 _VTT_DATA = "data:text/vtt;charset=utf-8;base64,"
 KEPT = ("rendered", "reused", "stale")
+AUDIO_SLACK = 0.05
+"""Seconds a sound track may end before its last cue (AAC frames and rounding)."""
 """Scene statuses whose outputs are in the folder and must match their records."""
 
 
@@ -158,6 +164,79 @@ def _caption_text(caption: dict[str, Any], values: Values) -> str:
     return caption["template"].format(**fresh, **caption.get("words", {}))
 
 
+def _spoken(values: Values, key: str) -> str:
+    try:
+        return values.spoken(key)
+    except KeyError:
+        return "(no such value)"
+
+
+def _said_slots(template: str, spoken: str) -> list[tuple[str, str]] | None:
+    """Each ``(slot, words)`` of a spoken caption, found around its literal text."""
+    items: list[tuple[str, str]] = []  # ("word", text), ("pause", ","), ("slot", name)
+    for literal, slot, _, _ in Formatter().parse(template):
+        for token in re.findall(r",|[^\s,]+", speakable(literal)):
+            if token != "," or not items or items[-1] != ("pause", ","):
+                items.append(("pause", ",") if token == "," else ("word", token))
+        if slot is not None:
+            items.append(("slot", slot))
+
+    def stop(item: tuple[str, str] | None, at: int) -> bool:
+        return item is None or (item[0] == "word" and item[1][at] in ".;:?!")
+
+    # spoken_text drops a pause at either end and beside a stop; elsewhere it stays, and
+    # it is what tells two neighbouring numbers apart.
+    pieces, names = [], []
+    for i, (kind, text) in enumerate(items):
+        if kind == "slot":
+            pieces.append(f"(?P<s{len(names)}>.+?)")
+            names.append(text)
+        elif kind == "word":
+            pieces.append(re.escape(text))
+        else:
+            before, after = items[i - 1] if i else None, \
+                items[i + 1] if i + 1 < len(items) else None
+            pieces.append(",?" if stop(before, -1) or stop(after, 0) else ",")
+    match = re.fullmatch(r"\s*".join(pieces), spoken)
+    if match is None:
+        return None
+    return [(name, match[f"s{i}"].strip(" ,")) for i, name in enumerate(names)]
+
+
+def _check_spoken(caption: dict[str, Any], values: Values, where: str,
+                  report: CheckReport) -> None:
+    """The caption's spoken words against a fresh spoken form, and each number in them,
+    parsed back, against the fresh display text."""
+    slots, words = caption.get("slots", {}), caption.get("words", {})
+    expected = spoken_text(caption["template"],
+                           {**words, **{name: _spoken(values, key) for name, key in slots.items()}})
+    said = caption["spoken"]
+    # Said as expected: each slot was heard as its fresh spoken form. Otherwise find what
+    # was heard in each slot around the template's literal words.
+    found = [(name, _spoken(values, slots[name]) if name in slots else words.get(name, ""))
+             for _, name, _, _ in Formatter().parse(caption["template"]) if name is not None] \
+        if said == expected else _said_slots(caption["template"], said)
+    wrong = 0
+    for name, heard in found or []:
+        if name not in slots:
+            continue
+        key = slots[name]
+        report.count("spoken figures")
+        try:
+            figure = values[key]
+        except KeyError:
+            report.mismatches.append(Mismatch(key, heard, "(no such value)", where))
+            wrong += 1
+            continue
+        read = read_spoken(heard, figure.style)
+        if read != figure.text:
+            report.mismatches.append(Mismatch(key, heard if read is None else read,
+                                              figure.text, where))
+            wrong += 1
+    if said != expected and not wrong:  # a difference no spoken number explains
+        report.mismatches.append(Mismatch("(spoken text)", said, expected, where))
+
+
 # --------------------------------------------------------------------------- files
 
 
@@ -192,7 +271,7 @@ def _check_files(out: Path, build: dict[str, Any], report: CheckReport) -> dict[
     Returns the digest recorded for each output, by relative path.
     """
     recorded: dict[str, str] = {}
-    expected_records = {DECK_RECORD}
+    expected_records = {DECK_RECORD, SCRIPT_RECORD}
     for scene in build.get("scenes", []):
         if scene.get("status") not in KEPT:
             continue
@@ -213,6 +292,12 @@ def _check_files(out: Path, build: dict[str, Any], report: CheckReport) -> dict[
             source = json.loads((out / manifests[0]).read_text(encoding="utf-8"))
             _check_tags(out, clips[0], scene["name"], record.get("key"),
                         source.get("worksheet", {}).get("sha256"), report)
+            _check_sound(out, clips[0], source, report)
+    if not build.get("shard"):
+        script = _read_record(out, SCRIPT_RECORD, report) or {}
+        for output, digest in script.get("outputs", {}).items():
+            recorded[output] = digest
+            _verify(out, output, digest, SCRIPT_RECORD, report)
     deck = None if build.get("shard") else _read_record(out, DECK_RECORD, report)
     if deck is not None:
         for output, digest in deck.get("outputs", {}).items():
@@ -229,8 +314,24 @@ def _check_files(out: Path, build: dict[str, Any], report: CheckReport) -> dict[
             rel = path.relative_to(out).as_posix()
             if path.is_file() and rel not in recorded and rel not in expected_records:
                 report.problems.append(Problem(rel, "unexpected: no record names it"))
-    report.count("records", len(expected_records - {DECK_RECORD}))
+    report.count("records", len(expected_records - {DECK_RECORD, SCRIPT_RECORD}))
     return recorded
+
+
+def _check_sound(out: Path, rel: str, manifest: dict[str, Any], report: CheckReport) -> None:
+    """A narrated clip has a sound track that lasts at least as long as its cues."""
+    spoken = [c for c in manifest.get("captions", []) if c.get("speech")]
+    if manifest.get("narration", {}).get("engine", "none") == "none" and not spoken:
+        return
+    sound = clip_sound(out / rel)
+    if sound is None:
+        report.problems.append(Problem(rel, "narrated, but has no sound track"))
+        return
+    last = max((float(c["end"]) for c in spoken), default=0.0)
+    if sound[0] + AUDIO_SLACK < last:
+        report.problems.append(Problem(rel, f"its sound lasts {sound[0]:.2f} s, shorter than "
+                                       f"its cues ({last:.2f} s)"))
+    report.count("sound tracks")
 
 
 def _check_tags(out: Path, rel: str, scene: str, key: str | None, worksheet: str | None,
@@ -322,9 +423,15 @@ def _check_manifest(path: Path, manifest: dict[str, Any], values: Values,
     if captions and len(srt) != len(captions):
         report.problems.append(Problem(f"video/{srt_path.name}", f"{len(srt)} cues for "
                                        f"{len(captions)} recorded captions"))
+    narrated = manifest.get("narration", {}).get("engine", "none") != "none"
     for caption in captions:
         _compare(caption.get("figures", []), values, report, "caption figures",
                  f"{where} caption {caption['index']}")
+        if "spoken" in caption:
+            _check_spoken(caption, values, f"{where} spoken caption {caption['index']}", report)
+        if narrated and not caption.get("speech"):
+            report.problems.append(Problem(f"video/{where}", f"caption {caption['index']} "
+                                           "was not spoken"))
         expected_text = _caption_text(caption, values)
         shown_text = srt.get(caption["index"])
         report.count("srt captions")
@@ -348,6 +455,30 @@ def _locate(shown: str, expected: str, caption: dict[str, Any], where: str,
                 report.mismatches.append(Mismatch("(caption text)", shown, expected, place))
         return
     report.mismatches.append(Mismatch("(caption text)", shown, expected, place))
+
+
+def _check_script(out: Path, ws: Worksheet, manifests: dict[Path, dict[str, Any]],
+                  values: Values, report: CheckReport) -> None:
+    """``script.md`` against one written from the manifests with fresh caption texts."""
+    from slides.deck import TITLE
+
+    path = out / SCRIPT
+    if not path.is_file():
+        return  # reported with the records
+    entries = lecture_order(ws.n_heads)
+    titles = {entry.name: entry.title for entry in entries}
+    clips = [(p.name.removesuffix(".figures.json"), titles.get(m.get("scene", ""), "?"), m,
+              [_caption_text(c, values) for c in m.get("captions", [])])
+             for p, m in sorted(manifests.items())]
+    shown = path.read_text(encoding="utf-8").splitlines()
+    expected = script_text(TITLE, clips).splitlines()
+    for number, (a, b) in enumerate(zip(shown, expected, strict=False), start=1):
+        if a != b:
+            report.mismatches.append(Mismatch("(script line)", a, b, f"{SCRIPT} line {number}"))
+            break
+    if len(shown) != len(expected):
+        report.problems.append(Problem(SCRIPT, f"{len(shown)} lines, expected {len(expected)}"))
+    report.count("script lines", len(shown))
 
 
 # --------------------------------------------------------------------------- pixels
@@ -462,6 +593,7 @@ def check_build(out: Path, worksheet: Path | None = None, frames: bool = False,
                 for p, m in manifests.items()}
     if not build.get("shard"):
         _check_deck(out, values, recorded, captions, report)
+        _check_script(out, ws, manifests, values, report)
     report.counts["scenes"] = len(manifests)
     if frames:
         known = {m.get("scene") for m in manifests.values()}

@@ -122,6 +122,26 @@ def fill_command(source: Path, out: Path) -> None:
     click.echo(f"wrote {out} (lesson parts: {', '.join(ws.document['lesson'])})", err=True)
 
 
+_NARRATION = click.option(
+    "--narration", type=click.Choice(["piper", "espeak", "none"]), default=None,
+    help="Who speaks the captions: Piper (default), espeak-ng, or none for silent clips.")
+_VOICE = click.option(
+    "--voice", "voice", type=click.Path(dir_okay=False, path_type=Path), default=None,
+    help="A Piper voice model (.onnx with its .onnx.json beside it); default: the bundled "
+    "en_US-joe-medium.")
+
+
+def _narration(settings: Any) -> Any:
+    from narration.voices import Narration, VoiceError
+
+    narration = Narration(settings.narration, settings.voice)
+    try:
+        narration.voice()
+    except VoiceError as error:
+        _fail(str(error))
+    return narration
+
+
 _OUT = click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path),
                     default=None, help="Output folder (default: $LECTURE_OUT, lecture.toml, "
                     "or build/).")
@@ -148,17 +168,21 @@ def slides_command(worksheet_path: Path | None, out_dir: Path | None, pdf: bool)
 @_WORKSHEET
 @click.option("--quality", type=click.Choice(["l", "m", "h", "k"]), default="l",
               show_default=True, help="Manim quality: 480p15, 720p30, 1080p60 or 2160p60.")
+@_NARRATION
+@_VOICE
 @_OUT
 @_friendly
 def render_command(scene_names: tuple[str, ...], worksheet_path: Path | None, quality: str,
-                   out_dir: Path | None) -> None:
+                   narration: str | None, voice: Path | None, out_dir: Path | None) -> None:
     """Render lecture scenes (all by default) into OUT/video/ as NN-<Scene>.mp4/.srt."""
     from render.scenes import RenderError, pick_scenes, render_scene, scene_outputs
     from scenes.order import LayoutLimitError, check_limits, lecture_order
     from worksheet import load_worksheet
 
-    settings = resolve_settings({"worksheet": worksheet_path, "out": out_dir})
+    settings = resolve_settings({"worksheet": worksheet_path, "out": out_dir,
+                                 "narration": narration, "voice": voice})
     ws = load_worksheet(settings.worksheet)
+    speaker = _narration(settings)
     try:
         check_limits(ws)
         entries = lecture_order(ws.n_heads)
@@ -171,7 +195,8 @@ def render_command(scene_names: tuple[str, ...], worksheet_path: Path | None, qu
         started = time.perf_counter()
         try:
             render_scene(entry, settings.worksheet, quality,
-                         scene_outputs(settings.out / "video", entries, entry))
+                         scene_outputs(settings.out / "video", entries, entry),
+                         narration=speaker)
         except RenderError as error:
             failed += 1
             console.print(f"[red]✗[/red] {entry.name}: {error}")
@@ -236,19 +261,23 @@ def _parse_shard(_: click.Context, __: click.Parameter, value: str | None
               help="Render only the I-th of N deterministic shares of the scenes.")
 @click.option("--dry-run", is_flag=True, help="Say which scenes would render and why; render "
               "and write nothing.")
+@_NARRATION
+@_VOICE
 @_OUT
 @_friendly
 def build_command(scene_names: tuple[str, ...], worksheet_path: Path | None, quality: str,
                   jobs: int | None, shard: tuple[int, int] | None, dry_run: bool,
-                  out_dir: Path | None) -> None:
+                  narration: str | None, voice: Path | None, out_dir: Path | None) -> None:
     """Render every scene that changed (or only the named ones), then the deck, into OUT."""
     from render.build import BuildOptions, LockError, build, plan
     from render.progress import BuildProgress
     from scenes.order import LayoutLimitError
 
-    settings = resolve_settings({"worksheet": worksheet_path, "out": out_dir})
+    settings = resolve_settings({"worksheet": worksheet_path, "out": out_dir,
+                                 "narration": narration, "voice": voice})
     options = BuildOptions(settings.worksheet, settings.out, quality,
-                           jobs or os.cpu_count() or 1, shard, scene_names)
+                           jobs or os.cpu_count() or 1, shard, scene_names,
+                           _narration(settings))
     console = _console(stderr=True)
     try:
         if dry_run:

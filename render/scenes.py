@@ -15,13 +15,19 @@ import sys
 import tempfile
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 import scenes
+from narration.track import Track, audio_frames, lay_track, read_sound
+from narration.voices import Narration
+from render.files import file_digest
 from scenes.order import SceneEntry, video_stem
 from worksheet import load_worksheet
 
-__all__ = ["QUALITIES", "RenderError", "Tags", "clip_tags", "pick_scenes", "read_duration",
-           "render_scene", "scene_outputs", "tag_clip"]
+__all__ = ["QUALITIES", "RenderError", "Tags", "clip_sound", "clip_tags", "pick_scenes",
+           "read_duration", "render_scene", "scene_outputs", "sound_track", "tag_clip"]
+
+AAC_BITRATE = 96_000
 
 QUALITIES = {"l": "low_quality", "m": "medium_quality", "h": "high_quality",
              "k": "fourk_quality"}
@@ -61,12 +67,15 @@ Tags = Callable[[Path], Mapping[str, str]]
 
 
 def render_scene(entry: SceneEntry, worksheet: Path, quality: str,
-                 destinations: Sequence[Path], tags: Tags | None = None) -> None:
+                 destinations: Sequence[Path], tags: Tags | None = None,
+                 narration: Narration | None = None) -> None:
     """Render one scene in its own Manim process and move its outputs into place.
 
-    The clip carries ``lecture_scene``, ``lecture_worksheet`` (the worksheet's sha256) and
-    whatever ``tags`` adds (a build adds ``lecture_key``, the scene's cache key) in its
-    container metadata.
+    The scene speaks its captions with the ``narration``'s voice; their sentences become
+    the clip's sound track, at −16 LUFS (see :mod:`narration.track`). The clip carries
+    ``lecture_scene``, ``lecture_worksheet`` (the worksheet's sha256) and whatever
+    ``tags`` adds (a build adds ``lecture_key``, the scene's cache key) in its container
+    metadata.
 
     Raises
     ------
@@ -77,7 +86,8 @@ def render_scene(entry: SceneEntry, worksheet: Path, quality: str,
         command = [sys.executable, "-m", "manim", "render", f"-q{quality}", "--disable_caching",
                    "--progress_bar", "none", "--media_dir", media,
                    str(SCENES_DIR / f"{entry.module}.py"), entry.name]
-        env = {**os.environ, "LECTURE_WORKSHEET": str(worksheet.resolve())}
+        env = {**os.environ, "LECTURE_WORKSHEET": str(worksheet.resolve()),
+               **(narration or Narration()).environment()}
         process = subprocess.run(command, capture_output=True, text=True, env=env, check=False,
                                  stdin=subprocess.DEVNULL)
         if process.returncode != 0:
@@ -93,12 +103,13 @@ def render_scene(entry: SceneEntry, worksheet: Path, quality: str,
         metadata = {"lecture_scene": entry.name,
                     "lecture_worksheet": load_worksheet(worksheet).sha256,
                     **(tags(produced[2]) if tags else {})}
+        track = sound_track(json.loads(produced[2].read_text(encoding="utf-8")))
         staged = []
         for source, target in zip(produced, destinations, strict=True):
             target.parent.mkdir(parents=True, exist_ok=True)
             staging = target.with_name(f".{target.name}.tmp")
             if target.suffix == ".mp4":
-                tag_clip(source, staging, metadata)
+                tag_clip(source, staging, metadata, track)
             else:
                 shutil.copyfile(source, staging)
             staged.append((staging, target))
@@ -106,22 +117,66 @@ def render_scene(entry: SceneEntry, worksheet: Path, quality: str,
             os.replace(staging, target)
 
 
-def tag_clip(source: Path, target: Path, metadata: Mapping[str, str]) -> None:
-    """Copy a clip (no re-encoding) with ``metadata`` added to its container tags, and its
-    index at the front so browsers can start playing before it has all arrived."""
+def sound_track(manifest: Mapping[str, Any]) -> Track | None:
+    """The scene's spoken sentences laid on one track, or ``None`` for a silent scene.
+
+    Raises
+    ------
+    RenderError
+        When a sentence's audio is missing or not the one the scene spoke.
+    """
+    sentences = []
+    for caption in manifest.get("captions", []):
+        speech = caption.get("speech")
+        if not speech:
+            continue
+        path = Path(speech["file"])
+        if not path.is_file() or file_digest(path) != speech["sha256"]:
+            raise RenderError(f"{manifest.get('scene')}: the speech of caption "
+                              f"{caption['index']} is missing or changed in {path.parent}")
+        sentences.append((float(caption["start"]), path))
+    if not sentences:
+        return None
+    try:
+        return lay_track(sentences, float(manifest["duration"]))
+    except ValueError as error:
+        raise RenderError(f"{manifest.get('scene')}: {error}") from None
+
+
+def tag_clip(source: Path, target: Path, metadata: Mapping[str, str],
+             track: Track | None = None) -> None:
+    """Copy a clip's video (no re-encoding) with ``metadata`` added to its container tags,
+    its index at the front so browsers can start playing before it has all arrived, and
+    ``track`` as its sound (AAC), in place of any the clip had."""
     import av
 
     with av.open(str(source)) as clip, av.open(
             str(target), "w", format="mp4",
             options={"movflags": "use_metadata_tags+faststart"}) as tagged:
         tagged.metadata.update({**clip.metadata, **metadata})
+        kinds = ("video",) if track is not None else ("video", "audio")
         streams = {stream.index: tagged.add_stream_from_template(stream)
-                   for stream in clip.streams if stream.type in ("video", "audio")}
+                   for stream in clip.streams if stream.type in kinds}
+        sound = None
+        if track is not None:
+            sound = tagged.add_stream("aac", rate=track.rate, layout="mono")
+            sound.bit_rate = AAC_BITRATE
         for packet in clip.demux(*(clip.streams[i] for i in streams)):
             if packet.dts is None:
                 continue
             packet.stream = streams[packet.stream.index]
             tagged.mux(packet)
+        if sound is not None and track is not None:
+            for frame in audio_frames(track):
+                for packet in sound.encode(frame):
+                    tagged.mux(packet)
+            for packet in sound.encode():
+                tagged.mux(packet)
+
+
+def clip_sound(path: Path) -> tuple[float, float] | None:
+    """``(seconds, peak)`` of a clip's sound track, decoded; ``None`` without one."""
+    return read_sound(path)
 
 
 def clip_tags(path: Path) -> dict[str, str]:

@@ -145,8 +145,9 @@ class ConcatOutputResidual(LectureScene):
 
     def output_blocks(self) -> None:
         layout = self.projection_layout()
-        self.play(fade_out(self.labelled), fade_out(self.shape))
-        self.play(Transform(self.joined, layout.column))
+        with self.silence("the joined row turns into a column beside W_O"):
+            self.play(fade_out(self.labelled), fade_out(self.shape))
+            self.play(Transform(self.joined, layout.column))
         self.say("W_O has one row for each joined coordinate, so it falls into blocks of "
                  "{d} rows: one block per head, drawn in that head's colour.",
                  fade_in(self.times), fade_in(self.W), d="dims.d_head")
@@ -349,8 +350,9 @@ class PredictionMLP(LectureScene):
                  *map(fade_in, self.steps), n="dims.hidden")
 
     def logits(self) -> None:
-        self.play(*map(fade_out, [self.row, *self.steps[:-1]]))
-        self.play(self.steps[-1].animate.shift(RIGHT * self.slide))
+        with self.silence("the pipeline slides over to make room for the logits"):
+            self.play(*map(fade_out, [self.row, *self.steps[:-1]]))
+            self.play(self.steps[-1].animate.shift(RIGHT * self.slide))
         self.say("W_vocab and b_vocab give one logit per vocabulary word, {v} in all. "
                  "These are the words with the largest ones.",
                  fade_in(self.readout), fade_in(self.table.words), fade_in(self.table.logits),

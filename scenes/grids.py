@@ -104,7 +104,8 @@ class AttentionGrids(LectureScene):
                      "the diagonal get weight zero and each row sums to one.",
                      fade_in(self.page))
         else:
-            self.play(fade_in(self.page))
+            with self.silence("the next page of grids appears"):
+                self.play(fade_in(self.page))
         for h, grid in zip(page, list(self.page), strict=True):
             top = self.v.value(f"{self.s}.h{h}.top_source")
             box = self.highlight(grid.last_row, INK)

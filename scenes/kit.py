@@ -9,9 +9,11 @@ end writes ``<Scene>.figures.json`` beside the video.
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field, is_dataclass
 from functools import cache
 from pathlib import Path
@@ -35,7 +37,10 @@ from manim import (
     VMobject,
     config,
 )
+from manim.animation.animation import prepare_animation
 
+from narration.text import spoken_text
+from narration.voices import Speech, Voice, open_voice
 from scenes.order import check_limits
 from worksheet import DEFAULT_WORKSHEET, Values, Worksheet, compute_values, load_worksheet
 
@@ -77,6 +82,11 @@ LESSON_WORDS: frozenset[str] = frozenset()
 """Words the lesson itself brings to ``{slot}`` texts, besides the worksheet's strings."""
 CAPTION_WORDS_PER_SECOND = 2.8
 MIN_CAPTION_SECONDS = 2.0
+BREATH = 0.35
+"""Least quiet after a spoken sentence before the next one; a step played in between
+counts toward it."""
+LONGEST_SILENCE = 1.5
+"""Longer quiet stretches in a narrated scene are marked with :meth:`LectureScene.silence`."""
 
 _DIGIT = re.compile(r"\d")
 _SLOT = re.compile(r"\{[A-Za-z_][A-Za-z0-9_]*\}")
@@ -96,6 +106,20 @@ def _current() -> tuple[str, float]:
 def current_lesson() -> tuple[Worksheet, Values]:
     """The worksheet named by ``$LECTURE_WORKSHEET`` (or the default) and its values."""
     return _lesson(*_current())
+
+
+@cache
+def _voice(engine: str, model: str, cache_dir: str) -> Voice:
+    return open_voice(engine, Path(model) if model else None,
+                      Path(cache_dir) if cache_dir else None)
+
+
+def lesson_voice() -> Voice:
+    """The voice named by ``$LECTURE_NARRATION`` (``piper``, the default; ``espeak``;
+    ``none``), ``$LECTURE_VOICE`` (a Piper model) and ``$LECTURE_SPEECH_CACHE``."""
+    return _voice(os.environ.get("LECTURE_NARRATION") or "piper",
+                  os.environ.get("LECTURE_VOICE") or "",
+                  os.environ.get("LECTURE_SPEECH_CACHE") or "")
 
 
 @cache
@@ -123,6 +147,10 @@ class RecordingValues:
     def value(self, key: str) -> Any:
         self.read.add(key)
         return self._values.value(key)
+
+    def spoken(self, key: str) -> str:
+        self.read.add(key)
+        return self._values.spoken(key)
 
 
 class RecordingWorksheet:
@@ -185,11 +213,14 @@ class Filled:
         ``(key, display text)`` of each number, in template order.
     spans
         ``(start, end)`` character offsets of each figure in ``text``.
+    spoken
+        The same template as a voice says it: figures in words, symbols read out.
     """
 
     text: str
     figures: tuple[tuple[str, str], ...]
     spans: tuple[tuple[int, int], ...]
+    spoken: str = ""
 
 
 def fill(template: str, values: RecordingValues, keys: Mapping[str, str],
@@ -224,7 +255,9 @@ def fill(template: str, values: RecordingValues, keys: Mapping[str, str],
     unused = set(keys) - {name for _, name, _, _ in Formatter().parse(template)}
     if unused:
         raise KeyError(f"template {template!r} has no slot for {', '.join(sorted(unused))}")
-    return Filled("".join(parts), tuple(figures), tuple(spans))
+    spoken = spoken_text(template, {**words, **{slot: values.spoken(key)
+                                                for slot, key in keys.items()}})
+    return Filled("".join(parts), tuple(figures), tuple(spans), spoken)
 
 
 ELIDE_AFTER = 4
@@ -334,6 +367,18 @@ class CaptionRecord:
     template: str
     slots: dict[str, str]
     words: dict[str, str]
+    spoken: str
+    speech: Speech | None
+    """What the voice said and where it is; ``None`` when the scene is silent."""
+
+
+@dataclass
+class SilenceRecord:
+    """A stretch the scene keeps silent on purpose, and why."""
+
+    start: float
+    end: float
+    why: str
 
 
 @dataclass
@@ -404,8 +449,11 @@ class LectureScene(Scene):
         self._sheet = worksheet  # unrecorded: only for the manifest header
         self.ws = RecordingWorksheet(worksheet)
         self.v = RecordingValues(values)
+        self.voice = lesson_voice()
         self.sections: list[SectionRecord] = []
         self.captions: list[CaptionRecord] = []
+        self.silences: list[SilenceRecord] = []
+        self._spoken_until = 0.0  # when the last sentence ended
         self._section = "opening"
         self._texts: dict[tuple[Any, ...], Mobject] = {}
 
@@ -462,24 +510,64 @@ class LectureScene(Scene):
 
     def say(self, template: str, *animations: Any, run_time: float | None = None,
             words: Mapping[str, str] | None = None, **keys: str) -> None:
-        """Narrate one step: a caption (numbers from keys) while its animations play.
+        """Narrate one step: a caption (numbers from keys) spoken while its animations play.
 
-        The step lasts at least as long as the caption needs to be read.
+        The voice sets the pace: the animations play within the sentence (faster when they
+        would outlast it), the step holds until the sentence ends, and a short breath
+        follows. The caption's cue is the sentence's time. Without a voice, the step lasts
+        as long as the caption takes to read.
         """
         filled = fill(template, self.v, keys, words)
-        text, figures = filled.text, list(filled.figures)
-        reading = max(MIN_CAPTION_SECONDS, len(text.split()) / CAPTION_WORDS_PER_SECOND)
+        speech = self.voice.speak(filled.spoken)
+        reading = max(MIN_CAPTION_SECONDS, len(filled.text.split()) / CAPTION_WORDS_PER_SECOND)
+        length = speech.seconds if speech else reading
+        if speech:
+            if self.captions:
+                self.hold_until(self._spoken_until + BREATH)
+            self._guard_silence(f"before caption {len(self.captions) + 1}")
         start = float(self.time)
         if animations:
-            options = {} if run_time is None else {"run_time": run_time}
-            self.play(*animations, **options)
-        remaining = reading - (float(self.time) - start)
-        if remaining > 0:
-            self.wait(remaining)
-        end = float(self.time)
-        self.add_subcaption(text, duration=end - start, offset=start - end)
-        self.captions.append(CaptionRecord(text, start, end, figures, template, dict(keys),
-                                           dict(words or {})))
+            made = [prepare_animation(animation) for animation in animations]
+            natural = run_time or max(animation.run_time for animation in made)
+            self.play(*made, run_time=min(natural, length) if speech else natural)
+        self.hold_until(start + length)
+        end = start + length if speech else float(self.time)
+        if speech:
+            self._spoken_until = end
+        self.add_subcaption(filled.text, duration=end - start, offset=start - float(self.time))
+        self.captions.append(CaptionRecord(filled.text, start, end, list(filled.figures),
+                                           template, dict(keys), dict(words or {}),
+                                           filled.spoken, speech))
+
+    def _guard_silence(self, where: str) -> None:
+        """Refuse an unmarked stretch without speech longer than :data:`LONGEST_SILENCE`
+        in a narrated scene: the author shortens the steps or marks them."""
+        start, end = self._spoken_until, float(self.time)
+        marked = sum(max(0.0, min(end, s.end) - max(start, s.start)) for s in self.silences)
+        if end - start - marked > LONGEST_SILENCE + 0.5 / config.frame_rate:
+            raise ValueError(
+                f"{type(self).__name__}: {end - start - marked:.2f} s without speech {where} "
+                f"(the limit is {LONGEST_SILENCE} s); shorten the steps in between or wrap "
+                "them in `with self.silence(\"why\"):`")
+
+    def hold_until(self, moment: float) -> None:
+        """Wait until ``moment`` (seconds into the scene), to the next whole frame."""
+        if self.renderer.skip_animations:
+            if moment > float(self.time):
+                self.wait(moment - float(self.time))
+            return
+        frames = math.ceil((moment - float(self.time)) * config.frame_rate - 1e-6)
+        if frames > 0:
+            self.wait((frames + 0.5) / config.frame_rate)
+
+    @contextmanager
+    def silence(self, why: str) -> Iterator[None]:
+        """Mark what the block plays as a deliberate silence (a transition, a pause to
+        look): narrated scenes keep any other silence under :data:`LONGEST_SILENCE`."""
+        _no_digits(why, "silence reason")
+        start = float(self.time)
+        yield
+        self.silences.append(SilenceRecord(start, float(self.time), why))
 
     # ----------------------------------------------------------------- sections
 
@@ -516,6 +604,9 @@ class LectureScene(Scene):
         self.sections.append(record)
 
     def tear_down(self) -> None:
+        if self.captions and self.captions[-1].speech:
+            self.hold_until(self._spoken_until + BREATH)
+            self._guard_silence("at the end")
         self._record_section()
         artifact = self.output_plan.primary_artifact
         if artifact is not None and not config.dry_run:
@@ -542,10 +633,17 @@ class LectureScene(Scene):
                           "figures": [{"key": key, "text": text, "box": list(box)}
                                       for key, text, box in s.placed]}
                          for s in self.sections],
+            "narration": {"engine": self.voice.engine, "voice": self.voice.id},
             "captions": [{"index": i, "start": round(c.start, 3), "end": round(c.end, 3),
                           "text": c.text, "template": c.template, "slots": c.slots,
-                          "words": c.words, "figures": figures(c.figures)}
+                          "words": c.words, "figures": figures(c.figures),
+                          "spoken": c.spoken,
+                          "speech": None if c.speech is None else {
+                              "file": str(c.speech.path), "sha256": c.speech.sha256,
+                              "seconds": round(c.speech.seconds, 4)}}
                          for i, c in enumerate(self.captions, start=1)],
+            "silences": [{"start": round(x.start, 3), "end": round(x.end, 3), "why": x.why}
+                         for x in self.silences],
             "reads": sorted(self.v.read),
             "facts": sorted(self.ws.facts),
         }

@@ -75,7 +75,7 @@ class RolesAndShapes(LectureScene):
         self.say("Inside each head, E, {e}, meets that head's W_Q, W_K and W_V, each {w}: "
                  "Q, K and V come out {q} each.", FadeIn(inside.frames), FadeIn(inside.label),
                  FadeIn(inside.project), e="shapes.E", w="shapes.W_Q", q="shapes.Q")
-        self.say("Q times Kᵀ, {q} by {kt}, scores every receiver against every source: "
+        self.say("Q, {q}, times Kᵀ, {kt}, scores every receiver against every source: "
                  "{s}. The mask and softmax keep that shape, so A is {a}, and H = AV is {h}, "
                  "one message row per token.", FadeIn(inside.attend), q="shapes.Q",
                  kt="shapes.KT", s="shapes.scores", a="shapes.A", h="shapes.H")

@@ -139,10 +139,10 @@ class LibraryScene(LectureScene):
     def stage(self, heading: str, **keys: str) -> None:
         """Fade out whatever is on screen and write a new heading."""
         if self.mobjects:
-            self.play(Fade(Group(*self.mobjects), appear=False), run_time=0.6)
+            self.play(Fade(Group(*self.mobjects), appear=False), run_time=0.5)
         self.heading = self.title(heading, **keys)
         fit(self.heading, config.frame_width - 0.8)
-        self.play(Write(self.heading), run_time=0.8)
+        self.play(Write(self.heading), run_time=0.6)
 
     def shape(self, name: str, key: str, size: float = 22, colour: str = INK) -> Mobject:
         """``name [a, b]`` in monospace, the shape bound to ``key``."""
@@ -417,9 +417,9 @@ class PyTorchLayer(LibraryScene):
         panel = VGroup(block, frame(block, HEAD_COLOURS[2], 0.25))
         fit(panel, CONTENT_WIDTH)
         results = self.results
-        self.play(Fade(VGroup(self.inputs, self.heading), appear=False), run_time=0.6)
+        self.play(Fade(VGroup(self.inputs, self.heading), appear=False), run_time=0.5)
         self.heading = self.title("Scratch layer and PyTorch agree")
-        self.play(Write(self.heading), results.animate.move_to([0, 1.6, 0]), run_time=0.8)
+        self.play(Write(self.heading), results.animate.move_to([0, 1.6, 0]), run_time=0.6)
         panel.next_to(results, DOWN, buff=0.8)
         self.say("Compared with our scratch layer entry by entry, the largest differences "
                  "are {d} in ΔE and {a} in the weights: float rounding, nothing more.",
@@ -681,7 +681,7 @@ class ImagePatches(LibraryScene):
         fit(block, CONTENT_WIDTH, top - CONTENT_BOTTOM)
         block.move_to([0, top - block.height / 2, 0])
         self.play(image.animate.scale_to_fit_height(side).move_to([0, CONTENT_TOP - side / 2, 0]),
-                  run_time=0.8)
+                  run_time=0.6)
         self.say("Read each patch row by row into one flat list of {k} values. Each patch "
                  "becomes one row, as each word became one token.", Fade(header),
                  LaggedStart(*(Fade(VGroup(*row)) for row in rows), lag_ratio=0.4),

@@ -61,7 +61,8 @@ class HeadWalkthrough(LectureScene):
         self.queries_and_keys(head_key, heading)
         self.build_table()
         self.section("dot products")
-        self.play(fade_out(self.matrices))
+        with self.silence("the projections make way for the table"):
+            self.play(fade_out(self.matrices))
         self.dot_products()
         self.section("scaling")
         self.switch(["source", "dot", "score"])
@@ -73,7 +74,8 @@ class HeadWalkthrough(LectureScene):
         self.section("weights")
         self.weights()
         self.section("values")
-        self.play(fade_out(self.box), fade_out(self.total))
+        with self.silence("the sum and its frame leave"):
+            self.play(fade_out(self.box), fade_out(self.total))
         self.switch(["source", "weight", "value"])
         self.say("Each source also offers a value row. The keys decided the weights; the "
                  "values carry the content that gets mixed.")
@@ -206,6 +208,10 @@ class HeadWalkthrough(LectureScene):
 
     def switch(self, names: list[str]) -> None:
         """Animate from the visible columns to ``names``: drop, slide, add."""
+        with self.silence("the table trades columns for the next step"):
+            self._switch(names)
+
+    def _switch(self, names: list[str]) -> None:
         leaving = [self.columns[n] for n in self.visible if n not in names]
         if leaving:
             self.play(*map(fade_out, leaving), run_time=0.6)

@@ -1,7 +1,8 @@
 """Run lecture scenes without writing video and return what they showed, as plain data.
 
 Scenes run with Manim's dry run and skipped animations: construct runs in full, every
-section end is recorded from the mobjects, and nothing is encoded. Work is spread over
+section end is recorded from the mobjects, and nothing is encoded or spoken (narration
+``none``: each step lasts its reading time). Work is spread over
 worker processes (one Manim per process, like the render command).
 """
 
@@ -22,6 +23,7 @@ from scenes.order import SceneEntry
 
 def _run(entry: SceneEntry, worksheet: str) -> dict[str, Any]:
     os.environ["LECTURE_WORKSHEET"] = worksheet
+    os.environ["LECTURE_NARRATION"] = "none"  # paced by reading time: nothing to synthesise
     from manim import tempconfig
 
     try:

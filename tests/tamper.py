@@ -16,6 +16,7 @@ from typing import Any
 import av
 import numpy as np
 
+from narration.track import Track
 from render.files import file_digest
 from render.scenes import clip_tags, tag_clip
 
@@ -92,7 +93,54 @@ def blank_figure(out: Path, scene: str, key: str) -> tuple[str, int]:
                 target.mux(packet)
         for packet in encoded.encode():
             target.mux(packet)
-    tag_clip(staging, clip, {k: v for k, v in tags.items() if k.startswith("lecture_")})
+    tag_clip(staging, clip, {k: v for k, v in tags.items() if k.startswith("lecture_")},
+             sound_of(clip))
     staging.unlink()
     rerecord(out, scene)
     return section["name"], last
+
+
+def rerecord_file(out: Path, scene: str, path: Path) -> None:
+    """Make ``scene``'s record agree with the new bytes of one of its outputs."""
+    record_path = out / "records" / f"{scene}.json"
+    record = json.loads(record_path.read_text(encoding="utf-8"))
+    record["outputs"][path.relative_to(out).as_posix()] = file_digest(path)
+    record_path.write_text(json.dumps(record), encoding="utf-8")
+
+
+def strip_sound(out: Path, scene: str) -> None:
+    """Keep only the video of ``scene``'s clip (tags and all), as a silent render would."""
+    clip = clip_of(out, scene)
+    staging = clip.with_name("silent.mp4")
+    with av.open(str(clip)) as source, av.open(
+            str(staging), "w", format="mp4",
+            options={"movflags": "use_metadata_tags+faststart"}) as target:
+        target.metadata.update(source.metadata)
+        video = target.add_stream_from_template(source.streams.video[0])
+        for packet in source.demux(source.streams.video[0]):
+            if packet.dts is not None:
+                packet.stream = video
+                target.mux(packet)
+    staging.replace(clip)
+    rerecord(out, scene)
+
+
+def sound_of(clip: Path, seconds: float | None = None) -> Track:
+    """The clip's sound track as samples (its first ``seconds`` when given)."""
+    with av.open(str(clip)) as source:
+        stream = source.streams.audio[0]
+        rate = stream.rate
+        samples = np.concatenate([f.to_ndarray().ravel() for f in source.decode(stream)])
+    if seconds is not None:
+        samples = samples[:int(seconds * rate)]
+    return Track(samples.astype(np.float64), rate, 0.0, 0.0)
+
+
+def shorten_sound(out: Path, scene: str, seconds: float) -> None:
+    """Cut ``scene``'s sound track to its first ``seconds``."""
+    clip = clip_of(out, scene)
+    staging = clip.with_name("short.mp4")
+    tags = {k: v for k, v in clip_tags(clip).items() if k.startswith("lecture_")}
+    tag_clip(clip, staging, tags, sound_of(clip, seconds))
+    staging.replace(clip)
+    rerecord(out, scene)

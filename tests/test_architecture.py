@@ -37,4 +37,10 @@ def test_only_the_worksheet_package_computes() -> None:
 
 def test_the_worksheet_package_does_not_reach_back() -> None:
     for file in sorted((ROOT / "worksheet").rglob("*.py")):
-        assert not _imports(file) & {"render", "scenes", "slides", "manim"}, file
+        assert not _imports(file) & {"render", "scenes", "slides", "manim", "narration"}, file
+
+
+def test_narration_sits_below_scenes_and_render() -> None:
+    for file in sorted((ROOT / "narration").rglob("*.py")):
+        assert not _imports(file) & {"render", "scenes", "slides", "manim", "torch",
+                                     "worksheet"}, file

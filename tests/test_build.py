@@ -350,3 +350,167 @@ def test_a_worksheet_too_large_for_the_frame_stops_with_the_limit(tmp_path: Path
         assert process.returncode == 2, process.stderr
         assert "at most 4 heads, this worksheet has 5" in process.stderr
     assert not (tmp_path / "out" / "video").exists()
+
+
+# --------------------------------------------------------------------------- narration
+
+
+def manifests_of(out: Path) -> dict[str, dict[str, Any]]:
+    return {p.name: json.loads(p.read_text(encoding="utf-8"))
+            for p in sorted((out / "video").glob("*.figures.json"))}
+
+
+def srt_times(path: Path) -> list[tuple[float, float]]:
+    import re
+
+    def seconds(stamp: str) -> float:
+        hours, minutes, rest = stamp.split(":")
+        return int(hours) * 3600 + int(minutes) * 60 + float(rest.replace(",", "."))
+
+    return [(seconds(a), seconds(b)) for a, b in
+            re.findall(r"(\d+:\d+:\d+,\d+) --> (\d+:\d+:\d+,\d+)", path.read_text("utf-8"))]
+
+
+def test_every_caption_is_spoken_and_its_cue_is_its_speech(built: Path) -> None:
+    for name, manifest in manifests_of(built).items():
+        assert manifest["narration"]["engine"] == "piper", name
+        captions = manifest["captions"]
+        cues = srt_times(built / "video" / name.replace(".figures.json", ".srt"))
+        assert len(cues) == len(captions)
+        for caption, (start, end), following in zip(captions, cues, [*captions[1:], None],
+                                                    strict=True):
+            speech = caption["speech"]
+            assert speech is not None and Path(speech["file"]).is_file()
+            assert caption["end"] - caption["start"] == pytest.approx(speech["seconds"],
+                                                                      abs=2e-3)
+            assert (start, end) == pytest.approx((caption["start"], caption["end"]), abs=2e-3)
+            if following is not None:
+                assert following["start"] >= caption["end"]  # no sentence over another
+
+
+def test_no_unmarked_stretch_without_speech_lasts_over_a_second_and_a_half(
+        built: Path) -> None:
+    for name, manifest in manifests_of(built).items():
+        captions, marked = manifest["captions"], manifest["silences"]
+        edges = [0.0, *(t for c in captions for t in (c["start"], c["end"])),
+                 manifest["duration"]]
+        for start, end in zip(edges[::2], edges[1::2], strict=True):
+            covered = sum(max(0.0, min(end, s["end"]) - max(start, s["start"]))
+                          for s in marked)
+            assert end - start - covered <= 1.5, (name, start, end)
+
+
+def test_each_clip_sounds_at_minus_16_lufs_without_clipping(built: Path) -> None:
+    import av
+    import numpy as np
+    import pyloudnorm
+
+    for name, manifest in manifests_of(built).items():
+        clip = built / "video" / name.replace(".figures.json", ".mp4")
+        with av.open(str(clip)) as container:
+            stream = container.streams.audio[0]
+            assert stream.codec_context.name == "aac"
+            samples = np.concatenate([f.to_ndarray().ravel() for f in container.decode(stream)])
+            rate = stream.rate
+        assert len(samples) / rate >= max(c["end"] for c in manifest["captions"])
+        lufs = pyloudnorm.Meter(rate).integrated_loudness(samples.astype(np.float64))
+        assert abs(lufs - (-16.0)) <= 0.5, (name, lufs)
+        assert 20 * np.log10(np.abs(samples).max()) <= -0.5, name  # −1 dBFS, AAC's slack
+
+
+def test_a_tampered_spoken_number_fails_the_check_naming_it(built: Path,
+                                                             tmp_path: Path) -> None:
+    from tests import tamper
+
+    out = tmp_path / "spoken"
+    shutil.copytree(built, out)
+    path = next((out / "video").glob("*-HeadWalkthrough2.figures.json"))
+    manifest = json.loads(path.read_text(encoding="utf-8"))
+    values = compute_values(load_worksheet(DEFAULT_WORKSHEET))
+    key = "river.h2.weights[1]"
+    right = values.spoken(key)
+    caption = next(c for c in manifest["captions"] if right in c["spoken"])
+    caption["spoken"] = caption["spoken"].replace(right, "zero point nine nine nine")
+    path.write_text(json.dumps(manifest), encoding="utf-8")
+    tamper.rerecord_file(out, "HeadWalkthrough2", path)
+    process = lecture("check", "--out", out)
+    assert process.returncode == 1
+    rows = [line for line in process.stdout.splitlines() if key in line]
+    assert rows and "0.999" in rows[0] and values.text(key) in rows[0], process.stdout
+    assert f"{path.name} spoken caption {caption['index']}" in process.stdout
+
+
+def test_a_narrated_clip_without_its_sound_fails_the_check(built: Path,
+                                                          tmp_path: Path) -> None:
+    from tests import tamper
+
+    out = tmp_path / "mute"
+    shutil.copytree(built, out)
+    tamper.strip_sound(out, "RiverBankPrompt")
+    process = lecture("check", "--out", out)
+    assert process.returncode == 1
+    clip = tamper.clip_of(out, "RiverBankPrompt").name
+    assert f"video/{clip}: narrated, but has no sound track" in process.stdout
+
+
+def test_a_sound_track_shorter_than_its_cues_fails_the_check(built: Path,
+                                                             tmp_path: Path) -> None:
+    from tests import tamper
+
+    out = tmp_path / "short"
+    shutil.copytree(built, out)
+    tamper.shorten_sound(out, "RiverBankPrompt", 5.0)
+    process = lecture("check", "--out", out)
+    assert process.returncode == 1
+    clip = tamper.clip_of(out, "RiverBankPrompt").name
+    assert f"video/{clip}: its sound lasts 5." in process.stdout
+    assert "shorter than its cues" in process.stdout
+
+
+def test_silent_narration_still_renders_silent_clips(tmp_path: Path) -> None:
+    from render.scenes import clip_sound
+
+    lecture("render", "RiverBankPrompt", "--narration", "none", "--out", tmp_path, check=True)
+    manifest = next(iter(manifests_of(tmp_path).values()))
+    assert manifest["narration"]["engine"] == "none"
+    assert all(c["speech"] is None for c in manifest["captions"])
+    assert clip_sound(next((tmp_path / "video").glob("*.mp4"))) is None
+
+
+def test_rendering_speaks_without_a_network(tmp_path: Path) -> None:
+    from render.scenes import clip_sound
+
+    if shutil.which("unshare") is None or subprocess.run(
+            ["unshare", "--net", "true"], check=False).returncode != 0:
+        pytest.skip("cannot make a network namespace here")
+    env = {**os.environ, "LECTURE_SPEECH_CACHE": str(tmp_path / "empty-cache")}
+    process = subprocess.run(["unshare", "--net", LECTURE, "render", "RiverBankPrompt",
+                              "--out", str(tmp_path / "out")], capture_output=True, text=True,
+                             check=False, env=env)
+    assert process.returncode == 0, process.stderr[-2000:]
+    assert len(list((tmp_path / "empty-cache").rglob("*.wav"))) == 3
+    sound = clip_sound(next((tmp_path / "out" / "video").glob("*.mp4")))
+    assert sound is not None and sound[0] > 10
+
+
+def test_a_rebuild_synthesises_only_the_sentences_that_changed(built: Path,
+                                                                 tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    before = manifests_of(built)
+    for manifest in before.values():  # a cache holding exactly what the build said
+        for caption in manifest["captions"]:
+            file = Path(caption["speech"]["file"])
+            (cache / file.parent.name).mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(file, cache / file.parent.name / file.name)
+    out = tmp_path / "edited"
+    shutil.copytree(built, out)
+    edited = edit_w_o(DEFAULT_WORKSHEET, tmp_path / "edited.json")
+    env = {**os.environ, "LECTURE_SPEECH_CACHE": str(cache)}
+    process = subprocess.run([LECTURE, "build", *SCENES, "--out", str(out), "--worksheet",
+                              str(edited)], capture_output=True, text=True, check=False, env=env)
+    assert process.returncode == 0, process.stderr[-2000:]
+    said_before = {c["spoken"] for m in before.values() for c in m["captions"]}
+    said_after = {c["spoken"] for m in manifests_of(out).values() for c in m["captions"]}
+    new = said_after - said_before
+    assert new  # the W_O edit changes what ConcatOutputResidual says
+    assert len(list(cache.rglob("*.wav"))) == len(said_before) + len(new)

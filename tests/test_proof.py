@@ -93,7 +93,10 @@ def test_every_figure_has_a_pixel_box_inside_the_frame(lesson: Path) -> None:
 def test_head_2s_clip_over_head_1s_passes_the_records_but_not_the_pixels(
         spoiled: Path) -> None:
     tamper.swap_clip(spoiled, "HeadWalkthrough2", "HeadWalkthrough1")
-    assert lecture("check", "--out", spoiled).returncode == 0  # digests and tags agree
+    # Digests and tags agree; only head 2's sound, shorter than head 1's cues, gives it away.
+    plain = lecture("check", "--out", spoiled).stdout
+    assert [line for line in plain.splitlines() if line.startswith("✗")] == [
+        line for line in plain.splitlines() if line.startswith("✗") and "sound" in line]
     process = lecture("check", "--out", spoiled, "--frames", "HeadWalkthrough1")
     assert process.returncode == 1
     clip = tamper.clip_of(spoiled, "HeadWalkthrough1").name
@@ -185,6 +188,29 @@ def test_a_deck_caption_that_differs_from_the_recomputation_fails(spoiled: Path)
     assert "slides/index.html captions of 01-RiverBankPrompt.mp4 caption" in stdout
 
 
+def test_every_spoken_number_is_found_in_its_slot_and_parses_back(lesson: Path) -> None:
+    """A tampered spoken number is named by its key only if the check can find, in any
+    caption the lesson speaks, each slot's words around the template's own words."""
+    from render.check import _said_slots
+    from render.spoken import read_spoken
+
+    values = compute_values(load_worksheet(DEFAULT_WORKSHEET))
+    heard, slots = 0, 0
+    for scene, manifest in manifests(lesson).items():
+        for caption in manifest["captions"]:
+            found = _said_slots(caption["template"], caption["spoken"])
+            slots += len(caption["slots"])
+            assert found is not None, (scene, caption["spoken"])
+            for name, words in found:
+                if name in caption["slots"]:
+                    figure = values[caption["slots"][name]]
+                    assert read_spoken(words, figure.style) == figure.text, (scene, words)
+                    heard += 1
+                else:
+                    assert words == caption["words"][name], (scene, words)
+    assert heard == slots > 0
+
+
 # --------------------------------------------------------------------------- cache keys
 
 
@@ -268,7 +294,7 @@ def test_editing_a_word_of_the_second_sentence_rerenders_only_what_shows_it(
 def code(tmp_path: Path) -> Path:
     """A copy of the project's code, to edit."""
     copy = tmp_path / "code"
-    for folder in ("worksheet", "scenes", "render", "slides"):
+    for folder in ("worksheet", "narration", "scenes", "render", "slides"):
         shutil.copytree(ROOT / folder, copy / folder,
                         ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copyfile(ROOT / "package-lock.json", copy / "package-lock.json")

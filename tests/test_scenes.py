@@ -4,11 +4,12 @@ fresh recomputation, no number appears unbound, and the layout fits and stays le
 from __future__ import annotations
 
 import re
-from itertools import combinations
+from itertools import combinations, pairwise
 from typing import Any
 
 import pytest
 
+from scenes.kit import BREATH, LONGEST_SILENCE
 from scenes.order import lecture_order
 from tests.conftest import THREE_HEADS
 from tests.scene_runner import run_scenes
@@ -133,3 +134,19 @@ def test_every_text_is_legible_at_480p(shown, label: str, name: str) -> None:
         for text in section["texts"]:
             assert text["font_size"] >= MIN_FONT_SIZE, (section["name"], text["text"],
                                                        text["font_size"])
+
+
+@pytest.mark.parametrize(("label", "name"), CASES)
+def test_a_narrated_clip_keeps_no_unmarked_silence_longer_than_the_limit(shown, label: str,
+                                                                          name: str) -> None:
+    manifest = _result(shown, label, name)["manifest"]
+    captions, marked = manifest["captions"], manifest["silences"]
+    # Dry runs pace each step by reading time; narrated, at least a breath separates two
+    # sentences, and the steps played in between count toward it.
+    quiet = [(0.0, captions[0]["start"])]
+    quiet += [(a["end"], max(b["start"], a["end"] + BREATH)) for a, b in pairwise(captions)]
+    quiet += [(captions[-1]["end"], max(manifest["duration"], captions[-1]["end"] + BREATH))]
+    for start, end in quiet:
+        covered = sum(max(0.0, min(end, s["end"]) - max(start, s["start"])) for s in marked)
+        assert end - start - covered <= LONGEST_SILENCE + 1e-6, (start, end, marked)
+    assert all(s["why"] and s["end"] > s["start"] for s in marked)

@@ -104,7 +104,7 @@ def decks(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Built]:
     built = {name: _build(tmp_path_factory.mktemp(name), source)
              for name, source in sources.items()}
     with_clips = tmp_path_factory.mktemp("clips")
-    rendered_clips(with_clips, ("RiverBankPrompt", "HeadWalkthrough2"), 2)
+    rendered_clips(with_clips, ("RiverBankPrompt", "HeadWalkthrough2"), 2, sound=True)
     built["clips"] = _build(with_clips, DEFAULT_WORKSHEET)
     return built
 
@@ -292,6 +292,12 @@ def test_clips_play_on_their_slide_with_captions(browser, decks, where: str) -> 
         assert page.evaluate("document.querySelector('#head-2-clip video').textTracks[0]"
                              ".cues[0].getCueAsHTML().textContent") == \
             "The final <b>the</b> & its query"
+        # The clip's sound plays too: the deck does not mute it.
+        page.click("#head-2-clip video")  # a viewer's gesture, which lets sound play
+        page.evaluate("() => { const v = document.querySelector('#head-2-clip video');"
+                      " v.currentTime = 0; return v.play(); }")
+        page.wait_for_function("""() => { const v = document.querySelector('#head-2-clip video');
+            return !v.muted && v.webkitAudioDecodedByteCount > 0; }""", timeout=10_000)
         assert seen.errors == []
         assert [u for u in seen.requests if not u.startswith((local, "data:"))] == []
 

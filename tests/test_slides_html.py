@@ -311,22 +311,31 @@ def test_subrip_subtitles_become_webvtt() -> None:
         srt_to_vtt("1\n00:00:00 -> 00:00:01\nhello\n", "clip.srt")
 
 
-def tiny_mp4(path: Path) -> None:
-    """Write a real one-second H.264 clip of 64×48 pixels."""
+def tiny_mp4(path: Path, sound: bool = False) -> None:
+    """Write a real one-second H.264 clip of 64×48 pixels, with an AAC tone if asked."""
     import av
 
     with av.open(str(path), "w") as container:
         stream = container.add_stream("libx264", rate=10)
         stream.width, stream.height, stream.pix_fmt = 64, 48, "yuv420p"
+        audio = container.add_stream("aac", rate=22050, layout="mono") if sound else None
         for i in range(10):
             pixels = np.full((48, 64, 3), i * 20, dtype=np.uint8)
             for packet in stream.encode(av.VideoFrame.from_ndarray(pixels, format="rgb24")):
+                container.mux(packet)
+        if audio is not None:
+            time = np.arange(22050) / 22050
+            tone = (0.3 * np.sin(2 * np.pi * 440 * time)).astype(np.float32)[None, :]
+            frame = av.AudioFrame.from_ndarray(tone, format="fltp", layout="mono")
+            frame.rate = 22050
+            for packet in [*audio.encode(frame), *audio.encode()]:
                 container.mux(packet)
         for packet in stream.encode():
             container.mux(packet)
 
 
-def rendered_clips(out: Path, names: tuple[str, ...], n_heads: int) -> dict[str, str]:
+def rendered_clips(out: Path, names: tuple[str, ...], n_heads: int,
+                   sound: bool = False) -> dict[str, str]:
     """Put a clip (and its subtitles) for each named scene into ``out/video``; return stems."""
     entries = lecture_order(n_heads)
     folder = out / "video"
@@ -334,7 +343,7 @@ def rendered_clips(out: Path, names: tuple[str, ...], n_heads: int) -> dict[str,
     stems = {}
     for name in names:
         stems[name] = video_stem(entries, name)
-        tiny_mp4(folder / f"{stems[name]}.mp4")
+        tiny_mp4(folder / f"{stems[name]}.mp4", sound)
         (folder / f"{stems[name]}.srt").write_text(SRT, encoding="utf-8")
     return stems
 
