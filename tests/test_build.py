@@ -514,3 +514,30 @@ def test_a_rebuild_synthesises_only_the_sentences_that_changed(built: Path,
     new = said_after - said_before
     assert new  # the W_O edit changes what ConcatOutputResidual says
     assert len(list(cache.rglob("*.wav"))) == len(said_before) + len(new)
+
+
+def test_another_piper_voice_or_espeak_speaks_and_a_missing_voice_is_refused(
+        tmp_path: Path) -> None:
+    from narration.voices import default_voice_model
+
+    model = default_voice_model()
+    mine = tmp_path / "voices" / "my-voice.onnx"  # a voice the user keeps elsewhere
+    mine.parent.mkdir()
+    shutil.copyfile(model, mine)
+    shutil.copyfile(f"{model}.json", f"{mine}.json")
+    lecture("render", "RiverBankPrompt", "--voice", mine, "--out", tmp_path / "mine",
+            check=True)
+    lecture("render", "RiverBankPrompt", "--narration", "espeak", "--out",
+            tmp_path / "espeak", check=True)
+    engines = {}
+    for name in ("mine", "espeak"):
+        manifest = next(iter(manifests_of(tmp_path / name).values()))
+        engines[name] = manifest["narration"]["engine"]
+        assert all(c["speech"]["seconds"] > 1 for c in manifest["captions"])
+    assert engines == {"mine": "piper", "espeak": "espeak"}
+
+    process = lecture("render", "RiverBankPrompt", "--voice", tmp_path / "none.onnx",
+                      "--out", tmp_path / "missing")
+    assert process.returncode == 2
+    assert process.stderr.strip().count("\n") == 0 and "none.onnx" in process.stderr
+    assert "Traceback" not in process.stderr and not (tmp_path / "missing").exists()
