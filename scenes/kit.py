@@ -20,13 +20,16 @@ from pathlib import Path
 from string import Formatter
 from typing import Any
 
+import inflect
 from manim import (
     DOWN,
     LEFT,
     RIGHT,
     UP,
     Animation,
+    AnimationGroup,
     Arrow,
+    Create,
     Group,
     Line,
     Mobject,
@@ -37,19 +40,24 @@ from manim import (
     VMobject,
     config,
 )
-from manim.animation.animation import prepare_animation
+from manim.animation.animation import Wait, prepare_animation
+from manim.utils.family import extract_mobject_family_members
 
 from narration.text import spoken_text
 from narration.voices import Speech, Voice, open_voice
 from scenes.order import check_limits
+from scenes.palette import BACKGROUND, HEAD_COLOURS, INK, MUTED, NEGATIVE, blend
 from worksheet import DEFAULT_WORKSHEET, Values, Worksheet, compute_values, load_worksheet
 
 __all__ = [
     "FONT",
     "HEAD_COLOURS",
     "INK",
+    "LONGEST_STILL",
     "MONO",
     "MUTED",
+    "NEGATIVE",
+    "SAFE_BOTTOM",
     "Bound",
     "Fade",
     "LectureScene",
@@ -71,10 +79,6 @@ __all__ = [
 
 FONT = "DejaVu Sans"
 MONO = "DejaVu Sans Mono"
-# Okabe–Ito, distinguishable with the common colour-vision deficiencies.
-HEAD_COLOURS = ("#E69F00", "#56B4E9", "#009E73", "#CC79A7")
-INK = "#F2F2F2"
-MUTED = "#9A9A9A"
 NUMBER_SIZE = 22
 WORD_SIZE = 24
 TITLE_SIZE = 34
@@ -88,7 +92,13 @@ counts toward it."""
 LONGEST_SILENCE = 1.5
 """Longer quiet stretches in a narrated scene are marked with :meth:`LectureScene.silence`."""
 
+SAFE_BOTTOM = -config.frame_height / 2 + 0.15 * config.frame_height
+"""Nothing is drawn below this line: the bottom 15% is where a player puts subtitles."""
+LONGEST_STILL = 8.0
+"""The longest stretch, in seconds, in which nothing on screen moves."""
+
 _DIGIT = re.compile(r"\d")
+_ENGLISH = inflect.engine()
 _SLOT = re.compile(r"\{[A-Za-z_][A-Za-z0-9_]*\}")
 
 
@@ -223,9 +233,55 @@ class Filled:
     spoken: str = ""
 
 
+def _counted(template: str, values: RecordingValues,
+             keys: Mapping[str, str]) -> tuple[str, dict[str, str]]:
+    """Rewrite counted slots into plain ones, with the words English needs for the count.
+
+    ``{n:sentence}`` shows the count and the noun in agreement ("1 sentence",
+    "3 sentences"); ``{n:all sentence}`` says "both sentences" for two and "all 3
+    sentences" otherwise; ``{n:?is}`` is only the verb that agrees ("is" or "are").
+    Plurals and agreement come from ``inflect``.
+    """
+    parts: list[str] = []
+    made: dict[str, str] = {}
+    for literal, slot, spec, _ in Formatter().parse(template):
+        parts.append(literal.replace("{", "{{").replace("}", "}}"))
+        if slot is None:
+            continue
+        if not spec:
+            parts.append("{" + slot + "}")
+            continue
+        if slot not in keys:
+            raise KeyError(f"template {template!r}: counted slot {{{slot}:{spec}}} has no key")
+        count = values.value(keys[slot])
+        if not isinstance(count, int) or isinstance(count, bool):
+            raise ValueError(f"template {template!r}: {{{slot}:{spec}}} counts, but "
+                             f"{keys[slot]} is {count!r}, not a whole number")
+        word = f"{slot}__{len(made)}"
+        if spec.startswith("?"):
+            made[word] = _ENGLISH.plural_verb(spec[1:], count)
+            parts.append("{" + word + "}")
+        elif spec.startswith("all "):
+            noun = _ENGLISH.plural(spec[4:], count)
+            if count == 2:
+                made[word] = f"both {noun}"
+                parts.append("{" + word + "}")
+            else:
+                made[word] = noun
+                parts.append("all {" + slot + "} {" + word + "}")
+        else:
+            made[word] = _ENGLISH.plural(spec, count)
+            parts.append("{" + slot + "} {" + word + "}")
+    return "".join(parts), made
+
+
 def fill(template: str, values: RecordingValues, keys: Mapping[str, str],
          words: Mapping[str, str] | None = None) -> Filled:
-    """Fill a template's ``{name}`` slots: numbers from value keys, words literally."""
+    """Fill a template's ``{name}`` slots: numbers from value keys, words literally.
+
+    A slot may count: ``{n:head}``, ``{n:all sentence}``, ``{n:?is}`` (see
+    :func:`_counted`), so that "2 heads", "both sentences" and "1 head is" agree.
+    """
     _no_digits(template, "template")
     words = words or {}
     allowed = lesson_words()
@@ -233,6 +289,11 @@ def fill(template: str, values: RecordingValues, keys: Mapping[str, str],
         if word not in allowed:
             raise ValueError(f"template {template!r}: word {{{name}}} = {word!r} is neither a "
                              "worksheet word nor a lesson word")
+    named = {name for _, name, _, _ in Formatter().parse(template) if name is not None}
+    template, made = _counted(template, values, keys)
+    for key in (keys[name] for name in named if name in keys):
+        values.value(key)  # a count that shows no digit ("both") is still read
+    words = {**words, **made}
     parts: list[str] = []
     figures: list[tuple[str, str]] = []
     spans: list[tuple[int, int]] = []
@@ -252,8 +313,10 @@ def fill(template: str, values: RecordingValues, keys: Mapping[str, str],
             raise KeyError(f"template {template!r} has a slot {{{slot}}} with no key or word")
         parts.append(shown)
         at += len(shown)
-    unused = set(keys) - {name for _, name, _, _ in Formatter().parse(template)}
-    if unused:
+    used = {name for _, name, _, _ in Formatter().parse(template)}
+    unused = set(keys) - used
+    keys = {slot: key for slot, key in keys.items() if slot in used}
+    if unused - named:
         raise KeyError(f"template {template!r} has no slot for {', '.join(sorted(unused))}")
     spoken = spoken_text(template, {**words, **{slot: values.spoken(key)
                                                 for slot, key in keys.items()}})
@@ -393,6 +456,10 @@ class TextRecord:
     font_size: float  # effective size after any scaling
     pixels: list[tuple[float, float, float, float]] = field(default_factory=list)
     """Per figure: where its glyphs were drawn, ``(left, top, right, bottom)`` in pixels."""
+    colours: list[str] = field(default_factory=list)
+    """The fill colours of its glyphs (``#RRGGBB``, after their opacity over what is behind)."""
+    behind: str = BACKGROUND
+    """What is behind the text's centre: the fills under it, blended in drawing order."""
 
 
 @dataclass
@@ -431,6 +498,22 @@ def pixel_box(glyphs: Sequence[Mobject]) -> tuple[float, float, float, float]:
     return px(left), py(top), px(right), py(bottom)
 
 
+def _hex(colour: Any) -> str:
+    return str(colour.to_hex())[:7].upper()
+
+
+def _drawn_under(shapes: Sequence[VMobject], point: Any) -> str:
+    """The colour at ``point`` from filled shapes drawn in order over the background."""
+    colour = BACKGROUND
+    for shape in shapes:
+        left, bottom = shape.get_corner(DOWN + LEFT)[:2]
+        right, top = shape.get_corner(UP + RIGHT)[:2]
+        if left <= point[0] <= right and bottom <= point[1] <= top:
+            colour = blend(_hex(shape.get_fill_color()), colour,
+                           float(shape.get_fill_opacity()))
+    return colour
+
+
 def _visible(mob: Mobject) -> bool:
     return isinstance(mob, VMobject) and (
         float(mob.get_fill_opacity()) > 0.01 or float(mob.get_stroke_opacity()) > 0.01)
@@ -456,6 +539,12 @@ class LectureScene(Scene):
         self._spoken_until = 0.0  # when the last sentence ended
         self._section = "opening"
         self._texts: dict[tuple[Any, ...], Mobject] = {}
+        self._pointer: Mobject | None = None
+        self._heading: Mobject | None = None
+        self.moves: list[tuple[float, float]] = []
+        """When something on screen moved: the span of every animation but a wait."""
+        self.lowest: tuple[float, float, str] = (math.inf, 0.0, "")
+        """The lowest drawn point after any animation: ``(y, time, what)``."""
 
     def _once(self, key: tuple[Any, ...], make: Callable[[], Mobject]) -> Any:
         """Lay out each distinct text once (Pango and the SVG parse are slow); copy it
@@ -480,7 +569,12 @@ class LectureScene(Scene):
         made = self._once(("bound", filled.text, size, colour, mono), lambda: Bound(
             filled.text, filled.figures, filled.spans, shown, font_size=size, color=colour,
             font=MONO if mono else FONT))
-        return made.rebind(filled, shown)
+        made.rebind(filled, shown)
+        for index, (_, text) in enumerate(filled.figures):
+            if text.startswith("−"):  # a negative number: its own colour, wherever it is
+                for glyph in made.figure_glyphs(index):
+                    glyph.set_fill(NEGATIVE)
+        return made
 
     def word(self, token: str, size: float = WORD_SIZE, colour: str = INK) -> Word:
         """A vocabulary word or token, shown literally."""
@@ -505,6 +599,35 @@ class LectureScene(Scene):
         """``Head N`` in the head's colour, N bound to ``dims.head_numbers``."""
         return self.bound("Head {h}", size, self.head_colour(head),
                           h=f"dims.head_numbers[{head - 1}]")
+
+    # ----------------------------------------------------------------- timeline
+
+    def play(self, *animations: Any, **kwargs: Any) -> None:
+        """Play as Manim does, noting when the picture moves and its lowest point."""
+        start = float(self.time)
+        super().play(*animations, **kwargs)
+        if not all(isinstance(a, Wait) for a in animations):
+            self.moves.append((start, float(self.time)))
+        self._note_lowest()
+
+    def _note_lowest(self) -> None:
+        for top in self.mobjects:
+            for part in top.family_members_with_points():
+                if not _visible(part):
+                    continue
+                y = float(part.points[:, 1].min())
+                if y < self.lowest[0]:
+                    owner = getattr(top, "original_text", type(top).__name__)
+                    self.lowest = (y, float(self.time), str(owner)[:60])
+
+    def stills(self) -> list[tuple[float, float]]:
+        """Stretches in which nothing moves, longest first."""
+        edges = [0.0]
+        for start, end in sorted(self.moves):
+            edges += [start, end]
+        edges.append(float(self.time))
+        gaps = [(a, b) for a, b in zip(edges[::2], edges[1::2], strict=True) if b > a]
+        return sorted(gaps, key=lambda gap: gap[0] - gap[1])
 
     # ----------------------------------------------------------------- narration
 
@@ -583,6 +706,12 @@ class LectureScene(Scene):
         frames = round(float(self.time) * config.frame_rate)
         record = SectionRecord(self._section, max(0, frames - 1))
         seen: set[int] = set()
+        texts = [m for top in self.mobjects for m in top.get_family() if isinstance(m, Text)]
+        in_text = {id(part) for t in texts for part in t.get_family()}
+        drawn = extract_mobject_family_members(self.mobjects, use_z_index=True)
+        order = {id(m): i for i, m in enumerate(drawn)}
+        shapes = [m for m in drawn if id(m) not in in_text and isinstance(m, VMobject)
+                  and float(m.get_fill_opacity()) > 0.01]
         for top in self.mobjects:
             for mob in top.get_family():
                 if id(mob) in seen or not isinstance(mob, Text) or not _visible(mob):
@@ -597,10 +726,17 @@ class LectureScene(Scene):
                     [mob.token] if isinstance(mob, Word) else []
                 pixels = [pixel_box(mob.figure_glyphs(i)) for i in range(len(figures))] \
                     if isinstance(mob, Bound) else []
+                glyphs = [g for g in mob.submobjects if g.has_points()]
+                first = min((order.get(id(g), 0) for g in glyphs), default=0)
+                behind = _drawn_under([m for m in shapes if order[id(m)] < first],
+                                      mob.get_center())
+                colours = sorted({blend(_hex(g.get_fill_color()), behind,
+                                        float(g.get_fill_opacity())) for g in glyphs
+                                  if float(g.get_fill_opacity()) > 0.01})
                 record.texts.append(TextRecord(kind, mob.original_text, figures, words,
                                                (float(left), float(bottom), float(right),
                                                 float(top_edge)), float(mob.font_size),
-                                               pixels))
+                                               pixels, colours, behind))
         self.sections.append(record)
 
     def tear_down(self) -> None:
@@ -644,6 +780,9 @@ class LectureScene(Scene):
                          for i, c in enumerate(self.captions, start=1)],
             "silences": [{"start": round(x.start, 3), "end": round(x.end, 3), "why": x.why}
                          for x in self.silences],
+            "longest_still": [round(t, 3) for t in (self.stills() or [(0.0, 0.0)])[0]],
+            "lowest": {"y": round(self.lowest[0], 3) if self.lowest[2] else None,
+                       "time": round(self.lowest[1], 3), "what": self.lowest[2]},
             "reads": sorted(self.v.read),
             "facts": sorted(self.ws.facts),
         }
@@ -736,6 +875,30 @@ class LectureScene(Scene):
 
     def highlight(self, mob: Mobject, colour: str) -> SurroundingRectangle:
         return SurroundingRectangle(mob, color=colour, buff=0.06, stroke_width=3)
+
+    # ----------------------------------------------------------------- pointing
+
+    def retitle(self, heading: Mobject, text: str, **keys: str) -> Animation:
+        """Change the heading when the topic changes: the new one fades in where the old
+        one was (keep using the returned heading's place; ``heading`` leaves the scene)."""
+        new = self.title(text, **keys)
+        self._heading = new
+        return AnimationGroup(Fade(heading, appear=False), Fade(new))
+
+    def point_at(self, *mobs: Mobject, colour: str = INK) -> Animation:
+        """Outline what the voice is naming now (an outline, never a fill, so the value
+        inside keeps its colour); the previous pointer goes away in the same step."""
+        outline = SurroundingRectangle(Group(*mobs), color=colour, buff=0.08,
+                                       stroke_width=3.5, corner_radius=0.05)
+        old, self._pointer = self._pointer, outline
+        if old is None:
+            return Create(outline)
+        return AnimationGroup(Fade(old, appear=False), Create(outline))
+
+    def unpoint(self) -> Animation | None:
+        """Take the pointer away (``None`` when nothing is pointed at)."""
+        old, self._pointer = self._pointer, None
+        return None if old is None else Fade(old, appear=False)
 
 
 def _brackets(body: Mobject, pad: float = 0.12, arm: float = 0.12) -> VGroup:
