@@ -460,6 +460,8 @@ class TextRecord:
     """The fill colours of its glyphs (``#RRGGBB``, after their opacity over what is behind)."""
     behind: str = BACKGROUND
     """What is behind the text's centre: the fills under it, blended in drawing order."""
+    figure_colours: list[str] = field(default_factory=list)
+    """Per figure: the fill colour its glyphs were given (``#RRGGBB``)."""
 
 
 @dataclass
@@ -705,6 +707,7 @@ class LectureScene(Scene):
             return
         frames = round(float(self.time) * config.frame_rate)
         record = SectionRecord(self._section, max(0, frames - 1))
+        self._note_lowest()  # also what was added without an animation
         seen: set[int] = set()
         texts = [m for top in self.mobjects for m in top.get_family() if isinstance(m, Text)]
         in_text = {id(part) for t in texts for part in t.get_family()}
@@ -733,10 +736,12 @@ class LectureScene(Scene):
                 colours = sorted({blend(_hex(g.get_fill_color()), behind,
                                         float(g.get_fill_opacity())) for g in glyphs
                                   if float(g.get_fill_opacity()) > 0.01})
+                painted = [_hex(mob.figure_glyphs(i)[0].get_fill_color())
+                           for i in range(len(figures))] if isinstance(mob, Bound) else []
                 record.texts.append(TextRecord(kind, mob.original_text, figures, words,
                                                (float(left), float(bottom), float(right),
                                                 float(top_edge)), float(mob.font_size),
-                                               pixels, colours, behind))
+                                               pixels, colours, behind, painted))
         self.sections.append(record)
 
     def tear_down(self) -> None:

@@ -44,3 +44,34 @@ def test_narration_sits_below_scenes_and_render() -> None:
     for file in sorted((ROOT / "narration").rglob("*.py")):
         assert not _imports(file) & {"render", "scenes", "slides", "manim", "torch",
                                      "worksheet"}, file
+
+
+SCENE_MODULES = sorted(p for p in (ROOT / "scenes").glob("*.py")
+                       if p.name not in {"__init__.py", "kit.py", "palette.py", "order.py"})
+
+
+def test_colours_come_from_the_palette_only() -> None:
+    import re
+
+    for file in sorted((ROOT / "scenes").glob("*.py")):
+        if file.name == "palette.py":
+            continue
+        literals = re.findall(r"[\"']#[0-9A-Fa-f]{6}[\"']", file.read_text(encoding="utf-8"))
+        assert literals == [], f"{file.name}: {literals}: name them in scenes/palette.py"
+
+
+def test_head_colours_are_reached_only_through_a_head() -> None:
+    """A scene colours a thing by head (``self.head_colour(h)``), never by picking an entry
+    of the head colours for something else."""
+    for file in SCENE_MODULES:
+        assert "HEAD_COLOURS" not in file.read_text(encoding="utf-8"), file.name
+
+
+def test_no_scene_module_imports_another() -> None:
+    names = {p.stem for p in SCENE_MODULES}
+    for file in SCENE_MODULES:
+        tree = ast.parse(file.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and node.module:
+                assert node.module.removeprefix("scenes.") not in names - {file.stem} \
+                    or not node.module.startswith("scenes."), (file.name, node.module)

@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 
 from scenes.kit import Bound, RecordingValues, RecordingWorksheet, Word, fill, lesson_words
-from worksheet import load_worksheet
+from tests.conftest import THREE_HEADS
+from worksheet import DEFAULT_WORKSHEET, compute_values, load_worksheet
 
 
 @pytest.fixture(scope="module")
@@ -63,3 +64,24 @@ def test_a_recording_worksheet_notes_each_fact_read() -> None:
     assert "sentences" in ws.facts
     with pytest.raises(AttributeError, match="not methods"):
         ws.ids("river")
+
+
+def test_counted_slots_agree_in_english(default_values) -> None:
+    values = RecordingValues(default_values)
+    # The default worksheet has two sentences and two heads; recount them here.
+    ws = load_worksheet(DEFAULT_WORKSHEET)
+    assert (len(ws.sentences), ws.n_heads) == (2, 2)
+    filled = fill("{n:all sentence}, {h:head}: the heads {h:?is} {h:parameter tensor}", values,
+                  {"n": "dims.sentences", "h": "dims.heads"})
+    assert filled.text == "both sentences, 2 heads: the heads are 2 parameter tensors"
+    assert filled.figures == (("dims.heads", "2"), ("dims.heads", "2"))
+    assert filled.spoken == "both sentences, two heads: the heads are two parameter tensors"
+    assert "dims.sentences" in values.read  # read, though no digit shows
+
+
+def test_a_count_of_three_reads_as_english() -> None:
+    values = RecordingValues(compute_values(load_worksheet(THREE_HEADS)))
+    filled = fill("all of {h:all head}; {h:?is}", values, {"h": "dims.heads"})
+    assert filled.text == "all of all 3 heads; are"
+    with pytest.raises(ValueError, match="not a whole number"):
+        fill("{x:head}", values, {"x": "river.h1.weights[0]"})

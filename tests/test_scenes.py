@@ -150,3 +150,111 @@ def test_a_narrated_clip_keeps_no_unmarked_silence_longer_than_the_limit(shown, 
         covered = sum(max(0.0, min(end, s["end"]) - max(start, s["start"])) for s in marked)
         assert end - start - covered <= LONGEST_SILENCE + 1e-6, (start, end, marked)
     assert all(s["why"] and s["end"] > s["start"] for s in marked)
+
+
+# ----------------------------------------------------------------- teaching rules (issue 10)
+# Independent of the kit's own bookkeeping where it can be: contrast is recomputed here from
+# the WCAG formula, and the subtitle band and still limit are restated as numbers.
+
+SUBTITLE_BAND_TOP = -HALF_HEIGHT + 0.15 * 2 * HALF_HEIGHT  # the bottom 15% of the frame
+STILL_LIMIT = 8.0
+OKABE_ITO_HEADS = ("#E69F00", "#56B4E9", "#009E73", "#CC79A7")
+
+
+def _wcag(first: str, second: str) -> float:
+    def lum(colour: str) -> float:
+        rgb = [int(colour[i:i + 2], 16) / 255 for i in (1, 3, 5)]
+        r, g, b = (c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in rgb)
+        return 0.2126 * r + 0.7152 * g + 0.0722 * b
+    high, low = sorted((lum(first), lum(second)), reverse=True)
+    return (high + 0.05) / (low + 0.05)
+
+
+def test_the_contrast_formula_matches_wcag_examples() -> None:
+    assert _wcag("#FFFFFF", "#000000") == pytest.approx(21.0)
+    assert _wcag("#777777", "#FFFFFF") == pytest.approx(4.48, abs=0.01)  # WCAG's own example
+
+
+@pytest.mark.parametrize(("label", "name"), CASES)
+def test_every_text_stands_out_from_what_is_behind_it(shown, label: str, name: str) -> None:
+    for section in _result(shown, label, name)["sections"]:
+        for text in section["texts"]:
+            assert text["colours"], (section["name"], text["text"])
+            for colour in text["colours"]:
+                ratio = _wcag(colour, text["behind"])
+                assert ratio >= 4.5, (section["name"], text["text"], colour, text["behind"],
+                                      round(ratio, 2))
+
+
+@pytest.mark.parametrize(("label", "name"), CASES)
+def test_nothing_is_drawn_in_the_subtitle_band(shown, label: str, name: str) -> None:
+    lowest = _result(shown, label, name)["manifest"]["lowest"]
+    assert lowest["y"] is not None
+    assert lowest["y"] >= SUBTITLE_BAND_TOP - 1e-6, lowest
+    for section in _result(shown, label, name)["sections"]:
+        for text in section["texts"]:
+            assert text["box"][1] >= SUBTITLE_BAND_TOP - 1e-6, (section["name"], text["text"])
+
+
+@pytest.mark.parametrize(("label", "name"), CASES)
+def test_no_still_stretch_is_longer_than_the_limit(shown, label: str, name: str) -> None:
+    start, end = _result(shown, label, name)["manifest"]["longest_still"]
+    assert end - start <= STILL_LIMIT + 1e-6, (start, end)
+
+
+@pytest.mark.parametrize(("label", "name"), CASES)
+def test_negative_numbers_have_their_own_colour(shown, label: str, name: str) -> None:
+    negative, other = set(), set()
+    for section in _result(shown, label, name)["sections"]:
+        for text in section["texts"]:
+            for (_, shown_text), colour in zip(text["figures"], text["figure_colours"],
+                                               strict=True):
+                (negative if shown_text.startswith("\u2212") else other).add(colour)
+    assert len(negative) <= 1, negative  # one colour of their own...
+    assert not negative & set(OKABE_ITO_HEADS), negative  # ...not a head's...
+    assert not negative & other, negative  # ...and no other number's
+
+
+def _section_at(manifest: dict[str, Any], moment: float) -> dict[str, Any]:
+    for section in manifest["sections"]:
+        if (section["frame"] + 1) / manifest["frame_rate"] >= moment - 1e-6:
+            return section
+    return manifest["sections"][-1]
+
+
+@pytest.mark.parametrize(("label", "name"), CASES)
+def test_every_number_a_caption_states_is_on_screen(shown, label: str, name: str) -> None:
+    manifest = _result(shown, label, name)["manifest"]
+    for caption in manifest["captions"]:
+        section = _section_at(manifest, (caption["start"] + caption["end"]) / 2)
+        on_screen = {figure["text"] for figure in section["figures"]}
+        for figure in caption["figures"]:
+            assert figure["text"] in on_screen, (caption["text"], figure, section["name"])
+
+
+_SINGULAR = r"(head|sentence|token|row|column|coordinate|tensor|parameter|word|source|key|" \
+            r"query|value|patch|model|step|number|position|feature)"
+_BAD_ENGLISH = (
+    re.compile(r"\b1 [a-z]+(?<!s)s\b"),                  # "1 heads"
+    re.compile(r"\ball 2\b"),                            # "all 2 sentences": both
+    re.compile(r"\bhead count\b"),
+    re.compile(r"\b(\d+) of the \1\b"),                  # "10 of the 10"
+    re.compile(r"\b([2-9]|\d\d+) " + _SINGULAR + r"\b(?!s)"),  # "2 head"
+    re.compile(r"\bdivides? by \d+\.0+\b"),              # "divides by 2.000"
+)
+
+
+@pytest.mark.parametrize(("label", "name"), CASES)
+def test_captions_count_in_good_english(shown, label: str, name: str) -> None:
+    for caption in _result(shown, label, name)["manifest"]["captions"]:
+        for pattern in _BAD_ENGLISH:
+            assert not pattern.search(caption["text"]), (pattern.pattern, caption["text"])
+
+
+def test_the_english_rules_catch_what_the_review_found() -> None:
+    found = ["all 2 sentences", "10 of the 10 parameter tensors", "with head count 2",
+             "divides by 2.000", "1 heads", "3 head"]
+    for text in found:
+        assert any(p.search(text) for p in _BAD_ENGLISH), text
+    for text in ("both sentences", "all 3 sentences", "1 head", "2 heads", "10 of 12"):
+        assert not any(p.search(text) for p in _BAD_ENGLISH), text
