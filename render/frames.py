@@ -23,7 +23,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -41,6 +41,7 @@ __all__ = [
     "read_clip",
     "read_clips",
     "read_crop",
+    "video_frames",
 ]
 
 TESSDATA = Path(os.environ.get("TESSDATA_PREFIX", "/usr/share/tesseract-ocr/5/tessdata"))
@@ -293,9 +294,17 @@ def decode_frames(video: Path, wanted: Iterable[int]) -> dict[int, np.ndarray]:
 
     Seeks to the keyframe before each wanted frame and decodes forward from there.
     """
+    return {n: frame.to_ndarray(format="rgb24") for n, frame in video_frames(video, wanted)}
+
+
+def video_frames(video: Path, wanted: Iterable[int]) -> Iterator[tuple[int, Any]]:
+    """``(number, av.VideoFrame)`` for each of the frames numbered ``wanted`` (from zero)
+    that ``video`` has, in increasing order.
+
+    Seeks to the keyframe before each wanted frame and decodes forward from there.
+    """
     import av
 
-    frames: dict[int, np.ndarray] = {}
     with av.open(str(video)) as container:
         stream = container.streams.video[0]
         rate = float(stream.average_rate or stream.guessed_rate)
@@ -310,8 +319,7 @@ def decode_frames(video: Path, wanted: Iterable[int]) -> dict[int, np.ndarray]:
                 if position >= target:
                     break
             if position == target:
-                frames[target] = frame.to_ndarray(format="rgb24")
-    return frames
+                yield target, frame
 
 
 def read_clip(video: Path, sections: Sequence[dict[str, Any]],
