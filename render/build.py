@@ -28,7 +28,7 @@ from render.script import SCRIPT, SCRIPT_RECORD, script_text
 from scenes.order import SceneEntry, check_limits, lecture_order, video_stem
 from worksheet import Style, Worksheet, load_worksheet
 
-__all__ = ["DECK_RECORD", "BuildLock", "BuildOptions", "BuildResult", "LockError",
+__all__ = ["DECK_RECORD", "KEPT", "BuildLock", "BuildOptions", "BuildResult", "LockError",
            "SceneOutcome", "build", "code_fingerprint", "deck_sources", "file_digest", "plan",
            "scene_sources", "shard_entries"]
 
@@ -37,6 +37,8 @@ SCENE_DRIVER = "render/scenes.py"
 """Renders every scene and tags its clip: part of every scene's dependencies."""
 DECK_MODULE = "slides/deck.py"
 DECK_RECORD = "records/slides.json"
+KEPT = ("rendered", "reused", "stale")
+"""Scene statuses whose outputs are in the folder and must match their records."""
 
 
 class LockError(RuntimeError):
@@ -71,6 +73,8 @@ class BuildResult:
     scenes: list[SceneOutcome] = field(default_factory=list)
     slides: str = "not built (shard)"
     slides_key: str | None = None
+    storyboard: str = "not built (shard)"
+    storyboard_failed: bool = False
     seconds: float = 0.0
 
     @property
@@ -186,7 +190,7 @@ def _alive(pid: int) -> bool:
 
 def _remove_leftovers(out: Path) -> None:
     """Staging files of a build that was killed mid-write (never counted as outputs)."""
-    for folder in (out, out / "video", out / "records"):
+    for folder in (out, out / "video", out / "records", out / "storyboard"):
         for path in folder.glob(".*.tmp"):
             path.unlink(missing_ok=True)
 
@@ -360,6 +364,7 @@ def build(options: BuildOptions, progress: Progress | None = None) -> BuildResul
         result.scenes.sort(key=lambda s: order[s.entry.name])
         if options.shard is None:
             _write_script(options, entries)
+            _write_storyboard(options, entries, result)
             result.slides, result.slides_key = _assemble_slides(options, planner, previous)
         result.seconds = time.perf_counter() - started
         _write_build_json(options, ws, code, versions, result)
@@ -491,6 +496,20 @@ def _write_script(options: BuildOptions, entries: Sequence[SceneEntry]) -> None:
     path = options.out / SCRIPT
     write_text(path, script_text(TITLE, clips))
     write_json(options.out / SCRIPT_RECORD, {"outputs": {SCRIPT: file_digest(path)}})
+
+
+def _write_storyboard(options: BuildOptions, entries: Sequence[SceneEntry],
+                      result: BuildResult) -> None:
+    """``storyboard.html`` from every built scene, extracting only frames that changed."""
+    from render.storyboard import StoryboardError, built_clips, write_storyboard
+    from slides.deck import TITLE
+
+    names = [outcome.entry.name for outcome in result.scenes if outcome.status in KEPT]
+    clips = built_clips(options.out, names, {entry.name: entry.title for entry in entries})
+    try:
+        result.storyboard = write_storyboard(options.out, TITLE, clips).summary()
+    except StoryboardError as error:
+        result.storyboard, result.storyboard_failed = f"failed: {error}", True
 
 
 def _clips(options: BuildOptions) -> dict[str, str]:

@@ -31,7 +31,7 @@ from string import Formatter
 from typing import Any
 
 from narration.text import speakable, spoken_text
-from render.build import DECK_RECORD, deck_sources, scene_sources
+from render.build import DECK_RECORD, KEPT, deck_sources, scene_sources
 from render.closure import ROOT
 from render.files import OutputError, file_digest
 from render.scenes import clip_sound, clip_tags
@@ -45,10 +45,8 @@ __all__ = ["CheckReport", "Mismatch", "Problem", "check_build", "read_srt"]
 NUMBER = re.compile(r"−?\d[\d,]*(?:\.\d+)?(?:e[+−-]?\d+)?")
 _SLOT = re.compile(r"\{([A-Za-z_]\w*)\}")
 _VTT_DATA = "data:text/vtt;charset=utf-8;base64,"
-KEPT = ("rendered", "reused", "stale")
 AUDIO_SLACK = 0.05
 """Seconds a sound track may end before its last cue (AAC frames and rounding)."""
-"""Scene statuses whose outputs are in the folder and must match their records."""
 
 
 @dataclass(frozen=True)

@@ -305,12 +305,52 @@ def build_command(scene_names: tuple[str, ...], worksheet_path: Path | None, qua
               for status in ("rendered", "would render", "reused", "failed")}
     done = f"{counts['would render']} would render" if dry_run else \
         f"{counts['rendered']} rendered"
+    storyboard = "" if dry_run else f"; storyboard {result.storyboard}"
     console.print(f"{done}, {counts['reused']} reused, {counts['failed']} failed; slides "
-                  f"{result.slides}; {result.seconds:.1f} s")
+                  f"{result.slides}{storyboard}; {result.seconds:.1f} s")
     for outcome in result.failed:
         console.print(f"[red]{outcome.entry.name} failed:[/red] {outcome.error}")
-    if result.failed:
+    if result.failed or result.storyboard_failed:
         sys.exit(1)
+
+
+@main.command("storyboard")
+@_OUT
+@_friendly
+def storyboard_command(out_dir: Path | None) -> None:
+    """Write OUT/storyboard.html for reviewers: every built scene in lecture order, the frame
+    at each section's end with the captions spoken in that section (the build writes it
+    too; this writes it again from the clips in OUT)."""
+    from render.build import KEPT, BuildLock, LockError
+    from render.storyboard import PAGE, built_clips, write_storyboard
+    from scenes.order import LIMITS, lecture_order
+    from slides.deck import TITLE
+
+    settings = resolve_settings({"out": out_dir})
+    out = settings.out
+    recorded = out / "build.json"
+    try:
+        document = json.loads(recorded.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise OutputError(f"{recorded}: not found, so {out} holds no build; run "
+                          f"`lecture build --out {out}` first") from None
+    except (OSError, ValueError) as error:
+        raise OutputError(f"{recorded}: unreadable ({error})") from None
+    if document.get("shard"):
+        raise OutputError(f"{out} holds shard {document['shard']} of a build; merge the "
+                          "shards with `lecture build` first")
+    names = [s["name"] for s in document.get("scenes", []) if s.get("status") in KEPT]
+    # Every title any worksheet can give: the scenes' names say which are used.
+    titles = {entry.name: entry.title for entry in lecture_order(LIMITS["heads"])}
+    try:
+        with BuildLock(out):
+            clips = built_clips(out, names, titles)
+            written = write_storyboard(out, TITLE, clips)
+    except LockError as error:
+        _fail(str(error))
+    images = written.extracted + written.reused
+    click.echo(f"wrote {out / PAGE} ({len(clips)} scenes, {images} frames: "
+               f"{written.summary()})", err=True)
 
 
 @main.command("check")
