@@ -37,6 +37,10 @@ from render.files import OutputError, file_digest
 from render.scenes import clip_sound, clip_tags
 from render.script import SCRIPT, SCRIPT_RECORD, script_text
 from render.spoken import read_spoken
+from render.storyboard import FOLDER as STORYBOARD
+from render.storyboard import PAGE as STORYBOARD_PAGE
+from render.storyboard import RECORD as STORYBOARD_RECORD
+from render.storyboard import image_path, image_size, read_page, section_captions
 from scenes.order import lecture_order
 from worksheet import Values, Worksheet, load_worksheet
 
@@ -269,7 +273,7 @@ def _check_files(out: Path, build: dict[str, Any], report: CheckReport) -> dict[
     Returns the digest recorded for each output, by relative path.
     """
     recorded: dict[str, str] = {}
-    expected_records = {DECK_RECORD, SCRIPT_RECORD}
+    expected_records = {DECK_RECORD, SCRIPT_RECORD, STORYBOARD_RECORD}
     for scene in build.get("scenes", []):
         if scene.get("status") not in KEPT:
             continue
@@ -296,6 +300,17 @@ def _check_files(out: Path, build: dict[str, Any], report: CheckReport) -> dict[
         for output, digest in script.get("outputs", {}).items():
             recorded[output] = digest
             _verify(out, output, digest, SCRIPT_RECORD, report)
+    board = None if build.get("shard") else _read_record(out, STORYBOARD_RECORD, report)
+    if board is not None:
+        for output, digest in board.get("outputs", {}).items():
+            recorded[output] = digest
+            _verify(out, output, digest, STORYBOARD_RECORD, report)
+        for clip, digest in board.get("clips", {}).items():
+            if recorded.get(clip) != digest:
+                report.problems.append(Problem(STORYBOARD_PAGE, f"shows another rendering of "
+                                               f"{clip} ({digest[:12]}) than its record names"))
+        if STORYBOARD_PAGE not in board.get("outputs", {}):
+            report.problems.append(Problem(STORYBOARD_PAGE, "not recorded"))
     deck = None if build.get("shard") else _read_record(out, DECK_RECORD, report)
     if deck is not None:
         for output, digest in deck.get("outputs", {}).items():
@@ -307,12 +322,13 @@ def _check_files(out: Path, build: dict[str, Any], report: CheckReport) -> dict[
                                                f"({digest[:12]}) than its record names"))
         if "slides/index.html" not in deck.get("outputs", {}):
             report.problems.append(Problem("slides/index.html", "not recorded"))
-    for folder in ("video", "slides", "records"):
+    for folder in ("video", "slides", "records", STORYBOARD):
         for path in sorted((out / folder).rglob("*")):
             rel = path.relative_to(out).as_posix()
             if path.is_file() and rel not in recorded and rel not in expected_records:
                 report.problems.append(Problem(rel, "unexpected: no record names it"))
-    report.count("records", len(expected_records - {DECK_RECORD, SCRIPT_RECORD}))
+    report.count("records", len(expected_records - {DECK_RECORD, SCRIPT_RECORD,
+                                                     STORYBOARD_RECORD}))
     return recorded
 
 
@@ -479,6 +495,64 @@ def _check_script(out: Path, ws: Worksheet, manifests: dict[Path, dict[str, Any]
     report.count("script lines", len(shown))
 
 
+def _check_storyboard(out: Path, manifests: dict[Path, dict[str, Any]], values: Values,
+                      recorded: dict[str, str], report: CheckReport) -> None:
+    """The storyboard page shows every recorded scene in lecture order, one image per
+    section end, each recorded as that frame of the scene's current clip, and under it the
+    fresh texts of the captions spoken in that section."""
+    page = out / STORYBOARD_PAGE
+    if not page.is_file():
+        return  # reported with the records
+    try:
+        frames = json.loads((out / STORYBOARD_RECORD).read_text(encoding="utf-8"))["frames"]
+    except (OSError, ValueError, KeyError):
+        frames = {}
+    shown = read_page(page.read_text(encoding="utf-8"))
+    expected = sorted(manifests.items())
+    names = [manifest.get("scene") for _, manifest in expected]
+    if [scene.scene for scene in shown] != names:
+        report.problems.append(Problem(STORYBOARD_PAGE, f"shows the scenes "
+                                       f"{', '.join(s.scene for s in shown) or 'none'}; "
+                                       f"expected {', '.join(map(str, names))}"))
+    by_name = {scene.scene: scene for scene in shown}
+    for path, manifest in expected:
+        stem = path.name.removesuffix(".figures.json")
+        scene = by_name.get(manifest.get("scene", ""))
+        sections, captions = manifest.get("sections", []), manifest.get("captions", [])
+        if scene is None:
+            continue
+        if len(scene.panels) != len(sections):
+            report.problems.append(Problem(STORYBOARD_PAGE, f"{stem}: {len(scene.panels)} "
+                                           f"frames for {len(sections)} sections"))
+            continue
+        clip = f"video/{stem}.mp4"
+        groups = section_captions(sections, captions, float(manifest.get("frame_rate", 15)))
+        for number, (section, panel, group) in enumerate(
+                zip(sections, scene.panels, groups, strict=True), start=1):
+            where = f"{STORYBOARD_PAGE} {stem} section “{section['name']}”"
+            image = image_path(stem, number)
+            report.count("storyboard frames")
+            if panel.image != image:
+                report.problems.append(Problem(STORYBOARD_PAGE, f"{where}: shows "
+                                               f"{panel.image}, expected {image}"))
+            source = frames.get(image, {})
+            if (source.get("sha256"), source.get("frame"), source.get("size")) != (
+                    recorded.get(clip), section["frame"], list(image_size(manifest))):
+                report.problems.append(Problem(image, f"not recorded as frame "
+                                               f"{section['frame']} of {clip}"))
+            said = [captions[i] for i in group]
+            if [index for index, _ in panel.captions] != [c["index"] for c in said]:
+                report.problems.append(Problem(STORYBOARD_PAGE, f"{where}: shows captions "
+                                               f"{[i for i, _ in panel.captions]}, expected "
+                                               f"{[c['index'] for c in said]}"))
+                continue
+            for (_, text), caption in zip(panel.captions, said, strict=True):
+                report.count("storyboard captions")
+                fresh = _caption_text(caption, values)
+                if text != fresh:
+                    _locate(text, fresh, caption, where, report)
+
+
 # --------------------------------------------------------------------------- pixels
 
 
@@ -592,6 +666,7 @@ def check_build(out: Path, worksheet: Path | None = None, frames: bool = False,
     if not build.get("shard"):
         _check_deck(out, values, recorded, captions, report)
         _check_script(out, ws, manifests, values, report)
+        _check_storyboard(out, manifests, values, recorded, report)
     report.counts["scenes"] = len(manifests)
     if frames:
         known = {m.get("scene") for m in manifests.values()}
