@@ -568,6 +568,7 @@ def _write_build_json(options: BuildOptions, ws: Worksheet, code: Mapping[str, s
         "code": dict(code),
         "scenes": scenes,
         "slides": {"status": result.slides, "key": result.slides_key},
+        "storyboard": result.storyboard,
         "seconds": round(result.seconds, 2),
     }
     write_json(options.out / "build.json", document)

@@ -32,7 +32,7 @@ from render.files import OutputError, file_digest, write_json, write_text
 __all__ = ["FOLDER", "PAGE", "RECORD", "WIDTH", "Board", "Caption", "Clip", "Panel",
            "ShownPanel", "ShownScene", "Storyboard", "StoryboardError", "WriteResult",
            "built_clips", "image_path", "image_size", "read_page", "section_captions",
-           "storyboard", "storyboard_html", "write_storyboard"]
+           "storyboard_context", "storyboard_html", "write_storyboard"]
 
 PAGE = "storyboard.html"
 FOLDER = "storyboard"
@@ -158,7 +158,7 @@ def section_captions(sections: Sequence[Mapping[str, Any]],
     return groups
 
 
-def storyboard(title: str, clips: Iterable[Clip],
+def storyboard_context(title: str, clips: Iterable[Clip],
                texts: Callable[[Clip], Sequence[str]] | None = None) -> Storyboard:
     """The page's content for ``clips`` in lecture order.
 
@@ -347,7 +347,7 @@ def write_storyboard(out: Path, title: str, clips: Sequence[Clip]) -> WriteResul
     previous = _read_json(out / RECORD) or {}
     before_sources = previous.get("frames", {})
     before_outputs = previous.get("outputs", {})
-    board = storyboard(title, clips)
+    board = storyboard_context(title, clips)
     code = _code()
     folder = out / FOLDER
     folder.mkdir(parents=True, exist_ok=True)

@@ -59,6 +59,17 @@ def frame_rows(stdout: str) -> dict[str, tuple[int, int, int]]:
     return {m[1]: (int(m[2]), int(m[3]), int(m[4])) for m in ROW.finditer(stdout)}
 
 
+def test_the_storyboard_of_the_lesson_shows_every_scene_and_section_end(lesson: Path) -> None:
+    shown = manifests(lesson)
+    page = (lesson / "storyboard.html").read_text(encoding="utf-8")
+    in_order = [json.loads(p.read_text(encoding="utf-8"))["scene"]
+                for p in sorted((lesson / "video").glob("*.figures.json"))]
+    assert re.findall(r'data-scene="([^"]+)"', page) == in_order and len(in_order) == 18
+    images = sorted((lesson / "storyboard").glob("*.jpg"))
+    assert len(images) == sum(len(m["sections"]) for m in shown.values())
+    assert len(re.findall(r"<img ", page)) == len(images)
+
+
 # --------------------------------------------------------------------------- pixels
 
 
