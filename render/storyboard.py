@@ -17,7 +17,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
 from importlib import metadata
@@ -158,18 +158,12 @@ def section_captions(sections: Sequence[Mapping[str, Any]],
     return groups
 
 
-def storyboard_context(title: str, clips: Iterable[Clip],
-               texts: Callable[[Clip], Sequence[str]] | None = None) -> Storyboard:
-    """The page's content for ``clips`` in lecture order.
-
-    ``texts(clip)`` gives the caption texts of a clip (by default the manifest's own), so
-    that a checker can pass freshly computed ones for the same manifests.
-    """
+def storyboard_context(title: str, clips: Iterable[Clip]) -> Storyboard:
+    """The page's content for ``clips`` in lecture order, with each manifest's captions."""
     boards = []
     for clip in clips:
         manifest = clip.manifest
         captions = manifest.get("captions", [])
-        said = list(texts(clip)) if texts else [c["text"] for c in captions]
         sections = manifest.get("sections", [])
         rate = float(manifest.get("frame_rate", 15))
         width, height = image_size(manifest)
@@ -180,7 +174,8 @@ def storyboard_context(title: str, clips: Iterable[Clip],
                 number, str(section["name"]), int(section["frame"]),
                 (int(section["frame"]) + 1) / rate, image_path(clip.stem, number), width, height,
                 tuple(Caption(int(captions[i]["index"]), float(captions[i]["start"]),
-                              float(captions[i]["end"]), said[i]) for i in group)))
+                              float(captions[i]["end"]), str(captions[i]["text"]))
+                      for i in group)))
         boards.append(Board(clip.stem, clip.scene, clip.title,
                             float(manifest.get("duration", 0.0)), tuple(panels)))
     return Storyboard(title, tuple(boards))
