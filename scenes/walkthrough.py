@@ -52,6 +52,8 @@ ROWS_TOP = 1.9
 FOOT_Y = -2.42
 """The line under the rows: the sum of the exponentials, then the message."""
 GAP = 0.5
+LEAST_SIZE = 15.5
+"""The smallest font size a header may shrink to (figures stay legible at 480p from 15)."""
 BAR_MAX = 2.2
 """Length of a bar of weight one (frame units, before the table's scale)."""
 
@@ -67,6 +69,12 @@ class HeadWalkthrough(LectureScene):
     a recap beside head one's weights and message)."""
 
     head = 1
+
+    def setup(self) -> None:
+        super().setup()
+        self.options: dict[str, bool] = {}
+        """The scene options this scene read, with the values it saw (its manifest
+        records them, and they enter its cache key)."""
 
     def construct(self) -> None:
         name = self.ws.walkthrough
@@ -91,7 +99,7 @@ class HeadWalkthrough(LectureScene):
 
     def manifest(self) -> dict[str, Any]:
         """The kit's manifest and the options this scene read."""
-        return {**super().manifest(), "options": dict(getattr(self, "options", {}))}
+        return {**super().manifest(), "options": dict(self.options)}
 
     # ------------------------------------------------------------------ the full walk
 
@@ -225,17 +233,20 @@ class HeadWalkthrough(LectureScene):
         top = self.top_source()
         inner_v, keys_v = vector("v", f"{self.p}.V[{top}]", self.width)
         inner_c, keys_c = vector("c", f"{self.p}.contributions[{top}]", self.width)
-        self.say("The weight scales the whole value row: for “{w}”, {x} × " + inner_v + " = "
-                 + inner_c + ".", fade_in(parts.header),
-                 self.point_at(*self.row_cells(top, "weight", "value", "contribution")),
-                 self.shrink(top), words={"w": self.tokens[top]},
-                 x=f"{self.p}.weights[{top}]", **keys_v, **keys_c)
+        row = self.row_cells(top, "weight", "value", "contribution")
+        self.say("The weight scales the whole value row: “{w}” keeps {x} of its row.",
+                 fade_in(parts.header), self.point_at(*row), self.shrink(top),
+                 words={"w": self.tokens[top]}, x=f"{self.p}.weights[{top}]")
+        ghost = self.ghosts.pop()
+        self.say("In numbers: {x} × " + inner_v + " = " + inner_c + ".",
+                 fade_out(ghost), fade_in(parts.cells[top]), x=f"{self.p}.weights[{top}]",
+                 **keys_v, **keys_c)
         rest = [j for j in range(len(self.tokens)) if j != top]
         self.say("Every other row shrinks by its own weight: a small weight pulls it close "
                  "to zero.", LaggedStart(*map(self.shrink, rest), lag_ratio=0.15,
                                          run_time=3.5), self.unpoint())
         self.say("Written out, each shrunken row is its weight times its value.",
-                 fade_out(*self.ghosts), LaggedStart(*map(fade_in, parts.cells),
+                 fade_out(*self.ghosts), LaggedStart(*(fade_in(parts.cells[j]) for j in rest),
                                                      lag_ratio=0.1, run_time=2.0))
 
     def message(self) -> None:
@@ -265,8 +276,8 @@ class HeadWalkthrough(LectureScene):
         ones = f"{self.ws.walkthrough}.h1"
         size = self.size
         words = self.column([self.word(t, size) for t in self.tokens], RIGHT)
-        mine = self.bar_column(self.head_label(self.head, size * 0.85), self.p, self.colour)
-        first = self.bar_column(self.head_label(1, size * 0.85), ones, self.head_colour(1))
+        mine = self.bar_column(self.head_label(self.head, size), self.p, self.colour)
+        first = self.bar_column(self.head_label(1, size), ones, self.head_colour(1))
         table = [words, first, mine]
         scale = min(1.0, TABLE_WIDTH / (sum(c.width for c in table) + 4 * GAP))
         for column in table:
@@ -350,8 +361,10 @@ class HeadWalkthrough(LectureScene):
         if self.roomy:
             steps.append(wide)
         self.scale = min(1.0, *(TABLE_WIDTH / self.natural(step) for step in steps))
-        for column in self.columns.values():
+        for column, (_, _, side) in zip(self.columns.values(), makers.values(), strict=True):
             column.scale(self.scale, about_point=[0, HEADER_Y, 0])
+            if column.header.font_size < LEAST_SIZE:  # headers stay legible in a tight table
+                column.header.scale(LEAST_SIZE / column.header.font_size, about_edge=side)
         self.visible: list[str] = []
         self.ghosts: list[Mobject] = []
         self.followers: dict[str, list[Mobject]] = {}
@@ -441,29 +454,28 @@ class HeadWalkthrough(LectureScene):
             self.arrange(layout)
             self.visible = list(names)
             return
+        leaving = [self.columns[n] for n in self.visible if n not in names]
+        kept = [n for n in names if n in self.visible]
+        before = {n: self.columns[n].get_left()[0] for n in kept}
+        self.arrange(layout)
+        moves = []
+        for n in kept:
+            target = self.columns[n].get_left()[0]
+            self.columns[n].shift(RIGHT * (before[n] - target))
+            if abs(target - before[n]) > 1e-3:
+                moving = VGroup(self.columns[n], *self.followers.get(n, []))
+                moves.append(moving.animate.shift(RIGHT * (target - before[n])))
+        arriving = [self.columns[n] for n in names if n not in self.visible] if bring else []
+        self.visible = list(names)
+        pointer = self.unpoint()
+        steps = [([fade_out(*leaving)] if leaving else []) + ([pointer] if pointer else []),
+                 moves, [fade_in(*arriving)] if arriving else []]
+        if not any(steps):
+            return
         with self.silence("the table trades columns for the next step"):
-            leaving = [self.columns[n] for n in self.visible if n not in names]
-            kept = [n for n in names if n in self.visible]
-            before = {n: self.columns[n].get_left()[0] for n in kept}
-            self.arrange(layout)
-            moves = []
-            for n in kept:
-                target = self.columns[n].get_left()[0]
-                self.columns[n].shift(RIGHT * (before[n] - target))
-                if abs(target - before[n]) > 1e-3:
-                    moving = VGroup(self.columns[n], *self.followers.get(n, []))
-                    moves.append(moving.animate.shift(RIGHT * (target - before[n])))
-            pointer = self.unpoint()
-            gone = [fade_out(*leaving)] if leaving else []
-            if gone or pointer:
-                self.play(*gone, *([pointer] if pointer else []), run_time=0.6)
-            if moves:
-                self.play(*moves, run_time=0.8)
-            arriving = [self.columns[n] for n in names if n not in self.visible]
-            if arriving and bring:
-                self.play(*map(fade_in, arriving), run_time=0.8)
-            self.visible = list(names)
-
+            for step, run_time in zip(steps, (0.6, 0.8, 0.8), strict=True):
+                if step:
+                    self.play(*step, run_time=run_time)
 
 def _grow(cell: VGroup) -> AnimationGroup:
     """A weight bar growing from zero, its number appearing."""
