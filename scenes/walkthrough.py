@@ -158,7 +158,8 @@ class HeadWalkthrough(LectureScene):
         first = self.row_cells(0, "expr", "dot")
         terms, slots = self.terms(0)
         self.say("Multiply coordinate by coordinate, then add. For “{w}”: " + terms
-                 + " = {d}.", fade_in(expr.header, dot.header, *first),
+                 + " = {d}.", fade_in(expr.header, dot.header),
+                 LaggedStart(*(Write(cell) for cell in first), lag_ratio=0.8, run_time=5.0),
                  self.point_at(*self.row_cells(0, *self.visible[1:])),
                  words={"w": self.tokens[0]}, d=f"{self.p}.dots[0]", **slots)
         rest = [VGroup(*self.row_cells(j, "expr", "dot")) for j in range(1, len(self.tokens))]
@@ -239,8 +240,8 @@ class HeadWalkthrough(LectureScene):
                  words={"w": self.tokens[top]}, x=f"{self.p}.weights[{top}]")
         ghost = self.ghosts.pop()
         self.say("In numbers: {x} × " + inner_v + " = " + inner_c + ".",
-                 fade_out(ghost), fade_in(parts.cells[top]), x=f"{self.p}.weights[{top}]",
-                 **keys_v, **keys_c)
+                 fade_out(ghost), Write(parts.cells[top], run_time=4.5),
+                 x=f"{self.p}.weights[{top}]", **keys_v, **keys_c)
         rest = [j for j in range(len(self.tokens)) if j != top]
         self.say("Every other row shrinks by its own weight: a small weight pulls it close "
                  "to zero.", LaggedStart(*map(self.shrink, rest), lag_ratio=0.15,
