@@ -234,14 +234,19 @@ class HeadWalkthrough(LectureScene):
         top = self.top_source()
         inner_v, keys_v = vector("v", f"{self.p}.V[{top}]", self.width)
         inner_c, keys_c = vector("c", f"{self.p}.contributions[{top}]", self.width)
-        row = self.row_cells(top, "weight", "value", "contribution")
+        weight, value, part = self.row_cells(top, "weight", "value", "contribution")
         self.say("The weight scales the whole value row: “{w}” keeps {x} of its row.",
-                 fade_in(parts.header), self.point_at(*row), self.shrink(top),
-                 words={"w": self.tokens[top]}, x=f"{self.p}.weights[{top}]")
+                 fade_in(parts.header),
+                 LaggedStart(self.point_at(weight), AnimationGroup(
+                     self.point_at(value, part), self.shrink(top)), lag_ratio=1.0,
+                     run_time=3.5), words={"w": self.tokens[top]},
+                 x=f"{self.p}.weights[{top}]")
         ghost = self.ghosts.pop()
+        # The pointer follows the voice: the weight, the value row, then the product.
         self.say("In numbers: {x} × " + inner_v + " = " + inner_c + ".",
-                 fade_out(ghost), Write(parts.cells[top], run_time=4.5),
-                 x=f"{self.p}.weights[{top}]", **keys_v, **keys_c)
+                 LaggedStart(self.point_at(weight), self.point_at(value), AnimationGroup(
+                     fade_out(ghost), self.point_at(part), Write(part)), lag_ratio=1.0,
+                     run_time=7.0), x=f"{self.p}.weights[{top}]", **keys_v, **keys_c)
         rest = [j for j in range(len(self.tokens)) if j != top]
         self.say("Every other row shrinks by its own weight: a small weight pulls it close "
                  "to zero.", LaggedStart(*map(self.shrink, rest), lag_ratio=0.15,
