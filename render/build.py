@@ -57,6 +57,9 @@ class BuildOptions:
     """Only these scenes (all when empty)."""
     narration: Narration = field(default_factory=Narration)
     """Who speaks the captions."""
+    scene_options: Mapping[str, bool] = field(default_factory=dict)
+    """Settings scenes read themselves (``full_heads``, see
+    :data:`render.config.SCENE_OPTIONS`); each enters the key of the scenes that read it."""
 
 
 @dataclass
@@ -225,13 +228,18 @@ class _Keys:
     """Digest of each worksheet fact the scene read (words, names, order, sizes)."""
     values: dict[str, str]
     """Digest of each value the scene read: number, display text and style."""
+    options: dict[str, Any] = field(default_factory=dict)
+    """Each scene option the scene read (such as ``full_heads``), with the value it saw."""
 
     def key(self) -> str:
-        return _digest([self.sources, self.settings, self.facts, self.values])
+        parts = [self.sources, self.settings, self.facts, self.values]
+        # Only scenes that read an option carry it: toggling it re-renders them alone.
+        return _digest([*parts, self.options] if self.options else parts)
 
     def parts(self) -> dict[str, Any]:
-        return {"sources": self.sources, "settings": self.settings, "facts": self.facts,
-                "values": self.values}
+        parts = {"sources": self.sources, "settings": self.settings, "facts": self.facts,
+                 "values": self.values}
+        return {**parts, "options": self.options} if self.options else parts
 
 
 def _changed(old: Mapping[str, str], new: Mapping[str, str]) -> list[str]:
@@ -303,7 +311,14 @@ class _Planner:
         facts = self.fact_digests(manifest.get("facts", []))
         if values is None or facts is None:
             return None
-        return _Keys(self.sources(entry), self.settings, facts, values)
+        return _Keys(self.sources(entry), self.settings, facts, values,
+                     dict(manifest.get("options") or {}))
+
+    def option(self, name: str) -> Any:
+        """A scene option's value in this build (its default when not given)."""
+        from render.config import Settings
+
+        return self.options.scene_options.get(name, getattr(Settings(), name, None))
 
     def decide(self, entry: SceneEntry) -> tuple[bool, str]:
         """``(reuse, reason)`` for one scene."""
@@ -316,6 +331,10 @@ class _Planner:
             return False, f"scene code changed: {_some(code)}"
         if old.get("settings") != self.settings:
             return False, "quality, voice or Manim version changed"
+        options = sorted(name for name, seen in old.get("options", {}).items()
+                         if self.option(name) != seen)
+        if options:
+            return False, f"option changed: {_some(options)}"
         if not self.worksheet_unchanged:
             facts = self.fact_digests(old.get("facts", {}))
             if facts is None:
@@ -449,7 +468,7 @@ def _render_all(options: BuildOptions, planner: _Planner, entries: Sequence[Scen
 
         try:
             render_scene(entry, options.worksheet, options.quality, targets, tags,
-                         options.narration)
+                         options.narration, options.scene_options)
             _write_record(options, entry, found["keys"], targets)
         except RenderError as error:
             notify("failed", entry, time.perf_counter() - began)

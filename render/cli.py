@@ -16,7 +16,7 @@ import click
 from rich.console import Console
 from rich.table import Table
 
-from render.config import SettingsError, resolve_settings
+from render.config import SettingsError, resolve_settings, scene_options
 from render.files import OutputError, check_writable, write_json
 
 __all__ = ["main"]
@@ -142,6 +142,11 @@ def _narration(settings: Any) -> Any:
     return narration
 
 
+_FULL_HEADS = click.option(
+    "--full-heads/--recap-heads", "full_heads", default=None,
+    help="Walk every head through every step (default: the full walk for the first head "
+    "and a short recap for each later one; $LECTURE_FULL_HEADS, or full_heads in "
+    "lecture.toml).")
 _OUT = click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path),
                     default=None, help="Output folder (default: $LECTURE_OUT, lecture.toml, "
                     "or build/).")
@@ -170,17 +175,20 @@ def slides_command(worksheet_path: Path | None, out_dir: Path | None, pdf: bool)
               show_default=True, help="Manim quality: 480p15, 720p30, 1080p60 or 2160p60.")
 @_NARRATION
 @_VOICE
+@_FULL_HEADS
 @_OUT
 @_friendly
 def render_command(scene_names: tuple[str, ...], worksheet_path: Path | None, quality: str,
-                   narration: str | None, voice: Path | None, out_dir: Path | None) -> None:
+                   narration: str | None, voice: Path | None, full_heads: bool | None,
+                   out_dir: Path | None) -> None:
     """Render lecture scenes (all by default) into OUT/video/ as NN-<Scene>.mp4/.srt."""
     from render.scenes import RenderError, pick_scenes, render_scene, scene_outputs
     from scenes.order import LayoutLimitError, check_limits, lecture_order
     from worksheet import load_worksheet
 
     settings = resolve_settings({"worksheet": worksheet_path, "out": out_dir,
-                                 "narration": narration, "voice": voice})
+                                 "narration": narration, "voice": voice,
+                                 "full_heads": full_heads})
     ws = load_worksheet(settings.worksheet)
     speaker = _narration(settings)
     try:
@@ -196,7 +204,7 @@ def render_command(scene_names: tuple[str, ...], worksheet_path: Path | None, qu
         try:
             render_scene(entry, settings.worksheet, quality,
                          scene_outputs(settings.out / "video", entries, entry),
-                         narration=speaker)
+                         narration=speaker, options=scene_options(settings))
         except RenderError as error:
             failed += 1
             console.print(f"[red]✗[/red] {entry.name}: {error}")
@@ -263,21 +271,24 @@ def _parse_shard(_: click.Context, __: click.Parameter, value: str | None
               "and write nothing.")
 @_NARRATION
 @_VOICE
+@_FULL_HEADS
 @_OUT
 @_friendly
 def build_command(scene_names: tuple[str, ...], worksheet_path: Path | None, quality: str,
                   jobs: int | None, shard: tuple[int, int] | None, dry_run: bool,
-                  narration: str | None, voice: Path | None, out_dir: Path | None) -> None:
+                  narration: str | None, voice: Path | None, full_heads: bool | None,
+                  out_dir: Path | None) -> None:
     """Render every scene that changed (or only the named ones), then the deck, into OUT."""
     from render.build import BuildOptions, LockError, build, plan
     from render.progress import BuildProgress
     from scenes.order import LayoutLimitError
 
     settings = resolve_settings({"worksheet": worksheet_path, "out": out_dir,
-                                 "narration": narration, "voice": voice})
+                                 "narration": narration, "voice": voice,
+                                 "full_heads": full_heads})
     options = BuildOptions(settings.worksheet, settings.out, quality,
                            jobs or os.cpu_count() or 1, shard, scene_names,
-                           _narration(settings))
+                           _narration(settings), scene_options(settings))
     console = _console(stderr=True)
     try:
         if dry_run:

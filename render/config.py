@@ -6,9 +6,11 @@ The project file is ``lecture.toml`` in the current folder, for example::
     out = "build"
     narration = "piper"          # or "espeak", or "none" for silent clips
     voice = "voices/my-voice.onnx"
+    full_heads = true            # the full walkthrough for every head, not only the first
 
 Environment variables: ``LECTURE_WORKSHEET``, ``LECTURE_OUT``, ``LECTURE_NARRATION``,
-``LECTURE_VOICE``.
+``LECTURE_VOICE``, ``LECTURE_FULL_HEADS`` (``1``/``true``/``yes``/``on`` or
+``0``/``false``/``no``/``off``).
 """
 
 from __future__ import annotations
@@ -21,7 +23,8 @@ from pathlib import Path
 
 from worksheet import DEFAULT_WORKSHEET
 
-__all__ = ["PROJECT_FILE", "Settings", "SettingsError", "resolve_settings"]
+__all__ = ["PROJECT_FILE", "SCENE_OPTIONS", "Settings", "SettingsError", "resolve_settings",
+           "scene_environment", "scene_options"]
 
 PROJECT_FILE = "lecture.toml"
 
@@ -43,15 +46,33 @@ class Settings:
     voice: Path | None = None
     """A Piper voice model (``.onnx``, its ``.onnx.json`` beside it); the bundled voice
     ``en_US-joe-medium`` when unset."""
+    full_heads: bool = False
+    """Walk every head through every step; by default only the first head gets the full
+    walkthrough and each later head a short recap beside it."""
 
 
 _ENVIRONMENT = {"worksheet": "LECTURE_WORKSHEET", "out": "LECTURE_OUT",
-                "narration": "LECTURE_NARRATION", "voice": "LECTURE_VOICE"}
+                "narration": "LECTURE_NARRATION", "voice": "LECTURE_VOICE",
+                "full_heads": "LECTURE_FULL_HEADS"}
 NARRATIONS = ("piper", "espeak", "none")
+SWITCHES = ("full_heads",)
+"""Settings that are on or off: ``true``/``false`` in the project file, a flag pair on
+the command line, ``1``/``0`` (or yes/no, on/off, true/false) in the environment."""
+_YES, _NO = ("1", "true", "yes", "on"), ("0", "false", "no", "off")
+SCENE_OPTIONS = ("full_heads",)
+"""Settings that scenes read themselves, from their environment. A scene records the ones
+it read in its manifest, and those enter its cache key (and no other scene's)."""
 
 
 def _typed(key: str, value: str, where: str, folder: Path | None = None) -> object:
     """A setting's value as its field wants it; paths relative to ``folder``."""
+    if key in SWITCHES:
+        if value.strip().lower() in _YES:
+            return True
+        if value.strip().lower() in _NO:
+            return False
+        raise SettingsError(f"{where}: {key}: expected one of {', '.join(_YES + _NO)}, "
+                            f"got {value!r}")
     if key == "narration":
         if value not in NARRATIONS:
             raise SettingsError(f"{where}: narration: expected one of {', '.join(NARRATIONS)}, "
@@ -74,6 +95,11 @@ def _from_project(folder: Path) -> dict[str, object]:
         if key not in known:
             raise SettingsError(f"{file}: {key}: unknown setting; expected one of "
                                 f"{', '.join(sorted(known))}")
+        if key in SWITCHES:
+            if not isinstance(value, bool):
+                raise SettingsError(f"{file}: {key}: expected true or false, got {value!r}")
+            result[key] = value
+            continue
         if not isinstance(value, str) or not value:
             raise SettingsError(f"{file}: {key}: expected a string, got {value!r}")
         result[key] = _typed(key, value, str(file), folder)
@@ -88,6 +114,16 @@ def resolve_settings(flags: Mapping[str, object], environ: Mapping[str, str] | N
     from_env = {key: _typed(key, environ[var], f"${var}") for key, var in _ENVIRONMENT.items()
                 if environ.get(var)}
     settings = replace(settings, **from_env)
-    given = {key: _typed(key, str(value), f"--{key}") for key, value in flags.items()
-             if value is not None}
+    given = {key: value if isinstance(value, bool) else _typed(key, str(value), f"--{key}")
+             for key, value in flags.items() if value is not None}
     return replace(settings, **given)
+
+
+def scene_options(settings: Settings) -> dict[str, bool]:
+    """The settings scenes read, by name."""
+    return {name: getattr(settings, name) for name in SCENE_OPTIONS}
+
+
+def scene_environment(options: Mapping[str, bool]) -> dict[str, str]:
+    """Environment variables that hand ``options`` to a scene process (``1`` or ``0``)."""
+    return {_ENVIRONMENT[name]: "1" if value else "0" for name, value in options.items()}

@@ -20,6 +20,7 @@ from typing import Any
 import scenes
 from narration.track import Track, audio_frames, lay_track, read_sound
 from narration.voices import Narration
+from render.config import scene_environment
 from render.files import file_digest
 from scenes.order import SceneEntry, video_stem
 from worksheet import load_worksheet
@@ -68,14 +69,16 @@ Tags = Callable[[Path], Mapping[str, str]]
 
 def render_scene(entry: SceneEntry, worksheet: Path, quality: str,
                  destinations: Sequence[Path], tags: Tags | None = None,
-                 narration: Narration | None = None) -> None:
+                 narration: Narration | None = None,
+                 options: Mapping[str, bool] | None = None) -> None:
     """Render one scene in its own Manim process and move its outputs into place.
 
     The scene speaks its captions with the ``narration``'s voice; their sentences become
     the clip's sound track, at −16 LUFS (see :mod:`narration.track`). The clip carries
     ``lecture_scene``, ``lecture_worksheet`` (the worksheet's sha256) and whatever
     ``tags`` adds (a build adds ``lecture_key``, the scene's cache key) in its container
-    metadata.
+    metadata. ``options`` (see :data:`render.config.SCENE_OPTIONS`, such as
+    ``full_heads``) reach the scene through its environment.
 
     Raises
     ------
@@ -87,7 +90,8 @@ def render_scene(entry: SceneEntry, worksheet: Path, quality: str,
                    "--progress_bar", "none", "--media_dir", media,
                    str(SCENES_DIR / f"{entry.module}.py"), entry.name]
         env = {**os.environ, "LECTURE_WORKSHEET": str(worksheet.resolve()),
-               **(narration or Narration()).environment()}
+               **(narration or Narration()).environment(),
+               **scene_environment(options or {})}
         process = subprocess.run(command, capture_output=True, text=True, env=env, check=False,
                                  stdin=subprocess.DEVNULL)
         if process.returncode != 0:

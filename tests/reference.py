@@ -418,7 +418,8 @@ def values(doc: Doc) -> dict[str, Any]:
     length = len(doc["sentences"][names[0]])
     hidden = len(doc["b_hidden"])
     out: dict[str, Any] = {
-        "dims.d_model": width, "dims.d_head": d_head, "dims.heads": n_heads,
+        "dims.d_model": width, "dims.d_head": d_head,
+        "dims.sqrt_d_head": np.sqrt(d_head), "dims.heads": n_heads,
         "dims.joined": n_heads * d_head, "dims.tokens": length, "dims.sentences": len(names),
         "dims.vocab": len(doc["vocab"]), "dims.hidden": hidden,
         "dims.context": len(doc["pos_emb"]), "dims.positions": np.arange(1, length + 1),

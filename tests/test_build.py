@@ -162,8 +162,8 @@ def test_a_tampered_number_fails_the_check_naming_key_and_file(built: Path, tmp_
     else:
         path = next((out / "video").glob("*-HeadWalkthrough2.srt"))
         text = path.read_text(encoding="utf-8")
-        assert f"receives {right}" in text
-        path.write_text(text.replace(f"receives {right}", "receives 0.999"), encoding="utf-8")
+        assert f"gets {right}" in text
+        path.write_text(text.replace(f"gets {right}", "gets 0.999"), encoding="utf-8")
         where = path.name
     process = lecture("check", "--out", out)
     assert process.returncode == 1

@@ -51,3 +51,36 @@ def test_narration_and_voice_come_from_every_layer(tmp_path: Path) -> None:
     assert (flag.narration, flag.voice) == ("piper", Path("b.onnx"))
     with pytest.raises(SettingsError, match=r"\$LECTURE_NARRATION: narration: expected"):
         resolve_settings({}, environ={"LECTURE_NARRATION": "mute"}, folder=tmp_path)
+
+
+def test_full_heads_comes_from_every_layer(tmp_path: Path) -> None:
+    assert resolve_settings({}, environ={}, folder=tmp_path).full_heads is False
+    (tmp_path / "lecture.toml").write_text("full_heads = true\n")
+    assert resolve_settings({}, environ={}, folder=tmp_path).full_heads is True
+    env = resolve_settings({}, environ={"LECTURE_FULL_HEADS": "no"}, folder=tmp_path)
+    assert env.full_heads is False
+    flag = resolve_settings({"full_heads": True}, environ={"LECTURE_FULL_HEADS": "0"},
+                            folder=tmp_path)
+    assert flag.full_heads is True
+    unset = resolve_settings({"full_heads": None}, environ={"LECTURE_FULL_HEADS": ""},
+                             folder=tmp_path)
+    assert unset.full_heads is True  # an empty variable and an absent flag fall through
+
+
+@pytest.mark.parametrize(("toml", "environ", "words"), [
+    ("full_heads = 'yes'", {}, "full_heads: expected true or false"),
+    ("", {"LECTURE_FULL_HEADS": "maybe"}, r"\$LECTURE_FULL_HEADS: full_heads: expected one of"),
+])
+def test_a_bad_full_heads_is_named(tmp_path: Path, toml: str, environ: dict[str, str],
+                                   words: str) -> None:
+    (tmp_path / "lecture.toml").write_text(toml)
+    with pytest.raises(SettingsError, match=words):
+        resolve_settings({}, environ=environ, folder=tmp_path)
+
+
+def test_scene_options_reach_the_scene_as_its_environment() -> None:
+    from render.config import scene_environment, scene_options
+
+    assert scene_options(Settings(full_heads=True)) == {"full_heads": True}
+    assert scene_environment({"full_heads": True}) == {"LECTURE_FULL_HEADS": "1"}
+    assert scene_environment({"full_heads": False}) == {"LECTURE_FULL_HEADS": "0"}

@@ -7,7 +7,8 @@ layout (``S`` is a sentence name, ``hN`` a head counted from one, indices count 
 zero):
 
 ``dims.*``
-    model width, head width, heads, tokens, vocabulary, hidden size, context, and the
+    model width, head width and its square root ``sqrt_d_head`` (the scale of the
+    scores, ``2`` for a width of four), heads, tokens, vocabulary, hidden size, context, and the
     labels ``positions`` (1…T) and ``head_numbers`` (1…H) that scenes and slides show.
 ``params.*``
     the worksheet's parameters, including each head's block ``params.hN.W_O``.
@@ -125,6 +126,8 @@ def compute_values(ws: Worksheet) -> Values:
 def _dims(sheet: _Sheet, ws: Worksheet) -> None:
     sheet.put("dims.d_model", ws.d_model, _C)
     sheet.put("dims.d_head", ws.d_head, _C)
+    # The scale every score is divided by: whole when the head width is a square (√4 = 2).
+    sheet.put("dims.sqrt_d_head", math.sqrt(ws.d_head), _P)
     sheet.put("dims.heads", ws.n_heads, _C)
     sheet.put("dims.joined", ws.n_heads * ws.d_head, _C)
     sheet.put("dims.tokens", ws.length, _C)

@@ -24,7 +24,8 @@ class Style(StrEnum):
     FIXED3 = "fixed3"
     """Computed reals (weights, scores, messages, updates): always three decimals, ``0.718``."""
     PARAM = "param"
-    """Hand-chosen inputs and their exact products: up to three decimals, ``2.3``, ``1``."""
+    """Hand-chosen inputs and their exact products, and the square root of a size: up to
+    three decimals, trailing zeros dropped, ``2.3``, ``1``, ``√4`` as ``2``."""
     COUNT = "count"
     """Sizes and parameter counts: whole numbers with thousands separators, ``4,096``."""
     INDEX = "index"
