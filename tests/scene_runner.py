@@ -39,9 +39,10 @@ def _run(entry: SceneEntry, worksheet: str) -> dict[str, Any]:
                          "media_dir": str(media)}):
             scene = cls(skip_animations=True)
             scene.render()
+            manifest = scene.manifest()  # inside the settings it ran with (frame rate)
     except Exception:  # reported to the test, which fails with the traceback
         return {"scene": entry.name, "error": traceback.format_exc()}
-    return {"scene": entry.name, "error": None, "manifest": scene.manifest(),
+    return {"scene": entry.name, "error": None, "manifest": manifest,
             "sections": [{"name": s.name, "texts": [asdict(t) for t in s.texts]}
                          for s in scene.sections]}
 

@@ -71,12 +71,8 @@ def figures_in(manifest: Mapping[str, Any], section: str) -> set[tuple[str, str]
 
 
 def section_of(manifest: Mapping[str, Any], time: float) -> dict[str, Any]:
-    """The section a moment of the scene falls in (sections end at their last frame).
-
-    The rate comes from the last section, which ends with the scene: a dry run's manifest
-    is written after Manim's low-quality settings are restored, so its ``frame_rate`` is
-    not the one its frames were counted at."""
-    rate = (manifest["sections"][-1]["frame"] + 1) / manifest["duration"]
+    """The section a moment of the scene falls in (sections end at their last frame)."""
+    rate = manifest["frame_rate"]
     for section in manifest["sections"]:
         if time + 0.5 / rate < (section["frame"] + 1) / rate:  # half a frame: rounding
             return section
