@@ -18,12 +18,15 @@ from manim import (
     FadeOut,
     LaggedStart,
     Mobject,
+    ReplacementTransform,
     RoundedRectangle,
     VGroup,
+    VMobject,
     Write,
 )
 
-from scenes.kit import INK, MUTED, LectureScene, fit, on_baseline
+from scenes.kit import INK, MUTED, LectureScene, fade_in, fade_out, fit, on_baseline, vector
+from scenes.palette import FAINT
 
 ILLUSTRATION_SIZE = 30
 ROLE_SIZE = 22
@@ -456,3 +459,175 @@ class SettingAndPerson(LectureScene):
         self.say("All the heads read at once, from the same input rows. These are our "
                  "hand-chosen numbers; the role names describe what we built them to do, "
                  "not jobs a trained model is given.", FadeIn(group))
+
+
+# ---------------------------------------------------------------------- the Maya recall
+
+
+def shown_sources(tops: Sequence[int], last: int, wanted: int = 3) -> list[int]:
+    """A few source positions worth showing, in sentence order: the heads' favourite
+    sources and the receiver itself, topped up from the start of the sentence."""
+    picked = list(dict.fromkeys([*tops, last]))[:wanted]
+    for position in range(last + 1):
+        if len(picked) >= min(wanted, last + 1):
+            break
+        if position not in picked:
+            picked.append(position)
+    return sorted(picked)
+
+
+@dataclass
+class SourceRow:
+    """One source in the recall: its word, key, match, weight, value and arrow."""
+
+    j: int
+    word: Mobject
+    key: Mobject
+    match: Mobject
+    weight: Mobject
+    value: Mobject
+    arrow: Mobject
+
+
+class MayaRecall(LectureScene):
+    """Part II's query, key and value, first in words (Maya), then in the river-bank
+    numbers: one head's query for the final token meets a few keys, the matches become
+    weights, and the weights mix the values into the message."""
+
+    def construct(self) -> None:
+        self.s = self.ws.walkthrough
+        self.tokens = self.ws.sentences[self.s]
+        self.last = len(self.tokens) - 1
+        self.p = f"{self.s}.h1"
+        self.colour = self.head_colour(1)
+        self.section("in words")
+        heading = self.in_words(self.title("Recall: query, key and value"))
+
+        self.section("query")
+        self.play(self.retitle(heading, "The same roles in numbers: head {h}",
+                               h="dims.head_numbers[0]"))
+        top = self.v.value(f"{self.p}.top_source")
+        tops = [top] + ([self.v.value(f"{self.s}.h2.top_source")] if self.ws.n_heads > 1 else [])
+        self.layout(shown_sources(tops, self.last))
+        query, q_keys = vector("q", f"{self.p}.Q[{self.last}]", self.ws.d_head)
+        self.say("Now our own numbers, in head {h}. The final “{w}” makes the query "
+                 + query + ".", fade_in(self.receiver), self.point_at(self.query),
+                 h="dims.head_numbers[0]", words={"w": self.tokens[self.last]}, **q_keys)
+
+        self.section("keys")
+        self.play(fade_in(self.note, self.table_headers,
+                          *(VGroup(r.word, r.key) for r in self.rows)))
+        for n, row in enumerate(self.rows):
+            template = ("The query meets each key: multiply coordinate by coordinate, then "
+                        "add. For “{w}” at position {p}, the match is {d}." if n == 0 else
+                        "Its own key, at position {p}: {d}." if row.j == self.last else
+                        "For “{w}” at position {p}: {d}.")
+            self.say(template, fade_in(row.match), self.point_at(row.key, row.match),
+                     words={"w": self.tokens[row.j]}, p=f"dims.positions[{row.j}]",
+                     d=f"{self.p}.dots[{row.j}]")
+
+        self.section("weights")
+        favourite = next(r for r in self.rows if r.j == top)
+        self.say("Scaled, then put through a softmax over all {n:source}, the matches become "
+                 "weights, drawn as arrow widths; “{w}” gets the most, {x}.",
+                 *(ReplacementTransform(r.match, r.weight) for r in self.rows),
+                 ReplacementTransform(self.headers[2], self.headers[3]),
+                 LaggedStart(*(Create(r.arrow) for r in self.rows), lag_ratio=0.3),
+                 self.point_at(favourite.word, favourite.weight), n="dims.tokens",
+                 words={"w": self.tokens[top]}, x=f"{self.p}.weights[{top}]")
+
+        self.section("values")
+        self.say("Each source also has a value: what it passes on when it is chosen.",
+                 LaggedStart(*(fade_in(r.value) for r in self.rows), lag_ratio=0.3),
+                 self.point_at(*(r.value for r in self.rows)))
+        message, m_keys = vector("m", f"{self.p}.message", self.ws.d_head)
+        self.say("Every value is scaled by its weight, and all {n} are added: the message is "
+                 + message + ".", fade_in(self.message), self.point_at(self.message),
+                 n="dims.tokens", **m_keys)
+        self.say("Queries ask, keys answer, values carry.", self.unpoint())
+
+    def in_words(self, heading: Mobject) -> Mobject:
+        """Part II's verbal example: She's query asks for a person, Maya's key matches,
+        Maya's value carries details. No numbers: the real vectors hold them."""
+        badge = self.label("Part II's example, in words; real vectors hold numbers", 20,
+                           MUTED).next_to(heading, DOWN, buff=0.2)
+        maya, she = (chip(self.label(w, 30), INK) for w in ("Maya", "She"))
+        maya.move_to(LEFT * 3.6 + UP * 1.1)
+        she.move_to(RIGHT * 3.6 + UP * 1.1)
+        query = self.card("query", "looking for: a person").next_to(she, DOWN, buff=0.35)
+        key = self.card("key", "can be found as: a person").next_to(maya, DOWN, buff=0.35)
+        value = self.card("value", "passes on: details about Maya")
+        value.next_to(key, DOWN, buff=0.3)
+        match = Arrow(query.get_left(), key.get_right(), buff=0.15, color=INK,
+                      stroke_width=4, max_tip_length_to_length_ratio=0.08)
+        note = self.label("good match", 22, MUTED).next_to(match, UP, buff=0.1)
+        got = self.card("message", "receives: details about Maya").set_y(value.get_y())
+        got.set_x(query.get_x())
+        carry = Arrow(value.get_right(), got.get_left(), buff=0.15, color=INK,
+                      stroke_width=4, max_tip_length_to_length_ratio=0.08)
+        self.say("Recall Part II's example in words. At “She”, the query asks for a person.",
+                 Write(heading), fade_in(badge, she, query))
+        self.say("Maya's key advertises a person, so it matches that query well.",
+                 fade_in(maya, key), Create(match), fade_in(note))
+        self.say("So Maya's value, the details about her, flows to “She”. Real vectors hold "
+                 "numbers, not sentences like these.", fade_in(value), Create(carry),
+                 fade_in(got), self.point_at(badge))
+        self.play(fade_out(badge, maya, she, query, key, value, match, note, carry, got),
+                  self.unpoint())
+        return heading
+
+    def card(self, role: str, text: str) -> VGroup:
+        """A role name over what it says, in a box: a word picture of one vector."""
+        body = VGroup(self.label(role, 24), self.label(text, 20, MUTED)).arrange(DOWN, buff=0.12)
+        return chip(body, FAINT, 4.4)
+
+    def layout(self, sources: Sequence[int]) -> None:
+        """The receiver with its query on the left; one row per shown source on the right
+        (word, key, match or weight, value) under column headers; an arrow from each
+        source to the receiver, as wide as its weight; the message at the bottom."""
+        p, size = self.p, 22
+        node = chip(self.word(self.tokens[self.last], 28), self.colour)
+        self.query = self.vec(f"{p}.Q[{self.last}]", size)
+        self.receiver = VGroup(node, self.label("query", 20, MUTED), self.query)
+        self.receiver.arrange(DOWN, buff=0.2).to_edge(LEFT, buff=0.45)
+        ys = [1.2 - 1.2 * i for i in range(len(sources))]
+        self.receiver.shift(UP * ((ys[0] + ys[-1]) / 2 - node.get_y()))
+        rows = [SourceRow(j, self.bound("“{w}” ({p})", size, words={"w": self.tokens[j]},
+                                        p=f"dims.positions[{j}]"),
+                          self.vec(f"{p}.K[{j}]", size), self.num(f"{p}.dots[{j}]", size),
+                          self.num(f"{p}.weights[{j}]", size, self.colour),
+                          self.vec(f"{p}.V[{j}]", size), VMobject())
+                 for j in sources]
+        self.headers = [self.label(text, 20, MUTED)
+                        for text in ("source (position)", "key", "q·k", "weight", "value")]
+        cells = [[r.word for r in rows], [r.key for r in rows],
+                 [r.match for r in rows] + [r.weight for r in rows], [r.value for r in rows]]
+        heads = [self.headers[0], self.headers[1], *self.headers[2:4], self.headers[4]]
+        for row, y in zip(rows, ys, strict=True):
+            for mob in (row.word, row.key, row.match, row.weight, row.value):
+                mob.set_y(y)
+        for header in heads:
+            header.set_y(ys[0] + 0.6)
+        start = x = self.receiver.get_right()[0] + 1.8
+        groups = list(zip(cells, [[heads[0]], [heads[1]], heads[2:4], [heads[4]]], strict=True))
+        widths = [max(m.width for m in column + header) for column, header in groups]
+        gap = min(1.3, max(0.5, (6.75 - start - sum(widths)) / (len(widths) - 1)))
+        for (column, header), width in zip(groups, widths, strict=True):
+            for mob in column + header:
+                mob.set_x(x + mob.width / 2)
+            x += width + gap
+        table = VGroup(*(m for c in cells for m in c), *heads)
+        if table.get_right()[0] > 6.75:
+            table.scale((6.75 - start) / (table.get_right()[0] - start),
+                        about_point=[start, ys[0], 0])
+        self.table_headers = VGroup(heads[0], heads[1], heads[2], heads[4])
+        self.message = self.vec(f"{p}.message", size, template="message = Σ weight × value = {v}")
+        self.message.move_to([0, -2.3, 0]).align_to(self.receiver, LEFT)
+        self.note = self.bound("a few of the {n:source}", 20, MUTED, n="dims.tokens")
+        self.note.move_to([0, -2.3, 0]).align_to(table, RIGHT)
+        for i, row in enumerate(rows):
+            end = node.get_right() + DOWN * 0.12 * (i - (len(rows) - 1) / 2)
+            width = max(1.0, 16.0 * float(self.v.value(f"{p}.weights[{row.j}]")))
+            row.arrow = Arrow(row.word.get_left(), end, buff=0.12, color=self.colour,
+                              stroke_width=width, max_tip_length_to_length_ratio=0.12)
+        self.rows = rows
