@@ -46,22 +46,24 @@ class RiverBankPrompt(LectureScene):
         row.move_to(UP * 0.6)
         positions = [self.bound("{p}", 18, mono=True, p=f"dims.positions[{j}]")
                      .next_to(row[j], DOWN, buff=0.25) for j in range(len(tokens))]
-        self.say("The prefix has {n} known tokens, numbered from the first.",
+        self.say("The prefix has {n:known token}, numbered from the first.",
                  Write(heading), FadeIn(row[:-1]), *map(FadeIn, positions),
                  n="dims.tokens")
 
         self.section("receiver")
-        box = self.highlight(row[last], self.head_colour(1))
-        note = self.label("receiver", 22, self.head_colour(1)).next_to(positions[last], DOWN)
-        self.say("The last known token, “{w}” at position {p}, is the receiver: "
-                 "it will gather context from every earlier position and itself.",
+        box = self.highlight(row[last], INK)
+        note = self.label("receiver", 22).next_to(positions[last], DOWN)
+        self.say("The last known token, “{w}” at position {p}, is the receiver:",
                  Create(box), FadeIn(note), words={"w": tokens[last]},
                  p=f"dims.positions[{last}]")
+        self.say("it will gather context from every earlier position and itself.",
+                 self.point_at(row[:-1]))
 
         self.section("unknown")
         blank = self.label("next word?", 22).next_to(row[-1], UP, buff=0.45)
         self.say("The blank has no row yet. Everything we compute serves one goal: "
-                 "a better guess for that blank.", FadeIn(row[-1]), FadeIn(blank))
+                 "a better guess for that blank.", FadeIn(row[-1]), FadeIn(blank),
+                 self.point_at(row[-1], blank))
         self.wait(0.5)
 
 
@@ -74,7 +76,10 @@ class Reading:
 
     source: int
     role: str
-    colour: str
+
+
+ILLUSTRATION = INK
+"""Illustrative heads are drawn neutral: the head colours belong to the worksheet's heads."""
 
 
 def arc_arrow(start: np.ndarray, end: np.ndarray, lift: float, colour: str,
@@ -91,68 +96,78 @@ class SeveralKindsOfDetail(LectureScene):
 
     A coat described by colour, material and shape; a plural subject against a nearer
     location; an object against the event that happened to it; and the same object after a
-    different event.
+    different event. Each reading appears as the voice names it.
     """
 
     def construct(self) -> None:
-        colour, material, shape = (self.head_colour(h) for h in (1, 2, 3))
         self.section("coat")
         heading = self.title("One token can need several kinds of detail")
         badge = self.label("illustration: plausible readings, not measured attention", 20,
                            MUTED).next_to(heading, DOWN, buff=0.2)
         coat = self.example(["Mia", "buttoned", "her", "red", "wool", "hooded", "coat"],
-                            [Reading(3, "colour", colour), Reading(4, "material", material),
-                             Reading(5, "shape", shape)])
-        self.say("At “coat”, more than one earlier word is useful: one tells its colour, "
-                 "one its material, one its shape. This is an illustration, not attention "
-                 "measured in a model.", Write(heading), FadeIn(badge), FadeIn(coat.words),
-                 Create(coat.box), FadeIn(coat.receiver))
-        self.say("Picture three heads, each free to favour a different word: red, wool, "
-                 "hooded. Every head still sees every word, the coat included.",
-                 LaggedStart(*(FadeIn(VGroup(a, r)) for a, r in zip(coat.arrows, coat.roles,
-                                                                     strict=True)),
-                             lag_ratio=0.5))
+                            [Reading(3, "colour"), Reading(4, "material"), Reading(5, "shape")])
+        self.say("At “coat”, more than one earlier word is useful.", Write(heading),
+                 fade_in(badge, coat.words, coat.receiver), Create(coat.box))
+        for n, line in enumerate(("One head could favour “red”, for its colour;",
+                                  "another “wool”, for its material;",
+                                  "a third “hooded”, for its shape.")):
+            self.say(line, Create(coat.arrows[n]), fade_in(coat.roles[n]))
+        self.say("Every head still sees every word, the coat included.",
+                 self.point_at(coat.words))
+        self.say("And this is an illustration, not attention measured in a model.",
+                 self.point_at(badge))
 
         self.section("dogs")
-        self.play(FadeOut(coat))
+        self.play(fade_out(coat), self.unpoint(),
+                  self.retitle(heading, "The subject, not the nearest noun"))
         dogs = self.example(["The", "dogs", "near", "the", "gate", "usually"],
-                            [Reading(1, "subject", colour), Reading(4, "location", material)],
+                            [Reading(1, "subject"), Reading(4, "location")],
                             "next word: “bark”, not “barks”")
-        self.say("At “usually”, the plural subject “dogs” and the place “gate” are both "
-                 "useful, and they sit in different spots. In this illustration, separate "
-                 "heads keep both.", FadeIn(dogs.words), Create(dogs.box),
-                 FadeIn(dogs.receiver), *map(FadeIn, dogs.arrows), *map(FadeIn, dogs.roles))
-        self.say("The verb that follows must agree with “dogs”, so “bark” fits; the nearer "
-                 "singular “gate” does not decide it.", FadeIn(dogs.hint))
+        self.say("At “usually”, the plural subject “dogs” is useful,",
+                 fade_in(dogs.words, dogs.receiver), Create(dogs.box), Create(dogs.arrows[0]),
+                 fade_in(dogs.roles[0]))
+        self.say("and so is the place, “gate”. Separate heads can keep both.",
+                 Create(dogs.arrows[1]), fade_in(dogs.roles[1]))
+        self.say("The verb that follows must agree with “dogs”: “bark”, not “barks”.",
+                 fade_in(dogs.hint), self.point_at(dogs.words[1]))
+        self.say("The nearer singular “gate” does not decide it.",
+                 self.point_at(dogs.words[4]))
 
         self.section("glass")
-        self.play(FadeOut(dogs))
+        self.play(fade_out(dogs), self.unpoint(),
+                  self.retitle(self._heading, "What “It” refers to, and what happened"))
         event = ["She", "dropped", "the", "glass", ".", "It"]
-        glass = self.example(event, [Reading(3, "reference", colour),
-                                     Reading(1, "event", shape)],
+        glass = self.example(event, [Reading(3, "reference"), Reading(1, "event")],
                              "a plausible next word: “broke”")
-        self.say("At “It”, one illustrative head looks up what “It” refers to, the glass; "
-                 "another looks up what happened to it, dropped. The two run side by side.",
-                 FadeIn(glass.words), Create(glass.box), FadeIn(glass.receiver),
-                 *map(FadeIn, glass.arrows), *map(FadeIn, glass.roles))
+        self.say("At “It”, one head can look up what “It” refers to: the glass.",
+                 fade_in(glass.words, glass.receiver), Create(glass.box),
+                 Create(glass.arrows[0]), fade_in(glass.roles[0]))
+        self.say("Another looks up what happened to it: dropped. The two run side by side.",
+                 Create(glass.arrows[1]), fade_in(glass.roles[1]))
         self.say("Object plus event make “broke” likely, though never certain.",
-                 FadeIn(glass.hint))
+                 fade_in(glass.hint))
 
         self.section("washed")
         washed = self.example([*event[:1], "washed", *event[2:]],
-                              [Reading(3, "reference", colour), Reading(1, "event", shape)],
+                              [Reading(3, "reference"), Reading(1, "event")],
                               "a plausible next word: “sparkled”")
-        changed = self.highlight(washed.words[1], shape)
-        self.play(FadeOut(glass))
-        self.say("Keep the glass, change the event. After “washed”, a word like “sparkled” "
-                 "fits better than “broke”: the object clue stays, the event clue changes.",
-                 FadeIn(washed), Create(changed))
-        self.say("Again a sketch of useful information, not a measured attention map. "
-                 "Trained heads learn their roles from the prediction loss alone; some "
-                 "overlap, some matter little.")
+        self.play(fade_out(glass), fade_in(*(m for m in washed if m is not washed.hint)),
+                  self.retitle(self._heading, "Same object, another event"))
+        self.say("Keep the glass, change the event: she washed it.",
+                 self.point_at(washed.words[1]))
+        self.say("The object clue stays;", self.point_at(washed.words[3]))
+        self.say("the event clue changes, and now a word like “sparkled” fits better than "
+                 "“broke”.", fade_in(washed.hint), self.point_at(washed.words[1], washed.hint))
+        learned = self.label("trained heads learn their roles from the loss", 22, MUTED)
+        learned.next_to(washed.hint, DOWN, buff=0.3)
+        self.say("Again, a sketch of useful information, not a measured attention map.",
+                 self.point_at(badge))
+        self.say("Trained heads learn their roles from the prediction loss alone; some "
+                 "overlap, some matter little.", fade_in(learned), self.point_at(learned))
 
         self.section("worksheet")
-        self.play(FadeOut(washed), FadeOut(changed))
+        self.play(fade_out(washed, learned), self.unpoint(),
+                  self.retitle(self._heading, "Back to our own sentence"))
         self.bridge(badge)
 
     def example(self, words: Sequence[str], readings: Sequence[Reading],
@@ -169,15 +184,16 @@ class SeveralKindsOfDetail(LectureScene):
         note = self.label("receiver", ROLE_SIZE, MUTED).next_to(box, DOWN, buff=0.15)
         nearest_first = sorted(readings, key=lambda r: -r.source)
         arrows, roles = VGroup(), VGroup()
-        for rank, reading in enumerate(nearest_first):
+        for reading in readings:
+            rank = nearest_first.index(reading)
             source = row[reading.source]
             start = source.get_top() + UP * 0.12
             end_x = receiver.get_left()[0] + receiver.width * (rank + 1) / (len(readings) + 1)
             end = np.array([end_x, box.get_top()[1] + 0.04, 0.0])
-            arrow = arc_arrow(start, end, 0.5 + 0.95 * rank, reading.colour)
+            arrow = arc_arrow(start, end, 0.5 + 0.95 * rank, ILLUSTRATION)
             arrows.add(arrow)
             # Left of the apex, where the wider arcs above are still high.
-            role = self.label(f"{reading.role} head", ROLE_SIZE, reading.colour)
+            role = self.label(f"{reading.role} head", ROLE_SIZE, ILLUSTRATION)
             role.next_to(arrow, UP, buff=0.08)
             role.shift(RIGHT * (arrow.get_center()[0] + 0.15 - role.get_right()[0]))
             roles.add(role)
@@ -197,10 +213,11 @@ class SeveralKindsOfDetail(LectureScene):
         row = self.token_row(tokens, width=12).move_to(UP * 0.2)
         facts = self.bound("tokens: {n}     heads: {h}     every weight computed", 24,
                            MUTED, n="dims.tokens", h="dims.heads").next_to(row, DOWN, 0.6)
-        self.say("Now back to our own sentence. From here on nothing is sketched: the "
-                 "worksheet's layer, with head count {h}, computes every weight over these "
-                 "{n} tokens.", FadeOut(badge), FadeIn(row), FadeIn(facts),
-                 h="dims.heads", n="dims.tokens")
+        self.say("Now back to our own sentence of {n:token}.", fade_out(badge), fade_in(row),
+                 n="dims.tokens")
+        self.say("From here on nothing is sketched: the worksheet's layer, with {h:head}, "
+                 "computes every weight.", fade_in(facts), self.point_at(facts),
+                 h="dims.heads")
 
 
 # ---------------------------------------------------------------------- one head, two heads
@@ -236,65 +253,70 @@ def spread(fan: VGroup, receiver: Mobject) -> VGroup:
     return fan
 
 
-def schematic_fan(sources: Sequence[Mobject], receiver: Mobject, colour: str) -> VGroup:
-    """Thin arrows of equal width from every source to the receiver: who can read whom."""
-    return VGroup(*(Arrow(s.get_bottom(), end, buff=0.08, stroke_width=2, color=colour,
-                          stroke_opacity=0.6, tip_length=0.12,
-                          max_tip_length_to_length_ratio=0.08)
-                    for s, end in zip(sources, landing(receiver, len(sources)), strict=True)))
-
-
 class OneHeadTwoHeads(LectureScene):
-    """One head sends the receiver one weighted message; several heads send one each.
+    """One head sends the receiver one weighted message; several heads send one each,
+    every arrow as wide as its computed weight.
 
     Then the two-source toy: one shared weight row against a row per head, with the
     first-source weights each coordinate would require.
     """
 
     def construct(self) -> None:
-        name = self.ws.walkthrough
-        self.tokens = self.ws.sentences[name]
+        self.s = self.ws.walkthrough
+        self.tokens = self.ws.sentences[self.s]
         self.last = len(self.tokens) - 1
         receiver = {"w": self.tokens[self.last]}
         self.section("one head")
         heading = self.title("One head sends one message")
         self.row = self.token_row(self.tokens, width=12.4).move_to(UP * 1.9)
         mark = self.highlight(self.row[self.last], INK)
-        single = self.receivers([None])
-        self.say("With one head, the final “{w}” forms a single query. It gives each of the "
-                 "{n} known tokens a weight and mixes their values into one message.",
-                 Write(heading), FadeIn(self.row), Create(mark), FadeIn(single),
-                 words=receiver, n="dims.tokens")
+        (single,) = self.receivers([None])
+        self.say("With one head, the final “{w}” forms a single query.", Write(heading),
+                 fade_in(self.row), Create(mark), fade_in(single.node), words=receiver)
+        self.say("It gives each of the {n:known token} a weight, drawn as the arrow's width: "
+                 "here, the computed weights of one wide head.",
+                 LaggedStart(*map(Create, single.fan), lag_ratio=0.3, run_time=4),
+                 n="dims.tokens")
+        self.say("With those weights it mixes their values into one message.",
+                 Create(single.link), fade_in(single.message))
         self.say("That message can hold several features, but all of them were mixed with "
-                 "the same weights.")
+                 "the same weights.", self.point_at(single.message))
 
         self.section("several heads")
         heads = list(range(1, self.ws.n_heads + 1))
-        several = self.receivers(heads)
-        retitled = self.title("Several heads send several messages" if len(heads) > 1
-                              else "This layer has a single head")
-        self.play(FadeOut(single), FadeOut(heading), FadeIn(retitled))
-        heading = retitled
         if len(heads) > 1:
-            self.say("With {h} heads, the same receiver asks {q} queries at once. Each head "
-                     "has its own keys, values and weights, and sends its own message.",
-                     FadeIn(several), h="dims.heads", q="dims.heads")
-            self.say("The arrows only show who may read whom; the next scene draws their "
-                     "widths from the computed weights.")
+            several = self.receivers(heads)
+            self.play(fade_out(single), self.unpoint(),
+                      self.retitle(heading, "Several heads send several messages"))
+            self.say("With {h:head}, the same receiver asks {q:query} at once, one per head.",
+                     fade_in(*(r.node for r in several)), h="dims.heads", q="dims.heads")
+            for head, reader in zip(heads, several, strict=True):
+                top = self.v.value(f"{self.s}.h{head}.top_source")
+                self.say("Head {h} has its own keys and weights; its widest arrow comes from "
+                         "“{w}”, and it sends its own message.",
+                         LaggedStart(*map(Create, reader.fan), lag_ratio=0.2, run_time=3),
+                         Create(reader.link), fade_in(reader.message),
+                         h=f"dims.head_numbers[{head - 1}]", words={"w": self.tokens[top]})
         else:
+            several = [single]
+            self.play(self.retitle(heading, "This layer has a single head"))
             self.say("This worksheet's layer has a single head, so the receiver gets a "
                      "single message. The toy that follows shows what a second head adds.",
-                     FadeIn(several))
+                     self.point_at(single.message))
 
         self.section("toy")
-        self.play(FadeOut(VGroup(heading, self.row, mark, several)))
+        away = self.unpoint()
+        self.play(fade_out(self._heading, self.row, mark, *several), *([away] if away else []))
         self.toy()
 
-    def receivers(self, heads: Sequence[int | None]) -> VGroup:
-        """One receiver node per head (``None``: the single head), fed by a fan, with a
-        message chip beneath."""
+    def receivers(self, heads: Sequence[int | None]) -> list[VGroup]:
+        """One receiver node per head (``None``: one wide head), fed by a fan whose widths
+        are that head's computed weights, with a message chip beneath.
+
+        Each result has attributes ``node``, ``fan``, ``link`` and ``message``.
+        """
         spacing = min(3.6, 12.4 / len(heads))
-        group = VGroup()
+        made = []
         for i, head in enumerate(heads):
             colour = INK if head is None else self.head_colour(head)
             node = chip(self.word(self.tokens[self.last], 24, colour), colour,
@@ -310,9 +332,13 @@ class OneHeadTwoHeads(LectureScene):
             fit(message, spacing - 0.2)
             link = Arrow(node.get_bottom(), message.get_top(), buff=0.06, color=colour,
                          stroke_width=3, max_tip_length_to_length_ratio=0.3)
-            fan = schematic_fan(list(self.row), node, MUTED if head is None else colour)
-            group.add(VGroup(fan, node, link, message))
-        return group
+            weights = f"{self.s}.wide.weights" if head is None else f"{self.s}.h{head}.weights"
+            fan = spread(self.fan(list(self.row), node, weights, colour,
+                                  max_width=14.0 if head is None else 10.0), node)
+            reader = VGroup(fan, node, link, message)
+            reader.node, reader.fan, reader.link, reader.message = node, fan, link, message
+            made.append(reader)
+        return made
 
     def toy(self) -> None:
         """The two-source toy: shared weights give one mixture, separate heads two."""
@@ -353,9 +379,9 @@ class OneHeadTwoHeads(LectureScene):
         lines.add(*two)
         self.place(lines)
         self.say("Two heads can each keep a row of their own: the first gets {t0} from the "
-                 "first coordinate, the second, with weights {c} and {d}, gets {t1} from the "
-                 "second.", LaggedStart(*map(FadeIn, two), lag_ratio=0.6),
-                 t0="toy.two_heads[0]", t1="toy.two_heads[1]", c=w["c"], d=w["d"])
+                 "first coordinate;", fade_in(two[0]), t0="toy.two_heads[0]")
+        self.say("the second, with weights {c} and {d}, gets {t1} from the second.",
+                 fade_in(two[1]), t1="toy.two_heads[1]", c=w["c"], d=w["d"])
 
         self.section("required")
         needs = [self.bound("“{s}” weight needed for {x}:  {r}", 24, self.head_colour(k + 1),
@@ -367,14 +393,15 @@ class OneHeadTwoHeads(LectureScene):
                              else "here one shared row happens to meet both", 24, MUTED)
         lines.add(*needs, verdict)
         self.place(lines)
-        self.say("With these values fixed, {x0} needs a “{s}” weight of {r0}, and {x1} "
-                 "needs {r1}. " + ("A single weight row would have to be both at once."
-                                   if clash else "Here a single weight row could do both."),
-                 FadeIn(VGroup(*needs)), FadeIn(verdict), words=names,
-                 x0="toy.two_heads[0]", r0="toy.required[0]", x1="toy.two_heads[1]",
+        self.say("With these values fixed, {x0} needs a “{s}” weight of {r0},",
+                 fade_in(needs[0]), words=names, x0="toy.two_heads[0]", r0="toy.required[0]")
+        self.say("and {x1} needs {r1}.", fade_in(needs[1]), x1="toy.two_heads[1]",
                  r1="toy.required[1]")
+        self.say("A single weight row would have to be both at once." if clash
+                 else "Here a single weight row could do both.", fade_in(verdict),
+                 self.point_at(verdict))
         self.say("The toy shows what separate weighting buys; it does not prove that one head "
-                 "always fails.")
+                 "always fails.", self.unpoint())
 
     @staticmethod
     def place(lines: VGroup) -> None:
@@ -403,10 +430,12 @@ class SettingAndPerson(LectureScene):
                                    words={"role": self.ws.lesson.head_names[h - 1]})
                         for h in range(1, self.ws.n_heads + 1)))
         fit(cast.arrange(RIGHT, buff=0.8).move_to(DOWN * 1.5), 12.4)
-        self.say("Back to the full sentence of {n} tokens. For each head, arrows run from "
-                 "every source to the final “{w}”, as wide as that head's computed weight.",
-                 Write(heading), FadeIn(self.row), Create(mark), FadeIn(cast),
-                 words={"w": self.tokens[self.last]}, n="dims.tokens")
+        self.say("Back to the full sentence of {n:token}.", Write(heading), fade_in(self.row),
+                 Create(mark), n="dims.tokens")
+        self.say("For each head, arrows will run from every source to the final “{w}”, as "
+                 "wide as that head's computed weight.",
+                 LaggedStart(*map(fade_in, cast), lag_ratio=0.5, run_time=3),
+                 words={"w": self.tokens[self.last]})
 
         panel = cast
         for head in range(1, self.ws.n_heads + 1):
@@ -416,7 +445,7 @@ class SettingAndPerson(LectureScene):
         if self.ws.n_heads > 1:
             self.section("side by side")
             self.play(FadeOut(panel))
-            self.side_by_side()
+            self.side_by_side(heading)
 
     def reading(self, head: int) -> VGroup:
         """One head's panel: its fan, its top source's weight and its name."""
@@ -431,16 +460,18 @@ class SettingAndPerson(LectureScene):
         name = self.bound("Head {h}: the {role} reading", 24, colour,
                           h=f"dims.head_numbers[{head - 1}]", words={"role": role})
         name.next_to(node, DOWN, buff=0.4)
-        self.say("Head {h}, our {role} head, gives its largest weight to “{w}”: {x}. "
-                 "Every other arrow is thinner, but none is missing.",
-                 FadeIn(node), FadeIn(name), LaggedStart(*map(Create, fan), lag_ratio=0.08),
-                 words={"role": role, "w": self.tokens[top]}, h=f"dims.head_numbers[{head - 1}]",
-                 x=f"{p}.weights[{top}]")
-        self.say("The message this head sends is therefore mostly what “{w}” carries in "
-                 "this head's values.", Create(box), FadeIn(weight), words={"w": self.tokens[top]})
+        self.say("Head {h}, our {role} head: its arrows are drawn from its computed weights.",
+                 fade_in(node, name), LaggedStart(*map(Create, fan), lag_ratio=0.08),
+                 words={"role": role}, h=f"dims.head_numbers[{head - 1}]")
+        self.say("Its largest weight goes to “{w}”: {x}.", Create(box), fade_in(weight),
+                 words={"w": self.tokens[top]}, x=f"{p}.weights[{top}]")
+        self.say("Every other arrow is thinner, but none is missing.", self.point_at(self.row))
+        self.say("So the message this head sends is mostly what “{w}” carries in its values.",
+                 self.point_at(node), words={"w": self.tokens[top]})
+        self.play(self.unpoint())
         return VGroup(fan, node, name, box, weight)
 
-    def side_by_side(self) -> None:
+    def side_by_side(self, heading: Mobject) -> None:
         """All heads at once, each with its own fan and receiver copy."""
         n = self.ws.n_heads
         spacing = min(3.6, 12.4 / n)
@@ -456,9 +487,14 @@ class SettingAndPerson(LectureScene):
             fan = self.fan(list(self.row), node, f"{self.s}.h{head}.weights", colour,
                            max_width=10.0)
             group.add(VGroup(spread(fan, node), node, name))
-        self.say("All the heads read at once, from the same input rows. These are our "
-                 "hand-chosen numbers; the role names describe what we built them to do, "
-                 "not jobs a trained model is given.", FadeIn(group))
+        note = self.label("hand-chosen numbers, not a trained model", 22, MUTED)
+        note.next_to(heading, DOWN, buff=0.25)
+        self.say("All the heads read at once, from the same input rows.",
+                 self.retitle(heading, "Reading with {h:all head} at once", h="dims.heads"),
+                 LaggedStart(*map(fade_in, group), lag_ratio=0.4))
+        self.say("These are our hand-chosen numbers;", fade_in(note), self.point_at(note))
+        self.say("the role names describe what we built them to do, not jobs a trained model "
+                 "is given.", self.point_at(*(reader[2] for reader in group)))
 
 
 # ---------------------------------------------------------------------- the Maya recall
@@ -529,11 +565,12 @@ class MayaRecall(LectureScene):
         self.section("weights")
         favourite = next(r for r in self.rows if r.j == top)
         self.say("Scaled, then put through a softmax over all {n:source}, the matches become "
-                 "weights, drawn as arrow widths; “{w}” gets the most, {x}.",
-                 *(ReplacementTransform(r.match, r.weight) for r in self.rows),
-                 ReplacementTransform(self.headers[2], self.headers[3]),
+                 "weights.", *(ReplacementTransform(r.match, r.weight) for r in self.rows),
+                 ReplacementTransform(self.headers[2], self.headers[3]), self.unpoint(),
+                 n="dims.tokens")
+        self.say("Drawn as arrow widths: “{w}” gets the most, {x}.",
                  LaggedStart(*(Create(r.arrow) for r in self.rows), lag_ratio=0.3),
-                 self.point_at(favourite.word, favourite.weight), n="dims.tokens",
+                 self.point_at(favourite.word, favourite.weight),
                  words={"w": self.tokens[top]}, x=f"{self.p}.weights[{top}]")
 
         self.section("values")
