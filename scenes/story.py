@@ -157,7 +157,7 @@ class SeveralKindsOfDetail(LectureScene):
                  self.point_at(washed.words[1]))
         self.say("The object clue stays;", self.point_at(washed.words[3]))
         self.say("the event clue changes, and now a word like “sparkled” fits better than "
-                 "“broke”.", fade_in(washed.hint), self.point_at(washed.words[1], washed.hint))
+                 "“broke”.", fade_in(washed.hint), self.point_at(washed.hint))
         learned = self.label("trained heads learn their roles from the loss", 22, MUTED)
         learned.next_to(washed.hint, DOWN, buff=0.3)
         self.say("Again, a sketch of useful information, not a measured attention map.",
@@ -301,12 +301,12 @@ class OneHeadTwoHeads(LectureScene):
             several = [single]
             self.play(self.retitle(heading, "This layer has a single head"))
             self.say("This worksheet's layer has a single head, so the receiver gets a "
-                     "single message. The toy that follows shows what a second head adds.",
-                     self.point_at(single.message))
+                     "single message.", self.point_at(single.message))
+            self.say("The toy that follows shows what a second head adds.", self.unpoint())
 
         self.section("toy")
         away = self.unpoint()
-        self.play(fade_out(self._heading, self.row, mark, *several), *([away] if away else []))
+        self.play(fade_out(self._heading, self.row, mark, *several), *filter(None, [away]))
         self.toy()
 
     def receivers(self, heads: Sequence[int | None]) -> list[VGroup]:
