@@ -273,10 +273,9 @@ class OneHeadTwoHeads(LectureScene):
         (single,) = self.receivers([None])
         self.say("With one head, the final “{w}” forms a single query.", Write(heading),
                  fade_in(self.row), Create(mark), fade_in(single.node), words=receiver)
-        self.say("It gives each of the {n:known token} a weight, drawn as the arrow's width: "
-                 "here, the computed weights of one wide head.",
-                 LaggedStart(*map(Create, single.fan), lag_ratio=0.3, run_time=4),
-                 n="dims.tokens")
+        self.say("It gives each known token a weight, drawn as the arrow's width: here, the "
+                 "computed weights of one wide head.",
+                 LaggedStart(*map(Create, single.fan), lag_ratio=0.3, run_time=4))
         self.say("With those weights it mixes their values into one message.",
                  Create(single.link), fade_in(single.message))
         self.say("That message can hold several features, but all of them were mixed with "
@@ -292,7 +291,7 @@ class OneHeadTwoHeads(LectureScene):
                      fade_in(*(r.node for r in several)), h="dims.heads", q="dims.heads")
             for head, reader in zip(heads, several, strict=True):
                 top = self.v.value(f"{self.s}.h{head}.top_source")
-                self.say("Head {h} has its own keys and weights; its widest arrow comes from "
+                self.say("Head {h}: its own keys and weights. Its widest arrow comes from "
                          "“{w}”, and it sends its own message.",
                          LaggedStart(*map(Create, reader.fan), lag_ratio=0.2, run_time=3),
                          Create(reader.link), fade_in(reader.message),
@@ -430,8 +429,8 @@ class SettingAndPerson(LectureScene):
                                    words={"role": self.ws.lesson.head_names[h - 1]})
                         for h in range(1, self.ws.n_heads + 1)))
         fit(cast.arrange(RIGHT, buff=0.8).move_to(DOWN * 1.5), 12.4)
-        self.say("Back to the full sentence of {n:token}.", Write(heading), fade_in(self.row),
-                 Create(mark), n="dims.tokens")
+        self.say("Back to the full sentence, and its final “{w}”.", Write(heading),
+                 fade_in(self.row), Create(mark), words={"w": self.tokens[self.last]})
         self.say("For each head, arrows will run from every source to the final “{w}”, as "
                  "wide as that head's computed weight.",
                  LaggedStart(*map(fade_in, cast), lag_ratio=0.5, run_time=3),
