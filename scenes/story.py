@@ -439,11 +439,11 @@ class SettingAndPerson(LectureScene):
         panel = cast
         for head in range(1, self.ws.n_heads + 1):
             self.section(f"head {head}")
-            self.play(FadeOut(panel))
+            self.play(FadeOut(panel), *filter(None, [self.unpoint()]))
             panel = self.reading(head)
         if self.ws.n_heads > 1:
             self.section("side by side")
-            self.play(FadeOut(panel))
+            self.play(FadeOut(panel), *filter(None, [self.unpoint()]))
             self.side_by_side(heading)
 
     def reading(self, head: int) -> VGroup:
@@ -467,7 +467,6 @@ class SettingAndPerson(LectureScene):
         self.say("Every other arrow is thinner, but none is missing.", self.point_at(self.row))
         self.say("So the message this head sends is mostly what “{w}” carries in its values.",
                  self.point_at(node), words={"w": self.tokens[top]})
-        self.play(self.unpoint())
         return VGroup(fan, node, name, box, weight)
 
     def side_by_side(self, heading: Mobject) -> None:
@@ -539,14 +538,14 @@ class MayaRecall(LectureScene):
         heading = self.in_words(self.title("Recall: query, key and value"))
 
         self.section("query")
-        self.play(self.retitle(heading, "The same roles in numbers: head {h}",
-                               h="dims.head_numbers[0]"))
         top = self.v.value(f"{self.p}.top_source")
         tops = [top] + ([self.v.value(f"{self.s}.h2.top_source")] if self.ws.n_heads > 1 else [])
         self.layout(shown_sources(tops, self.last))
         query, q_keys = vector("q", f"{self.p}.Q[{self.last}]", self.ws.d_head)
         self.say("Now our own numbers, in head {h}. The final “{w}” makes the query "
-                 + query + ".", fade_in(self.receiver), self.point_at(self.query),
+                 + query + ".", self.retitle(heading, "The same roles in numbers: head {h}",
+                                             h="dims.head_numbers[0]"),
+                 fade_in(self.receiver), self.point_at(self.query),
                  h="dims.head_numbers[0]", words={"w": self.tokens[self.last]}, **q_keys)
 
         self.section("keys")
