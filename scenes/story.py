@@ -351,9 +351,9 @@ class OneHeadTwoHeads(LectureScene):
                                                      self.label("second", 20, MUTED)])
         caption = self.label("value rows", 20, MUTED).next_to(values, RIGHT, buff=0.4)
         table = VGroup(values, caption).move_to(UP * 1.85)
-        self.say("A separate toy with made-up numbers: two sources, “{s}” and “{t}”, whose "
-                 "value rows have two coordinates each.", Write(heading), FadeIn(table),
-                 words=names)
+        self.say("A separate toy with made-up numbers: two sources, “{s}” and “{t}”,",
+                 Write(heading), FadeIn(table), words=names)
+        self.say("whose value rows have two coordinates each.", self.point_at(values.body))
 
         v = {f"v{r}{c}": f"toy.values[{r}][{c}]" for r in (0, 1) for c in (0, 1)}
         w = {"a": "toy.weights[0][0]", "b": "toy.weights[0][1]",
@@ -365,7 +365,8 @@ class OneHeadTwoHeads(LectureScene):
         lines = VGroup(one)
         self.place(lines)
         self.say("One head with weights {a} and {b} mixes both coordinates with that same "
-                 "pair: the result is [{m0}, {m1}].", FadeIn(one), a=w["a"], b=w["b"],
+                 "pair: the result is [{m0}, {m1}].", FadeIn(one), self.unpoint(),
+                 a=w["a"], b=w["b"],
                  m0="toy.one_head[0]", m1="toy.one_head[1]")
 
         self.section("two mixtures")
