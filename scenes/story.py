@@ -365,8 +365,9 @@ class OneHeadTwoHeads(LectureScene):
         lines = VGroup(one)
         self.place(lines)
         self.say("One head with weights {a} and {b} mixes both coordinates with that same "
-                 "pair: the result is [{m0}, {m1}].", FadeIn(one), self.unpoint(),
-                 a=w["a"], b=w["b"],
+                 "pair:", FadeIn(one), self.unpoint(), a=w["a"], b=w["b"])
+        result = [glyph for i in (6, 7) for glyph in one.figure_glyphs(i)]  # m0 and m1
+        self.say("the result is [{m0}, {m1}].", self.point_at(*result),
                  m0="toy.one_head[0]", m1="toy.one_head[1]")
 
         self.section("two mixtures")
@@ -379,7 +380,7 @@ class OneHeadTwoHeads(LectureScene):
         lines.add(*two)
         self.place(lines)
         self.say("Two heads can each keep a row of their own: the first gets {t0} from the "
-                 "first coordinate;", fade_in(two[0]), t0="toy.two_heads[0]")
+                 "first coordinate;", fade_in(two[0]), self.unpoint(), t0="toy.two_heads[0]")
         self.say("the second, with weights {c} and {d}, gets {t1} from the second.",
                  fade_in(two[1]), t1="toy.two_heads[1]", c=w["c"], d=w["d"])
 
