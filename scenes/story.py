@@ -553,10 +553,10 @@ class MayaRecall(LectureScene):
         self.section("keys")
         self.play(fade_in(self.note, self.table_headers,
                           *(VGroup(r.word, r.key) for r in self.rows)))
-        for n, row in enumerate(self.rows):
-            template = ("The query meets each key: multiply coordinate by coordinate, then "
-                        "add. For “{w}” at position {p}, the match is {d}." if n == 0 else
-                        "Its own key, at position {p}: {d}." if row.j == self.last else
+        self.say("The query meets each key: multiply coordinates in pairs, then add.",
+                 self.point_at(self.query, self.rows[0].key))
+        for row in self.rows:
+            template = ("Its own key, at position {p}: {d}." if row.j == self.last else
                         "For “{w}” at position {p}: {d}.")
             self.say(template, fade_in(row.match), self.point_at(row.key, row.match),
                      words={"w": self.tokens[row.j]}, p=f"dims.positions[{row.j}]",
@@ -574,14 +574,13 @@ class MayaRecall(LectureScene):
                  words={"w": self.tokens[top]}, x=f"{self.p}.weights[{top}]")
 
         self.section("values")
-        self.say("Each source also has a value: what it passes on when it is chosen.",
+        self.say("Each source also has a value: what it passes on.",
                  LaggedStart(*(fade_in(r.value) for r in self.rows), lag_ratio=0.3),
                  self.point_at(*(r.value for r in self.rows)))
         message, m_keys = vector("m", f"{self.p}.message", self.ws.d_head)
-        self.say("Every value is scaled by its weight, and all {n} are added: the message is "
-                 + message + ".", fade_in(self.message), self.point_at(self.message),
-                 n="dims.tokens", **m_keys)
-        self.say("Queries ask, keys answer, values carry.", self.unpoint())
+        self.say("Weighted and added over all {n}, the values give the message " + message
+                 + ".", fade_in(self.message), self.point_at(self.message), n="dims.tokens",
+                 **m_keys)
 
     def in_words(self, heading: Mobject) -> Mobject:
         """Part II's verbal example: She's query asks for a person, Maya's key matches,
@@ -606,8 +605,8 @@ class MayaRecall(LectureScene):
                  Write(heading), fade_in(badge, she, query))
         self.say("Maya's key advertises a person, so it matches that query well.",
                  fade_in(maya, key), Create(match), fade_in(note))
-        self.say("So Maya's value, the details about her, flows to “She”. Real vectors hold "
-                 "numbers, not sentences like these.", fade_in(value), Create(carry),
+        self.say("So Maya's value, the details about her, flows to “She”.",
+                 fade_in(value), Create(carry),
                  fade_in(got), self.point_at(badge))
         self.play(fade_out(badge, maya, she, query, key, value, match, note, carry, got),
                   self.unpoint())
