@@ -57,7 +57,7 @@ def test_the_recall_names_the_source_head_one_favours(shown, default_ws, head_on
 
 
 def test_the_recalled_message_is_the_weighted_sum_over_every_source(shown, head_one) -> None:
-    message = caption(shown["MayaRecall"], "the message is")
+    message = caption(shown["MayaRecall"], "give the message")
     total = sum(w * v for w, v in zip(head_one["weights"], head_one["V"], strict=True))
     assert [number(f["text"]) for f in message["figures"][1:]] == \
         pytest.approx(total, abs=0.0005)
