@@ -59,6 +59,7 @@ PARTS: tuple[tuple[str, str, str, str], ...] = (
     ("details", "story", "SeveralKindsOfDetail", "One token needs several kinds of detail"),
     ("one-two-heads", "story", "OneHeadTwoHeads", "One head, two heads, and the two-source toy"),
     ("readings", "story", "SettingAndPerson", "Setting and person readings"),
+    ("roles-shapes", "story", "MayaRecall", "Recall: query, key and value"),
     ("roles-shapes", "layer", "RolesAndShapes", "Query, key, value and every shape"),
     ("projections", "layer", "ReceiverProjections", "Projections for the final receiver"),
     ("head-walkthrough", "walkthrough", "HeadWalkthrough{h}", "Head {h}, step by step"),

@@ -18,12 +18,15 @@ from manim import (
     FadeOut,
     LaggedStart,
     Mobject,
+    ReplacementTransform,
     RoundedRectangle,
     VGroup,
+    VMobject,
     Write,
 )
 
-from scenes.kit import INK, MUTED, LectureScene, fit, on_baseline
+from scenes.kit import INK, MUTED, LectureScene, fade_in, fade_out, fit, on_baseline, vector
+from scenes.palette import FAINT
 
 ILLUSTRATION_SIZE = 30
 ROLE_SIZE = 22
@@ -43,22 +46,24 @@ class RiverBankPrompt(LectureScene):
         row.move_to(UP * 0.6)
         positions = [self.bound("{p}", 18, mono=True, p=f"dims.positions[{j}]")
                      .next_to(row[j], DOWN, buff=0.25) for j in range(len(tokens))]
-        self.say("The prefix has {n} known tokens, numbered from the first.",
+        self.say("The prefix has {n:known token}, numbered from the first.",
                  Write(heading), FadeIn(row[:-1]), *map(FadeIn, positions),
                  n="dims.tokens")
 
         self.section("receiver")
-        box = self.highlight(row[last], self.head_colour(1))
-        note = self.label("receiver", 22, self.head_colour(1)).next_to(positions[last], DOWN)
-        self.say("The last known token, “{w}” at position {p}, is the receiver: "
-                 "it will gather context from every earlier position and itself.",
+        box = self.highlight(row[last], INK)
+        note = self.label("receiver", 22).next_to(positions[last], DOWN)
+        self.say("The last known token, “{w}” at position {p}, is the receiver:",
                  Create(box), FadeIn(note), words={"w": tokens[last]},
                  p=f"dims.positions[{last}]")
+        self.say("it will gather context from every earlier position and itself.",
+                 self.point_at(row[:-1]))
 
         self.section("unknown")
         blank = self.label("next word?", 22).next_to(row[-1], UP, buff=0.45)
         self.say("The blank has no row yet. Everything we compute serves one goal: "
-                 "a better guess for that blank.", FadeIn(row[-1]), FadeIn(blank))
+                 "a better guess for that blank.", FadeIn(row[-1]), FadeIn(blank),
+                 self.point_at(row[-1], blank))
         self.wait(0.5)
 
 
@@ -71,7 +76,10 @@ class Reading:
 
     source: int
     role: str
-    colour: str
+
+
+ILLUSTRATION = INK
+"""Illustrative heads are drawn neutral: the head colours belong to the worksheet's heads."""
 
 
 def arc_arrow(start: np.ndarray, end: np.ndarray, lift: float, colour: str,
@@ -88,68 +96,78 @@ class SeveralKindsOfDetail(LectureScene):
 
     A coat described by colour, material and shape; a plural subject against a nearer
     location; an object against the event that happened to it; and the same object after a
-    different event.
+    different event. Each reading appears as the voice names it.
     """
 
     def construct(self) -> None:
-        colour, material, shape = (self.head_colour(h) for h in (1, 2, 3))
         self.section("coat")
         heading = self.title("One token can need several kinds of detail")
         badge = self.label("illustration: plausible readings, not measured attention", 20,
                            MUTED).next_to(heading, DOWN, buff=0.2)
         coat = self.example(["Mia", "buttoned", "her", "red", "wool", "hooded", "coat"],
-                            [Reading(3, "colour", colour), Reading(4, "material", material),
-                             Reading(5, "shape", shape)])
-        self.say("At “coat”, more than one earlier word is useful: one tells its colour, "
-                 "one its material, one its shape. This is an illustration, not attention "
-                 "measured in a model.", Write(heading), FadeIn(badge), FadeIn(coat.words),
-                 Create(coat.box), FadeIn(coat.receiver))
-        self.say("Picture three heads, each free to favour a different word: red, wool, "
-                 "hooded. Every head still sees every word, the coat included.",
-                 LaggedStart(*(FadeIn(VGroup(a, r)) for a, r in zip(coat.arrows, coat.roles,
-                                                                     strict=True)),
-                             lag_ratio=0.5))
+                            [Reading(3, "colour"), Reading(4, "material"), Reading(5, "shape")])
+        self.say("At “coat”, more than one earlier word is useful.", Write(heading),
+                 fade_in(badge, coat.words, coat.receiver), Create(coat.box))
+        for n, line in enumerate(("One head could favour “red”, for its colour;",
+                                  "another “wool”, for its material;",
+                                  "a third “hooded”, for its shape.")):
+            self.say(line, Create(coat.arrows[n]), fade_in(coat.roles[n]))
+        self.say("Every head still sees every word, the coat included.",
+                 self.point_at(coat.words))
+        self.say("And this is an illustration, not attention measured in a model.",
+                 self.point_at(badge))
 
         self.section("dogs")
-        self.play(FadeOut(coat))
+        self.play(fade_out(coat), self.unpoint(),
+                  self.retitle(heading, "The subject, not the nearest noun"))
         dogs = self.example(["The", "dogs", "near", "the", "gate", "usually"],
-                            [Reading(1, "subject", colour), Reading(4, "location", material)],
+                            [Reading(1, "subject"), Reading(4, "location")],
                             "next word: “bark”, not “barks”")
-        self.say("At “usually”, the plural subject “dogs” and the place “gate” are both "
-                 "useful, and they sit in different spots. In this illustration, separate "
-                 "heads keep both.", FadeIn(dogs.words), Create(dogs.box),
-                 FadeIn(dogs.receiver), *map(FadeIn, dogs.arrows), *map(FadeIn, dogs.roles))
-        self.say("The verb that follows must agree with “dogs”, so “bark” fits; the nearer "
-                 "singular “gate” does not decide it.", FadeIn(dogs.hint))
+        self.say("At “usually”, the plural subject “dogs” is useful,",
+                 fade_in(dogs.words, dogs.receiver), Create(dogs.box), Create(dogs.arrows[0]),
+                 fade_in(dogs.roles[0]))
+        self.say("and so is the place, “gate”. Separate heads can keep both.",
+                 Create(dogs.arrows[1]), fade_in(dogs.roles[1]))
+        self.say("The verb that follows must agree with “dogs”: “bark”, not “barks”.",
+                 fade_in(dogs.hint), self.point_at(dogs.words[1]))
+        self.say("The nearer singular “gate” does not decide it.",
+                 self.point_at(dogs.words[4]))
 
         self.section("glass")
-        self.play(FadeOut(dogs))
+        self.play(fade_out(dogs), self.unpoint(),
+                  self.retitle(self._heading, "What “It” refers to, and what happened"))
         event = ["She", "dropped", "the", "glass", ".", "It"]
-        glass = self.example(event, [Reading(3, "reference", colour),
-                                     Reading(1, "event", shape)],
+        glass = self.example(event, [Reading(3, "reference"), Reading(1, "event")],
                              "a plausible next word: “broke”")
-        self.say("At “It”, one illustrative head looks up what “It” refers to, the glass; "
-                 "another looks up what happened to it, dropped. The two run side by side.",
-                 FadeIn(glass.words), Create(glass.box), FadeIn(glass.receiver),
-                 *map(FadeIn, glass.arrows), *map(FadeIn, glass.roles))
+        self.say("At “It”, one head can look up what “It” refers to: the glass.",
+                 fade_in(glass.words, glass.receiver), Create(glass.box),
+                 Create(glass.arrows[0]), fade_in(glass.roles[0]))
+        self.say("Another looks up what happened to it: dropped. The two run side by side.",
+                 Create(glass.arrows[1]), fade_in(glass.roles[1]))
         self.say("Object plus event make “broke” likely, though never certain.",
-                 FadeIn(glass.hint))
+                 fade_in(glass.hint))
 
         self.section("washed")
         washed = self.example([*event[:1], "washed", *event[2:]],
-                              [Reading(3, "reference", colour), Reading(1, "event", shape)],
+                              [Reading(3, "reference"), Reading(1, "event")],
                               "a plausible next word: “sparkled”")
-        changed = self.highlight(washed.words[1], shape)
-        self.play(FadeOut(glass))
-        self.say("Keep the glass, change the event. After “washed”, a word like “sparkled” "
-                 "fits better than “broke”: the object clue stays, the event clue changes.",
-                 FadeIn(washed), Create(changed))
-        self.say("Again a sketch of useful information, not a measured attention map. "
-                 "Trained heads learn their roles from the prediction loss alone; some "
-                 "overlap, some matter little.")
+        self.play(fade_out(glass), fade_in(*(m for m in washed if m is not washed.hint)),
+                  self.retitle(self._heading, "Same object, another event"))
+        self.say("Keep the glass, change the event: she washed it.",
+                 self.point_at(washed.words[1]))
+        self.say("The object clue stays;", self.point_at(washed.words[3]))
+        self.say("the event clue changes, and now a word like “sparkled” fits better than "
+                 "“broke”.", fade_in(washed.hint), self.point_at(washed.hint))
+        learned = self.label("trained heads learn their roles from the loss", 22, MUTED)
+        learned.next_to(washed.hint, DOWN, buff=0.3)
+        self.say("Again, a sketch of useful information, not a measured attention map.",
+                 self.point_at(badge))
+        self.say("Trained heads learn their roles from the prediction loss alone; some "
+                 "overlap, some matter little.", fade_in(learned), self.point_at(learned))
 
         self.section("worksheet")
-        self.play(FadeOut(washed), FadeOut(changed))
+        self.play(fade_out(washed, learned), self.unpoint(),
+                  self.retitle(self._heading, "Back to our own sentence"))
         self.bridge(badge)
 
     def example(self, words: Sequence[str], readings: Sequence[Reading],
@@ -166,15 +184,16 @@ class SeveralKindsOfDetail(LectureScene):
         note = self.label("receiver", ROLE_SIZE, MUTED).next_to(box, DOWN, buff=0.15)
         nearest_first = sorted(readings, key=lambda r: -r.source)
         arrows, roles = VGroup(), VGroup()
-        for rank, reading in enumerate(nearest_first):
+        for reading in readings:
+            rank = nearest_first.index(reading)
             source = row[reading.source]
             start = source.get_top() + UP * 0.12
             end_x = receiver.get_left()[0] + receiver.width * (rank + 1) / (len(readings) + 1)
             end = np.array([end_x, box.get_top()[1] + 0.04, 0.0])
-            arrow = arc_arrow(start, end, 0.5 + 0.95 * rank, reading.colour)
+            arrow = arc_arrow(start, end, 0.5 + 0.95 * rank, ILLUSTRATION)
             arrows.add(arrow)
             # Left of the apex, where the wider arcs above are still high.
-            role = self.label(f"{reading.role} head", ROLE_SIZE, reading.colour)
+            role = self.label(f"{reading.role} head", ROLE_SIZE, ILLUSTRATION)
             role.next_to(arrow, UP, buff=0.08)
             role.shift(RIGHT * (arrow.get_center()[0] + 0.15 - role.get_right()[0]))
             roles.add(role)
@@ -194,10 +213,11 @@ class SeveralKindsOfDetail(LectureScene):
         row = self.token_row(tokens, width=12).move_to(UP * 0.2)
         facts = self.bound("tokens: {n}     heads: {h}     every weight computed", 24,
                            MUTED, n="dims.tokens", h="dims.heads").next_to(row, DOWN, 0.6)
-        self.say("Now back to our own sentence. From here on nothing is sketched: the "
-                 "worksheet's layer, with head count {h}, computes every weight over these "
-                 "{n} tokens.", FadeOut(badge), FadeIn(row), FadeIn(facts),
-                 h="dims.heads", n="dims.tokens")
+        self.say("Now back to our own sentence of {n:token}.", fade_out(badge), fade_in(row),
+                 n="dims.tokens")
+        self.say("From here on nothing is sketched: the worksheet's layer, with {h:head}, "
+                 "computes every weight.", fade_in(facts), self.point_at(facts),
+                 h="dims.heads")
 
 
 # ---------------------------------------------------------------------- one head, two heads
@@ -233,65 +253,69 @@ def spread(fan: VGroup, receiver: Mobject) -> VGroup:
     return fan
 
 
-def schematic_fan(sources: Sequence[Mobject], receiver: Mobject, colour: str) -> VGroup:
-    """Thin arrows of equal width from every source to the receiver: who can read whom."""
-    return VGroup(*(Arrow(s.get_bottom(), end, buff=0.08, stroke_width=2, color=colour,
-                          stroke_opacity=0.6, tip_length=0.12,
-                          max_tip_length_to_length_ratio=0.08)
-                    for s, end in zip(sources, landing(receiver, len(sources)), strict=True)))
-
-
 class OneHeadTwoHeads(LectureScene):
-    """One head sends the receiver one weighted message; several heads send one each.
+    """One head sends the receiver one weighted message; several heads send one each,
+    every arrow as wide as its computed weight.
 
     Then the two-source toy: one shared weight row against a row per head, with the
     first-source weights each coordinate would require.
     """
 
     def construct(self) -> None:
-        name = self.ws.walkthrough
-        self.tokens = self.ws.sentences[name]
+        self.s = self.ws.walkthrough
+        self.tokens = self.ws.sentences[self.s]
         self.last = len(self.tokens) - 1
         receiver = {"w": self.tokens[self.last]}
         self.section("one head")
         heading = self.title("One head sends one message")
         self.row = self.token_row(self.tokens, width=12.4).move_to(UP * 1.9)
         mark = self.highlight(self.row[self.last], INK)
-        single = self.receivers([None])
-        self.say("With one head, the final “{w}” forms a single query. It gives each of the "
-                 "{n} known tokens a weight and mixes their values into one message.",
-                 Write(heading), FadeIn(self.row), Create(mark), FadeIn(single),
-                 words=receiver, n="dims.tokens")
+        (single,) = self.receivers([None])
+        self.say("With one head, the final “{w}” forms a single query.", Write(heading),
+                 fade_in(self.row), Create(mark), fade_in(single.node), words=receiver)
+        self.say("It gives each known token a weight, drawn as the arrow's width: here, the "
+                 "computed weights of one wide head.",
+                 LaggedStart(*map(Create, single.fan), lag_ratio=0.3, run_time=4))
+        self.say("With those weights it mixes their values into one message.",
+                 Create(single.link), fade_in(single.message))
         self.say("That message can hold several features, but all of them were mixed with "
-                 "the same weights.")
+                 "the same weights.", self.point_at(single.message))
 
         self.section("several heads")
         heads = list(range(1, self.ws.n_heads + 1))
-        several = self.receivers(heads)
-        retitled = self.title("Several heads send several messages" if len(heads) > 1
-                              else "This layer has a single head")
-        self.play(FadeOut(single), FadeOut(heading), FadeIn(retitled))
-        heading = retitled
         if len(heads) > 1:
-            self.say("With {h} heads, the same receiver asks {q} queries at once. Each head "
-                     "has its own keys, values and weights, and sends its own message.",
-                     FadeIn(several), h="dims.heads", q="dims.heads")
-            self.say("The arrows only show who may read whom; the next scene draws their "
-                     "widths from the computed weights.")
+            several = self.receivers(heads)
+            self.play(fade_out(single), self.unpoint(),
+                      self.retitle(heading, "Several heads send several messages"))
+            self.say("With {h:head}, the same receiver asks {q:query} at once, one per head.",
+                     fade_in(*(r.node for r in several)), h="dims.heads", q="dims.heads")
+            for head, reader in zip(heads, several, strict=True):
+                top = self.v.value(f"{self.s}.h{head}.top_source")
+                self.say("Head {h}: its own keys and weights. Its widest arrow comes from "
+                         "“{w}”, and it sends its own message.",
+                         LaggedStart(*map(Create, reader.fan), lag_ratio=0.2, run_time=3),
+                         Create(reader.link), fade_in(reader.message),
+                         h=f"dims.head_numbers[{head - 1}]", words={"w": self.tokens[top]})
         else:
+            several = [single]
+            self.play(self.retitle(heading, "This layer has a single head"))
             self.say("This worksheet's layer has a single head, so the receiver gets a "
-                     "single message. The toy that follows shows what a second head adds.",
-                     FadeIn(several))
+                     "single message.", self.point_at(single.message))
+            self.say("The toy that follows shows what a second head adds.", self.unpoint())
 
         self.section("toy")
-        self.play(FadeOut(VGroup(heading, self.row, mark, several)))
+        away = self.unpoint()
+        self.play(fade_out(self._heading, self.row, mark, *several), *filter(None, [away]))
         self.toy()
 
-    def receivers(self, heads: Sequence[int | None]) -> VGroup:
-        """One receiver node per head (``None``: the single head), fed by a fan, with a
-        message chip beneath."""
+    def receivers(self, heads: Sequence[int | None]) -> list[VGroup]:
+        """One receiver node per head (``None``: one wide head), fed by a fan whose widths
+        are that head's computed weights, with a message chip beneath.
+
+        Each result has attributes ``node``, ``fan``, ``link`` and ``message``.
+        """
         spacing = min(3.6, 12.4 / len(heads))
-        group = VGroup()
+        made = []
         for i, head in enumerate(heads):
             colour = INK if head is None else self.head_colour(head)
             node = chip(self.word(self.tokens[self.last], 24, colour), colour,
@@ -307,9 +331,13 @@ class OneHeadTwoHeads(LectureScene):
             fit(message, spacing - 0.2)
             link = Arrow(node.get_bottom(), message.get_top(), buff=0.06, color=colour,
                          stroke_width=3, max_tip_length_to_length_ratio=0.3)
-            fan = schematic_fan(list(self.row), node, MUTED if head is None else colour)
-            group.add(VGroup(fan, node, link, message))
-        return group
+            weights = f"{self.s}.wide.weights" if head is None else f"{self.s}.h{head}.weights"
+            fan = spread(self.fan(list(self.row), node, weights, colour,
+                                  max_width=14.0 if head is None else 10.0), node)
+            reader = VGroup(fan, node, link, message)
+            reader.node, reader.fan, reader.link, reader.message = node, fan, link, message
+            made.append(reader)
+        return made
 
     def toy(self) -> None:
         """The two-source toy: shared weights give one mixture, separate heads two."""
@@ -323,9 +351,9 @@ class OneHeadTwoHeads(LectureScene):
                                                      self.label("second", 20, MUTED)])
         caption = self.label("value rows", 20, MUTED).next_to(values, RIGHT, buff=0.4)
         table = VGroup(values, caption).move_to(UP * 1.85)
-        self.say("A separate toy with made-up numbers: two sources, “{s}” and “{t}”, whose "
-                 "value rows have two coordinates each.", Write(heading), FadeIn(table),
-                 words=names)
+        self.say("A separate toy with made-up numbers: two sources, “{s}” and “{t}”,",
+                 Write(heading), FadeIn(table), words=names)
+        self.say("whose value rows have two coordinates each.", self.point_at(values.body))
 
         v = {f"v{r}{c}": f"toy.values[{r}][{c}]" for r in (0, 1) for c in (0, 1)}
         w = {"a": "toy.weights[0][0]", "b": "toy.weights[0][1]",
@@ -337,7 +365,9 @@ class OneHeadTwoHeads(LectureScene):
         lines = VGroup(one)
         self.place(lines)
         self.say("One head with weights {a} and {b} mixes both coordinates with that same "
-                 "pair: the result is [{m0}, {m1}].", FadeIn(one), a=w["a"], b=w["b"],
+                 "pair:", FadeIn(one), self.unpoint(), a=w["a"], b=w["b"])
+        result = [glyph for i in (6, 7) for glyph in one.figure_glyphs(i)]  # m0 and m1
+        self.say("the result is [{m0}, {m1}].", self.point_at(*result),
                  m0="toy.one_head[0]", m1="toy.one_head[1]")
 
         self.section("two mixtures")
@@ -350,9 +380,9 @@ class OneHeadTwoHeads(LectureScene):
         lines.add(*two)
         self.place(lines)
         self.say("Two heads can each keep a row of their own: the first gets {t0} from the "
-                 "first coordinate, the second, with weights {c} and {d}, gets {t1} from the "
-                 "second.", LaggedStart(*map(FadeIn, two), lag_ratio=0.6),
-                 t0="toy.two_heads[0]", t1="toy.two_heads[1]", c=w["c"], d=w["d"])
+                 "first coordinate;", fade_in(two[0]), self.unpoint(), t0="toy.two_heads[0]")
+        self.say("the second, with weights {c} and {d}, gets {t1} from the second.",
+                 fade_in(two[1]), t1="toy.two_heads[1]", c=w["c"], d=w["d"])
 
         self.section("required")
         needs = [self.bound("“{s}” weight needed for {x}:  {r}", 24, self.head_colour(k + 1),
@@ -364,14 +394,15 @@ class OneHeadTwoHeads(LectureScene):
                              else "here one shared row happens to meet both", 24, MUTED)
         lines.add(*needs, verdict)
         self.place(lines)
-        self.say("With these values fixed, {x0} needs a “{s}” weight of {r0}, and {x1} "
-                 "needs {r1}. " + ("A single weight row would have to be both at once."
-                                   if clash else "Here a single weight row could do both."),
-                 FadeIn(VGroup(*needs)), FadeIn(verdict), words=names,
-                 x0="toy.two_heads[0]", r0="toy.required[0]", x1="toy.two_heads[1]",
+        self.say("With these values fixed, {x0} needs a “{s}” weight of {r0},",
+                 fade_in(needs[0]), words=names, x0="toy.two_heads[0]", r0="toy.required[0]")
+        self.say("and {x1} needs {r1}.", fade_in(needs[1]), x1="toy.two_heads[1]",
                  r1="toy.required[1]")
+        self.say("A single weight row would have to be both at once." if clash
+                 else "Here a single weight row could do both.", fade_in(verdict),
+                 self.point_at(verdict))
         self.say("The toy shows what separate weighting buys; it does not prove that one head "
-                 "always fails.")
+                 "always fails.", self.unpoint())
 
     @staticmethod
     def place(lines: VGroup) -> None:
@@ -400,20 +431,22 @@ class SettingAndPerson(LectureScene):
                                    words={"role": self.ws.lesson.head_names[h - 1]})
                         for h in range(1, self.ws.n_heads + 1)))
         fit(cast.arrange(RIGHT, buff=0.8).move_to(DOWN * 1.5), 12.4)
-        self.say("Back to the full sentence of {n} tokens. For each head, arrows run from "
-                 "every source to the final “{w}”, as wide as that head's computed weight.",
-                 Write(heading), FadeIn(self.row), Create(mark), FadeIn(cast),
-                 words={"w": self.tokens[self.last]}, n="dims.tokens")
+        self.say("Back to the full sentence, and its final “{w}”.", Write(heading),
+                 fade_in(self.row), Create(mark), words={"w": self.tokens[self.last]})
+        self.say("For each head, arrows will run from every source to the final “{w}”, as "
+                 "wide as that head's computed weight.",
+                 LaggedStart(*map(fade_in, cast), lag_ratio=0.5, run_time=3),
+                 words={"w": self.tokens[self.last]})
 
         panel = cast
         for head in range(1, self.ws.n_heads + 1):
             self.section(f"head {head}")
-            self.play(FadeOut(panel))
+            self.play(FadeOut(panel), *filter(None, [self.unpoint()]))
             panel = self.reading(head)
         if self.ws.n_heads > 1:
             self.section("side by side")
-            self.play(FadeOut(panel))
-            self.side_by_side()
+            self.play(FadeOut(panel), *filter(None, [self.unpoint()]))
+            self.side_by_side(heading)
 
     def reading(self, head: int) -> VGroup:
         """One head's panel: its fan, its top source's weight and its name."""
@@ -428,16 +461,17 @@ class SettingAndPerson(LectureScene):
         name = self.bound("Head {h}: the {role} reading", 24, colour,
                           h=f"dims.head_numbers[{head - 1}]", words={"role": role})
         name.next_to(node, DOWN, buff=0.4)
-        self.say("Head {h}, our {role} head, gives its largest weight to “{w}”: {x}. "
-                 "Every other arrow is thinner, but none is missing.",
-                 FadeIn(node), FadeIn(name), LaggedStart(*map(Create, fan), lag_ratio=0.08),
-                 words={"role": role, "w": self.tokens[top]}, h=f"dims.head_numbers[{head - 1}]",
-                 x=f"{p}.weights[{top}]")
-        self.say("The message this head sends is therefore mostly what “{w}” carries in "
-                 "this head's values.", Create(box), FadeIn(weight), words={"w": self.tokens[top]})
+        self.say("Head {h}, our {role} head: its arrows are drawn from its computed weights.",
+                 fade_in(node, name), LaggedStart(*map(Create, fan), lag_ratio=0.08),
+                 words={"role": role}, h=f"dims.head_numbers[{head - 1}]")
+        self.say("Its largest weight goes to “{w}”: {x}.", Create(box), fade_in(weight),
+                 words={"w": self.tokens[top]}, x=f"{p}.weights[{top}]")
+        self.say("Every other arrow is thinner, but none is missing.", self.point_at(self.row))
+        self.say("So the message this head sends is mostly what “{w}” carries in its values.",
+                 self.point_at(node), words={"w": self.tokens[top]})
         return VGroup(fan, node, name, box, weight)
 
-    def side_by_side(self) -> None:
+    def side_by_side(self, heading: Mobject) -> None:
         """All heads at once, each with its own fan and receiver copy."""
         n = self.ws.n_heads
         spacing = min(3.6, 12.4 / n)
@@ -453,6 +487,183 @@ class SettingAndPerson(LectureScene):
             fan = self.fan(list(self.row), node, f"{self.s}.h{head}.weights", colour,
                            max_width=10.0)
             group.add(VGroup(spread(fan, node), node, name))
-        self.say("All the heads read at once, from the same input rows. These are our "
-                 "hand-chosen numbers; the role names describe what we built them to do, "
-                 "not jobs a trained model is given.", FadeIn(group))
+        note = self.label("hand-chosen numbers, not a trained model", 22, MUTED)
+        note.next_to(heading, DOWN, buff=0.25)
+        self.say("All the heads read at once, from the same input rows.",
+                 self.retitle(heading, "Reading with {h:all head} at once", h="dims.heads"),
+                 LaggedStart(*map(fade_in, group), lag_ratio=0.4))
+        self.say("These are our hand-chosen numbers;", fade_in(note), self.point_at(note))
+        self.say("the role names describe what we built them to do, not jobs a trained model "
+                 "is given.", self.point_at(*(reader[2] for reader in group)))
+
+
+# ---------------------------------------------------------------------- the Maya recall
+
+
+def shown_sources(tops: Sequence[int], last: int, wanted: int = 3) -> list[int]:
+    """A few source positions worth showing, in sentence order: the heads' favourite
+    sources and the receiver itself, topped up from the start of the sentence."""
+    picked = list(dict.fromkeys([*tops, last]))[:wanted]
+    for position in range(last + 1):
+        if len(picked) >= min(wanted, last + 1):
+            break
+        if position not in picked:
+            picked.append(position)
+    return sorted(picked)
+
+
+@dataclass
+class SourceRow:
+    """One source in the recall: its word, key, match, weight, value and arrow."""
+
+    j: int
+    word: Mobject
+    key: Mobject
+    match: Mobject
+    weight: Mobject
+    value: Mobject
+    arrow: Mobject
+
+
+class MayaRecall(LectureScene):
+    """Part II's query, key and value, first in words (Maya), then in the river-bank
+    numbers: one head's query for the final token meets a few keys, the matches become
+    weights, and the weights mix the values into the message."""
+
+    def construct(self) -> None:
+        self.s = self.ws.walkthrough
+        self.tokens = self.ws.sentences[self.s]
+        self.last = len(self.tokens) - 1
+        self.p = f"{self.s}.h1"
+        self.colour = self.head_colour(1)
+        self.section("in words")
+        heading = self.in_words(self.title("Recall: query, key and value"))
+
+        self.section("query")
+        top = self.v.value(f"{self.p}.top_source")
+        tops = [top] + ([self.v.value(f"{self.s}.h2.top_source")] if self.ws.n_heads > 1 else [])
+        self.layout(shown_sources(tops, self.last))
+        query, q_keys = vector("q", f"{self.p}.Q[{self.last}]", self.ws.d_head)
+        self.say("Now our own numbers, in head {h}. The final “{w}” makes the query "
+                 + query + ".", self.retitle(heading, "The same roles in numbers: head {h}",
+                                             h="dims.head_numbers[0]"),
+                 fade_in(self.receiver), self.point_at(self.query),
+                 h="dims.head_numbers[0]", words={"w": self.tokens[self.last]}, **q_keys)
+
+        self.section("keys")
+        self.play(fade_in(self.note, self.table_headers,
+                          *(VGroup(r.word, r.key) for r in self.rows)))
+        self.say("The query meets each key: multiply coordinates in pairs, then add.",
+                 self.point_at(self.query, self.rows[0].key))
+        for row in self.rows:
+            template = ("Its own key, at position {p}: {d}." if row.j == self.last else
+                        "For “{w}” at position {p}: {d}.")
+            self.say(template, fade_in(row.match), self.point_at(row.key, row.match),
+                     words={"w": self.tokens[row.j]}, p=f"dims.positions[{row.j}]",
+                     d=f"{self.p}.dots[{row.j}]")
+
+        self.section("weights")
+        favourite = next(r for r in self.rows if r.j == top)
+        self.say("Scaled, then put through a softmax over all {n:source}, the matches become "
+                 "weights.", *(ReplacementTransform(r.match, r.weight) for r in self.rows),
+                 ReplacementTransform(self.headers[2], self.headers[3]), self.unpoint(),
+                 n="dims.tokens")
+        self.say("Drawn as arrow widths: “{w}” gets the most, {x}.",
+                 LaggedStart(*(Create(r.arrow) for r in self.rows), lag_ratio=0.3),
+                 self.point_at(favourite.word, favourite.weight),
+                 words={"w": self.tokens[top]}, x=f"{self.p}.weights[{top}]")
+
+        self.section("values")
+        self.say("Each source also has a value: what it passes on.",
+                 LaggedStart(*(fade_in(r.value) for r in self.rows), lag_ratio=0.3),
+                 self.point_at(*(r.value for r in self.rows)))
+        message, m_keys = vector("m", f"{self.p}.message", self.ws.d_head)
+        self.say("Weighted and added over all {n}, the values give the message " + message
+                 + ".", fade_in(self.message), self.point_at(self.message), n="dims.tokens",
+                 **m_keys)
+
+    def in_words(self, heading: Mobject) -> Mobject:
+        """Part II's verbal example: She's query asks for a person, Maya's key matches,
+        Maya's value carries details. No numbers: the real vectors hold them."""
+        badge = self.label("Part II's example, in words; real vectors hold numbers", 20,
+                           MUTED).next_to(heading, DOWN, buff=0.2)
+        maya, she = (chip(self.label(w, 30), INK) for w in ("Maya", "She"))
+        maya.move_to(LEFT * 3.6 + UP * 1.1)
+        she.move_to(RIGHT * 3.6 + UP * 1.1)
+        query = self.card("query", "looking for: a person").next_to(she, DOWN, buff=0.35)
+        key = self.card("key", "can be found as: a person").next_to(maya, DOWN, buff=0.35)
+        value = self.card("value", "passes on: details about Maya")
+        value.next_to(key, DOWN, buff=0.3)
+        match = Arrow(query.get_left(), key.get_right(), buff=0.15, color=INK,
+                      stroke_width=4, max_tip_length_to_length_ratio=0.08)
+        note = self.label("good match", 22, MUTED).next_to(match, UP, buff=0.1)
+        got = self.card("message", "receives: details about Maya").set_y(value.get_y())
+        got.set_x(query.get_x())
+        carry = Arrow(value.get_right(), got.get_left(), buff=0.15, color=INK,
+                      stroke_width=4, max_tip_length_to_length_ratio=0.08)
+        self.say("Recall Part II's example in words. At “She”, the query asks for a person.",
+                 Write(heading), fade_in(badge, she, query))
+        self.say("Maya's key advertises a person, so it matches that query well.",
+                 fade_in(maya, key), Create(match), fade_in(note))
+        self.say("So Maya's value, the details about her, flows to “She”.",
+                 fade_in(value), Create(carry),
+                 fade_in(got), self.point_at(badge))
+        self.play(fade_out(badge, maya, she, query, key, value, match, note, carry, got),
+                  self.unpoint())
+        return heading
+
+    def card(self, role: str, text: str) -> VGroup:
+        """A role name over what it says, in a box: a word picture of one vector."""
+        body = VGroup(self.label(role, 24), self.label(text, 20, MUTED)).arrange(DOWN, buff=0.12)
+        return chip(body, FAINT, 4.4)
+
+    def layout(self, sources: Sequence[int]) -> None:
+        """The receiver with its query on the left; one row per shown source on the right
+        (word, key, match or weight, value) under column headers; an arrow from each
+        source to the receiver, as wide as its weight; the message at the bottom."""
+        p, size = self.p, 22
+        node = chip(self.word(self.tokens[self.last], 28), self.colour)
+        self.query = self.vec(f"{p}.Q[{self.last}]", size)
+        self.receiver = VGroup(node, self.label("query", 20, MUTED), self.query)
+        self.receiver.arrange(DOWN, buff=0.2).to_edge(LEFT, buff=0.45)
+        ys = [1.2 - 1.2 * i for i in range(len(sources))]
+        self.receiver.shift(UP * ((ys[0] + ys[-1]) / 2 - node.get_y()))
+        rows = [SourceRow(j, self.bound("“{w}” ({p})", size, words={"w": self.tokens[j]},
+                                        p=f"dims.positions[{j}]"),
+                          self.vec(f"{p}.K[{j}]", size), self.num(f"{p}.dots[{j}]", size),
+                          self.num(f"{p}.weights[{j}]", size, self.colour),
+                          self.vec(f"{p}.V[{j}]", size), VMobject())
+                 for j in sources]
+        self.headers = [self.label(text, 20, MUTED)
+                        for text in ("source (position)", "key", "q·k", "weight", "value")]
+        cells = [[r.word for r in rows], [r.key for r in rows],
+                 [r.match for r in rows] + [r.weight for r in rows], [r.value for r in rows]]
+        heads = [self.headers[0], self.headers[1], *self.headers[2:4], self.headers[4]]
+        for row, y in zip(rows, ys, strict=True):
+            for mob in (row.word, row.key, row.match, row.weight, row.value):
+                mob.set_y(y)
+        for header in heads:
+            header.set_y(ys[0] + 0.6)
+        start = x = self.receiver.get_right()[0] + 1.8
+        groups = list(zip(cells, [[heads[0]], [heads[1]], heads[2:4], [heads[4]]], strict=True))
+        widths = [max(m.width for m in column + header) for column, header in groups]
+        gap = min(1.3, max(0.5, (6.75 - start - sum(widths)) / (len(widths) - 1)))
+        for (column, header), width in zip(groups, widths, strict=True):
+            for mob in column + header:
+                mob.set_x(x + mob.width / 2)
+            x += width + gap
+        table = VGroup(*(m for c in cells for m in c), *heads)
+        if table.get_right()[0] > 6.75:
+            table.scale((6.75 - start) / (table.get_right()[0] - start),
+                        about_point=[start, ys[0], 0])
+        self.table_headers = VGroup(heads[0], heads[1], heads[2], heads[4])
+        self.message = self.vec(f"{p}.message", size, template="message = Σ weight × value = {v}")
+        self.message.move_to([0, -2.3, 0]).align_to(self.receiver, LEFT)
+        self.note = self.bound("a few of the {n:source}", 20, MUTED, n="dims.tokens")
+        self.note.move_to([0, -2.3, 0]).align_to(table, RIGHT)
+        for i, row in enumerate(rows):
+            end = node.get_right() + DOWN * 0.12 * (i - (len(rows) - 1) / 2)
+            width = max(1.0, 16.0 * float(self.v.value(f"{p}.weights[{row.j}]")))
+            row.arrow = Arrow(row.word.get_left(), end, buff=0.12, color=self.colour,
+                              stroke_width=width, max_tip_length_to_length_ratio=0.12)
+        self.rows = rows

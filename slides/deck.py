@@ -3,7 +3,8 @@
 Stages, each usable on its own:
 
 1. :func:`deck_context` turns the worksheet values into the typed deck (stacks, slides,
-   fragments, switcher panels), adding a clip slide for every rendered scene;
+   fragments, switcher panels), adding a clip slide for every rendered scene (in
+   lecture order when a part holds several);
 2. :func:`find_clips` finds rendered scenes in ``OUT/video/`` and converts their
    subtitles to WebVTT, which the clip's ``<track>`` carries as a ``data:`` URL;
 3. :func:`render_html` displays the deck through the jinja2 templates;
@@ -80,25 +81,41 @@ def find_clips(ws: Worksheet, video_folder: Path) -> tuple[Clip, ...]:
 
 
 def deck_context(ws: Worksheet, values: Values, clips: Sequence[Clip] = ()) -> Deck:
-    """The typed deck for a worksheet; each clip opens the stack of its lesson part."""
+    """The typed deck for a worksheet; the clips of a lesson part open its stack, in
+    lecture order (a part may hold several scenes)."""
     stacks = list(build_stacks(Book(ws, values)))
-    for clip in clips:
-        where = next(i for i, stack in enumerate(stacks)
-                     if stack.part == clip.entry.part and stack.head == clip.entry.head)
-        stacks[where] = _with_clip(stacks[where], clip)
+    order = {entry.name: i for i, entry in enumerate(lecture_order(ws.n_heads))}
+    placed: dict[int, list[Clip]] = {}
+    for clip in sorted(clips, key=lambda c: order[c.entry.name]):
+        where = next((i for i, stack in enumerate(stacks)
+                      if stack.part == clip.entry.part and stack.head == clip.entry.head),
+                     None)
+        if where is None:
+            raise DeckError(f"{clip.video}: scene {clip.entry.name} belongs to lesson part "
+                            f"{clip.entry.part!r}, which has no stack in the deck")
+        placed.setdefault(where, []).append(clip)
+    for where, mine in placed.items():
+        stacks[where] = _with_clips(stacks[where], mine)
     return Deck(TITLE, tuple(stacks))
 
 
-def _with_clip(stack: Stack, clip: Clip) -> Stack:
+def _with_clips(stack: Stack, clips: Sequence[Clip]) -> Stack:
+    """One slide per clip before the stack's slides: ``<stack>-clip``, ``<stack>-clip-2``…"""
+    slides = tuple(_clip_slide(stack, clip, "" if n == 1 else f"-{n}")
+                   for n, clip in enumerate(clips, start=1))
+    return replace(stack, slides=(*slides, *stack.slides))
+
+
+def _clip_slide(stack: Stack, clip: Clip, suffix: str) -> Slide:
     # Embedded: browsers refuse to load a separate track file into a page opened from file://.
     captions = None if clip.captions is None else \
         "data:text/vtt;charset=utf-8;base64," + b64encode(clip.captions.encode()).decode()
-    slide = Slide(f"{stack.id}-clip", stack.title,
-                  (Video(f"video/{clip.stem}.mp4", captions, clip.digest),),
-                  ((Text("The rendered scene for this part. Play it first; the slides that "
-                         "follow go through the same steps with every number in view."),),),
-                  stack.part, stack.head)
-    return replace(stack, slides=(slide, *stack.slides))
+    note = ("The rendered scene for this part. Play it first; the slides that follow go "
+            "through the same steps with every number in view." if not suffix else
+            "The part's next rendered scene, in lecture order.")
+    return Slide(f"{stack.id}-clip{suffix}", stack.title,
+                 (Video(f"video/{clip.stem}.mp4", captions, clip.digest),),
+                 ((Text(note),),), stack.part, stack.head)
 
 
 def _environment() -> Environment:

@@ -338,13 +338,13 @@ def test_editing_a_story_helper_rerenders_the_layer_scenes_that_borrow_it(
     edit(code / "scenes" / "story.py", "def chip(", "def chip(  # edited\n")
     assert rendered(plan(lesson, code=code)) == {
         "RiverBankPrompt", "SeveralKindsOfDetail", "OneHeadTwoHeads", "SettingAndPerson",
-        "RolesAndShapes", "ReceiverProjections", "OneWideHead"}
+        "MayaRecall", "RolesAndShapes", "ReceiverProjections", "OneWideHead"}
 
 
 def test_editing_the_formatter_rerenders_everything(lesson: Path, code: Path) -> None:
     edit(code / "worksheet" / "formatting.py", 'MINUS = "\\u2212"', 'MINUS = "\\u2212"  # edited')
     result = plan(lesson, code=code)
-    assert set(result.values()) == {"would render"} and len(result) == 18
+    assert set(result.values()) == {"would render"} and len(result) == 19
 
 
 def test_editing_a_slide_template_rebuilds_only_the_deck(lesson: Path, code: Path) -> None:

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import re
 from itertools import combinations, pairwise
+from string import Formatter
 from typing import Any
 
+import inflect
 import pytest
 
 from scenes.kit import BREATH, LONGEST_SILENCE
@@ -85,8 +87,35 @@ def test_captions_show_only_bound_numbers(shown, fresh, label: str, name: str) -
         assert caption["end"] > caption["start"]
         assert _unbound_digits(caption["text"], caption["figures"],
                                list(caption["words"].values())) == "", caption["text"]
-        slots = {slot: fresh[label].text(key) for slot, key in caption["slots"].items()}
-        assert caption["template"].format(**slots, **caption["words"]) == caption["text"]
+        assert _filled(caption, fresh[label]) == caption["text"]
+
+
+_ENGLISH = inflect.engine()
+
+
+def _filled(caption: dict[str, Any], values: Any) -> str:
+    """The caption's template filled from fresh values; a counted slot (``{n:head}``,
+    ``{n:all sentence}``, ``{n:?is}``) becomes the English its count needs."""
+    parts = []
+    for literal, slot, spec, _ in Formatter().parse(caption["template"]):
+        parts.append(literal)
+        if slot is None:
+            continue
+        if slot in caption["words"]:
+            parts.append(caption["words"][slot])
+            continue
+        key = caption["slots"][slot]
+        text, count = values.text(key), values.value(key)
+        if not spec:
+            parts.append(text)
+        elif spec.startswith("?"):
+            parts.append(_ENGLISH.plural_verb(spec[1:], count))
+        elif spec.startswith("all "):
+            noun = _ENGLISH.plural(spec[4:], count)
+            parts.append(f"both {noun}" if count == 2 else f"all {text} {noun}")
+        else:
+            parts.append(f"{text} {_ENGLISH.plural(spec, count)}")
+    return "".join(parts)
 
 
 @pytest.mark.parametrize(("label", "name"), CASES)

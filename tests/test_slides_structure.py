@@ -247,3 +247,30 @@ def test_a_clip_opens_the_stack_of_its_part(default_ws: Worksheet,
         assert video.digest == stem.removeprefix("stem-").lower()
         assert b64decode(video.captions.split(",", 1)[1]) == b"WEBVTT\n"
     assert not any(isinstance(item, Video) for item, _ in walk(plain.stacks))
+
+
+def test_the_clips_of_one_part_open_its_stack_in_lecture_order(
+        default_ws: Worksheet, default_values: Values) -> None:
+    entries = {e.name: e for e in lecture_order(default_ws.n_heads)}
+    # Given out of order: the deck follows the lecture, where the recall comes first.
+    clips = [Clip(entries[name], f"stem-{name}", Path("clip.mp4"), None, name.lower())
+             for name in ("RolesAndShapes", "MayaRecall")]
+    deck = deck_context(default_ws, default_values, clips)
+    plain = deck_context(default_ws, default_values)
+    stack = next(s for s in deck.stacks if s.id == "roles-shapes")
+    before = next(s for s in plain.stacks if s.id == "roles-shapes")
+    assert [s.id for s in stack.slides[:2]] == ["roles-shapes-clip", "roles-shapes-clip-2"]
+    assert [s.blocks[0].src for s in stack.slides[:2]] == [
+        "video/stem-MayaRecall.mp4", "video/stem-RolesAndShapes.mp4"]
+    assert stack.slides[2:] == before.slides
+    ids = [s.id for s in deck.slides]
+    assert len(ids) == len(set(ids)) == len(plain.slides) + 2
+
+
+def test_a_part_of_several_stacks_shows_its_clip_once(default_ws: Worksheet,
+                                                      default_values: Values) -> None:
+    (entry,) = (e for e in lecture_order(default_ws.n_heads) if e.name == "BatchLab")
+    deck = deck_context(default_ws, default_values,
+                        [Clip(entry, "stem-BatchLab", Path("clip.mp4"), None, "batchlab")])
+    videos = [s.id for s in deck.slides if isinstance(s.blocks[0], Video)]
+    assert videos == [f"{next(s for s in deck.stacks if s.part == 'lab').id}-clip"]
