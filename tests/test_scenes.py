@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from scenes.kit import BREATH, LONGEST_SILENCE
+from scenes.kit import BREATH, LONGEST_SILENCE, LONGEST_STILL, SAFE_BOTTOM
 from scenes.order import lecture_order
 from tests.conftest import THREE_HEADS
 from tests.scene_runner import run_scenes
@@ -150,3 +150,50 @@ def test_a_narrated_clip_keeps_no_unmarked_silence_longer_than_the_limit(shown, 
         covered = sum(max(0.0, min(end, s["end"]) - max(start, s["start"])) for s in marked)
         assert end - start - covered <= LONGEST_SILENCE + 1e-6, (start, end, marked)
     assert all(s["why"] and s["end"] > s["start"] for s in marked)
+
+
+LAYER_SCENES = ("RolesAndShapes", "ReceiverProjections", "OneWideHead")
+LAYER_CASES = [(label, name) for label, name in CASES if name in LAYER_SCENES]
+
+
+@pytest.mark.parametrize(("label", "name"), LAYER_CASES)
+def test_every_number_a_caption_states_is_on_screen_when_its_section_ends(
+        shown, label: str, name: str) -> None:
+    result = _result(shown, label, name)
+    manifest = result["manifest"]
+    ends = [(s["frame"] + 1) / manifest["frame_rate"] for s in manifest["sections"]]
+    for caption in manifest["captions"]:
+        middle = (caption["start"] + caption["end"]) / 2
+        index = next(i for i, end in enumerate(ends) if middle < end)
+        section = result["sections"][index]
+        on_screen = {text for t in section["texts"] for _, text in t["figures"]}
+        for figure in caption["figures"]:
+            assert figure["text"] in on_screen, (section["name"], caption["text"], figure)
+
+
+@pytest.mark.parametrize(("label", "name"), LAYER_CASES)
+def test_the_picture_keeps_moving_and_clear_of_the_subtitle_band(shown, label: str,
+                                                                 name: str) -> None:
+    manifest = _result(shown, label, name)["manifest"]
+    start, end = manifest["longest_still"]
+    assert end - start <= LONGEST_STILL, manifest["longest_still"]
+    assert manifest["lowest"]["y"] >= SAFE_BOTTOM - 1e-6, manifest["lowest"]
+
+
+@pytest.mark.parametrize(("label", "name"), [(label, "RolesAndShapes") for label in WORKSHEETS])
+def test_the_overview_maps_the_model_and_shows_one_head_as_code(shown, label: str,
+                                                               name: str) -> None:
+    sections = {s["name"]: s["texts"] for s in _result(shown, label, name)["sections"]}
+    heads = load_worksheet(WORKSHEETS[label]).n_heads
+    model = [t["text"] for t in sections["the model"]]
+    for stage in ("token", "+ position", "concat", "W_O", "residual", "E + ΔE", "MLP", "next",
+                  "word"):
+        assert stage in model, stage
+    assert sorted(t for t in model if t.startswith("Head ")) == \
+        sorted(f"Head {h}" for h in range(1, heads + 1))
+    listing = [t["text"] for t in sections["one head in code"]]
+    for line in ("def head(E, W_Q, W_K, W_V):", "Q, K, V = E @ W_Q, E @ W_K, E @ W_V",
+                 "A = scores.masked_fill(future, -torch.inf).softmax(-1)", "return A @ V",
+                 "joined = torch.cat(H, dim=-1)"):
+        assert line in listing, line
+    assert len([t for t in listing if t.startswith("Head ")]) == heads
