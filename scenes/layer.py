@@ -186,7 +186,7 @@ class RolesAndShapes(LectureScene):
         self.say("the weights then mix the values.", fade_in(line[6]), self.point_at(line[6]))
         self.say("Multi-head attention calls it once per head, each time with that head's "
                  "own W_Q, W_K and W_V.", fade_in(layer.lines[0]),
-                 *(fade_in(c) for c in calls), self.point_at(layer.lines[0], calls))
+                 *(fade_in(c) for c in calls), self.point_at(layer.lines[0]))
         self.say("It joins the heads' messages side by side, applies W_O, and adds the "
                  "result to E.", fade_in(*layer.lines[1:]), self.point_at(*layer.lines[1:]))
         self.play(self.unpoint(), fade_out(page))
@@ -400,12 +400,13 @@ class ReceiverProjections(LectureScene):
                        .arrange(RIGHT, buff=0.3))
         pieces.arrange(RIGHT, buff=1.0, aligned_edge=UP)
         group = VGroup(source, pieces).arrange(DOWN, buff=0.7)
-        room = heading.get_bottom()[1] - 0.4 + 3.8
+        top = heading.get_bottom()[1] - 0.4
+        room = top - (SAFE_BOTTOM + 0.2)  # a pointer's outline stays above the band too
         before = group.width
         fit(group, 13.0, room)
         group.scaled = group.width / before
         group.results = results
-        return group.move_to([0, heading.get_bottom()[1] - 0.4 - room / 2, 0])
+        return group.move_to([0, top - room / 2, 0])
 
 
 # ---------------------------------------------------------------------- one wide head
@@ -483,9 +484,9 @@ class OneWideHead(LectureScene):
         lines.arrange(DOWN, buff=0.4, aligned_edge=LEFT)
         self.scale_lines = fit(lines, 13.0, 5.5).move_to(DOWN * 0.2)
         self.say("The wide head adds up {j} coordinate products per source and divides by "
-                 "{x};", fade_in(lines[0]), j="dims.joined", x=f"{self.s}.wide.scale")
-        self.say("each separate head adds up {d}, divides by {y}, then runs its own softmax.",
-                 fade_in(*lines[1:]), d="dims.d_head", y=f"{self.s}.h1.scale")
+                 "√{k};", fade_in(lines[0]), j="dims.joined", k="dims.joined")
+        self.say("each separate head adds up {d}, divides by √{e}, then runs its own softmax.",
+                 fade_in(*lines[1:]), d="dims.d_head", e="dims.d_head")
 
     def weight_table(self, heading: Mobject) -> None:
         """Source words, the wide head's single weight row, and each head's row."""
