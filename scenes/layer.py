@@ -94,10 +94,10 @@ class RolesAndShapes(LectureScene):
     then the shape of every matrix in the layer."""
 
     def construct(self) -> None:
-        heading = self.overview()
-        heading = self.roles(heading)
-        heading = self.listing(heading)
-        heading, inside = self.inside_each_head(heading)
+        heading, page = self.overview()
+        heading, page = self.roles(heading, page)
+        heading, page = self.listing(heading, page)
+        heading, inside = self.inside_each_head(heading, page)
         after = self.after_the_heads(heading, inside)
         self.receiver_rows(after)
 
@@ -106,7 +106,7 @@ class RolesAndShapes(LectureScene):
         new = self.title(text)
         return new, AnimationGroup(fade_out(old), fade_in(new))
 
-    def overview(self) -> Mobject:
+    def overview(self) -> tuple[Mobject, Mobject]:
         """The whole model, small, each part named as the voice reaches it."""
         self.section("the model")
         heading = self.title("Where the heads sit in the model")
@@ -119,15 +119,15 @@ class RolesAndShapes(LectureScene):
                  self.point_at(stages["heads"]))
         self.say("Their messages are joined side by side, and W_O maps them back to the "
                  "model's width.", self.point_at(stages["concat"], stages["W_O"]))
-        self.say("That update is added to each row, the residual, and the last row goes "
-                 "through the MLP to predict the next word.",
-                 self.point_at(stages["residual"], stages["MLP"], stages["prediction"]))
+        self.say("That update is added to each row: the residual.",
+                 self.point_at(stages["residual"]))
+        self.say("The last row then goes through the MLP to predict the next word.",
+                 self.point_at(stages["MLP"], stages["prediction"]))
         self.say("This part of the lecture opens up the heads.",
                  self.point_at(stages["heads"]))
-        self.play(self.unpoint(), fade_out(whole))
-        return heading
+        return heading, whole
 
-    def roles(self, heading: Mobject) -> Mobject:
+    def roles(self, heading: Mobject, previous: Mobject) -> tuple[Mobject, Mobject]:
         """The receiver's query, a source's key and the same source's value, one at a time,
         and what becomes of them."""
         self.section("roles")
@@ -149,16 +149,16 @@ class RolesAndShapes(LectureScene):
         group = fit(VGroup(cards, uses).arrange(DOWN, buff=0.7), 13.0).move_to(DOWN * 0.3)
         heading, title = self.new_title(heading, "Queries ask, keys advertise, values carry")
         self.say("From its row, every token makes three new ones. Its query says what it "
-                 "is looking for;", title, fade_in(cards[0]))
+                 "is looking for;", self.unpoint(), fade_out(previous), title,
+                 fade_in(cards[0]))
         self.say("its key advertises what it can be found by;", fade_in(cards[1]))
         self.say("and its value holds what it passes on.", fade_in(cards[2]))
         self.say("A receiver's query meets each source's key: a good match means a large "
                  "weight,", fade_in(uses[0]))
         self.say("and that weight scales the source's value.", fade_in(uses[1]))
-        self.play(fade_out(group))
-        return heading
+        return heading, group
 
-    def listing(self, heading: Mobject) -> Mobject:
+    def listing(self, heading: Mobject, previous: Mobject) -> tuple[Mobject, Mobject]:
         """One head as a short function, then the layer calling it once per head."""
         self.section("one head in code")
         one = code(HEAD_CODE, CODE_SIZE)
@@ -176,7 +176,8 @@ class RolesAndShapes(LectureScene):
         line = one.lines
         heading, title = self.new_title(heading, "One head is still the Part II calculation")
         self.say("No new attention rule is needed: one head is a function of E and three "
-                 "matrices.", title, fade_in(line[0]), self.point_at(line[0]))
+                 "matrices.", fade_out(previous), title, fade_in(line[0]),
+                 self.point_at(line[0]))
         self.say("It projects E into queries, keys and values,", fade_in(line[1]),
                  self.point_at(line[1]))
         self.say("scores every receiver against every source, divided by the square root "
@@ -189,14 +190,13 @@ class RolesAndShapes(LectureScene):
                  *(fade_in(c) for c in calls), self.point_at(layer.lines[0]))
         self.say("It joins the heads' messages side by side, applies W_O, and adds the "
                  "result to E.", fade_in(*layer.lines[1:]), self.point_at(*layer.lines[1:]))
-        self.play(self.unpoint(), fade_out(page))
-        return heading
+        return heading, page
 
     def shape(self, name: str, key: str, colour: str = INK) -> Mobject:
         """``name  [rows, columns]`` (or the shape alone) with the shape bound to its key."""
         return self.bound(f"{name}  {{s}}" if name else "{s}", CARD_SIZE, colour, s=key)
 
-    def inside_each_head(self, heading: Mobject) -> tuple[Mobject, VGroup]:
+    def inside_each_head(self, heading: Mobject, previous: Mobject) -> tuple[Mobject, VGroup]:
         """Projection and attention, framed once per head, each card as it is named."""
         self.section("inside a head")
         project = flow([
@@ -224,9 +224,10 @@ class RolesAndShapes(LectureScene):
         group.add(label)
         heading, title = self.new_title(heading, "Every matrix in the layer, and its shape")
         cards = project.cards
-        self.say("Inside each of the heads, here {h}, E, {e}, meets that head's W_Q, W_K "
-                 "and W_V, each {w}.", title, fade_in(frames, label), project.step(0),
-                 project.step(1), h="dims.heads", e="shapes.E", w="shapes.W_Q")
+        self.say("In each head, E, {e}, meets that head's W_Q, W_K and W_V, each {w}.",
+                 self.unpoint(), fade_out(previous), title, fade_in(frames, label),
+                 project.step(0), project.step(1),
+                 e="shapes.E", w="shapes.W_Q")
         self.say("Q, K and V come out {q} each, and Kᵀ is {kt}.", project.step(2),
                  project.step(3), self.point_at(cards[2], cards[3]), q="shapes.Q",
                  kt="shapes.KT")
@@ -430,7 +431,7 @@ class OneWideHead(LectureScene):
         self.section("own projections")
         self.join_projections()
         self.section("scale")
-        self.play(fade_out(self.blocks))
+        self.play(self.unpoint(), fade_out(self.blocks))
         self.scales()
         self.section("weights")
         self.play(fade_out(self.scale_lines))
@@ -470,7 +471,6 @@ class OneWideHead(LectureScene):
         self.say("Joined, the wide projection has {j} columns: every query, key and value "
                  "is {k} coordinates long.", self.point_at(wide), j="dims.joined",
                  k="dims.joined")
-        self.play(self.unpoint())
         self.blocks = VGroup(blocks, wide)
 
     def scales(self) -> None:
