@@ -325,8 +325,9 @@ class ReceiverProjections(LectureScene):
         inner, keys = vector("q", f"{p}.Q[{last}]", self.ws.d_head)
         self.say("Head {h} multiplies the receiver's input row by its own W_Q.",
                  Write(heading), fade_in(query), h=number)
-        self.say("Each query coordinate is that row dotted with one column of W_Q, giving "
-                 + inner + ".", self.point_at(query.results[0]), **keys)
+        self.say("Each query coordinate is that row dotted with one column of W_Q,",
+                 self.point_at(query.matrices[0]))
+        self.say("giving " + inner + ".", self.point_at(query.results[0]), **keys)
         self.shown = VGroup(heading, query)
 
     def source_rows(self, head: int) -> None:
@@ -389,7 +390,7 @@ class ReceiverProjections(LectureScene):
         source = self.matrix(f"{self.s}.E", rows=[row], size=size, h_buff=spacing,
                              row_labels=[self.word(self.tokens[row], 28)],
                              col_labels=names)
-        pieces, results = VGroup(), []
+        pieces, results, matrices = VGroup(), [], []
         for matrix_key, result_key, matrix_name, result_name in products:
             W = self.matrix(matrix_key, size=size, colour=colour,
                             row_labels=[self.feature(i, 20) for i in range(width)])
@@ -397,6 +398,7 @@ class ReceiverProjections(LectureScene):
             result = self.matrix(result_key, rows=[row], size=size, colour=colour)
             result.add(self.label(result_name, 26, colour).next_to(result.brackets, UP, 0.15))
             results.append(result)
+            matrices.append(W)
             pieces.add(VGroup(self.label("×", 30), W, self.label("=", 30), result)
                        .arrange(RIGHT, buff=0.3))
         pieces.arrange(RIGHT, buff=1.0, aligned_edge=UP)
@@ -406,7 +408,7 @@ class ReceiverProjections(LectureScene):
         before = group.width
         fit(group, 13.0, room)
         group.scaled = group.width / before
-        group.results = results
+        group.results, group.matrices = results, matrices
         return group.move_to([0, top - room / 2, 0])
 
 
@@ -545,9 +547,10 @@ class OneWideHead(LectureScene):
                          "head, and “{w}” gets {x} either way.", *map(Create, pair),
                          words={"w": self.tokens[top]}, x=f"{self.s}.wide.weights[{top}]")
                 continue
-            self.say("Head {h} gives “{w}” {x}. The wide head's single row gives it {y}.",
-                     *map(Create, pair), words={"w": self.tokens[top]},
-                     h=f"dims.head_numbers[{head - 1}]", x=f"{self.s}.h{head}.weights[{top}]",
+            self.say("Head {h} gives “{w}” {x}.", Create(pair[1]), Create(pair[2]),
+                     words={"w": self.tokens[top]}, h=f"dims.head_numbers[{head - 1}]",
+                     x=f"{self.s}.h{head}.weights[{top}]")
+            self.say("The wide head's single row gives it {y}.", Create(pair[0]),
                      y=f"{self.s}.wide.weights[{top}]")
         if len(self.heads) > 1:
             self.say("One row has to serve every coordinate: where the heads disagree, the "
@@ -566,11 +569,11 @@ class OneWideHead(LectureScene):
         fit(lines, 13.0).move_to(DOWN * 0.2)
         inner_w, keys_w = vector("w", f"{self.s}.wide.message", self.ws.d_model)
         inner_j, keys_j = vector("s", f"{self.s}.joined[{self.last}]", self.ws.d_model)
-        self.say("Mixing the values with the single row gives the receiver " + inner_w + ";",
-                 fade_in(wide), **keys_w)
+        self.say("Mixing the values with that single row gives the receiver its message:",
+                 fade_in(wide))
+        self.say(inner_w + ".", self.point_at(wide), **keys_w)
         if len(self.heads) > 1:
-            self.say("the separate heads, joined, give it " + inner_j + ".", fade_in(joined),
-                     **keys_j)
+            self.say("The separate heads, each with its own row, joined, give it", fade_in(joined))
         else:
-            self.say("the one head, on its own, gives the same: " + inner_j + ".",
-                     fade_in(joined), **keys_j)
+            self.say("The one head, on its own, gives the same:", fade_in(joined))
+        self.say(inner_j + ".", self.point_at(joined), **keys_j)
