@@ -571,9 +571,9 @@ class OneWideHead(LectureScene):
         inner_j, keys_j = vector("s", f"{self.s}.joined[{self.last}]", self.ws.d_model)
         self.say("Mixing the values with that single row gives the receiver its message:",
                  fade_in(wide))
-        self.say(inner_w + ".", self.point_at(wide), **keys_w)
+        self.say(inner_w + ".", self.point_at(wide), run_time=3.0, **keys_w)  # drawn as read
         if len(self.heads) > 1:
             self.say("The separate heads, each with its own row, joined, give it", fade_in(joined))
         else:
             self.say("The one head, on its own, gives the same:", fade_in(joined))
-        self.say(inner_j + ".", self.point_at(joined), **keys_j)
+        self.say(inner_j + ".", self.point_at(joined), run_time=3.0, **keys_j)
