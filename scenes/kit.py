@@ -1041,3 +1041,133 @@ def on_baseline(words: VGroup, buff: float) -> VGroup:
     for word in words[1:]:
         word.shift(UP * (line - baseline(word)))
     return words
+
+
+# ---- components: layer
+
+CODE_LITERALS: tuple[str, ...] = ("shape[-1]", ".triu(1)", ".softmax(-1)", "dim=-1")
+"""The only digits a code listing may show: fixed PyTorch idioms naming an axis or a
+diagonal, never a lesson number (those come from value keys, as everywhere else)."""
+CODE_SIZE = 18
+CODE_PITCH = 1.6
+"""Line pitch of a code listing, in ems of its font."""
+MAP_SIZE = 16
+MAP_STAGES = ("embeddings", "heads", "concat", "W_O", "residual", "MLP", "prediction")
+"""The stages of :func:`model_map`, left to right."""
+_MAP_LABELS = {"embeddings": ("token", "+ position"), "concat": ("concat",),
+               "W_O": ("W_O",), "residual": ("residual", "E + ΔE"), "MLP": ("MLP",),
+               "prediction": ("next", "word")}
+
+
+class CodeLine(Bound):
+    """One line of a code listing in the monospace font, shown literally.
+
+    Its digits may stand only inside :data:`CODE_LITERALS`. Each literal it holds is
+    recorded as one of its words, so a section record accounts for every digit shown.
+    """
+
+    def __init__(self, line: str, size: float = CODE_SIZE, colour: str = INK) -> None:
+        literals: list[str] = []
+        rest = line
+        for literal in CODE_LITERALS:
+            literals += [literal] * rest.count(literal)
+            rest = rest.replace(literal, " " * len(literal))
+        _no_digits(rest, f"code line {line!r} outside its code literals {CODE_LITERALS}:")
+        self.figures, self.spans, self.words = (), (), tuple(literals)
+        Text.__init__(self, line, disable_ligatures=True, font=MONO, font_size=size,
+                      color=colour)
+
+
+@cache
+def _advance(size: float) -> float:
+    """The width of one character of the monospace font at ``size``."""
+    return Text("x" * 20, font=MONO, font_size=size).width / 20
+
+
+def code(source: str, size: float = CODE_SIZE, colour: str = INK) -> VGroup:
+    """A short code listing, one :class:`CodeLine` per line, indentation kept and lines
+    standing on evenly spaced baselines. The group's ``lines`` are the lines in order
+    (``None`` for a blank line, which keeps its space)."""
+    advance = _advance(size)
+    pitch = CODE_PITCH * advance / 0.6  # DejaVu Sans Mono advances 0.6 em
+    listing = VGroup()
+    listing.lines = []
+    for row, text in enumerate(source.strip("\n").splitlines()):
+        body = text.lstrip(" ")
+        if not body:
+            listing.lines.append(None)
+            continue
+        line = lighten(CodeLine(body, size, colour))
+        line.shift(RIGHT * ((len(text) - len(body)) * advance - line.get_left()[0])
+                   + UP * (-row * pitch - baseline(line)))
+        listing.add(line)
+        listing.lines.append(line)
+    return listing
+
+
+def panel(content: Mobject, colour: str = MUTED, width: float = 0.0, buff: float = 0.15,
+          stroke: float = 2.0) -> VGroup:
+    """A rounded outline around ``content``, at least ``width`` wide: one stage or card."""
+    frame = SurroundingRectangle(content, color=colour, buff=buff, corner_radius=0.1,
+                                 stroke_width=stroke)
+    if frame.width < width:
+        frame.stretch_to_fit_width(width)
+    return VGroup(frame, content)
+
+
+def model_map(scene: LectureScene, lit: str | Iterable[str] = (),
+              size: float = MAP_SIZE) -> VGroup:
+    """The whole model, small: token + position embeddings → one box per head (in its
+    head colour) → concat → W_O → the residual (E + ΔE) → MLP → the next word.
+
+    Stages named in ``lit`` (see :data:`MAP_STAGES`) are drawn bright, the rest muted, to
+    say where the lecture is. It is never scaled, so its labels stay legible. The group's
+    ``stages`` maps each stage to its box (``stages["heads"]`` groups the head boxes) and
+    ``heads`` lists the head boxes in order.
+    """
+    from scenes.palette import FAINT  # imported here to leave the kit's header as it is
+
+    bright = {lit} if isinstance(lit, str) else set(lit)
+    unknown = bright - set(MAP_STAGES)
+    if unknown:
+        raise ValueError(f"model_map: no stage {sorted(unknown)}; stages: {MAP_STAGES}")
+
+    def box(name: str) -> VGroup:
+        colour = INK if name in bright else MUTED
+        lines = VGroup(*(scene.label(text, size, colour) for text in _MAP_LABELS[name]))
+        return panel(lines.arrange(DOWN, buff=0.06), INK if name in bright else FAINT,
+                     buff=0.1, stroke=3.0 if name in bright else 1.5)
+
+    heads = VGroup()
+    for head in range(1, scene.ws.n_heads + 1):
+        colour = scene.head_colour(head)
+        made = panel(scene.head_label(head, size), colour, buff=0.08,
+                     stroke=3.0 if "heads" in bright else 1.5)
+        made[0].set_stroke(opacity=1.0 if "heads" in bright else 0.6)
+        heads.add(made)
+    heads.arrange(DOWN, buff=0.08)
+    stages = {name: heads if name == "heads" else box(name) for name in MAP_STAGES}
+    row = VGroup(*stages.values()).arrange(RIGHT, buff=0.45)
+    wires = VGroup()
+
+    def wire(start: Any, end: Any) -> None:
+        wires.add(Arrow(start, end, buff=0.04, stroke_width=2, color=FAINT, tip_length=0.1,
+                        max_tip_length_to_length_ratio=0.5))
+
+    embeddings, concat = stages["embeddings"], stages["concat"]
+    for head in heads:
+        wire(embeddings.get_right(), head.get_left())
+        wire(head.get_right(), concat.get_left())
+    chain = MAP_STAGES[2:]
+    for i in range(len(chain) - 1):
+        wire(stages[chain[i]].get_right(), stages[chain[i + 1]].get_left())
+    # The residual: the embedding rows skip past the heads and are added back.
+    residual = stages["residual"]
+    over = max(heads.get_top()[1], residual.get_top()[1]) + 0.18
+    skip = VMobject(stroke_color=FAINT, stroke_width=2)
+    skip.set_points_as_corners([embeddings.get_top(), [embeddings.get_x(), over, 0],
+                                [residual.get_x(), over, 0], residual.get_top()])
+    wires.add(skip)
+    group = VGroup(wires, row)
+    group.stages, group.heads = stages, list(heads)
+    return group

@@ -1,5 +1,6 @@
-"""The layer's machinery: query, key and value roles, every shape, the final receiver's
-projections in each head, and one wide head against the separate heads."""
+"""The layer's machinery: where the heads sit in the model, query, key and value roles, one
+head as code, every shape, the final receiver's projections in each head, and one wide head
+against the separate heads."""
 
 from __future__ import annotations
 
@@ -11,43 +12,76 @@ from manim import (
     LEFT,
     RIGHT,
     UP,
+    Animation,
+    AnimationGroup,
     Arrow,
     Create,
     FadeIn,
     FadeOut,
-    LaggedStart,
     Mobject,
     Rectangle,
     VGroup,
     Write,
 )
 
-from scenes.kit import INK, MUTED, LectureScene, fit, shown_indices, vector
-from scenes.story import chip
+from scenes.kit import (
+    INK,
+    MUTED,
+    SAFE_BOTTOM,
+    LectureScene,
+    code,
+    fade_in,
+    fade_out,
+    fit,
+    model_map,
+    panel,
+    shown_indices,
+    vector,
+)
 
 CARD_SIZE = 22
+CODE_SIZE = 19
 MIN_SCALE = 0.8
 """Smallest shrink that keeps the projections' smallest labels legible at 480p."""
+
+HEAD_CODE = """
+def head(E, W_Q, W_K, W_V):
+    Q, K, V = E @ W_Q, E @ W_K, E @ W_V
+    scores = Q @ K.T / math.sqrt(Q.shape[-1])
+    n = len(E)
+    future = torch.ones(n, n, dtype=torch.bool).triu(1)
+    A = scores.masked_fill(future, -torch.inf).softmax(-1)
+    return A @ V
+"""
+"""One head, as the lesson's lab writes it: Part II's calculation with its own matrices."""
+
+LAYER_CODE = """
+H = [head(E, W_Q[h], W_K[h], W_V[h]) for h in heads]
+joined = torch.cat(H, dim=-1)
+E_prime = E + joined @ W_O
+"""
+"""Multi-head attention: the same function once per head, joined, then W_O."""
 
 
 def card(*lines: Mobject, colour: str = MUTED) -> VGroup:
     """Lines of text stacked in a rounded box: one stage of the layer."""
-    body = VGroup(*lines).arrange(DOWN, buff=0.1)
-    return chip(body, colour)
+    return panel(VGroup(*lines).arrange(DOWN, buff=0.1), colour)
 
 
-def flow(cards: Sequence[Mobject], colour: str = MUTED, buff: float = 0.5) -> VGroup:
-    """Cards in a row joined by arrows, left to right."""
+def flow(cards: list[Mobject], colour: str = MUTED, buff: float = 0.5) -> VGroup:
+    """Cards in a row joined by arrows, left to right. ``step(i)`` fades in card ``i``
+    with the arrow that leads to it."""
     row = VGroup(*cards).arrange(RIGHT, buff=buff)
     arrows = VGroup(*(Arrow(a.get_right(), b.get_left(), buff=0.06, color=colour,
                             stroke_width=3, max_tip_length_to_length_ratio=0.35)
                       for a, b in pairwise(cards)))
     group = VGroup(row, arrows)
     group.cards = list(cards)
+    group.step = lambda i: fade_in(cards[i], arrows[i - 1]) if i else fade_in(cards[0])
     return group
 
 
-def stack(frame: Mobject, colours: Sequence[str], step: float = 0.1) -> VGroup:
+def stack(frame: Mobject, colours: list[str], step: float = 0.1) -> VGroup:
     """Copies of ``frame`` offset behind it, one per head: the stage repeats per head."""
     copies = VGroup()
     for i, colour in reversed(list(enumerate(colours))):
@@ -56,79 +90,119 @@ def stack(frame: Mobject, colours: Sequence[str], step: float = 0.1) -> VGroup:
 
 
 class RolesAndShapes(LectureScene):
-    """Query, key and value roles, then the shape of every matrix in the layer."""
+    """Where the heads sit in the model, the query, key and value roles, one head as code,
+    then the shape of every matrix in the layer."""
 
     def construct(self) -> None:
+        heading, page = self.overview()
+        heading, page = self.roles(heading, page)
+        heading, page = self.listing(heading, page)
+        heading, inside = self.inside_each_head(heading, page)
+        after = self.after_the_heads(heading, inside)
+        self.receiver_rows(after)
+
+    def new_title(self, old: Mobject, text: str) -> tuple[Mobject, Animation]:
+        """A new heading for a new topic, and the step that swaps it for ``old``."""
+        new = self.title(text)
+        return new, AnimationGroup(fade_out(old), fade_in(new))
+
+    def overview(self) -> tuple[Mobject, Mobject]:
+        """The whole model, small, each part named as the voice reaches it."""
+        self.section("the model")
+        heading = self.title("Where the heads sit in the model")
+        whole = model_map(self, lit=("heads",), size=20).move_to(DOWN * 0.2)
+        stages = whole.stages
+        self.say("Here is the whole model. Each token's row starts as a token embedding "
+                 "plus a position embedding.", Write(heading), fade_in(whole),
+                 self.point_at(stages["embeddings"]))
+        self.say("Every head reads those rows, each with its own projections.",
+                 self.point_at(stages["heads"]))
+        self.say("Their messages are joined side by side, and W_O maps them back to the "
+                 "model's width.", self.point_at(stages["concat"], stages["W_O"]))
+        self.say("That update is added to each row: the residual.",
+                 self.point_at(stages["residual"]))
+        self.say("The last row then goes through the MLP to predict the next word.",
+                 self.point_at(stages["MLP"], stages["prediction"]))
+        self.say("This part of the lecture opens up the heads.",
+                 self.point_at(stages["heads"]))
+        return heading, whole
+
+    def roles(self, heading: Mobject, previous: Mobject) -> tuple[Mobject, Mobject]:
+        """The receiver's query, a source's key and the same source's value, one at a time,
+        and what becomes of them."""
         self.section("roles")
-        heading = self.title("Queries ask, keys advertise, values carry")
-        roles = self.roles()
-        self.say("From its row, every token makes three new ones. Its query says what it is "
-                 "looking for, its key advertises what it can be found by, and its value holds "
-                 "what it passes on.", Write(heading), FadeIn(roles))
-        self.say("A receiver's query meets each source's key: a good match means a large "
-                 "weight, and that weight scales the source's value.")
-
-        self.section("inside a head")
-        shapes = self.title("Every matrix in the layer, and its shape")
-        inside = self.inside_each_head(shapes)
-        self.play(FadeOut(roles), FadeOut(heading), FadeIn(shapes))
-        self.say("Inside each head, E, {e}, meets that head's W_Q, W_K and W_V, each {w}: "
-                 "Q, K and V come out {q} each.", FadeIn(inside.frames), FadeIn(inside.label),
-                 FadeIn(inside.project), e="shapes.E", w="shapes.W_Q", q="shapes.Q")
-        self.say("Q, {q}, times Kᵀ, {kt}, scores every receiver against every source: "
-                 "{s}. The mask and softmax keep that shape, so A is {a}, and H = AV is {h}, "
-                 "one message row per token.", FadeIn(inside.attend), q="shapes.Q",
-                 kt="shapes.KT", s="shapes.scores", a="shapes.A", h="shapes.H")
-
-        self.section("after the heads")
-        after = self.after_the_heads(inside)
-        self.say("The heads' H matrices are joined side by side, coordinates next to "
-                 "coordinates, giving {j}. W_O, {o}, turns that into ΔE, {d}; adding E gives "
-                 "E′, still {p}.", FadeIn(after), j="shapes.joined", o="shapes.W_O",
-                 d="shapes.delta", p="shapes.E_prime")
-        self.say("Only the last row of E′, {r}, goes on to predict the next word.",
-                 r="shapes.last_row")
-
-        self.section("one receiver")
-        rows = self.receiver_rows(after)
-        self.say("For the final receiver alone: its query row is {q}, each head's message "
-                 "is {m}, and each message meets its own {b} block of W_O.",
-                 LaggedStart(*map(FadeIn, rows), lag_ratio=0.4), q="shapes.q_row",
-                 m="shapes.message", b="shapes.W_O_block")
-
-    def roles(self) -> VGroup:
-        """The receiver's query, a source's key and the same source's value, and what
-        becomes of them."""
         tokens = self.ws.sentences[self.ws.walkthrough]
         source = self.v.value(f"{self.ws.walkthrough}.h1.top_source")
-        colour = self.head_colour(1)
         specs = [(tokens[-1], "query", "asks: what am I", "looking for?"),
                  (tokens[source], "key", "advertises: what can", "I be found by?"),
                  (tokens[source], "value", "carries: what do I", "pass on if chosen?")]
         cards = VGroup()
         for token, role, first, second in specs:
-            body = VGroup(self.word(token, 28), self.label(role, 30, colour),
+            body = VGroup(self.word(token, 28), self.label(role, 30, INK),
                           VGroup(self.label(first, 22, MUTED), self.label(second, 22, MUTED))
                           .arrange(DOWN, buff=0.1)).arrange(DOWN, buff=0.3)
-            cards.add(chip(body, colour, 3.9))
+            cards.add(panel(body, MUTED, 3.9))
         cards.arrange(RIGHT, buff=0.45)
         uses = VGroup(self.label("query · key  →  how well they match  →  weight", 24),
                       self.label("weight × value  →  part of the receiver's message", 24))
         uses.arrange(DOWN, buff=0.3, aligned_edge=LEFT)
-        group = VGroup(cards, uses).arrange(DOWN, buff=0.7)
-        return fit(group, 13.0).move_to(DOWN * 0.3)
+        group = fit(VGroup(cards, uses).arrange(DOWN, buff=0.7), 13.0).move_to(DOWN * 0.3)
+        heading, title = self.new_title(heading, "Queries ask, keys advertise, values carry")
+        self.say("From its row, every token makes three new ones. Its query says what it "
+                 "is looking for;", self.unpoint(), fade_out(previous), title,
+                 fade_in(cards[0]))
+        self.say("its key advertises what it can be found by;", fade_in(cards[1]))
+        self.say("and its value holds what it passes on.", fade_in(cards[2]))
+        self.say("A receiver's query meets each source's key: a good match means a large "
+                 "weight,", fade_in(uses[0]))
+        self.say("and that weight scales the source's value.", fade_in(uses[1]))
+        return heading, group
+
+    def listing(self, heading: Mobject, previous: Mobject) -> tuple[Mobject, Mobject]:
+        """One head as a short function, then the layer calling it once per head."""
+        self.section("one head in code")
+        one = code(HEAD_CODE, CODE_SIZE)
+        layer = code(LAYER_CODE, CODE_SIZE)
+        calls = VGroup()
+        for head in range(1, self.ws.n_heads + 1):
+            colour = self.head_colour(head)
+            calls.add(panel(VGroup(self.head_label(head, 18),
+                                   self.label("own W_Q, W_K, W_V", 16, colour))
+                            .arrange(DOWN, buff=0.08), colour, buff=0.1))
+        calls.arrange(DOWN, buff=0.15)
+        upper = VGroup(one, calls).arrange(RIGHT, buff=0.7)
+        page = VGroup(upper, layer).arrange(DOWN, buff=0.4, aligned_edge=LEFT)
+        page.next_to(heading, DOWN, buff=0.5).set_x(0)
+        line = one.lines
+        heading, title = self.new_title(heading, "One head is still the Part II calculation")
+        self.say("No new attention rule is needed: one head is a function of E and three "
+                 "matrices.", fade_out(previous), title, fade_in(line[0]),
+                 self.point_at(line[0]))
+        self.say("It projects E into queries, keys and values,", fade_in(line[1]),
+                 self.point_at(line[1]))
+        self.say("scores every receiver against every source, divided by the square root "
+                 "of the query width,", fade_in(line[2]), self.point_at(line[2]))
+        self.say("hides the future with the causal mask, and takes a softmax along each "
+                 "row;", fade_in(line[3], line[4], line[5]), self.point_at(*line[3:6]))
+        self.say("the weights then mix the values.", fade_in(line[6]), self.point_at(line[6]))
+        self.say("Multi-head attention calls it once per head, each time with that head's "
+                 "own W_Q, W_K and W_V.", fade_in(layer.lines[0]),
+                 *(fade_in(c) for c in calls), self.point_at(layer.lines[0]))
+        self.say("It joins the heads' messages side by side, applies W_O, and adds the "
+                 "result to E.", fade_in(*layer.lines[1:]), self.point_at(*layer.lines[1:]))
+        return heading, page
 
     def shape(self, name: str, key: str, colour: str = INK) -> Mobject:
         """``name  [rows, columns]`` (or the shape alone) with the shape bound to its key."""
         return self.bound(f"{name}  {{s}}" if name else "{s}", CARD_SIZE, colour, s=key)
 
-    def inside_each_head(self, heading: Mobject) -> VGroup:
-        """Projection and attention, framed once per head."""
-        colour = self.head_colour(1)
+    def inside_each_head(self, heading: Mobject, previous: Mobject) -> tuple[Mobject, VGroup]:
+        """Projection and attention, framed once per head, each card as it is named."""
+        self.section("inside a head")
         project = flow([
             card(self.shape("E", "shapes.E")),
-            card(self.shape("W_Q", "shapes.W_Q", colour), self.shape("W_K", "shapes.W_K", colour),
-                 self.shape("W_V", "shapes.W_V", colour), colour=colour),
+            card(self.shape("W_Q", "shapes.W_Q"), self.shape("W_K", "shapes.W_K"),
+                 self.shape("W_V", "shapes.W_V")),
             card(self.shape("Q", "shapes.Q"), self.shape("K", "shapes.K"),
                  self.shape("V", "shapes.V")),
             card(self.shape("Kᵀ", "shapes.KT")),
@@ -143,16 +217,31 @@ class RolesAndShapes(LectureScene):
         frame = Rectangle(width=body.width + 0.5, height=body.height + 0.5, stroke_width=2)
         frame.move_to(body)
         frames = stack(frame, [self.head_colour(h) for h in range(1, self.ws.n_heads + 1)])
-        label = self.bound("in each head (heads: {h})", 20, colour, h="dims.heads")
+        label = self.bound("in each head (heads: {h})", 20, MUTED, h="dims.heads")
         group = VGroup(frames, body)
-        group.next_to(heading, DOWN, buff=0.55)
+        group.next_to(heading, DOWN, buff=0.7)
         label.next_to(frames[-1], UP, buff=0.08).align_to(frames[-1], LEFT)
         group.add(label)
-        group.frames, group.label, group.project, group.attend = frames, label, project, attend
-        return group
+        heading, title = self.new_title(heading, "Every matrix in the layer, and its shape")
+        cards = project.cards
+        self.say("In each head, E, {e}, meets that head's W_Q, W_K and W_V, each {w}.",
+                 self.unpoint(), fade_out(previous), title, fade_in(frames, label),
+                 project.step(0), project.step(1),
+                 e="shapes.E", w="shapes.W_Q")
+        self.say("Q, K and V come out {q} each, and Kᵀ is {kt}.", project.step(2),
+                 project.step(3), self.point_at(cards[2], cards[3]), q="shapes.Q",
+                 kt="shapes.KT")
+        self.say("Q times Kᵀ scores every receiver against every source: {s}.",
+                 attend.step(0), self.point_at(attend.cards[0]), s="shapes.scores")
+        self.say("The mask and softmax keep that shape, so A is {a};", attend.step(1),
+                 self.point_at(attend.cards[1]), a="shapes.A")
+        self.say("and H = AV is {h}, one message row per token.", attend.step(2),
+                 self.point_at(attend.cards[2]), h="shapes.H")
+        return heading, group
 
-    def after_the_heads(self, inside: VGroup) -> VGroup:
-        """Joining the head messages, W_O, the update and the residual."""
+    def after_the_heads(self, heading: Mobject, inside: VGroup) -> VGroup:
+        """Joining the head messages, W_O, the update and the residual, one at a time."""
+        self.section("after the heads")
         row = flow([
             card(self.label("joined heads", CARD_SIZE), self.shape("", "shapes.joined")),
             card(self.shape("W_O", "shapes.W_O")),
@@ -161,24 +250,40 @@ class RolesAndShapes(LectureScene):
             card(self.label("last row of E′", CARD_SIZE), self.shape("", "shapes.last_row")),
         ])
         fit(row, 12.6)
-        row.next_to(inside.frames, DOWN, buff=0.7)
         label = self.label("after the heads", 20, MUTED).next_to(row, UP, buff=0.08)
         label.align_to(row, LEFT)
-        return VGroup(row, label)
+        after = VGroup(row, label).next_to(heading, DOWN, buff=0.6).set_x(0)
+        cards = row.cards
+        _, title = self.new_title(heading, "After the heads: join, W_O, residual")
+        self.play(self.unpoint(), fade_out(inside), title)
+        self.say("The heads' H matrices are joined side by side, coordinates next to "
+                 "coordinates, giving {j}.", fade_in(label), row.step(0),
+                 self.point_at(cards[0]), j="shapes.joined")
+        self.say("W_O, {o}, turns that into ΔE, {d};", row.step(1), row.step(2),
+                 self.point_at(cards[1], cards[2]), o="shapes.W_O", d="shapes.delta")
+        self.say("adding E gives E′, still {p}.", row.step(3), self.point_at(cards[3]),
+                 p="shapes.E_prime")
+        self.say("Only the last row of E′, {r}, goes on to predict the next word.",
+                 row.step(4), self.point_at(cards[4]), r="shapes.last_row")
+        return after
 
-    def receiver_rows(self, after: Mobject) -> VGroup:
-        """The single rows that belong to the final receiver."""
-        colour = self.head_colour(1)
-        rows = VGroup(self.shape("its query row q", "shapes.q_row", colour),
-                      self.shape("one head's message", "shapes.message", colour),
-                      self.shape("that head's W_O block", "shapes.W_O_block", colour))
-        rows.arrange(RIGHT, buff=0.7)
-        fit(rows, 12.6)
-        label = self.label("the final receiver", 20, MUTED).next_to(rows, UP, buff=0.1)
-        label.align_to(rows, LEFT)
-        rows = VGroup(label, *rows)
-        rows.next_to(after, DOWN, buff=0.45)
-        return rows
+    def receiver_rows(self, after: Mobject) -> None:
+        """The single rows that belong to the final receiver, each as it is named."""
+        self.section("one receiver")
+        rows = VGroup(self.shape("its query row q", "shapes.q_row"),
+                      self.shape("one head's message", "shapes.message"),
+                      self.shape("that head's W_O block", "shapes.W_O_block"))
+        rows.arrange(DOWN, buff=0.3, aligned_edge=LEFT)
+        label = self.label("the final receiver", 20, MUTED)
+        group = VGroup(label, rows).arrange(DOWN, buff=0.2, aligned_edge=LEFT)
+        group.next_to(after, DOWN, buff=0.6).set_x(0)
+        self.say("For the final receiver alone: its query row is {q};", fade_in(label),
+                 fade_in(rows[0]), self.point_at(rows[0]), q="shapes.q_row")
+        self.say("each head's message is {m};", fade_in(rows[1]), self.point_at(rows[1]),
+                 m="shapes.message")
+        self.say("and each message meets its own {b} block of W_O.", fade_in(rows[2]),
+                 self.point_at(rows[2]), b="shapes.W_O_block")
+        self.play(self.unpoint())
 
 
 # ---------------------------------------------------------------------- projections
@@ -191,15 +296,23 @@ class ReceiverProjections(LectureScene):
         self.s = self.ws.walkthrough
         self.tokens = self.ws.sentences[self.s]
         self.shown: VGroup | None = None
+        self.section("where we are")
+        heading = self.title("Back inside the heads: projections")
+        whole = model_map(self, lit=("heads",), size=20).move_to(DOWN * 0.2)
+        self.say("We are back inside the heads, at their first step.", Write(heading),
+                 fade_in(whole), self.point_at(whole.stages["heads"]))
+        self.say("Each head projects the final receiver's row into its own query.",
+                 self.point_at(whole.stages["embeddings"], whole.stages["heads"]))
+        self.shown = VGroup(heading, whole)
         for head in range(1, self.ws.n_heads + 1):
             self.section(f"head {head} query")
             self.query(head)
             self.source_rows(head)
 
     def clear(self) -> None:
-        """Fade out what the previous step left on screen."""
+        """Fade out what the previous step left on screen, and its pointer."""
         if self.shown is not None:
-            self.play(FadeOut(self.shown))
+            self.play(*filter(None, [self.unpoint()]), fade_out(self.shown))
 
     def query(self, head: int) -> None:
         """The receiver's input row times this head's W_Q."""
@@ -210,9 +323,11 @@ class ReceiverProjections(LectureScene):
         query = self.projection(last, [(f"params.h{head}.W_Q", f"{p}.Q", "W_Q", "q")],
                                 colour, heading)
         inner, keys = vector("q", f"{p}.Q[{last}]", self.ws.d_head)
-        self.say("Head {h} multiplies the receiver's input row by its own W_Q. Each query "
-                 "coordinate is that row dotted with one column of W_Q, giving " + inner + ".",
-                 Write(heading), FadeIn(query), h=number, **keys)
+        self.say("Head {h} multiplies the receiver's input row by its own W_Q.",
+                 Write(heading), fade_in(query), h=number)
+        self.say("Each query coordinate is that row dotted with one column of W_Q,",
+                 self.point_at(query.matrices[0]))
+        self.say("giving " + inner + ".", self.point_at(query.results[0]), **keys)
         self.shown = VGroup(heading, query)
 
     def source_rows(self, head: int) -> None:
@@ -232,23 +347,28 @@ class ReceiverProjections(LectureScene):
         if both.scaled >= MIN_SCALE:
             self.section(f"head {head} key and value")
             self.clear()
-            self.say("Its strongest source, “{w}”, sends its own row through W_K and W_V: the "
-                     "key " + inner_k + " decides how well it matches; the value " + inner_v
-                     + " is what it would pass on.", FadeIn(heading), FadeIn(both),
-                     words=words, **keys_k, **keys_v)
+            self.say("Its strongest source, “{w}”, sends its own row through W_K and W_V.",
+                     fade_in(heading, both), words=words)
+            self.say("The key " + inner_k + " decides how well it matches;",
+                     self.point_at(both.results[0]), **keys_k)
+            self.say("the value " + inner_v + " is what it would pass on.",
+                     self.point_at(both.results[1]), **keys_v)
             self.shown = VGroup(heading, both)
             return
         self.section(f"head {head} key")
         self.clear()
         first = self.projection(top, [key], colour, heading)
-        self.say("Its strongest source, “{w}”, sends its own row through W_K: the key "
-                 + inner_k + " decides how well it matches.", FadeIn(heading), FadeIn(first),
-                 words=words, **keys_k)
+        self.say("Its strongest source, “{w}”, sends its own row through W_K.",
+                 fade_in(heading, first), words=words)
+        self.say("The key " + inner_k + " decides how well it matches.",
+                 self.point_at(first.results[0]), **keys_k)
         self.section(f"head {head} value")
-        self.play(FadeOut(first))
         second = self.projection(top, [value], colour, heading)
-        self.say("The same row through W_V gives the value " + inner_v + ": what “{w}” would "
-                 "pass on.", FadeIn(second), words=words, **keys_v)
+        self.play(*filter(None, [self.unpoint()]), fade_out(first))
+        self.say("The same row through W_V gives the value " + inner_v + ":",
+                 fade_in(second), **keys_v)
+        self.say("what “{w}” would pass on if chosen.", self.point_at(second.results[0]),
+                 words=words)
         self.shown = VGroup(heading, second)
 
     def feature(self, index: int | None, size: float) -> Mobject:
@@ -268,24 +388,28 @@ class ReceiverProjections(LectureScene):
         names = [self.feature(c, 20) for c in shown_indices(width)]
         spacing = max(0.5, max(name.width for name in names) + 0.3 - 0.35)
         source = self.matrix(f"{self.s}.E", rows=[row], size=size, h_buff=spacing,
-                             row_labels=[self.word(self.tokens[row], 28, colour)],
+                             row_labels=[self.word(self.tokens[row], 28)],
                              col_labels=names)
-        pieces = VGroup()
+        pieces, results, matrices = VGroup(), [], []
         for matrix_key, result_key, matrix_name, result_name in products:
             W = self.matrix(matrix_key, size=size, colour=colour,
                             row_labels=[self.feature(i, 20) for i in range(width)])
             W.add(self.label(matrix_name, 26, colour).next_to(W.brackets, UP, buff=0.15))
             result = self.matrix(result_key, rows=[row], size=size, colour=colour)
             result.add(self.label(result_name, 26, colour).next_to(result.brackets, UP, 0.15))
+            results.append(result)
+            matrices.append(W)
             pieces.add(VGroup(self.label("×", 30), W, self.label("=", 30), result)
                        .arrange(RIGHT, buff=0.3))
         pieces.arrange(RIGHT, buff=1.0, aligned_edge=UP)
         group = VGroup(source, pieces).arrange(DOWN, buff=0.7)
-        room = heading.get_bottom()[1] - 0.4 + 3.8
+        top = heading.get_bottom()[1] - 0.4
+        room = top - (SAFE_BOTTOM + 0.2)  # a pointer's outline stays above the band too
         before = group.width
         fit(group, 13.0, room)
         group.scaled = group.width / before
-        return group.move_to([0, heading.get_bottom()[1] - 0.4 - room / 2, 0])
+        group.results, group.matrices = results, matrices
+        return group.move_to([0, top - room / 2, 0])
 
 
 # ---------------------------------------------------------------------- one wide head
@@ -300,22 +424,27 @@ class OneWideHead(LectureScene):
         self.tokens = self.ws.sentences[self.s]
         self.last = len(self.tokens) - 1
         self.heads = list(range(1, self.ws.n_heads + 1))
-        self.section("join projections")
+        self.section("where we are")
         heading = self.title("One wide head instead of separate heads")
-        self.join_projections(heading)
+        whole = model_map(self, lit=("heads",), size=20).move_to(DOWN * 0.2)
+        self.say("Once more inside the heads: what if they were one wide head instead?",
+                 Write(heading), fade_in(whole), self.point_at(whole.stages["heads"]))
+        self.play(self.unpoint(), fade_out(whole))
+        self.section("own projections")
+        self.join_projections()
         self.section("scale")
-        self.play(FadeOut(self.blocks))
+        self.play(self.unpoint(), fade_out(self.blocks))
         self.scales()
         self.section("weights")
-        self.play(FadeOut(self.scale_lines))
-        self.weight_table()
+        self.play(fade_out(self.scale_lines))
+        self.weight_table(heading)
         self.section("compare")
         self.compare()
         self.section("messages")
-        self.play(FadeOut(self.table), FadeOut(self.boxes))
+        self.play(*filter(None, [self.unpoint()]), fade_out(self.table, self.boxes))
         self.messages()
 
-    def join_projections(self, heading: Mobject) -> None:
+    def join_projections(self) -> None:
         """Each head's W_Q as a block; the blocks close up into one wide W_Q."""
         unit = min(0.6, 7.0 / (len(self.heads) * self.ws.d_head), 3.6 / self.ws.d_model)
         parts = VGroup()
@@ -328,19 +457,22 @@ class OneWideHead(LectureScene):
             shape = self.bound("{s}", 20, colour, s="shapes.W_Q").next_to(block, UP, 0.2)
             parts.add(VGroup(block, name, shape))
         parts.arrange(RIGHT, buff=0.6).move_to(DOWN * 0.2)
-        self.say("Each head has its own W_Q, {s}. Set them side by side, and likewise W_K and "
-                 "W_V, and you have the projections of one wide head; no entry changes.",
-                 Write(heading), FadeIn(parts), s="shapes.W_Q")
+        self.say("Each head has its own W_Q, {s}.", fade_in(parts), s="shapes.W_Q")
+        self.say("The same holds for W_K and W_V: every head owns its three projections.",
+                 self.point_at(parts))
+        self.section("join projections")
         blocks = VGroup(*(part[0] for part in parts))
         closed = blocks.copy().arrange(RIGHT, buff=0).move_to(blocks)
         wide = self.bound("one wide W_Q  [{m}, {j}]", 24, INK, m="dims.d_model",
                           j="dims.joined").next_to(closed, UP, buff=0.25)
         moves = [part[0].animate.shift(target.get_center() - part[0].get_center())
                  for part, target in zip(parts, closed, strict=True)]
-        self.say("Joined, the wide projection has {j} columns: every query and key is {k} "
-                 "coordinates long, and so is every value.", *moves,
-                 *(FadeOut(VGroup(part[1], part[2])) for part in parts), FadeIn(wide),
-                 j="dims.joined", k="dims.joined")
+        self.say("Set side by side, they are the projections of one wide head; no entry "
+                 "changes.", self.unpoint(), *moves,
+                 *(FadeOut(VGroup(part[1], part[2])) for part in parts), FadeIn(wide))
+        self.say("Joined, the wide projection has {j} columns: every query, key and value "
+                 "is {k} coordinates long.", self.point_at(wide), j="dims.joined",
+                 k="dims.joined")
         self.blocks = VGroup(blocks, wide)
 
     def scales(self) -> None:
@@ -354,11 +486,11 @@ class OneWideHead(LectureScene):
         lines.arrange(DOWN, buff=0.4, aligned_edge=LEFT)
         self.scale_lines = fit(lines, 13.0, 5.5).move_to(DOWN * 0.2)
         self.say("The wide head adds up {j} coordinate products per source and divides by "
-                 "{x}; each separate head adds up {d} and divides by {y}, then runs its own "
-                 "softmax.", FadeIn(lines), j="dims.joined", x=f"{self.s}.wide.scale",
-                 d="dims.d_head", y=f"{self.s}.h1.scale")
+                 "√{k};", fade_in(lines[0]), j="dims.joined", k="dims.joined")
+        self.say("each separate head adds up {d}, divides by √{e}, then runs its own softmax.",
+                 fade_in(*lines[1:]), d="dims.d_head", e="dims.d_head")
 
-    def weight_table(self) -> None:
+    def weight_table(self, heading: Mobject) -> None:
         """Source words, the wide head's single weight row, and each head's row."""
         count = len(self.tokens)
         row_h = min(0.44, 4.6 / count)
@@ -372,12 +504,14 @@ class OneWideHead(LectureScene):
                     for h in self.heads]
         self.cells: list[list[Mobject]] = []
         table = VGroup(words)
+        shown = []
         for k, (header, key, colour) in enumerate(columns):
             x = 1.4 + 1.9 * k
             header.move_to([x, header_y, 0])
             cells = [self.num(f"{key}[{j}]", size, colour).move_to([x, y, 0])
                      for j, y in enumerate(ys)]
             self.cells.append(cells)
+            shown.append(VGroup(header, *cells))
             table.add(header, *cells)
         note = self.bound("wide head: one row for all {j} value coordinates     "
                           "each head: its own row for its {d}", 20, MUTED,
@@ -386,12 +520,17 @@ class OneWideHead(LectureScene):
         table.shift(RIGHT * -table.get_center()[0])
         note.set_x(0)
         table.add(note)
-        fit(table, 13.4)
+        top = heading.get_bottom()[1] - 0.3
+        fit(table, 13.4, top - (SAFE_BOTTOM + 0.1))
+        table.shift(UP * (top - table.get_top()[1]))
         self.words = words
         self.table = table
-        self.say("Here are the final receiver's weights: the wide head has one row, and "
-                 "multiplies every value coordinate by it. Each separate head has its own row "
-                 "for its own coordinates.", FadeIn(table))
+        self.say("Here are the final receiver's weights for every source.", fade_in(words))
+        self.say("The wide head has one row, and multiplies every value coordinate by it.",
+                 fade_in(shown[0]), self.point_at(shown[0]))
+        self.say("Each separate head has its own row, for its own coordinates.",
+                 fade_in(*shown[1:], note), self.point_at(*shown[1:]))
+        self.play(self.unpoint())
 
     def compare(self) -> None:
         """For each head's favourite source: the wide head's weight against the head's."""
@@ -408,14 +547,16 @@ class OneWideHead(LectureScene):
                          "head, and “{w}” gets {x} either way.", *map(Create, pair),
                          words={"w": self.tokens[top]}, x=f"{self.s}.wide.weights[{top}]")
                 continue
-            self.say("Head {h} gives “{w}” {x}. The wide head's single row gives it {y}.",
-                     *map(Create, pair), words={"w": self.tokens[top]},
-                     h=f"dims.head_numbers[{head - 1}]", x=f"{self.s}.h{head}.weights[{top}]",
+            self.say("Head {h} gives “{w}” {x}.", Create(pair[1]), Create(pair[2]),
+                     words={"w": self.tokens[top]}, h=f"dims.head_numbers[{head - 1}]",
+                     x=f"{self.s}.h{head}.weights[{top}]")
+            self.say("The wide head's single row gives it {y}.", Create(pair[0]),
                      y=f"{self.s}.wide.weights[{top}]")
         if len(self.heads) > 1:
-            self.say("One row has to serve every coordinate: where the heads disagree about "
-                     "which source matters, the wide head can follow only one mixture, while "
-                     "separate heads each keep their own.")
+            self.say("One row has to serve every coordinate: where the heads disagree, the "
+                     "wide head can follow only one mixture,", self.point_at(*self.cells[0]))
+            self.say("while separate heads each keep their own.",
+                     self.point_at(*(cell for cells in self.cells[1:] for cell in cells)))
         self.boxes = boxes
 
     def messages(self) -> None:
@@ -428,7 +569,11 @@ class OneWideHead(LectureScene):
         fit(lines, 13.0).move_to(DOWN * 0.2)
         inner_w, keys_w = vector("w", f"{self.s}.wide.message", self.ws.d_model)
         inner_j, keys_j = vector("s", f"{self.s}.joined[{self.last}]", self.ws.d_model)
-        ending = "; the separate heads, joined, give it " if len(self.heads) > 1 else \
-            "; the one head, on its own, gives the same: "
-        self.say("Mixing the values with the single row gives the receiver " + inner_w
-                 + ending + inner_j + ".", FadeIn(lines), **keys_w, **keys_j)
+        self.say("Mixing the values with that single row gives the receiver its message:",
+                 fade_in(wide))
+        self.say(inner_w + ".", self.point_at(wide), run_time=3.0, **keys_w)  # drawn as read
+        if len(self.heads) > 1:
+            self.say("The separate heads, each with its own row, joined, give it", fade_in(joined))
+        else:
+            self.say("The one head, on its own, gives the same:", fade_in(joined))
+        self.say(inner_j + ".", self.point_at(joined), run_time=3.0, **keys_j)

@@ -5,7 +5,17 @@ from __future__ import annotations
 
 import pytest
 
-from scenes.kit import Bound, RecordingValues, RecordingWorksheet, Word, fill, lesson_words
+from scenes.kit import (
+    CODE_LITERALS,
+    Bound,
+    CodeLine,
+    RecordingValues,
+    RecordingWorksheet,
+    Word,
+    code,
+    fill,
+    lesson_words,
+)
 from tests.conftest import THREE_HEADS
 from worksheet import DEFAULT_WORKSHEET, compute_values, load_worksheet
 
@@ -85,3 +95,19 @@ def test_a_count_of_three_reads_as_english() -> None:
     assert filled.text == "all of all 3 heads; are"
     with pytest.raises(ValueError, match="not a whole number"):
         fill("{x:head}", values, {"x": "river.h1.weights[0]"})
+
+
+def test_a_code_listing_shows_digits_only_in_its_fixed_code_literals() -> None:
+    listing = code("def head(E):\n    A = scores.softmax(-1)\n    return A @ V\n")
+    first, second, third = listing.lines
+    assert [line.original_text for line in listing.lines] == [
+        "def head(E):", "A = scores.softmax(-1)", "return A @ V"]
+    assert second.words == (".softmax(-1)",) and first.words == ()
+    assert second.get_left()[0] > first.get_left()[0] + 0.3  # indented
+    assert abs(third.get_left()[0] - second.get_left()[0]) < 0.05
+    assert first.get_y() > second.get_y() > third.get_y()
+    assert "dim=-1" in CODE_LITERALS and ".triu(1)" in CODE_LITERALS
+    with pytest.raises(ValueError, match="outside its code literals"):
+        CodeLine("scores / math.sqrt(2)")
+    with pytest.raises(ValueError, match="outside its code literals"):
+        code("H1 = head(E, W_Q1, W_K1, W_V1)")

@@ -333,12 +333,13 @@ def test_editing_combines_colours_rerenders_the_scenes_that_import_them(
         "ConcatOutputResidual", "PredictionMLP", "OtherContext", "AttentionGrids"}
 
 
-def test_editing_a_story_helper_rerenders_the_layer_scenes_that_borrow_it(
+def test_editing_a_story_helper_rerenders_only_the_story_scenes(
         lesson: Path, code: Path) -> None:
+    # The layer scenes once borrowed story's chip; they take their panels from the kit now.
     edit(code / "scenes" / "story.py", "def chip(", "def chip(  # edited\n")
     assert rendered(plan(lesson, code=code)) == {
         "RiverBankPrompt", "SeveralKindsOfDetail", "OneHeadTwoHeads", "SettingAndPerson",
-        "MayaRecall", "RolesAndShapes", "ReceiverProjections", "OneWideHead"}
+        "MayaRecall"}
 
 
 def test_editing_the_formatter_rerenders_everything(lesson: Path, code: Path) -> None:

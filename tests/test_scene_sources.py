@@ -102,3 +102,40 @@ def test_the_check_catches_a_typed_number() -> None:
     source = 'self.say("The weight is 0.718.")\nself.bound("{x} of 10", x="dims.tokens")\n'
     assert shown_literals(source) == [(1, "The weight is 0.718."), (2, "{x} of 10")]
     assert shown_literals('self.bound("Head {h}", h="dims.head_numbers[0]")') == []
+
+
+def code_literals(source: str) -> list[tuple[int, str]]:
+    """Digits in code listings (strings given to the kit's ``code``, directly or as a
+    module constant) outside the kit's fixed code literals."""
+    from scenes.kit import CODE_LITERALS
+
+    tree = ast.parse(source)
+    constants = {target.id: node.value.value for node in tree.body
+                 if isinstance(node, ast.Assign) and isinstance(node.value, ast.Constant)
+                 and isinstance(node.value.value, str)
+                 for target in node.targets if isinstance(target, ast.Name)}
+    found = []
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name | ast.Attribute)
+                and getattr(node.func, "id", getattr(node.func, "attr", "")) == "code"):
+            continue
+        for argument in node.args[:1]:
+            texts = _strings(argument) + ([constants[argument.id]] if isinstance(
+                argument, ast.Name) and argument.id in constants else [])
+            for text in texts:
+                for literal in CODE_LITERALS:
+                    text = text.replace(literal, " ")
+                if re.search(r"\d", text):
+                    found.append((node.lineno, text))
+    return found
+
+
+@pytest.mark.parametrize("source", SOURCES, ids=[s.name for s in SOURCES])
+def test_code_listings_show_digits_only_in_the_kits_code_literals(source: Path) -> None:
+    assert code_literals(source.read_text(encoding="utf-8")) == []
+
+
+def test_the_code_check_catches_a_typed_number() -> None:
+    source = ('LISTING = "A = scores.softmax(-1)"\nBAD = "H1 = head(E)"\n'
+              'code(LISTING)\ncode(BAD)\ncode("x[0]")\n')
+    assert code_literals(source) == [(4, "H1 = head(E)"), (5, "x[0]")]

@@ -288,3 +288,22 @@ def test_the_english_rules_catch_what_the_review_found() -> None:
     for text in ("both sentences", "all 3 sentences", "1 head", "2 heads", "10 of 12",
                  "Head 1 has", "1 is"):
         assert not any(p.search(text) for p in _BAD_ENGLISH), text
+
+
+@pytest.mark.parametrize(("label", "name"), [(label, "RolesAndShapes") for label in WORKSHEETS])
+def test_the_overview_maps_the_model_and_shows_one_head_as_code(shown, label: str,
+                                                               name: str) -> None:
+    sections = {s["name"]: s["texts"] for s in _result(shown, label, name)["sections"]}
+    heads = load_worksheet(WORKSHEETS[label]).n_heads
+    model = [t["text"] for t in sections["the model"]]
+    for stage in ("token", "+ position", "concat", "W_O", "residual", "E + ΔE", "MLP", "next",
+                  "word"):
+        assert stage in model, stage
+    assert sorted(t for t in model if t.startswith("Head ")) == \
+        sorted(f"Head {h}" for h in range(1, heads + 1))
+    listing = [t["text"] for t in sections["one head in code"]]
+    for line in ("def head(E, W_Q, W_K, W_V):", "Q, K, V = E @ W_Q, E @ W_K, E @ W_V",
+                 "A = scores.masked_fill(future, -torch.inf).softmax(-1)", "return A @ V",
+                 "joined = torch.cat(H, dim=-1)"):
+        assert line in listing, line
+    assert len([t for t in listing if t.startswith("Head ")]) == heads
