@@ -7,6 +7,7 @@ import re
 from itertools import combinations, pairwise
 from typing import Any
 
+import inflect
 import pytest
 
 from scenes.kit import BREATH, LONGEST_SILENCE
@@ -16,6 +17,7 @@ from tests.scene_runner import run_scenes
 from worksheet import DEFAULT_WORKSHEET, compute_values, load_worksheet
 
 HALF_WIDTH, HALF_HEIGHT = 14.222 / 2, 8.0 / 2
+_ENGLISH = inflect.engine()
 MIN_FONT_SIZE = 15.0  # digits about 9 px tall at 854×480
 DATA = THREE_HEADS.parent
 WORKSHEETS = {"default": DEFAULT_WORKSHEET, "three": THREE_HEADS,
@@ -85,8 +87,30 @@ def test_captions_show_only_bound_numbers(shown, fresh, label: str, name: str) -
         assert caption["end"] > caption["start"]
         assert _unbound_digits(caption["text"], caption["figures"],
                                list(caption["words"].values())) == "", caption["text"]
-        slots = {slot: fresh[label].text(key) for slot, key in caption["slots"].items()}
+        slots = {slot: _Counted(fresh[label].text(key), fresh[label].value(key))
+                 for slot, key in caption["slots"].items()}
         assert caption["template"].format(**slots, **caption["words"]) == caption["text"]
+
+
+class _Counted(str):
+    """A figure's text that also formats the kit's counted slots, as English says them:
+    ``{n:head}`` "1 head" / "3 heads", ``{n:all sentence}`` "both sentences" / "all 3
+    sentences", ``{n:?is}`` "is" / "are"."""
+
+    def __new__(cls, text: str, count: object) -> _Counted:
+        made = super().__new__(cls, text)
+        made.count = count
+        return made
+
+    def __format__(self, spec: str) -> str:
+        if not spec:
+            return str(self)
+        if spec.startswith("?"):
+            return _ENGLISH.plural_verb(spec[1:], self.count)
+        if spec.startswith("all "):
+            noun = _ENGLISH.plural(spec[4:], self.count)
+            return f"both {noun}" if self.count == 2 else f"all {self} {noun}"
+        return f"{self} {_ENGLISH.plural(spec, self.count)}"
 
 
 @pytest.mark.parametrize(("label", "name"), CASES)
