@@ -568,27 +568,27 @@ class TrainedComparison(LibraryScene):
         note = self.label("how well each predicts and how long each trains: measured by "
                           "training, not part of this worksheet", 22, MUTED)
         place(VGroup(shared, table, note).arrange(DOWN, buff=0.8))
-        self.say("These models were trained on short stories, with a vocabulary of {v} "
-                 "tokens, a context of {c} and width {w}.", Fade(shared),
-                 Fade(VGroup(*(row[0] for row in rows))), self.point_at(shared),
-                 v="trained.vocab", c="trained.context", w="trained.width")
+        self.say("These models were trained on short stories: vocabulary {v}, context {c}, "
+                 "width {w}.", LaggedStart(Fade(shared), self.point_at(shared),
+                                           *(Fade(row[0]) for row in rows), lag_ratio=0.5),
+                 run_time=3.0, v="trained.vocab", c="trained.context", w="trained.width")
         self.say("The fixed-window MLP has {m} parameters.", GrowFromEdge(rows[0][1][0], LEFT),
                  Fade(rows[0][1][1]), self.point_at(rows[0][0], rows[0][1]),
                  m="trained.mlp.params")
         for h, row in zip(self.heads, rows[1:], strict=True):
-            self.say("Attention with {h:head} has {p}.", GrowFromEdge(row[1][0], LEFT),
+            self.say("Attention with {h:head}: {p}.", GrowFromEdge(row[1][0], LEFT),
                      Fade(row[1][1]), self.point_at(row[0], row[1]),
                      h=f"trained.heads{h}.heads", p=f"trained.heads{h}.params")
-        self.say("More heads split the same width into narrower heads: more attention grids, "
-                 "not more weights.", self.point_at(*(row[1] for row in rows[1:])))
-        self.say("The MLP's first matrix, {m}, reads the whole flattened window.",
+        self.say("More heads split the same width: more attention grids, not more weights.",
+                 self.point_at(*(row[1] for row in rows[1:])))
+        self.say("The MLP's first matrix, {m}, reads the whole window.",
                  Fade(rows[0][2]), self.point_at(rows[0][2]), m="trained.mlp.W_hidden")
-        self.say("The attention models read only the last updated row: {a}. Most of the "
-                 "difference lies there.", Fade(VGroup(*(row[2] for row in rows[1:]))),
+        self.say("The attention models' first matrix reads one row: {a}.",
+                 Fade(VGroup(*(row[2] for row in rows[1:]))),
                  self.point_at(*(row[2] for row in rows[1:])),
                  a=f"trained.heads{self.heads[0]}.W_hidden")
-        self.say("Which model predicts better, and at what cost in time, comes from training "
-                 "them; those results are not part of this worksheet.", Fade(note),
+        self.say("How well each predicts, and how fast it trains, comes from training: not "
+                 "part of this worksheet.", Fade(note),
                  self.point_at(note))
 
 
@@ -802,7 +802,7 @@ class ImagePatches(LibraryScene):
                  self.point_at(sequence), t="patches.total_rows")
         self.say("After the encoder, the CLS row's final state feeds a classifier trained with "
                  "the image's label.", Fade(VGroup(cls, classifier)), *map(Create, links[1:]),
-                 self.point_at(VGroup(*sequence.cells[0]), cls))
+                 self.point_at(cls))
         self.say("This is a roadmap, not a trained model.", Fade(note), self.point_at(note))
 
 
