@@ -579,13 +579,9 @@ class TrainedComparison(LibraryScene):
             self.say("Attention with {h:head}: {p}.", GrowFromEdge(row[1][0], LEFT),
                      Fade(row[1][1]), self.point_at(row[0], row[1]),
                      h=f"trained.heads{h}.heads", p=f"trained.heads{h}.params")
-        self.say("More heads split the same width: more attention grids, not more weights.",
-                 self.point_at(*(row[1] for row in rows[1:])))
-        self.say("The MLP's first matrix, {m}, reads the whole window.",
-                 Fade(rows[0][2]), self.point_at(rows[0][2]), m="trained.mlp.W_hidden")
-        self.say("The attention models' first matrix reads one row: {a}.",
-                 Fade(VGroup(*(row[2] for row in rows[1:]))),
-                 self.point_at(*(row[2] for row in rows[1:])),
+        self.say("The MLP's first matrix, {m}, reads the whole window; the attention models' "
+                 "reads one row, {a}.", Fade(VGroup(*(row[2] for row in rows))),
+                 self.point_at(*(row[2] for row in rows)), m="trained.mlp.W_hidden",
                  a=f"trained.heads{self.heads[0]}.W_hidden")
         self.say("How well each predicts, and how fast it trains, comes from training: not "
                  "part of this worksheet.", Fade(note),

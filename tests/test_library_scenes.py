@@ -93,6 +93,6 @@ def test_the_lab_draws_the_reshape_and_the_transpose_with_bound_sides(shown, lab
                          [(label, "TrainedComparison") for label in WORKSHEETS])
 def test_the_trained_models_take_well_under_a_minute(shown, label: str, name: str) -> None:
     manifest = _manifest(shown, label, name)
-    assert 25.0 <= manifest["duration"] <= 45.0
+    assert manifest["duration"] <= 40.0  # paced by reading time; narrated it is longer
     said = " ".join(c["text"] for c in manifest["captions"])
     assert "not part of this worksheet" in said

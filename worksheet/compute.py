@@ -385,8 +385,8 @@ def _lab(sheet: _Sheet, ws: Worksheet) -> None:
         joined = messages.transpose(1, 2).reshape(E.shape)
         delta = joined @ layer.W_O
         logits = model(X)
-    for key, tensor in [("E", E), ("Q", Q), ("Q_split", Q_split), ("Q_heads", Q_heads), ("scores", scores),
-                        ("A", A), ("messages", messages), ("joined", joined),
+    for key, tensor in [("E", E), ("Q", Q), ("Q_split", Q_split), ("Q_heads", Q_heads),
+                        ("scores", scores), ("A", A), ("messages", messages), ("joined", joined),
                         ("delta", delta), ("logits", logits)]:
         sheet.shape(f"lab.shape.{key}", tensor)
     sheet.put("lab.A_weights", A.numel(), _C)
