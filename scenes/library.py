@@ -17,6 +17,7 @@ from manim import (
     RIGHT,
     UP,
     Animation,
+    AnimationGroup,
     Arrow,
     Create,
     Group,
@@ -579,9 +580,12 @@ class TrainedComparison(LibraryScene):
             self.say("Attention with {h:head}: {p}.", GrowFromEdge(row[1][0], LEFT),
                      Fade(row[1][1]), self.point_at(row[0], row[1]),
                      h=f"trained.heads{h}.heads", p=f"trained.heads{h}.params")
+        mlp_first = AnimationGroup(Fade(rows[0][2]), self.point_at(rows[0][2]))
+        attention_first = AnimationGroup(Fade(VGroup(*(row[2] for row in rows[1:]))),
+                                         self.point_at(*(row[2] for row in rows[1:])))
         self.say("The MLP's first matrix, {m}, reads the whole window; the attention models' "
-                 "reads one row, {a}.", Fade(VGroup(*(row[2] for row in rows))),
-                 self.point_at(*(row[2] for row in rows)), m="trained.mlp.W_hidden",
+                 "reads one row, {a}.", LaggedStart(mlp_first, attention_first, lag_ratio=1.0),
+                 run_time=7.0, m="trained.mlp.W_hidden",
                  a=f"trained.heads{self.heads[0]}.W_hidden")
         self.say("How well each predicts, and how fast it trains, comes from training: not "
                  "part of this worksheet.", Fade(note),
