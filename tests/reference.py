@@ -366,6 +366,7 @@ def lab(doc: Doc) -> dict[str, Any]:
     out: dict[str, Any] = {
         "lab.X": X, "lab.shape.X": [batch, length], "lab.shape.E": [batch, length, width],
         "lab.shape.Q": [batch, length, width],
+        "lab.shape.Q_split": [batch, length, heads, d_head],
         "lab.shape.Q_heads": [batch, heads, length, d_head],
         "lab.shape.scores": [batch, heads, length, length],
         "lab.shape.A": [batch, heads, length, length],

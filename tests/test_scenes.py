@@ -18,6 +18,7 @@ from tests.scene_runner import run_scenes
 from worksheet import DEFAULT_WORKSHEET, compute_values, load_worksheet
 
 HALF_WIDTH, HALF_HEIGHT = 14.222 / 2, 8.0 / 2
+_ENGLISH = inflect.engine()
 MIN_FONT_SIZE = 15.0  # digits about 9 px tall at 854×480
 DATA = THREE_HEADS.parent
 WORKSHEETS = {"default": DEFAULT_WORKSHEET, "three": THREE_HEADS,

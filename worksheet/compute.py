@@ -379,6 +379,7 @@ def _lab(sheet: _Sheet, ws: Worksheet) -> None:
     with torch.no_grad():
         E = model.embed(X)
         Q = E @ layer.W_Q
+        Q_split = Q.reshape(*Q.shape[:2], layer.heads, layer.head_width)
         Q_heads = layer.split(Q)
         K_heads, V_heads = layer.split(E @ layer.W_K), layer.split(E @ layer.W_V)
         scores = Q_heads @ K_heads.transpose(-2, -1) / math.sqrt(layer.head_width)
@@ -387,8 +388,8 @@ def _lab(sheet: _Sheet, ws: Worksheet) -> None:
         joined = messages.transpose(1, 2).reshape(E.shape)
         delta = joined @ layer.W_O
         logits = model(X)
-    for key, tensor in [("E", E), ("Q", Q), ("Q_heads", Q_heads), ("scores", scores),
-                        ("A", A), ("messages", messages), ("joined", joined),
+    for key, tensor in [("E", E), ("Q", Q), ("Q_split", Q_split), ("Q_heads", Q_heads),
+                        ("scores", scores), ("A", A), ("messages", messages), ("joined", joined),
                         ("delta", delta), ("logits", logits)]:
         sheet.shape(f"lab.shape.{key}", tensor)
     sheet.put("lab.A_weights", A.numel(), _C)
