@@ -91,9 +91,6 @@ def test_captions_show_only_bound_numbers(shown, fresh, label: str, name: str) -
         assert _filled(caption, fresh[label]) == caption["text"]
 
 
-_ENGLISH = inflect.engine()
-
-
 def _filled(caption: dict[str, Any], values: Any) -> str:
     """The caption's template filled from fresh values; a counted slot (``{n:head}``,
     ``{n:all sentence}``, ``{n:?is}``) becomes the English its count needs."""
