@@ -1036,3 +1036,54 @@ def on_baseline(words: VGroup, buff: float) -> VGroup:
     for word in words[1:]:
         word.shift(UP * (line - baseline(word)))
     return words
+
+
+# ---- components: combine
+
+
+def weight_opacity(weight: float) -> float:
+    """Fill opacity of a cell shaded by an attention weight (zero: nearly clear; one: full)."""
+    return 0.06 + 0.94 * max(0.0, min(1.0, weight))
+
+
+def weight_cell(colour: str, weight: float, width: float,
+                height: float) -> tuple[VMobject, str]:
+    """A cell shaded by ``weight`` in a head's ``colour``, and the text colour that reads on
+    it (white or black, whichever contrasts more with the blended fill)."""
+    from manim import Rectangle
+
+    from scenes.palette import ink_on
+
+    opacity = weight_opacity(weight)
+    box = Rectangle(width=width, height=height, stroke_width=0, fill_color=colour,
+                    fill_opacity=opacity)
+    return box, ink_on(blend(colour, BACKGROUND, opacity))
+
+
+def cued(template: str, cues: Sequence[tuple[str, Animation]], seconds: float | None = None,
+         step: float = 0.6) -> Animation:
+    """Animations played in order, each when the voice reaches its cue in ``template``.
+
+    ``cues`` pairs a fragment of the template (a slot such as ``"{x}"`` or a word) with the
+    animation to play as it is said; times are estimated from the fragment's place in the
+    template over ``seconds`` (the caption's reading time by default). Pass the result to
+    :meth:`LectureScene.say`, which fits it into the spoken sentence.
+    """
+    from manim import Succession
+
+    total = seconds or max(MIN_CAPTION_SECONDS,
+                           len(template.split()) / CAPTION_WORDS_PER_SECOND)
+    parts: list[Animation] = []
+    at = 0.0
+    for fragment, animation in cues:
+        where = template.find(fragment)
+        if where < 0:
+            raise ValueError(f"cue {fragment!r} is not in the template {template!r}")
+        start = max(at, total * where / max(1, len(template)) - step / 2)
+        if start > at + 1e-3:
+            parts.append(Wait(run_time=start - at))
+        made = prepare_animation(animation)
+        made.run_time = step
+        parts.append(made)
+        at = start + step
+    return Succession(*parts)

@@ -7,6 +7,7 @@ import re
 from itertools import combinations, pairwise
 from typing import Any
 
+import numpy as np
 import pytest
 
 from scenes.kit import BREATH, LONGEST_SILENCE
@@ -150,3 +151,89 @@ def test_a_narrated_clip_keeps_no_unmarked_silence_longer_than_the_limit(shown, 
         covered = sum(max(0.0, min(end, s["end"]) - max(start, s["start"])) for s in marked)
         assert end - start - covered <= LONGEST_SILENCE + 1e-6, (start, end, marked)
     assert all(s["why"] and s["end"] > s["start"] for s in marked)
+
+
+# ------------------------------------------------------------------ the combine scenes
+# The teaching rules, checked on every worksheet for the scenes after the heads: what the
+# voice says stays on screen, nothing enters the subtitle band, nothing stands still too
+# long, every text reads on what is behind it, and W_O's mixing across heads is shown.
+
+COMBINE = ("ConcatOutputResidual", "PredictionMLP", "OtherContext", "AttentionGrids")
+COMBINE_CASES = [(label, name) for label, name in CASES if name in COMBINE]
+
+
+@pytest.mark.parametrize(("label", "name"), COMBINE_CASES)
+def test_every_number_a_caption_states_is_on_screen_when_its_section_ends(
+        shown, label: str, name: str) -> None:
+    manifest = _result(shown, label, name)["manifest"]
+    ends = [(s["frame"] + 1) / manifest["frame_rate"] for s in manifest["sections"]]
+    for caption in manifest["captions"]:
+        section = next(s for s, end in zip(manifest["sections"], ends, strict=True)
+                       if end >= caption["start"] - 1e-6)
+        on_screen = {f["text"] for f in section["figures"]}
+        for figure in caption["figures"]:
+            assert figure["text"] in on_screen, (section["name"], caption["text"], figure)
+
+
+@pytest.mark.parametrize(("label", "name"), COMBINE_CASES)
+def test_nothing_is_drawn_in_the_subtitle_band(shown, label: str, name: str) -> None:
+    from scenes.kit import SAFE_BOTTOM
+
+    lowest = _result(shown, label, name)["manifest"]["lowest"]
+    assert lowest["y"] >= SAFE_BOTTOM - 1e-6, lowest
+
+
+@pytest.mark.parametrize(("label", "name"), COMBINE_CASES)
+def test_the_picture_never_stands_still_longer_than_the_limit(shown, label: str,
+                                                               name: str) -> None:
+    from scenes.kit import LONGEST_STILL
+
+    start, end = _result(shown, label, name)["manifest"]["longest_still"]
+    assert end - start <= LONGEST_STILL, (start, end)
+
+
+@pytest.mark.parametrize(("label", "name"), COMBINE_CASES)
+def test_every_text_contrasts_with_what_is_behind_it(shown, label: str, name: str) -> None:
+    from scenes.palette import MIN_CONTRAST, contrast
+
+    for section in _result(shown, label, name)["sections"]:
+        for text in section["texts"]:
+            for colour in text["colours"]:
+                assert contrast(colour, text["behind"]) >= MIN_CONTRAST, \
+                    (section["name"], text["text"], colour, text["behind"])
+
+
+@pytest.mark.parametrize(("label", "name"), [(label, "AttentionGrids") for label in WORKSHEETS])
+def test_the_grids_scene_retitles_when_the_topic_changes(shown, label: str, name: str) -> None:
+    from scenes.kit import TITLE_SIZE
+
+    titles = {t["text"] for s in _result(shown, label, name)["sections"]
+              for t in s["texts"] if abs(t["font_size"] - TITLE_SIZE) < 0.5}
+    assert len(titles) >= 3, titles
+
+
+@pytest.mark.parametrize(("label", "name"), [("default", "ConcatOutputResidual")])
+def test_w_o_writes_head_twos_person_coordinate_into_water(shown, label: str,
+                                                            name: str) -> None:
+    """Head 2 reads the person and glue coordinates (its W_V picks rows three and four),
+    so its first message coordinate is the person one; W_O's row for it has a non-zero
+    entry in the water column: the scene follows that path with the actual product."""
+    from tests.reference import sentence
+
+    ws = load_worksheet(DEFAULT_WORKSHEET)
+    doc = ws.document
+    assert ws.lesson.features[2] == "person" and ws.lesson.features[0] == "water"
+    river = sentence(doc, ws.walkthrough)
+    message = river["heads"][1]["H"][-1][0]  # head 2's first coordinate, the person one
+    entry = np.float64(doc["headsLesson"]["W_O"][2][0])  # row 3: head 2's first row
+    expected = {"m": f"{message:.3f}", "w": f"{entry:g}", "t": f"{message * entry:.3f}"}
+    manifest = _result(shown, label, name)["manifest"]
+    product = next(c for c in manifest["captions"] if "×" in c["template"]
+                   and c["words"] == {"f": "person", "g": "water"})
+    said = {f["key"]: f["text"] for f in product["figures"]}
+    assert {slot: said[product["slots"][slot]] for slot in expected} == expected, \
+        (product["text"], expected)
+    mixing = next(s for s in manifest["sections"] if s["name"] == "mixing")
+    on_screen = {f["key"]: f["text"] for f in mixing["figures"]}
+    assert on_screen[f"{ws.walkthrough}.update_terms[2][0]"] == expected["t"]
+    assert on_screen["params.W_O[2][0]"] == expected["w"]
