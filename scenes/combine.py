@@ -54,8 +54,10 @@ SMALL = 17
 FRAME_WIDTH = 13.2
 TOP = 2.9
 """Highest y for content under a title."""
-BOTTOM = SAFE_BOTTOM + 0.1
-"""Lowest y for content: above the subtitle band."""
+BOTTOM = SAFE_BOTTOM + 0.12
+"""Lowest y for content: above the subtitle band (a pointer's outline included)."""
+GROW = 1.3
+"""How much a small layout may grow to fill the frame."""
 
 
 def flow(pieces: Sequence[Mobject], width: float, buff: float = 0.18,
@@ -185,10 +187,13 @@ class ConcatOutputResidual(LectureScene):
                                  ("a column", self.point_at(self.column_of(0)))]),
                  shape="shapes.W_O")
         template = "Its rows fall into blocks of {d}, one per head: each block multiplies " \
-                   "only its own head's message."
+                   "only its own head's message." if self.ws.n_heads > 1 else \
+            "With one head, all {d} rows multiply that head's message."
         blocks = [(cue, self.point_at(self.block_rows(h), self.joined_block(h)))
                   for h, cue in zip(range(1, self.ws.n_heads + 1),
                                     ("{d}", "one per", "multiplies", "own"), strict=False)]
+        if self.ws.n_heads == 1:
+            blocks = [("rows", blocks[0][1])]
         self.say(template, cued(template, [(cue, AnimationGroup(anim, fade_in(self.bars[h])))
                                            for h, (cue, anim) in enumerate(blocks)]),
                  *map(fade_in, self.bars[len(blocks):]), d="dims.d_head")
@@ -241,7 +246,7 @@ class ConcatOutputResidual(LectureScene):
         pointer = self.unpoint()
         self.play(*map(fade_out, [self.W, self.joined, self.times, self.shares, self.rule,
                                  self.delta, self.equation, self.path_line, self.bars]),
-                  *optional(pointer))
+                  *optional(pointer), self.retitle(self.heading, "Add the update: E′ = E + ΔE"))
         table = self.residual_table()
         feature = self.ws.lesson.features[0]
         last = f"[{self.last}][0]"
@@ -328,7 +333,7 @@ class ConcatOutputResidual(LectureScene):
         rule = separator(shares.width).next_to(delta, UP, buff=0.22).align_to(shares, LEFT)
         i, h = self.path, self.owner(self.path)
         w = f"params.W_O[{i}][0]"
-        path_line = self.bound("{f} of head {h} → {g}: {m} × " + self.signed("w", w)
+        path_line = self.bound("Head {h}'s {f} → {g}: {m} × " + self.signed("w", w)
                                + " = {t}", SIZE, self.head_colour(h), mono=True,
                                words={"f": self.ws.lesson.features[i],
                                       "g": self.ws.lesson.features[0]},
@@ -339,7 +344,7 @@ class ConcatOutputResidual(LectureScene):
         path_line.next_to(body, DOWN, buff=0.35).align_to(body, LEFT)
         equation.next_to(path_line, DOWN, buff=0.3).align_to(body, LEFT)
         layout = VGroup(body, path_line, equation)
-        fit(layout, FRAME_WIDTH, TOP - BOTTOM)
+        layout.scale(min(GROW, FRAME_WIDTH / layout.width, (TOP - BOTTOM) / layout.height))
         layout.move_to([0, (TOP + BOTTOM) / 2, 0])
         layout.column = column
         self.W, self.times, self.shares, self.delta, self.rule = W, times, shares, delta, rule
@@ -348,7 +353,7 @@ class ConcatOutputResidual(LectureScene):
 
     def water_sum(self) -> VGroup:
         """The first feature's update as message coordinate × W_O entry terms, in head colours:
-        the factors, then their products, then the total; one line when it fits."""
+        the factors on one line, their products and the total on the next."""
         s, last = self.s, self.last
         terms = [i for i in range(self.ws.d_model)
                  if self.v.value(f"{s}.update_terms[{i}][0]") != 0] or \
@@ -364,9 +369,6 @@ class ConcatOutputResidual(LectureScene):
             products.append(self.bound((plus or "= ") + self.signed("t", t, place > 0), SIZE,
                                        colour, mono=True, t=t))
         products.append(self.bound("= {x}", SIZE, INK, mono=True, x=f"{s}.delta[{last}][0]"))
-        pieces = [*factors, *products]
-        if sum(p.width + 0.18 for p in pieces) <= FRAME_WIDTH:
-            return flow(pieces, FRAME_WIDTH)
         return VGroup(flow(factors, FRAME_WIDTH), flow(products, FRAME_WIDTH)).arrange(
             DOWN, buff=0.22, aligned_edge=LEFT)
 
@@ -449,19 +451,22 @@ class PredictionMLP(LectureScene):
         self.say(template, fade_in(*self.steps[:2]),
                  cued(template, [("{n}", self.point_at(pre.body))]), n="dims.hidden")
         template = "ReLU keeps the positive ones and sets the negative ones to zero."
-        negatives = [cell for (cell,), value in zip(pre.cells, self.v.value(f"{self.s}.hidden_pre"),
-                                                    strict=True) if value <= 0]
-        zeros = [cell for (cell,), value in zip(hidden.cells, self.v.value(f"{self.s}.hidden"),
-                                                strict=True) if value <= 0]
+        values = self.v.value(f"{self.s}.hidden_pre")
+        self.marks = VGroup(*(self.highlight(column.cells[r][0], INK)
+                              for column in (pre, hidden) for r, value in enumerate(values)
+                              if value <= 0))
+        half = len(self.marks) // 2
         cues = [("ReLU", fade_in(*self.steps[2:]))]
-        if negatives:
-            cues += [("negative", self.point_at(*negatives)), ("zero", self.point_at(*zeros))]
+        if half:
+            cues += [("negative", AnimationGroup(*optional(self.unpoint()),
+                                                 Create(self.marks[:half]))),
+                     ("zero", Create(self.marks[half:]))]
         self.say(template, cued(template, cues))
 
     def logits(self) -> None:
         pointer = self.unpoint()
         with self.silence("the pipeline slides over to make room for the logits"):
-            self.play(*map(fade_out, [self.row, *self.steps[:-1]]),
+            self.play(*map(fade_out, [self.row, *self.steps[:-1], self.marks]),
                       *optional(pointer))
             self.play(self.steps[-1].animate.shift(RIGHT * self.slide))
         template = "W_vocab and b_vocab give one logit per vocabulary word, {v} in all."
@@ -506,10 +511,9 @@ class PredictionMLP(LectureScene):
             self.bound("{f}", SMALL, MUTED, words={"f": f}) for f in features])
         pre = self.matrix(f"{s}.hidden_pre", size=SIZE, v_buff=0.22)
         hidden = self.matrix(f"{s}.hidden", size=SIZE, v_buff=0.22)
-        for column, key in ((pre, f"{s}.hidden_pre"), (hidden, f"{s}.hidden")):
-            for (cell,), value in zip(column.cells, self.v.value(key), strict=True):
-                if value <= 0:
-                    cell.set_color(MUTED)
+        for (cell,), value in zip(hidden.cells, self.v.value(f"{s}.hidden"), strict=True):
+            if value <= 0:  # what ReLU zeroed; the negatives before it keep their colour
+                cell.set_color(MUTED)
         parts = [self.headed(row, "E′, last row"), self.arrow("× W_hidden + b_hidden"),
                  self.headed(pre, "pre-activation"), self.arrow("ReLU"),
                  self.headed(hidden, "hidden")]
@@ -592,9 +596,11 @@ class OtherContext(LectureScene):
         heading = self.title("Same parameters, a different context")
         self.build()
         others = self.names[1:]
-        self.say("The parameters stay exactly as they were; only the sentence changes. Next "
-                 "to the {a} sentence we now read " + self.listing("b", others) + ".",
-                 Write(heading), *(fade_in(c.tokens) for c in self.columns),
+        self.say("The parameters stay exactly as they were; only the sentence changes.",
+                 Write(heading), fade_in(self.columns[0].tokens))
+        template = "Next to the {a} sentence we now read " + self.listing("b", others) + "."
+        self.say(template, cued(template, [(f"{{b{i}}}", fade_in(c.tokens))
+                                           for i, c in enumerate(self.columns[1:])]),
                  words={"a": self.names[0], **{f"b{i}": n for i, n in enumerate(others)}})
         self.section("weights")
         for h in range(1, self.ws.n_heads + 1):

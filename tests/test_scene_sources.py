@@ -102,3 +102,14 @@ def test_the_check_catches_a_typed_number() -> None:
     source = 'self.say("The weight is 0.718.")\nself.bound("{x} of 10", x="dims.tokens")\n'
     assert shown_literals(source) == [(1, "The weight is 0.718."), (2, "{x} of 10")]
     assert shown_literals('self.bound("Head {h}", h="dims.head_numbers[0]")') == []
+
+
+@pytest.mark.parametrize("name", ["combine.py", "grids.py"])
+def test_the_combine_and_grids_modules_import_no_other_scene_module(name: str) -> None:
+    tree = ast.parse((SCENES / name).read_text(encoding="utf-8"))
+    imported = {node.module for node in ast.walk(tree)
+                if isinstance(node, ast.ImportFrom) and node.module}
+    imported |= {alias.name for node in ast.walk(tree) if isinstance(node, ast.Import)
+                 for alias in node.names}
+    scene_modules = {m for m in imported if m.startswith("scenes.")}
+    assert scene_modules <= {"scenes.kit", "scenes.palette"}, scene_modules
