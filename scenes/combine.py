@@ -106,10 +106,10 @@ class ConcatOutputResidual(LectureScene):
         self.concatenate()
         self.section("one matrix")
         self.one_matrix()
-        self.section("mixing")
-        self.mixing()
         self.section("shares")
         self.shares_step()
+        self.section("mixing")
+        self.mixing()
         self.section("update")
         self.update()
         self.section("first coordinate")
@@ -151,9 +151,9 @@ class ConcatOutputResidual(LectureScene):
         self.joined.match_height(self.strips[0]).move_to(DOWN * 0.8)
         self.labelled = labelled
         template = "Every head has handed the receiver “{w}” its own message of {d} numbers."
-        self.say(template, Write(self.heading),
-                 cued(template, list(zip(("handed", "own", "message", "numbers"),
-                                         map(fade_in, labelled), strict=False))),
+        self.say(template, cued(template, list(zip(("handed", "own", "message", "numbers"),
+                                                   map(fade_in, labelled), strict=False)),
+                                opening=[Write(self.heading)]),
                  words={"w": self.receiver}, d="dims.d_head")
 
     def concatenate(self) -> None:
@@ -182,9 +182,9 @@ class ConcatOutputResidual(LectureScene):
             self.play(Transform(self.joined, layout.column))
         template = "W_O is one matrix of shape {shape}: a row for each joined coordinate, " \
                    "a column for each coordinate of the update."
-        self.say(template, fade_in(self.times), fade_in(self.W),
-                 cued(template, [("a row", self.point_at(VGroup(*self.W.cells[0]))),
-                                 ("a column", self.point_at(self.column_of(0)))]),
+        self.say(template, cued(template, [("a row", self.point_at(VGroup(*self.W.cells[0]))),
+                                           ("a column", self.point_at(self.column_of(0)))],
+                                opening=[fade_in(self.times, self.W)]),
                  shape="shapes.W_O")
         template = "Its rows fall into blocks of {d}, one per head: each block multiplies " \
                    "only its own head's message." if self.ws.n_heads > 1 else \
@@ -196,7 +196,13 @@ class ConcatOutputResidual(LectureScene):
             blocks = [("rows", blocks[0][1])]
         self.say(template, cued(template, [(cue, AnimationGroup(anim, fade_in(self.bars[h])))
                                            for h, (cue, anim) in enumerate(blocks)]),
-                 *map(fade_in, self.bars[len(blocks):]), d="dims.d_head")
+                 d="dims.d_head")
+
+    def shares_step(self) -> None:
+        template = "A head's message times its own block is that head's share of the update, " \
+                   "one number per column."
+        cues = [("share", self.point_at(self.shares)), ("column", self.point_at(self.column_of(0)))]
+        self.say(template, cued(template, cues, opening=[fade_in(self.shares)]))
 
     def mixing(self) -> None:
         i, h = self.path, self.owner(self.path)
@@ -213,19 +219,12 @@ class ConcatOutputResidual(LectureScene):
                                            ("{w}", self.point_at(self.W.cells[i][0]))]),
                  h=f"dims.head_numbers[{h - 1}]", m=m, w=w, words={"f": f, "g": g})
         template = "Their product, {m} × {w} = {t}, is what head {h}'s {f} writes into {g}."
-        self.say(template, fade_in(self.path_line),
-                 cued(template, [("{t}", self.point_at(self.path_line))]),
+        self.say(template, cued(template, [("Their", fade_in(self.path_line)),
+                                           ("{t}", self.point_at(self.path_line))]),
                  m=m, w=w, t=t, h=f"dims.head_numbers[{h - 1}]", words={"f": f, "g": g})
-
-    def shares_step(self) -> None:
-        i, h = self.path, self.owner(self.path)
-        self.say("A head's message times its own block is that head's share of the update.",
-                 *map(fade_in, self.shares), *optional(self.unpoint()))
-        share = self.shares[h - 1][1]
-        template = "Head {h}'s share carries that {t} in its {g} place."
-        self.say(template, cued(template, [("{t}", self.point_at(*share.figure_glyphs(0)))]),
-                 h=f"dims.head_numbers[{h - 1}]", t=f"{self.s}.update_terms[{i}][0]",
-                 words={"g": self.ws.lesson.features[0]})
+        template = "It is the {g} entry of head {h}'s share: {t}."
+        self.say(template, cued(template, [("{t}", self.point_at(self.shares[h - 1][1][0]))]),
+                 h=f"dims.head_numbers[{h - 1}]", t=t, words={"g": g})
 
     def update(self) -> None:
         self.say("Adding the shares gives the update ΔE for the receiver.",
@@ -237,9 +236,9 @@ class ConcatOutputResidual(LectureScene):
         feature = self.ws.lesson.features[0]
         template = "In all, the {f} coordinate is each joined number times the {g} entry of " \
                    "its row, summed. Terms with a zero entry drop out; the rest add to {x}."
-        self.say(template, fade_in(self.equation),
-                 cued(template, [("{g}", self.point_at(self.column_of(0))),
-                                 ("{x}", self.point_at(self.equation[-1]))]),
+        self.say(template, cued(template, [("{g}", self.point_at(self.column_of(0))),
+                                           ("{x}", self.point_at(self.equation[-1]))],
+                                opening=[fade_in(self.equation)]),
                  words={"f": feature, "g": feature}, x=f"{self.s}.delta[{self.last}][0]")
 
     def residual(self) -> None:
@@ -281,23 +280,23 @@ class ConcatOutputResidual(LectureScene):
         return VGroup(*self.joined[(h - 1) * self.d:h * self.d])
 
     def projection_layout(self) -> VGroup:
-        """The joined column, W_O with a bar per head block, each head's share, ΔE, the path
-        of one coordinate and the sum for the first feature, fitted together; the joined
-        row's target positions come back as ``column``."""
+        """The joined column beside W_O (a bar per head's block of rows); under W_O's
+        columns each head's share and their sum ΔE; to the right one coordinate's path and
+        the sum for the first feature. The joined row's target positions come back as
+        ``column``."""
         s, last, n = self.s, self.last, self.ws.d_model
         columns = shown_indices(n)
         names = [self.feature(c, SMALL) for c in columns]
         W = self.matrix("params.W_O", size=SIZE, v_buff=0.22, col_labels=names,
                         h_buff=max(0.45, *(name.width for name in names)))
-        for c, name in enumerate(names):
-            name.set_x(VGroup(*(row[c] for row in W.cells)).get_x())
+        rights = [VGroup(*(row[k] for row in W.cells)).get_right()[0]
+                  for k in range(len(columns))]
+        for k, name in enumerate(names):
+            name.set_x(VGroup(*(row[k] for row in W.cells)).get_x())
         for h in range(1, self.ws.n_heads):
             y = (W.cells[h * self.d - 1][0].get_y() + W.cells[h * self.d][0].get_y()) / 2
             W.add(Line([W.body.get_left()[0] - 0.05, y, 0], [W.body.get_right()[0] + 0.05, y, 0],
                        stroke_color=FAINT, stroke_width=1.5))
-        name = self.bound("W_O, shape {shape}", SMALL + 2, INK, shape="shapes.W_O")
-        name.next_to(W.brackets, DOWN, buff=0.2)
-        W.add(name)
         W.col_names = VGroup(*names)
         bars = VGroup()
         for h in range(1, self.ws.n_heads + 1):
@@ -311,39 +310,47 @@ class ConcatOutputResidual(LectureScene):
         for cell, row in zip(column, W.cells, strict=True):
             cell.set_y(row[0].get_y())
         column.shift(RIGHT * (W.brackets.get_left()[0] - 0.8 - column.get_right()[0]))
+        name = self.bound("W_O, shape {shape}", SMALL + 2, INK, shape="shapes.W_O")
+        name.next_to(W.brackets, DOWN, buff=0.2)
+        W.add(name)
         times = VGroup(self.label("×", 30, MUTED).move_to(
             [(column.get_right()[0] + W.brackets.get_left()[0]) / 2, W.body.get_y(), 0]),
             self.label("joined", 22).next_to(column, DOWN, buff=0.2).align_to(name, DOWN))
-        shares = VGroup()
-        for h in range(1, self.ws.n_heads + 1):
-            inner, keys = vector("x", f"{s}.h{h}.share[{last}]", n)
-            share = VGroup(self.bound("Head {h}'s share", SMALL, self.head_colour(h),
-                                      h=f"dims.head_numbers[{h - 1}]"),
-                           self.bound(inner, SIZE, self.head_colour(h), mono=True, **keys))
-            share.arrange(DOWN, buff=0.1, aligned_edge=LEFT)
-            rows = W.cells[(h - 1) * self.d:h * self.d]
-            share.next_to(bars, RIGHT, buff=0.5)
-            share.set_y((rows[0][0].get_y() + rows[-1][0].get_y()) / 2)
-            shares.add(share)
-        inner, keys = vector("x", f"{s}.delta[{last}]", n)
-        delta = VGroup(self.label("their sum, the update ΔE", SMALL),
-                       self.bound(inner, SIZE, INK, mono=True, **keys))
-        delta.arrange(DOWN, buff=0.1, aligned_edge=LEFT)
-        delta.next_to(shares, DOWN, buff=0.45).align_to(shares, LEFT)
-        rule = separator(shares.width).next_to(delta, UP, buff=0.22).align_to(shares, LEFT)
+        pitch, y = 0.46, name.get_bottom()[1] - 0.45
+        label_right = W.brackets.get_left()[0] - 0.2
+
+        def row(label: Mobject, key: str, colour: str, at: float) -> VGroup:
+            numbers = VGroup(*(self.label("…", SIZE, colour) if c is None else
+                               self.num(f"{key}[{c}]", SIZE, colour) for c in columns))
+            for k, number in enumerate(numbers):
+                number.move_to([rights[k], at, 0], aligned_edge=RIGHT)
+            label.move_to([label_right, at, 0], aligned_edge=RIGHT)
+            return VGroup(label, numbers)
+
+        shares = VGroup(*(row(self.bound("Head {h}'s share", SMALL, self.head_colour(h),
+                                         h=f"dims.head_numbers[{h - 1}]"),
+                              f"{s}.h{h}.share[{last}]", self.head_colour(h), y - k * pitch)
+                          for k, h in enumerate(range(1, self.ws.n_heads + 1))))
+        rule = separator(W.body.width + 0.3).move_to(
+            [W.body.get_x(), shares.get_bottom()[1] - 0.14, 0])
+        delta = row(self.label("their sum, ΔE", SMALL), f"{s}.delta[{last}]", INK,
+                    rule.get_y() - 0.32)
         i, h = self.path, self.owner(self.path)
         w = f"params.W_O[{i}][0]"
-        path_line = self.bound("Head {h}'s {f} → {g}: {m} × " + self.signed("w", w)
-                               + " = {t}", SIZE, self.head_colour(h), mono=True,
-                               words={"f": self.ws.lesson.features[i],
-                                      "g": self.ws.lesson.features[0]},
-                               h=f"dims.head_numbers[{h - 1}]", m=f"{s}.joined[{last}][{i}]",
-                               w=w, t=f"{s}.update_terms[{i}][0]")
-        equation = self.water_sum()
+        path_line = VGroup(
+            self.bound("Head {h}'s {f} → {g}:", SIZE, self.head_colour(h),
+                       words={"f": self.ws.lesson.features[i], "g": self.ws.lesson.features[0]},
+                       h=f"dims.head_numbers[{h - 1}]"),
+            self.bound("{m} × " + self.signed("w", w) + " = {t}", SIZE, self.head_colour(h),
+                       mono=True, m=f"{s}.joined[{last}][{i}]", w=w,
+                       t=f"{s}.update_terms[{i}][0]"))
+        path_line.arrange(DOWN, buff=0.15, aligned_edge=LEFT)
         body = VGroup(column, times, W, bars, shares, delta, rule)
-        path_line.next_to(body, DOWN, buff=0.35).align_to(body, LEFT)
-        equation.next_to(path_line, DOWN, buff=0.3).align_to(body, LEFT)
-        layout = VGroup(body, path_line, equation)
+        panel = FRAME_WIDTH - body.width - 0.7
+        equation = self.water_sum(panel)
+        side = VGroup(path_line, equation).arrange(DOWN, buff=0.45, aligned_edge=LEFT)
+        side.next_to(bars, RIGHT, buff=0.7).align_to(W.col_names, UP)
+        layout = VGroup(body, side)
         layout.scale(min(GROW, FRAME_WIDTH / layout.width, (TOP - BOTTOM) / layout.height))
         layout.move_to([0, (TOP + BOTTOM) / 2, 0])
         layout.column = column
@@ -351,7 +358,7 @@ class ConcatOutputResidual(LectureScene):
         self.bars, self.path_line, self.equation = bars, path_line, equation
         return layout
 
-    def water_sum(self) -> VGroup:
+    def water_sum(self, width: float) -> VGroup:
         """The first feature's update as message coordinate × W_O entry terms, in head colours:
         the factors on one line, their products and the total on the next."""
         s, last = self.s, self.last
@@ -369,7 +376,7 @@ class ConcatOutputResidual(LectureScene):
             products.append(self.bound((plus or "= ") + self.signed("t", t, place > 0), SIZE,
                                        colour, mono=True, t=t))
         products.append(self.bound("= {x}", SIZE, INK, mono=True, x=f"{s}.delta[{last}][0]"))
-        return VGroup(flow(factors, FRAME_WIDTH), flow(products, FRAME_WIDTH)).arrange(
+        return VGroup(flow(factors, width), flow(products, width)).arrange(
             DOWN, buff=0.22, aligned_edge=LEFT)
 
     def signed(self, slot: str, key: str, enclosed: bool = True) -> str:
@@ -442,14 +449,14 @@ class PredictionMLP(LectureScene):
         self.build_pipeline()
         template = "Only the receiver's updated row E′ feeds the prediction: {n} numbers that " \
                    "now carry context from every head."
-        self.say(template, Write(heading), fade_in(self.row),
-                 cued(template, [("{n}", self.point_at(self.row[0].body))]), n="dims.d_model")
+        self.say(template, cued(template, [("{n}", self.point_at(self.row[0].body))],
+                                opening=[Write(heading), fade_in(self.row)]), n="dims.d_model")
 
     def hidden_layer(self) -> None:
         pre, hidden = self.steps[1][0], self.steps[3][0]
         template = "W_hidden and b_hidden turn it into {n} hidden pre-activations."
-        self.say(template, fade_in(*self.steps[:2]),
-                 cued(template, [("{n}", self.point_at(pre.body))]), n="dims.hidden")
+        self.say(template, cued(template, [("{n}", self.point_at(pre.body))],
+                                opening=[fade_in(*self.steps[:2])]), n="dims.hidden")
         template = "ReLU keeps the positive ones and sets the negative ones to zero."
         values = self.v.value(f"{self.s}.hidden_pre")
         self.marks = VGroup(*(self.highlight(column.cells[r][0], INK)
@@ -470,9 +477,9 @@ class PredictionMLP(LectureScene):
                       *optional(pointer))
             self.play(self.steps[-1].animate.shift(RIGHT * self.slide))
         template = "W_vocab and b_vocab give one logit per vocabulary word, {v} in all."
-        self.say(template, fade_in(self.readout),
-                 cued(template, [("{v}", fade_in(self.table.count)),
-                                 ("all", self.point_at(self.table.count))]), v="dims.vocab")
+        self.say(template, cued(template, [("{v}", fade_in(self.table.count)),
+                                           ("all", self.point_at(self.table.count))],
+                                opening=[fade_in(self.readout)]), v="dims.vocab")
         self.say("These are the words with the largest ones.", fade_in(self.table.words),
                  fade_in(self.table.logits), self.point_at(self.table.logits[0]))
 
@@ -495,10 +502,10 @@ class PredictionMLP(LectureScene):
         template = "Two softmaxes, two jobs: attention weights choose which source positions " \
                    "a head reads, and vocabulary probabilities choose which word comes next."
         pointer = self.unpoint()
-        self.say(template, *optional(pointer),
-                 cued(template, [("attention", fade_in(self.contrast[0])),
-                                 ("vocabulary", fade_in(self.contrast[1])),
-                                 ("which word", self.point_at(self.contrast[1]))]))
+        self.say(template, cued(template, [("attention", fade_in(self.contrast[0])),
+                                           ("vocabulary", fade_in(self.contrast[1])),
+                                           ("which word", self.point_at(self.contrast[1]))],
+                                opening=optional(pointer)))
         self.wait(0.5)
 
     # ------------------------------------------------------------------ layout
@@ -662,7 +669,8 @@ class OtherContext(LectureScene):
                                                      self.point_at(column.prediction))))
         template = "The updated row changes, and so does the prediction: " + ", ".join(parts) \
             + "."
-        self.say(template, *optional(pointer), cued(template, cues), words=words, **keys)
+        self.say(template, cued(template, cues, opening=optional(pointer)), words=words,
+                 **keys)
         self.wait(0.5)
 
     # ------------------------------------------------------------------ layout

@@ -10,6 +10,7 @@ from manim import (
     DOWN,
     RIGHT,
     UP,
+    AnimationGroup,
     Mobject,
     Rectangle,
     ReplacementTransform,
@@ -105,10 +106,12 @@ class AttentionGrids(LectureScene):
                  "at once.", Write(self.heading), fade_in(formula), fade_in(E))
         template = "Each head turns all {n} rows of E into {m} query rows, and likewise keys " \
                    "and values."
-        self.say(template, cued(template, [("{n}", self.point_at(E.body)),
-                                           ("{m}", fade_in(*queries))]),
-                 n="dims.tokens", m="dims.tokens")
-        self.play(self.point_at(*(Q.body for Q in queries)))
+        pointed = self.point_at(E.body)
+        self.say(template, cued(template, [
+            ("{n}", pointed),
+            ("{m}", AnimationGroup(fade_in(*queries),
+                                   self.point_at(*(Q.body for Q in queries))))]),
+            n="dims.tokens", m="dims.tokens")
         self.projected = VGroup(formula, layout)
 
     def grids(self, page: list[int], first: bool) -> None:

@@ -1126,18 +1126,20 @@ class Cued(Animation):
 
 
 def cued(template: str, cues: Sequence[tuple[str, Animation]], seconds: float | None = None,
-         step: float = 0.6) -> Cued:
+         step: float = 0.6, opening: Sequence[Animation] = ()) -> Cued:
     """Animations played in order, each when the voice reaches its cue in ``template``.
 
     ``cues`` pairs a fragment of the template (a slot such as ``"{x}"`` or a word) with the
     animation to play as it is said; times are estimated from the fragment's place in the
     template over ``seconds`` (the caption's reading time by default), and each plays for
-    ``step`` seconds. Pass the result to :meth:`LectureScene.say`, which fits it into the
-    spoken sentence.
+    ``step`` seconds. ``opening`` animations play together from the start, for their own
+    run time (not stretched over the sentence, as ``say`` stretches the animations played
+    beside a cued step). Pass the result to :meth:`LectureScene.say`, which fits it into
+    the spoken sentence.
     """
     total = seconds or max(MIN_CAPTION_SECONDS,
                            len(template.split()) / CAPTION_WORDS_PER_SECOND)
-    steps: list[tuple[float, Animation]] = []
+    steps: list[tuple[float, Animation]] = [(0.0, prepare_animation(a)) for a in opening]
     at = 0.0
     for fragment, animation in cues:
         where = template.find(fragment)
