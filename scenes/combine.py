@@ -287,8 +287,15 @@ class ConcatOutputResidual(LectureScene):
         s, last, n = self.s, self.last, self.ws.d_model
         columns = shown_indices(n)
         names = [self.feature(c, SMALL) for c in columns]
-        W = self.matrix("params.W_O", size=SIZE, v_buff=0.22, col_labels=names,
-                        h_buff=max(0.45, *(name.width for name in names)))
+        entries = [self.num(f"params.W_O[{r}][{c}]", SIZE) for r in range(n)
+                   for c in columns if c is not None]
+        below = [self.num(f"{key}[{c}]", SIZE) for c in columns if c is not None
+                 for key in [f"{s}.delta[{last}]",
+                             *(f"{s}.h{h}.share[{last}]" for h in range(1, self.ws.n_heads + 1))]]
+        # Columns wide enough for their names and for the shares and ΔE written under them.
+        gap = max(0.45, *(name.width for name in names),
+                  max(m.width for m in below) + 0.3 - max(m.width for m in entries))
+        W = self.matrix("params.W_O", size=SIZE, v_buff=0.22, col_labels=names, h_buff=gap)
         rights = [VGroup(*(row[k] for row in W.cells)).get_right()[0]
                   for k in range(len(columns))]
         for k, name in enumerate(names):
@@ -346,12 +353,24 @@ class ConcatOutputResidual(LectureScene):
                        t=f"{s}.update_terms[{i}][0]"))
         path_line.arrange(DOWN, buff=0.15, aligned_edge=LEFT)
         body = VGroup(column, times, W, bars, shares, delta, rule)
-        panel = FRAME_WIDTH - body.width - 0.7
-        equation = self.water_sum(panel)
-        side = VGroup(path_line, equation).arrange(DOWN, buff=0.45, aligned_edge=LEFT)
+
+        def scale(group: Mobject) -> float:
+            return min(GROW, FRAME_WIDTH / group.width, (TOP - BOTTOM) / group.height)
+
+        # The path and the sum beside W_O, or under the shares when that leaves them larger.
+        beside = self.water_sum(max(4.0, FRAME_WIDTH - body.width - 0.7))
+        side = VGroup(path_line.copy(), beside).arrange(DOWN, buff=0.45, aligned_edge=LEFT)
         side.next_to(bars, RIGHT, buff=0.7).align_to(W.col_names, UP)
+        under = self.water_sum(max(4.0, FRAME_WIDTH - path_line.width - 0.8))
+        low = VGroup(path_line.copy(), under).arrange(RIGHT, buff=0.8, aligned_edge=UP)
+        low.next_to(body, DOWN, buff=0.4).align_to(body, LEFT)
+        if scale(VGroup(body, low)) > scale(VGroup(body, side)):
+            side, equation = low, under
+        else:
+            equation = beside
+        path_line = side[0]
         layout = VGroup(body, side)
-        layout.scale(min(GROW, FRAME_WIDTH / layout.width, (TOP - BOTTOM) / layout.height))
+        layout.scale(scale(layout))
         layout.move_to([0, (TOP + BOTTOM) / 2, 0])
         layout.column = column
         self.W, self.times, self.shares, self.delta, self.rule = W, times, shares, delta, rule
