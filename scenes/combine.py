@@ -287,14 +287,12 @@ class ConcatOutputResidual(LectureScene):
         s, last, n = self.s, self.last, self.ws.d_model
         columns = shown_indices(n)
         names = [self.feature(c, SMALL) for c in columns]
-        entries = [self.num(f"params.W_O[{r}][{c}]", SIZE) for r in range(n)
-                   for c in columns if c is not None]
         below = [self.num(f"{key}[{c}]", SIZE) for c in columns if c is not None
                  for key in [f"{s}.delta[{last}]",
                              *(f"{s}.h{h}.share[{last}]" for h in range(1, self.ws.n_heads + 1))]]
         # Columns wide enough for their names and for the shares and ΔE written under them.
         gap = max(0.45, *(name.width for name in names),
-                  max(m.width for m in below) + 0.3 - max(m.width for m in entries))
+                  max(m.width for m in below) + 0.3)
         W = self.matrix("params.W_O", size=SIZE, v_buff=0.22, col_labels=names, h_buff=gap)
         rights = [VGroup(*(row[k] for row in W.cells)).get_right()[0]
                   for k in range(len(columns))]
