@@ -24,6 +24,7 @@ from manim import (
 )
 
 from scenes.kit import (
+    ELIDE_AFTER,
     INK,
     MUTED,
     SAFE_BOTTOM,
@@ -293,7 +294,9 @@ class ConcatOutputResidual(LectureScene):
         # Columns wide enough for their names and for the shares and ΔE written under them.
         gap = max(0.45, *(name.width for name in names),
                   max(m.width for m in below) + 0.3)
-        W = self.matrix("params.W_O", size=SIZE, v_buff=0.22, col_labels=names, h_buff=gap)
+        tall = n > ELIDE_AFTER  # eight rows: set them closer so the labels stay legible
+        W = self.matrix("params.W_O", size=SIZE, v_buff=0.1 if tall else 0.22,
+                        col_labels=names, h_buff=gap)
         rights = [VGroup(*(row[k] for row in W.cells)).get_right()[0]
                   for k in range(len(columns))]
         for k, name in enumerate(names):
@@ -321,7 +324,7 @@ class ConcatOutputResidual(LectureScene):
         times = VGroup(self.label("×", 30, MUTED).move_to(
             [(column.get_right()[0] + W.brackets.get_left()[0]) / 2, W.body.get_y(), 0]),
             self.label("joined", 22).next_to(column, DOWN, buff=0.2).align_to(name, DOWN))
-        pitch, y = 0.46, name.get_bottom()[1] - 0.45
+        pitch, y = (0.4 if tall else 0.46), name.get_bottom()[1] - (0.35 if tall else 0.45)
         label_right = W.brackets.get_left()[0] - 0.2
 
         def row(label: Mobject, key: str, colour: str, at: float) -> VGroup:
