@@ -221,10 +221,12 @@ class ConcatOutputResidual(LectureScene):
                  h=f"dims.head_numbers[{h - 1}]", m=m, w=w, words={"f": f, "g": g})
         template = "Their product, {m} × {w} = {t}, is what head {h}'s {f} writes into {g}."
         self.say(template, cued(template, [("Their", fade_in(self.path_line)),
-                                           ("{t}", self.point_at(self.path_line))]),
+                                           ("{t}", self.point_at(self.path_line)),
+                                           ("{f} writes", self.point_at(self.joined[i])),
+                                           ("into {g}", self.point_at(self.W.col_names[0]))]),
                  m=m, w=w, t=t, h=f"dims.head_numbers[{h - 1}]", words={"f": f, "g": g})
         template = "It is the {g} entry of head {h}'s share: {t}."
-        self.say(template, cued(template, [("{t}", self.point_at(self.shares[h - 1][1][0]))]),
+        self.say(template, cued(template, [("{g}", self.point_at(self.shares[h - 1][1][0]))]),
                  h=f"dims.head_numbers[{h - 1}]", t=t, words={"g": g})
 
     def update(self) -> None:
@@ -259,11 +261,12 @@ class ConcatOutputResidual(LectureScene):
                  words={"f": feature}, e=f"{self.s}.E{last}", u=f"{self.s}.delta{last}",
                  p=f"{self.s}.E_prime{last}")
         template = "Every token row is updated the same way, so E′ keeps the shape of E, " \
-                   "{shape}. Its last row goes on to the prediction."
-        self.say(template, cued(template, [("{shape}", fade_in(table.shape)),
-                                           ("{shape}.", self.point_at(table.shape)),
-                                           ("last row", self.point_at(table.result))]),
+                   "{shape}."
+        self.say(template, cued(template, [("Every", self.point_at(table[0])),
+                                           ("E′", fade_in(table.shape)),
+                                           ("{shape}", self.point_at(table.shape))]),
                  shape="shapes.E_prime")
+        self.say("Its last row goes on to the prediction.", self.point_at(table.result))
         self.wait(0.5)
 
     # ------------------------------------------------------------------ layouts
