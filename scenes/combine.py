@@ -145,6 +145,8 @@ class ConcatOutputResidual(LectureScene):
         labelled = VGroup(*(VGroup(self.head_label(h, 22), block).arrange(DOWN, buff=0.22)
                             for h, block in enumerate(self.strips, start=1)))
         labelled.arrange(RIGHT, buff=0.8)
+        each = self.bound("{d} numbers each", 20, MUTED, d="dims.d_head")
+        labelled.add(each.next_to(labelled, DOWN, buff=0.25))
         fit(labelled, FRAME_WIDTH)
         labelled.move_to(UP * 1.3)
         self.joined = strip(joined, [self.head_colour(self.owner(i))
@@ -152,15 +154,19 @@ class ConcatOutputResidual(LectureScene):
         self.joined.match_height(self.strips[0]).move_to(DOWN * 0.8)
         self.labelled = labelled
         template = "Every head has handed the receiver “{w}” its own message of {d} numbers."
-        self.say(template, cued(template, list(zip(("handed", "own", "message", "numbers"),
-                                                   map(fade_in, labelled), strict=False)),
+        self.say(template, cued(template, [*zip(("handed", "own", "message", "of"),
+                                                map(fade_in, labelled[:-1]), strict=False),
+                                           ("{d}", fade_in(each))],
                                 opening=[Write(self.heading)]),
                  words={"w": self.receiver}, d="dims.d_head")
 
     def concatenate(self) -> None:
         joins = [TransformFromCopy(block, VGroup(*self.joined[(h - 1) * self.d:h * self.d]))
                  for h, block in enumerate(self.strips, start=1)]
-        self.shape = self.bound("one joined row: {n} numbers", 22, MUTED, n="dims.joined")
+        self.shape = self.bound("{h} × {d} = {n} numbers in one joined row" if self.ws.n_heads > 1
+                                else "one joined row: {n} numbers", 22, MUTED,
+                                **({"h": "dims.heads", "d": "dims.d_head"}
+                                   if self.ws.n_heads > 1 else {}), n="dims.joined")
         self.shape.next_to(self.joined, DOWN, buff=0.35)
         if self.ws.n_heads == 1:
             self.say("With a single head there is nothing to join: its message of {n} "
@@ -544,9 +550,12 @@ class PredictionMLP(LectureScene):
         for (cell,), value in zip(hidden.cells, self.v.value(f"{s}.hidden"), strict=True):
             if value <= 0:  # what ReLU zeroed; the negatives before it keep their colour
                 cell.set_color(MUTED)
-        parts = [self.headed(row, "E′, last row"), self.arrow("× W_hidden + b_hidden"),
-                 self.headed(pre, "pre-activation"), self.arrow("ReLU"),
-                 self.headed(hidden, "hidden")]
+        parts = [self.headed(row, self.bound("E′, last row: {n}", SMALL, MUTED,
+                                             n="dims.d_model")),
+                 self.arrow("× W_hidden + b_hidden"),
+                 self.headed(pre, self.bound("{n} pre-activations", SMALL, MUTED,
+                                             n="dims.hidden")),
+                 self.arrow("ReLU"), self.headed(hidden, "hidden")]
         self.contrast = VGroup(
             self.label("attention weights: which sources a head reads", 22, MUTED),
             self.label("vocabulary probabilities: which word comes next", 22, INK),
@@ -571,8 +580,9 @@ class PredictionMLP(LectureScene):
         self.readout.set_y(parts[-1].get_y())
         self.predicted = self.table.predicted
 
-    def headed(self, column: VGroup, header: str) -> VGroup:
-        label = self.label(header, SMALL, MUTED).next_to(column.brackets, UP, buff=0.25)
+    def headed(self, column: VGroup, header: str | Mobject) -> VGroup:
+        label = self.label(header, SMALL, MUTED) if isinstance(header, str) else header
+        label.next_to(column.brackets, UP, buff=0.25)
         return VGroup(column, label)
 
     def arrow(self, text: str) -> VGroup:
