@@ -693,6 +693,7 @@ class OtherContext(LectureScene):
         keys: dict[str, str] = {}
         parts, cues = [], []
         pointer = self.unpoint()
+        rows = self.point_at(*(c.messages for c in self.columns))
         for i, (name, column) in enumerate(zip(self.names, self.columns, strict=True)):
             p = self.v.value(f"{name}.prediction")
             words[f"w{i}"], words[f"s{i}"] = self.ws.vocab[p], name
@@ -702,8 +703,8 @@ class OtherContext(LectureScene):
                                                      self.point_at(column.prediction))))
         template = "The updated row changes, and so does the prediction: " + ", ".join(parts) \
             + "."
-        self.say(template, cued(template, cues, opening=optional(pointer)), words=words,
-                 **keys)
+        self.say(template, cued(template, [("updated", rows), *cues], opening=optional(pointer)),
+                 words=words, **keys)
         self.wait(0.5)
 
     # ------------------------------------------------------------------ layout
