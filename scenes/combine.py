@@ -327,7 +327,8 @@ class ConcatOutputResidual(LectureScene):
         for cell, row in zip(column, W.cells, strict=True):
             cell.set_y(row[0].get_y())
         column.shift(RIGHT * (W.brackets.get_left()[0] - 0.8 - column.get_right()[0]))
-        name = self.bound("W_O, shape {shape}", SMALL + 2, INK, shape="shapes.W_O")
+        name = self.bound("W_O, shape {shape}, in blocks of {d} rows", SMALL + 2, INK,
+                          shape="shapes.W_O", d="dims.d_head")
         name.next_to(W.brackets, DOWN, buff=0.2)
         W.add(name)
         times = VGroup(self.label("×", 30, MUTED).move_to(

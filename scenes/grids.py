@@ -94,7 +94,8 @@ class AttentionGrids(LectureScene):
     def projections(self) -> None:
         formula = self.subtitle("Q = E W_Q for every row, with each head's own W_Q")
         E = self.matrix(f"{self.s}.E", row_labels=self.word_labels(), size=SIZE)
-        E.add(self.label("E", LABEL_SIZE + 4).next_to(E.brackets, UP, buff=0.2))
+        E.add(self.bound("E: {n} rows", LABEL_SIZE + 4, INK, n="dims.tokens")
+              .next_to(E.brackets, UP, buff=0.2))
         queries = []
         for h in self.heads:
             Q = self.matrix(f"{self.s}.h{h}.Q", size=SIZE, colour=self.head_colour(h))
