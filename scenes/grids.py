@@ -200,8 +200,13 @@ class AttentionGrids(LectureScene):
                  fade_in(J), *([pointer] if pointer else []))
         template = "That gives shape {shape}, still one row per token. W_O then maps each " \
                    "row back to width {n}."
+        back = self.bound("W_O maps each row back to width {n}", LABEL_SIZE + 2, MUTED,
+                          n="dims.d_model")
+        back.next_to(J.brackets, RIGHT, buff=0.5)
         self.say(template, cued(template, [("{shape}", self.point_at(J[-1])),
-                                           ("W_O", self.point_at(VGroup(*J.cells[self.last])))]),
+                                           ("W_O", AnimationGroup(
+                                               fade_in(back),
+                                               self.point_at(VGroup(*J.cells[self.last]))))]),
                  shape="shapes.joined", n="dims.d_model")
         self.wait(0.5)
 

@@ -172,7 +172,7 @@ def test_every_number_a_caption_states_is_on_screen_when_its_section_ends(
     ends = [(s["frame"] + 1) / rate for s in manifest["sections"]]
     for caption in manifest["captions"]:
         section = next(s for s, end in zip(manifest["sections"], ends, strict=True)
-                       if end > caption["start"] + 1e-6)
+                       if end > caption["start"] + 0.5 / rate)
         on_screen = {f["text"] for f in section["figures"]}
         for figure in caption["figures"]:
             assert figure["text"] in on_screen, (section["name"], caption["text"], figure)
