@@ -296,7 +296,7 @@ class ConcatOutputResidual(LectureScene):
         ``column``."""
         s, last, n = self.s, self.last, self.ws.d_model
         columns = shown_indices(n)
-        names = [self.feature(c, SMALL) for c in columns]
+        names = [self.feature(c, SIZE) for c in columns]
         below = [self.num(f"{key}[{c}]", SIZE) for c in columns if c is not None
                  for key in [f"{s}.delta[{last}]",
                              *(f"{s}.h{h}.share[{last}]" for h in range(1, self.ws.n_heads + 1))]]
@@ -327,7 +327,7 @@ class ConcatOutputResidual(LectureScene):
         for cell, row in zip(column, W.cells, strict=True):
             cell.set_y(row[0].get_y())
         column.shift(RIGHT * (W.brackets.get_left()[0] - 0.8 - column.get_right()[0]))
-        name = self.bound("W_O, shape {shape}, in blocks of {d} rows", SMALL + 2, INK,
+        name = self.bound("W_O, shape {shape}, in blocks of {d} rows", SIZE, INK,
                           shape="shapes.W_O", d="dims.d_head")
         name.next_to(W.brackets, DOWN, buff=0.2)
         W.add(name)
@@ -345,13 +345,13 @@ class ConcatOutputResidual(LectureScene):
             label.move_to([label_right, at, 0], aligned_edge=RIGHT)
             return VGroup(label, numbers)
 
-        shares = VGroup(*(row(self.bound("Head {h}'s share", SMALL, self.head_colour(h),
+        shares = VGroup(*(row(self.bound("Head {h}'s share", SIZE, self.head_colour(h),
                                          h=f"dims.head_numbers[{h - 1}]"),
                               f"{s}.h{h}.share[{last}]", self.head_colour(h), y - k * pitch)
                           for k, h in enumerate(range(1, self.ws.n_heads + 1))))
         rule = separator(W.body.width + 0.3).move_to(
             [W.body.get_x(), shares.get_bottom()[1] - 0.14, 0])
-        delta = row(self.label("their sum, ΔE", SMALL), f"{s}.delta[{last}]", INK,
+        delta = row(self.label("their sum, ΔE", SIZE), f"{s}.delta[{last}]", INK,
                     rule.get_y() - 0.32)
         i, h = self.path, self.owner(self.path)
         w = f"params.W_O[{i}][0]"

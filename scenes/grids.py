@@ -199,15 +199,10 @@ class AttentionGrids(LectureScene):
                  ReplacementTransform(self.formula, formula), fade_out(self.blocks, self.shape),
                  fade_in(J), *([pointer] if pointer else []))
         template = "That gives shape {shape}, still one row per token. W_O then maps each " \
-                   "row back to width {n}."
-        back = self.bound("W_O maps each row back to width {n}", LABEL_SIZE + 2, MUTED,
-                          n="dims.d_model")
-        back.next_to(J.brackets, RIGHT, buff=0.5)
+                   "row back to the model's width."
         self.say(template, cued(template, [("{shape}", self.point_at(J[-1])),
-                                           ("W_O", AnimationGroup(
-                                               fade_in(back),
-                                               self.point_at(VGroup(*J.cells[self.last]))))]),
-                 shape="shapes.joined", n="dims.d_model")
+                                           ("W_O", self.point_at(VGroup(*J.cells[self.last])))]),
+                 shape="shapes.joined")
         self.wait(0.5)
 
     # ------------------------------------------------------------------ pieces
