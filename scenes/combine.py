@@ -10,6 +10,8 @@ from manim import (
     LEFT,
     RIGHT,
     UP,
+    Animation,
+    AnimationGroup,
     Arrow,
     Create,
     Line,
@@ -22,27 +24,29 @@ from manim import (
 )
 
 from scenes.kit import (
+    ELIDE_AFTER,
     INK,
     MUTED,
+    SAFE_BOTTOM,
     LectureScene,
     column_shifts,
+    cued,
     fade_in,
     fade_out,
     fit,
     separator,
     shown_indices,
     vector,
+    weight_cell,
 )
+from scenes.palette import FAINT
 
 __all__ = [
-    "DARK",
-    "DARK_ABOVE",
     "ConcatOutputResidual",
     "OtherContext",
     "PredictionMLP",
     "flow",
     "strip",
-    "weight_opacity",
 ]
 
 SIZE = 20
@@ -51,7 +55,10 @@ SMALL = 17
 FRAME_WIDTH = 13.2
 TOP = 2.9
 """Highest y for content under a title."""
-BOTTOM = -3.75
+BOTTOM = SAFE_BOTTOM + 0.12
+"""Lowest y for content: above the subtitle band (a pointer's outline included)."""
+GROW = 1.3
+"""How much a small layout may grow to fill the frame."""
 
 
 def flow(pieces: Sequence[Mobject], width: float, buff: float = 0.18,
@@ -69,6 +76,11 @@ def flow(pieces: Sequence[Mobject], width: float, buff: float = 0.18,
     return rows.arrange(DOWN, buff=line_buff, aligned_edge=LEFT)
 
 
+def optional(animation: Animation | None) -> list[Animation]:
+    """``[animation]``, or nothing when there is none (an unpoint with nothing pointed at)."""
+    return [] if animation is None else [animation]
+
+
 def strip(numbers: Sequence[Mobject], colours: Sequence[str], width: float,
           height: float = 0.42) -> VGroup:
     """Numbers in touching boxes, one box per coordinate, each outlined in its colour."""
@@ -80,19 +92,25 @@ def strip(numbers: Sequence[Mobject], colours: Sequence[str], width: float,
 
 
 class ConcatOutputResidual(LectureScene):
-    """The heads' messages joined side by side, W_O in per-head blocks, ΔE and E′ = E + ΔE."""
+    """The heads' messages joined side by side; W_O one matrix whose rows fall in per-head
+    blocks, any head's coordinate writing into any output coordinate; ΔE and E′ = E + ΔE."""
 
     def construct(self) -> None:
         s, self.last = self.ws.walkthrough, self.ws.length - 1
         self.s, self.d = s, self.ws.d_head
         self.receiver = self.ws.sentences[s][self.last]
+        self.path = self.mixing_row()
         self.section("messages")
-        heading = self.title("Join the messages, map them back, add them")
-        self.messages(heading)
+        self.heading = self.title("Join the messages, map them back, add them")
+        self.messages()
         self.section("concatenate")
         self.concatenate()
-        self.section("output blocks")
-        self.output_blocks()
+        self.section("one matrix")
+        self.one_matrix()
+        self.section("shares")
+        self.shares_step()
+        self.section("mixing")
+        self.mixing()
         self.section("update")
         self.update()
         self.section("first coordinate")
@@ -104,9 +122,18 @@ class ConcatOutputResidual(LectureScene):
         """The head whose message supplies a joined coordinate."""
         return coordinate // self.d + 1
 
+    def mixing_row(self) -> int:
+        """The joined coordinate whose path into the first output coordinate the scene
+        follows: the one with the largest W_O entry in that column, among the coordinates
+        of the heads after the first (with one head: among its other coordinates)."""
+        rows = list(range(self.d, self.ws.d_model)) if self.ws.n_heads > 1 else \
+            list(range(1, self.ws.d_model))
+        column = [row[0] for row in self.v.value("params.W_O")]
+        return max(rows, key=lambda r: (abs(column[r]), -r))
+
     # ------------------------------------------------------------------ steps
 
-    def messages(self, heading: Mobject) -> None:
+    def messages(self) -> None:
         numbers = [[self.num(f"{self.s}.h{h}.message[{i}]", SIZE, self.head_colour(h))
                     for i in range(self.d)] for h in range(1, self.ws.n_heads + 1)]
         joined = [self.num(f"{self.s}.joined[{self.last}][{i}]", SIZE,
@@ -118,139 +145,252 @@ class ConcatOutputResidual(LectureScene):
         labelled = VGroup(*(VGroup(self.head_label(h, 22), block).arrange(DOWN, buff=0.22)
                             for h, block in enumerate(self.strips, start=1)))
         labelled.arrange(RIGHT, buff=0.8)
+        each = self.bound("{d} numbers each", 20, MUTED, d="dims.d_head")
+        labelled.add(each.next_to(labelled, DOWN, buff=0.25))
         fit(labelled, FRAME_WIDTH)
         labelled.move_to(UP * 1.3)
         self.joined = strip(joined, [self.head_colour(self.owner(i))
                                      for i in range(self.ws.d_model)], self.cell_width)
         self.joined.match_height(self.strips[0]).move_to(DOWN * 0.8)
         self.labelled = labelled
-        self.say("Every head has handed the receiver “{w}” its own message of {d} numbers.",
-                 Write(heading), fade_in(labelled), words={"w": self.receiver},
-                 d="dims.d_head")
+        template = "Every head has handed the receiver “{w}” its own message of {d} numbers."
+        self.say(template, cued(template, [*zip(("handed", "own", "message", "of"),
+                                                map(fade_in, labelled[:-1]), strict=False),
+                                           ("{d}", fade_in(each))],
+                                opening=[Write(self.heading)]),
+                 words={"w": self.receiver}, d="dims.d_head")
 
     def concatenate(self) -> None:
         joins = [TransformFromCopy(block, VGroup(*self.joined[(h - 1) * self.d:h * self.d]))
                  for h, block in enumerate(self.strips, start=1)]
-        self.shape = self.bound("one joined row: {n} numbers", 22, MUTED, n="dims.joined")
+        self.shape = self.bound("{h} × {d} = {n} numbers in one joined row" if self.ws.n_heads > 1
+                                else "one joined row: {n} numbers", 22, MUTED,
+                                **({"h": "dims.heads", "d": "dims.d_head"}
+                                   if self.ws.n_heads > 1 else {}), n="dims.joined")
         self.shape.next_to(self.joined, DOWN, buff=0.35)
         if self.ws.n_heads == 1:
             self.say("With a single head there is nothing to join: its message of {n} "
                      "numbers is already the joined row.", *joins, fade_in(self.shape),
                      n="dims.joined")
             return
-        self.say("Concatenation sets the messages side by side. Coordinates are joined, "
-                 "not added: {h} heads × {d} numbers make one row of {n}.",
-                 *joins, fade_in(self.shape), h="dims.heads", d="dims.d_head",
-                 n="dims.joined")
+        self.say("Concatenation sets the messages side by side.", *joins)
+        template = "Coordinates are joined, not added: {h} heads × {d} numbers make one row " \
+                   "of {n}."
+        self.say(template, cued(template, [("{n}", fade_in(self.shape)),
+                                           ("{n}.", self.point_at(self.joined))]),
+                 h="dims.heads", d="dims.d_head", n="dims.joined")
 
-    def output_blocks(self) -> None:
+    def one_matrix(self) -> None:
         layout = self.projection_layout()
+        pointer = self.unpoint()
         with self.silence("the joined row turns into a column beside W_O"):
-            self.play(fade_out(self.labelled), fade_out(self.shape))
+            self.play(fade_out(self.labelled), fade_out(self.shape),
+                      *optional(pointer))
             self.play(Transform(self.joined, layout.column))
-        self.say("W_O has one row for each joined coordinate, so it falls into blocks of "
-                 "{d} rows: one block per head, drawn in that head's colour.",
-                 fade_in(self.times), fade_in(self.W), d="dims.d_head")
-        self.say("A head's message times its own block is that head's share of the update.",
-                 *map(fade_in, self.shares))
+        template = "W_O is one matrix of shape {shape}: a row for each joined coordinate, " \
+                   "a column for each coordinate of the update."
+        self.say(template, cued(template, [("a row", self.point_at(VGroup(*self.W.cells[0]))),
+                                           ("a column", self.point_at(self.column_of(0)))],
+                                opening=[fade_in(self.times, self.W)]),
+                 shape="shapes.W_O")
+        template = "Its rows fall into blocks of {d}, one per head: each block multiplies " \
+                   "only its own head's message." if self.ws.n_heads > 1 else \
+            "With one head, all {d} rows multiply that head's message."
+        blocks = [(cue, self.point_at(self.block_rows(h), self.joined_block(h)))
+                  for h, cue in zip(range(1, self.ws.n_heads + 1),
+                                    ("{d}", "one per", "multiplies", "own"), strict=False)]
+        if self.ws.n_heads == 1:
+            blocks = [("rows", blocks[0][1])]
+        self.say(template, cued(template, [(cue, AnimationGroup(anim, fade_in(self.bars[h])))
+                                           for h, (cue, anim) in enumerate(blocks)]),
+                 d="dims.d_head")
+
+    def shares_step(self) -> None:
+        template = "A head's message times its own block is that head's share of the update, " \
+                   "one number per column."
+        cues = [("share", self.point_at(self.shares)), ("column", self.point_at(self.column_of(0)))]
+        self.say(template, cued(template, cues, opening=[fade_in(self.shares)]))
+
+    def mixing(self) -> None:
+        i, h = self.path, self.owner(self.path)
+        f, g = self.ws.lesson.features[i], self.ws.lesson.features[0]
+        m, w, t = (f"{self.s}.joined[{self.last}][{i}]", f"params.W_O[{i}][0]",
+                   f"{self.s}.update_terms[{i}][0]")
+        template = "Yet a row reaches every column, so a head's coordinate can write into any " \
+                   "coordinate of the update."
+        self.say(template, cued(template, [("a row", self.point_at(VGroup(*self.W.cells[i]))),
+                                           ("any", self.point_at(self.W.col_names))]))
+        template = "Follow head {h}'s {f} coordinate, {m}: its W_O entry in the {g} column " \
+                   "is {w}."
+        self.say(template, cued(template, [("{m}", self.point_at(self.joined[i])),
+                                           ("{w}", self.point_at(self.W.cells[i][0]))]),
+                 h=f"dims.head_numbers[{h - 1}]", m=m, w=w, words={"f": f, "g": g})
+        template = "Their product, {m} × {w} = {t}, is what head {h}'s {f} writes into {g}."
+        self.say(template, cued(template, [("Their", fade_in(self.path_line)),
+                                           ("{t}", self.point_at(self.path_line)),
+                                           ("{f} writes", self.point_at(self.joined[i])),
+                                           ("into {g}", self.point_at(self.W.col_names[0]))]),
+                 m=m, w=w, t=t, h=f"dims.head_numbers[{h - 1}]", words={"f": f, "g": g})
+        template = "It is the {g} entry of head {h}'s share: {t}."
+        self.say(template, cued(template, [("{g}", self.point_at(self.shares[h - 1][1][0]))]),
+                 h=f"dims.head_numbers[{h - 1}]", t=t, words={"g": g})
 
     def update(self) -> None:
-        self.say("Adding the shares gives the update ΔE for the receiver. Concatenating and "
-                 "multiplying by W_O once computes exactly this sum.",
-                 Create(self.rule), fade_in(self.delta))
+        self.say("Adding the shares gives the update ΔE for the receiver.",
+                 Create(self.rule), fade_in(self.delta), self.point_at(self.delta))
+        self.say("Concatenating and multiplying by W_O once computes exactly this sum.",
+                 self.point_at(self.joined, self.W))
 
     def first_coordinate(self) -> None:
-        column = VGroup(*(row[0] for row in self.W.cells))
-        boxes = VGroup(self.highlight(column, INK), self.highlight(self.joined, INK))
         feature = self.ws.lesson.features[0]
-        self.say("Take the {f} coordinate: each joined number times the {g} entry of its W_O "
-                 "row, summed over rows. Terms with a zero entry drop out; the rest add to {x}.",
-                 Create(boxes), fade_in(self.equation), words={"f": feature, "g": feature},
-                 x=f"{self.s}.delta[{self.last}][0]")
-        self.focus = boxes
+        template = "In all, the {f} coordinate is each joined number times the {g} entry of " \
+                   "its row, summed. Terms with a zero entry drop out; the rest add to {x}."
+        self.say(template, cued(template, [("{g}", self.point_at(self.column_of(0))),
+                                           ("{x}", self.point_at(self.equation[-1]))],
+                                opening=[fade_in(self.equation)]),
+                 words={"f": feature, "g": feature}, x=f"{self.s}.delta[{self.last}][0]")
 
     def residual(self) -> None:
+        pointer = self.unpoint()
         self.play(*map(fade_out, [self.W, self.joined, self.times, self.shares, self.rule,
-                                 self.delta, self.equation, self.focus]))
+                                 self.delta, self.equation, self.path_line, self.bars]),
+                  *optional(pointer), self.retitle(self.heading, "Add the update: E′ = E + ΔE"))
         table = self.residual_table()
         feature = self.ws.lesson.features[0]
         last = f"[{self.last}][0]"
         self.say("The residual connection adds the update to the receiver's own input row: "
-                 "E′ = E + ΔE. For {f}, {e} + {u} = {p}.", fade_in(table),
+                 "E′ = E + ΔE.", fade_in(table))
+        template = "For {f}, {e} + {u} = {p}."
+        self.say(template, cued(template, [("{e}", self.point_at(table.column[0])),
+                                           ("{u}", self.point_at(table.column[1])),
+                                           ("{p}", self.point_at(table.column[2]))]),
                  words={"f": feature}, e=f"{self.s}.E{last}", u=f"{self.s}.delta{last}",
                  p=f"{self.s}.E_prime{last}")
-        self.say("Every token row is updated the same way, so E′ keeps the shape of E, "
-                 "{shape}. Its last row goes on to the prediction.",
+        template = "Every token row is updated the same way, so E′ keeps the shape of E, " \
+                   "{shape}."
+        self.say(template, cued(template, [("Every", self.point_at(table[0])),
+                                           ("E′", fade_in(table.shape)),
+                                           ("{shape}", self.point_at(table.shape))]),
                  shape="shapes.E_prime")
+        self.say("Its last row goes on to the prediction.", self.point_at(table.result))
         self.wait(0.5)
 
     # ------------------------------------------------------------------ layouts
 
+    def column_of(self, c: int) -> VGroup:
+        """Shown column ``c`` of W_O, with its name."""
+        return VGroup(self.W.col_names[c], *(row[c] for row in self.W.cells))
+
+    def block_rows(self, h: int) -> VGroup:
+        """The rows of W_O that multiply head ``h``'s message."""
+        return VGroup(*(cell for row in self.W.cells[(h - 1) * self.d:h * self.d]
+                        for cell in row))
+
+    def joined_block(self, h: int) -> VGroup:
+        return VGroup(*self.joined[(h - 1) * self.d:h * self.d])
+
     def projection_layout(self) -> VGroup:
-        """The joined column, W_O in head blocks, each head's share, ΔE and the sum for the
-        first feature, fitted together; the joined row's target positions come back as
+        """The joined column beside W_O (a bar per head's block of rows); under W_O's
+        columns each head's share and their sum ΔE; to the right one coordinate's path and
+        the sum for the first feature. The joined row's target positions come back as
         ``column``."""
         s, last, n = self.s, self.last, self.ws.d_model
         columns = shown_indices(n)
-        names = [self.feature(c, SMALL) for c in columns]
-        W = self.matrix("params.W_O", size=SIZE, v_buff=0.22, col_labels=names,
-                        h_buff=max(0.45, *(name.width for name in names)))
-        for r, row in enumerate(W.cells):  # each row shown as a row of its head's block
-            h = self.owner(r)
-            for k, c in enumerate(columns):
-                if c is None:
-                    row[k].set_color(self.head_colour(h))
-                    continue
-                block = self.num(f"params.h{h}.W_O[{r - (h - 1) * self.d}][{c}]", SIZE,
-                                 self.head_colour(h)).move_to(row[k], aligned_edge=RIGHT)
-                W.body[r * len(columns) + k] = row[k] = block
-        for c, name in enumerate(names):
-            name.set_x(VGroup(*(row[c] for row in W.cells)).get_x())
+        names = [self.feature(c, SIZE) for c in columns]
+        below = [self.num(f"{key}[{c}]", SIZE) for c in columns if c is not None
+                 for key in [f"{s}.delta[{last}]",
+                             *(f"{s}.h{h}.share[{last}]" for h in range(1, self.ws.n_heads + 1))]]
+        # Columns wide enough for their names and for the shares and ΔE written under them.
+        gap = max(0.45, *(name.width for name in names),
+                  max(m.width for m in below) + 0.3)
+        tall = n > ELIDE_AFTER  # eight rows: set them closer so the labels stay legible
+        W = self.matrix("params.W_O", size=SIZE, v_buff=0.1 if tall else 0.22,
+                        col_labels=names, h_buff=gap)
+        rights = [VGroup(*(row[k] for row in W.cells)).get_right()[0]
+                  for k in range(len(columns))]
+        for k, name in enumerate(names):
+            name.set_x(VGroup(*(row[k] for row in W.cells)).get_x())
         for h in range(1, self.ws.n_heads):
             y = (W.cells[h * self.d - 1][0].get_y() + W.cells[h * self.d][0].get_y()) / 2
             W.add(Line([W.body.get_left()[0] - 0.05, y, 0], [W.body.get_right()[0] + 0.05, y, 0],
-                       stroke_color=MUTED, stroke_width=1))
-        name = self.label("W_O", 22).next_to(W.brackets, DOWN, buff=0.2)
-        W.add(name)
+                       stroke_color=FAINT, stroke_width=1.5))
+        W.col_names = VGroup(*names)
+        bars = VGroup()
+        for h in range(1, self.ws.n_heads + 1):
+            rows = W.cells[(h - 1) * self.d:h * self.d]
+            top, bottom = rows[0][0].get_top()[1], rows[-1][0].get_bottom()[1]
+            x = W.brackets.get_right()[0] + 0.18
+            bars.add(Line([x, top, 0], [x, bottom, 0], stroke_color=self.head_colour(h),
+                          stroke_width=5))
         column = self.joined.copy().scale(W.cells[0][0].height / self.joined[0][1].height)
         column.arrange(DOWN, buff=0)
         for cell, row in zip(column, W.cells, strict=True):
             cell.set_y(row[0].get_y())
         column.shift(RIGHT * (W.brackets.get_left()[0] - 0.8 - column.get_right()[0]))
+        name = self.bound("W_O, shape {shape}, in blocks of {d} rows", SIZE, INK,
+                          shape="shapes.W_O", d="dims.d_head")
+        name.next_to(W.brackets, DOWN, buff=0.2)
+        W.add(name)
         times = VGroup(self.label("×", 30, MUTED).move_to(
             [(column.get_right()[0] + W.brackets.get_left()[0]) / 2, W.body.get_y(), 0]),
             self.label("joined", 22).next_to(column, DOWN, buff=0.2).align_to(name, DOWN))
-        shares = VGroup()
-        for h in range(1, self.ws.n_heads + 1):
-            inner, keys = vector("x", f"{s}.h{h}.share[{last}]", n)
-            share = VGroup(self.bound("Head {h}'s share", SMALL, self.head_colour(h),
-                                      h=f"dims.head_numbers[{h - 1}]"),
-                           self.bound(inner, SIZE, self.head_colour(h), mono=True, **keys))
-            share.arrange(DOWN, buff=0.1, aligned_edge=LEFT)
-            rows = W.cells[(h - 1) * self.d:h * self.d]
-            share.next_to(W.brackets, RIGHT, buff=0.7)
-            share.set_y((rows[0][0].get_y() + rows[-1][0].get_y()) / 2)
-            shares.add(share)
-        inner, keys = vector("x", f"{s}.delta[{last}]", n)
-        delta = VGroup(self.label("their sum, the update ΔE", SMALL),
-                       self.bound(inner, SIZE, INK, mono=True, **keys))
-        delta.arrange(DOWN, buff=0.1, aligned_edge=LEFT)
-        delta.next_to(shares, DOWN, buff=0.45).align_to(shares, LEFT)
-        rule = separator(shares.width).next_to(delta, UP, buff=0.22).align_to(shares, LEFT)
-        equation = self.water_sum()
-        body = VGroup(column, times, W, shares, delta, rule)
-        equation.next_to(body, DOWN, buff=0.35).align_to(body, LEFT)
-        layout = VGroup(body, equation)
-        fit(layout, FRAME_WIDTH, TOP - BOTTOM)
+        pitch, y = (0.4 if tall else 0.46), name.get_bottom()[1] - (0.35 if tall else 0.45)
+        label_right = W.brackets.get_left()[0] - 0.2
+
+        def row(label: Mobject, key: str, colour: str, at: float) -> VGroup:
+            numbers = VGroup(*(self.label("…", SIZE, colour) if c is None else
+                               self.num(f"{key}[{c}]", SIZE, colour) for c in columns))
+            for k, number in enumerate(numbers):
+                number.move_to([rights[k], at, 0], aligned_edge=RIGHT)
+            label.move_to([label_right, at, 0], aligned_edge=RIGHT)
+            return VGroup(label, numbers)
+
+        shares = VGroup(*(row(self.bound("Head {h}'s share", SIZE, self.head_colour(h),
+                                         h=f"dims.head_numbers[{h - 1}]"),
+                              f"{s}.h{h}.share[{last}]", self.head_colour(h), y - k * pitch)
+                          for k, h in enumerate(range(1, self.ws.n_heads + 1))))
+        rule = separator(W.body.width + 0.3).move_to(
+            [W.body.get_x(), shares.get_bottom()[1] - 0.14, 0])
+        delta = row(self.label("their sum, ΔE", SIZE), f"{s}.delta[{last}]", INK,
+                    rule.get_y() - 0.32)
+        i, h = self.path, self.owner(self.path)
+        w = f"params.W_O[{i}][0]"
+        path_line = VGroup(
+            self.bound("Head {h}'s {f} → {g}:", SIZE, self.head_colour(h),
+                       words={"f": self.ws.lesson.features[i], "g": self.ws.lesson.features[0]},
+                       h=f"dims.head_numbers[{h - 1}]"),
+            self.bound("{m} × " + self.signed("w", w) + " = {t}", SIZE, self.head_colour(h),
+                       mono=True, m=f"{s}.joined[{last}][{i}]", w=w,
+                       t=f"{s}.update_terms[{i}][0]"))
+        path_line.arrange(DOWN, buff=0.15, aligned_edge=LEFT)
+        body = VGroup(column, times, W, bars, shares, delta, rule)
+
+        def scale(group: Mobject) -> float:
+            return min(GROW, FRAME_WIDTH / group.width, (TOP - BOTTOM) / group.height)
+
+        # The path and the sum beside W_O, or under the shares when that leaves them larger.
+        beside = self.water_sum(max(4.0, FRAME_WIDTH - body.width - 0.7))
+        side = VGroup(path_line.copy(), beside).arrange(DOWN, buff=0.45, aligned_edge=LEFT)
+        side.next_to(bars, RIGHT, buff=0.7).align_to(W.col_names, UP)
+        under = self.water_sum(max(4.0, FRAME_WIDTH - path_line.width - 0.8))
+        low = VGroup(path_line.copy(), under).arrange(RIGHT, buff=0.8, aligned_edge=UP)
+        low.next_to(body, DOWN, buff=0.4).align_to(body, LEFT)
+        if scale(VGroup(body, low)) > scale(VGroup(body, side)):
+            side, equation = low, under
+        else:
+            equation = beside
+        path_line = side[0]
+        layout = VGroup(body, side)
+        layout.scale(scale(layout))
         layout.move_to([0, (TOP + BOTTOM) / 2, 0])
         layout.column = column
         self.W, self.times, self.shares, self.delta, self.rule = W, times, shares, delta, rule
-        self.equation = equation
+        self.bars, self.path_line, self.equation = bars, path_line, equation
         return layout
 
-    def water_sum(self) -> VGroup:
+    def water_sum(self, width: float) -> VGroup:
         """The first feature's update as message coordinate × W_O entry terms, in head colours:
-        the factors, then their products, then the total; one line when it fits."""
+        the factors on one line, their products and the total on the next."""
         s, last = self.s, self.last
         terms = [i for i in range(self.ws.d_model)
                  if self.v.value(f"{s}.update_terms[{i}][0]") != 0] or \
@@ -266,10 +406,7 @@ class ConcatOutputResidual(LectureScene):
             products.append(self.bound((plus or "= ") + self.signed("t", t, place > 0), SIZE,
                                        colour, mono=True, t=t))
         products.append(self.bound("= {x}", SIZE, INK, mono=True, x=f"{s}.delta[{last}][0]"))
-        pieces = [*factors, *products]
-        if sum(p.width + 0.18 for p in pieces) <= FRAME_WIDTH:
-            return flow(pieces, FRAME_WIDTH)
-        return VGroup(flow(factors, FRAME_WIDTH), flow(products, FRAME_WIDTH)).arrange(
+        return VGroup(flow(factors, width), flow(products, width)).arrange(
             DOWN, buff=0.22, aligned_edge=LEFT)
 
     def signed(self, slot: str, key: str, enclosed: bool = True) -> str:
@@ -293,9 +430,16 @@ class ConcatOutputResidual(LectureScene):
         width = len(columns) + 1
         numbers = VGroup(*cells[2 * width + 1:3 * width])
         rule = separator(numbers.width + 0.3).next_to(numbers, DOWN, buff=0.17)
-        group = VGroup(table, rule)
+        shape = self.bound("E′ has shape {shape}", 22, MUTED, shape="shapes.E_prime")
+        shape.next_to(table, DOWN, buff=0.45)
+        group = VGroup(table, rule, shape)
         fit(group, FRAME_WIDTH)
-        return group.move_to([0, 0.2, 0])
+        group.move_to([0, 0.2, 0])
+        group.column = [cells[(r + 1) * width + 1] for r in range(len(rows))]
+        group.result = VGroup(*cells[3 * width:4 * width])
+        group.shape = shape
+        group.remove(shape)
+        return group
 
     def feature(self, c: int | None, size: float, template: str = "{f}") -> Mobject:
         """A feature name (a worksheet word), or "…" for an elided column."""
@@ -304,18 +448,11 @@ class ConcatOutputResidual(LectureScene):
         return self.bound(template, size, MUTED, words={"f": self.ws.lesson.features[c]})
 
 
+
 TOP_WORDS = 5
 """How many of the most probable words the prediction shows."""
 BAR = 3.0
 """Length of a probability bar for probability one."""
-DARK = "#1A1A1A"
-DARK_ABOVE = 0.7
-"""Cells shaded by a weight above this carry dark numbers; lighter cells, light ones."""
-
-
-def weight_opacity(weight: float) -> float:
-    """Fill opacity of a cell shaded by an attention weight."""
-    return 0.06 + 0.86 * weight
 HEAD_SIZE = 16
 
 
@@ -340,36 +477,65 @@ class PredictionMLP(LectureScene):
 
     def updated_row(self, heading: Mobject) -> None:
         self.build_pipeline()
-        self.say("Only the receiver's updated row E′ feeds the prediction: {n} numbers that "
-                 "now carry context from every head.", Write(heading), fade_in(self.row),
-                 n="dims.d_model")
+        template = "Only the receiver's updated row E′ feeds the prediction: {n} numbers that " \
+                   "now carry context from every head."
+        self.say(template, cued(template, [("{n}", self.point_at(self.row[0].body))],
+                                opening=[Write(heading), fade_in(self.row)]), n="dims.d_model")
 
     def hidden_layer(self) -> None:
-        self.say("W_hidden and b_hidden turn it into {n} hidden pre-activations. ReLU keeps "
-                 "the positive ones and sets the negative ones to zero.",
-                 *map(fade_in, self.steps), n="dims.hidden")
+        pre, hidden = self.steps[1][0], self.steps[3][0]
+        template = "W_hidden and b_hidden turn it into {n} hidden pre-activations."
+        self.say(template, cued(template, [("{n}", self.point_at(pre.body))],
+                                opening=[fade_in(*self.steps[:2])]), n="dims.hidden")
+        template = "ReLU keeps the positive ones and sets the negative ones to zero."
+        values = self.v.value(f"{self.s}.hidden_pre")
+        self.marks = VGroup(*(self.highlight(column.cells[r][0], INK)
+                              for column in (pre, hidden) for r, value in enumerate(values)
+                              if value <= 0))
+        half = len(self.marks) // 2
+        cues = [("ReLU", fade_in(*self.steps[2:]))]
+        if half:
+            cues += [("negative", AnimationGroup(*optional(self.unpoint()),
+                                                 Create(self.marks[:half]))),
+                     ("zero", Create(self.marks[half:]))]
+        self.say(template, cued(template, cues))
 
     def logits(self) -> None:
+        pointer = self.unpoint()
         with self.silence("the pipeline slides over to make room for the logits"):
-            self.play(*map(fade_out, [self.row, *self.steps[:-1]]))
+            self.play(*map(fade_out, [self.row, *self.steps[:-1], self.marks]),
+                      *optional(pointer))
             self.play(self.steps[-1].animate.shift(RIGHT * self.slide))
-        self.say("W_vocab and b_vocab give one logit per vocabulary word, {v} in all. "
-                 "These are the words with the largest ones.",
-                 fade_in(self.readout), fade_in(self.table.words), fade_in(self.table.logits),
-                 v="dims.vocab")
+        template = "W_vocab and b_vocab give one logit per vocabulary word, {v} in all."
+        self.say(template, cued(template, [("{v}", fade_in(self.table.count)),
+                                           ("all", self.point_at(self.table.count))],
+                                opening=[fade_in(self.readout)]), v="dims.vocab")
+        self.say("These are the words with the largest ones.", fade_in(self.table.words),
+                 fade_in(self.table.logits), self.point_at(self.table.logits[0]))
 
     def probabilities(self) -> None:
         p = self.v.value(f"{self.s}.prediction")
-        self.say("Softmax over the whole vocabulary turns logits into probabilities; each "
-                 "bar is as long as its probability. “{w}” gets {x}: the predicted word.",
-                 fade_in(self.table.probs), *map(Create, self.table.bars), Create(self.choice),
-                 fade_in(self.predicted), words={"w": self.ws.vocab[p]},
-                 x=f"{self.s}.probs[{p}]")
+        template = "Softmax over the whole vocabulary turns logits into probabilities; each " \
+                   "bar is as long as its probability."
+        self.say(template, cued(template, [("Softmax", fade_in(self.table.probs)),
+                                           ("probabilities", self.point_at(self.table.probs[0])),
+                                           ("bar", AnimationGroup(*map(Create, self.table.bars)))]))
+        template = "“{w}” gets {x}: the predicted word."
+        place = self.table.place
+        self.say(template, cued(template, [("{w}", self.point_at(self.table.words[0][place])),
+                                           ("{x}", self.point_at(self.table.probs[0][place],
+                                                                 self.table.bars[place])),
+                                           ("predicted", fade_in(self.predicted))]),
+                 words={"w": self.ws.vocab[p]}, x=f"{self.s}.probs[{p}]")
 
     def two_choices(self) -> None:
-        self.say("Two softmaxes, two jobs: attention weights choose which source positions "
-                 "a head reads, and vocabulary probabilities choose which word comes next.",
-                 fade_in(self.contrast))
+        template = "Two softmaxes, two jobs: attention weights choose which source positions " \
+                   "a head reads, and vocabulary probabilities choose which word comes next."
+        pointer = self.unpoint()
+        self.say(template, cued(template, [("attention", fade_in(self.contrast[0])),
+                                           ("vocabulary", fade_in(self.contrast[1])),
+                                           ("which word", self.point_at(self.contrast[1]))],
+                                opening=optional(pointer)))
         self.wait(0.5)
 
     # ------------------------------------------------------------------ layout
@@ -382,19 +548,27 @@ class PredictionMLP(LectureScene):
             self.bound("{f}", SMALL, MUTED, words={"f": f}) for f in features])
         pre = self.matrix(f"{s}.hidden_pre", size=SIZE, v_buff=0.22)
         hidden = self.matrix(f"{s}.hidden", size=SIZE, v_buff=0.22)
-        for column, key in ((pre, f"{s}.hidden_pre"), (hidden, f"{s}.hidden")):
-            for (cell,), value in zip(column.cells, self.v.value(key), strict=True):
-                if value <= 0:
-                    cell.set_color(MUTED)
-        parts = [self.headed(row, "E′, last row"), self.arrow("× W_hidden + b_hidden"),
-                 self.headed(pre, "pre-activation"), self.arrow("ReLU"),
-                 self.headed(hidden, "hidden")]
+        for (cell,), value in zip(hidden.cells, self.v.value(f"{s}.hidden"), strict=True):
+            if value <= 0:  # what ReLU zeroed; the negatives before it keep their colour
+                cell.set_color(MUTED)
+        parts = [self.headed(row, self.bound("E′, last row: {n}", SMALL, MUTED,
+                                             n="dims.d_model")),
+                 self.arrow("× W_hidden + b_hidden"),
+                 self.headed(pre, self.bound("{n} pre-activations", SMALL, MUTED,
+                                             n="dims.hidden")),
+                 self.arrow("ReLU"), self.headed(hidden, "hidden")]
+        self.contrast = VGroup(
+            self.label("attention weights: which sources a head reads", 22, MUTED),
+            self.label("vocabulary probabilities: which word comes next", 22, INK),
+        ).arrange(DOWN, buff=0.2, aligned_edge=LEFT)
+        self.contrast.move_to([0, BOTTOM + self.contrast.height / 2, 0])
+        above = self.contrast.get_top()[1] + 0.3
         pipeline = VGroup(*parts).arrange(RIGHT, buff=0.25)
         top = max(part[1].get_y() for part in parts[::2])
         for part in parts[::2]:
             part[1].set_y(top)
-        fit(pipeline, FRAME_WIDTH, TOP - BOTTOM - 0.4)
-        pipeline.move_to([0, (TOP + BOTTOM) / 2, 0])
+        fit(pipeline, FRAME_WIDTH, TOP - above)
+        pipeline.move_to([0, (TOP + above) / 2, 0])
         self.row, self.steps = parts[0], parts[1:]
         self.table = self.top_words()
         self.readout = self.arrow("× W_vocab + b_vocab")
@@ -405,16 +579,11 @@ class PredictionMLP(LectureScene):
         fit(after, 7.0 - 0.3 - left)
         after.next_to([left, parts[-1].get_y(), 0], RIGHT, buff=0)
         self.readout.set_y(parts[-1].get_y())
-        self.choice = self.highlight(self.table.words[0][self.table.place], INK)
         self.predicted = self.table.predicted
-        self.contrast = VGroup(
-            self.label("attention weights: which sources a head reads", 22, MUTED),
-            self.label("vocabulary probabilities: which word comes next", 22, INK),
-        ).arrange(DOWN, buff=0.25, aligned_edge=LEFT)
-        self.contrast.to_edge(DOWN, buff=0.45)
 
-    def headed(self, column: VGroup, header: str) -> VGroup:
-        label = self.label(header, SMALL, MUTED).next_to(column.brackets, UP, buff=0.25)
+    def headed(self, column: VGroup, header: str | Mobject) -> VGroup:
+        label = self.label(header, SMALL, MUTED) if isinstance(header, str) else header
+        label.next_to(column.brackets, UP, buff=0.25)
         return VGroup(column, label)
 
     def arrow(self, text: str) -> VGroup:
@@ -440,15 +609,17 @@ class PredictionMLP(LectureScene):
             values.add(self.num(f"{s}.probs[{i}]", SIZE).move_to([3.2, y, 0],
                                                                  aligned_edge=RIGHT))
             bars.add(Rectangle(width=max(0.02, BAR * probs[i]), height=0.3, stroke_width=0,
-                               fill_color=INK, fill_opacity=0.8)
+                               fill_color=MUTED, fill_opacity=1.0)
                      .move_to([3.5, y, 0], aligned_edge=LEFT))
         for header, column in zip(headers, (words, logits, values), strict=True):
             header.next_to(column, UP, buff=0.3).align_to(column, RIGHT)
         p = self.v.value(f"{s}.prediction")
         place = order.index(p) if p in order else 0
         predicted = self.label("predicted", SMALL, INK).next_to(bars[place], RIGHT, buff=0.2)
-        table = VGroup(words, logits, values, bars, *headers, predicted)
-        table.place, table.predicted = place, predicted
+        count = self.bound("{v} vocabulary words; the largest logits:", SMALL, INK, v="dims.vocab")
+        count.next_to(VGroup(*headers), UP, buff=0.3).align_to(words, LEFT)
+        table = VGroup(words, logits, values, bars, *headers, predicted, count)
+        table.place, table.predicted, table.count = place, predicted, count
         table.words = VGroup(words, headers[0])
         table.logits = VGroup(logits, headers[1])
         table.probs = VGroup(values, headers[2])
@@ -466,9 +637,11 @@ class OtherContext(LectureScene):
         heading = self.title("Same parameters, a different context")
         self.build()
         others = self.names[1:]
-        self.say("The parameters stay exactly as they were; only the sentence changes. Next "
-                 "to the {a} sentence we now read " + self.listing("b", others) + ".",
-                 Write(heading), *(fade_in(c.tokens) for c in self.columns),
+        self.say("The parameters stay exactly as they were; only the sentence changes.",
+                 Write(heading), fade_in(self.columns[0].tokens))
+        template = "Next to the {a} sentence we now read " + self.listing("b", others) + "."
+        self.say(template, cued(template, [(f"{{b{i}}}", fade_in(c.tokens))
+                                           for i, c in enumerate(self.columns[1:])]),
                  words={"a": self.names[0], **{f"b{i}": n for i, n in enumerate(others)}})
         self.section("weights")
         for h in range(1, self.ws.n_heads + 1):
@@ -488,38 +661,51 @@ class OtherContext(LectureScene):
     def weights(self, h: int) -> None:
         words: dict[str, str] = {}
         keys: dict[str, str] = {}
-        parts = []
-        for i, name in enumerate(self.names):
+        parts, cues = [], []
+        for i, (name, column) in enumerate(zip(self.names, self.columns, strict=True)):
             top = self.v.value(f"{name}.h{h}.top_source")
             words[f"w{i}"], words[f"s{i}"] = self.ws.sentences[name][top], name
             keys[f"x{i}"] = f"{name}.h{h}.weights[{top}]"
             parts.append("“{w#}” ({x#}) in the {s#} sentence".replace("#", str(i)))
-        self.say("Head {h} weighs its sources anew in each context: its largest weight goes "
-                 "to " + ", ".join(parts) + ".",
+            cues.append((f"{{x{i}}}", self.point_at(column.heads[h - 1].cells[top])))
+        template = "Its largest weight goes to " + ", ".join(parts) + "."
+        self.say("Head {h} weighs its sources anew in each context.",
                  *(fade_in(c.heads[h - 1]) for c in self.columns),
-                 h=f"dims.head_numbers[{h - 1}]", words=words, **keys)
+                 h=f"dims.head_numbers[{h - 1}]")
+        self.say(template, cued(template, cues), words=words, **keys)
 
     def messages(self) -> None:
         first, second = self.names[:2]
         width = self.ws.d_head
         inner_a, keys_a = vector("a", f"{first}.h1.message", width)
         inner_b, keys_b = vector("b", f"{second}.h1.message", width)
-        self.say("New weights mix different value rows, so every message changes: head {h} "
-                 "sends " + inner_a + " in the {s} sentence but " + inner_b + " in the {t} one.",
-                 *(fade_in(c.messages) for c in self.columns), h="dims.head_numbers[0]",
-                 words={"s": first, "t": second}, **keys_a, **keys_b)
+        pointer = self.unpoint()
+        self.say("New weights mix different value rows, so every message changes.",
+                 *(fade_in(c.messages) for c in self.columns), *optional(pointer))
+        template = "Head {h} sends " + inner_a + " in the {s} sentence but " + inner_b + \
+            " in the {t} one."
+        self.say(template, cued(template, [
+            ("{a0}", self.point_at(self.columns[0].messages[0])),
+            ("{b0}", self.point_at(self.columns[1].messages[0]))]),
+            h="dims.head_numbers[0]", words={"s": first, "t": second}, **keys_a, **keys_b)
 
     def prediction(self) -> None:
         words: dict[str, str] = {}
         keys: dict[str, str] = {}
-        parts = []
-        for i, name in enumerate(self.names):
+        parts, cues = [], []
+        pointer = self.unpoint()
+        rows = self.point_at(*(c.messages for c in self.columns))
+        for i, (name, column) in enumerate(zip(self.names, self.columns, strict=True)):
             p = self.v.value(f"{name}.prediction")
             words[f"w{i}"], words[f"s{i}"] = self.ws.vocab[p], name
             keys[f"x{i}"] = f"{name}.probs[{p}]"
             parts.append("“{w#}” ({x#}) after the {s#} sentence".replace("#", str(i)))
-        self.say("The updated row changes, and so does the prediction: " + ", ".join(parts)
-                 + ".", *(fade_in(c.prediction) for c in self.columns), words=words, **keys)
+            cues.append((f"{{w{i}}}", AnimationGroup(fade_in(column.prediction),
+                                                     self.point_at(column.prediction))))
+        template = "The updated row changes, and so does the prediction: " + ", ".join(parts) \
+            + "."
+        self.say(template, cued(template, [("updated", rows), *cues], opening=optional(pointer)),
+                 words=words, **keys)
         self.wait(0.5)
 
     # ------------------------------------------------------------------ layout
@@ -540,7 +726,7 @@ class OtherContext(LectureScene):
         """One sentence: its tokens, each head's weight beside every token, each head's
         message for the receiver, and the predicted word."""
         tokens = self.ws.sentences[name]
-        pitch, size = 0.4, 19
+        pitch, size = 0.36, 18
         header = self.bound("{n}", 24, INK, words={"n": name})
         words = VGroup(*(self.word(t, size).move_to([0, -(j + 1) * pitch, 0], aligned_edge=RIGHT)
                          for j, t in enumerate(tokens)))
@@ -553,25 +739,25 @@ class OtherContext(LectureScene):
             cells = VGroup()
             for j in range(len(tokens)):
                 key = f"{name}.h{h}.weights[{j}]"
-                weight = self.v.value(key)
-                box = Rectangle(width=self.cell - 0.06, height=pitch - 0.06, stroke_width=0,
-                                fill_color=colour, fill_opacity=weight_opacity(weight))
+                box, ink = weight_cell(colour, self.v.value(key), self.cell - 0.06,
+                                       pitch - 0.06)
                 box.move_to([x, -(j + 1) * pitch, 0])
-                number = self.num(key, SMALL, DARK if weight > DARK_ABOVE else INK).move_to(box)
-                cells.add(VGroup(box, number))
+                cells.add(VGroup(box, self.num(key, SMALL, ink).move_to(box)))
             label = self.head_label(h, HEAD_SIZE).move_to([x, header.get_y(), 0])
-            heads.append(VGroup(label, cells))
+            head = VGroup(label, cells)
+            head.cells = cells
+            heads.append(head)
         messages = VGroup()
         for h in range(1, self.ws.n_heads + 1):
             inner, keys = vector("m", f"{name}.h{h}.message", self.ws.d_head)
             messages.add(self.bound("Head {h} " + inner, SMALL, self.head_colour(h), mono=True,
                                     h=f"dims.head_numbers[{h - 1}]", **keys))
         messages.arrange(DOWN, buff=0.16, aligned_edge=LEFT)
-        messages.next_to(words, DOWN, buff=0.4).align_to(words, LEFT)
+        messages.next_to(words, DOWN, buff=0.3).align_to(words, LEFT)
         p = self.v.value(f"{name}.prediction")
         prediction = self.bound("predicts “{w}”, {x}", 20, INK, words={"w": self.ws.vocab[p]},
                                 x=f"{name}.probs[{p}]")
-        prediction.next_to(messages, DOWN, buff=0.3).align_to(messages, LEFT)
+        prediction.next_to(messages, DOWN, buff=0.25).align_to(messages, LEFT)
         column = VGroup(tokens_group, *heads, messages, prediction)
         column.tokens, column.heads = tokens_group, heads
         column.messages, column.prediction = messages, prediction

@@ -1171,3 +1171,118 @@ def model_map(scene: LectureScene, lit: str | Iterable[str] = (),
     group = VGroup(wires, row)
     group.stages, group.heads = stages, list(heads)
     return group
+
+
+# ---- components: combine
+
+
+def weight_opacity(weight: float) -> float:
+    """Fill opacity of a cell shaded by an attention weight (zero: nearly clear; one: full)."""
+    return 0.06 + 0.94 * max(0.0, min(1.0, weight))
+
+
+def weight_cell(colour: str, weight: float, width: float,
+                height: float) -> tuple[VMobject, str]:
+    """A cell shaded by ``weight`` in a head's ``colour``, and the text colour that reads on
+    it (white or black, whichever contrasts more with the blended fill)."""
+    from manim import Rectangle
+
+    from scenes.palette import ink_on
+
+    opacity = weight_opacity(weight)
+    box = Rectangle(width=width, height=height, stroke_width=0, fill_color=colour,
+                    fill_opacity=opacity)
+    return box, ink_on(blend(colour, BACKGROUND, opacity))
+
+
+class Cued(Animation):
+    """Animations that each start at their own moment within one step, in their own time.
+
+    Unlike ``Succession``, nothing of a later animation is on screen before it starts: each
+    one joins the scene when its moment comes. When the step is played faster or slower
+    than its natural length (as :meth:`LectureScene.say` fits it into the spoken sentence),
+    every moment and duration scales with it.
+    """
+
+    def __init__(self, steps: Sequence[tuple[float, Animation]], **kwargs: Any) -> None:
+        self.steps = [(start, prepare_animation(animation)) for start, animation in steps]
+        self.natural = max((start + a.run_time for start, a in self.steps), default=0.0)
+        self.started = [False] * len(self.steps)
+        self.done = [False] * len(self.steps)
+        self.scene: Scene | None = None
+        kwargs.setdefault("run_time", max(self.natural, 1e-3))
+        super().__init__(Group(), **{"rate_func": lambda t: t, **kwargs})
+
+    def _setup_scene(self, scene: Scene) -> None:
+        self.scene = scene
+
+    def begin(self) -> None:
+        self.interpolate(0.0)
+
+    def _start(self, index: int) -> Animation:
+        animation = self.steps[index][1]
+        if not self.started[index]:
+            animation._setup_scene(self.scene)
+            animation.begin()
+            self.started[index] = True
+        return animation
+
+    def _end(self, index: int) -> None:
+        animation = self._start(index)
+        animation.finish()
+        if self.scene is not None:
+            animation.clean_up_from_scene(self.scene)
+        self.done[index] = True
+
+    def interpolate(self, alpha: float) -> None:
+        now = self.rate_func(alpha) * self.natural
+        for index, (start, animation) in enumerate(self.steps):
+            if self.done[index] or now < start:
+                continue
+            progress = (now - start) / animation.run_time if animation.run_time else 1.0
+            if progress >= 1.0:
+                self._end(index)
+            else:
+                self._start(index).interpolate(progress)
+
+    def update_mobjects(self, dt: float) -> None:
+        for index, (_, animation) in enumerate(self.steps):
+            if self.started[index] and not self.done[index]:
+                animation.update_mobjects(dt)
+
+    def finish(self) -> None:
+        for index in range(len(self.steps)):
+            if not self.done[index]:
+                self._end(index)
+
+    def clean_up_from_scene(self, scene: Scene) -> None:
+        self.finish()
+        scene.remove(self.mobject)
+
+
+def cued(template: str, cues: Sequence[tuple[str, Animation]], seconds: float | None = None,
+         step: float = 0.6, opening: Sequence[Animation] = ()) -> Cued:
+    """Animations played in order, each when the voice reaches its cue in ``template``.
+
+    ``cues`` pairs a fragment of the template (a slot such as ``"{x}"`` or a word) with the
+    animation to play as it is said; times are estimated from the fragment's place in the
+    template over ``seconds`` (the caption's reading time by default), and each plays for
+    ``step`` seconds. ``opening`` animations play together from the start, for their own
+    run time (not stretched over the sentence, as ``say`` stretches the animations played
+    beside a cued step). Pass the result to :meth:`LectureScene.say`, which fits it into
+    the spoken sentence.
+    """
+    total = seconds or max(MIN_CAPTION_SECONDS,
+                           len(template.split()) / CAPTION_WORDS_PER_SECOND)
+    steps: list[tuple[float, Animation]] = [(0.0, prepare_animation(a)) for a in opening]
+    at = 0.0
+    for fragment, animation in cues:
+        where = template.find(fragment)
+        if where < 0:
+            raise ValueError(f"cue {fragment!r} is not in the template {template!r}")
+        start = max(at, total * where / max(1, len(template)) - step / 2)
+        made = prepare_animation(animation)
+        made.run_time = step
+        steps.append((start, made))
+        at = start + step
+    return Cued(steps)

@@ -111,3 +111,53 @@ def test_a_code_listing_shows_digits_only_in_its_fixed_code_literals() -> None:
         CodeLine("scores / math.sqrt(2)")
     with pytest.raises(ValueError, match="outside its code literals"):
         code("H1 = head(E, W_Q1, W_K1, W_V1)")
+
+
+# ---- components: combine
+
+
+def test_a_weight_cell_reads_at_every_weight_in_every_head_colour() -> None:
+    from scenes.kit import weight_cell
+    from scenes.palette import BACKGROUND, HEAD_COLOURS, MIN_CONTRAST, blend, contrast
+
+    for colour in HEAD_COLOURS:
+        for step in range(101):
+            box, ink = weight_cell(colour, step / 100, 0.5, 0.3)
+            fill = blend(colour, BACKGROUND, float(box.get_fill_opacity()))
+            assert contrast(ink, fill) >= MIN_CONTRAST, (colour, step, ink, fill)
+        light = weight_cell(colour, 0.0, 0.5, 0.3)[0].get_fill_opacity()
+        assert light < weight_cell(colour, 1.0, 0.5, 0.3)[0].get_fill_opacity()
+
+
+def test_cued_steps_start_where_their_words_stand_in_the_caption() -> None:
+    from manim import Square
+
+    from scenes.kit import cued, fade_in
+
+    template = "one two three four five six seven eight nine ten {x} twelve"
+    first, second = fade_in(Square()), fade_in(Square())
+    steps = cued(template, [("one", first), ("{x}", second)], seconds=10.0, step=0.5)
+    (start_a, a), (start_b, b) = steps.steps
+    assert (a, b) == (first, second) and a.run_time == b.run_time == 0.5
+    assert start_a == 0.0
+    assert start_b == pytest.approx(10.0 * template.index("{x}") / len(template) - 0.25)
+    assert steps.run_time == pytest.approx(start_b + 0.5)
+    with pytest.raises(ValueError, match="not in the template"):
+        cued(template, [("thirteen", fade_in(Square()))])
+
+
+def test_a_cued_step_shows_nothing_before_its_moment() -> None:
+    from manim import Scene, Square
+
+    from scenes.kit import Cued, fade_in
+
+    early, late = Square(), Square()
+    steps = Cued([(0.0, fade_in(early)), (2.0, fade_in(late))])
+    scene = Scene()
+    steps._setup_scene(scene)
+    steps.begin()
+    steps.interpolate(1.0 / steps.natural)  # one second in: the first is arriving
+    assert early in scene.mobjects and late not in scene.mobjects
+    steps.finish()
+    assert late in scene.mobjects
+    assert float(late.get_fill_opacity()) == pytest.approx(float(early.get_fill_opacity()))

@@ -139,3 +139,14 @@ def test_the_code_check_catches_a_typed_number() -> None:
     source = ('LISTING = "A = scores.softmax(-1)"\nBAD = "H1 = head(E)"\n'
               'code(LISTING)\ncode(BAD)\ncode("x[0]")\n')
     assert code_literals(source) == [(4, "H1 = head(E)"), (5, "x[0]")]
+
+
+@pytest.mark.parametrize("name", ["combine.py", "grids.py"])
+def test_the_combine_and_grids_modules_import_no_other_scene_module(name: str) -> None:
+    tree = ast.parse((SCENES / name).read_text(encoding="utf-8"))
+    imported = {node.module for node in ast.walk(tree)
+                if isinstance(node, ast.ImportFrom) and node.module}
+    imported |= {alias.name for node in ast.walk(tree) if isinstance(node, ast.Import)
+                 for alias in node.names}
+    scene_modules = {m for m in imported if m.startswith("scenes.")}
+    assert scene_modules <= {"scenes.kit", "scenes.palette"}, scene_modules

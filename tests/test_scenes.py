@@ -9,6 +9,7 @@ from string import Formatter
 from typing import Any
 
 import inflect
+import numpy as np
 import pytest
 
 from scenes.kit import BREATH, LONGEST_SILENCE
@@ -305,3 +306,39 @@ def test_the_overview_maps_the_model_and_shows_one_head_as_code(shown, label: st
                  "joined = torch.cat(H, dim=-1)"):
         assert line in listing, line
     assert len([t for t in listing if t.startswith("Head ")]) == heads
+
+
+@pytest.mark.parametrize(("label", "name"), [(label, "AttentionGrids") for label in WORKSHEETS])
+def test_the_grids_scene_retitles_when_the_topic_changes(shown, label: str, name: str) -> None:
+    from scenes.kit import TITLE_SIZE
+
+    titles = {t["text"] for s in _result(shown, label, name)["sections"]
+              for t in s["texts"] if abs(t["font_size"] - TITLE_SIZE) < 0.5}
+    assert len(titles) >= 3, titles
+
+
+@pytest.mark.parametrize(("label", "name"), [("default", "ConcatOutputResidual")])
+def test_w_o_writes_head_twos_person_coordinate_into_water(shown, label: str,
+                                                            name: str) -> None:
+    """Head 2 reads the person and glue coordinates (its W_V picks rows three and four),
+    so its first message coordinate is the person one; W_O's row for it has a non-zero
+    entry in the water column: the scene follows that path with the actual product."""
+    from tests.reference import sentence
+
+    ws = load_worksheet(DEFAULT_WORKSHEET)
+    doc = ws.document
+    assert ws.lesson.features[2] == "person" and ws.lesson.features[0] == "water"
+    river = sentence(doc, ws.walkthrough)
+    message = river["heads"][1]["H"][-1][0]  # head 2's first coordinate, the person one
+    entry = np.float64(doc["headsLesson"]["W_O"][2][0])  # row 3: head 2's first row
+    expected = {"m": f"{message:.3f}", "w": f"{entry:g}", "t": f"{message * entry:.3f}"}
+    manifest = _result(shown, label, name)["manifest"]
+    product = next(c for c in manifest["captions"] if "×" in c["template"]
+                   and c["words"] == {"f": "person", "g": "water"})
+    said = {f["key"]: f["text"] for f in product["figures"]}
+    assert {slot: said[product["slots"][slot]] for slot in expected} == expected, \
+        (product["text"], expected)
+    mixing = next(s for s in manifest["sections"] if s["name"] == "mixing")
+    on_screen = {f["key"]: f["text"] for f in mixing["figures"]}
+    assert on_screen[f"{ws.walkthrough}.update_terms[2][0]"] == expected["t"]
+    assert on_screen["params.W_O[2][0]"] == expected["w"]
