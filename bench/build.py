@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parent.parent
 BIN = Path(sys.executable).parent
 sys.path.insert(0, str(ROOT))
 
-from scenes.order import lecture_order  # noqa: E402
+from outline import lecture_order  # noqa: E402
 from worksheet import DEFAULT_WORKSHEET, load_worksheet  # noqa: E402
 
 

@@ -9,9 +9,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from outline import lecture_order
 from scenes.kit import LONGEST_STILL, SAFE_BOTTOM
-from scenes.order import lecture_order
-from scenes.palette import MIN_CONTRAST, contrast
+from scenes.kit.palette import MIN_CONTRAST, contrast
 from tests.scene_runner import run_scenes
 from worksheet import DEFAULT_WORKSHEET, load_worksheet
 

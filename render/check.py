@@ -31,6 +31,7 @@ from string import Formatter
 from typing import Any
 
 from narration.text import speakable, spoken_text
+from outline import lecture_order
 from render.build import DECK_RECORD, KEPT, deck_sources, scene_sources
 from render.closure import ROOT
 from render.files import OutputError, file_digest
@@ -41,7 +42,6 @@ from render.storyboard import FOLDER as STORYBOARD
 from render.storyboard import PAGE as STORYBOARD_PAGE
 from render.storyboard import RECORD as STORYBOARD_RECORD
 from render.storyboard import image_path, image_size, read_page, section_captions
-from scenes.order import lecture_order
 from worksheet import Values, Worksheet, load_worksheet
 
 __all__ = ["CheckReport", "Mismatch", "Problem", "check_build", "read_srt"]

@@ -182,8 +182,8 @@ def render_command(scene_names: tuple[str, ...], worksheet_path: Path | None, qu
                    narration: str | None, voice: Path | None, full_heads: bool | None,
                    out_dir: Path | None) -> None:
     """Render lecture scenes (all by default) into OUT/video/ as NN-<Scene>.mp4/.srt."""
+    from outline import LayoutLimitError, check_limits, lecture_order
     from render.scenes import RenderError, pick_scenes, render_scene, scene_outputs
-    from scenes.order import LayoutLimitError, check_limits, lecture_order
     from worksheet import load_worksheet
 
     settings = resolve_settings({"worksheet": worksheet_path, "out": out_dir,
@@ -220,8 +220,8 @@ def render_command(scene_names: tuple[str, ...], worksheet_path: Path | None, qu
 @_friendly
 def list_command(worksheet_path: Path | None, out_dir: Path | None) -> None:
     """List the lecture's scenes in order, with the duration of each rendered clip."""
+    from outline import lecture_order
     from render.scenes import read_duration, scene_outputs
-    from scenes.order import lecture_order
     from worksheet import load_worksheet
 
     settings = resolve_settings({"worksheet": worksheet_path, "out": out_dir})
@@ -279,9 +279,9 @@ def build_command(scene_names: tuple[str, ...], worksheet_path: Path | None, qua
                   narration: str | None, voice: Path | None, full_heads: bool | None,
                   out_dir: Path | None) -> None:
     """Render every scene that changed (or only the named ones), then the deck, into OUT."""
+    from outline import LayoutLimitError
     from render.build import BuildOptions, LockError, build, plan
     from render.progress import BuildProgress
-    from scenes.order import LayoutLimitError
 
     settings = resolve_settings({"worksheet": worksheet_path, "out": out_dir,
                                  "narration": narration, "voice": voice,
@@ -332,9 +332,9 @@ def storyboard_command(out_dir: Path | None) -> None:
     """Write OUT/storyboard.html for reviewers: every built scene in lecture order, the frame
     at each section's end with the captions spoken in that section (the build writes it
     too; this writes it again from the clips in OUT)."""
+    from outline import LIMITS, lecture_order
     from render.build import KEPT, BuildLock, LockError
     from render.storyboard import PAGE, built_clips, write_storyboard
-    from scenes.order import LIMITS, lecture_order
     from slides.deck import TITLE
 
     settings = resolve_settings({"out": out_dir})

@@ -17,7 +17,7 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
-from scenes.order import SceneEntry
+from outline import SceneEntry
 
 __all__ = ["BuildProgress"]
 

@@ -20,9 +20,9 @@ from typing import Any
 import scenes
 from narration.track import Track, audio_frames, lay_track, read_sound
 from narration.voices import Narration
+from outline import SceneEntry, video_stem
 from render.config import scene_environment
 from render.files import file_digest
-from scenes.order import SceneEntry, video_stem
 from worksheet import load_worksheet
 
 __all__ = ["QUALITIES", "RenderError", "Tags", "clip_sound", "clip_tags", "pick_scenes",

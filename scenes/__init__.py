@@ -1,5 +1,5 @@
-"""Manim scenes for every part of the lesson, and their running order.
+"""Manim scenes for every part of the lesson, one module per topic, and their kit.
 
-Importing this package does not import Manim; :mod:`scenes.order` is the lecture's
-running order, shared with the slides and the render command.
+Importing this package does not import Manim; the running order is :mod:`outline`,
+shared with the slides and the render command.
 """

@@ -39,7 +39,7 @@ from scenes.kit import (
     vector,
     weight_cell,
 )
-from scenes.palette import FAINT
+from scenes.kit.palette import FAINT
 
 __all__ = [
     "ConcatOutputResidual",

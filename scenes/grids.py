@@ -30,7 +30,7 @@ from scenes.kit import (
     shown_indices,
     weight_cell,
 )
-from scenes.palette import NEUTRAL_FILL
+from scenes.kit.palette import NEUTRAL_FILL
 
 __all__ = ["AttentionGrids", "pages", "side_by_side"]
 

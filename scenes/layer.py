@@ -292,6 +292,8 @@ class RolesAndShapes(LectureScene):
 class ReceiverProjections(LectureScene):
     """Each head's query for the final receiver, and its top source's key and value."""
 
+    draws_its_own_map = True  # it opens with the map, heads lit
+
     def construct(self) -> None:
         self.s = self.ws.walkthrough
         self.tokens = self.ws.sentences[self.s]
@@ -418,6 +420,8 @@ class ReceiverProjections(LectureScene):
 class OneWideHead(LectureScene):
     """The heads' projections joined into one wide head: one weight row serves every value
     coordinate, while separate heads keep a row each."""
+
+    draws_its_own_map = True  # it opens with the map, heads lit
 
     def construct(self) -> None:
         self.s = self.ws.walkthrough

@@ -26,7 +26,7 @@ from manim import (
 )
 
 from scenes.kit import INK, MUTED, LectureScene, fade_in, fade_out, fit, on_baseline, vector
-from scenes.palette import FAINT
+from scenes.kit.palette import FAINT
 
 ILLUSTRATION_SIZE = 30
 ROLE_SIZE = 22

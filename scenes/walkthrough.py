@@ -41,7 +41,7 @@ from scenes.kit import (
     shown_indices,
     vector,
 )
-from scenes.palette import FAINT, MUTED
+from scenes.kit.palette import FAINT, MUTED
 
 FULL_HEADS = "LECTURE_FULL_HEADS"
 """Set to ``1`` for the full walk on every head (the ``full_heads`` setting)."""

@@ -25,8 +25,8 @@ from pathlib import Path
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
+from outline import SceneEntry, lecture_order, video_stem
 from render.files import OutputError, file_digest, write_text
-from scenes.order import SceneEntry, lecture_order, video_stem
 from slides.assets import Assets, DeckError, deck_assets
 from slides.captions import CaptionError, srt_to_vtt
 from slides.context import Deck, Slide, Stack, Text, Video

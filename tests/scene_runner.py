@@ -18,7 +18,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from scenes.order import SceneEntry
+from outline import SceneEntry
 
 
 def _run(entry: SceneEntry, worksheet: str) -> dict[str, Any]:

@@ -118,7 +118,7 @@ def test_a_code_listing_shows_digits_only_in_its_fixed_code_literals() -> None:
 
 def test_a_weight_cell_reads_at_every_weight_in_every_head_colour() -> None:
     from scenes.kit import weight_cell
-    from scenes.palette import BACKGROUND, HEAD_COLOURS, MIN_CONTRAST, blend, contrast
+    from scenes.kit.palette import BACKGROUND, HEAD_COLOURS, MIN_CONTRAST, blend, contrast
 
     for colour in HEAD_COLOURS:
         for step in range(101):

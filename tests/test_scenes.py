@@ -12,8 +12,8 @@ import inflect
 import numpy as np
 import pytest
 
+from outline import lecture_order
 from scenes.kit import BREATH, LONGEST_SILENCE
-from scenes.order import lecture_order
 from tests.conftest import THREE_HEADS
 from tests.scene_runner import run_scenes
 from worksheet import DEFAULT_WORKSHEET, compute_values, load_worksheet
@@ -342,3 +342,19 @@ def test_w_o_writes_head_twos_person_coordinate_into_water(shown, label: str,
     on_screen = {f["key"]: f["text"] for f in mixing["figures"]}
     assert on_screen[f"{ws.walkthrough}.update_terms[2][0]"] == expected["t"]
     assert on_screen["params.W_O[2][0]"] == expected["w"]
+
+
+@pytest.mark.parametrize(("label", "name"), CASES)
+def test_each_part_opens_on_the_model_map_with_its_steps_lit(shown, label: str,
+                                                             name: str) -> None:
+    from outline import PARTS
+
+    entries = ENTRIES[label]
+    entry = next(e for e in entries if e.name == name)
+    first = next(e for e in entries if e.part == entry.part) is entry
+    steps = next(p.steps for p in PARTS if p.id == entry.part)
+    manifest = _result(shown, label, name)["manifest"]
+    if name in ("ReceiverProjections", "OneWideHead"):  # they draw their own, heads lit
+        assert manifest["where"] == [] and steps == ("heads",)
+    else:
+        assert manifest["where"] == (list(steps) if first else [])

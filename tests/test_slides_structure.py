@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from scenes.order import PARTS, lecture_order
+from outline import PARTS, lecture_order
 from slides.context import Deck, Formula, Math, Num, Panel, Slide, Switch, Text, Video
 from slides.deck import Clip, deck_context
 from slides.lesson import BUILDERS
@@ -82,9 +82,9 @@ def test_every_lesson_part_has_its_stacks_with_the_expected_slides(which, reques
     deck: Deck = request.getfixturevalue(f"{which}_deck")
     ws: Worksheet = request.getfixturevalue("default_ws" if which == "default" else "three_ws")
     heads = ws.n_heads
-    assert set(BUILDERS) == {part for part, *_ in PARTS}
+    assert set(BUILDERS) == {part.id for part in PARTS}
     parts = [stack.part for stack in deck.stacks]
-    assert list(dict.fromkeys(parts)) == list(dict.fromkeys(part for part, *_ in PARTS))
+    assert list(dict.fromkeys(parts)) == [part.id for part in PARTS]
     counts = {stack.id: len(stack.slides) for stack in deck.stacks}
     expected = {
         "prompt": 2, "details": 5, "one-two-heads": 3, "readings": heads + 1,

@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from scenes.order import lecture_order
+from outline import lecture_order
 from tests import reference
 from tests.scene_runner import run_scenes
 from worksheet import DEFAULT_WORKSHEET, Worksheet

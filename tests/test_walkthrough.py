@@ -19,11 +19,11 @@ import pytest
 from click.testing import CliRunner
 
 from narration.voices import Narration
+from outline import SceneEntry, lecture_order
 from render import build as build_module
 from render.build import BuildOptions, build, plan
 from render.cli import main
 from scenes.kit import shown_indices
-from scenes.order import SceneEntry, lecture_order
 from tests.scene_runner import run_scenes
 from worksheet import DEFAULT_WORKSHEET, Style, compute_values, format_number, load_worksheet
 

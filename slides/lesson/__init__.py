@@ -1,6 +1,6 @@
 """The lesson as slides: one builder per lesson part, in the lecture's running order.
 
-The parts come from :data:`scenes.order.PARTS`, shared with the videos, so a rendered
+The parts come from :data:`outline.PARTS`, shared with the videos, so a rendered
 clip lands on the stack of its part. Each builder turns a :class:`~slides.lesson.kit.Book`
 into one or more stacks.
 """
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from scenes.order import PARTS
+from outline import PARTS
 from slides.context import Stack
 from slides.lesson import combine, lab, layer, library, story, walkthrough
 from slides.lesson.kit import Book
@@ -46,7 +46,7 @@ def build_stacks(book: Book) -> tuple[Stack, ...]:
     KeyError
         When the running order names a part that has no builder here.
     """
-    parts = dict.fromkeys(part for part, *_ in PARTS)
+    parts = [part.id for part in PARTS]
     missing = [part for part in parts if part not in BUILDERS]
     if missing:
         raise KeyError(f"no slides for lesson part(s) {', '.join(missing)}")

@@ -84,3 +84,7 @@ def contrast(first: str, second: str) -> float:
 def ink_on(fill: str) -> str:
     """The text colour, white or black, that reads best on ``fill``."""
     return ON_DARK if contrast(ON_DARK, fill) >= contrast(ON_LIGHT, fill) else ON_LIGHT
+PIXEL_DARK = "#1A1A1A"
+"""The darkest pixel of a drawn image patch."""
+PIXEL_LIGHT = INK
+"""The lightest pixel of a drawn image patch."""

@@ -1,0 +1,120 @@
+"""The lesson a scene renders: the worksheet, its values and voice, read through
+recorders that note every key and fact a scene reads (its dependencies)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator, Mapping
+from dataclasses import is_dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from narration.voices import Voice, open_voice
+from worksheet import DEFAULT_WORKSHEET, Values, Worksheet, compute_values, load_worksheet
+
+LESSON_WORDS: frozenset[str] = frozenset()
+"""Words the lesson itself brings to ``{slot}`` texts, besides the worksheet's strings."""
+
+
+@cache
+def _lesson(path: str, stamp: float) -> tuple[Worksheet, Values]:
+    ws = load_worksheet(path)
+    return ws, compute_values(ws)
+
+
+def _current() -> tuple[str, float]:
+    path = Path(os.environ.get("LECTURE_WORKSHEET") or DEFAULT_WORKSHEET)
+    return str(path), path.stat().st_mtime if path.exists() else 0.0
+
+
+def current_lesson() -> tuple[Worksheet, Values]:
+    """The worksheet named by ``$LECTURE_WORKSHEET`` (or the default) and its values."""
+    return _lesson(*_current())
+
+
+@cache
+def _voice(engine: str, model: str, cache_dir: str) -> Voice:
+    return open_voice(engine, Path(model) if model else None,
+                      Path(cache_dir) if cache_dir else None)
+
+
+def lesson_voice() -> Voice:
+    """The voice named by ``$LECTURE_NARRATION`` (``piper``, the default; ``espeak``;
+    ``none``), ``$LECTURE_VOICE`` (a Piper model) and ``$LECTURE_SPEECH_CACHE``."""
+    return _voice(os.environ.get("LECTURE_NARRATION") or "piper",
+                  os.environ.get("LECTURE_VOICE") or "",
+                  os.environ.get("LECTURE_SPEECH_CACHE") or "")
+
+
+@cache
+def _words(path: str, stamp: float) -> frozenset[str]:
+    return _lesson(path, stamp)[0].words | LESSON_WORDS
+
+
+def lesson_words() -> frozenset[str]:
+    """Words a scene may show or say besides bound numbers: the worksheet's own strings
+    and the fixed lesson vocabulary."""
+    return _words(*_current())
+
+
+class RecordingValues:
+    """The values, remembering every key a scene reads (its dependencies)."""
+
+    def __init__(self, values: Values) -> None:
+        self._values = values
+        self.read: set[str] = set()
+
+    def text(self, key: str) -> str:
+        self.read.add(key)
+        return self._values.text(key)
+
+    def value(self, key: str) -> Any:
+        self.read.add(key)
+        return self._values.value(key)
+
+    def spoken(self, key: str) -> str:
+        self.read.add(key)
+        return self._values.spoken(key)
+
+
+class RecordingWorksheet:
+    """The worksheet, remembering every fact a scene reads: its words, names, order and
+    sizes (``sentences``, ``lesson.features``, ``n_heads``...), the dependencies that are
+    not values."""
+
+    def __init__(self, node: Any, facts: set[str] | None = None, path: str = "") -> None:
+        self._node, self._path = node, path
+        self.facts: set[str] = set() if facts is None else facts
+
+    def __getattr__(self, name: str) -> Any:
+        node = getattr(self._node, name)
+        path = f"{self._path}.{name}" if self._path else name
+        if is_dataclass(node):
+            return RecordingWorksheet(node, self.facts, path)
+        if callable(node):
+            raise AttributeError(f"scenes read worksheet facts, not methods such as {path}()")
+        if isinstance(node, Mapping):
+            return _RecordingMapping(node, self.facts, path)
+        self.facts.add(path)
+        return node
+
+
+class _RecordingMapping(Mapping[str, Any]):
+    """A worksheet mapping (sentences, targets): looking up one entry records that entry;
+    going through all of them records the whole mapping, its order included."""
+
+    def __init__(self, node: Mapping[str, Any], facts: set[str], path: str) -> None:
+        self._node, self._facts, self._path = node, facts, path
+
+    def __getitem__(self, key: str) -> Any:
+        self._facts.add(f"{self._path}.{key}")
+        return self._node[key]
+
+    def __iter__(self) -> Iterator[str]:
+        self._facts.add(self._path)
+        return iter(self._node)
+
+    def __len__(self) -> int:
+        self._facts.add(self._path)
+        return len(self._node)

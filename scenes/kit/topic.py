@@ -1,0 +1,214 @@
+"""The shared frame of the scenes beyond the worked example (bias, PyTorch, trained
+models, patches, the lab): a content area above the subtitle band, a fresh stage per
+section, tensor blocks, frames and grids."""
+
+
+from collections.abc import Mapping, Sequence
+
+from manim import (
+    DOWN,
+    RIGHT,
+    UP,
+    Animation,
+    Arrow,
+    Group,
+    ManimColor,
+    Mobject,
+    Rectangle,
+    Square,
+    SurroundingRectangle,
+    SVGMobject,
+    VGroup,
+    Write,
+    config,
+)
+
+from scenes.kit import (
+    INK,
+    MUTED,
+    SAFE_BOTTOM,
+    Fade,
+    LectureScene,
+    baseline,
+    fit,
+    standing,
+)
+from scenes.kit.palette import FAINT, NEUTRAL_FILL, PANEL, PIXEL_DARK, PIXEL_LIGHT
+
+__all__ = [
+    "CONTENT_BOTTOM",
+    "CONTENT_TOP",
+    "CONTENT_WIDTH",
+    "DARK_PIXEL",
+    "FLAT_COLUMNS",
+    "LIGHT_PIXEL",
+    "SLAB_OFFSET",
+    "LibraryScene",
+    "arrow",
+    "frame",
+    "grid",
+    "headers_above",
+    "mask_grid",
+    "place",
+    "slab_stack",
+    "slots",
+    "stretch_brackets",
+]
+
+CONTENT_WIDTH = 13.2
+CONTENT_TOP = 2.95
+CONTENT_BOTTOM = SAFE_BOTTOM + 0.2
+"""The content area ends above the subtitle band, with room for a pointer's outline."""
+DARK_PIXEL = ManimColor(PIXEL_DARK)
+LIGHT_PIXEL = ManimColor(PIXEL_LIGHT)
+FLAT_COLUMNS = 16
+"""A flattened patch shows all its values up to this many, then elides the middle."""
+SLAB_OFFSET = (0.24, 0.17)
+"""How far each slab of a drawn tensor block sits behind the one in front (x, y)."""
+
+
+def arrow(start: Mobject, end: Mobject, direction: Sequence[float] = RIGHT,
+          colour: str = MUTED) -> Arrow:
+    """A thin arrow from ``start`` to ``end``, leaving ``start`` in ``direction``."""
+    forward = (start.get_right(), end.get_left()) if tuple(direction) == tuple(RIGHT) else \
+        (start.get_bottom(), end.get_top())
+    return Arrow(*forward, buff=0.12, stroke_width=3, color=colour,
+                 max_tip_length_to_length_ratio=0.25, max_stroke_width_to_length_ratio=8)
+
+
+def frame(mob: Mobject, colour: str = FAINT, buff: float = 0.18) -> SurroundingRectangle:
+    """A rounded outline around ``mob``."""
+    return SurroundingRectangle(mob, color=colour, buff=buff, corner_radius=0.12,
+                                stroke_width=2)
+
+
+def grid(rows: Sequence[Sequence[Mobject]], h_buff: float = 0.45, v_buff: float = 0.22,
+         aligns: str | None = None) -> VGroup:
+    """Rows of cells in columns, left-aligned unless ``aligns`` ("lcr" per column) says."""
+    body = VGroup(*(cell for row in rows for cell in row))
+    columns = len(rows[0])
+    body.arrange_in_grid(rows=len(rows), cols=columns, buff=(h_buff, v_buff),
+                         col_alignments=aligns or "l" * columns)
+    for row in rows:
+        texts = sorted((cell for cell in row if isinstance(cell, SVGMobject)),
+                       key=lambda text: -len(standing(text)))
+        for text in texts[1:]:
+            text.shift(UP * (baseline(texts[0]) - baseline(text)))
+    body.rows = [list(row) for row in rows]
+    return body
+
+
+def headers_above(pairs: Sequence[tuple[Mobject, Mobject]], buff: float = 0.3) -> VGroup:
+    """Each header above its mobject, their tops level, clear of the tallest mobject."""
+    line = max(under.get_top()[1] for _, under in pairs) + buff \
+        + max(header.height for header, _ in pairs)
+    for header, under in pairs:
+        header.set_x(under.get_x()).set_y(line - header.height / 2)
+    return VGroup(*(header for header, _ in pairs))
+
+
+def stretch_brackets(matrix: VGroup, extra: float, edge: Sequence[float]) -> None:
+    """Lengthen a kit matrix's brackets by ``extra``, keeping the ``edge`` end fixed."""
+    for bracket in matrix.brackets:
+        bracket.stretch_to_fit_height(bracket.height + extra, about_edge=edge)
+
+
+def mask_grid(tokens: int, width: float) -> VGroup:
+    """A receivers × sources grid: allowed cells lit, future (masked) cells dark."""
+    cell = width / tokens
+    cells = VGroup()
+    for r in range(tokens):
+        for c in range(tokens):
+            allowed = c <= r
+            cells.add(Square(cell, stroke_width=0.5, stroke_color=FAINT,
+                             fill_color=MUTED if allowed else NEUTRAL_FILL,
+                             fill_opacity=0.9 if allowed else 1.0)
+                      .move_to([c * cell, -r * cell, 0]))
+    return cells
+
+
+def place(mob: Mobject, top: float = CONTENT_TOP, bottom: float = CONTENT_BOTTOM,
+          width: float = CONTENT_WIDTH) -> Mobject:
+    """Shrink ``mob`` into the content area below the title and centre it there."""
+    fit(mob, width, top - bottom)
+    return mob.move_to([0, (top + bottom) / 2, 0])
+
+
+def slots(pieces: Sequence[tuple[str, Mapping[str, str]]], separator: str,
+          last: str) -> tuple[str, dict[str, str]]:
+    """Join template pieces (each with its keys) as "a, b and c"."""
+    texts = [text for text, _ in pieces]
+    keys = {name: key for _, piece in pieces for name, key in piece.items()}
+    if len(texts) == 1:
+        return texts[0], keys
+    return separator.join(texts[:-1]) + last + texts[-1], keys
+
+
+def slab_stack(width: float, height: float, depth: int, parts: Sequence[tuple[float, str]],
+               ) -> VGroup:
+    """A tensor drawn as ``depth`` stacked slabs (a 3-D-looking block), front slab last.
+
+    Each slab is a neutral face (``slab.face``) over vertical slices (``slab.slices``),
+    one per ``(share of the width, colour)`` in ``parts``; slices start invisible, so the
+    block first reads as one undivided tensor. Z-indices keep back slabs behind front
+    ones whatever is faded in later.
+    """
+    slabs = VGroup()
+    for b in range(depth):
+        back = depth - 1 - b
+        face = Rectangle(width=width, height=height, stroke_color=MUTED, stroke_width=2,
+                         fill_color=PANEL, fill_opacity=1)
+        slices, x = VGroup(), -width / 2
+        for share, colour in parts:
+            piece = Rectangle(width=share * width, height=height, stroke_color=colour,
+                              stroke_width=2.5, fill_color=colour, fill_opacity=0.35)
+            slices.add(piece.move_to([x + share * width / 2, 0, 0]))
+            x += share * width
+        slab = VGroup(face, slices).shift([back * SLAB_OFFSET[0], back * SLAB_OFFSET[1], 0])
+        face.set_z_index(2 * b)
+        slices.set_z_index(2 * b + 1)
+        slab.face, slab.slices = face, slices
+        slabs.add(slab)
+    slabs.front = slabs[-1]
+    return slabs
+
+
+class LibraryScene(LectureScene):
+    """Shared moves of this module's scenes: a fresh stage per section, shape lines."""
+
+    def stage(self, heading: str, **keys: str) -> None:
+        """Fade out whatever is on screen and write a new heading."""
+        self.unpoint()  # the pointer leaves with everything else
+        if self.mobjects:
+            self.play(Fade(Group(*self.mobjects), appear=False), run_time=0.5)
+        self.heading = self.title(heading, **keys)
+        fit(self.heading, config.frame_width - 0.8)
+        self.play(Write(self.heading), run_time=0.6)
+
+    def unpointed(self) -> list[Animation]:
+        """The animation that takes the pointer away, if there is one, as a list to unpack."""
+        gone = self.unpoint()
+        return [] if gone is None else [gone]
+
+    def shape(self, name: str, key: str, size: float = 22, colour: str = INK) -> Mobject:
+        """``name [a, b]`` in monospace, the shape bound to ``key``."""
+        return self.bound(name + " {s}", size, colour, mono=True, s=key)
+
+    def card(self, heading: str, key: str, size: float = 30) -> VGroup:
+        """A small heading above one big bound figure, framed."""
+        top = self.label(heading, 20, MUTED)
+        figure = self.num(key, size, INK, mono=False)
+        body = VGroup(top, figure).arrange(DOWN, buff=0.18)
+        return VGroup(body, frame(body))
+
+    def word_of(self, key: str) -> str:
+        """The vocabulary word whose id is the value of ``key``."""
+        return self.ws.vocab[int(self.v.value(key))]
+
+    def code(self, line: str, size: float = 22) -> Mobject:
+        """One line of code in monospace (no numbers in it)."""
+        return self.bound(line, size, mono=True)
+
+    def sentence_name(self, name: str, size: float = 22, colour: str = INK) -> Mobject:
+        """A sentence's name, shown literally (it need not be a vocabulary word)."""
+        return self.bound("{n}", size, colour, words={"n": name})
