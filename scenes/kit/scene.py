@@ -118,7 +118,8 @@ class LectureScene(Components, Scene):
         said = named[0] if len(named) == 1 else \
             ", ".join(named[:-1]) + (" and " if len(named) == 2 else ", and ") + named[-1]
         self.say(f"Where we are in the model: {said}.", Fade(whole))
-        self.play(Fade(whole, appear=False), run_time=0.5)
+        with self.silence("the map gives way to the part"):
+            self.play(Fade(whole, appear=False), run_time=0.5)
 
     def _once(self, key: tuple[Any, ...], make: Callable[[], Mobject]) -> Any:
         """Lay out each distinct text once (Pango and the SVG parse are slow); copy it
