@@ -118,6 +118,9 @@ class LectureScene(Components, Scene):
         said = named[0] if len(named) == 1 else \
             ", ".join(named[:-1]) + (" and " if len(named) == 2 else ", and ") + named[-1]
         self.say(f"Where we are in the model: {said}.", Fade(whole))
+        self._section = "where we are"  # recorded with the map on screen
+        self._record_section()
+        self._section = "opening"
         with self.silence("the map gives way to the part"):
             self.play(Fade(whole, appear=False), run_time=0.5)
 
