@@ -189,7 +189,10 @@ class AttentionGrids(LectureScene):
         columns = shown_indices(self.ws.d_model)
         for row in J.cells:
             for cell, c in zip(row, columns, strict=True):
-                cell.set_color(MUTED if c is None else self.head_colour(c // self.ws.d_head + 1))
+                negative = c is not None and cell.figures[0][1].startswith("\u2212")
+                if not negative:  # a negative keeps its own colour
+                    head = None if c is None else c // self.ws.d_head + 1
+                    cell.set_color(MUTED if head is None else self.head_colour(head))
         J.add(self.bound("joined, shape {shape}", LABEL_SIZE + 4, INK, shape="shapes.joined")
               .next_to(J.brackets, UP, buff=0.2))
         side_by_side([J], grow=1.3)

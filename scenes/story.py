@@ -544,9 +544,10 @@ class MayaRecall(LectureScene):
         tops = [top] + ([self.v.value(f"{self.s}.h2.top_source")] if self.ws.n_heads > 1 else [])
         self.layout(shown_sources(tops, self.last))
         query, q_keys = vector("q", f"{self.p}.Q[{self.last}]", self.ws.d_head)
+        retitled = self.retitle(heading, "The same roles in numbers: head {h}",
+                                h="dims.head_numbers[0]")
         self.say("Now our own numbers, in head {h}. The final “{w}” makes the query "
-                 + query + ".", self.retitle(heading, "The same roles in numbers: head {h}",
-                                             h="dims.head_numbers[0]"),
+                 + query + ".", retitled,
                  fade_in(self.receiver), self.point_at(self.query),
                  h="dims.head_numbers[0]", words={"w": self.tokens[self.last]}, **q_keys)
 
@@ -656,6 +657,9 @@ class MayaRecall(LectureScene):
         if table.get_right()[0] > 6.75:
             table.scale((6.75 - start) / (table.get_right()[0] - start),
                         about_point=[start, ys[0], 0])
+            for header in heads:  # the headers stay legible however far the table shrinks
+                if header.font_size < 15.5:
+                    header.scale(15.5 / header.font_size)
         self.table_headers = VGroup(heads[0], heads[1], heads[2], heads[4])
         self.message = self.vec(f"{p}.message", size, template="message = Σ weight × value = {v}")
         self.message.move_to([0, -2.3, 0]).align_to(self.receiver, LEFT)

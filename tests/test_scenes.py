@@ -267,7 +267,8 @@ _BAD_ENGLISH = (
     re.compile(r"\ball 2\b"),                            # "all 2 sentences": both
     re.compile(r"\bhead count\b"),
     re.compile(r"\b(\d+) of the \1\b"),                  # "10 of the 10"
-    re.compile(r"\b([2-9]|\d\d+) " + _SINGULAR + r"\b(?!s)"),  # "2 head"
+    re.compile(r"\b([2-9]|\d\d+) " + _SINGULAR + r"\b(?!s)(?! [a-z]+s\b)"),  # "2 head",
+    # but not a noun used as an adjective: "4 coordinate products", "10 query rows"
     re.compile(r"\bdivides? by \d+\.0+\b"),              # "divides by 2.000"
 )
 
@@ -275,8 +276,12 @@ _BAD_ENGLISH = (
 @pytest.mark.parametrize(("label", "name"), CASES)
 def test_captions_count_in_good_english(shown, label: str, name: str) -> None:
     for caption in _result(shown, label, name)["manifest"]["captions"]:
+        text = caption["text"]
+        for slot, word in caption["words"].items():
+            if "__" not in slot:  # a worksheet's own word ("head 2"), not a count's noun
+                text = text.replace(word, "…")
         for pattern in _BAD_ENGLISH:
-            assert not pattern.search(caption["text"]), (pattern.pattern, caption["text"])
+            assert not pattern.search(text), (pattern.pattern, caption["text"])
 
 
 def test_the_english_rules_catch_what_the_review_found() -> None:
@@ -285,7 +290,7 @@ def test_the_english_rules_catch_what_the_review_found() -> None:
     for text in found:
         assert any(p.search(text) for p in _BAD_ENGLISH), text
     for text in ("both sentences", "all 3 sentences", "1 head", "2 heads", "10 of 12",
-                 "Head 1 has", "1 is"):
+                 "Head 1 has", "1 is", "4 coordinate products", "10 query rows"):
         assert not any(p.search(text) for p in _BAD_ENGLISH), text
 
 

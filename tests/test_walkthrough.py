@@ -159,9 +159,13 @@ def test_a_later_head_recaps_beside_head_one_in_half_a_minute(runs, values) -> N
 
 def test_full_heads_walks_every_head_through_every_step(runs) -> None:
     first, second = runs[False]["HeadWalkthrough1"], runs[True]["HeadWalkthrough2"]
-    assert [c["template"] for c in second["captions"]] == \
-        [c["template"] for c in first["captions"]]
-    assert [s["name"] for s in second["sections"]] == [s["name"] for s in first["sections"]]
+    # Head 1 opens the part on the model map; the walk itself is the same for head 2.
+    assert first["where"] and not second["where"]
+    walk = [c["template"] for c in first["captions"]
+            if not c["template"].startswith("Where we are")]
+    assert [c["template"] for c in second["captions"]] == walk
+    assert [s["name"] for s in second["sections"]] == \
+        [s["name"] for s in first["sections"] if s["name"] != "where we are"]
 
 
 def test_only_later_heads_read_the_option(runs) -> None:

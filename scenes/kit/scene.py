@@ -115,7 +115,8 @@ class LectureScene(Components, Scene):
         self.where = steps
         whole = model_map(self, lit=steps, size=20).move_to([0, 0.2, 0])
         named = [STEP_NAMES[step] for step in steps]
-        said = named[0] if len(named) == 1 else \
+        said = "the whole layer" if len(named) == len(STEP_NAMES) else named[0] \
+            if len(named) == 1 else \
             ", ".join(named[:-1]) + (" and " if len(named) == 2 else ", and ") + named[-1]
         self.say(f"Where we are in the model: {said}.", Fade(whole))
         self._section = "where we are"  # recorded with the map on screen
@@ -237,7 +238,7 @@ class LectureScene(Components, Scene):
             self._spoken_until = end
         self.add_subcaption(filled.text, duration=end - start, offset=start - float(self.time))
         self.captions.append(CaptionRecord(filled.text, start, end, list(filled.figures),
-                                           template, dict(keys), dict(words or {}),
+                                           filled.template, dict(keys), dict(filled.words),
                                            filled.spoken, speech))
 
     def _guard_silence(self, where: str) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from string import Formatter
 from typing import Any
 
@@ -51,6 +51,10 @@ class Filled:
     figures: tuple[tuple[str, str], ...]
     spans: tuple[tuple[int, int], ...]
     spoken: str = ""
+    template: str = ""
+    """The template with counted slots spelled out (``{n:head}`` as ``{n} {n__0}``)."""
+    words: Mapping[str, str] = field(default_factory=dict)
+    """The words it was filled with, those a count needed included (``n__0``: "heads")."""
 
 
 def _counted(template: str, values: RecordingValues,
@@ -140,7 +144,7 @@ def fill(template: str, values: RecordingValues, keys: Mapping[str, str],
         raise KeyError(f"template {template!r} has no slot for {', '.join(sorted(unused))}")
     spoken = spoken_text(template, {**words, **{slot: values.spoken(key)
                                                 for slot, key in keys.items()}})
-    return Filled("".join(parts), tuple(figures), tuple(spans), spoken)
+    return Filled("".join(parts), tuple(figures), tuple(spans), spoken, template, words)
 
 
 ELIDE_AFTER = 4
