@@ -280,8 +280,10 @@ class LectureScene(Components, Scene):
         self.next_section(name)
 
     def _record_section(self) -> None:
-        if self._section == "opening" and not self.mobjects:
-            return
+        if self._section == "opening" and not any(
+                _visible(part) for top in self.mobjects
+                for part in top.family_members_with_points()):
+            return  # nothing drawn yet (or the opening map has gone): no section to show
         frames = round(float(self.time) * config.frame_rate)
         record = SectionRecord(self._section, max(0, frames - 1))
         self._note_lowest()  # also what was added without an animation
