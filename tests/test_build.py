@@ -488,7 +488,9 @@ def test_rendering_speaks_without_a_network(tmp_path: Path) -> None:
                               "--out", str(tmp_path / "out")], capture_output=True, text=True,
                              check=False, env=env)
     assert process.returncode == 0, process.stderr[-2000:]
-    assert len(list((tmp_path / "empty-cache").rglob("*.wav"))) == 3
+    manifest = next(iter(manifests_of(tmp_path / "out").values()))
+    spoken = {caption["spoken"] for caption in manifest["captions"]}
+    assert len(list((tmp_path / "empty-cache").rglob("*.wav"))) == len(spoken) > 0
     sound = clip_sound(next((tmp_path / "out" / "video").glob("*.mp4")))
     assert sound is not None and sound[0] > 10
 
