@@ -50,6 +50,14 @@ def rerecord(out: Path, scene: str) -> None:
     deck["outputs"]["slides/index.html"] = file_digest(index)
     deck["clips"][f"video/{clip.name}"] = digest
     deck_path.write_text(json.dumps(deck), encoding="utf-8")
+    board_path = out / "records" / "storyboard.json"
+    if board_path.exists():  # the storyboard names the clips its frames came from
+        board = json.loads(board_path.read_text(encoding="utf-8"))
+        board["clips"][f"video/{clip.name}"] = digest
+        for frame in board["frames"].values():
+            if frame["clip"] == f"video/{clip.name}":
+                frame["sha256"] = digest
+        board_path.write_text(json.dumps(board), encoding="utf-8")
 
 
 def swap_clip(out: Path, source: str, target: str) -> None:

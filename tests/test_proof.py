@@ -18,9 +18,13 @@ from typing import Any
 
 import pytest
 
+from outline import lecture_order
 from render.closure import ROOT
 from tests import tamper
 from worksheet import DEFAULT_WORKSHEET, Worksheet, compute_values, load_worksheet
+
+SCENES = len(lecture_order(load_worksheet(DEFAULT_WORKSHEET).n_heads))
+"""Scenes of the default lecture: one per part's scene, a walkthrough per head."""
 
 LECTURE = str(Path(sys.executable).with_name("lecture"))
 ROW = re.compile(r"│ (\S+\.mp4)\s+│ (\d+)\s+│ (\d+)\s+│ (\d+)\s+│")
@@ -64,7 +68,7 @@ def test_the_storyboard_of_the_lesson_shows_every_scene_and_section_end(lesson: 
     page = (lesson / "storyboard.html").read_text(encoding="utf-8")
     in_order = [json.loads(p.read_text(encoding="utf-8"))["scene"]
                 for p in sorted((lesson / "video").glob("*.figures.json"))]
-    assert re.findall(r'data-scene="([^"]+)"', page) == in_order and len(in_order) == 18
+    assert re.findall(r'data-scene="([^"]+)"', page) == in_order and len(in_order) == SCENES
     images = sorted((lesson / "storyboard").glob("*.jpg"))
     assert len(images) == sum(len(m["sections"]) for m in shown.values())
     assert len(re.findall(r"<img ", page)) == len(images)
@@ -78,7 +82,7 @@ def test_every_figure_of_the_lesson_is_read_back_from_its_pixels(lesson: Path) -
     assert process.returncode == 0, process.stdout[-3000:]
     rows = frame_rows(process.stdout)
     shown = manifests(lesson)
-    assert len(rows) == len(shown) == 18
+    assert len(rows) == len(shown) == SCENES
     for scene, manifest in shown.items():
         placed = sum(len(s["figures"]) for s in manifest["sections"])
         clip = tamper.clip_of(lesson, scene).name
@@ -344,7 +348,7 @@ def test_editing_a_story_helper_rerenders_only_the_story_scenes(
 def test_editing_the_formatter_rerenders_everything(lesson: Path, code: Path) -> None:
     edit(code / "worksheet" / "formatting.py", 'MINUS = "\\u2212"', 'MINUS = "\\u2212"  # edited')
     result = plan(lesson, code=code)
-    assert set(result.values()) == {"would render"} and len(result) == 19
+    assert set(result.values()) == {"would render"} and len(result) == SCENES
 
 
 def test_editing_a_slide_template_rebuilds_only_the_deck(lesson: Path, code: Path) -> None:
