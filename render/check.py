@@ -173,8 +173,11 @@ def _spoken(values: Values, key: str) -> str:
         return "(no such value)"
 
 
-def _said_slots(template: str, spoken: str) -> list[tuple[str, str]] | None:
-    """Each ``(slot, words)`` of a spoken caption, found around its literal text."""
+def _said_slots(template: str, spoken: str,
+                words: dict[str, str] | None = None) -> list[tuple[str, str]] | None:
+    """Each ``(slot, words)`` of a spoken caption, found around its literal text (and
+    around its word slots, said as written, so two slots side by side stay apart)."""
+    words = words or {}
     items: list[tuple[str, str]] = []  # ("word", text), ("pause", ","), ("slot", name)
     for literal, slot, _, _ in Formatter().parse(template):
         for token in re.findall(r",|[^\s,]+", speakable(literal)):
@@ -190,7 +193,9 @@ def _said_slots(template: str, spoken: str) -> list[tuple[str, str]] | None:
     # it is what tells two neighbouring numbers apart.
     pieces, names = [], []
     for i, (kind, text) in enumerate(items):
-        if kind == "slot":
+        if kind == "slot" and text in words:
+            pieces.append(r"\s+".join(map(re.escape, words[text].split())))
+        elif kind == "slot":
             pieces.append(f"(?P<s{len(names)}>.+?)")
             names.append(text)
         elif kind == "word":
@@ -202,7 +207,9 @@ def _said_slots(template: str, spoken: str) -> list[tuple[str, str]] | None:
     match = re.fullmatch(r"\s*".join(pieces), spoken)
     if match is None:
         return None
-    return [(name, match[f"s{i}"].strip(" ,")) for i, name in enumerate(names)]
+    heard = dict((name, match[f"s{i}"].strip(" ,")) for i, name in enumerate(names))
+    return [(name, heard[name] if name in heard else words[name])
+            for _, name, _, _ in Formatter().parse(template) if name is not None]
 
 
 def _check_spoken(caption: dict[str, Any], values: Values, where: str,
@@ -217,7 +224,7 @@ def _check_spoken(caption: dict[str, Any], values: Values, where: str,
     # was heard in each slot around the template's literal words.
     found = [(name, _spoken(values, slots[name]) if name in slots else words.get(name, ""))
              for _, name, _, _ in Formatter().parse(caption["template"]) if name is not None] \
-        if said == expected else _said_slots(caption["template"], said)
+        if said == expected else _said_slots(caption["template"], said, words)
     wrong = 0
     for name, heard in found or []:
         if name not in slots:
