@@ -645,10 +645,12 @@ class MayaRecall(LectureScene):
                 mob.set_y(y)
         for header in heads:
             header.set_y(ys[0] + 0.6)
-        start = x = self.receiver.get_right()[0] + 1.8
         groups = list(zip(cells, [[heads[0]], [heads[1]], heads[2:4], [heads[4]]], strict=True))
         widths = [max(m.width for m in column + header) for column, header in groups]
-        gap = min(1.3, max(0.5, (6.75 - start - sum(widths)) / (len(widths) - 1)))
+        room = 6.75 - self.receiver.get_right()[0]  # wide rows: the arrows get less room
+        start = x = self.receiver.get_right()[0] + min(1.8, max(0.9, room - sum(widths)
+                                                               - 0.35 * (len(widths) - 1)))
+        gap = min(1.3, max(0.35, (6.75 - start - sum(widths)) / (len(widths) - 1)))
         for (column, header), width in zip(groups, widths, strict=True):
             for mob in column + header:
                 mob.set_x(x + mob.width / 2)
