@@ -18,6 +18,7 @@ from manim import (
     Create,
     FadeIn,
     FadeOut,
+    LaggedStart,
     Mobject,
     Rectangle,
     VGroup,
@@ -25,6 +26,7 @@ from manim import (
 )
 
 from scenes.kit import (
+    BAR_UNIT,
     INK,
     MUTED,
     SAFE_BOTTOM,
@@ -33,6 +35,7 @@ from scenes.kit import (
     fade_in,
     fade_out,
     fit,
+    grow,
     model_map,
     panel,
     shown_indices,
@@ -495,25 +498,31 @@ class OneWideHead(LectureScene):
                  fade_in(*lines[1:]), d="dims.d_head", e="dims.d_head")
 
     def weight_table(self, heading: Mobject) -> None:
-        """Source words, the wide head's single weight row, and each head's row."""
+        """Source words, each with the wide head's weight bar beside every head's: the bars
+        of a row are that source's weights, one scale for all."""
         count = len(self.tokens)
         row_h = min(0.44, 4.6 / count)
         size = min(24.0, row_h * 52)
         header_y = 2.35
         ys = [header_y - 0.55 - j * row_h for j in range(count)]
-        words = VGroup(*(self.word(t, size).move_to([0, y, 0], aligned_edge=RIGHT)
+        columns = [(self.label("wide head", 22), f"{self.s}.wide.weights", MUTED, INK)]
+        columns += [(self.head_label(h, 22), f"{self.s}.h{h}.weights", self.head_colour(h),
+                     self.head_colour(h)) for h in self.heads]
+        heaviest = max(float(w) for _, key, _, _ in columns for w in self.v.value(key))
+        unit = min(BAR_UNIT, 1.7 / max(heaviest, 1e-9))
+        words = VGroup(*(self.word(t, size).move_to([-0.3, y, 0], aligned_edge=RIGHT)
                          for t, y in zip(self.tokens, ys, strict=True)))
-        columns = [(self.label("wide head", 22), f"{self.s}.wide.weights", INK)]
-        columns += [(self.head_label(h, 22), f"{self.s}.h{h}.weights", self.head_colour(h))
-                    for h in self.heads]
         self.cells: list[list[Mobject]] = []
         table = VGroup(words)
         shown = []
-        for k, (header, key, colour) in enumerate(columns):
-            x = 1.4 + 1.9 * k
-            header.move_to([x, header_y, 0])
-            cells = [self.num(f"{key}[{j}]", size, colour).move_to([x, y, 0])
-                     for j, y in enumerate(ys)]
+        bars = [[self.weight_bar(f"{key}[{j}]", fill, size, row_h * 0.55, unit, ink)
+                 for j in range(count)] for _, key, fill, ink in columns]
+        pitch = max(bar.width for cells in bars for bar in cells) + 0.5
+        for k, ((header, *_), cells) in enumerate(zip(columns, bars, strict=True)):
+            left = pitch * k
+            for bar, y in zip(cells, ys, strict=True):
+                bar.shift([left - bar.get_left()[0], y - bar.bar.get_y(), 0])
+            header.move_to([left, header_y, 0], aligned_edge=LEFT)
             self.cells.append(cells)
             shown.append(VGroup(header, *cells))
             table.add(header, *cells)
@@ -529,11 +538,16 @@ class OneWideHead(LectureScene):
         table.shift(UP * (top - table.get_top()[1]))
         self.words = words
         self.table = table
-        self.say("Here are the final receiver's weights for every source.", fade_in(words))
+        self.say("Here are the final receiver's weights for every source, each drawn as a "
+                 "bar.", fade_in(words))
         self.say("The wide head has one row, and multiplies every value coordinate by it.",
-                 fade_in(shown[0]), self.point_at(shown[0]))
+                 fade_in(shown[0][0]), LaggedStart(*map(grow, self.cells[0]), lag_ratio=0.1),
+                 self.point_at(shown[0]))
         self.say("Each separate head has its own row, for its own coordinates.",
-                 fade_in(*shown[1:], note), self.point_at(*shown[1:]))
+                 fade_in(*(column[0] for column in shown[1:]), note),
+                 LaggedStart(*(grow(bar) for cells in self.cells[1:] for bar in cells),
+                             lag_ratio=0.05),
+                 self.point_at(*shown[1:]))
         self.play(self.unpoint())
 
     def compare(self) -> None:

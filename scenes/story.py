@@ -25,7 +25,17 @@ from manim import (
     Write,
 )
 
-from scenes.kit import INK, MUTED, LectureScene, fade_in, fade_out, fit, on_baseline, vector
+from scenes.kit import (
+    INK,
+    MUTED,
+    LectureScene,
+    fade_in,
+    fade_out,
+    fit,
+    grow,
+    on_baseline,
+    vector,
+)
 from scenes.kit.palette import FAINT
 
 ILLUSTRATION_SIZE = 30
@@ -349,10 +359,13 @@ class OneHeadTwoHeads(LectureScene):
                                          self.bound("{t}", 24, words={"t": second})],
                              h_buff=1.1, col_labels=[self.label("first", 20, MUTED),
                                                      self.label("second", 20, MUTED)])
-        caption = self.label("value rows", 20, MUTED).next_to(values, RIGHT, buff=0.4)
-        table = VGroup(values, caption).move_to(UP * 1.85)
+        caption = self.label("value rows", 20, MUTED).next_to(values, UP, buff=0.55)
+        table = VGroup(values, caption).move_to([-4.2, 1.75, 0])
         self.say("A separate toy with made-up numbers: two sources, “{s}” and “{t}”,",
                  Write(heading), FadeIn(table), words=names)
+        rows_y = [values.cells[r][0].get_y() for r in (0, 1)]
+        self.bar_left = values.get_right()[0] + 0.9
+        self.bar_top = values[-1].get_y()  # the column labels
         self.say("whose value rows have two coordinates each.", self.point_at(values.body))
 
         v = {f"v{r}{c}": f"toy.values[{r}][{c}]" for r in (0, 1) for c in (0, 1)}
@@ -364,8 +377,11 @@ class OneHeadTwoHeads(LectureScene):
                          a=w["a"], b=w["b"], **v)
         lines = VGroup(one)
         self.place(lines)
+        shared = self.bar_column(self.label("one head", 20, INK), "toy.weights[0]", MUTED,
+                                 INK, rows_y)
         self.say("One head with weights {a} and {b} mixes both coordinates with that same "
-                 "pair:", FadeIn(one), self.unpoint(), a=w["a"], b=w["b"])
+                 "pair:", FadeIn(one), fade_in(shared.header), *map(grow, shared.bars),
+                 self.unpoint(), a=w["a"], b=w["b"])
         result = [glyph for i in (6, 7) for glyph in one.figure_glyphs(i)]  # m0 and m1
         self.say("the result is [{m0}, {m1}].", self.point_at(*result),
                  m0="toy.one_head[0]", m1="toy.one_head[1]")
@@ -379,10 +395,16 @@ class OneHeadTwoHeads(LectureScene):
                           d=w["d"], v01=v["v01"], v11=v["v11"])]
         lines.add(*two)
         self.place(lines)
+        own = [self.bar_column(self.label(("first head", "second head")[k], 20,
+                                          self.head_colour(k + 1)), f"toy.weights[{k}]",
+                               self.head_colour(k + 1), self.head_colour(k + 1), rows_y)
+               for k in (0, 1)]
         self.say("Two heads can each keep a row of their own: the first gets {t0} from the "
-                 "first coordinate;", fade_in(two[0]), self.unpoint(), t0="toy.two_heads[0]")
+                 "first coordinate;", fade_in(two[0], own[0].header), *map(grow, own[0].bars),
+                 self.unpoint(), t0="toy.two_heads[0]")
         self.say("the second, with weights {c} and {d}, gets {t1} from the second.",
-                 fade_in(two[1]), t1="toy.two_heads[1]", c=w["c"], d=w["d"])
+                 fade_in(two[1], own[1].header), *map(grow, own[1].bars),
+                 self.point_at(*own[1].bars), t1="toy.two_heads[1]", c=w["c"], d=w["d"])
 
         self.section("required")
         needs = [self.bound("“{s}” weight needed for {x}:  {r}", 24, self.head_colour(k + 1),
@@ -404,12 +426,25 @@ class OneHeadTwoHeads(LectureScene):
         self.say("The toy shows what separate weighting buys; it does not prove that one head "
                  "always fails.", self.unpoint())
 
+    def bar_column(self, header: Mobject, key: str, fill: str, ink: str,
+                   rows_y: Sequence[float]) -> VGroup:
+        """A column of the toy's weight bars, one per source row, set right of the last
+        column drawn; attributes ``header`` and ``bars``."""
+        bars = [self.weight_bar(f"{key}[{r}]", fill, 22, 0.3, 1.8, ink) for r in (0, 1)]
+        for bar, y in zip(bars, rows_y, strict=True):
+            bar.shift([self.bar_left - bar.get_left()[0], y - bar.bar.get_y(), 0])
+        header.move_to([self.bar_left, self.bar_top, 0], aligned_edge=LEFT)
+        column = VGroup(header, *bars)
+        column.header, column.bars = header, bars
+        self.bar_left = column.get_right()[0] + 0.6
+        return column
+
     @staticmethod
     def place(lines: VGroup) -> None:
         """Stack the toy's lines under its table, left-aligned, within the frame."""
         lines.arrange(DOWN, buff=0.32, aligned_edge=LEFT)
-        fit(lines, 13.0, 3.9)
-        lines.move_to([0, 0.75 - lines.height / 2, 0])
+        fit(lines, 13.0, 3.0)
+        lines.move_to([0, 0.5 - lines.height / 2, 0])
 
 
 # ---------------------------------------------------------------------- the two readings

@@ -70,24 +70,30 @@ class TrainedComparison(LibraryScene):
         note = self.label("how well each predicts and how long each trains: measured by "
                           "training, not part of this worksheet", 22, MUTED)
         place(VGroup(shared, table, note).arrange(DOWN, buff=0.8))
-        self.say("These models were trained on short stories: vocabulary {v}, context {c}, "
-                 "width {w}.", LaggedStart(Fade(shared), self.point_at(shared),
-                                           *(Fade(row[0]) for row in rows), lag_ratio=0.5),
+        self.say("Trained on short stories: vocabulary {v}, context {c}, width {w}.",
+                 LaggedStart(Fade(shared), self.point_at(shared),
+                             *(Fade(row[0]) for row in rows), lag_ratio=0.5),
                  run_time=3.0, v="trained.vocab", c="trained.context", w="trained.width")
-        self.say("The fixed-window MLP has {m} parameters.", GrowFromEdge(rows[0][1][0], LEFT),
-                 Fade(rows[0][1][1]), self.point_at(rows[0][0], rows[0][1]),
-                 m="trained.mlp.params")
-        for h, row in zip(self.heads, rows[1:], strict=True):
-            self.say("Attention with {h:head}: {p}.", GrowFromEdge(row[1][0], LEFT),
-                     Fade(row[1][1]), self.point_at(row[0], row[1]),
-                     h=f"trained.heads{h}.heads", p=f"trained.heads{h}.params")
+        grows = [AnimationGroup(GrowFromEdge(row[1][0], LEFT), Fade(row[1][1])) for row in rows]
+        counts = {self.v.value(f"trained.heads{h}.params") for h in self.heads}
+        if len(counts) == 1:  # one width: the head count does not change the size
+            self.say("The MLP has {m} parameters; attention, with {h:head} or {k}, has {p}.",
+                     LaggedStart(*grows, lag_ratio=0.6), self.point_at(*(r[1] for r in rows)),
+                     m="trained.mlp.params", h=f"trained.heads{self.heads[0]}.heads",
+                     k=f"trained.heads{self.heads[-1]}.heads",
+                     p=f"trained.heads{self.heads[0]}.params")
+        else:
+            self.say("The fixed-window MLP has {m} parameters.", grows[0],
+                     self.point_at(rows[0][0], rows[0][1]), m="trained.mlp.params")
+            for h, row, grown in zip(self.heads, rows[1:], grows[1:], strict=True):
+                self.say("Attention with {h:head}: {p}.", grown, self.point_at(row[0], row[1]),
+                         h=f"trained.heads{h}.heads", p=f"trained.heads{h}.params")
         mlp_first = AnimationGroup(Fade(rows[0][2]), self.point_at(rows[0][2]))
         attention_first = AnimationGroup(Fade(VGroup(*(row[2] for row in rows[1:]))),
                                          self.point_at(*(row[2] for row in rows[1:])))
-        self.say("The MLP's first matrix, {m}, reads the whole window; the attention models' "
-                 "reads one row, {a}.", LaggedStart(mlp_first, attention_first, lag_ratio=1.0),
-                 run_time=7.0, m="trained.mlp.W_hidden",
+        self.say("The MLP's first matrix, {m}, reads the whole window; attention's, {a}, one "
+                 "token.", LaggedStart(mlp_first, attention_first, lag_ratio=1.0),
+                 run_time=6.0, m="trained.mlp.W_hidden",
                  a=f"trained.heads{self.heads[0]}.W_hidden")
-        self.say("How well each predicts, and how fast it trains, comes from training: not "
-                 "part of this worksheet.", Fade(note),
-                 self.point_at(note))
+        self.say("How well each predicts is measured in training: not part of this worksheet.",
+                 Fade(note), self.point_at(note))

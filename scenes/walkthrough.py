@@ -20,12 +20,10 @@ from manim import (
     RIGHT,
     AnimationGroup,
     Create,
-    GrowFromEdge,
     LaggedStart,
     Line,
     Mobject,
     MoveToTarget,
-    Rectangle,
     Transform,
     VGroup,
     Write,
@@ -38,6 +36,7 @@ from scenes.kit import (
     current_lesson,
     fade_in,
     fade_out,
+    grow,
     shown_indices,
     vector,
 )
@@ -54,8 +53,6 @@ FOOT_Y = -2.42
 GAP = 0.5
 LEAST_SIZE = 15.5
 """The smallest font size a header may shrink to (figures stay legible at 480p from 15)."""
-BAR_MAX = 2.2
-"""Length of a bar of weight one (frame units, before the table's scale)."""
 
 
 def full_heads_requested() -> bool:
@@ -207,7 +204,7 @@ class HeadWalkthrough(LectureScene):
         self.followers["weight"] = [one]
         self.say("Each exponential divided by {t} is a weight, drawn as a bar.",
                  fade_in(bars.header), self.point_at(self.total),
-                 LaggedStart(*(_grow(cell) for cell in bars.cells), lag_ratio=0.15,
+                 LaggedStart(*(grow(cell) for cell in bars.cells), lag_ratio=0.15,
                              run_time=3.0), t=f"{self.p}.denominator")
         self.say("The weights sum to {one}.", fade_in(one), self.point_at(*bars.cells, one),
                  one=f"{self.p}.weights_sum")
@@ -303,11 +300,11 @@ class HeadWalkthrough(LectureScene):
         heading.set_color(self.colour)
         self.say("Head {h} takes the same steps as head {g}, with its own queries, keys and "
                  "values.", Write(heading), fade_in(words, first.header, mine.header),
-                 LaggedStart(*(_grow(cell) for cell in first.cells), lag_ratio=0.1,
+                 LaggedStart(*(grow(cell) for cell in first.cells), lag_ratio=0.1,
                              run_time=2.5), h=self.h_key, g="dims.head_numbers[0]")
         top = self.v.value(f"{self.p}.top_source")
         self.say("Its weights grow beside head {g}'s: “{w}” gets {x}.",
-                 LaggedStart(*(_grow(cell) for cell in mine.cells), lag_ratio=0.1,
+                 LaggedStart(*(grow(cell) for cell in mine.cells), lag_ratio=0.1,
                              run_time=2.5), self.point_at(words.cells[top], mine.cells[top]),
                  g="dims.head_numbers[0]", words={"w": self.tokens[top]},
                  x=f"{self.p}.weights[{top}]")
@@ -396,14 +393,7 @@ class HeadWalkthrough(LectureScene):
 
     def bar(self, prefix: str, j: int, colour: str, size: float) -> VGroup:
         """A bar as long as weight ``j`` of ``prefix``, its number after it."""
-        weight = float(self.v.value(f"{prefix}.weights[{j}]"))
-        bar = Rectangle(width=max(0.02, BAR_MAX * weight), height=self.row_h * 0.55,
-                        fill_color=colour, fill_opacity=1.0, stroke_width=0)
-        number = self.num(f"{prefix}.weights[{j}]", size)
-        number.next_to(bar, RIGHT, buff=0.12)
-        group = VGroup(bar, number)
-        group.bar, group.number = bar, number
-        return group
+        return self.weight_bar(f"{prefix}.weights[{j}]", colour, size, self.row_h * 0.55)
 
     def terms(self, j: int) -> tuple[str, dict[str, str]]:
         """``{q0}×{k0} + {q1}×{k1} …`` for row ``j``, elided as long rows are."""
@@ -483,9 +473,6 @@ class HeadWalkthrough(LectureScene):
                 if step:
                     self.play(*step, run_time=run_time)
 
-def _grow(cell: VGroup) -> AnimationGroup:
-    """A weight bar growing from zero, its number appearing."""
-    return AnimationGroup(GrowFromEdge(cell.bar, LEFT), fade_in(cell.number))
 
 
 def _generate() -> None:

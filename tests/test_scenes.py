@@ -363,3 +363,68 @@ def test_each_part_opens_on_the_model_map_with_its_steps_lit(shown, label: str,
         assert manifest["where"] == [] and steps == ("heads",)
     else:
         assert manifest["where"] == (list(steps) if first else [])
+
+
+@pytest.fixture(scope="session")
+def numpy_values() -> dict[str, Any]:
+    """Every value, recomputed in plain numpy float64 from each worksheet's document."""
+    import json
+
+    from tests import reference
+
+    return {label: reference.values(json.loads(json.dumps(dict(load_worksheet(path).document))))
+            for label, path in WORKSHEETS.items()}
+
+
+def _numpy_at(numpy: dict[str, Any], key: str) -> float:
+    from worksheet import parse_key
+
+    base, index = parse_key(key)
+    return float(np.asarray(numpy[base], dtype=float)[index] if index else numpy[base])
+
+
+@pytest.mark.parametrize(("label", "name"), CASES)
+def test_every_weight_bar_is_as_long_as_its_weight(shown, numpy_values, label: str,
+                                                   name: str) -> None:
+    """A bar's length, read at the scale its picture has on screen, is the weight numpy
+    recomputes (or the shortest bar, for a weight too small to see)."""
+    for section in _result(shown, label, name)["manifest"]["sections"]:
+        for bar in section["bars"]:
+            weight = _numpy_at(numpy_values[label], bar["key"])
+            assert bar["drawn"] == pytest.approx(max(weight, bar["floor"]), abs=2e-6), \
+                (section["name"], bar)
+
+
+def _bars(manifest: dict[str, Any], section: str) -> set[tuple[str, str]]:
+    """``(key, colour)`` of the weight bars on screen at the end of ``section``."""
+    return {(b["key"], b["colour"]) for s in manifest["sections"] if s["name"] == section
+            for b in s["bars"]}
+
+
+@pytest.mark.parametrize(("label", "name"),
+                         [(label, "OneWideHead") for label in WORKSHEETS])
+def test_the_wide_head_and_each_head_give_every_source_a_bar_side_by_side(
+        shown, label: str, name: str) -> None:
+    from scenes.kit import HEAD_COLOURS
+
+    ws = load_worksheet(WORKSHEETS[label])
+    bars = _bars(_result(shown, label, name)["manifest"], "compare")
+    s, count = ws.walkthrough, len(ws.sentences[ws.walkthrough])
+    wide = {key for key, colour in bars if ".wide." in key and colour not in HEAD_COLOURS}
+    assert wide == {f"{s}.wide.weights[{j}]" for j in range(count)}
+    heads = bars - {(key, colour) for key, colour in bars if key in wide}
+    assert heads == {(f"{s}.h{h}.weights[{j}]", HEAD_COLOURS[h - 1])
+                     for h in range(1, ws.n_heads + 1) for j in range(count)}
+
+
+@pytest.mark.parametrize(("label", "name"), [("default", "OneHeadTwoHeads")])
+def test_the_toy_draws_the_shared_row_and_each_heads_row_as_bars(shown, label: str,
+                                                                 name: str) -> None:
+    from scenes.kit import HEAD_COLOURS, MUTED
+
+    manifest = _result(shown, label, name)["manifest"]
+    shared = {("toy.weights[0][0]", MUTED), ("toy.weights[0][1]", MUTED)}
+    assert _bars(manifest, "one mixture") == shared
+    assert _bars(manifest, "two mixtures") == shared | {
+        (f"toy.weights[{head}][{source}]", HEAD_COLOURS[head])
+        for head in (0, 1) for source in (0, 1)}

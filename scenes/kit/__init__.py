@@ -21,8 +21,10 @@ from scenes.kit.components import (
     CodeLine,
     Components,
     Cued,
+    WeightBar,
     code,
     cued,
+    grow,
     model_map,
     panel,
     weight_cell,
@@ -30,6 +32,7 @@ from scenes.kit.components import (
 )
 from scenes.kit.fade import Fade, fade_in, fade_out
 from scenes.kit.layout import (
+    BAR_UNIT,
     FONT,
     LONGEST_STILL,
     MONO,
@@ -66,6 +69,7 @@ from scenes.kit.text import (
 )
 
 __all__ = [
+    "BAR_UNIT",
     "BREATH",
     "CODE_LITERALS",
     "ELIDE_AFTER",
@@ -90,6 +94,7 @@ __all__ = [
     "LectureScene",
     "RecordingValues",
     "RecordingWorksheet",
+    "WeightBar",
     "Word",
     "baseline",
     "code",
@@ -100,6 +105,7 @@ __all__ = [
     "fade_out",
     "fill",
     "fit",
+    "grow",
     "joined",
     "lesson_voice",
     "lesson_words",

@@ -9,12 +9,16 @@ from typing import Any
 
 from manim import (
     DOWN,
+    LEFT,
     RIGHT,
     UP,
     Animation,
+    AnimationGroup,
     Arrow,
     Group,
+    GrowFromEdge,
     Mobject,
+    Rectangle,
     Scene,
     SurroundingRectangle,
     Text,
@@ -25,7 +29,9 @@ from manim import (
 from manim.animation.animation import prepare_animation
 
 from outline import STEPS
+from scenes.kit.fade import fade_in
 from scenes.kit.layout import (
+    BAR_UNIT,
     CAPTION_WORDS_PER_SECOND,
     MIN_CAPTION_SECONDS,
     MONO,
@@ -126,6 +132,43 @@ class Components:
 
     def highlight(self, mob: Mobject, colour: str) -> SurroundingRectangle:
         return SurroundingRectangle(mob, color=colour, buff=0.06, stroke_width=3)
+
+    def weight_bar(self, key: str, colour: str, size: float = NUMBER_SIZE,
+                   height: float = 0.24, unit: float = BAR_UNIT,
+                   text_colour: str | None = None) -> WeightBar:
+        """A bar as long as the weight ``key`` (``unit`` long at weight one), its number
+        after it; :func:`grow` draws it."""
+        bar = WeightBar(key, float(self.v.value(key)), self.num(key, size, text_colour or colour),
+                        colour, height, unit)
+        self._weight_bars.append(bar)  # recorded at section ends while its bar is drawn
+        return bar
+
+
+class WeightBar(VGroup):
+    """A weight as a bar, its number after it: attributes ``key``, ``weight``, ``bar`` and
+    ``number``. Section ends record the weight each bar on screen draws (:meth:`drawn`)."""
+
+    LEAST = 0.02
+    """The shortest bar drawn, so a weight near zero still shows where its bar starts."""
+
+    def __init__(self, key: str, weight: float, number: Mobject, colour: str, height: float,
+                 unit: float) -> None:
+        bar = Rectangle(width=max(self.LEAST, unit * weight), height=height,
+                        fill_color=colour, fill_opacity=1.0, stroke_width=0)
+        number.next_to(bar, RIGHT, buff=0.12)
+        super().__init__(bar, number)
+        self.key, self.weight, self.bar, self.number = key, weight, bar, number
+        self._unit, self._height = unit, height
+
+    @property
+    def floor(self) -> float:
+        """The weight the shortest bar shows: a smaller weight is drawn this long."""
+        return round(self.LEAST / self._unit, 6)
+
+    def drawn(self) -> float:
+        """The weight the bar's length shows, at whatever scale the picture now has (its
+        height, which no weight changes, gives the scale)."""
+        return self.bar.width * self._height / (self.bar.height * self._unit)
 
 
 def _brackets(body: Mobject, pad: float = 0.12, arm: float = 0.12) -> VGroup:
@@ -280,6 +323,11 @@ def model_map(scene: Any, lit: str | Iterable[str] = (),
     return group
 
 
+def grow(bar: WeightBar) -> Animation:
+    """A :meth:`Components.weight_bar` growing from zero, its number appearing."""
+    return AnimationGroup(GrowFromEdge(bar.bar, LEFT), fade_in(bar.number))
+
+
 def weight_opacity(weight: float) -> float:
     """Fill opacity of a cell shaded by an attention weight (zero: nearly clear; one: full)."""
     return 0.06 + 0.94 * max(0.0, min(1.0, weight))
@@ -289,8 +337,6 @@ def weight_cell(colour: str, weight: float, width: float,
                 height: float) -> tuple[VMobject, str]:
     """A cell shaded by ``weight`` in a head's ``colour``, and the text colour that reads on
     it (white or black, whichever contrasts more with the blended fill)."""
-    from manim import Rectangle
-
     from scenes.kit.palette import ink_on
 
     opacity = weight_opacity(weight)

@@ -27,6 +27,10 @@ SAFE_BOTTOM = -config.frame_height / 2 + 0.15 * config.frame_height
 """Nothing is drawn below this line: the bottom 15% is where a player puts subtitles."""
 
 
+BAR_UNIT = 2.2
+"""Length of a weight bar at weight one (frame units, before a table's scale)."""
+
+
 LONGEST_STILL = 8.0
 """The longest stretch, in seconds, in which nothing on screen moves."""
 

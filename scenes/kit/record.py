@@ -62,6 +62,9 @@ class SectionRecord:
     frame: int = 0
     """Index of the section's last video frame (counted from zero)."""
     texts: list[TextRecord] = field(default_factory=list)
+    bars: list[dict[str, Any]] = field(default_factory=list)
+    """Weight bars on screen: ``{"key", "drawn", "floor", "colour"}``: the weight the bar's
+    length shows, and the least weight any bar shows (a shorter one would vanish)."""
 
     @property
     def figures(self) -> list[tuple[str, str]]:

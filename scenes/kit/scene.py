@@ -31,7 +31,7 @@ from manim.animation.animation import Wait, prepare_animation
 from manim.utils.family import extract_mobject_family_members
 
 from outline import STEP_NAMES, check_limits, lecture_order
-from scenes.kit.components import Components, model_map
+from scenes.kit.components import Components, WeightBar, model_map
 from scenes.kit.fade import Fade
 from scenes.kit.layout import (
     CAPTION_WORDS_PER_SECOND,
@@ -85,6 +85,7 @@ class LectureScene(Components, Scene):
         self._spoken_until = 0.0  # when the last sentence ended
         self._section = "opening"
         self._texts: dict[tuple[Any, ...], Mobject] = {}
+        self._weight_bars: list[WeightBar] = []
         self._pointer: Mobject | None = None
         self._heading: Mobject | None = None
         self.moves: list[tuple[float, float]] = []
@@ -321,6 +322,12 @@ class LectureScene(Components, Scene):
                                                (float(left), float(bottom), float(right),
                                                 float(top_edge)), float(mob.font_size),
                                                pixels, colours, behind, painted))
+        # A bar may be drawn as a whole or its rectangle alone (grown on its own).
+        made = [m for top in self.mobjects for m in top.get_family()
+                if isinstance(m, WeightBar)] + self._weight_bars
+        bars = {id(m): m for m in made if id(m.bar) in order and _visible(m.bar)}
+        record.bars = [{"key": m.key, "drawn": round(float(m.drawn()), 6), "floor": m.floor,
+                        "colour": _hex(m.bar.get_fill_color())} for m in bars.values()]
         self.sections.append(record)
 
     def tear_down(self) -> None:
@@ -351,7 +358,8 @@ class LectureScene(Components, Scene):
             "frame_size": [config.pixel_width, config.pixel_height],
             "sections": [{"name": s.name, "frame": s.frame,
                           "figures": [{"key": key, "text": text, "box": list(box)}
-                                      for key, text, box in s.placed]}
+                                      for key, text, box in s.placed],
+                          "bars": s.bars}
                          for s in self.sections],
             "narration": {"engine": self.voice.engine, "voice": self.voice.id},
             "captions": [{"index": i, "start": round(c.start, 3), "end": round(c.end, 3),
