@@ -77,9 +77,12 @@ class TrainedComparison(LibraryScene):
         grows = [AnimationGroup(GrowFromEdge(row[1][0], LEFT), Fade(row[1][1])) for row in rows]
         counts = {self.v.value(f"trained.heads{h}.params") for h in self.heads}
         if len(counts) == 1:  # one width: the head count does not change the size
-            self.say("The MLP has {m} parameters; attention, with {h:head} or {k}, has {p}.",
-                     LaggedStart(*grows, lag_ratio=0.6), self.point_at(*(r[1] for r in rows)),
-                     m="trained.mlp.params", h=f"trained.heads{self.heads[0]}.heads",
+            self.say("The MLP has {m} parameters;", grows[0],
+                     self.point_at(rows[0][0], rows[0][1]), m="trained.mlp.params")
+            self.say("attention, with {h:head} or {k}, has {p}.",
+                     LaggedStart(*grows[1:], lag_ratio=0.6),
+                     self.point_at(*(r[1] for r in rows[1:])),
+                     h=f"trained.heads{self.heads[0]}.heads",
                      k=f"trained.heads{self.heads[-1]}.heads",
                      p=f"trained.heads{self.heads[0]}.params")
         else:
