@@ -47,12 +47,22 @@ def _run(entry: SceneEntry, worksheet: str) -> dict[str, Any]:
                          for s in scene.sections]}
 
 
+_DONE: dict[tuple[SceneEntry, str, bool], dict[str, Any]] = {}
+"""Dry runs already made in this test session: a run depends only on the scene, the
+worksheet and the full-heads option, so the test files share them."""
+
+
 def run_scenes(jobs: list[tuple[SceneEntry, Path]],
                workers: int = 2) -> dict[tuple[str, str], dict[str, Any]]:
     """Dry-run each (scene, worksheet) pair; results by (worksheet path, scene name)."""
-    context = multiprocessing.get_context("spawn")  # a fresh interpreter, no forked torch
-    with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
-        results = pool.map(_run, [entry for entry, _ in jobs],
-                           [str(path) for _, path in jobs])
-        return {(str(path), result["scene"]): result
-                for (_, path), result in zip(jobs, results, strict=True)}
+    option = os.environ.get("LECTURE_FULL_HEADS", "").strip().lower() in ("1", "true", "yes",
+                                                                          "on")
+    keys = [(entry, str(path), option) for entry, path in jobs]
+    missing = list(dict.fromkeys(key for key in keys if key not in _DONE))
+    if missing:
+        context = multiprocessing.get_context("spawn")  # a fresh interpreter, no forked torch
+        with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+            made = pool.map(_run, [entry for entry, _, _ in missing],
+                            [path for _, path, _ in missing])
+            _DONE.update(zip(missing, made, strict=True))
+    return {(path, entry.name): _DONE[(entry, path, option)] for entry, path, _ in keys}

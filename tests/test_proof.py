@@ -39,9 +39,11 @@ def lecture(*args: str | Path, cwd: Path | None = None,
 
 @pytest.fixture(scope="module")
 def lesson(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The whole lesson, built at -ql from the default worksheet."""
+    """The whole lesson, built at -ql from the default worksheet, silent (the narrated
+    build is proven on a few scenes in test_build; speaking the whole lesson would double
+    the suite's time, and what the check reads from pixels does not depend on it)."""
     out = tmp_path_factory.mktemp("lesson")
-    process = lecture("build", "--out", out, "-j", "2")
+    process = lecture("build", "--out", out, "-j", "2", "--narration", "none")
     assert process.returncode == 0, process.stderr[-3000:]
     return out
 
@@ -87,9 +89,8 @@ def test_every_figure_of_the_lesson_is_read_back_from_its_pixels(lesson: Path) -
     for scene, manifest in shown.items():
         placed = sum(len(s["figures"]) for s in manifest["sections"])
         clip = tamper.clip_of(lesson, scene).name
-        assert rows[clip] == (placed, placed, placed), clip
+        assert placed > 0 and rows[clip] == (placed, placed, placed), clip
     total = sum(figures for figures, _, _ in rows.values())
-    assert total > 2000
     assert f"{total} figures read from pixels" in process.stdout
 
 
@@ -232,11 +233,11 @@ def test_every_spoken_number_is_found_in_its_slot_and_parses_back(lesson: Path) 
 
 
 def plan(out: Path, *args: str | Path, code: Path | None = None) -> dict[str, str]:
-    """``scene: status`` of ``lecture build --dry-run`` (run from another code tree when
-    ``code`` is given)."""
+    """``scene: status`` of ``lecture build --dry-run`` for the silent lesson (run from
+    another code tree when ``code`` is given)."""
     env = None if code is None else {**os.environ, "PYTHONPATH": str(code)}
     command = [sys.executable, "-c", "from render.cli import main; main()", "build",
-               "--dry-run", "--out", str(out), *map(str, args)]
+               "--dry-run", "--narration", "none", "--out", str(out), *map(str, args)]
     process = subprocess.run(command, capture_output=True, text=True, check=False, env=env,
                              cwd=code, stdin=subprocess.DEVNULL)
     assert process.returncode == 0, process.stderr[-2000:]
