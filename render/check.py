@@ -438,6 +438,8 @@ def _check_manifest(path: Path, manifest: dict[str, Any], values: Values,
     for section in manifest.get("sections", []):
         _compare(section.get("figures", []), values, report, "screen figures",
                  f"{where} section “{section['name']}”")
+        _check_bars(section.get("bars", []), values, report,
+                    f"{where} section “{section['name']}”")
     srt_path = path.with_name(path.name.replace(".figures.json", ".srt"))
     srt = read_srt(srt_path) if srt_path.is_file() else {}
     captions = manifest.get("captions", [])
@@ -458,6 +460,29 @@ def _check_manifest(path: Path, manifest: dict[str, Any], values: Values,
         report.count("srt captions")
         if shown_text is not None and shown_text != expected_text:
             _locate(shown_text, expected_text, caption, srt_path.name, report)
+
+
+BAR_TOLERANCE = 1e-5
+"""How far a bar's recorded length (in weight units, rounded to six places) may be from
+its fresh weight."""
+
+
+def _check_bars(bars: list[dict[str, Any]], values: Values, report: CheckReport,
+                where: str) -> None:
+    """Each weight bar on screen is as long as its freshly computed weight (or the shortest
+    bar drawn, for a weight too small to see)."""
+    for bar in bars:
+        report.count("weight bars")
+        try:
+            weight = float(values.value(bar["key"]))
+        except (KeyError, TypeError, ValueError):
+            report.mismatches.append(Mismatch(str(bar.get("key")), "a bar", "no such value",
+                                              where))
+            continue
+        expected = max(weight, float(bar.get("floor", 0.0)))
+        if abs(float(bar.get("drawn", -1.0)) - expected) > BAR_TOLERANCE:
+            report.mismatches.append(Mismatch(bar["key"], f"a bar of {bar.get('drawn')}",
+                                              f"a bar of {expected:.6f}", where))
 
 
 def _locate(shown: str, expected: str, caption: dict[str, Any], where: str,

@@ -188,6 +188,26 @@ def test_a_file_no_record_names_fails_as_unexpected(spoiled: Path) -> None:
     assert "video/99-Extra.mp4: unexpected" in failure(spoiled)
 
 
+def test_a_bar_drawn_at_another_length_fails_naming_its_key(spoiled: Path) -> None:
+    """The manifests record the weight each bar on screen draws; the check compares it
+    with a fresh computation, as it does the figures."""
+    path = next((spoiled / "video").glob("*-OneWideHead.figures.json"))
+    manifest = json.loads(path.read_text(encoding="utf-8"))
+    section = next(s for s in manifest["sections"] if s["bars"])
+    bar = section["bars"][1]
+    bar["drawn"] = round(bar["drawn"] + 0.05, 6)
+    path.write_text(json.dumps(manifest), encoding="utf-8")
+    tamper.rerecord_file(spoiled, "OneWideHead", path)
+    stdout = failure(spoiled)
+    assert bar["key"] in stdout and section["name"] in stdout, stdout[-2000:]
+
+
+def test_the_lessons_bars_are_checked(lesson: Path) -> None:
+    process = lecture("check", "--out", lesson)
+    bars = sum(len(s["bars"]) for m in manifests(lesson).values() for s in m["sections"])
+    assert bars > 0 and f"{bars} weight bars" in process.stdout, process.stdout[-2000:]
+
+
 def test_a_deck_caption_that_differs_from_the_recomputation_fails(spoiled: Path) -> None:
     index = spoiled / "slides" / "index.html"
     html = index.read_text(encoding="utf-8")
