@@ -18,8 +18,9 @@ import pytest
 from worksheet import DEFAULT_WORKSHEET, Style, compute_values, load_worksheet
 
 LECTURE = str(Path(sys.executable).with_name("lecture"))
-# Two scenes that do not depend on W_O and two that do.
-SCENES = ["RiverBankPrompt", "HeadWalkthrough2", "ConcatOutputResidual", "PyTorchLayer"]
+# Two short scenes that do not depend on W_O and a short one that does (the prediction
+# reads the row W_O updates): every test that edits W_O re-renders it, narrated.
+SCENES = ["RiverBankPrompt", "HeadWalkthrough2", "PredictionMLP"]
 
 
 def lecture(*args: str | Path, check: bool = False) -> subprocess.CompletedProcess[str]:
@@ -514,7 +515,7 @@ def test_a_rebuild_synthesises_only_the_sentences_that_changed(built: Path,
     said_before = {c["spoken"] for m in before.values() for c in m["captions"]}
     said_after = {c["spoken"] for m in manifests_of(out).values() for c in m["captions"]}
     new = said_after - said_before
-    assert new  # the W_O edit changes what ConcatOutputResidual says
+    assert new  # the W_O edit changes what PredictionMLP says
     assert len(list(cache.rglob("*.wav"))) == len(said_before) + len(new)
 
 
