@@ -140,7 +140,7 @@ def combine(book: Book) -> list[Stack]:
                 [[f"{s}.E[{last}][{c}]", f"{s}.delta[{last}][{c}]",
                   f"{s}.E_prime[{last}][{c}]"] for c in range(book.width)], "neutral",
                 "For every feature three bars: the receiver's row, its update and their "
-                "sum"),),
+                "sum", names=((Text("e"),), (Text("Δe"),), (Text("e′"),))),),
         )),
         Formula(RESIDUAL, fragment=3),
         Para(book.say("Every token gets its own updated row: {e} is {shape}.", e=Math("E'"),
@@ -286,7 +286,7 @@ def grids(book: Book) -> list[Stack]:
                    ("shapes.Q", "Td", (Text("Q"), book.head(head)), head)],
             [(Text("times"),), (Text("gives"),)],
             "Every token row times one head's query matrix: a block of queries in the "
-            "head's colour, one row per token", size="short"))
+            "head's colour, one row per token", size="strip"))
 
     switch, switcher = book.switch(projected, heads=True)
     section.add("project", "Project every row with the same head matrix", [switch], [
@@ -380,7 +380,7 @@ def grids(book: Book) -> list[Stack]:
             [*([None] * (book.ws.n_heads - 1)), (Text("concat"),),
              (Text("times "), Text("W"), pictures.Sub("O")), (Text("plus E"),)],
             "Each head's message block, joined side by side, mapped by the output "
-            "projection and added to the input rows", size="short"),
+            "projection and added to the input rows", size="strip"),
         Code((
             book.say("H = [head(E, W_Q[h], W_K[h], W_V[h]) for h in heads]"),
             (*book.say("joined = concat(H)             # "), book.n("shapes.joined")),

@@ -14,7 +14,19 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from outline import STEPS
-from slides.context import Glyph, Label, Line, Num, Path, Picture, Rect, Shape, Sub, Text
+from slides.context import (
+    Glyph,
+    Label,
+    Line,
+    Num,
+    Path,
+    Picture,
+    Rect,
+    Shape,
+    Sub,
+    Text,
+    Word,
+)
 from slides.lesson.kit import Book
 
 __all__ = [
@@ -147,7 +159,7 @@ def arcs(book: Book, sentence: str, lanes: Sequence[tuple[str, int | None, tuple
     left, right = 150.0, 40.0
     step = (width - left - right) / max(book.length - 1, 1)
     x = [left + j * step for j in range(book.length)]
-    lane = 150.0
+    lane = 150.0 if len(lanes) == 1 else 108.0
     top = 20.0
     shapes: list[Shape] = []
     for i, (prefix, head, name) in enumerate(lanes):
@@ -257,11 +269,12 @@ def paired_bars(book: Book, sentence: str, rows: Sequence[tuple[str, str, tuple[
 
 def signed_bars(book: Book, labels: Sequence[tuple[Glyph, ...]],
                 groups: Sequence[Sequence[str]], tone: str, description: str,
-                size: str = "panel",
+                size: str = "panel", names: Sequence[tuple[Glyph, ...]] = (),
                 fragments: Sequence[int | None] = ()) -> Picture:
     """Bars that may be negative, around a zero line: one row per label, one bar per key
-    of its group (coordinates). Negative bars take the ``negative`` tone and grow to the
-    left; one scale for the picture, set so the bars span :data:`_SPAN` at most."""
+    of its group (coordinates, or the ``names`` written beside each bar). Negative bars
+    take the ``negative`` tone and grow to the left; one scale for the picture, set so the
+    bars span :data:`_SPAN` at most."""
     drawn = [float(book.value(k)) for group in groups for k in group]
     low, high = -min(min(drawn, default=0.0), 0.0), max(max(drawn, default=0.0), 0.0)
     scale = _SPAN / max(low + high, 1e-12)
@@ -269,7 +282,7 @@ def signed_bars(book: Book, labels: Sequence[tuple[Glyph, ...]],
     bar = 18.0 if count == 1 else 14.0
     row = bar * count + 10
     left = 170.0
-    zero = left + (70.0 if low else 10.0) + low * scale
+    zero = left + (70.0 if low else 10.0) + (50.0 if names else 0.0) + low * scale
     top = 12.0
     shapes: list[Shape] = []
     for i, (label, group) in enumerate(zip(labels, groups, strict=True)):
@@ -281,6 +294,9 @@ def signed_bars(book: Book, labels: Sequence[tuple[Glyph, ...]],
             value = float(book.value(key))
             length = _r(abs(value) * scale)
             x = zero if value >= 0 else _r(zero - length)
+            if names:
+                shapes.append(_label(left + 8, y + c * bar + bar - 4, *names[c], size=_SMALL,
+                                     tone="muted", fragment=fragment))
             shapes.append(Rect(_r(x), _r(y + c * bar), length, bar - 3,
                                tone if value >= 0 else "negative", role="bar", draws=key,
                                fragment=fragment))
@@ -437,11 +453,12 @@ def _block(book: Book, shape: Sequence[int], axes: str, x: float, y: float,
                     elif axes.endswith("d") and head is not None:
                         tone = head_tone(head)
                     else:
-                        tone = "neutral-fill"
+                        tone = "neutral"
                     future = masked and axes.endswith("TS") and c > r
+                    shade = (1.0 if b == 0 else 0.55) * (0.6 if tone == "neutral" else 1.0)
                     shapes.append(Rect(_r(gx + c * cell), _r(by + r * cell), cell, cell,
                                        "masked" if future else tone, "paper", 1.0,
-                                       opacity=1.0 if b == 0 else 0.55, role="block"))
+                                       opacity=_r(shade), role="block"))
     width = groups_width + (depth - 1) * offset
     height = rows * cell + (depth - 1) * offset
     return shapes, width, height
@@ -574,7 +591,8 @@ def output_projection(book: Book, sentence: str, description: str, joined: bool 
         if i % d_head == 0:
             shapes.append(Rect(left - 14, _r(y), 8, d_head * cell_h, tone, role="block"))
             shapes.append(_label(left - (175 if joined else 22), y + d_head * cell_h / 2 + 6,
-                                 *(_w_o() if not joined else ()), book.head(h),
+                                 *(_w_o() if not joined else ()),
+                                 Word(book.ws.lesson.head_names[h - 1], sup=not joined),
                                  anchor="end", bold=True, size=_SMALL))
         if joined:
             shapes.append(Rect(left - 160, _r(y + 2), 80, cell_h - 4, tone, opacity=0.35,
