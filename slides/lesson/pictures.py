@@ -228,8 +228,8 @@ def column_bars(book: Book, labels: Sequence[tuple[Glyph, ...]], keys: Sequence[
     for i, (label, key) in enumerate(zip(labels, keys, strict=True)):
         x = left + i * step
         height = _r(float(book.value(key)) * COLUMN_HEIGHT)
-        shapes.append(Rect(_r(x + 18), _r(base - height), step - 36, height, tone, role="bar",
-                           draws=key, fragment=fragment))
+        shapes.append(Rect(_r(x + 18), _r(base - height), step - 36, height, tone,
+                           role="column", draws=key, fragment=fragment))
         shapes.append(_label(x + step / 2, base - height - 8, book.n(key), anchor="middle",
                              size=_SMALL, fragment=fragment))
         shapes.append(_label(x + step / 2 + 8, base + 20, *label, anchor="end", size=_SMALL,
