@@ -153,6 +153,19 @@ def combine(book: Book) -> list[Stack]:
     return [section.stack()]
 
 
+def _projecting(book: Book, h: int) -> pictures.Picture:
+    """The token rows times one head's query matrix, as blocks: E neutral, the rest in the
+    head's colour."""
+    name = Word(book.ws.lesson.head_names[h - 1], sup=True)
+    steps: list[pictures.Step] = [("shapes.E", "TF", (Text("E"),), None),
+                                  ("shapes.W_Q", "Fd", (Text("W"), pictures.Sub("Q"), name), h),
+                                  ("shapes.Q", "Td", (Text("Q"), name), h)]
+    return pictures.tensor_steps(
+        book, steps, [(Text("times"),), (Text("gives"),)],
+        "Every token row times one head's query matrix: a block of queries in the head's "
+        "colour, one row per token", size="panel")
+
+
 def _joining(book: Book) -> pictures.Picture:
     """Each head's message rows as a block in its colour, joined side by side."""
     heads: list[pictures.Step] = [("shapes.H", "Td", (book.head(h),), h) for h in book.heads]
@@ -279,14 +292,8 @@ def grids(book: Book) -> list[Stack]:
                          corner=book.labelled("W_Q", head)),),
             (book.matrix(f"{s}.h{head}.Q", book.token_rows(s),
                          corner=book.labelled("Q", head), fragment=1),),
-        )), pictures.tensor_steps(
-            book, [("shapes.E", "TF", (Text("E"),), None),
-                   ("shapes.W_Q", "Fd", (Text("W"), pictures.Sub("Q"), book.head(head)),
-                    head),
-                   ("shapes.Q", "Td", (Text("Q"), book.head(head)), head)],
-            [(Text("times"),), (Text("gives"),)],
-            "Every token row times one head's query matrix: a block of queries in the "
-            "head's colour, one row per token", size="strip"))
+            (_projecting(book, head),),
+        )),)
 
     switch, switcher = book.switch(projected, heads=True)
     section.add("project", "Project every row with the same head matrix", [switch], [

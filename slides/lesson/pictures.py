@@ -51,7 +51,7 @@ ARC_WIDTH = 26.0
 """Stroke width of an arc carrying the whole attention (weight one)."""
 BAR_LENGTH = 520.0
 """Length of a bar for weight one."""
-COLUMN_HEIGHT = 150.0
+COLUMN_HEIGHT = 100.0
 """Height of an upright bar for weight one."""
 _FONT = 20.0
 _SMALL = 16.0
@@ -223,7 +223,7 @@ def column_bars(book: Book, labels: Sequence[tuple[Glyph, ...]], keys: Sequence[
                 fragment: int | None = None) -> Picture:
     """Upright bars side by side, one per key: a bar's height is its weight times
     :data:`COLUMN_HEIGHT`; the labels run underneath."""
-    step, left, base = 96.0, 20.0, COLUMN_HEIGHT + 40
+    step, left, base = 84.0, 60.0, COLUMN_HEIGHT + 40
     shapes: list[Shape] = []
     for i, (label, key) in enumerate(zip(labels, keys, strict=True)):
         x = left + i * step
@@ -231,11 +231,11 @@ def column_bars(book: Book, labels: Sequence[tuple[Glyph, ...]], keys: Sequence[
         shapes.append(Rect(_r(x + 18), _r(base - height), step - 36, height, tone,
                            role="column", draws=key, fragment=fragment))
         shapes.append(_label(x + step / 2, base - height - 8, book.n(key), anchor="middle",
-                             size=_SMALL, fragment=fragment))
-        shapes.append(_label(x + step / 2 + 8, base + 20, *label, anchor="end", size=_SMALL,
-                             rotate=-30.0, tone="muted"))
+                             fragment=fragment))
+        shapes.append(_label(x + step / 2 + 8, base + 22, *label, anchor="end", rotate=-30.0,
+                             tone="muted"))
     shapes.append(Line(left, base, left + step * len(keys), base, "muted", 2.0, role="axis"))
-    return Picture(left + step * len(keys) + 10, base + 70, description, tuple(shapes), size)
+    return Picture(left + step * len(keys) + 10, base + 80, description, tuple(shapes), size)
 
 
 def paired_bars(book: Book, sentence: str, rows: Sequence[tuple[str, str, tuple[Glyph, ...]]],

@@ -158,7 +158,7 @@ def one_two_heads(book: Book) -> list[Stack]:
         "question about the setting is a description of a role, not a literal question.",
     ])
     section.add("several-heads", "Several heads send several messages", [
-        _lanes(book, "full"),
+        _lanes(book, "strip"),
         Para(book.say("Same receiver, {h} queries. Each head has its own projections "
                       "{wq}, {wk} and {wv}, its own weights and its own message.",
                       h=book.n("dims.heads"), wq=Math(r"W_Q^{(h)}"),
