@@ -28,6 +28,8 @@ __all__ = ["combine", "grids", "other_context", "prediction"]
 
 RESIDUAL = r"E' = E + \Delta E"
 _BARS_PER_COLUMN = 10
+_MAP_BESIDE_MESSAGES = 3
+"""With more heads, their message lines fill the slide and the model map stays out."""
 
 
 DELTA = rf"\Delta E = {CONCAT}\, W_O"
@@ -47,8 +49,9 @@ def combine(book: Book) -> list[Stack]:
     messages = [Para(book.say("{name} head's message: {m}", name=book.head(h),
                               m=book.listing(f"{s}.h{h}.message")), fragment=step())
                 for h in book.heads]
+    room = book.ws.n_heads <= _MAP_BESIDE_MESSAGES
     section.add("together", "Bring the messages back together", [
-        pictures.model_map(book, "concat"),
+        *((pictures.model_map(book, "concat"),) if room else ()),
         *messages,
         Para(book.say("Concatenated: {j}", j=book.listing(f"{s}.joined[{last}]")),
              fragment=step()),
@@ -285,15 +288,14 @@ def grids(book: Book) -> list[Stack]:
 
     def projected(s: str, h: int | None) -> tuple[Block, ...]:
         head = h or 1
-        return (Columns((
-            (book.matrix(f"{s}.E", book.token_rows(s), book.feature_columns(),
-                         corner=(Math("E"),)),),
-            (book.matrix(f"params.h{head}.W_Q", book.feature_columns(),
-                         corner=book.labelled("W_Q", head)),),
-            (book.matrix(f"{s}.h{head}.Q", book.token_rows(s),
-                         corner=book.labelled("Q", head), fragment=1),),
-            (_projecting(book, head),),
-        )),)
+        return pictures.beside((
+            book.matrix(f"{s}.E", book.token_rows(s), book.feature_columns(),
+                        corner=(Math("E"),)),
+            book.matrix(f"params.h{head}.W_Q", book.feature_columns(),
+                        corner=book.labelled("W_Q", head)),
+            book.matrix(f"{s}.h{head}.Q", book.token_rows(s),
+                        corner=book.labelled("Q", head), fragment=1),
+        ), _projecting(book, head), below=True)
 
     switch, switcher = book.switch(projected, heads=True)
     section.add("project", "Project every row with the same head matrix", [switch], [

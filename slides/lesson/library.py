@@ -33,16 +33,15 @@ def bias(book: Book) -> list[Stack]:
     section.add("offset", "A bias adds a learned offset", [
         Para(book.say("Offset {b} = {v}, added to every query row of the {name} head.",
                       b=Math("b_Q"), v=book.listing("bias.offset"), name=book.head(1))),
-        Columns((
-            (book.matrix(f"{s}.h1.Q", book.token_rows(s), corner=(Math("Q"),),
-                         focus=(book.last,)),),
-            (book.matrix("bias.Q_offset", book.token_rows(s), corner=(Math("Q + b_Q"),),
-                         focus=(book.last,), fragment=1),),
-            (pictures.shift(book, s, f"{s}.h1.Q", "bias.Q_offset", "bias.offset",
-                            pictures.head_tone(1),
-                            "Every query row before and after the offset, one panel per "
-                            "coordinate: each arrow is the same shift", fragment=1),),
-        )),
+        *pictures.beside((
+            book.matrix(f"{s}.h1.Q", book.token_rows(s), corner=(Math("Q"),),
+                        focus=(book.last,)),
+            book.matrix("bias.Q_offset", book.token_rows(s), corner=(Math("Q + b_Q"),),
+                        focus=(book.last,), fragment=1),
+        ), pictures.shift(book, s, f"{s}.h1.Q", "bias.Q_offset", "bias.offset",
+                          pictures.head_tone(1), "Every query row before and after the "
+                          "offset, one panel per coordinate: each arrow is the same shift",
+                          fragment=1)),
     ], [
         "The offset is illustrative. With bias=True training learns it together with the "
         "projection weights; we use bias=False so the code matches the worksheet.",

@@ -12,9 +12,12 @@ colour only for that head, ``negative`` for negative values, neutral greys for t
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 from outline import STEPS
 from slides.context import (
+    Block,
+    Columns,
     Glyph,
     Label,
     Line,
@@ -24,16 +27,20 @@ from slides.context import (
     Rect,
     Shape,
     Sub,
+    Table,
     Text,
     Word,
 )
 from slides.lesson.kit import Book
+from slides.lesson.layout import across
 
 __all__ = [
     "ARC_WIDTH",
     "BAR_LENGTH",
+    "BESIDE_MOST",
     "COLUMN_HEIGHT",
     "arcs",
+    "beside",
     "column_bars",
     "head_tone",
     "heatmap",
@@ -59,6 +66,23 @@ _SPAN = 420.0
 _LEGIBLE = 4.0
 """Bars shorter than this (in a crowded picture) go without their number, which the
 table beside them shows."""
+
+
+BESIDE_MOST = 12
+"""The most table cells across that still leave a picture room beside the tables."""
+
+
+def beside(tables: Sequence[Table], picture: Picture, below: bool = False) -> tuple[Block, ...]:
+    """``tables`` side by side with ``picture`` beside them when they leave room for it;
+    otherwise the picture goes under them, shortened (``below``), or is left out, so a
+    worksheet with wide heads still fits its slides."""
+    columns = tuple((table,) for table in tables)
+    if sum(across(table) for table in tables) <= BESIDE_MOST:
+        return (Columns((*columns, (picture,))),)
+    placed: tuple[Block, ...] = (Columns(columns),) if len(tables) > 1 else tuple(tables)
+    if below:
+        return (*placed, replace(picture, size="short"))
+    return placed
 
 
 def head_tone(h: int | None) -> str:
@@ -242,14 +266,15 @@ def paired_bars(book: Book, sentence: str, rows: Sequence[tuple[str, str, tuple[
                 description: str, size: str = "full", fragment: int | None = None) -> Picture:
     """Several weight rows side by side, source by source: ``rows`` holds
     ``(prefix, tone, name)``; bar length is the weight times :data:`BAR_LENGTH`."""
-    bar, gap, left = 14.0, 10.0, 190.0
+    bar, gap, left = min(14.0, 36.0 / len(rows)), 10.0, 190.0
     group = bar * len(rows) + gap
-    legend = 40.0
+    per_line = 3
+    legend = 12.0 + 26.0 * ((len(rows) + per_line - 1) // per_line) + 6
     shapes: list[Shape] = []
     for r, (_, tone, name) in enumerate(rows):
-        x = left + r * 230
-        shapes.append(Rect(x, 10, 22, 16, tone, role="swatch"))
-        shapes.append(_label(x + 30, 25, *name, size=_SMALL))
+        x, y = left + (r % per_line) * 230, 10 + (r // per_line) * 26
+        shapes.append(Rect(x, y, 22, 16, tone, role="swatch"))
+        shapes.append(_label(x + 30, y + 15, *name, size=_SMALL))
     for j in range(book.length):
         y = legend + j * group
         shapes.append(_label(left - 12, y + group / 2 + 2, book.token(sentence, j),
@@ -264,7 +289,8 @@ def paired_bars(book: Book, sentence: str, rows: Sequence[tuple[str, str, tuple[
                                      size=_SMALL, fragment=fragment if r else None))
     height = legend + group * book.length
     shapes.append(Line(left, legend - 4, left, height, "muted", 2.0, role="axis"))
-    return Picture(left + BAR_LENGTH + 120, height + 10, description, tuple(shapes), size)
+    width = max(left + BAR_LENGTH + 120, left + per_line * 230)
+    return Picture(width, height + 10, description, tuple(shapes), size)
 
 
 def signed_bars(book: Book, labels: Sequence[tuple[Glyph, ...]],

@@ -74,11 +74,8 @@ def _dots(book: Book, s: str, h: int) -> tuple[Block, ...]:
     return (
         Para(book.say("query {q} = {v}", q=Math("q"),
                       v=book.listing(f"{prefix}.Q[{book.last}]"))),
-        Columns((
-            (Table(columns, tuple(rows), corner=book.say("source"), style="steps",
-                   spans=(width, width, 1)),),
-            (bars,),
-        )),
+        *pictures.beside([Table(columns, tuple(rows), corner=book.say("source"),
+                                style="steps", spans=(width, width, 1))], bars),
         Formula(r"q \cdot k_j = \sum_c q_c\, k_{j,c}", fragment=step()),
     )
 
@@ -149,11 +146,8 @@ def _values(book: Book, s: str, h: int) -> tuple[Block, ...]:
         pictures.head_tone(h), "Each source's value row as bars, one per coordinate",
         fragments=(1,) * book.length)
     return (
-        Columns((
-            (Table(columns, rows, corner=book.say("source"), style="steps",
-                   spans=(1, width)),),
-            (values,),
-        )),
+        *pictures.beside([Table(columns, rows, corner=book.say("source"), style="steps",
+                                spans=(1, width))], values),
         Para(book.say("Each source brings a value row {v}; the weights stay beside their "
                       "sources.", v=Math("v_j = e_j W_V")), fragment=1),
     )
@@ -184,11 +178,8 @@ def _contributions(book: Book, s: str, h: int) -> tuple[Block, ...]:
         pictures.head_tone(h), "Each source's weighted value as bars, and their sum, the "
         "message", fragments=(*(products,) * book.length, total))
     return (
-        Columns((
-            (Table(columns, tuple(rows), corner=book.say("source"), style="steps",
-                   spans=(1, width, width)),),
-            (bars,),
-        )),
+        *pictures.beside([Table(columns, tuple(rows), corner=book.say("source"),
+                                style="steps", spans=(1, width, width))], bars),
         Para(book.say("{src}: {a} × {v} = {c}", src=book.token(s, top),
                       a=book.n(f"{prefix}.weights[{top}]"),
                       v=book.listing(f"{prefix}.V[{top}]"),
