@@ -307,7 +307,8 @@ def grids(book: Book) -> list[Stack]:
     section.add("mask", "One head makes one attention grid", [
         Columns((
             (pictures.mask(book, s, "The causal mask added to the scores: zero where the "
-                           "receiver may read, minus infinity in the grey future cells"),),
+                           "receiver may read, minus infinity in the grey future cells",
+                           size="full"),),
             (Formula(r"A = \operatorname{softmax}\!\left(\frac{QK^\top}{\sqrt{d_k}}"
                      r" + M\right)"),
              Para(book.say("{m} adds {z} where a receiver may read a source and {inf} where "

@@ -60,8 +60,8 @@ BAR_LENGTH = 520.0
 """Length of a bar for weight one."""
 COLUMN_HEIGHT = 100.0
 """Height of an upright bar for weight one."""
-_FONT = 20.0
-_SMALL = 16.0
+_FONT = 22.0
+_SMALL = 18.0
 _SPAN = 420.0
 _LEGIBLE = 4.0
 """Bars shorter than this (in a crowded picture) go without their number, which the
@@ -321,14 +321,16 @@ def signed_bars(book: Book, labels: Sequence[tuple[Glyph, ...]],
             length = _r(abs(value) * scale)
             x = zero if value >= 0 else _r(zero - length)
             if names:
-                shapes.append(_label(left + 8, y + c * bar + bar - 4, *names[c], size=_SMALL,
+                shapes.append(_label(left + 8, y + c * bar + bar - 4, *names[c],
+                                     size=min(_SMALL, bar + 1),
                                      tone="muted", fragment=fragment))
             shapes.append(Rect(_r(x), _r(y + c * bar), length, bar - 3,
                                tone if value >= 0 else "negative", role="bar", draws=key,
                                fragment=fragment))
             if length >= _LEGIBLE or len(groups) * count <= 12:
                 shapes.append(_label(zero + (length + 8 if value >= 0 else -length - 8),
-                                     y + c * bar + bar - 4, book.n(key), size=_SMALL,
+                                     y + c * bar + bar - 4, book.n(key),
+                                     size=min(_SMALL, bar + 1),
                                      anchor="start" if value >= 0 else "end",
                                      fragment=fragment))
     height = top + row * len(groups)
@@ -382,16 +384,16 @@ def heatmap(book: Book, sentence: str, key: str, head: int | None, description: 
     """A receiver × source grid: each allowed cell shaded by its weight in the head's
     colour, every future cell grey; rows listed in ``numbers`` show their values."""
     n = book.length
-    cell, left, top = 44.0, 130.0, 110.0
+    cell, left, top = 46.0, 150.0, 130.0
     tone = head_tone(head)
     shapes: list[Shape] = []
     for j in range(n):
         shapes.append(_label(left + j * cell + cell / 2 + 4, top - 8, book.token(sentence, j),
-                             size=_SMALL, rotate=-45.0, tone="muted"))
+                             size=_FONT, rotate=-45.0, tone="muted"))
     for i in range(n):
         y = top + i * cell
-        shapes.append(_label(left - 8, y + cell / 2 + 6, book.token(sentence, i), anchor="end",
-                             size=_SMALL, bold=i == book.last))
+        shapes.append(_label(left - 8, y + cell / 2 + 7, book.token(sentence, i), anchor="end",
+                             size=_FONT, bold=i == book.last))
         for j in range(n):
             x = left + j * cell
             entry = f"{key}[{i}][{j}]"
@@ -415,28 +417,28 @@ def mask(book: Book, sentence: str, description: str, size: str = "panel") -> Pi
     """The additive causal mask: zero where a receiver may read, minus infinity (grey)
     where the source lies in its future. The zeros are the mask's own entries."""
     n = book.length
-    cell, left, top = 44.0, 130.0, 110.0
+    cell, left, top = 46.0, 150.0, 130.0
     shapes: list[Shape] = []
     for j in range(n):
         shapes.append(_label(left + j * cell + cell / 2 + 4, top - 8, book.token(sentence, j),
-                             size=_SMALL, rotate=-45.0, tone="muted"))
+                             size=_FONT, rotate=-45.0, tone="muted"))
     for i in range(n):
         y = top + i * cell
-        shapes.append(_label(left - 8, y + cell / 2 + 6, book.token(sentence, i), anchor="end",
-                             size=_SMALL))
+        shapes.append(_label(left - 8, y + cell / 2 + 7, book.token(sentence, i), anchor="end",
+                             size=_FONT))
         for j in range(n):
             x = left + j * cell
             entry = f"{sentence}.mask[{i}][{j}]"
             if int(book.value(entry)):
                 shapes.append(Rect(x, y, cell, cell, "masked", "paper", 1.0, role="masked",
                                    draws=entry))
-                shapes.append(_label(x + cell / 2, y + cell / 2 + 6, Text("−∞"),
-                                     anchor="middle", size=_SMALL, tone="muted"))
+                shapes.append(_label(x + cell / 2, y + cell / 2 + 7, Text("−∞"),
+                                     anchor="middle", size=_FONT, tone="muted"))
             else:
                 shapes.append(Rect(x, y, cell, cell, "paper", "faint", 1.0, role="cell",
                                    draws=entry))
-                shapes.append(_label(x + cell / 2, y + cell / 2 + 6, book.n(entry),
-                                     anchor="middle", size=_SMALL))
+                shapes.append(_label(x + cell / 2, y + cell / 2 + 7, book.n(entry),
+                                     anchor="middle", size=_FONT))
     return Picture(left + cell * n + 20, top + cell * n + 10, description, tuple(shapes), size)
 
 
