@@ -61,7 +61,7 @@ def deck_assets(node_modules: Path = NODE_MODULES) -> Assets:
     files += [Asset(katex / path, "lib/katex/" + path) for path in _KATEX]
     fonts = sorted((katex / "dist" / "fonts").glob("*.woff2"))
     files += [Asset(font, f"lib/katex/dist/fonts/{font.name}") for font in fonts]
-    files += [Asset(STATIC / name, name) for name in ("deck.css", "deck.js")]
+    files += [Asset(STATIC / name, name) for name in ("deck.css", "pictures.css", "deck.js")]
     for asset in files:
         if not asset.source.is_file():
             raise DeckError(f"{asset.source}: not found; install Reveal.js and KaTeX with "
@@ -71,7 +71,7 @@ def deck_assets(node_modules: Path = NODE_MODULES) -> Assets:
     return Assets(
         files=tuple(files),
         stylesheets=("lib/reveal/reset.css", "lib/reveal/reveal.css",
-                     "lib/reveal/theme/white.css", "deck.css"),
+                     "lib/reveal/theme/white.css", "deck.css", "pictures.css"),
         scripts=("lib/reveal/reveal.js", "lib/reveal/plugin/math.js",
                  "lib/reveal/plugin/notes.js", "deck.js"),
     )

@@ -26,16 +26,24 @@ __all__ = [
     "Flow",
     "FlowStep",
     "Formula",
+    "Glyph",
     "Inline",
     "Item",
+    "Label",
+    "Line",
     "Math",
     "Num",
     "Panel",
     "Para",
+    "Path",
+    "Picture",
+    "Rect",
     "Row",
     "Runs",
+    "Shape",
     "Slide",
     "Stack",
+    "Sub",
     "Switch",
     "Switcher",
     "Table",
@@ -266,7 +274,143 @@ class Video:
     kind: ClassVar[str] = "video"
 
 
-Block = Para | Bullets | Formula | Table | Flow | Code | TokenStrip | Columns | Switch | Video
+# --------------------------------------------------------------------------- pictures
+
+
+@dataclass(frozen=True)
+class Sub:
+    """A subscript inside a picture's label, such as the O of W_O (no digit)."""
+
+    text: str
+    kind: ClassVar[str] = "sub"
+
+
+Glyph = Text | Num | Word | Sub
+"""What a picture's label may hold: prose, bound numbers, worksheet words, subscripts."""
+
+
+@dataclass(frozen=True)
+class Rect:
+    """A rectangle of a picture: a bar, a cell, a box or a tensor's block.
+
+    ``fill`` and ``stroke`` name palette tones (``head-1``, ``negative``, ``neutral``,
+    ``masked``, ``paper``, ``ink``…, see ``static/pictures.css``); ``draws`` names the
+    value key whose magnitude set the rectangle's length, and ``role`` what it stands for
+    (``bar``, ``cell``, ``masked``, ``block``, ``box``…), so tests can read a picture as
+    data.
+    """
+
+    x: float
+    y: float
+    w: float
+    h: float
+    fill: str = "paper"
+    stroke: str = ""
+    line: float = 0.0
+    opacity: float = 1.0
+    dashed: bool = False
+    role: str = ""
+    draws: str = ""
+    fragment: int | None = None
+    kind: ClassVar[str] = "rect"
+
+
+@dataclass(frozen=True)
+class Line:
+    """A straight stroke (arrowheads are drawn as filled :class:`Path` triangles)."""
+
+    x1: float
+    y1: float
+    x2: float
+    y2: float
+    tone: str = "faint"
+    width: float = 1.5
+    dashed: bool = False
+    role: str = ""
+    fragment: int | None = None
+    kind: ClassVar[str] = "line"
+
+
+@dataclass(frozen=True)
+class Path:
+    """A curved stroke (SVG path data ``d``): an attention arc whose ``width`` is a weight;
+    ``filled`` paints the inside instead (an arrowhead)."""
+
+    d: str
+    tone: str
+    width: float = 0.0
+    filled: bool = False
+    role: str = ""
+    draws: str = ""
+    fragment: int | None = None
+    kind: ClassVar[str] = "path"
+
+
+@dataclass(frozen=True)
+class Label:
+    """Text placed in a picture; every number in it is a :class:`Num`.
+
+    A label holding one number alone is written ``<text data-key="KEY">TEXT</text>``;
+    otherwise each number is a ``<tspan data-key="KEY">``.
+    """
+
+    x: float
+    y: float
+    glyphs: tuple[Glyph, ...]
+    anchor: str = "start"
+    """``start``, ``middle`` or ``end``."""
+    tone: str = "ink"
+    size: float = 18.0
+    bold: bool = False
+    rotate: float = 0.0
+    fragment: int | None = None
+    kind: ClassVar[str] = "label"
+
+    @property
+    def key(self) -> str | None:
+        """The value key when the label is one number and nothing else."""
+        only = self.glyphs[0] if len(self.glyphs) == 1 else None
+        return only.key if isinstance(only, Num) else None
+
+
+Shape = Rect | Line | Path | Label
+
+
+ZOOM = 1.25
+"""How much larger than its own units a picture may be shown."""
+
+
+@dataclass(frozen=True)
+class Picture:
+    """A diagram drawn from the values, as inline SVG: every coordinate decided in Python.
+
+    ``description`` is its accessible name (``aria-label``); ``size`` names how much of
+    the slide it takes (``strip``: full width, short; ``short``: shorter still;
+    ``panel``: beside other blocks; ``full``: the slide's main figure). A picture is never
+    drawn larger than :data:`ZOOM` times its own units, so small diagrams keep their
+    proportions to the text.
+    """
+
+    width: float
+    height: float
+    description: str
+    shapes: tuple[Shape, ...]
+    size: str = "full"
+    fragment: int | None = None
+    kind: ClassVar[str] = "picture"
+
+    @property
+    def view_box(self) -> str:
+        return f"0 0 {self.width:g} {self.height:g}"
+
+    @property
+    def widest(self) -> str:
+        """The largest width the picture is shown at, in CSS pixels."""
+        return f"{self.width * ZOOM:g}px"
+
+
+Block = (Para | Bullets | Formula | Table | Flow | Code | TokenStrip | Columns | Switch | Video
+         | Picture)
 
 
 # --------------------------------------------------------------------------- structure
@@ -354,4 +498,6 @@ def _fragments(blocks: tuple[Block, ...]) -> list[int]:
         elif isinstance(block, Switch):
             for panel in block.panels:
                 found += _fragments(panel.blocks)
+        elif isinstance(block, Picture):
+            found += [shape.fragment for shape in block.shapes if shape.fragment is not None]
     return found

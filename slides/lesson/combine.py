@@ -21,12 +21,15 @@ from slides.context import (
     Text,
     Word,
 )
+from slides.lesson import pictures
 from slides.lesson.kit import CONCAT, Book, Section, Steps
 
 __all__ = ["combine", "grids", "other_context", "prediction"]
 
 RESIDUAL = r"E' = E + \Delta E"
 _BARS_PER_COLUMN = 10
+_MAP_BESIDE_MESSAGES = 3
+"""With more heads, their message lines fill the slide and the model map stays out."""
 
 
 DELTA = rf"\Delta E = {CONCAT}\, W_O"
@@ -46,7 +49,9 @@ def combine(book: Book) -> list[Stack]:
     messages = [Para(book.say("{name} head's message: {m}", name=book.head(h),
                               m=book.listing(f"{s}.h{h}.message")), fragment=step())
                 for h in book.heads]
+    room = book.ws.n_heads <= _MAP_BESIDE_MESSAGES
     section.add("together", "Bring the messages back together", [
+        *((pictures.model_map(book, "concat"),) if room else ()),
         *messages,
         Para(book.say("Concatenated: {j}", j=book.listing(f"{s}.joined[{last}]")),
              fragment=step()),
@@ -68,7 +73,11 @@ def combine(book: Book) -> list[Stack]:
         Para(book.say("Each head's {h} has one row per token. Joining them side by side gives "
                       "{j}: still one row per token, now with every head's coordinates.",
                       h=Math("H"), j=book.n("shapes.joined"))),
-        replace(joined, corner=(Math(r"\operatorname{Concat}_h H^{(h)}"),), spans=spans),
+        Columns((
+            (replace(joined, corner=(Math(r"\operatorname{Concat}_h H^{(h)}"),),
+                     spans=spans),),
+            (_joining(book),),
+        )),
         Formula(DELTA, fragment=2),
         Para(book.say("with {h} running over the heads: {names}.", h=Math("h"),
                       names=book.head_list()), fragment=2),
@@ -78,7 +87,13 @@ def combine(book: Book) -> list[Stack]:
         "The joined width equals the model width here, as nn.MultiheadAttention requires.",
     ])
     section.add("w-o", book.say("{wo} maps the joined row back to the model", wo=Math("W_O")), [
-        _update_terms(book),
+        Columns((
+            (_update_terms(book),),
+            (pictures.output_projection(
+                book, s, "The output projection as a matrix: one block of rows per head in "
+                "its colour, the joined row beside it and the update below; outlined "
+                "entries carry one head's message into another head's coordinates"),),
+        )),
         Para(book.say("Each joined coordinate scales its row of {wo}; adding down the rows "
                       "gives the update {d}.", wo=Math("W_O"), d=Math(r"\Delta e")),
              fragment=2),
@@ -99,7 +114,13 @@ def combine(book: Book) -> list[Stack]:
                     fragment=book.ws.n_heads + 1, style="total"))
     section.add("blocks", book.say("Each head's block of {wo}", wo=Math("W_O")), [
         Formula(r"\Delta e = \sum_h m^{(h)}\, W_O^{(h)}"),
-        Table(book.feature_columns(), tuple(rows), corner=book.say("share of")),
+        Columns((
+            (pictures.output_projection(
+                book, s, "The output projection split into one block of rows per head, "
+                "each in its head's colour; outlined entries mix across heads",
+                joined=False, update=False, size="panel"),),
+            (Table(book.feature_columns(), tuple(rows), corner=book.say("share of")),),
+        )),
     ], [
         "Split W_O into one block of rows per head. Each head's message times its block is "
         "that head's share of the update; the shares add up to the update.",
@@ -115,7 +136,15 @@ def combine(book: Book) -> list[Stack]:
                                  for c in range(book.width)), fragment=2, style="total"),
     ), corner=(book.receiver(),))
     section.add("residual", "Add the update to the original row", [
-        residual,
+        Columns((
+            (residual,),
+            (pictures.signed_bars(
+                book, [(book.feature(c),) for c in range(book.width)],
+                [[f"{s}.E[{last}][{c}]", f"{s}.delta[{last}][{c}]",
+                  f"{s}.E_prime[{last}][{c}]"] for c in range(book.width)], "neutral",
+                "For every feature three bars: the receiver's row, its update and their "
+                "sum", names=((Text("e"),), (Text("Δe"),), (Text("e′"),))),),
+        )),
         Formula(RESIDUAL, fragment=3),
         Para(book.say("Every token gets its own updated row: {e} is {shape}.", e=Math("E'"),
                       shape=book.n("shapes.E_prime")), fragment=3),
@@ -125,6 +154,29 @@ def combine(book: Book) -> list[Stack]:
         "prediction.",
     ])
     return [section.stack()]
+
+
+def _projecting(book: Book, h: int) -> pictures.Picture:
+    """The token rows times one head's query matrix, as blocks: E neutral, the rest in the
+    head's colour."""
+    name = Word(book.ws.lesson.head_names[h - 1], sup=True)
+    steps: list[pictures.Step] = [("shapes.E", "TF", (Text("E"),), None),
+                                  ("shapes.W_Q", "Fd", (Text("W"), pictures.Sub("Q"), name), h),
+                                  ("shapes.Q", "Td", (Text("Q"), name), h)]
+    return pictures.tensor_steps(
+        book, steps, [(Text("times"),), (Text("gives"),)],
+        "Every token row times one head's query matrix: a block of queries in the head's "
+        "colour, one row per token", size="panel")
+
+
+def _joining(book: Book) -> pictures.Picture:
+    """Each head's message rows as a block in its colour, joined side by side."""
+    heads: list[pictures.Step] = [("shapes.H", "Td", (book.head(h),), h) for h in book.heads]
+    joined: pictures.Step = ("shapes.joined", "TD", (Text("joined"),), None)
+    return pictures.tensor_steps(
+        book, [*heads, joined], [*([None] * (book.ws.n_heads - 1)), (Text("concat"),)],
+        "Each head's message matrix as a block in its colour; concatenation puts them side "
+        "by side, one row per token", size="strip")
 
 
 def _update_terms(book: Book) -> Table:
@@ -146,6 +198,7 @@ def prediction(book: Book) -> list[Stack]:
     s, last = book.sentence, book.last
     section = Section("prediction", "prediction", "The prediction")
     section.add("mlp", "Back to predicting the next word", [
+        pictures.model_map(book, "MLP"),
         book.vector(f"{s}.E_prime[{last}]", (Math("e'"),), book.feature_columns()),
         book.vector(f"{s}.hidden_pre", (Math(r"e' W_h + b_h"),), (), fragment=1),
         book.vector(f"{s}.hidden", (Math(r"\operatorname{ReLU}"),), (), fragment=2),
@@ -217,13 +270,10 @@ def other_context(book: Book) -> list[Stack]:
 
 
 def _context_panel(book: Book, s: str) -> tuple[Block, ...]:
-    columns = tuple((book.token(s, j),) for j in range(book.length))
-    rows = tuple(Row((book.head(h),), tuple(
-        Cell((book.n(f"{s}.h{h}.weights[{j}]"),), fill=float(book.value(f"{s}.h{h}.weights[{j}]")),
-             style="focus" if j == book.top(s, h) else "")
-        for j in range(book.length))) for h in book.heads)
+    lanes = [(f"{s}.h{h}", h, (book.head(h),)) for h in book.heads]
     return (
-        Table(columns, rows, corner=book.say("weights"), style="grid"),
+        pictures.arcs(book, s, lanes, "Each head's attention arcs into this sentence's final "
+                      "receiver, each as wide as its weight", size="strip"),
         Bullets(tuple(Item(book.say("{name} head's message: {m}", name=book.head(h),
                                     m=book.listing(f"{s}.h{h}.message")))
                       for h in book.heads)),
@@ -238,14 +288,14 @@ def grids(book: Book) -> list[Stack]:
 
     def projected(s: str, h: int | None) -> tuple[Block, ...]:
         head = h or 1
-        return (Columns((
-            (book.matrix(f"{s}.E", book.token_rows(s), book.feature_columns(),
-                         corner=(Math("E"),)),),
-            (book.matrix(f"params.h{head}.W_Q", book.feature_columns(),
-                         corner=book.labelled("W_Q", head)),),
-            (book.matrix(f"{s}.h{head}.Q", book.token_rows(s),
-                         corner=book.labelled("Q", head), fragment=1),),
-        )),)
+        return pictures.beside((
+            book.matrix(f"{s}.E", book.token_rows(s), book.feature_columns(),
+                        corner=(Math("E"),)),
+            book.matrix(f"params.h{head}.W_Q", book.feature_columns(),
+                        corner=book.labelled("W_Q", head)),
+            book.matrix(f"{s}.h{head}.Q", book.token_rows(s),
+                        corner=book.labelled("Q", head), fragment=1),
+        ), _projecting(book, head), below=True)
 
     switch, switcher = book.switch(projected, heads=True)
     section.add("project", "Project every row with the same head matrix", [switch], [
@@ -256,27 +306,39 @@ def grids(book: Book) -> list[Stack]:
     s = book.sentence
     section.add("mask", "One head makes one attention grid", [
         Columns((
-            (book.matrix(f"{s}.mask", book.token_rows(s),
-                         tuple((book.token(s, j),) for j in range(book.length)),
-                         corner=(Math("M"),), shade=True),),
+            (pictures.mask(book, s, "The causal mask added to the scores: zero where the "
+                           "receiver may read, minus infinity in the grey future cells",
+                           size="full"),),
             (Formula(r"A = \operatorname{softmax}\!\left(\frac{QK^\top}{\sqrt{d_k}}"
                      r" + M\right)"),
-             Formula(r"H = AV", fragment=1),
-             Para(book.say("Shaded entries are future sources: the mask sends their scores "
-                           "to {inf}, so their weights are zero.", inf=Math(r"-\infty")))),
+             Para(book.say("{m} adds {z} where a receiver may read a source and {inf} where "
+                           "the source lies in its future (grey).", m=Math("M"),
+                           z=book.n(f"{s}.mask[{book.last}][{book.last}]"),
+                           inf=Math(r"-\infty"))),
+             Para(book.say("A score plus {inf} exponentiates to zero, so future sources get "
+                           "weight zero; the softmax runs over the allowed ones.",
+                           inf=Math(r"-\infty")), fragment=1),
+             Formula(r"H = AV", fragment=2)),
         )),
     ], [
-        "Part II's notation: M is the causal mask, A the attention matrix with one row per "
-        "receiver, H = AV the message rows.",
-        "Each receiver row can only read itself and earlier tokens.",
+        "Part II's notation: M is the causal mask, added to the scaled scores before the "
+        "softmax. Its entries are zero for allowed sources and minus infinity for future "
+        "ones; it is not a table of ones and zeros.",
+        "Each receiver row can only read itself and earlier tokens. A is the attention "
+        "matrix with one row per receiver, H = AV the message rows.",
     ])
 
     def grid(s: str, h: int | None) -> tuple[Block, ...]:
         head = h or 1
-        return (book.matrix(f"{s}.h{head}.A", book.token_rows(s),
-                            tuple((book.token(s, j),) for j in range(book.length)),
-                            corner=book.labelled("A", head),
-                            focus=(book.last,), shade=True, causal=True),)
+        return (Columns((
+            (book.matrix(f"{s}.h{head}.A", book.token_rows(s),
+                         tuple((book.token(s, j),) for j in range(book.length)),
+                         corner=book.labelled("A", head),
+                         focus=(book.last,), shade=True, causal=True),),
+            (pictures.heatmap(book, s, f"{s}.h{head}.A", head,
+                              "This head's attention grid as a heat map: each allowed cell "
+                              "shaded by its weight in the head's colour, future cells grey"),),
+        )),)
 
     switch, switcher = book.switch(grid, heads=True)
     section.add("heads", "Each head makes its own grid", [switch], [
@@ -287,8 +349,11 @@ def grids(book: Book) -> list[Stack]:
     columns, spans = _head_groups(book)
 
     def joined(s: str, _: int | None) -> tuple[Block, ...]:
-        return (replace(book.matrix(f"{s}.joined", book.token_rows(s), columns),
-                        corner=(Math(r"\operatorname{Concat}_h H^{(h)}"),), spans=spans),)
+        return (Columns((
+            (replace(book.matrix(f"{s}.joined", book.token_rows(s), columns),
+                     corner=(Math(r"\operatorname{Concat}_h H^{(h)}"),), spans=spans),),
+            (_joining(book),),
+        )),)
 
     switch, switcher = book.switch(joined, heads=False)
     section.add("join", "Join coordinates, not token rows", [
@@ -302,6 +367,7 @@ def grids(book: Book) -> list[Stack]:
         "no sense for the next layer.",
     ], switcher)
     section.add("code", "One head is the single-head calculation again", [
+        pictures.model_map(book, "heads"),
         Code((
             book.say("def head(E, W_Q, W_K, W_V):"),
             book.say("    Q, K, V = E @ W_Q, E @ W_K, E @ W_V"),
@@ -316,6 +382,15 @@ def grids(book: Book) -> list[Stack]:
         "what we do with the results.",
     ])
     section.add("call", "Call it once per head", [
+        pictures.tensor_steps(
+            book, [*(("shapes.H", "Td", (book.head(h),), h) for h in book.heads),
+                   ("shapes.joined", "TD", (Text("joined"),), None),
+                   ("shapes.delta", "TF", (Text("ΔE"),), None),
+                   ("shapes.E_prime", "TF", (Text("E′"),), None)],
+            [*([None] * (book.ws.n_heads - 1)), (Text("concat"),),
+             (Text("times "), Text("W"), pictures.Sub("O")), (Text("plus E"),)],
+            "Each head's message block, joined side by side, mapped by the output "
+            "projection and added to the input rows", size="strip"),
         Code((
             book.say("H = [head(E, W_Q[h], W_K[h], W_V[h]) for h in heads]"),
             (*book.say("joined = concat(H)             # "), book.n("shapes.joined")),

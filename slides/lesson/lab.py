@@ -21,6 +21,7 @@ from slides.context import (
     Text,
     Word,
 )
+from slides.lesson import pictures
 from slides.lesson.kit import Book, Section
 
 __all__ = ["lab"]
@@ -288,14 +289,64 @@ def _batch(book: Book) -> Stack:
          "W_O combines the heads, the residual keeps E, and only the last updated row feeds "
          "this next-token loss.", (delta_shape,)),
     )
+    tensors = _tensors(book)
     for id, title, lines, name, key, note, extra in steps:
         section.add(id, title, [
             _code(book, *lines),
+            tensors[id],
             Para(book.say("{name} has shape {shape}", name=Math(_tex_name(name)),
                           shape=book.n(key)), fragment=1),
             *extra,
         ], [note])
     return section.stack()
+
+
+def _tensors(book: Book) -> dict[str, pictures.Picture]:
+    """The batch's tensors at each line of ``forward()``, drawn from their shapes: the
+    batch as depth, each head's blocks in its colour, future scores grey."""
+    def tensor(name: str) -> tuple[Text, ...]:
+        return (Text(name),)
+
+    def draw(steps: list[pictures.Step], operations: list[tuple[Text, ...] | None],
+             what: str, masked: bool = False) -> pictures.Picture:
+        return pictures.tensor_steps(book, steps, operations, what, size="strip",
+                                     cell=14.0, masked=masked)
+
+    embedded: pictures.Step = ("lab.shape.E", "BTF", tensor("E"), None)
+    projected: pictures.Step = ("lab.shape.Q", "BTD", tensor("Q"), None)
+    headed: pictures.Step = ("lab.shape.Q_heads", "BHTd", tensor("Q"), None)
+    scores: pictures.Step = ("lab.shape.scores", "BHTS", tensor("scores"), None)
+    weights: pictures.Step = ("lab.shape.A", "BHTS", tensor("A"), None)
+    messages: pictures.Step = ("lab.shape.messages", "BHTd", tensor("messages"), None)
+    joined: pictures.Step = ("lab.shape.joined", "BTD", tensor("joined"), None)
+    return {
+        "lookup": draw([("lab.shape.X", "BT", tensor("X"), None), embedded],
+                       [tensor("look up")], "Token ids, then one embedding row per token"),
+        "project": draw([embedded, projected], [tensor("project")],
+                        "The embeddings projected: the new coordinates grouped by head, in "
+                        "each head's colour"),
+        "heads": draw([projected, ("lab.shape.Q_split", "BTHd", tensor("split"), None),
+                       headed], [tensor("reshape"), tensor("transpose")],
+                      "Reshape splits each row's coordinates by head; the transpose puts "
+                      "the heads before the tokens"),
+        "pairs": draw([headed, scores], [tensor("Q times K transposed")],
+                      "One grid of scores per example and head"),
+        "mask": draw([scores], [], "The scores with every future source blocked (grey)",
+                     masked=True),
+        "distribution": draw([weights], [], "One weight grid per example and head; blocked "
+                             "cells get weight zero", masked=True),
+        "mix": draw([weights, messages], [tensor("times V")],
+                    "Weights times values: one message row per token and head"),
+        "join": draw([messages, ("", "BTHd", tensor("transposed"), None), joined],
+                     [tensor("transpose"), tensor("reshape")],
+                     "Transpose the heads back behind the tokens, then reshape: the heads' "
+                     "coordinates side by side"),
+        "final": draw([joined, ("lab.shape.delta", "BTF", (Text("ΔE"),), None),
+                       ("lab.shape.logits", "BV", tensor("logits"), None)],
+                      [(Text("W"), pictures.Sub("O")), tensor("MLP, last row")],
+                      "The joined rows mapped back to the model width, then the last row's "
+                      "logits"),
+    }
 
 
 def _tex_name(name: str) -> str:
@@ -377,6 +428,7 @@ def _library(book: Book) -> Stack:
              *book.say(", num_heads="), book.n("dims.heads"), Text(",")),
             book.say("                            bias=False, batch_first=True)"),
         )),
+        pictures.model_map(book, "heads"),
         Para(book.say("The layer replaces every head, their concatenation and {wo}. We still "
                       "add the residual and use our prediction MLP.", wo=Math("W_O")),
              fragment=1),

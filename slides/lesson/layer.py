@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from slides.context import (
     Bullets,
     Cell,
@@ -15,8 +17,9 @@ from slides.context import (
     Row,
     Stack,
     Table,
-    Word,
+    Text,
 )
+from slides.lesson import pictures
 from slides.lesson.kit import Book, Section
 
 __all__ = ["projections", "roles_shapes", "wide_head"]
@@ -181,33 +184,30 @@ def wide_head(book: Book) -> list[Stack]:
                       "products are divided by {sw} instead of {sh}, and there is one "
                       "softmax.", m=book.n("dims.d_model"), sw=book.n(f"{s}.wide.scale"),
                       sh=book.n(f"{s}.h1.scale"))),
-        Columns((
-            (book.bars(s, f"{s}.wide", focus=(int(book.value(f"{s}.wide.top_source")),),
-                       fragment=1),),
-            (Para(book.say("One wide head at the final “{r}”: its single weight row mixes "
-                           "all {m} value coordinates, giving {msg}.", r=book.receiver(),
-                           m=book.n("dims.d_model"), msg=book.listing(f"{s}.wide.message")),
-                  fragment=2),),
-        )),
+        replace(pictures.arcs(book, s, [(f"{s}.wide", None, (Text("wide head"),))],
+                              "The wide head's attention arcs into the final receiver, each "
+                              "as wide as its weight", size="strip", numbers=True),
+                fragment=1),
+        Para(book.say("One wide head at the final “{r}”: its single weight row mixes all {m} "
+                      "value coordinates, giving {msg}.", r=book.receiver(),
+                      m=book.n("dims.d_model"), msg=book.listing(f"{s}.wide.message")),
+             fragment=2),
     ], [
         "A controlled comparison: no projection entry changes, we only regroup the "
         "coordinates. Wider queries and keys can compare more features, but their products "
         "still add up to one score per source.",
         "This does not compare separately trained models.",
     ])
-    columns = tuple((book.token(s, j),) for j in range(book.length))
-    grid_rows = [Row(book.say("one wide head"), tuple(
-        Cell((book.n(f"{s}.wide.weights[{j}]"),), fill=float(book.value(f"{s}.wide.weights[{j}]")))
-        for j in range(book.length)))]
-    grid_rows += [Row(book.say("{name} head", name=book.head(h)), tuple(
-        Cell((book.n(f"{s}.h{h}.weights[{j}]"),), fill=float(book.value(f"{s}.h{h}.weights[{j}]")),
-             style="focus" if j == book.top(s, h) else "")
-        for j in range(book.length)), fragment=1) for h in book.heads]
+    rows = [(f"{s}.wide", "neutral", (Text("one wide head"),))]
+    rows += [(f"{s}.h{h}", pictures.head_tone(h), book.say("{name} head", name=book.head(h)))
+             for h in book.heads]
     section.add("preferences", "Separate heads keep separate preferences", [
-        Table(columns, tuple(grid_rows), corner=book.say("weights at {r}", r=Word(
-            book.ws.sentences[s][book.last])), style="grid"),
+        pictures.paired_bars(book, s, rows, "For every source, the wide head's weight beside "
+                             "each head's weight, bar lengths equal to the weights",
+                             fragment=1),
         Para(book.say("The wide head uses one row for every value coordinate. Separate "
-                      "heads keep separate rows, and W_O combines them later."), fragment=2),
+                      "heads keep separate rows, and {wo} combines them later.",
+                      wo=Math("W_O")), fragment=2),
     ], [
         "Every row sums to one over all sources. The wide head has to compromise between "
         "the sources the separate heads prefer.",

@@ -12,7 +12,7 @@ from dataclasses import replace
 
 from slides.context import Block, Columns, Num, Switch, Table
 
-__all__ = ["DENSITIES", "fit"]
+__all__ = ["DENSITIES", "across", "fit"]
 
 DENSITIES = ("large", "roomy", "snug", "tight", "tiny")
 _MOST_ROWS = (5, 8, 12, 16)
@@ -31,6 +31,11 @@ def _footprint(table: Table) -> tuple[int, int]:
                           for cell in row.cells) for row in table.rows), default=1)
     across = max(across, 1 + sum(table.spans) if table.spans else 1 + len(table.columns))
     return len(table.rows) + table.header, across
+
+
+def across(table: Table) -> int:
+    """How many cells wide a table is, counted as :func:`fit` counts them."""
+    return _footprint(table)[1]
 
 
 def _density(rows: int, cells: int) -> str:

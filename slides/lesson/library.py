@@ -20,6 +20,7 @@ from slides.context import (
     Table,
     Text,
 )
+from slides.lesson import pictures
 from slides.lesson.kit import Book, Section
 
 __all__ = ["bias", "patches", "pytorch", "trained"]
@@ -32,12 +33,15 @@ def bias(book: Book) -> list[Stack]:
     section.add("offset", "A bias adds a learned offset", [
         Para(book.say("Offset {b} = {v}, added to every query row of the {name} head.",
                       b=Math("b_Q"), v=book.listing("bias.offset"), name=book.head(1))),
-        Columns((
-            (book.matrix(f"{s}.h1.Q", book.token_rows(s), corner=(Math("Q"),),
-                         focus=(book.last,)),),
-            (book.matrix("bias.Q_offset", book.token_rows(s), corner=(Math("Q + b_Q"),),
-                         focus=(book.last,), fragment=1),),
-        )),
+        *pictures.beside((
+            book.matrix(f"{s}.h1.Q", book.token_rows(s), corner=(Math("Q"),),
+                        focus=(book.last,)),
+            book.matrix("bias.Q_offset", book.token_rows(s), corner=(Math("Q + b_Q"),),
+                        focus=(book.last,), fragment=1),
+        ), pictures.shift(book, s, f"{s}.h1.Q", "bias.Q_offset", "bias.offset",
+                          pictures.head_tone(1), "Every query row before and after the "
+                          "offset, one panel per coordinate: each arrow is the same shift",
+                          fragment=1)),
     ], [
         "The offset is illustrative. With bias=True training learns it together with the "
         "projection weights; we use bias=False so the code matches the worksheet.",
@@ -46,7 +50,13 @@ def bias(book: Book) -> list[Stack]:
         "input. Leaving it out keeps the example simple; it is not a claim that bias-free "
         "attention is better.",
     ])
+    counts = ("bias.params_without", "bias.params_with")
+    per_unit = pictures.BAR_LENGTH / max(float(book.value(key)) for key in counts)
     section.add("flag", "Which projections the bias flag touches", [
+        pictures.weight_bars(book, (book.say("without biases"), book.say("with biases")),
+                             counts, "neutral", "The layer's parameter count without and "
+                             "with biases, as bars of proportional length",
+                             size="short", fragments=(None, 1), per_unit=per_unit),
         Bullets((
             Item(book.say("without biases: {n} parameters", n=book.n("bias.params_without"))),
             Item(book.say("with biases: {n} parameters, {e} more", n=book.n("bias.params_with"),
@@ -71,6 +81,7 @@ def pytorch(book: Book) -> list[Stack]:
     """nn.MultiheadAttention with the same weights, and the whole model again."""
     section = Section("pytorch", "pytorch", "PyTorch's layer")
     section.add("layer", "PyTorch packages the head calculation", [
+        pictures.model_map(book, "heads"),
         Code((
             (*book.say("mha = nn.MultiheadAttention(embed_dim="), book.n("dims.d_model"),
              *book.say(", num_heads="), book.n("dims.heads"), *book.say(", bias=False)")),
@@ -80,7 +91,7 @@ def pytorch(book: Book) -> list[Stack]:
         )),
         Bullets((
             Item(book.say("in_proj_weight {a} stacks every head's query, key and value "
-                          "projections; out_proj.weight {b} is W_O",
+                          "projections; out_proj.weight {b} is {wo}", wo=Math("W_O"),
                           a=book.n("mha.in_proj_weight"), b=book.n("mha.out_proj_weight")), 1),
             Item(book.say("for our sentences, ΔE comes back as {d} and the weights as {w}: "
                           "one grid per sentence and head", d=book.n("mha.delta"),
@@ -95,8 +106,8 @@ def pytorch(book: Book) -> list[Stack]:
         "how the messages combine.",
     ])
     section.add("same", "Same weights, same answers", [
-        Para(book.say("Copy the scratch projections and W_O into the library layer, then "
-                      "compare.")),
+        Para(book.say("Copy the scratch projections and {wo} into the library layer, then "
+                      "compare.", wo=Math("W_O"))),
         Bullets((
             Item(book.say("largest difference in ΔE: {d}", d=book.n("mha.max_diff_delta")), 1),
             Item(book.say("largest difference in the attention weights: {d}",
@@ -109,6 +120,7 @@ def pytorch(book: Book) -> list[Stack]:
         "same parameters makes the comparison exact up to rounding.",
     ])
     section.add("model", "Back to the complete multi-head model", [
+        pictures.model_map(book, "prediction"),
         Flow((
             FlowStep(book.say("{e}", e=Math("E")), (book.n("shapes.E"),)),
             FlowStep(book.say("each head's {h}", h=Math("H")), (book.n("shapes.H"),), 1),
@@ -236,7 +248,11 @@ def patches(book: Book) -> list[Stack]:
                       "flattens to {v} values.", a=book.n("patches.side"),
                       n=book.n("patches.count"), p=book.n("patches.size"),
                       v=book.n("patches.values_per_patch"))),
-        replace(pixels, style="pixels"),
+        Columns((
+            (replace(pixels, style="pixels"),),
+            (pictures.patches(book, "The image's pixels with its patches outlined, and each "
+                              "patch flattened into one row of pixel values", size="panel"),),
+        )),
         book.matrix("patches.flat", tuple(() for _ in range(count)), fragment=1),
     ], [
         "A tiny shape illustration, not a trained vision model. For colour images each "
@@ -246,6 +262,13 @@ def patches(book: Book) -> list[Stack]:
     ])
     rows = int(book.value("patches.total_rows"))
     section.add("rows", "One shared projection makes the rows", [
+        pictures.tensor_steps(
+            book, [("patches.shape.flat", "TF", (Text("patches"),), None),
+                   ("patches.shape.rows", "TF", (Text("rows"),), None),
+                   ("patches.shape.sequence", "TF", (Text("sequence"),), None)],
+            [(Text("times W"),), (Text("CLS, positions"),)],
+            "The flattened patches times one shared matrix give one row per patch; a CLS "
+            "row goes first", size="short", cell=12.0),
         Columns((
             (book.matrix("patches.rows", tuple(() for _ in range(count)),
                          caption=book.say("flattened patches × {w} {s}", w=Math("W"),

@@ -14,8 +14,10 @@ from slides.context import (
     Row,
     Stack,
     Table,
+    Text,
     Word,
 )
+from slides.lesson import pictures
 from slides.lesson.kit import Book, Section, Steps
 
 __all__ = ["details", "one_two_heads", "prompt", "readings"]
@@ -139,7 +141,9 @@ def one_two_heads(book: Book) -> list[Stack]:
     s = book.sentence
     section = Section("one-two-heads", "one-two-heads", "One head, several heads")
     section.add("one-head", "One head sends one weighted message", [
-        book.strip(s, focus=(book.last,), blank=True),
+        pictures.arcs(book, s, [(f"{s}.wide", None, (Text("one head"),))],
+                      "One head's attention arcs into the final receiver: a single weight "
+                      "row, each arc as wide as its weight", size="strip"),
         Para(book.say("One query, at the final “{r}”, decides how much to read from each of "
                       "the {t} known tokens. The head mixes their values with those weights "
                       "into one message.", r=book.receiver(), t=book.n("dims.tokens"))),
@@ -147,11 +151,14 @@ def one_two_heads(book: Book) -> list[Stack]:
     ], [
         "The prefix ends with the receiver; the blank is what we want to predict and has no "
         "query yet.",
-        "One head can read several words and its message can carry several features. But "
-        "the same weights mix every coordinate of that message. Calling the query a "
+        "The arcs are the weights of one head as wide as the whole model (the wide head we "
+        "meet again later): each arc's width is its weight. One head can read several "
+        "words and its message can carry several features. But the same weights mix every "
+        "coordinate of that message. Calling the query a "
         "question about the setting is a description of a role, not a literal question.",
     ])
     section.add("several-heads", "Several heads send several messages", [
+        _lanes(book, "strip"),
         Para(book.say("Same receiver, {h} queries. Each head has its own projections "
                       "{wq}, {wk} and {wv}, its own weights and its own message.",
                       h=book.n("dims.heads"), wq=Math(r"W_Q^{(h)}"),
@@ -177,6 +184,14 @@ def one_two_heads(book: Book) -> list[Stack]:
     return [section.stack()]
 
 
+def _lanes(book: Book, size: str) -> pictures.Picture:
+    """Every head's arcs at the final receiver, one lane per head in its colour."""
+    s = book.sentence
+    return pictures.arcs(book, s, [(f"{s}.h{h}", h, (book.head(h),)) for h in book.heads],
+                         "Each head's attention arcs into the same receiver, one lane per "
+                         "head: each arc as wide as its weight", size=size)
+
+
 def _toy(book: Book) -> list[Block]:
     sources = book.ws.lesson.toy.sources
     step = Steps()
@@ -189,8 +204,14 @@ def _toy(book: Book) -> list[Block]:
     one = step()
     two = step()
     need = step()
+    bars = pictures.weight_bars(
+        book, [(Word(name),) for _ in range(2) for name in sources],
+        [f"toy.weights[{row}][{i}]" for row in range(2) for i in range(len(sources))],
+        [pictures.head_tone(row + 1) for row in range(2) for _ in sources],
+        "Two weight rows over the two sources: the first coordinate's and the second's",
+        fragments=[one if row == 0 else two for row in range(2) for _ in sources])
     return [
-        Columns(((values,), (
+        Columns(((values, bars), (
             Para(book.say("One head, weights {w}: the message is {m}. Both coordinates use "
                           "the same mixture.", w=book.listing("toy.weights[0]"),
                           m=book.listing("toy.one_head")), fragment=one),
@@ -215,7 +236,9 @@ def readings(book: Book) -> list[Stack]:
         top = book.top(s, h)
         section.add(f"h{h}", book.say("Head {n}, the {name} head, in the full sentence",
                                       n=book.number(h), name=book.head(h)), [
-            book.bars(s, f"{s}.h{h}", focus=(top,)),
+            pictures.arcs(book, s, [(f"{s}.h{h}", h, (book.head(h),))],
+                          "This head's attention arcs into the final receiver, each as wide "
+                          "as its weight", numbers=True),
             Para(book.say("At the final “{r}”, the {name} head gives {src} the weight {w}: "
                           "its values carry this head's information to the receiver.",
                           r=book.receiver(), name=book.head(h), src=book.token(s, top),
@@ -224,8 +247,8 @@ def readings(book: Book) -> list[Stack]:
             "These are hand-chosen parameters applied to the exact input rows of Part II. "
             "The head's name describes what this example was built to show, not a job "
             "assigned to a trained head.",
-            "Bar lengths are the computed attention weights of this head at the receiver; "
-            "every source gets some weight.",
+            "Arc widths are the computed attention weights of this head at the receiver, "
+            "written under each source; every source gets some weight.",
         ])
     rows = tuple(
         Row((book.head(h),), (
@@ -235,6 +258,7 @@ def readings(book: Book) -> list[Stack]:
         ), fragment=h)
         for h in book.heads)
     section.add("all", "Keep every reading", [
+        _lanes(book, "strip"),
         Table((book.say("strongest source"), book.say("its weight"), book.say("message")),
               rows, corner=book.say("head")),
         Para(book.say("The heads keep different mixtures at the same token. They run side "

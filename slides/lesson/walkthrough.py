@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from slides.context import Block, Cell, Columns, Formula, Math, Para, Row, Stack, Table
+from slides.context import Block, Cell, Columns, Formula, Math, Para, Row, Stack, Table, Text
+from slides.lesson import pictures
 from slides.lesson.kit import Book, Section, Steps
 
 __all__ = ["head_walkthrough"]
@@ -41,6 +42,7 @@ def _qk(book: Book, s: str, h: int) -> tuple[Block, ...]:
     prefix = f"{s}.h{h}"
     rows = book.token_rows(s)
     return (
+        pictures.model_map(book, "heads", head=h),
         Columns((
             (book.matrix(f"{prefix}.Q", rows, corner=book.labelled("Q", h),
                          focus=(book.last,)),),
@@ -64,11 +66,16 @@ def _dots(book: Book, s: str, h: int) -> tuple[Block, ...]:
                  Cell((book.n(f"{prefix}.dots[{j}]"),), style="result"))
         rows.append(Row((book.token(s, j),), cells, fragment=step()))
     columns = ((Math("k_j"),), (Math(r"q \odot k_j"),), (Math(r"q \cdot k_j"),))
+    bars = pictures.signed_bars(
+        book, [(book.token(s, j),) for j in range(book.length)],
+        [[f"{prefix}.dots[{j}]"] for j in range(book.length)], pictures.head_tone(h),
+        "One bar per source: its length is the dot product of the receiver's query with "
+        "that source's key", fragments=tuple(range(1, book.length + 1)))
     return (
         Para(book.say("query {q} = {v}", q=Math("q"),
                       v=book.listing(f"{prefix}.Q[{book.last}]"))),
-        Table(columns, tuple(rows), corner=book.say("source"), style="steps",
-              spans=(width, width, 1)),
+        *pictures.beside([Table(columns, tuple(rows), corner=book.say("source"),
+                                style="steps", spans=(width, width, 1))], bars),
         Formula(r"q \cdot k_j = \sum_c q_c\, k_{j,c}", fragment=step()),
     )
 
@@ -98,6 +105,12 @@ def _softmax(book: Book, s: str, h: int) -> tuple[Block, ...]:
                      fragment=denominator),
                 Para(book.say("Weights sum to {w}.", w=book.n(f"{prefix}.weights_sum")),
                      fragment=weight),
+                pictures.column_bars(
+                    book, [(book.token(s, j),) for j in range(book.length)],
+                    [f"{prefix}.weights[{j}]" for j in range(book.length)],
+                    pictures.head_tone(h), "Each source's weight as a bar: its "
+                    "exponential's share of the shared denominator", size="short",
+                    fragment=weight),
             ),
         )),
     )
@@ -107,7 +120,9 @@ def _weights(book: Book, s: str, h: int) -> tuple[Block, ...]:
     prefix = f"{s}.h{h}"
     top = book.top(s, h)
     return (
-        book.bars(s, prefix, focus=(top,)),
+        pictures.arcs(book, s, [(prefix, h, (book.head(h),))],
+                      "Attention arcs into the final receiver: each arc's width is the "
+                      "weight of its source", numbers=True),
         Para(book.say("{a} says how much the final “{r}”, at position {p}, reads from source "
                       "{j}. The strongest source here is {src}.", a=Math(r"\alpha_{j}"),
                       r=book.receiver(s), p=book.pos(book.last), j=Math("j"),
@@ -125,8 +140,14 @@ def _values(book: Book, s: str, h: int) -> tuple[Block, ...]:
         ))
         for j in range(book.length))
     columns = ((Math(r"\alpha_j"),), (Math("v_j"),))
+    values = pictures.signed_bars(
+        book, [(book.token(s, j),) for j in range(book.length)],
+        [[f"{prefix}.V[{j}][{c}]" for c in range(width)] for j in range(book.length)],
+        pictures.head_tone(h), "Each source's value row as bars, one per coordinate",
+        fragments=(1,) * book.length)
     return (
-        Table(columns, rows, corner=book.say("source"), style="steps", spans=(1, width)),
+        *pictures.beside([Table(columns, rows, corner=book.say("source"), style="steps",
+                                spans=(1, width))], values),
         Para(book.say("Each source brings a value row {v}; the weights stay beside their "
                       "sources.", v=Math("v_j = e_j W_V")), fragment=1),
     )
@@ -149,9 +170,16 @@ def _contributions(book: Book, s: str, h: int) -> tuple[Block, ...]:
         *_cells(book, f"{prefix}.message", width, style="result"),
     ), fragment=total, style="total"))
     columns = ((Math(r"\alpha_j"),), (Math("v_j"),), (Math(r"\alpha_j v_j"),))
+    bars = pictures.signed_bars(
+        book, [*((book.token(s, j),) for j in range(book.length)), (Text("sum"),)],
+        [*([f"{prefix}.contributions[{j}][{c}]" for c in range(width)]
+           for j in range(book.length)),
+         [f"{prefix}.message[{c}]" for c in range(width)]],
+        pictures.head_tone(h), "Each source's weighted value as bars, and their sum, the "
+        "message", fragments=(*(products,) * book.length, total))
     return (
-        Table(columns, tuple(rows), corner=book.say("source"), style="steps",
-              spans=(1, width, width)),
+        *pictures.beside([Table(columns, tuple(rows), corner=book.say("source"),
+                                style="steps", spans=(1, width, width))], bars),
         Para(book.say("{src}: {a} × {v} = {c}", src=book.token(s, top),
                       a=book.n(f"{prefix}.weights[{top}]"),
                       v=book.listing(f"{prefix}.V[{top}]"),
@@ -171,6 +199,10 @@ def _message(book: Book, s: str, h: int) -> tuple[Block, ...]:
                               m=book.listing(f"{prefix}.message")), fragment=1),
                 Para(book.say("It is the last row of {h}: a {shape} row.", h=Math("H = AV"),
                               shape=book.n("shapes.message")), fragment=2),
+                pictures.arcs(book, s, [(prefix, h, (book.head(h),))],
+                              "Every source's arc flows into the receiver's message",
+                              size="panel", note=(Text("m = "),
+                                                  *book.listing(f"{prefix}.message"))),
             ),
         )),
     )

@@ -1,0 +1,718 @@
+"""Diagrams drawn from the values: attention arcs, weight bars, grids, tensor blocks, the
+model map and the output projection, each a :class:`~slides.context.Picture`.
+
+Every coordinate is decided here, so the template only writes SVG elements. A shape's
+size may follow a value's exact magnitude (a bar's length is its weight, an arc's width is
+its attention), read with :meth:`Book.value`, and the shape names the key it draws
+(``draws``), so a test can recompute it. Every number written in a picture is a bound
+:class:`~slides.context.Num`. Tones name the palette in ``static/pictures.css``: a head's
+colour only for that head, ``negative`` for negative values, neutral greys for the rest.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+
+from outline import STEPS
+from slides.context import (
+    Block,
+    Columns,
+    Glyph,
+    Label,
+    Line,
+    Num,
+    Path,
+    Picture,
+    Rect,
+    Shape,
+    Sub,
+    Table,
+    Text,
+    Word,
+)
+from slides.lesson.kit import Book
+from slides.lesson.layout import across
+
+__all__ = [
+    "ARC_WIDTH",
+    "BAR_LENGTH",
+    "BESIDE_MOST",
+    "COLUMN_HEIGHT",
+    "arcs",
+    "beside",
+    "column_bars",
+    "head_tone",
+    "heatmap",
+    "mask",
+    "model_map",
+    "output_projection",
+    "paired_bars",
+    "shift",
+    "signed_bars",
+    "tensor_steps",
+    "weight_bars",
+]
+
+ARC_WIDTH = 26.0
+"""Stroke width of an arc carrying the whole attention (weight one)."""
+BAR_LENGTH = 520.0
+"""Length of a bar for weight one."""
+COLUMN_HEIGHT = 100.0
+"""Height of an upright bar for weight one."""
+_FONT = 22.0
+_SMALL = 18.0
+_SPAN = 420.0
+_LEGIBLE = 4.0
+"""Bars shorter than this (in a crowded picture) go without their number, which the
+table beside them shows."""
+
+
+BESIDE_MOST = 12
+"""The most table cells across that still leave a picture room beside the tables."""
+
+
+def beside(tables: Sequence[Table], picture: Picture, below: bool = False) -> tuple[Block, ...]:
+    """``tables`` side by side with ``picture`` beside them when they leave room for it;
+    otherwise the picture goes under them, shortened (``below``), or is left out, so a
+    worksheet with wide heads still fits its slides."""
+    columns = tuple((table,) for table in tables)
+    if sum(across(table) for table in tables) <= BESIDE_MOST:
+        return (Columns((*columns, (picture,))),)
+    placed: tuple[Block, ...] = (Columns(columns),) if len(tables) > 1 else tuple(tables)
+    if below:
+        return (*placed, replace(picture, size="short"))
+    return placed
+
+
+def head_tone(h: int | None) -> str:
+    """The palette tone of head ``h`` (counted from one); neutral for no head."""
+    return f"head-{h}" if h is not None else "neutral"
+
+
+def _r(x: float) -> float:
+    return round(x, 2)
+
+
+def _arrowhead(x: float, y: float, dx: float, dy: float, tone: str = "muted",
+               size: float = 9.0) -> Path:
+    """A filled triangle pointing along (dx, dy) with its tip at (x, y)."""
+    length = (dx * dx + dy * dy) ** 0.5 or 1.0
+    ux, uy = dx / length, dy / length
+    bx, by = x - ux * size, y - uy * size
+    px, py = -uy * size * 0.55, ux * size * 0.55
+    return Path(f"M {_r(x)} {_r(y)} L {_r(bx + px)} {_r(by + py)} L {_r(bx - px)} {_r(by - py)} Z",
+                tone, filled=True, role="arrowhead")
+
+
+def _arrow(x1: float, y1: float, x2: float, y2: float, tone: str = "muted",
+           fragment: int | None = None) -> list[Shape]:
+    head = _arrowhead(x2, y2, x2 - x1, y2 - y1, tone)
+    return [Line(_r(x1), _r(y1), _r(x2 - (x2 - x1) * 0.0), _r(y2), tone, 2.0, role="arrow",
+                 fragment=fragment),
+            Path(head.d, tone, filled=True, role="arrowhead", fragment=fragment)]
+
+
+def _label(x: float, y: float, *glyphs: Glyph, anchor: str = "start", tone: str = "ink",
+           size: float = _FONT, bold: bool = False, rotate: float = 0.0,
+           fragment: int | None = None) -> Label:
+    return Label(_r(x), _r(y), tuple(glyphs), anchor, tone, size, bold, rotate, fragment)
+
+
+def _w_o() -> tuple[Glyph, ...]:
+    return (Text("W"), Sub("O"))
+
+
+# --------------------------------------------------------------------------- arcs
+
+
+def _arc_lane(book: Book, prefix: str, tone: str, base: float, rise: float,
+              x: Sequence[float], fragment: int | None = None,
+              label_top: bool = True) -> list[Shape]:
+    """Arcs from every source to the receiver above the line at ``base``."""
+    last = book.last
+    shapes: list[Shape] = []
+    span = max(x[last] - x[0], 1.0)
+    for j in range(book.length):
+        key = f"{prefix}.weights[{j}]"
+        width = _r(float(book.value(key)) * ARC_WIDTH)
+        if j == last:
+            loop = 34.0
+            d = (f"M {_r(x[j] - 8)} {_r(base - 4)} C {_r(x[j] - loop)} {_r(base - loop * 1.6)} "
+                 f"{_r(x[j] + loop)} {_r(base - loop * 1.6)} {_r(x[j] + 8)} {_r(base - 4)}")
+        else:
+            height = rise * (0.35 + 0.65 * (x[last] - x[j]) / span)
+            middle = (x[j] + x[last]) / 2
+            d = (f"M {_r(x[j])} {_r(base - 4)} Q {_r(middle)} {_r(base - 2 * height)} "
+                 f"{_r(x[last])} {_r(base - 4)}")
+        shapes.append(Path(d, tone, width, role="arc", draws=key, fragment=fragment))
+    if label_top:
+        top = int(book.value(f"{prefix}.top_source"))
+        span_top = x[last] - x[top]
+        height = rise * (0.35 + 0.65 * span_top / span) if top != last else rise * 0.8
+        shapes.append(_label((x[top] + x[last]) / 2, base - height - 8,
+                             book.n(f"{prefix}.weights[{top}]"), anchor="middle", bold=True,
+                             fragment=fragment))
+    return shapes
+
+
+def _token_row(book: Book, sentence: str, x: Sequence[float], y: float,
+               focus: Sequence[int] = ()) -> list[Shape]:
+    shapes: list[Shape] = []
+    for j in range(book.length):
+        shapes.append(Rect(_r(x[j] - 5), _r(y - 10), 10, 10, "ink" if j in focus else "faint",
+                           role="token"))
+        shapes.append(_label(x[j], y + 18, book.token(sentence, j), anchor="end",
+                             size=_SMALL, rotate=-35.0,
+                             tone="ink" if j in focus else "muted", bold=j in focus))
+    return shapes
+
+
+def arcs(book: Book, sentence: str, lanes: Sequence[tuple[str, int | None, tuple[Glyph, ...]]],
+         description: str, size: str = "full", numbers: bool = False,
+         note: tuple[Glyph, ...] = ()) -> Picture:
+    """Attention arcs into the final receiver, one lane per weight row.
+
+    ``lanes`` holds ``(prefix, head, name)``: the weights ``<prefix>.weights[j]``, the head
+    whose colour they take (``None``: neutral, such as the wide head) and the lane's
+    name. Each arc's stroke width is its weight times :data:`ARC_WIDTH`. ``numbers``
+    writes every weight of the last lane under its source; ``note`` is written above the
+    receiver.
+    """
+    width = 1000.0
+    left, right = 150.0, 40.0
+    step = (width - left - right) / max(book.length - 1, 1)
+    x = [left + j * step for j in range(book.length)]
+    lane = 150.0 if len(lanes) == 1 else 108.0
+    top = 20.0
+    shapes: list[Shape] = []
+    for i, (prefix, head, name) in enumerate(lanes):
+        base = top + lane * (i + 1)
+        shapes.append(Line(x[0] - 10, base, x[-1] + 10, base, "faint", 1.5, role="baseline"))
+        shapes.append(_label(10, base - 10, *name, tone="ink", bold=True))
+        shapes += _arc_lane(book, prefix, head_tone(head), base, lane * 0.42, x)
+        for j in range(book.length):
+            shapes.append(Rect(_r(x[j] - 4), _r(base - 4), 8, 8,
+                               "ink" if j == book.last else "faint", role="token"))
+    bottom = top + lane * len(lanes)
+    if numbers:
+        prefix = lanes[-1][0]
+        for j in range(book.length):
+            shapes.append(_label(x[j], bottom + 22, book.n(f"{prefix}.weights[{j}]"),
+                                 anchor="middle", size=_SMALL))
+        bottom += 26
+    if note:
+        shapes.append(_label(x[-1], top + 16, *note, anchor="end", bold=True))
+    for j in range(book.length):
+        shapes.append(_label(x[j] + 6, bottom + 20, book.token(sentence, j), anchor="end",
+                             size=_FONT, rotate=-35.0, bold=j == book.last,
+                             tone="ink" if j == book.last else "muted"))
+    return Picture(width, bottom + 120, description, tuple(shapes), size)
+
+
+# --------------------------------------------------------------------------- bars
+
+
+def weight_bars(book: Book, labels: Sequence[tuple[Glyph, ...]], keys: Sequence[str],
+                tones: str | Sequence[str], description: str,
+                values: Sequence[Sequence[Num]] = (), size: str = "panel",
+                fragments: Sequence[int | None] = (), per_unit: float = BAR_LENGTH) -> Picture:
+    """One bar per key, its length the value times ``per_unit`` (for a weight in [0, 1]:
+    :data:`BAR_LENGTH`; for counts, the longest bar's share of it).
+
+    ``tones`` is one tone or one per bar; ``values`` optionally writes other numbers after
+    each bar instead of the key's own.
+    """
+    row, left = 36.0, 180.0
+    shapes: list[Shape] = []
+    for i, (label, key) in enumerate(zip(labels, keys, strict=True)):
+        y = 16 + i * row
+        tone = tones if isinstance(tones, str) else tones[i]
+        fragment = fragments[i] if fragments else None
+        length = _r(float(book.value(key)) * per_unit)
+        shapes.append(_label(left - 12, y + 20, *label, anchor="end", tone="ink",
+                             fragment=fragment))
+        shapes.append(Rect(left, _r(y + 4), length, row - 10, tone, role="bar", draws=key,
+                           fragment=fragment))
+        glyphs = tuple(values[i]) if values else (book.n(key),)
+        shapes.append(_label(left + length + 10, y + 22, *glyphs, tone="ink",
+                             fragment=fragment))
+    shapes.append(Line(left, 10, left, 16 + row * len(keys), "muted", 2.0, role="axis"))
+    return Picture(left + BAR_LENGTH + 150, 24 + row * len(keys), description, tuple(shapes),
+                   size)
+
+
+def column_bars(book: Book, labels: Sequence[tuple[Glyph, ...]], keys: Sequence[str],
+                tone: str, description: str, size: str = "strip",
+                fragment: int | None = None) -> Picture:
+    """Upright bars side by side, one per key: a bar's height is its weight times
+    :data:`COLUMN_HEIGHT`; the labels run underneath."""
+    step, left, base = 84.0, 60.0, COLUMN_HEIGHT + 40
+    shapes: list[Shape] = []
+    for i, (label, key) in enumerate(zip(labels, keys, strict=True)):
+        x = left + i * step
+        height = _r(float(book.value(key)) * COLUMN_HEIGHT)
+        shapes.append(Rect(_r(x + 18), _r(base - height), step - 36, height, tone,
+                           role="column", draws=key, fragment=fragment))
+        shapes.append(_label(x + step / 2, base - height - 8, book.n(key), anchor="middle",
+                             fragment=fragment))
+        shapes.append(_label(x + step / 2 + 8, base + 22, *label, anchor="end", rotate=-30.0,
+                             tone="muted"))
+    shapes.append(Line(left, base, left + step * len(keys), base, "muted", 2.0, role="axis"))
+    return Picture(left + step * len(keys) + 10, base + 80, description, tuple(shapes), size)
+
+
+def paired_bars(book: Book, sentence: str, rows: Sequence[tuple[str, str, tuple[Glyph, ...]]],
+                description: str, size: str = "full", fragment: int | None = None) -> Picture:
+    """Several weight rows side by side, source by source: ``rows`` holds
+    ``(prefix, tone, name)``; bar length is the weight times :data:`BAR_LENGTH`."""
+    bar, gap, left = min(14.0, 36.0 / len(rows)), 10.0, 190.0
+    group = bar * len(rows) + gap
+    per_line = 3
+    legend = 12.0 + 26.0 * ((len(rows) + per_line - 1) // per_line) + 6
+    shapes: list[Shape] = []
+    for r, (_, tone, name) in enumerate(rows):
+        x, y = left + (r % per_line) * 230, 10 + (r // per_line) * 26
+        shapes.append(Rect(x, y, 22, 16, tone, role="swatch"))
+        shapes.append(_label(x + 30, y + 15, *name, size=_SMALL))
+    for j in range(book.length):
+        y = legend + j * group
+        shapes.append(_label(left - 12, y + group / 2 + 2, book.token(sentence, j),
+                             anchor="end", bold=j == book.last))
+        for r, (prefix, tone, _) in enumerate(rows):
+            key = f"{prefix}.weights[{j}]"
+            length = _r(float(book.value(key)) * BAR_LENGTH)
+            shapes.append(Rect(left, _r(y + r * bar), length, bar - 2, tone, role="bar",
+                               draws=key, fragment=fragment if r else None))
+            if float(book.value(key)) >= 0.1:
+                shapes.append(_label(left + length + 8, y + r * bar + bar - 2, book.n(key),
+                                     size=_SMALL, fragment=fragment if r else None))
+    height = legend + group * book.length
+    shapes.append(Line(left, legend - 4, left, height, "muted", 2.0, role="axis"))
+    width = max(left + BAR_LENGTH + 120, left + per_line * 230)
+    return Picture(width, height + 10, description, tuple(shapes), size)
+
+
+def signed_bars(book: Book, labels: Sequence[tuple[Glyph, ...]],
+                groups: Sequence[Sequence[str]], tone: str, description: str,
+                size: str = "panel", names: Sequence[tuple[Glyph, ...]] = (),
+                fragments: Sequence[int | None] = ()) -> Picture:
+    """Bars that may be negative, around a zero line: one row per label, one bar per key
+    of its group (coordinates, or the ``names`` written beside each bar). Negative bars
+    take the ``negative`` tone and grow to the left; one scale for the picture, set so the
+    bars span :data:`_SPAN` at most."""
+    drawn = [float(book.value(k)) for group in groups for k in group]
+    low, high = -min(min(drawn, default=0.0), 0.0), max(max(drawn, default=0.0), 0.0)
+    scale = _SPAN / max(low + high, 1e-12)
+    count = max((len(g) for g in groups), default=1)
+    bar = 18.0 if count == 1 else 14.0
+    row = bar * count + 10
+    left = 170.0
+    zero = left + (70.0 if low else 10.0) + (50.0 if names else 0.0) + low * scale
+    top = 12.0
+    shapes: list[Shape] = []
+    for i, (label, group) in enumerate(zip(labels, groups, strict=True)):
+        y = top + i * row
+        fragment = fragments[i] if fragments else None
+        shapes.append(_label(left - 10, y + row / 2 + 2, *label, anchor="end",
+                             fragment=fragment))
+        for c, key in enumerate(group):
+            value = float(book.value(key))
+            length = _r(abs(value) * scale)
+            x = zero if value >= 0 else _r(zero - length)
+            if names:
+                shapes.append(_label(left + 8, y + c * bar + bar - 4, *names[c],
+                                     size=min(_SMALL, bar + 1),
+                                     tone="muted", fragment=fragment))
+            shapes.append(Rect(_r(x), _r(y + c * bar), length, bar - 3,
+                               tone if value >= 0 else "negative", role="bar", draws=key,
+                               fragment=fragment))
+            if length >= _LEGIBLE or len(groups) * count <= 12:
+                shapes.append(_label(zero + (length + 8 if value >= 0 else -length - 8),
+                                     y + c * bar + bar - 4, book.n(key),
+                                     size=min(_SMALL, bar + 1),
+                                     anchor="start" if value >= 0 else "end",
+                                     fragment=fragment))
+    height = top + row * len(groups)
+    shapes.append(Line(_r(zero), top - 6, _r(zero), height, "muted", 2.0, role="zero"))
+    return Picture(_r(zero + high * scale + 80), height + 8, description, tuple(shapes), size)
+
+
+def shift(book: Book, sentence: str, before: str, after: str, offset: str, tone: str,
+          description: str, size: str = "panel", fragment: int | None = None) -> Picture:
+    """Each row's coordinates before and after adding one offset: an arrow per entry,
+    all of the same length because the offset is shared by every position."""
+    width = len(book.values.value(f"{before}[0]"))
+    entries = [float(book.value(f"{k}[{j}][{c}]")) for k in (before, after)
+               for j in range(book.length) for c in range(width)]
+    low, high = min(min(entries), 0.0), max(entries)
+    panel, left = 300.0, 150.0
+    scale = (panel - 60) / max(high - low, 1e-12)
+    row = 28.0
+    shapes: list[Shape] = []
+    for c in range(width):
+        origin = left + c * panel
+        zero = origin + (0 - low) * scale
+        shapes.append(Line(_r(zero), 30, _r(zero), 40 + row * book.length, "faint", 1.5,
+                           role="zero"))
+        shapes.append(_label(origin + panel / 2 - 30, 22, Text("+ "),
+                             book.n(f"{offset}[{c}]"), anchor="middle", tone="muted",
+                             size=_SMALL))
+    for j in range(book.length):
+        y = 46 + j * row
+        shapes.append(_label(left - 12, y + 6, book.token(sentence, j), anchor="end",
+                             size=_SMALL, bold=j == book.last))
+        for c in range(width):
+            origin = left + c * panel
+            x1 = origin + (float(book.value(f"{before}[{j}][{c}]")) - low) * scale
+            x2 = origin + (float(book.value(f"{after}[{j}][{c}]")) - low) * scale
+            shapes.append(Rect(_r(x1 - 4), _r(y - 4), 8, 8, tone, role="point",
+                               draws=f"{before}[{j}][{c}]"))
+            if abs(x2 - x1) > 2:
+                shapes += _arrow(x1, y, x2, y, "ink", fragment)
+            shapes.append(Rect(_r(x2 - 4), _r(y - 4), 8, 8, "ink", role="point",
+                               draws=f"{after}[{j}][{c}]", fragment=fragment))
+    return Picture(left + panel * width, 60 + row * book.length, description, tuple(shapes),
+                   size)
+
+
+# --------------------------------------------------------------------------- grids
+
+
+def heatmap(book: Book, sentence: str, key: str, head: int | None, description: str,
+            numbers: Sequence[int] = (), size: str = "panel") -> Picture:
+    """A receiver × source grid: each allowed cell shaded by its weight in the head's
+    colour, every future cell grey; rows listed in ``numbers`` show their values."""
+    n = book.length
+    cell, left, top = 46.0, 150.0, 130.0
+    tone = head_tone(head)
+    shapes: list[Shape] = []
+    for j in range(n):
+        shapes.append(_label(left + j * cell + cell / 2 + 4, top - 8, book.token(sentence, j),
+                             size=_FONT, rotate=-45.0, tone="muted"))
+    for i in range(n):
+        y = top + i * cell
+        shapes.append(_label(left - 8, y + cell / 2 + 7, book.token(sentence, i), anchor="end",
+                             size=_FONT, bold=i == book.last))
+        for j in range(n):
+            x = left + j * cell
+            entry = f"{key}[{i}][{j}]"
+            if j > i:
+                shapes.append(Rect(x, y, cell, cell, "masked", "paper", 1.0, role="masked",
+                                   draws=entry))
+                continue
+            shapes.append(Rect(x, y, cell, cell, "paper", "faint", 1.0, role="cell"))
+            shapes.append(Rect(x, y, cell, cell, tone, opacity=_r(float(book.value(entry))),
+                               role="weight", draws=entry))
+            if i in numbers:
+                shapes.append(_label(x + cell / 2, y + cell / 2 + 5, book.n(entry),
+                                     anchor="middle", size=12.0))
+    if book.last in numbers:
+        y = top + book.last * cell
+        shapes.append(Rect(left, y, cell * n, cell, "none", "ink", 2.5, role="focus"))
+    return Picture(left + cell * n + 20, top + cell * n + 10, description, tuple(shapes), size)
+
+
+def mask(book: Book, sentence: str, description: str, size: str = "panel") -> Picture:
+    """The additive causal mask: zero where a receiver may read, minus infinity (grey)
+    where the source lies in its future. The zeros are the mask's own entries."""
+    n = book.length
+    cell, left, top = 46.0, 150.0, 130.0
+    shapes: list[Shape] = []
+    for j in range(n):
+        shapes.append(_label(left + j * cell + cell / 2 + 4, top - 8, book.token(sentence, j),
+                             size=_FONT, rotate=-45.0, tone="muted"))
+    for i in range(n):
+        y = top + i * cell
+        shapes.append(_label(left - 8, y + cell / 2 + 7, book.token(sentence, i), anchor="end",
+                             size=_FONT))
+        for j in range(n):
+            x = left + j * cell
+            entry = f"{sentence}.mask[{i}][{j}]"
+            if int(book.value(entry)):
+                shapes.append(Rect(x, y, cell, cell, "masked", "paper", 1.0, role="masked",
+                                   draws=entry))
+                shapes.append(_label(x + cell / 2, y + cell / 2 + 7, Text("−∞"),
+                                     anchor="middle", size=_FONT, tone="muted"))
+            else:
+                shapes.append(Rect(x, y, cell, cell, "paper", "faint", 1.0, role="cell",
+                                   draws=entry))
+                shapes.append(_label(x + cell / 2, y + cell / 2 + 7, book.n(entry),
+                                     anchor="middle", size=_FONT))
+    return Picture(left + cell * n + 20, top + cell * n + 10, description, tuple(shapes), size)
+
+
+# --------------------------------------------------------------------------- tensors
+
+
+def _block(book: Book, shape: Sequence[int], axes: str, x: float, y: float,
+           cell: float, masked: bool, head: int | None) -> tuple[list[Shape], float, float]:
+    """A tensor of ``shape`` drawn as a grid of cells, its leading (batch) axis as depth.
+
+    ``axes`` names each axis: ``B`` batch, ``H`` heads, ``T`` tokens (rows), ``S`` sources,
+    ``d`` one head's coordinates (in ``head``'s colour without an ``H`` axis), ``D`` the
+    joined coordinates (coloured by the head they belong to), ``F`` the model's features
+    and ``V`` the vocabulary (neutral); with ``masked``, a score grid's future cells are
+    grey.
+    Returns the shapes, the width and the height used.
+    """
+    sizes = dict(zip(axes, shape, strict=True))
+    depth = sizes.get("B", 1)
+    heads = sizes.get("H", 1)
+    inner = [axis for axis in axes if axis not in "BH"]
+    rows = sizes[inner[-2]] if len(inner) >= 2 else 1
+    columns = shape[-1]
+    split = "H" in axes and axes.index("H") > axes.index("T")
+    offset = 10.0
+    shapes: list[Shape] = []
+    head_gap = cell * (0.3 if split else 1.6)
+    group_width = columns * cell
+    groups_width = heads * group_width + (heads - 1) * head_gap
+    for b in reversed(range(depth)):
+        bx, by = x + b * offset, y - b * offset
+        for g in range(heads):
+            gx = bx + g * (group_width + head_gap)
+            for r in range(rows):
+                for c in range(columns):
+                    if "H" in axes:
+                        tone = head_tone(g + 1)
+                    elif axes.endswith("D"):
+                        tone = head_tone(c // book.head_width + 1)
+                    elif axes.endswith("d") and head is not None:
+                        tone = head_tone(head)
+                    else:
+                        tone = "neutral"
+                    future = masked and axes.endswith("TS") and c > r
+                    shade = (1.0 if b == 0 else 0.55) * (0.6 if tone == "neutral" else 1.0)
+                    shapes.append(Rect(_r(gx + c * cell), _r(by + r * cell), cell, cell,
+                                       "masked" if future else tone, "paper", 1.0,
+                                       opacity=_r(shade), role="block"))
+    width = groups_width + (depth - 1) * offset
+    height = rows * cell + (depth - 1) * offset
+    return shapes, width, height
+
+
+Step = tuple[str, str, tuple[Glyph, ...], int | None]
+"""A tensor to draw: its shape key (empty: the previous sizes rearranged), axes, name and
+head (for a single head's tensor)."""
+
+
+def tensor_steps(book: Book, steps: Sequence[Step],
+                 operations: Sequence[tuple[Glyph, ...] | None], description: str,
+                 size: str = "full", cell: float = 14.0, masked: bool = False) -> Picture:
+    """Tensors left to right, each drawn from its shape value and labelled with it.
+
+    ``steps`` holds :data:`Step` tuples; an empty key draws the tensor with the sizes seen
+    so far rearranged by ``axes``. ``operations`` names the arrows between them
+    (reshape, transpose…); ``None`` sets two tensors side by side without an arrow.
+    """
+    x, top = 20.0, 60.0
+    shapes: list[Shape] = []
+    heights: list[float] = []
+    sizes: dict[str, int] = {}
+    for i, (key, axes, name, head) in enumerate(steps):
+        if key:
+            shape = [int(v) for v in book.values.value(key)]
+        else:
+            shape = [sizes[a] for a in axes]
+        for axis, count in zip(axes, shape, strict=True):
+            sizes.setdefault(axis, count)
+        drawn, width, height = _block(book, shape, axes, x, top + 20 * (shape[0] > 1), cell,
+                                       masked, head)
+        shapes += drawn
+        heights.append(height)
+        bottom = top + height + 30
+        shapes.append(_label(x, top - 18, *name, bold=True))
+        if key:
+            shapes.append(_label(x, bottom + 6, book.n(key), tone="ink", size=_FONT))
+        x += width + 30
+        if i < len(operations) and operations[i] is None:
+            x += 10
+        elif i < len(operations):
+            shapes += _arrow(x, top + 60, x + 90, top + 60)
+            shapes.append(_label(x + 45, top + 45, *(operations[i] or ()), anchor="middle",
+                                 size=_SMALL, tone="muted"))
+            x += 120
+    height = top + max(heights, default=0.0) + 70
+    return Picture(x, height, description, tuple(shapes), size)
+
+
+# --------------------------------------------------------------------------- the model map
+
+
+def model_map(book: Book, lit: str, head: int | None = None, size: str = "strip") -> Picture:
+    """The layer from embeddings to the next word, in :data:`outline.STEPS` order, with
+    the step ``lit`` outlined in ink and every other box neutral; the heads are one box
+    per head in its colour (``head`` alone when given)."""
+    if lit not in STEPS:
+        raise ValueError(f"model map: unknown step {lit!r}; expected one of {STEPS}")
+    names: dict[str, tuple[Glyph, ...]] = {
+        "embeddings": (Text("embeddings"),), "concat": (Text("concat"),), "W_O": _w_o(),
+        "residual": (Text("+ residual"),), "MLP": (Text("MLP"),),
+        "prediction": (Text("next word"),)}
+    box, gap, y, tall = 132.0, 34.0, 70.0, 64.0
+    shapes: list[Shape] = []
+    x = 10.0
+    centres: dict[str, float] = {}
+    for step in STEPS:
+        on = step == lit
+        if step == "heads":
+            count = book.ws.n_heads
+            each = (tall + 44) / count
+            for h in book.heads:
+                hy = y - 22 + (h - 1) * each
+                chosen = on and (head is None or head == h)
+                shapes.append(Rect(x, _r(hy), box, _r(each - 4), head_tone(h),
+                                   "ink" if chosen else "paper", 3.0 if chosen else 1.0,
+                                   opacity=1.0 if chosen or not on else 0.35,
+                                   role="lit" if chosen else "box"))
+                shapes.append(_label(x + box / 2, hy + each / 2 + 4, book.head(h),
+                                     anchor="middle", size=_SMALL, bold=chosen))
+        else:
+            shapes.append(Rect(x, y, box, tall, "neutral-fill" if on else "paper",
+                               "ink" if on else "faint", 3.0 if on else 1.5,
+                               role="lit" if on else "box"))
+            shapes.append(_label(x + box / 2, y + tall / 2 + 7, *names[step],
+                                 anchor="middle", bold=on, tone="ink" if on else "muted"))
+        centres[step] = x + box / 2
+        if step != STEPS[-1]:
+            shapes += _arrow(x + box + 2, y + tall / 2, x + box + gap - 2, y + tall / 2)
+        x += box + gap
+    skip_from, skip_to = centres["embeddings"], centres["residual"]
+    shapes.append(Path(f"M {_r(skip_from)} {y} C {_r(skip_from)} {y - 60} {_r(skip_to)} "
+                       f"{y - 60} {_r(skip_to)} {y - 2}", "muted", 2.0, role="skip"))
+    shapes.append(_arrowhead(skip_to, y - 1, 0, 1))
+    return Picture(x - gap + 10, y + tall + 36, _describe(lit), tuple(shapes), size)
+
+
+def _describe(lit: str) -> str:
+    return f"The model from embeddings to the next word; this slide is about the step {lit}"
+
+
+# --------------------------------------------------------------------------- W_O
+
+
+def output_projection(book: Book, sentence: str, description: str, joined: bool = True,
+                      update: bool = True, size: str = "full") -> Picture:
+    """``W_O`` as a matrix, its rows in one block per head (the head's colour), the joined
+    row beside it and the update below. A non-zero entry in another head's columns (when
+    the joined coordinates line up with the model's) is outlined: it mixes across heads."""
+    d_head, width = book.head_width, book.width
+    joined_width = book.ws.n_heads * d_head
+    last = book.last
+    cell_w, cell_h, gap = 86.0, 44.0, 12.0
+    left = 300.0 if joined else 150.0
+    top = 110.0
+    aligned = joined_width == width
+    shapes: list[Shape] = []
+    for c in range(width):
+        shapes.append(_label(left + c * cell_w + cell_w / 2, top - 14, book.feature(c),
+                             anchor="middle", size=_SMALL, tone="muted"))
+    if joined:
+        shapes.append(_label(left - 120, top - 14, Text("m"), anchor="middle", bold=True))
+    shapes.append(_label(left + width * cell_w / 2, top - 50, *_w_o(), anchor="middle",
+                         bold=True, size=24.0))
+    for i in range(joined_width):
+        h = i // d_head + 1
+        y = top + i * cell_h + (h - 1) * gap
+        tone = head_tone(h)
+        if i % d_head == 0:
+            shapes.append(Rect(left - 14, _r(y), 8, d_head * cell_h, tone, role="block"))
+            shapes.append(_label(left - (175 if joined else 22), y + d_head * cell_h / 2 + 6,
+                                 *(_w_o() if not joined else ()),
+                                 Word(book.ws.lesson.head_names[h - 1], sup=not joined),
+                                 anchor="end", bold=True, size=_SMALL))
+        if joined:
+            shapes.append(Rect(left - 160, _r(y + 2), 80, cell_h - 4, tone, opacity=0.35,
+                               role="joined"))
+            shapes.append(_label(left - 120, y + cell_h / 2 + 7,
+                                 book.n(f"{sentence}.joined[{last}][{i}]"), anchor="middle"))
+        for c in range(width):
+            x = left + c * cell_w
+            entry = f"params.W_O[{i}][{c}]"
+            value = float(book.value(entry))
+            mixing = aligned and value != 0 and c // d_head + 1 != h
+            shapes.append(Rect(x, _r(y), cell_w, cell_h,
+                               tone if value > 0 else "negative" if value < 0 else "paper",
+                               "faint", 1.0, opacity=0.45 if value else 1.0,
+                               role="mixing-cell" if mixing else "weight", draws=entry))
+            if mixing:
+                shapes.append(Rect(x + 3, _r(y + 3), cell_w - 6, cell_h - 6, "none", "ink",
+                                   3.0, dashed=True, role="mixing"))
+            shapes.append(_label(x + cell_w / 2, y + cell_h / 2 + 7, book.n(entry),
+                                 anchor="middle", tone="ink" if value else "muted",
+                                 bold=bool(value)))
+    bottom = top + joined_width * cell_h + (book.ws.n_heads - 1) * gap
+    if aligned:
+        for g in range(1, book.ws.n_heads):
+            x = left + g * d_head * cell_w
+            shapes.append(Line(x, top - 4, x, bottom + 4, "muted", 2.0, dashed=True,
+                               role="head-columns"))
+    if update:
+        y = bottom + 24
+        shapes.append(_label(left - 20, y + cell_h / 2 + 7, Text("Δe"), anchor="end",
+                             bold=True))
+        for c in range(width):
+            x = left + c * cell_w
+            shapes.append(Rect(x, y, cell_w, cell_h, "neutral-fill", "ink", 1.5,
+                               role="update"))
+            shapes.append(_label(x + cell_w / 2, y + cell_h / 2 + 7,
+                                 book.n(f"{sentence}.delta[{last}][{c}]"), anchor="middle",
+                                 bold=True))
+        bottom = y + cell_h
+    if aligned:
+        shapes.append(Rect(left + width * cell_w + 24, top, 26, 18, "none", "ink", 3.0,
+                           dashed=True, role="legend"))
+        shapes.append(_label(left + width * cell_w + 58, top + 15, Text("mixes heads"),
+                             size=_SMALL))
+    return Picture(left + width * cell_w + 200, bottom + 20, description, tuple(shapes),
+                   size)
+
+
+# --------------------------------------------------------------------------- image patches
+
+
+def patches(book: Book, description: str, size: str = "full") -> Picture:
+    """The image's pixels (darker is larger) with its patches outlined, and each patch
+    flattened into one row of pixel values, in the order the rows are numbered."""
+    side = int(book.value("patches.side"))
+    patch = int(book.value("patches.size"))
+    count = int(book.value("patches.count"))
+    per_row = len(book.values.value("patches.flat[0]"))
+    cell, left, top = 30.0, 20.0, 50.0
+    shapes: list[Shape] = [_label(left, 30, book.n("patches.shape.image"), bold=True)]
+    for r in range(side):
+        for c in range(side):
+            entry = f"patches.image[{r}][{c}]"
+            shapes.append(Rect(_r(left + c * cell), _r(top + r * cell), cell, cell, "paper",
+                               "faint", 1.0, role="pixel"))
+            shapes.append(Rect(_r(left + c * cell), _r(top + r * cell), cell, cell, "ink",
+                               opacity=_r(float(book.value(entry))), role="pixel-value",
+                               draws=entry))
+    for r in range(0, side, patch):
+        for c in range(0, side, patch):
+            shapes.append(Rect(_r(left + c * cell), _r(top + r * cell), patch * cell,
+                               patch * cell, "none", "neutral", 4.0, dashed=True,
+                               role="patch"))
+    image_right = left + side * cell
+    shapes += _arrow(image_right + 20, top + side * cell / 2, image_right + 110,
+                     top + side * cell / 2)
+    shapes.append(_label(image_right + 65, top + side * cell / 2 - 14, Text("flatten"),
+                         anchor="middle", size=_SMALL, tone="muted"))
+    strip_left, strip_cell = image_right + 130, 24.0
+    strip_top = top + (side * cell - count * (strip_cell + 16)) / 2
+    shapes.append(_label(strip_left, strip_top - 14, book.n("patches.shape.flat"), bold=True))
+    for p in range(count):
+        y = strip_top + p * (strip_cell + 16)
+        for v in range(per_row):
+            entry = f"patches.flat[{p}][{v}]"
+            x = strip_left + v * strip_cell
+            shapes.append(Rect(_r(x), _r(y), strip_cell, strip_cell, "paper", "faint", 1.0,
+                               role="pixel"))
+            shapes.append(Rect(_r(x), _r(y), strip_cell, strip_cell, "ink",
+                               opacity=_r(float(book.value(entry))), role="pixel-value",
+                               draws=entry))
+        shapes.append(Rect(_r(strip_left), _r(y), per_row * strip_cell, strip_cell, "none",
+                           "neutral", 3.0, dashed=True, role="patch"))
+    return Picture(strip_left + per_row * strip_cell + 20, top + side * cell + 20,
+                   description, tuple(shapes), size)

@@ -1,0 +1,409 @@
+"""The deck's pictures: every concept slide has one, and what they draw is the lesson's
+arithmetic, recomputed here in plain numpy (``tests/reference.py``), never read back from
+the program: arcs as wide as their weights, bars as long, future cells masked, the mask
+as zero and minus infinity, W_O in one block of rows per head with its cross-head terms;
+and ``lecture check`` reads the numbers inside the SVGs like every other figure."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from collections.abc import Iterator
+from html.parser import HTMLParser
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from render.check import check_build
+from slides.context import (
+    Block,
+    Code,
+    Columns,
+    Deck,
+    Label,
+    Num,
+    Picture,
+    Rect,
+    Slide,
+    Switch,
+    Text,
+)
+from slides.context import (
+    Path as Arc,
+)
+from slides.deck import build_deck, deck_context
+from slides.lesson.pictures import ARC_WIDTH, BAR_LENGTH, COLUMN_HEIGHT
+from tests import reference
+from tests.conftest import THREE_HEADS
+from worksheet import DEFAULT_WORKSHEET, Worksheet, compute_values, load_worksheet
+
+WORKSHEETS = {"default": DEFAULT_WORKSHEET, "three": THREE_HEADS}
+ROUNDING = 0.01
+"""Coordinates are written with two decimals."""
+
+
+def concept_slides(ws: Worksheet) -> list[str]:
+    """The slides that explain a step of the lesson, each of which must show a picture."""
+    heads = range(1, ws.n_heads + 1)
+    steps = ("qk", "dots", "softmax", "weights", "values", "contributions", "message")
+    return [
+        "one-two-heads-one-head", "one-two-heads-several-heads", "one-two-heads-toy",
+        *(f"readings-h{h}" for h in heads), "readings-all",
+        *(f"head-{h}-{step}" for h in heads for step in steps),
+        "wide-head-wider", "wide-head-preferences",
+        "combine-together", "combine-concat", "combine-w-o", "combine-blocks",
+        "combine-residual", "prediction-mlp", "other-context-switch",
+        "grids-project", "grids-mask", "grids-heads", "grids-join", "grids-code", "grids-call",
+        "bias-offset", "bias-flag", "pytorch-layer", "pytorch-model",
+        "patches-cut", "patches-rows",
+        *(f"lab-batch-{step}" for step in ("lookup", "project", "heads", "pairs", "mask",
+                                           "distribution", "mix", "join", "final")),
+        "lab-library-replace",
+    ]
+
+
+@pytest.fixture(scope="module", params=list(WORKSHEETS))
+def case(request: pytest.FixtureRequest) -> dict[str, Any]:
+    ws = load_worksheet(WORKSHEETS[request.param])
+    values = compute_values(ws)
+    return {"name": request.param, "ws": ws, "deck": deck_context(ws, values),
+            "ref": reference.values(json.loads(json.dumps(dict(ws.document))))}
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    ws = load_worksheet(DEFAULT_WORKSHEET)
+    out = tmp_path_factory.mktemp("pictures")
+    build_deck(ws, compute_values(ws), out)
+    return out
+
+
+def panels(blocks: tuple[Block, ...]) -> Iterator[tuple[Block, ...]]:
+    """The blocks a viewer can be shown: a slide's own, or each switcher panel's."""
+    switches = [b for b in blocks if isinstance(b, Switch)]
+    if not switches:
+        yield blocks
+    for switch in switches:
+        for panel in switch.panels:
+            yield tuple(b for b in blocks if not isinstance(b, Switch)) + panel.blocks
+
+
+def pictures_in(blocks: tuple[Block, ...]) -> list[Picture]:
+    found: list[Picture] = []
+    for block in blocks:
+        if isinstance(block, Picture):
+            found.append(block)
+        elif isinstance(block, Columns):
+            for column in block.columns:
+                found += pictures_in(column)
+        elif isinstance(block, Switch):
+            for panel in block.panels:
+                found += pictures_in(panel.blocks)
+    return found
+
+
+def all_pictures(deck: Deck) -> Iterator[tuple[Slide, Picture]]:
+    for slide in deck.slides:
+        for picture in pictures_in(slide.blocks):
+            yield slide, picture
+
+
+def slide(deck: Deck, id: str) -> Slide:
+    return next(s for s in deck.slides if s.id == id)
+
+
+def fresh(ref: dict[str, Any], key: str) -> float:
+    """The reference value of one entry, ``name[i][j]``."""
+    name = key.split("[", 1)[0]
+    index = tuple(int(i) for i in re.findall(r"\[(\d+)\]", key))
+    return float(np.asarray(ref[name], dtype=float)[index])
+
+
+# ------------------------------------------------------------------ every concept slide
+
+
+def test_every_concept_slide_shows_a_picture_in_every_state(case) -> None:
+    deck: Deck = case["deck"]
+    ids = {s.id for s in deck.slides}
+    wanted = concept_slides(case["ws"])
+    assert set(wanted) <= ids, sorted(set(wanted) - ids)
+    for id in wanted:
+        for shown in panels(slide(deck, id).blocks):
+            assert pictures_in(shown), id
+
+
+def test_every_picture_is_an_accessible_svg_with_a_view_box(built: Path) -> None:
+    html = (built / "slides" / "index.html").read_text(encoding="utf-8")
+    sections = dict(re.findall(r'<section id="([^"]+)"[^>]*>(.*?)</section>', html, re.S))
+    ws = load_worksheet(DEFAULT_WORKSHEET)
+    before = 0
+    for id in concept_slides(ws):
+        svgs = re.findall(r"<svg [^>]*>", sections[id])
+        assert svgs, id
+        for svg in svgs:
+            assert 'role="img"' in svg and re.search(r'aria-label="[^"]{20,}"', svg), svg
+            assert re.search(r'viewBox="0 0 [\d.]+ [\d.]+"', svg), svg
+        before += len(svgs)
+    assert before >= len(concept_slides(ws))
+
+
+def test_the_pictures_show_no_number_outside_a_bound_label(case) -> None:
+    for slide_, picture in all_pictures(case["deck"]):
+        for shape in picture.shapes:
+            if isinstance(shape, Label):
+                for glyph in shape.glyphs:
+                    if not isinstance(glyph, Num):
+                        assert not re.search(r"\d", glyph.text), (slide_.id, glyph)
+        assert not re.search(r"\d", picture.description), slide_.id
+
+
+# ------------------------------------------------------------------ shapes carry numbers
+
+
+def test_each_arc_is_as_wide_as_its_weight(case) -> None:
+    ref = case["ref"]
+    arcs = [(s.id, shape) for s, p in all_pictures(case["deck"]) for shape in p.shapes
+            if isinstance(shape, Arc) and shape.role == "arc"]
+    assert len(arcs) > 100
+    for id, arc in arcs:
+        assert re.fullmatch(r"\w+\.(h\d+|wide)\.weights\[\d+\]", arc.draws), (id, arc.draws)
+        assert abs(arc.width - fresh(ref, arc.draws) * ARC_WIDTH) <= ROUNDING, (id, arc.draws)
+
+
+def test_a_receivers_arcs_add_up_to_one_full_width(case) -> None:
+    """Every lane's widths sum to the width of weight one: the weights form a softmax."""
+    for id, picture in ((s.id, p) for s, p in all_pictures(case["deck"])):
+        lanes: dict[str, float] = {}
+        for shape in picture.shapes:
+            if isinstance(shape, Arc) and shape.role == "arc":
+                prefix = shape.draws.rsplit(".weights", 1)[0]
+                lanes[prefix] = lanes.get(prefix, 0.0) + shape.width
+        for prefix, total in lanes.items():
+            assert total == pytest.approx(ARC_WIDTH, abs=ROUNDING * case["ws"].length), \
+                (id, prefix)
+
+
+def test_weight_bars_are_as_long_as_their_weights(case) -> None:
+    ref = case["ref"]
+    checked = 0
+    for id, picture in ((s.id, p) for s, p in all_pictures(case["deck"])):
+        for shape in picture.shapes:
+            if not (isinstance(shape, Rect) and ".weights[" in shape.draws):
+                continue
+            expected = fresh(ref, shape.draws)
+            if shape.role == "bar":
+                assert abs(shape.w - expected * BAR_LENGTH) <= ROUNDING, (id, shape.draws)
+            else:
+                assert shape.role == "column"
+                assert abs(shape.h - expected * COLUMN_HEIGHT) <= ROUNDING, (id, shape.draws)
+            checked += 1
+    assert checked > 50
+
+
+def test_signed_bars_share_one_scale_and_negative_ones_take_the_negative_tone(case) -> None:
+    ref = case["ref"]
+    pictures = 0
+    for id, picture in ((s.id, p) for s, p in all_pictures(case["deck"])):
+        bars = [shape for shape in picture.shapes
+                if isinstance(shape, Rect) and shape.role == "bar" and shape.draws]
+        if not bars or all(".weights[" in b.draws for b in bars):
+            continue
+        pictures += 1
+        scales = set()
+        for bar in bars:
+            value = fresh(ref, bar.draws)
+            assert (bar.fill == "negative") == (value < 0), (id, bar.draws)
+            if abs(value) > 0.05:
+                scales.add(round(bar.w / abs(value), 0))
+        assert len(scales) <= 1 or max(scales) - min(scales) <= 1, (id, scales)
+    assert pictures > 10
+
+
+def test_heatmap_cells_are_shaded_by_weight_and_masked_exactly_in_the_future(case) -> None:
+    ws: Worksheet = case["ws"]
+    ref = case["ref"]
+    n = ws.length
+    future = {(i, j) for i in range(n) for j in range(n) if j > i}
+    grids = 0
+    for shown in panels(slide(case["deck"], "grids-heads").blocks):
+        for picture in pictures_in(shown):
+            masked = {tuple(int(i) for i in re.findall(r"\[(\d+)\]", r.draws))
+                      for r in picture.shapes if isinstance(r, Rect) and r.role == "masked"}
+            assert masked == future
+            weights = [r for r in picture.shapes if isinstance(r, Rect) and r.role == "weight"]
+            assert len(weights) == n * (n + 1) // 2
+            for cell in weights:
+                assert cell.opacity == pytest.approx(fresh(ref, cell.draws), abs=0.006)
+                assert cell.fill == f"head-{cell.draws.split('.h')[1].split('.')[0]}"
+            grids += 1
+    assert grids == len(ws.sentences) * ws.n_heads
+
+
+def test_the_mask_slide_adds_zero_or_minus_infinity_never_a_table_of_ones(case) -> None:
+    ws: Worksheet = case["ws"]
+    n = ws.length
+    mask = slide(case["deck"], "grids-mask")
+    (picture,) = pictures_in(mask.blocks)
+    zeros = [s for s in picture.shapes if isinstance(s, Label) and s.key]
+    infinities = [s for s in picture.shapes if isinstance(s, Label)
+                  and s.glyphs == (Text("−∞"),)]
+    assert len(infinities) == n * (n - 1) // 2
+    assert len(zeros) == n * (n + 1) // 2
+    for label in zeros:
+        i, j = (int(x) for x in re.findall(r"\[(\d+)\]", label.key))
+        assert j <= i and label.glyphs[0].text == "0"
+    masked = {tuple(int(x) for x in re.findall(r"\[(\d+)\]", r.draws))
+              for r in picture.shapes if isinstance(r, Rect) and r.role == "masked"}
+    assert masked == {(i, j) for i in range(n) for j in range(n) if j > i}
+    shown_keys = [num.key for num in _nums(mask.blocks)]
+    assert all(fresh(case["ref"], key) == 0 for key in shown_keys if ".mask[" in key)
+
+
+def test_the_mask_slide_in_the_html_shows_zero_and_minus_infinity(built: Path) -> None:
+    html = (built / "slides" / "index.html").read_text(encoding="utf-8")
+    section = re.search(r'<section id="grids-mask".*?</section>', html, re.S)[0]
+    n = load_worksheet(DEFAULT_WORKSHEET).length
+    assert section.count(">−∞</text>") == n * (n - 1) // 2
+    assert len(re.findall(r'<text [^>]*data-key="river\.mask\[\d+\]\[\d+\]">0</text>',
+                          section)) == n * (n + 1) // 2
+    assert "<td" not in section
+    assert section.count('data-role="masked"') == n * (n - 1) // 2
+
+
+def test_w_o_is_drawn_in_one_block_of_rows_per_head_with_its_cross_head_terms(case) -> None:
+    ws: Worksheet = case["ws"]
+    W_O = np.asarray(case["ref"]["params.W_O"], dtype=float)
+    d_head = ws.d_head
+    aligned = W_O.shape[0] == W_O.shape[1]
+    crossing = {(i, c) for i in range(W_O.shape[0]) for c in range(W_O.shape[1])
+                if W_O[i, c] != 0 and i // d_head != c // d_head} if aligned else set()
+    if case["name"] == "default":
+        assert crossing  # the worksheet mixes heads; the picture must show where
+    for id in ("combine-w-o", "combine-blocks"):
+        pictures = pictures_in(slide(case["deck"], id).blocks)
+        (picture,) = [p for p in pictures if any(
+            isinstance(s, Rect) and s.draws.startswith("params.W_O") for s in p.shapes)]
+        cells = {tuple(int(x) for x in re.findall(r"\[(\d+)\]", s.draws)): s
+                 for s in picture.shapes if isinstance(s, Rect)
+                 and s.draws.startswith("params.W_O")}
+        assert set(cells) == {(i, c) for i in range(W_O.shape[0]) for c in range(W_O.shape[1])}
+        for (i, c), cell in cells.items():
+            head = i // d_head + 1
+            value = W_O[i, c]
+            expected = f"head-{head}" if value > 0 else "negative" if value < 0 else "paper"
+            assert cell.fill == expected, (id, i, c)
+            assert (cell.role == "mixing-cell") == ((i, c) in crossing), (id, i, c)
+        blocks = [s for s in picture.shapes if isinstance(s, Rect) and s.role == "block"]
+        assert [b.fill for b in blocks] == [f"head-{h}" for h in range(1, ws.n_heads + 1)]
+        assert all(b.h == pytest.approx(blocks[0].h) for b in blocks)
+        outlines = [s for s in picture.shapes if isinstance(s, Rect) and s.role == "mixing"]
+        assert len(outlines) == len(crossing)
+        labels = {s.key for s in picture.shapes if isinstance(s, Label) and s.key}
+        assert {f"params.W_O[{i}][{c}]" for i, c in cells} <= labels
+
+
+def test_the_model_map_lights_the_step_of_its_slide(case) -> None:
+    lit = {"combine-together": "concat", "prediction-mlp": "MLP",
+           "pytorch-model": "next word"}
+    for id, name in lit.items():
+        (picture,) = [p for p in pictures_in(slide(case["deck"], id).blocks)
+                      if any(isinstance(s, Rect) and s.role == "lit" for s in p.shapes)]
+        bold = [s for s in picture.shapes if isinstance(s, Label) and s.bold]
+        assert ["".join(g.text for g in s.glyphs) for s in bold] == [name]
+    for h in range(1, case["ws"].n_heads + 1):
+        (switch,) = [b for b in slide(case["deck"], f"head-{h}-qk").blocks
+                     if isinstance(b, Switch)]
+        for panel in switch.panels:
+            (picture,) = [p for p in pictures_in(panel.blocks)
+                          if any(isinstance(s, Rect) and s.role == "lit" for s in p.shapes)]
+            lit_boxes = [s for s in picture.shapes if isinstance(s, Rect) and s.role == "lit"]
+            assert [box.fill for box in lit_boxes] == [f"head-{panel.head}"]
+
+
+# ------------------------------------------------------------------ W_O as a formula
+
+
+def _nums(node: Any) -> Iterator[Num]:
+    if isinstance(node, tuple):
+        for item in node:
+            yield from _nums(item)
+    elif isinstance(node, Num):
+        yield node
+    elif hasattr(node, "__dataclass_fields__"):
+        for name in node.__dataclass_fields__:
+            yield from _nums(getattr(node, name))
+
+
+def _texts(node: Any) -> Iterator[Text]:
+    if isinstance(node, tuple):
+        for item in node:
+            yield from _texts(item)
+    elif isinstance(node, Text):
+        yield node
+    elif isinstance(node, (Code, Picture)):
+        return
+    elif hasattr(node, "__dataclass_fields__"):
+        for name in node.__dataclass_fields__:
+            yield from _texts(getattr(node, name))
+
+
+def test_w_o_is_typeset_as_a_formula_wherever_a_slide_names_it(case) -> None:
+    for s in case["deck"].slides:
+        for text in _texts((s.title, s.blocks)):
+            assert "W_O" not in text.text, (s.id, text.text)
+
+
+# ------------------------------------------------------------------ lecture check
+
+
+class _SvgTexts(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.keys: list[tuple[str, str]] = []
+        self._key: str | None = None
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        named = dict(attrs)
+        if tag in ("text", "tspan") and named.get("data-key"):
+            self._key = named["data-key"]
+
+    def handle_data(self, data: str) -> None:
+        if self._key:
+            self.keys.append((self._key, data))
+            self._key = None
+
+
+def _minimal_build(out: Path) -> None:
+    """Only what ``lecture check`` needs to reach the deck: the worksheet it came from."""
+    (out / "build.json").write_text(json.dumps(
+        {"worksheet": {"path": str(DEFAULT_WORKSHEET)}, "scenes": []}), encoding="utf-8")
+
+
+def test_lecture_check_compares_the_numbers_inside_the_pictures(built: Path,
+                                                                tmp_path: Path) -> None:
+    shutil.copytree(built / "slides", tmp_path / "slides")
+    _minimal_build(tmp_path)
+    clean = check_build(tmp_path)
+    assert clean.mismatches == []
+    assert clean.counts["deck figures"] > 2000
+    index = tmp_path / "slides" / "index.html"
+    html = index.read_text(encoding="utf-8")
+    reader = _SvgTexts()
+    reader.feed(html)
+    svg_keys = [key for key, _ in reader.keys]
+    assert len(svg_keys) > 500
+    key = "river.h1.weights[5]"
+    target = re.search(r'<text [^>]*data-key="' + re.escape(key) + r'">(\d\.\d+)</text>', html)
+    assert target, "the river weight of head 1 should be written inside an SVG"
+    shown = target[1]
+    spoiled = shown[:-1] + str((int(shown[-1]) + 1) % 10)
+    html = html[:target.start(1)] + spoiled + html[target.end(1):]
+    index.write_text(html, encoding="utf-8")
+    report = check_build(tmp_path)
+    wrong = [(m.key, m.shown, m.expected) for m in report.mismatches]
+    assert wrong == [(key, spoiled, shown)]
+    assert report.mismatches[0].where.startswith("slides/index.html line ")
+    assert not report.ok
