@@ -239,7 +239,7 @@ def test_a_second_build_into_the_same_folder_is_refused(built: Path, tmp_path: P
 
 
 def test_shards_merge_into_one_build_without_rerendering(tmp_path: Path) -> None:
-    scenes = ["RiverBankPrompt", "BiasFlag"]
+    scenes = ["RiverBankPrompt", "HeadWalkthrough2"]  # the two shortest clips
     shards = []
     for index in (1, 2):
         out = tmp_path / f"shard{index}"
@@ -318,7 +318,8 @@ def test_srt_captions_match_recomputed_tensors(built: Path) -> None:
                 assert reference.within_display(figure["text"], style, expected), \
                     (figure, expected)
                 checked += 1
-    assert checked >= 30
+    assert checked == sum(len(c["figures"]) for path in (built / "video").glob("*.figures.json")
+                          for c in json.loads(path.read_text(encoding="utf-8"))["captions"]) > 0
 
 
 def test_render_writes_numbered_outputs_and_list_shows_durations(tmp_path: Path) -> None:
