@@ -61,7 +61,12 @@
         return false;
       }
     }
-    if (slide.scrollWidth > slide.clientWidth + 1) return false;
+    var right = box.left + slide.clientWidth - parseFloat(style.paddingRight);
+    var wide = slide.querySelectorAll("table, pre, p, ol, ul, .column, .formula, .flow");
+    for (var m = 0; m < wide.length; m++) {
+      if (!wide[m].closest("aside.notes, [hidden]")
+          && wide[m].getBoundingClientRect().right > right + 1) return false;
+    }
     var listings = slide.querySelectorAll("pre.code code");
     for (var n = 0; n < listings.length; n++) {
       if (listings[n].checkVisibility() && listings[n].scrollWidth > listings[n].clientWidth + 1) {
