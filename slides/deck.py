@@ -145,11 +145,11 @@ def _clip_slide(book: Book, stack: Stack, clip: Clip, suffix: str) -> Slide:
     title = _scene_title(book, clip.entry)
     notes: list[Runs] = [(
         Text("Play the clip “"), *title,
-        Text("”: now that the slides have shown every number of " if not suffix else
-             "”, the part's next clip in lecture order, which goes on from the last one: "),
-        *((*stack.title, Text(", it goes through the same steps again, narrated and "
-                              "captioned, with what is named outlined on screen."))
-          if not suffix else (Text("let it run, then sum up the part."),)),
+        *((Text("” now that the slides of “"), *stack.title,
+           Text("” have shown every number: it goes through the same steps again, narrated "
+                "and captioned, outlining what it names."))
+          if not suffix else (Text("”, the part's next clip in lecture order, which goes on "
+                                   "from the last one: let it run, then sum up the part."),)),
     )]
     steps = [STEP_NAMES[step] for step in part(clip.entry.part).steps]
     notes.append((Text("It opens on the model map with " + _listed(steps) + " lit; its "
