@@ -548,7 +548,7 @@ def _deck_key(options: BuildOptions, planner: _Planner) -> str:
 def _assemble_slides(options: BuildOptions, planner: _Planner,
                      previous: Mapping[str, Any]) -> tuple[str, str]:
     """Rebuild the deck unless its sources, the worksheet and every clip are the same; then
-    record every file of the deck and the clip digests it embeds."""
+    record every file of the deck, the clip digests it embeds and what each poster shows."""
     key = _deck_key(options, planner)
     clips = _clips(options)
     sources = _deck_code(planner)
@@ -565,8 +565,14 @@ def _assemble_slides(options: BuildOptions, planner: _Planner,
                for path in sorted(deck.rglob("*")) if path.is_file()}
     embedded = {rel: digest for rel, digest in clips.items()
                 if f"slides/video/{Path(rel).name}" in outputs and rel.endswith(".mp4")}
+    from slides.deck import find_clips, poster_sources
+
+    posters = {rel: source for rel, source in
+               poster_sources(find_clips(planner.ws, options.out / "video")).items()
+               if rel in outputs}
     write_json(options.out / DECK_RECORD, {"key": key, "sources": sources,
-                                           "outputs": outputs, "clips": embedded})
+                                           "outputs": outputs, "clips": embedded,
+                                           "posters": posters})
     return status, key
 
 

@@ -103,7 +103,7 @@ class _Deck(HTMLParser):
         named = dict(attrs)
         if tag == "video":
             self.clips.append({"src": named.get("src"), "digest": named.get("data-sha256"),
-                               "captions": None})
+                               "captions": None, "poster": named.get("poster")})
         elif tag == "track" and self.clips:
             self.clips[-1]["captions"] = named.get("src")
         if tag in _VOID:
@@ -329,6 +329,7 @@ def _check_files(out: Path, build: dict[str, Any], report: CheckReport) -> dict[
                                                f"({digest[:12]}) than its record names"))
         if "slides/index.html" not in deck.get("outputs", {}):
             report.problems.append(Problem("slides/index.html", "not recorded"))
+        _check_posters(out, deck, recorded, report)
     for folder in ("video", "slides", "records", STORYBOARD):
         for path in sorted((out / folder).rglob("*")):
             rel = path.relative_to(out).as_posix()
@@ -337,6 +338,28 @@ def _check_files(out: Path, build: dict[str, Any], report: CheckReport) -> dict[
     report.count("records", len(expected_records - {DECK_RECORD, SCRIPT_RECORD,
                                                      STORYBOARD_RECORD}))
     return recorded
+
+
+def _check_posters(out: Path, deck: dict[str, Any], recorded: dict[str, str],
+                   report: CheckReport) -> None:
+    """Each poster is recorded as the last section-end frame of its clip's current
+    rendering, and every image in the deck's poster folder is such a poster."""
+    posters = deck.get("posters", {})
+    for rel, source in posters.items():
+        clip = str(source.get("clip"))
+        if recorded.get(clip) != source.get("sha256"):
+            report.problems.append(Problem(rel, f"recorded from another rendering of {clip} "
+                                           "than the one built"))
+        manifest = out / Path(clip).with_suffix(".figures.json")
+        if manifest.is_file():
+            sections = json.loads(manifest.read_text(encoding="utf-8")).get("sections") or []
+            if sections and source.get("frame") != sections[-1].get("frame"):
+                report.problems.append(Problem(rel, f"shows frame {source.get('frame')}, not "
+                                               f"the last section end of {clip}"))
+        report.count("deck posters")
+    for rel in deck.get("outputs", {}):
+        if rel.startswith("slides/posters/") and rel not in posters:
+            report.problems.append(Problem(rel, "a poster no clip is recorded for"))
 
 
 def _check_sound(out: Path, rel: str, manifest: dict[str, Any], report: CheckReport) -> None:
@@ -398,6 +421,10 @@ def _check_deck(out: Path, values: Values, recorded: dict[str, str],
                 clip["digest"] != recorded.get(copy):
             report.problems.append(Problem(copy, "the deck names another clip digest than "
                                            "the records"))
+        poster = clip.get("poster")
+        if poster is not None and f"slides/{poster}" not in recorded:
+            report.problems.append(Problem(f"slides/{poster}", "the deck shows a poster no "
+                                           "record names"))
         _check_deck_captions(clip.get("captions"), captions.get(name.removesuffix(".mp4")),
                              f"slides/index.html captions of {name}", values, report)
         report.count("deck clips")

@@ -16,10 +16,12 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 __all__ = [
+    "Agenda",
     "Block",
     "Bullets",
     "Cell",
     "Choice",
+    "Cite",
     "Code",
     "Columns",
     "Deck",
@@ -27,6 +29,7 @@ __all__ = [
     "FlowStep",
     "Formula",
     "Glyph",
+    "Heading",
     "Inline",
     "Item",
     "Label",
@@ -93,7 +96,19 @@ class Math:
     kind: ClassVar[str] = "math"
 
 
-Inline = Text | Num | Word | Math
+@dataclass(frozen=True)
+class Cite:
+    """A published work named on the references slide (authors, title, year, section).
+
+    The one kind of deck prose that may hold digits, because a year or a section number
+    is part of a work's name, not a number of the lesson; it is shown as ``<cite>``.
+    """
+
+    text: str
+    kind: ClassVar[str] = "cite"
+
+
+Inline = Text | Num | Word | Math | Cite
 Runs = tuple[Inline, ...]
 
 
@@ -234,6 +249,15 @@ class TokenStrip:
 
 
 @dataclass(frozen=True)
+class Agenda:
+    """What a stack goes through: its slides' titles, listed on its title slide."""
+
+    items: tuple[Runs, ...]
+    fragment: int | None = None
+    kind: ClassVar[str] = "agenda"
+
+
+@dataclass(frozen=True)
 class Columns:
     """Blocks side by side."""
 
@@ -270,6 +294,8 @@ class Video:
     captions: str | None
     digest: str
     """sha256 of the clip, so the deck names exactly which rendering it embeds."""
+    poster: str | None = None
+    """A frame of the clip (path relative to ``index.html``) shown before it plays."""
     fragment: int | None = None
     kind: ClassVar[str] = "video"
 
@@ -410,7 +436,7 @@ class Picture:
 
 
 Block = (Para | Bullets | Formula | Table | Flow | Code | TokenStrip | Columns | Switch | Video
-         | Picture)
+         | Picture | Agenda)
 
 
 # --------------------------------------------------------------------------- structure
@@ -436,8 +462,24 @@ class Switcher:
 
 
 @dataclass(frozen=True)
+class Heading:
+    """The kicker and title a switchable slide shows for one choice (``None``: any)."""
+
+    sentence: str | None
+    head: int | None
+    kicker: Runs
+    title: Runs
+    active: bool
+
+
+@dataclass(frozen=True)
 class Slide:
-    """One slide: title, body, speaker notes, and where it sits in the lesson."""
+    """One slide: title, body, speaker notes, and where it sits in the lesson.
+
+    ``role`` names a slide with a place in its stack: ``title`` (the stack's first),
+    ``clip`` (a rendered scene, at the stack's end) or ``references``. ``headings`` holds
+    one kicker and title per switcher choice when they depend on it (else empty).
+    """
 
     id: str
     title: Runs
@@ -446,6 +488,8 @@ class Slide:
     part: str
     head: int | None = None
     switcher: Switcher | None = None
+    role: str = ""
+    headings: tuple[Heading, ...] = ()
 
     @property
     def fragments(self) -> tuple[int, ...]:

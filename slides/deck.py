@@ -3,10 +3,11 @@
 Stages, each usable on its own:
 
 1. :func:`deck_context` turns the worksheet values into the typed deck (stacks, slides,
-   fragments, switcher panels), adding a clip slide for every rendered scene (in
-   lecture order when a part holds several);
-2. :func:`find_clips` finds rendered scenes in ``OUT/video/`` and converts their
-   subtitles to WebVTT, which the clip's ``<track>`` carries as a ``data:`` URL;
+   fragments, switcher panels), closing each part's stack with a clip slide for every
+   rendered scene (in lecture order when a part holds several);
+2. :func:`find_clips` finds rendered scenes in ``OUT/video/``, converts their subtitles
+   to WebVTT, which the clip's ``<track>`` carries as a ``data:`` URL, and picks the
+   frame each clip's poster shows (:mod:`slides.posters`);
 3. :func:`render_html` displays the deck through the jinja2 templates;
 4. :func:`build_deck` does all of that, then writes ``OUT/slides/`` into a staging
    folder and swaps it into place, so a failed build never leaves a half-written deck.
@@ -25,17 +26,19 @@ from pathlib import Path
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
-from outline import SceneEntry, lecture_order, video_stem
+from outline import STEP_NAMES, SceneEntry, lecture_order, part, video_stem
 from render.files import OutputError, file_digest, write_text
 from slides.assets import Assets, DeckError, deck_assets
 from slides.captions import CaptionError, srt_to_vtt
-from slides.context import Deck, Slide, Stack, Text, Video
+from slides.context import Deck, Runs, Slide, Stack, Text, Video
 from slides.lesson import build_stacks
 from slides.lesson.kit import Book
 from slides.pdf import print_pdf
+from slides.posters import manifest_of, poster_frame, write_poster
 from worksheet import Values, Worksheet
 
-__all__ = ["TITLE", "Clip", "build_deck", "deck_context", "find_clips", "render_html"]
+__all__ = ["TITLE", "Clip", "build_deck", "deck_context", "find_clips", "poster_sources",
+           "render_html"]
 
 TITLE = "Multi-head attention, step by step"
 TEMPLATES = Path(__file__).resolve().parent / "templates"
@@ -52,6 +55,13 @@ class Clip:
     """WebVTT text converted from the scene's ``.srt``; ``None`` without subtitles."""
     digest: str
     """sha256 of the video file."""
+    frame: int | None = None
+    """The frame its poster shows (``None``: no poster)."""
+
+    @property
+    def poster(self) -> str | None:
+        """The poster's path inside the deck folder."""
+        return None if self.frame is None else f"posters/{self.stem}.jpg"
 
 
 def find_clips(ws: Worksheet, video_folder: Path) -> tuple[Clip, ...]:
@@ -60,7 +70,7 @@ def find_clips(ws: Worksheet, video_folder: Path) -> tuple[Clip, ...]:
     Raises
     ------
     DeckError
-        When a scene's ``.srt`` cannot be read or converted.
+        When a scene's ``.srt`` or manifest cannot be read, or its clip decoded.
     """
     entries = lecture_order(ws.n_heads)
     clips = []
@@ -76,14 +86,24 @@ def find_clips(ws: Worksheet, video_folder: Path) -> tuple[Clip, ...]:
                 captions = srt_to_vtt(subtitles.read_text(encoding="utf-8"), str(subtitles))
             except (CaptionError, OSError, UnicodeDecodeError) as error:
                 raise DeckError(f"{subtitles}: cannot use these captions ({error})") from None
-        clips.append(Clip(entry, stem, video, captions, file_digest(video)))
+        clips.append(Clip(entry, stem, video, captions, file_digest(video),
+                          poster_frame(video, manifest_of(video))))
     return tuple(clips)
 
 
+def poster_sources(clips: Sequence[Clip]) -> dict[str, dict[str, str | int]]:
+    """What each poster of the deck shows, for the deck's record: the clip (relative to
+    the build folder), its sha256 and the frame, keyed by the poster's path there."""
+    return {f"slides/{clip.poster}": {"clip": f"video/{clip.stem}.mp4", "sha256": clip.digest,
+                                      "frame": clip.frame}
+            for clip in clips if clip.poster is not None}
+
+
 def deck_context(ws: Worksheet, values: Values, clips: Sequence[Clip] = ()) -> Deck:
-    """The typed deck for a worksheet; the clips of a lesson part open its stack, in
-    lecture order (a part may hold several scenes)."""
-    stacks = list(build_stacks(Book(ws, values)))
+    """The typed deck for a worksheet; the clips of a lesson part close its (first) stack,
+    in lecture order (a part may hold several scenes)."""
+    book = Book(ws, values)
+    stacks = list(build_stacks(book))
     order = {entry.name: i for i, entry in enumerate(lecture_order(ws.n_heads))}
     placed: dict[int, list[Clip]] = {}
     for clip in sorted(clips, key=lambda c: order[c.entry.name]):
@@ -95,27 +115,48 @@ def deck_context(ws: Worksheet, values: Values, clips: Sequence[Clip] = ()) -> D
                             f"{clip.entry.part!r}, which has no stack in the deck")
         placed.setdefault(where, []).append(clip)
     for where, mine in placed.items():
-        stacks[where] = _with_clips(stacks[where], mine)
+        stacks[where] = _with_clips(book, stacks[where], mine)
     return Deck(TITLE, tuple(stacks))
 
 
-def _with_clips(stack: Stack, clips: Sequence[Clip]) -> Stack:
-    """One slide per clip before the stack's slides: ``<stack>-clip``, ``<stack>-clip-2``…"""
-    slides = tuple(_clip_slide(stack, clip, "" if n == 1 else f"-{n}")
+def _with_clips(book: Book, stack: Stack, clips: Sequence[Clip]) -> Stack:
+    """One slide per clip after the stack's slides: ``<stack>-clip``, ``<stack>-clip-2``…"""
+    slides = tuple(_clip_slide(book, stack, clip, "" if n == 1 else f"-{n}")
                    for n, clip in enumerate(clips, start=1))
-    return replace(stack, slides=(*slides, *stack.slides))
+    return replace(stack, slides=(*stack.slides, *slides))
 
 
-def _clip_slide(stack: Stack, clip: Clip, suffix: str) -> Slide:
+def _scene_title(book: Book, entry: SceneEntry) -> Runs:
+    """The scene's title from the outline, a head's number bound to its key."""
+    template = next(title for _, name, title in part(entry.part).scenes
+                    if name.replace("{h}", "") == (entry.family or entry.name))
+    return book.say(template, h=book.number(entry.head)) if entry.head else book.say(template)
+
+
+def _listed(words: Sequence[str]) -> str:
+    """``a``, ``a and b``, ``a, b and c``."""
+    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
+
+
+def _clip_slide(book: Book, stack: Stack, clip: Clip, suffix: str) -> Slide:
     # Embedded: browsers refuse to load a separate track file into a page opened from file://.
     captions = None if clip.captions is None else \
         "data:text/vtt;charset=utf-8;base64," + b64encode(clip.captions.encode()).decode()
-    note = ("The rendered scene for this part. Play it first; the slides that follow go "
-            "through the same steps with every number in view." if not suffix else
-            "The part's next rendered scene, in lecture order.")
-    return Slide(f"{stack.id}-clip{suffix}", stack.title,
-                 (Video(f"video/{clip.stem}.mp4", captions, clip.digest),),
-                 ((Text(note),),), stack.part, stack.head)
+    title = _scene_title(book, clip.entry)
+    notes: list[Runs] = [(
+        Text("Play the clip “"), *title,
+        *((Text("” now that the slides of “"), *stack.title,
+           Text("” have shown every number: it goes through the same steps again, narrated "
+                "and captioned, outlining what it names."))
+          if not suffix else (Text("”, the part's next clip in lecture order, which goes on "
+                                   "from the last one: let it run, then sum up the part."),)),
+    )]
+    steps = [STEP_NAMES[step] for step in part(clip.entry.part).steps]
+    notes.append((Text("It opens on the model map with " + _listed(steps) + " lit; its "
+                       "poster is its last step, a good frame to pause on and sum up."),))
+    return Slide(f"{stack.id}-clip{suffix}", title,
+                 (Video(f"video/{clip.stem}.mp4", captions, clip.digest, clip.poster),),
+                 tuple(notes), stack.part, stack.head, role="clip")
 
 
 def _environment() -> Environment:
@@ -202,6 +243,8 @@ def build_deck(ws: Worksheet, values: Values, out: Path, *, pdf: bool = False) -
                 _copy(asset.source, folder / asset.target)
             for clip in clips:
                 _copy(clip.video, folder / "video" / f"{clip.stem}.mp4")
+                if clip.poster is not None:
+                    write_poster(clip.video, clip.frame, folder / clip.poster)
             write_text(folder / "index.html", html)
         except OSError as error:
             raise OutputError(f"{target}: cannot write the deck ({error})") from None

@@ -49,6 +49,9 @@ def rerecord(out: Path, scene: str) -> None:
     deck["outputs"][f"slides/video/{clip.name}"] = digest
     deck["outputs"]["slides/index.html"] = file_digest(index)
     deck["clips"][f"video/{clip.name}"] = digest
+    for poster in deck.get("posters", {}).values():  # the posters name their clip too
+        if poster["clip"] == f"video/{clip.name}":
+            poster["sha256"] = digest
     deck_path.write_text(json.dumps(deck), encoding="utf-8")
     board_path = out / "records" / "storyboard.json"
     if board_path.exists():  # the storyboard names the clips its frames came from

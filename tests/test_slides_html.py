@@ -31,13 +31,16 @@ _VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "me
 class DeckPage(HTMLParser):
     """Reads ``index.html``: figure elements, and the text a viewer sees outside them.
 
-    Hidden from the visible text: figure elements (checked separately), scripts, styles
-    and TeX source (``.math``, ``.formula``); attributes are never text.
+    Hidden from the visible text: figure elements (checked separately), scripts, styles,
+    TeX source (``.math``, ``.formula``) and the names of cited works (``<cite>``, whose
+    years and section numbers belong to the work, collected in ``cited``); attributes are
+    never text.
     """
 
     def __init__(self, html: str) -> None:
         super().__init__(convert_charrefs=True)
         self.figures: list[tuple[str, str]] = []
+        self.cited: list[str] = []
         self.visible: list[str] = []
         self.nested: list[str] = []
         self.tags: list[tuple[str, dict[str, str | None]]] = []
@@ -57,7 +60,7 @@ class DeckPage(HTMLParser):
         if tag in _VOID:
             return
         classes = (attributes.get("class") or "").split()
-        hidden = tag in ("script", "style") or "math" in classes or "formula" in classes
+        hidden = tag in ("script", "style", "cite") or "math" in classes or "formula" in classes
         self._open.append((tag, hidden, attributes.get("data-key")))
 
     def handle_endtag(self, tag: str) -> None:
@@ -70,6 +73,8 @@ class DeckPage(HTMLParser):
                 return
 
     def handle_data(self, data: str) -> None:
+        if self._open and self._open[-1][0] == "cite":
+            self.cited.append(data)
         if self._figure() is not None:
             self._text.append(data)
         elif not any(hidden for _, hidden, _ in self._open):
@@ -161,6 +166,18 @@ def test_no_digit_is_shown_outside_a_figure_element(built, which: str) -> None:
     text = " ".join(page(built[which]).visible)
     digits = [text[max(0, m.start() - 30):m.end() + 30] for m in re.finditer(r"\d", text)]
     assert digits == []
+
+
+def test_only_the_references_slide_names_works_with_digits(built) -> None:
+    """Issue 11: the one place a digit may stand outside a figure is a cited work's name."""
+    html = built["default"].read_text(encoding="utf-8")
+    before, references = html.split('<section class="stack" id="references"', 1)
+    assert "<cite>" not in before
+    cited = " ".join(page(built["default"]).cited)
+    for needed in ("Vaswani", "(2017)", "§3.2.2", "Voita", "(2019)", "3Blue1Brown",
+                   "Illustrated Transformer"):
+        assert needed in cited, needed
+    assert references.count("<cite>") == len(page(built["default"]).cited)
 
 
 def test_the_templates_show_no_digit() -> None:
@@ -358,7 +375,10 @@ def test_rendered_clips_play_on_their_part_with_captions(tmp_path: Path, default
         stem = stems[scene]
         assert (folder / "video" / f"{stem}.mp4").read_bytes() == \
             (tmp_path / "video" / f"{stem}.mp4").read_bytes()
-        section = html.split(f'<section class="stack" id="{stack}"', 1)[1].split("</section>")[0]
+        # Issue 11: the clip closes its stack (after the title and the part's slides).
+        section = html.split(f'<section class="stack" id="{stack}"', 1)[1].split(
+            '<section class="stack"')[0].rsplit('<section id="', 1)[1]
+        assert section.startswith(f'{stack}-clip"')
         assert f'src="video/{stem}.mp4"' in section
         track = re.search(r'<track kind="captions" src="data:text/vtt;charset=utf-8;base64,'
                           r'([^"]+)"', section)
@@ -366,6 +386,8 @@ def test_rendered_clips_play_on_their_part_with_captions(tmp_path: Path, default
             "WEBVTT\n\n00:00:00.000 --> 00:00:01.500\nThe final &lt;b&gt;")
     assert sorted(p.name for p in (folder / "video").iterdir()) == \
         sorted(f"{stem}.mp4" for stem in stems.values())
+    assert sorted(p.name for p in (folder / "posters").iterdir()) == \
+        sorted(f"{stem}.jpg" for stem in stems.values())
     assert html.count("<video") == 2
 
 

@@ -84,8 +84,10 @@ def test_every_lesson_part_has_its_stacks_with_the_expected_slides(which, reques
     heads = ws.n_heads
     assert set(BUILDERS) == {part.id for part in PARTS}
     parts = [stack.part for stack in deck.stacks]
-    assert list(dict.fromkeys(parts)) == [part.id for part in PARTS]
+    assert list(dict.fromkeys(parts)) == [part.id for part in PARTS] + ["references"]
     counts = {stack.id: len(stack.slides) for stack in deck.stacks}
+    # Issue 11: each stack opens on a title slide (the prompt's is the deck's title), and
+    # the deck closes on its references.
     expected = {
         "prompt": 2, "details": 5, "one-two-heads": 3, "readings": heads + 1,
         "roles-shapes": 4, "projections": heads + 1,
@@ -95,7 +97,10 @@ def test_every_lesson_part_has_its_stacks_with_the_expected_slides(which, reques
         "lab-why": 4, "lab-numbers": 6, "lab-batch": 12, "lab-training": 4,
         "lab-library": 4, "lab-next": 3,
     }
-    assert counts == expected
+    expected = {stack: count + (stack != "prompt") for stack, count in expected.items()}
+    assert counts == {**expected, "references": 1}
+    for stack in deck.stacks:
+        assert stack.slides[0].role == "title", stack.id
     assert [s.head for s in deck.stacks if s.part == "head-walkthrough"] == \
         list(range(1, heads + 1))
 
@@ -192,6 +197,8 @@ def test_switchable_slides_hold_a_panel_for_every_sentence_and_head(which, reque
     heads = [str(h) for h in range(1, ws.n_heads + 1)]
     switchable = [s for s in deck.slides if s.switcher is not None]
     walkthrough = [s for s in switchable if s.part == "head-walkthrough"]
+    titles = [s for s in deck.slides if s.part == "head-walkthrough" and s.role == "title"]
+    assert len(titles) == ws.n_heads and all(s.switcher is None for s in titles)
     assert len(walkthrough) == 7 * ws.n_heads
     assert {s.id for s in switchable if s.part == "grids"} == \
         {"grids-project", "grids-heads", "grids-join"}
@@ -223,15 +230,16 @@ def test_switchable_slides_hold_a_panel_for_every_sentence_and_head(which, reque
 
 def test_each_head_stack_starts_on_its_own_head(default_deck: Deck) -> None:
     for h in (1, 2):
-        for s in next(st for st in default_deck.stacks if st.id == f"head-{h}").slides:
+        slides = next(st for st in default_deck.stacks if st.id == f"head-{h}").slides
+        for s in slides[1:]:
             assert s.switcher.head == h and s.switcher.sentence == "river"
 
 
 # ------------------------------------------------------------------ clips
 
 
-def test_a_clip_opens_the_stack_of_its_part(default_ws: Worksheet,
-                                            default_values: Values) -> None:
+def test_a_clip_closes_the_stack_of_its_part(default_ws: Worksheet,
+                                             default_values: Values) -> None:
     entries = lecture_order(default_ws.n_heads)
     chosen = [e for e in entries if e.name in ("HeadWalkthrough2", "BiasFlag")]
     clips = [Clip(e, f"stem-{e.name}", Path("clip.mp4"), "WEBVTT\n", e.name.lower())
@@ -241,7 +249,8 @@ def test_a_clip_opens_the_stack_of_its_part(default_ws: Worksheet,
     assert len(deck.slides) == len(plain.slides) + 2
     stacks = {stack.id: stack for stack in deck.stacks}
     for stack_id, stem in (("head-2", "stem-HeadWalkthrough2"), ("bias", "stem-BiasFlag")):
-        (video,) = stacks[stack_id].slides[0].blocks
+        assert stacks[stack_id].slides[-1].role == "clip"
+        (video,) = stacks[stack_id].slides[-1].blocks
         assert isinstance(video, Video)
         assert video.src == f"video/{stem}.mp4"
         assert video.digest == stem.removeprefix("stem-").lower()
@@ -249,7 +258,7 @@ def test_a_clip_opens_the_stack_of_its_part(default_ws: Worksheet,
     assert not any(isinstance(item, Video) for item, _ in walk(plain.stacks))
 
 
-def test_the_clips_of_one_part_open_its_stack_in_lecture_order(
+def test_the_clips_of_one_part_close_its_stack_in_lecture_order(
         default_ws: Worksheet, default_values: Values) -> None:
     entries = {e.name: e for e in lecture_order(default_ws.n_heads)}
     # Given out of order: the deck follows the lecture, where the recall comes first.
@@ -259,10 +268,12 @@ def test_the_clips_of_one_part_open_its_stack_in_lecture_order(
     plain = deck_context(default_ws, default_values)
     stack = next(s for s in deck.stacks if s.id == "roles-shapes")
     before = next(s for s in plain.stacks if s.id == "roles-shapes")
-    assert [s.id for s in stack.slides[:2]] == ["roles-shapes-clip", "roles-shapes-clip-2"]
-    assert [s.blocks[0].src for s in stack.slides[:2]] == [
+    assert [s.id for s in stack.slides[-2:]] == ["roles-shapes-clip", "roles-shapes-clip-2"]
+    assert [s.blocks[0].src for s in stack.slides[-2:]] == [
         "video/stem-MayaRecall.mp4", "video/stem-RolesAndShapes.mp4"]
-    assert stack.slides[2:] == before.slides
+    assert stack.slides[:-2] == before.slides
+    notes = [s.notes for s in stack.slides[-2:]]
+    assert notes[0] != notes[1]
     ids = [s.id for s in deck.slides]
     assert len(ids) == len(set(ids)) == len(plain.slides) + 2
 
@@ -272,5 +283,5 @@ def test_a_part_of_several_stacks_shows_its_clip_once(default_ws: Worksheet,
     (entry,) = (e for e in lecture_order(default_ws.n_heads) if e.name == "BatchLab")
     deck = deck_context(default_ws, default_values,
                         [Clip(entry, "stem-BatchLab", Path("clip.mp4"), None, "batchlab")])
-    videos = [s.id for s in deck.slides if isinstance(s.blocks[0], Video)]
+    videos = [s.id for s in deck.slides if s.blocks and isinstance(s.blocks[0], Video)]
     assert videos == [f"{next(s for s in deck.stacks if s.part == 'lab').id}-clip"]

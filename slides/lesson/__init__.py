@@ -2,7 +2,7 @@
 
 The parts come from :data:`outline.PARTS`, shared with the videos, so a rendered
 clip lands on the stack of its part. Each builder turns a :class:`~slides.lesson.kit.Book`
-into one or more stacks.
+into one or more stacks; the references close the deck.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from collections.abc import Callable
 
 from outline import PARTS
 from slides.context import Stack
-from slides.lesson import combine, lab, layer, library, story, walkthrough
+from slides.lesson import combine, lab, layer, library, references, story, walkthrough
 from slides.lesson.kit import Book
 
 __all__ = ["BUILDERS", "build_stacks"]
@@ -39,7 +39,7 @@ BUILDERS: dict[str, Callable[[Book], list[Stack]]] = {
 
 
 def build_stacks(book: Book) -> tuple[Stack, ...]:
-    """Every stack of the deck, part by part in lecture order.
+    """Every stack of the deck, part by part in lecture order, then the references.
 
     Raises
     ------
@@ -50,4 +50,5 @@ def build_stacks(book: Book) -> tuple[Stack, ...]:
     missing = [part for part in parts if part not in BUILDERS]
     if missing:
         raise KeyError(f"no slides for lesson part(s) {', '.join(missing)}")
-    return tuple(stack for part in parts for stack in BUILDERS[part](book))
+    lesson = [stack for part in parts for stack in BUILDERS[part](book)]
+    return (*lesson, *references.references(book))

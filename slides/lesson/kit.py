@@ -14,9 +14,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from slides.context import (
+    Agenda,
     Block,
     Cell,
     Choice,
+    Heading,
     Inline,
     Math,
     Num,
@@ -270,22 +272,86 @@ class Book:
         return (*words, Word(text), *self.say(" · the {h} head", h=self.head(head)))
 
 
-
 class Section:
-    """Collects the slides of one stack; slide ids are prefixed with the stack's id."""
+    """Collects the slides of one stack; slide ids are prefixed with the stack's id.
 
-    def __init__(self, id: str, part: str, title: Prose, head: int | None = None) -> None:
+    ``title`` may be a function of a head (for a head's stack): a slide whose head
+    switcher picks another head then shows that head's title above it. A stack opens on
+    its title slide: the builder's slide ``title`` when it adds one, else one made here
+    listing what the stack goes through.
+    """
+
+    def __init__(self, id: str, part: str, title: Prose | Callable[[int], Prose],
+                 head: int | None = None) -> None:
+        if callable(title):
+            if head is None:
+                raise ValueError(f"stack {id}: a title made per head needs the stack's head")
+            self._title_of: Callable[[int], Prose] | None = title
+            title = title(head)
+        else:
+            self._title_of = None
         self.id, self.part, self.title, self.head = id, part, _runs(title), head
         self._slides: list[Slide] = []
 
-    def add(self, id: str, title: Prose, blocks: Sequence[Block], notes: Sequence[Prose],
+    def add(self, id: str, title: Prose | Callable[[str, int | None], Prose],
+            blocks: Sequence[Block], notes: Sequence[Prose],
             switcher: Switcher | None = None) -> None:
-        """Append a slide; ``notes`` are the speaker notes, one paragraph per entry."""
+        """Append a slide; ``notes`` are the speaker notes, one paragraph per entry.
+
+        ``title`` may depend on the switcher's choice: a function of the sentence and
+        the head, written out for every choice.
+        """
         if not notes:
             raise ValueError(f"slide {self.id}-{id} has no speaker notes")
-        self._slides.append(Slide(f"{self.id}-{id}", _runs(title), fit(tuple(blocks)),
+        if callable(title) and switcher is None:
+            raise ValueError(f"slide {self.id}-{id}: a title per choice needs a switcher")
+        shown = title(switcher.sentence, switcher.head) if callable(title) else title
+        self._slides.append(Slide(f"{self.id}-{id}", _runs(shown), fit(tuple(blocks)),
                                   tuple(_runs(n) for n in notes), self.part, self.head,
-                                  switcher))
+                                  switcher, "title" if id == "title" else "",
+                                  self._headings(title, switcher)))
+
+    def _headings(self, title: Prose | Callable[[str, int | None], Prose],
+                  switcher: Switcher | None) -> tuple[Heading, ...]:
+        """One kicker and title per choice, when any differs from the first shown."""
+        if switcher is None:
+            return ()
+        heads = [int(c.value) for c in switcher.heads] or [None]
+        sentences = [c.value for c in switcher.sentences]
+
+        def kicker(h: int | None) -> Runs:
+            return _runs(self._title_of(h)) if self._title_of and h is not None else self.title
+
+        def heading(s: str | None, h: int | None) -> Heading:
+            shown = _runs(title(s or switcher.sentence, h)) if callable(title) else _runs(title)
+            return Heading(s, h, kicker(h), shown,
+                           s in (None, switcher.sentence) and h == switcher.head)
+
+        per_head = not callable(title)
+        states = [(None, h) for h in heads] if per_head else \
+            [(s, h) for s in sentences for h in heads]
+        headings = tuple(heading(s, h) for s, h in states)
+        if len({(x.kicker, x.title) for x in headings}) == 1:
+            return ()
+        return headings
 
     def stack(self) -> Stack:
-        return Stack(self.id, self.part, self.title, tuple(self._slides), self.head)
+        """The stack, opening on its title slide."""
+        slides = tuple(self._slides)
+        if not slides or slides[0].role != "title":
+            slides = (self._title_slide(slides), *slides)
+        return Stack(self.id, self.part, self.title, slides, self.head)
+
+    def _title_slide(self, slides: tuple[Slide, ...]) -> Slide:
+        agenda: list[Runs] = [slide.title for slide in slides]
+        listed = [Text(" It goes through: ")]
+        for n, slide in enumerate(slides):
+            listed += [*slide.title, Text("; " if n < len(slides) - 1 else ".")]
+        notes = (
+            (Text("Open the part: "), *self.title, Text(". Say in a sentence what it adds to "
+                                                         "the last part, then name its steps "
+                                                         "from the list on the slide."),
+             *(listed if slides else ())),
+        )
+        return Slide(f"{self.id}-title", self.title, (Agenda(tuple(agenda)),) if agenda else (),
+                     notes, self.part, self.head, role="title")

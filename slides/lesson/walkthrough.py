@@ -24,8 +24,8 @@ def head_walkthrough(book: Book) -> list[Stack]:
 
 def _head_stack(book: Book, h: int) -> Stack:
     section = Section(f"head-{h}", "head-walkthrough",
-                      book.say("Head {n}, the {name} head, step by step", n=book.number(h),
-                               name=book.head(h)), head=h)
+                      lambda g: book.say("Head {n}, the {name} head, step by step",
+                                         n=book.number(g), name=book.head(g)), head=h)
     for id, title, build, notes in _SLIDES:
         switch, switcher = book.switch(lambda s, g, build=build: build(book, s, g or h),
                                        heads=True, head=h)

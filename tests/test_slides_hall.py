@@ -1,0 +1,435 @@
+"""The deck as a lecturer shows it in a hall and a student reads it on a phone (issue 11),
+measured in a real browser (Playwright driving Debian's Chromium):
+
+- at 1280×720 every text on every slide is at least 24 px and every table and listing at
+  least 20 px, and tables are as large as the slide allows; on a phone nothing is under
+  12 px as shown;
+- what a slide names is outlined, never filled, so its bar or shade stays visible;
+- a sentence or head chosen on one slide of a stack is still chosen on the next, and the
+  heading names the head shown;
+- slides are numbered on screen and on every printed page, and print leaves out the
+  switcher buttons;
+- every stack opens on its title and its clips close it, each with a poster that is a
+  frame of the clip and notes of its own.
+
+Superscript labels (a head's name on a matrix symbol) and KaTeX's own sub- and
+superscripts are set smaller by design and are not measured.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import av
+import numpy as np
+import pytest
+from PIL import Image
+from playwright.sync_api import Browser, Page, sync_playwright
+
+from outline import lecture_order
+from slides.deck import build_deck
+from slides.pdf import CHROMIUM, CHROMIUM_ARGS, SLIDE_SIZE
+from tests.test_slides_browser import READY, go
+from tests.test_slides_html import rendered_clips
+from worksheet import Values, Worksheet
+
+TEXT_PX, TABLE_PX, PHONE_PX = 24, 20, 12
+PHONE = {"width": 390, "height": 844}
+POSTER_FRAME = 6
+"""The section end the test manifests name; the tiny clips show a grey of 20 per frame."""
+
+# Every visible text of every slide, with all fragments shown: slide, where it stands
+# (a table or listing, or elsewhere), its size as shown in CSS pixels, and the text.
+TEXT_SIZES = """() => {
+  Reveal.configure({transition: 'none', fragments: false});
+  const found = [];
+  for (const slide of Reveal.getSlides()) {
+    const at = Reveal.getIndices(slide);
+    Reveal.slide(at.h, at.v);
+    const walker = document.createTreeWalker(slide, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      const element = node.parentElement;
+      if (!node.textContent.trim() || element.closest('aside.notes, .katex, sup.tok')
+          || !element.checkVisibility()) continue;
+      // Shown size: the computed size times any scaling between layout and screen.
+      const block = element.closest('p, li, td, th, pre, h2, button, div, caption');
+      // (to two decimals, as Reveal.js scales: offsetHeight is rounded to whole pixels)
+      const scale = block.offsetHeight
+        ? Math.round(block.getBoundingClientRect().height / block.offsetHeight * 100) / 100
+        : 1;
+      found.push([slide.id, element.closest('table, pre') ? 'table' : 'text',
+                  parseFloat(getComputedStyle(element).fontSize) * scale,
+                  node.textContent.trim().slice(0, 30)]);
+    }
+  }
+  return found;
+}"""
+
+# For each slide with a table or listing: its type size, and whether the slide would
+# still fit with that type two pixels larger (it should not: the tables fill the slide).
+ROOM_TO_GROW = """() => {
+  Reveal.configure({transition: 'none', fragments: false});
+  const found = [];
+  for (const slide of Reveal.getSlides()) {
+    const at = Reveal.getIndices(slide);
+    Reveal.slide(at.h, at.v);
+    const sized = [...slide.querySelectorAll('table, pre')].filter(e => e.checkVisibility());
+    if (!sized.length) continue;
+    const before = sized.map(e => e.style.fontSize);
+    const size = Math.min(...sized.map(e => parseFloat(getComputedStyle(e).fontSize)));
+    sized.forEach(e => {
+      e.style.fontSize = (parseFloat(getComputedStyle(e).fontSize) + 2) + 'px'; });
+    const box = slide.getBoundingClientRect();
+    const style = getComputedStyle(slide);
+    const bottom = box.top + slide.clientHeight - parseFloat(style.paddingBottom);
+    const right = box.left + slide.clientWidth - parseFloat(style.paddingRight);
+    const parts = [...slide.querySelectorAll('table, pre, pre code, p, .column, .formula, h2')]
+      .filter(e => e.checkVisibility() && !e.closest('aside.notes'));
+    const spills = parts.some(e => e.getBoundingClientRect().bottom > bottom + 1
+                                   || e.getBoundingClientRect().right > right + 1
+                                   || e.scrollWidth > e.clientWidth + 1 && e.matches('code'));
+    sized.forEach((e, i) => { e.style.fontSize = before[i]; });
+    found.push([slide.id, size, spills]);
+  }
+  return found;
+}"""
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture(scope="module")
+def default_deck(tmp_path_factory: pytest.TempPathFactory, default_ws: Worksheet,
+                 default_values: Values) -> Path:
+    return build_deck(default_ws, default_values, tmp_path_factory.mktemp("hall"))
+
+
+def _manifest(video: Path, frame: int) -> None:
+    """A figure manifest beside a test clip naming ``frame`` as its last section end."""
+    sections = [{"name": "opening", "frame": 2}, {"name": "the end", "frame": frame}]
+    video.with_suffix(".figures.json").write_text(json.dumps({"sections": sections}),
+                                                  encoding="utf-8")
+
+
+@pytest.fixture(scope="module")
+def clip_deck(tmp_path_factory: pytest.TempPathFactory, default_ws: Worksheet,
+              default_values: Values) -> Path:
+    """The default deck with a (tiny) clip for every scene of the lecture; all but the
+    first scene have a manifest."""
+    out = tmp_path_factory.mktemp("clips")
+    names = tuple(entry.name for entry in lecture_order(default_ws.n_heads))
+    stems = rendered_clips(out, names, default_ws.n_heads)
+    for name in names[1:]:
+        _manifest(out / "video" / f"{stems[name]}.mp4", POSTER_FRAME)
+    return build_deck(default_ws, default_values, out)
+
+
+def _open(browser: Browser, index: Path, viewport: dict[str, int] | None = None,
+          query: str = "") -> Page:
+    width, height = SLIDE_SIZE
+    page = browser.new_page(viewport=viewport or {"width": width, "height": height})
+    page.goto(index.as_uri() + query)
+    if query == "?print-pdf":
+        page.wait_for_function("() => document.querySelectorAll('.pdf-page').length > 0 "
+                               "&& window.Reveal && Reveal.isReady()", timeout=60_000)
+        page.wait_for_timeout(500)
+    else:
+        page.wait_for_function(READY, timeout=30_000)
+    page.evaluate("document.fonts.ready.then(() => true)")
+    return page
+
+
+def _too_small(sizes: list[list], text_px: float, table_px: float) -> list[list]:
+    return [row for row in sizes
+            if row[2] < (table_px if row[1] == "table" else text_px) - 0.01]
+
+
+# ------------------------------------------------------------------ type sizes
+
+
+def test_every_slide_is_set_for_a_hall(browser, default_deck: Path) -> None:
+    page = _open(browser, default_deck)
+    try:
+        assert page.evaluate("Reveal.getScale()") == 1
+        sizes = page.evaluate(TEXT_SIZES)
+        slides = page.evaluate("Reveal.getTotalSlides()")
+    finally:
+        page.close()
+    assert {row[0] for row in sizes} and len({row[0] for row in sizes}) == slides
+    tables = {row[0] for row in sizes if row[1] == "table"}
+    assert len(tables) > 40
+    assert _too_small(sizes, TEXT_PX, TABLE_PX) == []
+
+
+def test_the_size_check_catches_small_type(browser, default_deck: Path) -> None:
+    """The measure is real: a slide whose tables are forced small is reported."""
+    page = _open(browser, default_deck)
+    try:
+        page.add_style_tag(content="#grids-heads table.grid-table td "
+                                   "{ font-size: 15px !important; }"
+                                   "#prompt-receiver p { font-size: 18px !important; }")
+        small = _too_small(page.evaluate(TEXT_SIZES), TEXT_PX, TABLE_PX)
+    finally:
+        page.close()
+    assert {row[0] for row in small} == {"grids-heads", "prompt-receiver"}
+
+
+def test_tables_grow_until_the_slide_is_full(browser, default_deck: Path) -> None:
+    page = _open(browser, default_deck)
+    try:
+        grown = page.evaluate(ROOM_TO_GROW)
+    finally:
+        page.close()
+    assert len(grown) > 40
+    # Each slide's tables are as large as the slide allows: two pixels more and something
+    # leaves the slide, unless they already reach the largest size the deck uses.
+    largest = max(size for _, size, _ in grown)
+    assert largest >= 36
+    room = [(slide, size) for slide, size, spills in grown if not spills and size < largest]
+    assert room == []
+
+
+def test_a_phone_shows_the_slide_at_its_own_size(browser, default_deck: Path) -> None:
+    page = _open(browser, default_deck, PHONE)
+    try:
+        sizes = page.evaluate(TEXT_SIZES)
+    finally:
+        page.close()
+    assert len({row[0] for row in sizes}) > 100
+    assert len({row[0] for row in sizes if row[1] == "table"}) > 40
+    assert _too_small(sizes, PHONE_PX, PHONE_PX) == []
+
+
+# ------------------------------------------------------------------ the focus
+
+
+def test_what_a_slide_names_is_outlined_not_filled(browser, default_deck: Path) -> None:
+    page = _open(browser, default_deck)
+    try:
+        go(page, "head-1-weights")
+        rows = page.evaluate("""() => [...document.querySelectorAll(
+                '#head-1-weights .panel:not([hidden]) tr.focus')].map(row => {
+            const cell = row.querySelector('td'), style = getComputedStyle(row);
+            return {outline: style.outlineStyle, width: parseFloat(style.outlineWidth),
+                    row: style.backgroundColor, cell: getComputedStyle(cell).backgroundColor,
+                    bar: getComputedStyle(cell).backgroundImage, text: cell.textContent}; })""")
+        focused = page.evaluate("""() => [...document.querySelectorAll('.focus')]
+            .filter(e => e.checkVisibility()).length""")
+        everywhere = page.evaluate("""() => [...document.querySelectorAll(
+                '.focus, .focus > td, .focus > th')].map(e => getComputedStyle(e))
+            .map(s => [s.backgroundColor, s.outlineStyle !== 'none' || s.borderTopWidth])""")
+    finally:
+        page.close()
+    assert len(rows) == 1
+    (row,) = rows
+    assert row["outline"] != "none" and row["width"] >= 2
+    assert row["row"] == "rgba(0, 0, 0, 0)" and row["cell"] == "rgba(0, 0, 0, 0)"
+    assert "linear-gradient" in row["bar"]  # the weight's bar still shows inside the outline
+    assert focused >= 1
+    fills = {colour for colour, _ in everywhere}
+    assert not any(re.search(r"rgb\(255, 244, 194", colour) for colour in fills)
+
+
+# ------------------------------------------------------------------ switchers
+
+
+def _heading(page: Page, slide_id: str) -> str:
+    """The kicker and title a viewer sees (in lower case: the kicker is set in capitals)."""
+    return page.evaluate("""(id) => [...document.querySelectorAll(`#${id} .kicker, #${id} h2`)]
+        .map(e => e.innerText).join(' | ')""", slide_id).lower()
+
+
+def _shown(page: Page, slide_id: str) -> list[str]:
+    return page.evaluate("""(id) => [...document.getElementById(id).querySelectorAll(
+        '.panel:not([hidden]) [data-key]')].filter(e => e.checkVisibility())
+        .map(e => e.dataset.key)""", slide_id)
+
+
+def test_the_choice_carries_through_the_stack_and_the_heading_follows(
+        browser, default_deck: Path, default_ws: Worksheet, default_values: Values) -> None:
+    other = default_ws.lesson.head_names[1].lower()
+    number = default_values.text("dims.head_numbers[1]")
+    sentence = list(default_ws.sentences)[1]
+    page = _open(browser, default_deck)
+    try:
+        go(page, "head-1-weights")
+        assert default_ws.lesson.head_names[0].lower() in _heading(page, "head-1-weights")
+        page.click(f'#head-1-weights button[data-axis="sentence"][data-value="{sentence}"]')
+        page.click('#head-1-weights button[data-axis="head"][data-value="2"]')
+        heading = _heading(page, "head-1-weights")
+        assert other in heading and re.search(rf"\b{number}\b", heading)
+        assert default_ws.lesson.head_names[0].lower() not in heading
+        page.evaluate("Reveal.down({skipFragments: true})")
+        now = page.evaluate("Reveal.getCurrentSlide().id")
+        assert now == "head-1-values"
+        pressed = page.evaluate("""(id) => [...document.querySelectorAll(
+            `#${id} button[aria-pressed="true"]`)].map(b => b.dataset.value)""", now)
+        assert pressed == [sentence, "2"]
+        keys = [k for k in _shown(page, now) if re.match(r"\w+\.h\d+\.", k)]
+        assert keys and all(k.startswith(f"{sentence}.h2.") for k in keys)
+        assert other in _heading(page, now)
+        # Another stack keeps its own choice.
+        go(page, "grids-heads")
+        assert page.evaluate("""() => [...document.querySelectorAll(
+            '#grids-heads button[aria-pressed="true"]')].map(b => b.dataset.value)""") == \
+            [default_ws.walkthrough, "1"]
+        # Back in the head stack, the choice is still there.
+        go(page, "head-1-message")
+        assert page.get_attribute("#head-1-message", "data-head") == "2"
+        assert page.get_attribute("#head-1-message", "data-sentence") == sentence
+    finally:
+        page.close()
+
+
+# ------------------------------------------------------------------ numbers and print
+
+
+def test_slides_are_numbered_on_screen(browser, default_deck: Path) -> None:
+    page = _open(browser, default_deck)
+    try:
+        total = page.evaluate("Reveal.getTotalSlides()")
+        for slide_id in ("prompt-title", "head-1-weights", "references-title"):
+            go(page, slide_id)
+            index = page.evaluate("Reveal.getSlidePastCount()") + 1
+            number = page.locator(".reveal > .slide-number")
+            assert number.is_visible()
+            assert re.sub(r"\s", "", number.inner_text()) == f"{index}/{total}"
+            box = number.bounding_box()
+            assert box["y"] + box["height"] <= SLIDE_SIZE[1]
+            assert float(number.evaluate("e => getComputedStyle(e).fontSize")
+                         .removesuffix("px")) >= TABLE_PX
+    finally:
+        page.close()
+
+
+def test_print_numbers_every_page_and_leaves_out_the_switchers(browser,
+                                                               default_deck: Path) -> None:
+    page = _open(browser, default_deck, query="?print-pdf")
+    try:
+        pages = page.evaluate("""() => [...document.querySelectorAll('.pdf-page')].map(p => {
+            const n = p.querySelector('.slide-number-pdf');
+            return n && n.checkVisibility() ? n.innerText.trim() : null; })""")
+        switchers = page.evaluate("""() => [...document.querySelectorAll('.switcher')]
+            .filter(e => e.checkVisibility()).length""")
+        present = page.evaluate("document.querySelectorAll('.switcher').length")
+        captions = page.evaluate("""() => [...document.querySelectorAll('.panel-caption')]
+            .filter(e => e.checkVisibility()).length""")
+    finally:
+        page.close()
+    assert len(pages) > 100
+    assert pages == [str(n) for n in range(1, len(pages) + 1)]
+    assert present > 10 and switchers == 0
+    assert captions > 10  # which sentence and head a printed panel shows is still said
+    page = _open(browser, default_deck)
+    try:
+        page.emulate_media(media="print")
+        assert page.evaluate("""() => [...document.querySelectorAll('.switcher')]
+            .some(e => getComputedStyle(e).display !== 'none')""") is False
+    finally:
+        page.close()
+
+
+# ------------------------------------------------------------------ stacks and clips
+
+
+def _frame(video: Path, number: int) -> np.ndarray:
+    with av.open(str(video)) as container:
+        for n, frame in enumerate(container.decode(container.streams.video[0])):
+            if n == number:
+                return frame.to_ndarray(format="rgb24").astype(int)
+    raise AssertionError(f"{video} has no frame {number}")
+
+
+def test_each_stack_opens_on_its_title_and_closes_on_its_clips(browser,
+                                                               clip_deck: Path) -> None:
+    page = _open(browser, clip_deck)
+    try:
+        stacks = page.evaluate("""() => [...document.querySelectorAll('section.stack')].map(
+            stack => [...stack.children].filter(s => s.matches('section')).map(s => ({
+                id: s.id, role: s.dataset.role || '',
+                kicker: [...s.querySelector('.kicker').childNodes]
+                  .filter(n => !(n.nodeType === 1 && n.hidden)).map(n => n.textContent).join(''),
+                title: s.querySelector('h2').innerText,
+                poster: s.querySelector('video') && s.querySelector('video').getAttribute('poster'),
+                src: s.querySelector('video') && s.querySelector('video').getAttribute('src'),
+                notes: s.querySelector('aside.notes').innerText })))""")
+        loaded = page.evaluate("""() => Promise.all([...document.querySelectorAll('video')]
+            .map(v => new Promise(done => { const image = new Image();
+                image.onload = () => done([v.getAttribute('poster'), image.naturalWidth]);
+                image.onerror = () => done([v.getAttribute('poster'), 0]);
+                image.src = v.getAttribute('poster'); })))""")
+    finally:
+        page.close()
+    deck_title = stacks[0][0]["title"]
+    clips = []
+    for slides in stacks:
+        first = slides[0]
+        assert first["role"] == "title", first["id"]
+        if len(slides) > 1:
+            # The title slide is titled as the stack's other slides are headed.
+            assert first["title"].lower() in {slides[1]["kicker"].lower(), deck_title.lower()}
+        roles = [s["role"] for s in slides]
+        if "clip" in roles:
+            at = roles.index("clip")
+            assert set(roles[at:]) == {"clip"}, first["id"]
+            clips += slides[at:]
+    folder = clip_deck.parent
+    assert len(clips) == len(list((folder / "video").glob("*.mp4")))
+    assert len({c["notes"] for c in clips}) == len(clips)  # notes of their own
+    assert all(width > 0 for _, width in loaded) and len(loaded) == len(clips)
+    for clip in clips:
+        source = folder.parent / "video" / Path(clip["src"]).name
+        poster = np.asarray(Image.open(folder / clip["poster"]).convert("RGB")).astype(int)
+        # The manifest's last section end, or the last of the test clip's ten frames.
+        frame = POSTER_FRAME if source.with_suffix(".figures.json").exists() else 9
+        wanted = _frame(source, frame)
+        assert poster.shape == wanted.shape
+        assert np.abs(poster - wanted).mean() < 3, clip["id"]
+
+
+def test_posters_are_written_the_same_way_every_time(tmp_path: Path, default_ws: Worksheet,
+                                                     default_values: Values) -> None:
+    stems = rendered_clips(tmp_path, ("RiverBankPrompt", "BiasFlag"), default_ws.n_heads)
+    _manifest(tmp_path / "video" / f"{stems['BiasFlag']}.mp4", POSTER_FRAME)
+    first = build_deck(default_ws, default_values, tmp_path).parent / "posters"
+    before = {p.name: p.read_bytes() for p in first.iterdir()}
+    again = build_deck(default_ws, default_values, tmp_path).parent / "posters"
+    assert {p.name: p.read_bytes() for p in again.iterdir()} == before
+    assert sorted(before) == sorted(f"{stem}.jpg" for stem in stems.values())
+
+
+def test_the_check_proves_each_poster_against_its_clip(tmp_path: Path) -> None:
+    """``lecture check`` holds each poster to the clip rendering and the frame it records."""
+    from render.check import CheckReport, _check_posters
+
+    video = tmp_path / "video" / "01-Scene.mp4"
+    video.parent.mkdir()
+    _manifest(video, POSTER_FRAME)
+    poster = "slides/posters/01-Scene.jpg"
+    honest = {"outputs": {poster: "p" * 64},
+              "posters": {poster: {"clip": "video/01-Scene.mp4", "sha256": "c" * 64,
+                                   "frame": POSTER_FRAME}}}
+
+    def problems(deck: dict, clip_digest: str = "c" * 64) -> list[str]:
+        report = CheckReport()
+        _check_posters(tmp_path, deck, {"video/01-Scene.mp4": clip_digest}, report)
+        return [f"{p.path}: {p.what}" for p in report.problems]
+
+    assert problems(honest) == []
+    assert problems(honest, "d" * 64) == [
+        f"{poster}: recorded from another rendering of video/01-Scene.mp4 than the one built"]
+    moved = json.loads(json.dumps(honest))
+    moved["posters"][poster]["frame"] = POSTER_FRAME - 1
+    assert problems(moved) == [f"{poster}: shows frame {POSTER_FRAME - 1}, not the last "
+                               "section end of video/01-Scene.mp4"]
+    stray = json.loads(json.dumps(honest))
+    stray["outputs"]["slides/posters/02-Other.jpg"] = "q" * 64
+    assert problems(stray) == ["slides/posters/02-Other.jpg: a poster no clip is recorded for"]
