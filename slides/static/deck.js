@@ -11,6 +11,7 @@
   "use strict";
 
   var FIT_MIN = 12, FIT_MAX = 40;  // CSS pixels, the range tables and code are fitted in
+  var HALL_MIN = 20;  // the least table size a hall reads; pictures shrink to keep it
   var phone = window.matchMedia("(max-width: 640px)").matches;
   if (phone) document.documentElement.classList.add("phone");
 
@@ -86,20 +87,54 @@
 
   /* The largest whole-pixel size in [FIT_MIN, FIT_MAX] at which the slide still fits. */
   function fit(slide) {
-    var fitted = slide && !phone ? slide.querySelectorAll("table.grid-table, pre.code") : [];
-    if (!fitted.length) return;
+    if (!slide || phone) return;
+    var fitted = slide.querySelectorAll("table.grid-table, pre.code");
     function size(px) {
       fitted.forEach(function (element) { element.style.fontSize = px + "px"; });
     }
-    var low = FIT_MIN, high = FIT_MAX;
-    size(high);
-    if (fits(slide)) return;
-    while (high - low > 1) {
-      var middle = Math.floor((low + high) / 2);
-      size(middle);
-      if (fits(slide)) low = middle; else high = middle;
+    function largest(low) {
+      var high = FIT_MAX;
+      size(high);
+      if (fits(slide)) return high;
+      while (high - low > 1) {
+        var middle = Math.floor((low + high) / 2);
+        size(middle);
+        if (fits(slide)) low = middle; else high = middle;
+      }
+      size(low);
+      return low;
     }
-    size(low);
+    var pictures = Array.prototype.filter.call(slide.querySelectorAll("figure.picture"),
+      function (figure) { return figure.checkVisibility(); });
+    function shrink(share) {
+      pictures.forEach(function (figure) {
+        var column = figure.parentElement.matches(".column") ? figure.parentElement : null;
+        figure.style.width = share === 1 ? "" : Math.round(figure.dataset.width * share) + "px";
+        figure.style.marginInline = share === 1 ? "" : "auto";
+        if (column) column.style.flex = share === 1 ? "" :
+          "0 1 " + Math.round(column.dataset.width * share) + "px";
+      });
+    }
+    shrink(1);  // from the pictures' own size, whatever an earlier fit left
+    pictures.forEach(function (figure) {
+      figure.dataset.width = figure.getBoundingClientRect().width;
+      if (figure.parentElement.matches(".column")) {
+        figure.parentElement.dataset.width = figure.parentElement.getBoundingClientRect().width;
+      }
+    });
+    if (!fitted.length) {  // no tables: a picture that overflows the slide gives way
+      for (var part = 1; part > 0.2 && !fits(slide); part -= 0.15) shrink(part);
+      return;
+    }
+    if (largest(FIT_MIN) >= HALL_MIN && fits(slide) || !pictures.length) return;
+    /* Tables under the hall's least size while a picture shares the slide: the picture
+     * gives up room first (it scales; their type should not). */
+    for (var share = 0.85; share > 0.2; share -= 0.15) {
+      shrink(share);
+      size(HALL_MIN);
+      if (fits(slide)) { largest(HALL_MIN); return; }
+    }
+    largest(FIT_MIN);  // the pictures at their smallest, the tables as large as then fit
   }
 
   document.querySelectorAll("section.switchable").forEach(function (slide) {
