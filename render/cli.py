@@ -407,6 +407,6 @@ def check_command(scene_names: tuple[str, ...], out_dir: Path | None,
         console.print(table)
     counted = ", ".join(f"{n} {what}" for what, n in report.counts.items())
     verdict = "all figures match" if report.ok else "check failed"
-    console.print(f"{verdict}: {counted} ({time.perf_counter() - started:.1f} s)")
+    console.print(f"{verdict}: {counted} ({time.perf_counter() - started:.1f} s)", soft_wrap=True)
     if not report.ok:
         sys.exit(1)

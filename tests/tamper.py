@@ -104,8 +104,10 @@ def blank_figure(out: Path, scene: str, key: str) -> tuple[str, int]:
                 target.mux(packet)
         for packet in encoded.encode():
             target.mux(packet)
+    with av.open(str(clip)) as source:
+        spoken = bool(source.streams.audio)
     tag_clip(staging, clip, {k: v for k, v in tags.items() if k.startswith("lecture_")},
-             sound_of(clip))
+             sound_of(clip) if spoken else None)  # a silent clip stays silent
     staging.unlink()
     rerecord(out, scene)
     return section["name"], last

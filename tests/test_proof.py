@@ -379,6 +379,7 @@ def test_editing_a_slide_template_rebuilds_only_the_deck(lesson: Path, code: Pat
     template.write_text(template.read_text(encoding="utf-8") + "\n", encoding="utf-8")
     env = {**os.environ, "PYTHONPATH": str(code)}
     process = subprocess.run([sys.executable, "-c", "from render.cli import main; main()",
-                              "build", "--dry-run", "--out", str(lesson)], capture_output=True,
+                              "build", "--dry-run", "--narration", "none", "--out",
+                              str(lesson)], capture_output=True,
                              text=True, check=False, env=env, cwd=code)
     assert "0 would render" in process.stderr and "slides would be rebuilt" in process.stderr
