@@ -404,6 +404,8 @@ Shape = Rect | Line | Path | Label
 
 ZOOM = 1.25
 """How much larger than its own units a picture may be shown."""
+PHONE_LABEL = 12.0
+"""The least size, in CSS pixels, of a picture's labels on a phone."""
 
 
 @dataclass(frozen=True)
@@ -433,6 +435,20 @@ class Picture:
     def widest(self) -> str:
         """The largest width the picture is shown at, in CSS pixels."""
         return f"{self.width * ZOOM:g}px"
+
+    @property
+    def smallest(self) -> float:
+        """The size of its smallest label in the picture's units (sub- and superscripts,
+        set smaller by design, aside); 0 when it has no label. The deck's fitter never
+        shows this label under a least size in pixels."""
+        return min((shape.size for shape in self.shapes if isinstance(shape, Label)),
+                   default=0.0)
+
+    @property
+    def narrowest(self) -> str:
+        """The least width, in CSS pixels, it is shown at on a phone: where its smallest
+        label is :data:`PHONE_LABEL` pixels high (a wider picture scrolls sideways)."""
+        return f"{self.width * PHONE_LABEL / self.smallest:.0f}px" if self.smallest else "0px"
 
 
 Block = (Para | Bullets | Formula | Table | Flow | Code | TokenStrip | Columns | Switch | Video

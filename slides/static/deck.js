@@ -11,7 +11,8 @@
   "use strict";
 
   var FIT_MIN = 12, FIT_MAX = 40;  // CSS pixels, the range tables and code are fitted in
-  var HALL_MIN = 20;  // the least table size a hall reads; pictures shrink to keep it
+  var HALL_MIN = 20;  // the least table size a hall reads
+  var PICTURE_MIN = 16, PICTURE_SHARE = 0.8;  // a picture's labels: least size, share of the tables'
   var phone = window.matchMedia("(max-width: 640px)").matches;
   if (phone) document.documentElement.classList.add("phone");
 
@@ -85,56 +86,58 @@
     return true;
   }
 
-  /* The largest whole-pixel size in [FIT_MIN, FIT_MAX] at which the slide still fits. */
+  /* Size a slide's tables, listings and pictures to the slide. Tables and listings take
+   * a whole-pixel type size in [FIT_MIN, FIT_MAX]; each picture is given the width at
+   * which its smallest label (data-label, in its own units) is PICTURE_SHARE of that
+   * size, never less than PICTURE_MIN and never wider than the picture allows. The
+   * largest size at which the slide still fits wins. Only when the hall's sizes do not
+   * fit together does either give way: the pictures first, as they scale and type should not. */
   function fit(slide) {
     if (!slide || phone) return;
     var fitted = slide.querySelectorAll("table.grid-table, pre.code");
+    var pictures = Array.prototype.filter.call(slide.querySelectorAll("figure.picture"),
+      function (figure) { return figure.checkVisibility() && parseFloat(figure.dataset.label); });
     function size(px) {
       fitted.forEach(function (element) { element.style.fontSize = px + "px"; });
     }
-    function largest(low) {
-      var high = FIT_MAX;
-      size(high);
-      if (fits(slide)) return high;
-      while (high - low > 1) {
-        var middle = Math.floor((low + high) / 2);
-        size(middle);
-        if (fits(slide)) low = middle; else high = middle;
-      }
-      size(low);
-      return low;
-    }
-    var pictures = Array.prototype.filter.call(slide.querySelectorAll("figure.picture"),
-      function (figure) { return figure.checkVisibility(); });
-    function shrink(share) {
+    function draw(label) {  // every picture at the width that shows its labels `label` px high
       pictures.forEach(function (figure) {
+        var svg = figure.querySelector("svg.picture"), box = svg.viewBox.baseVal;
+        var most = parseFloat(svg.style.maxWidth) || Infinity;
+        var width = label === null ? null
+          : Math.min(most, Math.round(label * box.width / parseFloat(figure.dataset.label)));
         var column = figure.parentElement.matches(".column") ? figure.parentElement : null;
-        figure.style.width = share === 1 ? "" : Math.round(figure.dataset.width * share) + "px";
-        figure.style.marginInline = share === 1 ? "" : "auto";
-        if (column) column.style.flex = share === 1 ? "" :
-          "0 1 " + Math.round(column.dataset.width * share) + "px";
+        figure.style.width = width === null ? "" : width + "px";
+        figure.style.marginInline = width === null ? "" : "auto";
+        if (column) column.style.flex = width === null ? "" : "0 0 " + width + "px";
       });
     }
-    shrink(1);  // from the pictures' own size, whatever an earlier fit left
-    pictures.forEach(function (figure) {
-      figure.dataset.width = figure.getBoundingClientRect().width;
-      if (figure.parentElement.matches(".column")) {
-        figure.parentElement.dataset.width = figure.parentElement.getBoundingClientRect().width;
+    function largest(low, high, set) {  // the largest whole size in [low, high] that fits
+      set(high);
+      if (fits(slide)) return high;
+      set(low);
+      if (!fits(slide)) return null;
+      while (high - low > 1) {
+        var middle = Math.floor((low + high) / 2);
+        set(middle);
+        if (fits(slide)) low = middle; else high = middle;
       }
-    });
-    if (!fitted.length) {  // no tables: a picture that overflows the slide gives way
-      for (var part = 1; part > 0.2 && !fits(slide); part -= 0.15) shrink(part);
+      set(low);
+      return low;
+    }
+    draw(null);
+    if (!fitted.length) {  // pictures alone: their own size, unless the slide overflows
+      if (!pictures.length || fits(slide)) return;
+      if (largest(PICTURE_MIN, FIT_MAX, draw) === null) largest(4, PICTURE_MIN, draw);
       return;
     }
-    if (largest(FIT_MIN) >= HALL_MIN && fits(slide) || !pictures.length) return;
-    /* Tables under the hall's least size while a picture shares the slide: the picture
-     * gives up room first (it scales; their type should not). */
-    for (var share = 0.85; share > 0.2; share -= 0.15) {
-      shrink(share);
-      size(HALL_MIN);
-      if (fits(slide)) { largest(HALL_MIN); return; }
-    }
-    largest(FIT_MIN);  // the pictures at their smallest, the tables as large as then fit
+    if (!pictures.length) { largest(FIT_MIN, FIT_MAX, size) || size(FIT_MIN); return; }
+    var together = function (px) { size(px); draw(Math.max(PICTURE_MIN, px * PICTURE_SHARE)); };
+    if (largest(HALL_MIN, FIT_MAX, together) !== null) return;
+    size(HALL_MIN);  // the hall's sizes do not fit together: the pictures give way first,
+    if (largest(4, PICTURE_MIN, draw) !== null) return;
+    draw(4);  // then the tables
+    largest(FIT_MIN, HALL_MIN, size) || size(FIT_MIN);
   }
 
   document.querySelectorAll("section.switchable").forEach(function (slide) {
