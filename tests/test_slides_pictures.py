@@ -36,6 +36,7 @@ from slides.context import (
 )
 from slides.deck import build_deck, deck_context
 from slides.lesson.pictures import ARC_WIDTH, BAR_LENGTH, COLUMN_HEIGHT
+from slides.lesson.walkthrough import RECAP
 from tests import reference
 from tests.conftest import THREE_HEADS
 from worksheet import DEFAULT_WORKSHEET, Worksheet, compute_values, load_worksheet
@@ -52,7 +53,8 @@ def concept_slides(ws: Worksheet) -> list[str]:
     return [
         "one-two-heads-one-head", "one-two-heads-several-heads", "one-two-heads-toy",
         *(f"readings-h{h}" for h in heads), "readings-all",
-        *(f"head-{h}-{step}" for h in heads for step in steps),
+        *(f"head-1-{step}" for step in steps),
+        *(f"head-{h}-{step}" for h in heads[1:] for step in RECAP),
         "wide-head-wider", "wide-head-preferences",
         "combine-together", "combine-concat", "combine-w-o", "combine-blocks",
         "combine-residual", "prediction-mlp", "other-context-switch",
