@@ -290,7 +290,29 @@ def test_a_part_of_several_stacks_shows_its_clip_once(default_ws: Worksheet,
     assert videos == [f"{next(s for s in deck.stacks if s.part == 'lab').id}-clip"]
 
 
-# ------------------------------------------------------------------ head stacks
+# ------------------------------------------------------------------ speaker notes
+
+
+def spoken(s: Slide) -> str:
+    """A slide's notes as the lecturer reads them: words and figures, formulas as TeX."""
+    return " ".join(getattr(item, "text", "") or getattr(item, "tex", "")
+                    for item, _ in walk(s.notes))
+
+
+@pytest.mark.parametrize("which", ["default", "three"])
+def test_notes_are_a_script_of_their_own_on_every_slide(which, request) -> None:
+    """Issue 11: the notes say what to say, differ from slide to slide, and a projection
+    matrix in them is a formula, never plain text."""
+    deck: Deck = request.getfixturevalue(f"{which}_deck")
+    mine = [s for s in deck.slides if not s.part.startswith("lab")]
+    assert len(mine) > 60
+    for s in mine:
+        assert len(spoken(s).split()) >= 25, s.id
+        plain = " ".join(item.text for item, _ in walk(s.notes) if isinstance(item, Text))
+        assert not re.search(r"\bW_[OQKV]\b", plain), s.id
+    notes = [spoken(s) for s in deck.slides]
+    repeated = {n for n in notes if notes.count(n) > 1}
+    assert repeated == set()
 
 
 @pytest.mark.parametrize("which", ["default", "three"])
