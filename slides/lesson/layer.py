@@ -94,8 +94,9 @@ def roles_shapes(book: Book) -> list[Stack]:
     ], [
         (*book.say("Reveal the heads one at a time and read each strongest source aloud:"),
          *(part for h in book.heads
-           for part in book.say(" {src} for the {name} head;", src=book.token(s, book.top(s, h)),
-                                name=book.head(h))),
+           for part in book.say(" {src} for the {name} head{end}",
+                                src=book.token(s, book.top(s, h)), name=book.head(h),
+                                end=Text("." if h == book.ws.n_heads else ";"))),
          *book.say(" Say plainly that these names are our reading of chosen numbers, and ask "
                    "the room whether a trained model's heads come with names.")),
     ])
