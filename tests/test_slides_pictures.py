@@ -36,6 +36,7 @@ from slides.context import (
 )
 from slides.deck import build_deck, deck_context
 from slides.lesson.pictures import ARC_WIDTH, BAR_LENGTH, COLUMN_HEIGHT
+from slides.lesson.walkthrough import RECAP
 from tests import reference
 from tests.conftest import THREE_HEADS
 from worksheet import DEFAULT_WORKSHEET, Worksheet, compute_values, load_worksheet
@@ -52,7 +53,8 @@ def concept_slides(ws: Worksheet) -> list[str]:
     return [
         "one-two-heads-one-head", "one-two-heads-several-heads", "one-two-heads-toy",
         *(f"readings-h{h}" for h in heads), "readings-all",
-        *(f"head-{h}-{step}" for h in heads for step in steps),
+        *(f"head-1-{step}" for step in steps),
+        *(f"head-{h}-{step}" for h in heads[1:] for step in RECAP),
         "wide-head-wider", "wide-head-preferences",
         "combine-together", "combine-concat", "combine-w-o", "combine-blocks",
         "combine-residual", "prediction-mlp", "other-context-switch",
@@ -219,7 +221,9 @@ def test_signed_bars_share_one_scale_and_negative_ones_take_the_negative_tone(ca
             if abs(value) > 0.05:
                 scales.add(round(bar.w / abs(value), 0))
         assert len(scales) <= 1 or max(scales) - min(scales) <= 1, (id, scales)
-    assert pictures > 10
+    # Issue 11: a later head's stack is a recap without its dot products, values and
+    # contributions, which are the signed bars of the walkthrough.
+    assert pictures > 5
 
 
 def test_heatmap_cells_are_shaded_by_weight_and_masked_exactly_in_the_future(case) -> None:
@@ -320,7 +324,7 @@ def test_the_model_map_lights_the_step_of_its_slide(case) -> None:
             (picture,) = [p for p in pictures_in(panel.blocks)
                           if any(isinstance(s, Rect) and s.role == "lit" for s in p.shapes)]
             lit_boxes = [s for s in picture.shapes if isinstance(s, Rect) and s.role == "lit"]
-            assert [box.fill for box in lit_boxes] == [f"head-{panel.head}"]
+            assert [box.fill for box in lit_boxes] == [f"head-{h}"]
 
 
 # ------------------------------------------------------------------ W_O as a formula
@@ -394,7 +398,7 @@ def test_lecture_check_compares_the_numbers_inside_the_pictures(built: Path,
     reader = _SvgTexts()
     reader.feed(html)
     svg_keys = [key for key, _ in reader.keys]
-    assert len(svg_keys) > 500
+    assert len(svg_keys) > 300
     key = "river.h1.weights[5]"
     target = re.search(r'<text [^>]*data-key="' + re.escape(key) + r'">(\d\.\d+)</text>', html)
     assert target, "the river weight of head 1 should be written inside an SVG"

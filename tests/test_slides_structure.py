@@ -91,7 +91,8 @@ def test_every_lesson_part_has_its_stacks_with_the_expected_slides(which, reques
     expected = {
         "prompt": 2, "details": 5, "one-two-heads": 3, "readings": heads + 1,
         "roles-shapes": 4, "projections": heads + 1,
-        **{f"head-{h}": 7 for h in range(1, heads + 1)},
+        # Issue 11: head 1 goes through every step; a later head's stack is a recap.
+        "head-1": 7, **{f"head-{h}": 4 for h in range(2, heads + 1)},
         "wide-head": 3, "combine": 5, "prediction": 2, "other-context": 2, "grids": 7,
         "bias": 2, "pytorch": 3, "trained": 4 + len(ws.lesson.trained.heads), "patches": 3,
         "lab-why": 4, "lab-numbers": 6, "lab-batch": 12, "lab-training": 4,
@@ -152,10 +153,9 @@ def test_the_lesson_formulas_are_there(default_deck: Deck) -> None:
 # ------------------------------------------------------------------ fragments
 
 
-@pytest.mark.parametrize("h", [1, 2])
 def test_dot_products_appear_source_by_source(default_deck: Deck, default_ws: Worksheet,
-                                              h: int) -> None:
-    keys = nums(active_panel(slide(default_deck, f"head-{h}-dots")).blocks)
+                                              ) -> None:
+    keys = nums(active_panel(slide(default_deck, "head-1-dots")).blocks)
     steps = [first_step(keys, rf"\.dots\[{j}\]$") for j in range(default_ws.length)]
     assert steps == sorted(set(steps)) and len(steps) == default_ws.length
 
@@ -168,7 +168,7 @@ def test_exponentials_come_before_the_denominator_and_the_weights(default_deck: 
 
 
 def test_contributions_come_before_their_sum(default_deck: Deck) -> None:
-    keys = nums(active_panel(slide(default_deck, "head-2-contributions")).blocks)
+    keys = nums(active_panel(slide(default_deck, "head-1-contributions")).blocks)
     assert first_step(keys, r"\.contributions\[") < first_step(keys, r"\.message\[")
 
 
@@ -199,7 +199,7 @@ def test_switchable_slides_hold_a_panel_for_every_sentence_and_head(which, reque
     walkthrough = [s for s in switchable if s.part == "head-walkthrough"]
     titles = [s for s in deck.slides if s.part == "head-walkthrough" and s.role == "title"]
     assert len(titles) == ws.n_heads and all(s.switcher is None for s in titles)
-    assert len(walkthrough) == 7 * ws.n_heads
+    assert len(walkthrough) == 7 + 4 * (ws.n_heads - 1)
     assert {s.id for s in switchable if s.part == "grids"} == \
         {"grids-project", "grids-heads", "grids-join"}
     for s in switchable:
@@ -228,11 +228,14 @@ def test_switchable_slides_hold_a_panel_for_every_sentence_and_head(which, reque
                     assert int(head[1]) == panel.head, (s.id, key)
 
 
-def test_each_head_stack_starts_on_its_own_head(default_deck: Deck) -> None:
+def test_each_head_stack_shows_only_its_own_head(default_deck: Deck) -> None:
     for h in (1, 2):
         slides = next(st for st in default_deck.stacks if st.id == f"head-{h}").slides
         for s in slides[1:]:
-            assert s.switcher.head == h and s.switcher.sentence == "river"
+            assert s.switcher.sentence == "river"
+            heads = {int(m[1]) for key, _ in nums(s.blocks) if (m := re.search(r"\.h(\d+)\.",
+                                                                              key))}
+            assert heads == {h}, s.id
 
 
 # ------------------------------------------------------------------ clips
@@ -285,3 +288,50 @@ def test_a_part_of_several_stacks_shows_its_clip_once(default_ws: Worksheet,
                         [Clip(entry, "stem-BatchLab", Path("clip.mp4"), None, "batchlab")])
     videos = [s.id for s in deck.slides if s.blocks and isinstance(s.blocks[0], Video)]
     assert videos == [f"{next(s for s in deck.stacks if s.part == 'lab').id}-clip"]
+
+
+# ------------------------------------------------------------------ speaker notes
+
+
+def spoken(s: Slide) -> str:
+    """A slide's notes as the lecturer reads them: words and figures, formulas as TeX."""
+    return " ".join(getattr(item, "text", "") or getattr(item, "tex", "")
+                    for item, _ in walk(s.notes))
+
+
+@pytest.mark.parametrize("which", ["default", "three"])
+def test_notes_are_a_script_of_their_own_on_every_slide(which, request) -> None:
+    """Issue 11: the notes say what to say, differ from slide to slide, and a projection
+    matrix in them is a formula, never plain text."""
+    deck: Deck = request.getfixturevalue(f"{which}_deck")
+    mine = [s for s in deck.slides if not s.part.startswith("lab")]
+    assert len(mine) > 60
+    for s in mine:
+        assert len(spoken(s).split()) >= 25, s.id
+        plain = " ".join(item.text for item, _ in walk(s.notes) if isinstance(item, Text))
+        assert not re.search(r"\bW_[OQKV]\b", plain), s.id
+    notes = [spoken(s) for s in deck.slides]
+    repeated = {n for n in notes if notes.count(n) > 1}
+    assert repeated == set()
+
+
+@pytest.mark.parametrize("which", ["default", "three"])
+def test_a_later_head_recaps_the_steps_without_a_head_switcher(which, request) -> None:
+    """Issue 11: the first head's stack has every step; a later one is a recap with its own
+    numbers, and no stack offers another head's panels."""
+    deck: Deck = request.getfixturevalue(f"{which}_deck")
+    ws: Worksheet = request.getfixturevalue("default_ws" if which == "default" else "three_ws")
+    stacks = {s.head: s for s in deck.stacks if s.part == "head-walkthrough"}
+    steps = ["qk", "dots", "softmax", "weights", "values", "contributions", "message"]
+    assert [s.id for s in stacks[1].slides] == ["head-1-title", *(f"head-1-{x}" for x in steps)]
+    for h in range(2, ws.n_heads + 1):
+        assert [s.id for s in stacks[h].slides] == \
+            [f"head-{h}-title", *(f"head-{h}-{x}" for x in ("qk", "softmax", "weights",
+                                                              "message"))]
+        keys = {key for s in stacks[h].slides for key, _ in nums(s.blocks)}
+        assert any(key.startswith(f"{ws.walkthrough}.h{h}.") for key in keys)
+        assert not any(re.search(r"\.h1\.", key) for key in keys), h
+    for stack in stacks.values():
+        for s in stack.slides[1:]:
+            assert s.switcher is not None and s.switcher.heads == (), s.id
+            assert s.switcher.head is None

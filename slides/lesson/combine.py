@@ -62,9 +62,12 @@ def combine(book: Book) -> list[Stack]:
                       c=book.listing(f"{s}.E_prime[{last}]")), fragment=step()),
         Formula(DELTA + r",\qquad " + RESIDUAL, fragment=step()),
     ], [
-        "Four moves, in order: keep each head's message, put them side by side, map the "
-        "joined row with W_O, and add the result to the original row.",
-        "The next slides take each move on its own.",
+        book.say("Reveal the moves in order and read each line aloud: every head's message, "
+                 "the joined row {j}, the update {d} through {wo}, and the updated row {ep}. "
+                 "Tell the room that the next slides take each move on its own, so they only "
+                 "need the order for now.", j=book.listing(f"{s}.joined[{last}]"),
+                 d=book.listing(f"{s}.delta[{last}]"), wo=Math("W_O"),
+                 ep=book.listing(f"{s}.E_prime[{last}]")),
     ])
     columns, spans = _head_groups(book)
     joined = book.matrix(f"{s}.joined", book.token_rows(s), columns, focus=(last,),
@@ -82,9 +85,11 @@ def combine(book: Book) -> list[Stack]:
         Para(book.say("with {h} running over the heads: {names}.", h=Math("h"),
                       names=book.head_list()), fragment=2),
     ], [
-        "Concatenation keeps the messages apart; it does not add them coordinate by "
-        "coordinate and it does not stack the tokens.",
-        "The joined width equals the model width here, as nn.MultiheadAttention requires.",
+        book.say("Point at the joined matrix: {j}, one row per token, each head's coordinates "
+                 "side by side in its colour. Concatenation neither adds the messages nor "
+                 "stacks the tokens. Ask the room what shape stacking the tokens would give "
+                 "instead, and why the next layer could not use it.",
+                 j=book.n("shapes.joined")),
     ])
     section.add("w-o", book.say("{wo} maps the joined row back to the model", wo=Math("W_O")), [
         Columns((
@@ -98,11 +103,11 @@ def combine(book: Book) -> list[Stack]:
                       "gives the update {d}.", wo=Math("W_O"), d=Math(r"\Delta e")),
              fragment=2),
     ], [
-        "W_O learns how each head's message contributes to each embedding coordinate. Here "
-        "the joined coordinates map to the update coordinates one to one, and some terms "
-        "mix information across heads.",
-        "Read one column from top to bottom: its terms add up to that coordinate of the "
-        "update.",
+        book.say("Point at one column of the table and read it from top to bottom: each joined "
+                 "coordinate times its row of {wo}, added up, gives that coordinate of {de}. "
+                 "The outlined entries carry one head's message into another head's "
+                 "coordinates. The point: {wo} learns how each message reaches each embedding "
+                 "coordinate.", wo=Math("W_O"), de=Math(r"\Delta e")),
     ])
     rows = [Row(book.say("{name} head", name=book.head(h)),
                 tuple(Cell((book.n(f"{s}.h{h}.share[{last}][{c}]"),))
@@ -122,10 +127,11 @@ def combine(book: Book) -> list[Stack]:
             (Table(book.feature_columns(), tuple(rows), corner=book.say("share of")),),
         )),
     ], [
-        "Split W_O into one block of rows per head. Each head's message times its block is "
-        "that head's share of the update; the shares add up to the update.",
-        "Concatenating and multiplying once computes exactly this sum. We keep the concat "
-        "notation of the original Transformer paper.",
+        book.say("Split {wo} into one block of rows per head, each in its head's colour. "
+                 "Reveal the table row by row: each head's share of the update, then their "
+                 "sum, {d}. Concatenating and multiplying once computes exactly this sum of "
+                 "shares, which is why we keep the paper's notation.", wo=Math("W_O"),
+                 d=book.listing(f"{s}.delta[{last}]")),
     ])
     residual = Table(book.feature_columns(), (
         Row((Math("e"),), tuple(Cell((book.n(f"{s}.E[{last}][{c}]"),))
@@ -149,9 +155,11 @@ def combine(book: Book) -> list[Stack]:
         Para(book.say("Every token gets its own updated row: {e} is {shape}.", e=Math("E'"),
                       shape=book.n("shapes.E_prime")), fragment=3),
     ], [
-        "Exactly the residual of Part II: the input row plus its context update.",
-        "There is still one row per input token. Only the last one will feed the "
-        "prediction.",
+        book.say("Point at the three rows: the receiver's row, its update, and their sum "
+                 "{ep}. Read the bars feature by feature. This is Part II's residual again: "
+                 "every token gets its own updated row, {shape} in all, and only the last one "
+                 "feeds the prediction.", ep=book.listing(f"{s}.E_prime[{last}]"),
+                 shape=book.n("shapes.E_prime")),
     ])
     return [section.stack()]
 
@@ -208,10 +216,11 @@ def prediction(book: Book) -> list[Stack]:
                       p=book.n(f"{s}.probs[{int(book.value(f'{s}.prediction'))}]"),
                       **book.target(s)), fragment=3),
     ], [
-        "Only the last updated row goes on: a hidden layer with a ReLU, then one logit per "
-        "vocabulary word and a softmax.",
-        "More heads change how this row gathered its context, not what the target means. "
-        "The MLP is the same as in Part II.",
+        book.say("Point at the updated last row and reveal the hidden layer, then the ReLU. "
+                 "Read the prediction aloud: {w}, with probability {p}. Remind the room that "
+                 "the MLP is Part II's; more heads change how this row gathered its context, "
+                 "not the prediction step.", w=book.vocab(f"{s}.prediction"),
+                 p=book.n(f"{s}.probs[{int(book.value(f'{s}.prediction'))}]")),
     ])
     section.add("probabilities", "Probabilities over the vocabulary", [
         _vocabulary_bars(book, s),
@@ -221,8 +230,10 @@ def prediction(book: Book) -> list[Stack]:
         Para(book.say("Attention weights choose source positions; these probabilities "
                       "choose the next token."), fragment=1),
     ], [
-        "The predicted word is the most probable one; during training the observed next "
-        "word is the target, whatever the model predicts.",
+        book.say("Point at the highlighted bar of {w}, the most probable word. Then contrast "
+                 "the two kinds of weights: attention weights choose source positions, these "
+                 "probabilities choose the next token. In training the observed next word is "
+                 "the target, whatever the model predicts.", w=book.vocab(f"{s}.prediction")),
     ])
     return [section.stack()]
 
@@ -249,9 +260,11 @@ def other_context(book: Book) -> list[Stack]:
     switch, switcher = book.switch(lambda s, _: _context_panel(book, s), heads=False,
                                    sentence=others[0] if others else book.sentence)
     section.add("switch", "Try another context", [switch], [
-        "Switch the sentence: every weight, message and probability shown was computed in "
-        "advance for each sentence from the same hand-chosen parameters.",
-        "This is an arithmetic explorer for the worksheet, not a trained language model.",
+        book.say("Use the sentence switcher to change the context and watch every head's arcs "
+                 "move; read the new prediction aloud, {w}. Say that every panel was computed "
+                 "in advance from the same hand-chosen parameters: an arithmetic explorer, "
+                 "not a trained language model.", w=book.vocab(
+                     f"{others[0] if others else book.sentence}.prediction")),
     ], switcher)
     rows = tuple(Row((Word(name),), (
         *(Cell(book.listing(f"{name}.h{h}.message")) for h in book.heads),
@@ -263,8 +276,9 @@ def other_context(book: Book) -> list[Stack]:
         Para(book.say("Same parameters, different contexts: the heads' messages and the "
                       "prediction follow the words."), fragment=1),
     ], [
-        "Each cell is one head's message at the final receiver of that sentence. The lab "
-        "computes the same numbers in one batch.",
+        "Point at the table row by row: each sentence's final message from every head, and "
+        "its prediction. Ask the room which head's message changed most between the "
+        "contexts, and why. The lab computes these same numbers in one batch.",
     ])
     return [section.stack()]
 
@@ -299,9 +313,10 @@ def grids(book: Book) -> list[Stack]:
 
     switch, switcher = book.switch(projected, heads=True)
     section.add("project", "Project every row with the same head matrix", [switch], [
-        "All token rows times one head's W_Q give that head's queries for every token at "
-        "once; K and V work the same way.",
-        "Switch heads to see a different projection of the same E.",
+        book.say("Point at {e}, then at the first head's {wq}, then at the queries they give, "
+                 "one row per token. Switch heads to show a different projection of the same "
+                 "{e}. Say that {wk} and {wv} work the same way, all tokens at once.",
+                 e=Math("E"), wq=Math("W_Q"), wk=Math("W_K"), wv=Math("W_V")),
     ], switcher)
     s = book.sentence
     section.add("mask", "One head makes one attention grid", [
@@ -321,11 +336,11 @@ def grids(book: Book) -> list[Stack]:
              Formula(r"H = AV", fragment=2)),
         )),
     ], [
-        "Part II's notation: M is the causal mask, added to the scaled scores before the "
-        "softmax. Its entries are zero for allowed sources and minus infinity for future "
-        "ones; it is not a table of ones and zeros.",
-        "Each receiver row can only read itself and earlier tokens. A is the attention "
-        "matrix with one row per receiver, H = AV the message rows.",
+        book.say("Point at the grey cells: future sources, where the mask holds minus "
+                 "infinity; the allowed cells hold {z}. Reveal why: a score plus minus "
+                 "infinity exponentiates to zero, so future sources get weight zero. The "
+                 "point: each receiver reads only itself and earlier tokens.",
+                 z=book.n(f"{s}.mask[{book.last}][{book.last}]")),
     ])
 
     def grid(s: str, h: int | None) -> tuple[Block, ...]:
@@ -342,9 +357,10 @@ def grids(book: Book) -> list[Stack]:
 
     switch, switcher = book.switch(grid, heads=True)
     section.add("heads", "Each head makes its own grid", [switch], [
-        "Both heads receive the same E; each uses its own projections, its own grid and "
-        "its own values. Neither reads the other's output.",
-        "The highlighted last row is the one we computed step by step.",
+        book.say("Point at the highlighted last row of the grid: the row we computed step by "
+                 "step. Switch heads to show that each head makes its own grid from the same "
+                 "{e}. Ask the room where the heads' grids differ most, and which source "
+                 "explains it.", e=Math("E")),
     ], switcher)
     columns, spans = _head_groups(book)
 
@@ -362,9 +378,10 @@ def grids(book: Book) -> list[Stack]:
         Para(book.say("{h} runs over the heads: {names}.", h=Math("h"), names=book.head_list()),
              fragment=1),
     ], [
-        "The superscript names the head; every matrix still has one row per token.",
-        "Joining rows instead of coordinates would double the number of tokens, which makes "
-        "no sense for the next layer.",
+        book.say("Point at the joined matrix: each head's columns in its colour, still one row "
+                 "per token. Reveal the formula and say that {h} runs over the heads. Ask the "
+                 "room what joining rows instead of coordinates would do to the number of "
+                 "tokens the next layer sees.", h=Math("h")),
     ], switcher)
     section.add("code", "One head is the single-head calculation again", [
         pictures.model_map(book, "heads"),
@@ -378,8 +395,9 @@ def grids(book: Book) -> list[Stack]:
         Para(book.say("No new attention rule: the same function, called with each head's "
                       "own matrices."), fragment=1),
     ], [
-        "This is Part II's head, unchanged. What changes is how many times we call it and "
-        "what we do with the results.",
+        "Read the function aloud line by line: project, score, mask, softmax, mix. It is Part "
+        "II's head, unchanged. The point: multi-head attention adds no new attention rule, "
+        "only more calls, each with its own head's matrices.",
     ])
     section.add("call", "Call it once per head", [
         pictures.tensor_steps(
@@ -400,8 +418,10 @@ def grids(book: Book) -> list[Stack]:
         Para(book.say("One sentence, no batch axis. The lab checks these outputs against the "
                       "worksheet numbers."), fragment=1),
     ], [
-        "Each call has its own parameters; the calls do not depend on each other, so they "
-        "can run in parallel.",
+        book.say("Point at the blocks: the heads' messages joined, mapped by {wo} to the "
+                 "update, then added to {e}. Read the shape in the comments aloud, {j} for the "
+                 "joined rows. The calls do not depend on each other, so they can run in "
+                 "parallel.", wo=Math("W_O"), e=Math("E"), j=book.n("shapes.joined")),
     ])
     section.add("loss", "The same loss trains every head", [
         Bullets((
@@ -414,8 +434,9 @@ def grids(book: Book) -> list[Stack]:
                           "append it, repeat"), 4),
         )),
     ], [
-        "Nothing here is new compared with Part II; only the attention block has more "
-        "parameters to train.",
-        (Text("The full executable loop is in the lab at the end."),),
+        book.say("Reveal the lines one by one and stress the second: one loss sends gradients "
+                 "into every head's projections and into {wo}. No example is labelled with a "
+                 "head's role, so any roles are found, not given. The full executable loop is "
+                 "in the lab at the end.", wo=Math("W_O")),
     ])
     return [section.stack()]

@@ -344,14 +344,16 @@ class Section:
 
     def _title_slide(self, slides: tuple[Slide, ...]) -> Slide:
         agenda: list[Runs] = [slide.title for slide in slides]
-        listed = [Text(" It goes through: ")]
+        listed: list[Inline] = []
         for n, slide in enumerate(slides):
-            listed += [*slide.title, Text("; " if n < len(slides) - 1 else ".")]
+            listed += [Text("“"), *slide.title,
+                       Text("”; " if n < len(slides) - 1 else "”.")]
         notes = (
-            (Text("Open the part: "), *self.title, Text(". Say in a sentence what it adds to "
-                                                         "the last part, then name its steps "
-                                                         "from the list on the slide."),
-             *(listed if slides else ())),
+            (Text("Announce the part, “"), *self.title,
+             *((Text("”, and point at the agenda: it goes through "), *listed)
+               if slides else (Text("”."),)),
+             Text(" Say in a sentence how it follows from the part before, and ask the room "
+                  "which of these steps they expect to be the hardest to follow.")),
         )
         return Slide(f"{self.id}-title", self.title, (Agenda(tuple(agenda)),) if agenda else (),
                      notes, self.part, self.head, role="title")

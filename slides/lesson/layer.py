@@ -40,10 +40,10 @@ def roles_shapes(book: Book) -> list[Stack]:
         Formula(r"q_i^{(h)} = e_i\,W_Q^{(h)},\qquad k_j^{(h)} = e_j\,W_K^{(h)},\qquad "
                 r"v_j^{(h)} = e_j\,W_V^{(h)}", fragment=4),
     ], [
-        "Every head has its own three projections. A superscript names the head; a "
-        "subscript names the token, as in Part II.",
-        "The visual ideas owe a lot to Grant Sanderson's attention videos and Jay Alammar's "
-        "Illustrated Transformer; the example, numbers and row-vector convention are ours.",
+        "Reveal the three roles one at a time and say each in plain words: the query is what "
+        "the receiver looks for, the key what a source offers, the value what it sends. "
+        "Point at the formula: every head has its own three projections. A superscript names "
+        "the head, a subscript the token.",
     ])
     section.add("recap", "Recap: a query meets a key", [
         Para(book.say("In Part II's later-layer example, the query at “She” looked for a "
@@ -52,10 +52,10 @@ def roles_shapes(book: Book) -> list[Stack]:
         Para(book.say("A head keeps these roles apart with three separate projections."),
              fragment=1),
     ], [
-        "This is the verbal example from Part II, an illustration of what later-layer rows "
-        "could represent, not measured outputs.",
-        "Every token has a query, a key and a value; the example only follows one query and "
-        "one key. The vectors hold numbers, not written questions or records.",
+        "Remind the room of the Maya example from Part II: the query at She looks for a "
+        "person, the key at Maya matches it, and Maya's value supplies the details. Say that "
+        "the vectors hold numbers, not written questions. The point: three projections keep "
+        "looking, offering and sending apart.",
     ])
     section.add("shapes", "Every shape in the layer", [
         Flow((
@@ -74,15 +74,13 @@ def roles_shapes(book: Book) -> list[Stack]:
                       wq=Math("W_Q"), w=book.n("shapes.W_Q"), wo=Math("W_O"),
                       o=book.n("shapes.W_O"), j=book.n("shapes.joined")), fragment=5),
     ], [
-        "One sentence, no batch axis. Each head projects E into its own Q, K and V. Q times "
-        "K transposed gives one score per receiver and source; scaling, the causal mask and "
-        "the row-wise softmax keep that shape.",
-        "A has one row per receiver and one column per source. H = AV has one message row "
-        "per receiver. The heads' H matrices are joined side by side, W_O maps the joined "
-        "rows to the update ΔE, and E′ = E + ΔE keeps E's shape. Only its last row feeds "
-        "the prediction MLP.",
-        "W_O is not an inverse of the input projections; in general it maps the joined "
-        "width back to the model width.",
+        book.say("Walk the flow from left to right and read each shape aloud: {e} is {se}, "
+                 "each head's {q} is {sq}, the scores are {ss}. Point at the joined matrix, "
+                 "{j}: concatenation joins coordinates, so there is still one row per token. "
+                 "Then {wo}, {o}, maps it to the update, and {ep} keeps the shape of {e}.",
+                 e=Math("E"), se=book.n("shapes.E"), q=Math("Q"), sq=book.n("shapes.Q"),
+                 ss=book.n("shapes.scores"), j=book.n("shapes.joined"), wo=Math("W_O"),
+                 o=book.n("shapes.W_O"), ep=Math("E'")),
     ])
     section.add("roles", "The same roles in our sentence", [
         Bullets(tuple(
@@ -94,8 +92,13 @@ def roles_shapes(book: Book) -> list[Stack]:
                       "projections without assigning these jobs."),
              fragment=book.ws.n_heads + 1),
     ], [
-        "We name the heads after what the hand-chosen matrices make them do in this "
-        "sentence. A trained model's heads come without names.",
+        (*book.say("Reveal the heads one at a time and read each strongest source aloud:"),
+         *(part for h in book.heads
+           for part in book.say(" {src} for the {name} head{end}",
+                                src=book.token(s, book.top(s, h)), name=book.head(h),
+                                end=Text("." if h == book.ws.n_heads else ";"))),
+         *book.say(" Say plainly that these names are our reading of chosen numbers, and ask "
+                   "the room whether a trained model's heads come with names.")),
     ])
     return [section.stack()]
 
@@ -125,10 +128,10 @@ def projections(book: Book) -> list[Stack]:
              rows),
         )),
     ], [
-        "E holds embedding rows that already include position, not token ids. The feature "
-        "names are invented for teaching; the last one is a toy feature for function "
-        "words.",
-        "Every head starts from this same E.",
+        book.say("Point at the highlighted last row of {e}: the row of the final “{r}”, "
+                 "{v}. Reveal the table: its token row plus its position row gives that row. "
+                 "The feature names are invented for teaching, and every head starts from this "
+                 "same {e}.", e=Math("E"), r=book.receiver(), v=book.listing(f"{s}.E[{last}]")),
     ])
     for h in book.heads:
         top = book.top(s, h)
@@ -146,12 +149,14 @@ def projections(book: Book) -> list[Stack]:
                           k=book.listing(f"{s}.h{h}.K[{top}]"),
                           v=book.listing(f"{s}.h{h}.V[{top}]")), fragment=2),
         ], [
-            "Each query coordinate is a dot product of the input row with one column of "
-            "W_Q. The matrices are hand-chosen and sparse so the arithmetic stays readable; "
-            "learned projections need not be sparse or interpretable.",
-            "W_K and W_V act on every source row, not only the one shown. They may hold "
-            "equal numbers in this worksheet, but they are separate parameters with "
-            "different jobs: keys decide the matching, values carry what gets mixed.",
+            book.say("Point at the {name} head's three matrices. Reveal the query of the final "
+                     "“{r}”, {q}: each coordinate is the input row times one column of {wq}. "
+                     "Then the key and value of {src}, {k} and {v}. {wk} and {wv} may hold "
+                     "equal numbers here, yet keys decide the matching and values carry what "
+                     "gets mixed.", name=book.head(h), r=book.receiver(),
+                     q=book.listing(f"{s}.h{h}.Q[{last}]"), wq=Math("W_Q"),
+                     src=book.token(s, top), k=book.listing(f"{s}.h{h}.K[{top}]"),
+                     v=book.listing(f"{s}.h{h}.V[{top}]"), wk=Math("W_K"), wv=Math("W_V")),
         ])
     return [section.stack()]
 
@@ -174,10 +179,9 @@ def wide_head(book: Book) -> list[Stack]:
                       "Each head's calculation is independent of the others."),
              fragment=book.ws.n_heads + 1),
     ], [
-        "Each head computed its own scores, its own softmax and its own message. Every "
-        "source contributed to every message.",
-        "As in Part II, α is one attention weight and A the whole matrix; we followed its "
-        "last row.",
+        "Reveal the table one head at a time and read each denominator and message aloud. "
+        "Point out that each head ran its own softmax, and that every source contributed to "
+        "every message. The point: the heads' calculations are independent of one another.",
     ])
     section.add("wider", "What if we made one head wider?", [
         Para(book.say("Join the heads' projections into one head of width {m}. Its dot "
@@ -193,10 +197,12 @@ def wide_head(book: Book) -> list[Stack]:
                       m=book.n("dims.d_model"), msg=book.listing(f"{s}.wide.message")),
              fragment=2),
     ], [
-        "A controlled comparison: no projection entry changes, we only regroup the "
-        "coordinates. Wider queries and keys can compare more features, but their products "
-        "still add up to one score per source.",
-        "This does not compare separately trained models.",
+        book.say("Join the projections into one head {m} wide and point at the new scale, "
+                 "{sw} instead of {sh}. Reveal the arcs: one softmax, one weight row for all "
+                 "coordinates, and the message {msg}. Stress that this is a controlled "
+                 "comparison: no projection entry changed, only the grouping.",
+                 m=book.n("dims.d_model"), sw=book.n(f"{s}.wide.scale"),
+                 sh=book.n(f"{s}.h1.scale"), msg=book.listing(f"{s}.wide.message")),
     ])
     rows = [(f"{s}.wide", "neutral", (Text("one wide head"),))]
     rows += [(f"{s}.h{h}", pictures.head_tone(h), book.say("{name} head", name=book.head(h)))
@@ -209,10 +215,9 @@ def wide_head(book: Book) -> list[Stack]:
                       "heads keep separate rows, and {wo} combines them later.",
                       wo=Math("W_O")), fragment=2),
     ], [
-        "Every row sums to one over all sources. The wide head has to compromise between "
-        "the sources the separate heads prefer.",
-        "This is a useful architectural choice, not proof that a wide head cannot learn "
-        "useful relationships, nor that more heads always help. See section three of "
-        "Attention Is All You Need.",
+        book.say("Point at each source's bars: the wide head's weight beside each head's "
+                 "weight. Ask the room between which sources the wide head had to compromise. "
+                 "Close with the caution: separate rows, later combined by {wo}, are a useful "
+                 "choice, not proof that one wide head cannot learn.", wo=Math("W_O")),
     ])
     return [section.stack()]

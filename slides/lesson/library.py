@@ -43,12 +43,11 @@ def bias(book: Book) -> list[Stack]:
                           "offset, one panel per coordinate: each arrow is the same shift",
                           fragment=1)),
     ], [
-        "The offset is illustrative. With bias=True training learns it together with the "
-        "projection weights; we use bias=False so the code matches the worksheet.",
-        "A projection bias is shared by every position and every example, unlike position "
-        "embeddings, which depend on the position. It can shift a projection even for a zero "
-        "input. Leaving it out keeps the example simple; it is not a claim that bias-free "
-        "attention is better.",
+        book.say("Point at the offset {b}, {v}, and reveal the shifted queries: every query "
+                 "row of the {name} head moves by the same arrow. Say that this offset is "
+                 "illustrative; with biases on, training learns it. Unlike a position row, a "
+                 "projection bias is the same for every position and every example.",
+                 b=Math("b_Q"), v=book.listing("bias.offset"), name=book.head(1)),
     ])
     counts = ("bias.params_without", "bias.params_with")
     per_unit = pictures.BAR_LENGTH / max(float(book.value(key)) for key in counts)
@@ -70,9 +69,12 @@ def bias(book: Book) -> list[Stack]:
         Para(book.say("The flag leaves the mask, the position embeddings and the prediction "
                       "layers alone."), fragment=4),
     ], [
-        "PyTorch's default is bias=True. Our scratch implementation and the trained attention "
-        "models leave attention biases out; their prediction MLPs keep theirs.",
-        "The separate add_bias_kv option is a different feature from this flag.",
+        book.say("Point at the two bars and read the counts aloud: {a} parameters without "
+                 "biases, {b} with them, {e} more. Reveal where they sit: {w} offsets for each "
+                 "projection. The flag leaves the mask, the positions and the prediction "
+                 "layers alone; PyTorch switches biases on by default.",
+                 a=book.n("bias.params_without"), b=book.n("bias.params_with"),
+                 e=book.n("bias.extra"), w=book.n("bias.offsets_per_projection")),
     ])
     return [section.stack()]
 
@@ -98,12 +100,13 @@ def pytorch(book: Book) -> list[Stack]:
                           w=book.n("mha.A")), 2),
         )),
     ], [
-        "The library layer does the projections, the per-head softmax, the concatenation "
-        "and W_O. It does not add position embeddings, the residual or the vocabulary "
-        "classifier.",
-        "attn_mask=future blocks future sources; average_attn_weights=False returns each "
-        "head's grid instead of their average. That only changes the diagnostic output, not "
-        "how the messages combine.",
+        book.say("Read the constructor aloud: embedding width {m}, {h} heads, no bias. Point "
+                 "at in_proj_weight, {a}, which holds every head's projections, and at "
+                 "out_proj.weight, {b}, which is {wo}. Say what the layer leaves to us: the "
+                 "positions, the residual and the vocabulary classifier.",
+                 m=book.n("dims.d_model"), h=book.n("dims.heads"),
+                 a=book.n("mha.in_proj_weight"), b=book.n("mha.out_proj_weight"),
+                 wo=Math("W_O")),
     ])
     section.add("same", "Same weights, same answers", [
         Para(book.say("Copy the scratch projections and {wo} into the library layer, then "
@@ -116,8 +119,11 @@ def pytorch(book: Book) -> list[Stack]:
         Para(book.say("Differences at the level of float rounding: the two implementations "
                       "agree."), fragment=3),
     ], [
-        "Comparing two independently initialised layers would prove nothing; copying the "
-        "same parameters makes the comparison exact up to rounding.",
+        book.say("Say why we copy the weights: comparing two randomly initialised layers "
+                 "would prove nothing. Reveal the largest differences, {d} in the update and "
+                 "{a} in the attention weights. The point: only float rounding separates the "
+                 "scratch code from the library.", d=book.n("mha.max_diff_delta"),
+                 a=book.n("mha.max_diff_A")),
     ])
     section.add("model", "Back to the complete multi-head model", [
         pictures.model_map(book, "prediction"),
@@ -134,9 +140,11 @@ def pytorch(book: Book) -> list[Stack]:
                       "the last row goes to the familiar prediction MLP.", wo=Math("W_O")),
              fragment=7),
     ], [
-        "The same architecture as the start of the lecture, now with every arrow computed.",
-        "This teaching model has one attention update and a prediction MLP; it is not a "
-        "picture of every component of a deep production Transformer.",
+        book.say("Walk the flow once more and read the shapes aloud, from {e} to the "
+                 "vocabulary of {v} words. Every arrow on this map has now been computed. Add "
+                 "the caution: a teaching model with one attention update, not every part of "
+                 "a deep production Transformer.", e=book.n("shapes.E"),
+                 v=book.n("dims.vocab")),
     ])
     return [section.stack()]
 
@@ -155,10 +163,11 @@ def trained(book: Book) -> list[Stack]:
         Para(book.say("{p} parameters, most of them in the first layer.",
                       p=book.n("trained.mlp.params")), fragment=4),
     ], [
-        "Now the real browser models, not the worksheet. The baseline concatenates every "
-        "token row of the window in a fixed order, so each slot has its own weights; it has "
-        "no separate position table.",
-        "Its wide first matrix explains most of its parameter count.",
+        book.say("Now switch to the real browser models, not the worksheet. Walk the flow and "
+                 "read the parameter count aloud: {p}, most of it in the first layer. The "
+                 "baseline flattens the window in a fixed order, so every slot has weights "
+                 "of its own and no position table is needed.",
+                 p=book.n("trained.mlp.params")),
     ])
     for heads in book.ws.lesson.trained.heads:
         key = f"trained.heads{heads}"
@@ -178,11 +187,12 @@ def trained(book: Book) -> list[Stack]:
                           p=book.n(f"{key}.params"), a=book.n(f"{key}.attention_params")),
                  fragment=7),
         ], [
-            "Learned position rows are added before the projections. Each head has its own "
-            "softmax over a full attention matrix with future and padding masks; the joined "
-            "heads go through W_O and the residual, and only the last row feeds the MLP.",
-            "The browser computes only the final query row when generating, which gives the "
-            "same next-token logits as the last row of the full matrix.",
+            book.say("Walk the flow for {n} heads, each {d} wide, reading the shapes aloud. "
+                     "Reveal the count: {p} parameters, {a} of them in attention. Each head "
+                     "has its own softmax with future and padding masks, and the joined heads "
+                     "go through {wo} before the residual.", n=book.n(f"{key}.heads"),
+                     d=book.n(f"{key}.d_head"), p=book.n(f"{key}.params"),
+                     a=book.n(f"{key}.attention_params"), wo=Math("W_O")),
         ])
     rows = tuple(Row((book.n(f"trained.heads{heads}.heads"),), (
         Cell((book.n(f"trained.heads{heads}.d_head"),)),
@@ -196,9 +206,11 @@ def trained(book: Book) -> list[Stack]:
                       "comparing fewer coordinates, for the same parameter count.",
                       w=book.n("trained.width")), fragment=1),
     ], [
-        "Implementations usually keep one large W_Q (and W_K, W_V), project first and then "
-        "reshape the projected coordinates into heads. Heads are not given disjoint slices "
-        "of the raw input.",
+        book.say("Point at the table: the attention parameter counts match across the head "
+                 "counts. More heads split the same width {w} into more patterns, each "
+                 "comparing fewer coordinates. Implementations keep one large {wq}, project "
+                 "first and then reshape the result into heads.", w=book.n("trained.width"),
+                 wq=Math("W_Q")),
     ])
     section.add("perplexity", "Compare held-out next-token prediction", [
         Formula(r"\text{perplexity} = \exp(\text{cross-entropy})"),
@@ -211,10 +223,11 @@ def trained(book: Book) -> list[Stack]:
                           "in this experiment more heads did better"), 3),
         )),
     ], [
-        "Cross-entropy here uses natural logarithms. The measured perplexities belong to "
-        "the trained experiment's own report; this worksheet does not contain them.",
-        "A result for this experiment, not a guarantee for every dataset, head count or "
-        "generated continuation.",
+        book.say("Read the formula aloud: perplexity is the exponential of the cross-entropy, "
+                 "so lower is better. Reveal the conditions: the same stories, tokenizer, "
+                 "context of {c} tokens and budget. The point: in this experiment more heads "
+                 "did better, a result here rather than a guarantee.",
+                 c=book.n("trained.context")),
     ])
     sizes = [Item(book.say("{n} × {d}-wide heads: {p} parameters",
                            n=book.n(f"trained.heads{heads}.heads"),
@@ -230,9 +243,10 @@ def trained(book: Book) -> list[Stack]:
         Para(book.say("Give all models the same prompt in the course's browser demo: it runs "
                       "the real checkpoints locally."), fragment=2),
     ], [
-        "The timings in the experiment include validation and were measured on one laptop "
-        "GPU; compare them only with each other.",
-        "The demo uses WebGPU or WebAssembly and measures generation on your own device.",
+        book.say("Read the sizes aloud; the attention models have equal parameter counts, the "
+                 "flattened-window MLP has {p}. More heads took slightly longer to train on "
+                 "the same hardware. Invite the room to try the browser demo, which runs the "
+                 "real checkpoints on their own device.", p=book.n("trained.mlp.params")),
     ])
     return [section.stack()]
 
@@ -255,10 +269,12 @@ def patches(book: Book) -> list[Stack]:
         )),
         book.matrix("patches.flat", tuple(() for _ in range(count)), fragment=1),
     ], [
-        "A tiny shape illustration, not a trained vision model. For colour images each "
-        "pixel brings three values per patch position.",
-        "The sequence length is the number of patches: image height over patch size times "
-        "image width over patch size.",
+        book.say("Point at the image: {a} by {a} pixels, cut into {n} patches of {s} by {s}. "
+                 "Reveal the flattened rows: each patch gives {v} values. The point: the "
+                 "sequence length is now the number of patches; this is a shape "
+                 "illustration, not a trained vision model.", a=book.n("patches.side"),
+                 n=book.n("patches.count"), s=book.n("patches.size"),
+                 v=book.n("patches.values_per_patch")),
     ])
     rows = int(book.value("patches.total_rows"))
     section.add("rows", "One shared projection makes the rows", [
@@ -280,9 +296,10 @@ def patches(book: Book) -> list[Stack]:
                          fragment=1),),
         )),
     ], [
-        "Every patch goes through the same learned projection, exactly like a token lookup "
-        "gives every token a row. Attention still receives a sequence of embedding rows.",
-        "The projection is learned from the image task.",
+        book.say("Point at the shared projection: every flattened patch goes through the same "
+                 "matrix, as every token goes through the same lookup. Reveal the CLS row "
+                 "placed first, then the position rows, giving {s}. Attention still receives "
+                 "a sequence of embedding rows.", s=book.n("patches.shape.sequence")),
     ])
     section.add("cls", "One updated row can classify the whole image", [
         Bullets((
@@ -293,8 +310,9 @@ def patches(book: Book) -> list[Stack]:
         )),
         Para(book.say("Next in the series: from pixels to an image class."), fragment=3),
     ], [
-        "The full encoder also has per-row MLPs, residuals and normalisation; they are "
-        "grouped here, not forgotten. This is a roadmap, not a benchmark.",
-        (Text("Cross-attention, reading a different sequence, is a separate continuation."),),
+        "Reveal the three steps: prepend a CLS row, let an encoder update every row without a "
+        "causal mask, classify from the final CLS row. Ask the room why an image needs no "
+        "causal mask. Close by saying that the next part of the series goes from pixels to an "
+        "image class.",
     ])
     return [section.stack()]

@@ -56,12 +56,10 @@ def references(book: Book) -> list[Stack]:
         Para(book.say("The example, its numbers and its pictures are this lesson's own."),
              style="source"),
     ], [
-        "Close on where the pieces come from. The formula for several heads, their "
-        "concatenation and the output projection is section three point two point two of "
-        "Vaswani and colleagues.",
-        "When someone asks whether each head has a clean job: Voita and colleagues found "
-        "that some trained heads specialise, while others overlap and can be pruned "
-        "without much loss. More heads are a choice to test, not a guarantee.",
+        book.say("Close on where the pieces come from: the formula for the heads, their "
+                 "concatenation and {wo} is from Vaswani and colleagues. When someone asks "
+                 "whether each head has a clean job, point at Voita and colleagues: some "
+                 "heads specialise, others overlap and can be pruned.", wo=Math("W_O")),
         (Text("The pictures borrow their habits from "), Cite("3Blue1Brown"),
          Text("'s attention lesson and Jay Alammar's Illustrated Transformer; the river-bank "
               "example and every number are ours.")),

@@ -37,12 +37,11 @@ def prompt(book: Book) -> list[Stack]:
                       m=book.n("dims.d_model"), n=book.n("dims.sentences"),
                       t=book.n("dims.tokens"))),
     ], [
-        "Part III of the attention series. In Part II one head computed one weighted "
-        "message per token; today several heads do it side by side and we combine what "
-        "they send.",
-        "The worked example uses hand-chosen numbers so every step can be followed by hand. "
-        "Trained models appear near the end, and they are a different thing: keep the two "
-        "apart.",
+        book.say("Welcome the room to the third part of the series. Read the line under the "
+                 "title aloud: this worksheet has {h} heads, each {d} coordinates wide, in a "
+                 "model {m} wide. The one point for today: several heads read the same tokens, "
+                 "each with weights of its own, and every number shown can be checked.",
+                 h=book.n("dims.heads"), d=book.n("dims.d_head"), m=book.n("dims.d_model")),
     ])
     section.add("receiver", "Back to our prompt", [
         book.strip(s, focus=(book.last,), blank=True),
@@ -51,10 +50,11 @@ def prompt(book: Book) -> list[Stack]:
                       "know. The blank has no query yet.", r=book.receiver(), p=book.pos(
                           book.last)), fragment=1),
     ], [
-        "Let the room guess the next word first. Most people use more than one clue: where "
-        "we are, and who is there.",
-        "Stress the receiver. The model predicts the next word from the row of the last "
-        "known token; the unknown word itself has no row and no query.",
+        book.say("Read the sentence aloud and ask the room to guess the blank before anything "
+                 "else. Then point at the highlighted final “{r}”, at position {p}: it is the "
+                 "receiver, the last token we know, and the blank has no query yet. Most "
+                 "guesses use two clues, where we are and who is there; keep both in mind.",
+                 r=book.receiver(), p=book.pos(book.last)),
     ])
     return [section.stack()]
 
@@ -77,13 +77,10 @@ def details(book: Book) -> list[Stack]:
              ("colour: red", "material: wool", "shape: hooded"),
              "One head can already read several words, but it reads them all with one set "
              "of weights. Do we want the same mixture for every kind of detail?", [
-                 "At the word coat, several earlier words are informative for different "
-                 "reasons.",
-                 "This is an illustration of possible readings, not attention measured in a "
-                 "trained model. A query is a vector of numbers, not an English question, and "
-                 "every source also has a key and a value. The highlighted words are "
-                 "plausible useful sources; the others are not masked and do not get exactly "
-                 "zero weight.",
+                 "Read the sentence and reveal the three clues one at a time: red, wool, "
+                 "hooded. Ask the room whether one mixture of these words can serve colour, "
+                 "material and shape at once. Say that this illustrates possible readings; it "
+                 "is not attention measured in a trained model.",
              ])
     section.add("readings", "Separate heads can keep separate readings", [
         Bullets((
@@ -95,43 +92,40 @@ def details(book: Book) -> list[Stack]:
                       "message. The output projection then combines the messages."),
              fragment=4),
     ], [
-        "This is a possible division of work, not jobs that anyone assigns. Every head sees "
-        "every row, including coat itself.",
-        "A single head can encode several attributes too. What extra heads add is "
-        "independent source weighting: each head chooses its own mixture.",
+        "Reveal the three heads one by one and point at the word each might favour. Stress "
+        "that every head sees every row, coat included, and that nobody assigns these jobs. "
+        "The point to leave with: what extra heads add is that each one chooses its own "
+        "mixture of sources.",
     ])
     _example(book, section, "agreement", "The nearest noun is not always the subject",
              "The dogs near the gate usually ___",
              ("subject clue: dogs is plural, so “bark” fits and “barks” does not",
               "location clue: gate says where the dogs are"),
              "Two heads can keep both clues without having to favour the same source.", [
-                 "The receiver is the last known token, usually, not the verb we are about "
-                 "to predict. Both useful sources come before the receiver.",
-                 "The nearer singular noun, gate, does not decide agreement. These semantic "
-                 "roles are illustrations, not measured heads.",
+                 "Read the sentence and ask the room: bark or barks? Point at dogs for the "
+                 "agreement and at gate for the location, and note that the nearer noun, "
+                 "gate, does not decide the verb. Two clues sit at two different sources, so "
+                 "two heads can keep both.",
              ])
     _example(book, section, "object-event", "An object and an event are different clues",
              "She dropped the glass . It ___",
              ("one reading retrieves what “It” refers to: glass",
               "another retrieves what happened to it: dropped"),
              "Together they make “broke” a plausible continuation, not a certain one.", [
-                 "Here the full stop counts as a token, and It is the receiver. Both useful "
-                 "sources are in its known prefix.",
-                 "The heads run in parallel: the event head does not wait for the reference "
-                 "head's result. Rows from earlier layers can already carry context that "
-                 "helps these matches.",
+                 "Read it with the full stop as a token of its own, so It is the receiver. "
+                 "Reveal the two clues, glass and dropped, and ask what comes next: broke is "
+                 "plausible, not certain. Add that the heads run side by side; the event "
+                 "head does not wait for the reference head.",
              ])
     _example(book, section, "swap-event", "Change the event, keep the object",
              "She washed the glass . It ___",
              ("the object clue is unchanged: glass",
               "the event clue now supports “sparkled” instead"),
              "Separate messages carry the object clue and the event clue side by side.", [
-                 "This is a schematic of useful information, not a promise that a trained "
-                 "attention map stays the same after a word is swapped.",
-                 "All head projections learn together from the prediction loss. "
-                 "Interpretable roles sometimes emerge, but some heads overlap and some can "
-                 "be pruned (Voita and colleagues showed this for translation models). More "
-                 "heads are a capacity choice to test, not an automatic improvement.",
+                 "Change one word, dropped becomes washed, and ask the room for a new guess. "
+                 "The object clue stays on glass; only the event clue moves. Warn that this "
+                 "is a schematic: trained heads overlap, some can be pruned, and more heads "
+                 "are a capacity choice to test, not an automatic improvement.",
              ])
     return [section.stack()]
 
@@ -149,13 +143,10 @@ def one_two_heads(book: Book) -> list[Stack]:
                       "into one message.", r=book.receiver(), t=book.n("dims.tokens"))),
         Formula(r"m = \sum_j \alpha_j\, v_j", fragment=1),
     ], [
-        "The prefix ends with the receiver; the blank is what we want to predict and has no "
-        "query yet.",
-        "The arcs are the weights of one head as wide as the whole model (the wide head we "
-        "meet again later): each arc's width is its weight. One head can read several "
-        "words and its message can carry several features. But the same weights mix every "
-        "coordinate of that message. Calling the query a "
-        "question about the setting is a description of a role, not a literal question.",
+        book.say("Point at the arcs: one head, one weight row over the {t} known tokens, each "
+                 "arc as wide as its weight. Read the formula aloud: the message is the "
+                 "weighted sum of the values. The point to land: the same weights mix every "
+                 "coordinate of that single message.", t=book.n("dims.tokens")),
     ])
     section.add("several-heads", "Several heads send several messages", [
         _lanes(book, "strip"),
@@ -168,18 +159,20 @@ def one_two_heads(book: Book) -> list[Stack]:
         Para(book.say("All heads read all {t} tokens and run in parallel. We combine their "
                       "messages afterwards.", t=book.n("dims.tokens")), fragment=2),
     ], [
-        "A superscript names a head, a subscript names a token. The heads apply their own "
-        "matrices to the same input rows, so at this receiver there is one query per head.",
-        "Training can discover useful roles, but it does not hand out labels such as "
-        "setting or person, and it does not guarantee that heads specialise this way.",
+        book.say("Point at the lanes, one per head, {h} of them, all flowing into the same "
+                 "receiver. Each head has its own {wq}, {wk} and {wv}, so it gets its own "
+                 "query, its own weights and its own message. Ask the room: if training never "
+                 "names the heads, how could we tell what each one does?",
+                 h=book.n("dims.heads"), wq=Math("W_Q"), wk=Math("W_K"), wv=Math("W_V")),
     ])
     section.add("toy", "Why separate weights help: a two-source toy", _toy(book), [
-        "A separate toy with invented numbers, not the worksheet sentence. Two sources, two "
-        "value coordinates.",
-        "One head must use one weight row for both coordinates. Two heads can each pick the "
-        "mixture that suits their coordinate. With fixed values, the first source's weight "
-        "cannot take both required values at once. This shows why independent weighting "
-        "helps; it does not prove that every single-head network fails.",
+        book.say("Point at the two value rows: invented numbers, not our sentence. Reveal the "
+                 "one-head message {m}, then the two heads' results, {x} and {y}. The punch "
+                 "line is the last step: one head would need {src} to take weight {p} and "
+                 "weight {q} at once, which no single weight row can do.",
+                 m=book.listing("toy.one_head"), x=book.n("toy.two_heads[0]"),
+                 y=book.n("toy.two_heads[1]"), src=Word(book.ws.lesson.toy.sources[0]),
+                 p=book.n("toy.required[0]"), q=book.n("toy.required[1]")),
     ])
     return [section.stack()]
 
@@ -244,11 +237,12 @@ def readings(book: Book) -> list[Stack]:
                           r=book.receiver(), name=book.head(h), src=book.token(s, top),
                           w=book.n(f"{s}.h{h}.weights[{top}]")), fragment=1),
         ], [
-            "These are hand-chosen parameters applied to the exact input rows of Part II. "
-            "The head's name describes what this example was built to show, not a job "
-            "assigned to a trained head.",
-            "Arc widths are the computed attention weights of this head at the receiver, "
-            "written under each source; every source gets some weight.",
+            book.say("Point at the widest arc, from {src}, and read its weight aloud: {w}. This "
+                     "is the {name} head at the final “{r}”, and every other source still "
+                     "gets a thin arc. Remind the room that the head's name says what these "
+                     "hand-chosen numbers were built to do, not a job given to a trained head.",
+                     src=book.token(s, top), w=book.n(f"{s}.h{h}.weights[{top}]"),
+                     name=book.head(h), r=book.receiver()),
         ])
     rows = tuple(
         Row((book.head(h),), (
@@ -264,8 +258,9 @@ def readings(book: Book) -> list[Stack]:
         Para(book.say("The heads keep different mixtures at the same token. They run side "
                       "by side, not one after another."), fragment=len(rows) + 1),
     ], [
-        "Same sentence, same receiver, different weight rows. Nothing forces the heads to "
-        "agree, and nothing makes one wait for another.",
-        "Next we open one head and compute its message from the parameters.",
+        "Point at the table row by row: each head's strongest source, its weight and its "
+        "message. Same receiver, different weight rows; nothing makes the heads agree, and "
+        "none waits for another. Tell the room that the next part opens one head and "
+        "computes its message from the parameters.",
     ])
     return [section.stack()]

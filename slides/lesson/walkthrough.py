@@ -1,7 +1,9 @@
 """One stack per head: its message for the final receiver, computed one visible step at a time.
 
-Every slide carries a sentence switcher and a head switcher: each state is a panel built
-here from that sentence's and head's values, and the browser only shows one of them.
+The first head's stack goes through every step; each later head's stack is a recap of the
+same steps with its own numbers (queries and keys, softmax, weights, message), as the
+videos do. A stack is about its head, so its slides switch only the sentence: each state
+is a panel built here from that sentence's values, and the browser shows one of them.
 """
 
 from __future__ import annotations
@@ -10,11 +12,16 @@ from collections.abc import Callable
 
 from slides.context import Block, Cell, Columns, Formula, Math, Para, Row, Stack, Table, Text
 from slides.lesson import pictures
-from slides.lesson.kit import Book, Section, Steps
+from slides.lesson.kit import Book, Prose, Section, Steps
 
-__all__ = ["head_walkthrough"]
+__all__ = ["RECAP", "head_walkthrough"]
 
 Build = Callable[[Book, str, int], tuple[Block, ...]]
+Notes = Callable[[Book, int], tuple[Prose, ...]]
+
+RECAP = ("qk", "softmax", "weights", "message")
+"""The steps a later head's stack shows again; its dot products, values and contributions
+are the first head's arithmetic with other numbers."""
 
 
 def head_walkthrough(book: Book) -> list[Stack]:
@@ -27,9 +34,11 @@ def _head_stack(book: Book, h: int) -> Stack:
                       lambda g: book.say("Head {n}, the {name} head, step by step",
                                          n=book.number(g), name=book.head(g)), head=h)
     for id, title, build, notes in _SLIDES:
-        switch, switcher = book.switch(lambda s, g, build=build: build(book, s, g or h),
-                                       heads=True, head=h)
-        section.add(id, book.say(title), [switch], notes, switcher)
+        if h > 1 and id not in RECAP:
+            continue
+        switch, switcher = book.switch(lambda s, _, build=build: build(book, s, h),
+                                       heads=False)
+        section.add(id, book.say(title), [switch], notes(book, h), switcher)
     return section.stack()
 
 
@@ -208,47 +217,120 @@ def _message(book: Book, s: str, h: int) -> tuple[Block, ...]:
     )
 
 
-_SLIDES: tuple[tuple[str, str, Build, tuple[str, ...]], ...] = (
-    ("qk", "Queries and keys", _qk, (
-        "Every token has a query and a key in every head. We follow one query row, the "
-        "receiver's, and hold it against all the key rows.",
-        "Use the switchers to show the same step for another sentence or another head; "
-        "every panel was computed from the worksheet before the deck was written.",
-    )),
-    ("dots", "One dot product per source", _dots, (
-        "Transposing K puts each source's key in a column, so the query row times K "
-        "transposed gives one raw dot product per source.",
-        "Step through the sources one by one: multiply coordinate by coordinate, then add.",
-    )),
-    ("softmax", "Scores become weights", _softmax, (
-        "Scale every dot product by the square root of the head width, exponentiate, and "
-        "divide by the sum of all exponentials. Every source is allowed for the final "
-        "receiver, including the receiver itself.",
-        "Displayed numbers are rounded; the computation keeps full precision. A numerically "
-        "stable softmax subtracts the largest score first, which leaves the weights "
-        "unchanged. Earlier receivers cannot see later sources: that is the causal mask of "
-        "the full attention matrix.",
-    )),
-    ("weights", "A weight for every source", _weights, (
-        "These are the entries of the last row of this head's attention matrix, shown "
-        "vertically so each weight sits beside its source.",
-        "The receiver stays fixed; only the source index changes.",
-    )),
-    ("values", "Values beside the weights", _values, (
-        "V = E W_V has one row per source: projected value vectors, not token ids and not "
-        "weights.",
-        "The keys helped choose the weights; the values supply the content to mix.",
-    )),
-    ("contributions", "Each source's contribution", _contributions, (
-        "One weight scales both coordinates of its source's value. A small weight shrinks "
-        "the whole value row; the signs come from the value.",
-        "Then add down the sources, keeping the coordinates separate. The products shown "
-        "are rounded, the sums use full precision.",
-    )),
-    ("message", "The head's message", _message, (
-        "This is one row of H = AV: the weight row times V gives a message as wide as the "
-        "head.",
-        "We laid the weights out vertically only to keep each source's weight next to its "
-        "value; the matrix product does exactly the same multiply and add.",
-    )),
+def _is_recap(h: int) -> bool:
+    return h > 1
+
+
+def _recap(book: Book, h: int) -> Prose:
+    """The opening a later head's recap slide shares: same steps, this head's matrices."""
+    return book.say("Same steps as the first head, with the {name} head's own {wq}, {wk} and "
+                    "{wv}.", name=book.head(h), wq=Math("W_Q"), wk=Math("W_K"),
+                    wv=Math("W_V"))
+
+
+def _qk_notes(book: Book, h: int) -> tuple[Prose, ...]:
+    s = book.sentence
+    if _is_recap(h):
+        return (book.say("{recap} Point at the highlighted last row of {q}: the final “{r}” "
+                         "now asks for {v}, a different query from the same input row. Ask "
+                         "the room which key row will match it best before the next slide.",
+                         recap=_recap(book, h), q=book.labelled("Q", h), r=book.receiver(s),
+                         v=book.listing(f"{s}.h{h}.Q[{book.last}]")),)
+    return (book.say("Point at the highlighted last row of {q}: that is the query of the "
+                     "final “{r}”, {v}, and it is the only query we follow. Every row of {k} "
+                     "on the right is a source it will be compared with, itself included. "
+                     "The one point: a head scores sources by holding one query against "
+                     "every key.", q=book.labelled("Q", h), r=book.receiver(s),
+                     v=book.listing(f"{s}.h{h}.Q[{book.last}]"), k=book.labelled("K", h)),)
+
+
+def _dots_notes(book: Book, h: int) -> tuple[Prose, ...]:
+    s = book.sentence
+    top = book.top(s, h)
+    return (book.say("Step through the rows: for each source, multiply its key by the query "
+                     "coordinate by coordinate, then add the two products. The longest bar "
+                     "is {src}, with a dot product of {d}. Leave them with this: a large dot "
+                     "product means the key points the same way as the query.",
+                     src=book.token(s, top), d=book.n(f"{s}.h{h}.dots[{top}]")),)
+
+
+def _softmax_notes(book: Book, h: int) -> tuple[Prose, ...]:
+    s = book.sentence
+    top = book.top(s, h)
+    if _is_recap(h):
+        return (book.say("{recap} The scale is the same, {v}, but the denominator is now {d}, "
+                         "and {src} takes the weight {w}. These weights, too, sum to one.",
+                         recap=_recap(book, h), v=book.n(f"{s}.h{h}.scale"),
+                         d=book.n(f"{s}.h{h}.denominator"), src=book.token(s, top),
+                         w=book.n(f"{s}.h{h}.weights[{top}]")),)
+    return (book.say("Walk the columns left to right: divide each dot product by {v}, "
+                     "exponentiate, then share out the denominator {d}. Read the bold weight "
+                     "of {src} aloud: {w}. Ask the room why we scale before the softmax; the "
+                     "point is that the weights are positive and sum to one.",
+                     v=book.n(f"{s}.h{h}.scale"), d=book.n(f"{s}.h{h}.denominator"),
+                     src=book.token(s, top), w=book.n(f"{s}.h{h}.weights[{top}]")),)
+
+
+def _weights_notes(book: Book, h: int) -> tuple[Prose, ...]:
+    s = book.sentence
+    top = book.top(s, h)
+    if _is_recap(h):
+        return (book.say("The {name} head's arcs: the widest now comes from {src}, weight {w}, "
+                         "while the first head's widest arc came from {other}. Same receiver, "
+                         "same input rows, a different preference: that is why each head "
+                         "keeps its own weights.",
+                         name=book.head(h), src=book.token(s, top),
+                         w=book.n(f"{s}.h{h}.weights[{top}]"),
+                         other=book.token(s, book.top(s, 1))),)
+    return (book.say("Point at the widest arc, from {src}: its weight {w} is most of the "
+                     "receiver's attention. Every other source still gets a thin arc, never "
+                     "exactly zero. These weights are the last row of this head's attention "
+                     "matrix, drawn so each sits beside its source.",
+                     src=book.token(s, top), w=book.n(f"{s}.h{h}.weights[{top}]")),)
+
+
+def _values_notes(book: Book, h: int) -> tuple[Prose, ...]:
+    s = book.sentence
+    top = book.top(s, h)
+    return (book.say("Now the content: each source brings a value row, made by {wv} from its "
+                     "input row. Point at {src}: its value is {v}. The keys chose the "
+                     "weights; the values are what gets mixed, and they are not the weights.",
+                     wv=Math("W_V"), src=book.token(s, top),
+                     v=book.listing(f"{s}.h{h}.V[{top}]")),)
+
+
+def _contributions_notes(book: Book, h: int) -> tuple[Prose, ...]:
+    s = book.sentence
+    top = book.top(s, h)
+    return (book.say("Each weight scales its whole value row. Read the highlighted row: "
+                     "{src} gives {c}, the largest share of the message. Then add down "
+                     "the column to get the sum row; ask the room which sources they "
+                     "could leave out without changing the sum much.", src=book.token(s, top),
+                     c=book.listing(f"{s}.h{h}.contributions[{top}]")),)
+
+
+def _message_notes(book: Book, h: int) -> tuple[Prose, ...]:
+    s = book.sentence
+    if _is_recap(h):
+        return (book.say("The {name} head's message is {m}, the last row of its own {hm}. It "
+                         "differs from the first head's {m1} because the weights favoured "
+                         "other sources. Next we put the heads' messages side by side.",
+                         name=book.head(h), m=book.listing(f"{s}.h{h}.message"),
+                         hm=book.labelled("H", h), m1=book.listing(f"{s}.h1.message")),)
+    return (book.say("Point at the highlighted last row of {hm}: the message of the final "
+                     "“{r}” is {m}. It is the weights times the values, one row of {av}; the "
+                     "other rows are the messages of the other receivers. The point: a head "
+                     "sends each token one message as wide as the head.",
+                     hm=book.labelled("H", h), r=book.receiver(s),
+                     m=book.listing(f"{s}.h{h}.message"), av=Math("H = AV")),)
+
+
+_SLIDES: tuple[tuple[str, str, Build, Notes], ...] = (
+    ("qk", "Queries and keys", _qk, _qk_notes),
+    ("dots", "One dot product per source", _dots, _dots_notes),
+    ("softmax", "Scores become weights", _softmax, _softmax_notes),
+    ("weights", "A weight for every source", _weights, _weights_notes),
+    ("values", "Values beside the weights", _values, _values_notes),
+    ("contributions", "Each source's contribution", _contributions, _contributions_notes),
+    ("message", "The head's message", _message, _message_notes),
 )
