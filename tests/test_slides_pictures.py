@@ -61,9 +61,7 @@ def concept_slides(ws: Worksheet) -> list[str]:
         "grids-project", "grids-mask", "grids-heads", "grids-join", "grids-code", "grids-call",
         "bias-offset", "bias-flag", "pytorch-layer", "pytorch-model",
         "patches-cut", "patches-rows",
-        *(f"lab-batch-{step}" for step in ("lookup", "project", "heads", "pairs", "mask",
-                                           "distribution", "mix", "join", "final")),
-        "lab-library-replace",
+        "lab-batch-heads", "lab-batch-attend", "lab-batch-join",
     ]
 
 

@@ -1,517 +1,286 @@
-"""The executable lab: the worked numbers again, the batched model, training, PyTorch, what next."""
+"""The executable lab: the batched model as annotated listings, training, PyTorch, what next.
+
+The lecture has already shown every worked number; the lab shows only what the code adds:
+the batch and head axes (each line's tensor shape written beside it as a comment), the
+checks against the worksheet, training, generation and the library layer. A slide's
+listing comes in cells, like a notebook's: the first with the slide, each next one a step
+later, the tensor pictures revealed with the lines that reshape.
+"""
 
 from __future__ import annotations
 
-from slides.context import (
-    Bullets,
-    Cell,
-    Code,
-    Columns,
-    Flow,
-    FlowStep,
-    Formula,
-    Inline,
-    Item,
-    Math,
-    Para,
-    Row,
-    Runs,
-    Stack,
-    Table,
-    Text,
-    Word,
-)
+from collections.abc import Sequence
+
+from slides.context import Cell, Code, Math, Num, Para, Row, Runs, Stack, Table, Text, Word
 from slides.lesson import pictures
-from slides.lesson.kit import Book, Section
+from slides.lesson.kit import Book, Prose, Section
 
 __all__ = ["lab"]
+
+Line = tuple[str, Prose | Num | None]
+"""One line of code and its annotation (written after ``#``; ``None``: no comment)."""
 
 
 def lab(book: Book) -> list[Stack]:
     """The lab's sections, each a stack."""
-    return [_why(book), _numbers(book), _batch(book), _training(book), _library(book),
-            _next(book)]
+    return [_batch(book), _training(book), _library(book)]
 
 
-def _code(book: Book, *lines: str) -> Code:
-    return Code(tuple(book.say(line) for line in lines))
+def _cells(*groups: Sequence[Line], start: int = 0) -> tuple[Code, ...]:
+    """A listing in cells: the first shown with the slide (or at reveal step ``start``),
+    each next one a step later, every annotation starting in one column."""
+    width = max((len(code) for group in groups for code, note in group if note is not None),
+                default=0)
+    cells = []
+    for step, group in enumerate(groups):
+        lines: list[Runs] = []
+        for code, note in group:
+            if note is None:
+                lines.append((Text(code),))
+            else:
+                shown = (Text(note),) if isinstance(note, str) else \
+                    note if isinstance(note, tuple) else (note,)
+                lines.append((Text(f"{code.ljust(width)}  # "), *shown))
+        cells.append(Code(tuple(lines), fragment=start + step or None))
+    return tuple(cells)
 
 
-def _why(book: Book) -> Stack:
-    section = Section("lab-why", "lab", "Lab: the plan")
-    section.add("characters", "Which earlier characters might help?", [
-        Para(book.say("Part I predicted the next character of a name from the characters "
-                      "before it. The question has not changed; the way the model reads its "
-                      "context has.")),
-        Para(book.say("This lab builds the attention layer in code, with a batch axis and a "
-                      "head axis, and checks every result against the worksheet."),
-             fragment=1),
-    ], [
-        "The lecture has shown the whole idea; the lab slows down the code. We create the "
-        "examples, project the embeddings, expose the head axis, compute the messages and "
-        "check the results.",
-        "In the code, D is the model width called d_model in the lecture.",
-    ])
-    rows = tuple(Row((Word(name),), (
-        *(Cell((Word(token),)) for token in book.ws.sentences[name]),
-        *((Cell((book.vocab(f"{name}.target"),), style="result"),) if book.observed else ()),
-    )) for name in book.sentences)
-    section.add("examples", "The lab's examples", [
-        Table((*((book.pos(j),) for j in range(book.length)),
-               *((book.say("next"),) if book.observed else ())), rows,
-              corner=book.say("sentence"), style="steps"),
-        Para(book.say("The worksheet explains the arithmetic. Whether heads help is a "
-                      "question for held-out results of trained models: keep the two "
-                      "apart."), fragment=1),
-    ], [
-        "Each sentence ends at its receiver and has one observed next word, the target of "
-        "the training loss.",
-    ])
-    section.add("rows", "From one weight row to several", [
-        Bullets((
-            Item(book.say("one head: one weight row, shared by every coordinate of its "
-                          "value vectors")),
-            Item(book.say("{h} heads: {h} weight rows, one per head, each with its own "
-                          "{q}, {k}, {v} and softmax", h=book.n("dims.heads"),
-                          q=Math("W_Q"), k=Math("W_K"), v=Math("W_V")), 1),
-            Item(book.say("every head receives the full {e}", e=Math("E")), 2),
-        )),
-    ], [
-        "What changes when the same input passes through several sets of projections: one "
-        "message per head instead of one message in all.",
-    ])
-    section.add("split", "Project first, then split", [
-        Columns(tuple(
-            (book.matrix(f"params.h{h}.W_Q", book.feature_columns(),
-                         corner=book.labelled("W_Q", h)),)
-            for h in book.heads)),
-        Para(book.say("Side by side these form one {d} × {j} matrix. We split the projected "
-                      "coordinates into heads; no head gets only part of the raw embedding.",
-                      d=book.n("dims.d_model"), j=book.n("dims.joined")), fragment=1),
-    ], [
-        "Every head can learn from every input coordinate. Splitting the raw embedding "
-        "instead would hide features from heads.",
-    ])
-    return section.stack()
+def _tensor(name: str) -> tuple[Text, ...]:
+    return (Text(name),)
 
 
-def _numbers(book: Book) -> Stack:
-    s, last = book.sentence, book.last
-    section = Section("lab-numbers", "lab", "Lab: the worked numbers")
-    rows = tuple(Row((book.token(s, j),), (
-        Cell((book.n(f"{s}.ids[{j}]"),), style="result"),
-        *(Cell((book.n(f"{s}.E[{j}][{c}]"),)) for c in range(book.width)),
-    )) for j in range(book.length))
-    section.add("ids", "Token ids are not embeddings", [
-        Table((book.say("id"), *book.feature_columns()), rows, corner=book.say("token")),
-        Para(book.say("An id picks a row of the token table; {e} adds the position row. The "
-                      "heads read the floating-point rows, never the ids.",
-                      e=Math(r"E = \text{token row} + \text{position row}")), fragment=1),
-    ], [
-        "Ids are integers that index tables. The embedding rows are learned parameters, "
-        "and both heads start from the same position-aware rows.",
-    ])
-    rows = tuple(Row((book.head(h),), (
-        Cell(book.listing(f"{s}.h{h}.Q[{last}]")),
-        Cell((book.token(s, book.top(s, h)),)),
-        Cell(book.listing(f"{s}.h{h}.K[{book.top(s, h)}]")),
-    ), fragment=h) for h in book.heads)
-    section.add("queries", "Each head asks with its own query", [
-        Table((book.say("query of “{r}”", r=book.receiver()), book.say("source"),
-               book.say("its key")), rows, corner=book.say("head")),
-        Para(book.say("The same input row gives a different query under a different "
-                      "projection; the source keys differ too."),
-             fragment=book.ws.n_heads + 1),
-    ], [
-        "The query changes because the projection matrix changes, not because the input "
-        "did. The feature names exposed by each head belong to this designed worksheet.",
-    ])
-    columns = tuple((book.token(s, j),) for j in range(book.length))
-    rows = tuple(Row((book.head(h),), (
-        *(Cell((book.n(f"{s}.h{h}.weights[{j}]"),), fill=float(book.value(
-            f"{s}.h{h}.weights[{j}]"))) for j in range(book.length)),
-        Cell((book.n(f"{s}.h{h}.weights_sum"),), style="result"),
-    ), fragment=h) for h in book.heads)
-    section.add("softmax", "Each head has its own softmax", [
-        Table((*columns, book.say("sum")), rows, corner=book.say("weights"), style="grid"),
-        Para(book.say("Normalise over sources within a head. Never normalise across heads "
-                      "or average their scores."), fragment=book.ws.n_heads + 1),
-    ], [
-        "Each weight is the exponential of its score divided by the sum of exponentials in "
-        "the same head's row. All sources are allowed for the final query.",
-    ])
-    rows = tuple(Row((book.head(h),), (
-        Cell((book.token(s, book.top(s, h)),)),
-        Cell(book.listing(f"{s}.h{h}.contributions[{book.top(s, h)}]")),
-        Cell(book.listing(f"{s}.h{h}.message"), style="result"),
-    ), fragment=h) for h in book.heads)
-    section.add("messages", "Each head sends its own kind of message", [
-        Table((book.say("strongest source"), book.say("its contribution"),
-               book.say("message")), rows, corner=book.say("head")),
-        Para(book.say("Matching features choose where to read; values carry the "
-                      "information."), fragment=book.ws.n_heads + 1),
-    ], [
-        "A contribution is a weight times its source's value row; the message adds the "
-        "contributions of every source.",
-    ])
-    section.add("update", "Concatenate, project, add", [
-        Para(book.say("Joined row: {j}", j=book.listing(f"{s}.joined[{last}]"))),
-        Bullets(tuple(Item(_update_sum(book, c), 1) for c in range(book.width))),
-        Para(book.say("Residual: {e}", e=book.listing(f"{s}.E_prime[{last}]")), fragment=2),
-    ], [
-        "Each update coordinate adds one term per joined coordinate: the joined value times "
-        "its entry of W_O. Some terms bring one head's message into another head's "
-        "feature.",
-        "Concatenation keeps both feature groups; it does not average them. The residual "
-        "then adds the update to the original row.",
-    ])
-    rows = tuple(Row((Word(name),), (
-        Cell((book.vocab(f"{name}.prediction"),)),
-        Cell((book.n(f"{name}.probs[{int(book.value(f'{name}.prediction'))}]"),)),
-        *((Cell((book.vocab(f"{name}.target"),)),) if book.observed else ()),
-    )) for name in book.sentences)
-    headers = (book.say("predicted"), book.say("probability"),
-               *((book.say("observed"),) if book.observed else ()))
-    section.add("prediction", "The prediction MLP stays in place", [
-        Table(headers, rows, corner=book.say("sentence")),
-        Para(book.say("A token is chosen only after the vocabulary softmax."), fragment=1),
-    ], [
-        "Attention weights choose source positions; vocabulary probabilities choose "
-        "possible next tokens. These are hand-chosen parameters, not trained results.",
-    ])
-    return section.stack()
+def _strip(book: Book, steps: list[pictures.Step], operations: list[tuple[Text, ...]],
+           what: str, fragment: int | None, masked: bool = False) -> pictures.Picture:
+    """The batch's tensors along some lines of ``forward()``, drawn from their shapes."""
+    picture = pictures.tensor_steps(book, steps, operations, what, size="strip", cell=14.0,
+                                    masked=masked)
+    return pictures.Picture(picture.width, picture.height, picture.description,
+                            picture.shapes, picture.size, fragment)
 
 
-def _update_sum(book: Book, c: int) -> Runs:
-    """One update coordinate as the sum of its terms, every term bound to its key."""
-    s, last = book.sentence, book.last
-    joined = book.ws.n_heads * book.head_width
-    terms: list[Inline] = [book.feature(c), Text(": ")]
-    for i in range(joined):
-        terms += [book.n(f"{s}.update_terms[{i}][{c}]"), Text(" + " if i < joined - 1 else "")]
-    terms += [Text(" = "), book.n(f"{s}.delta[{last}][{c}]")]
-    return tuple(terms)
+# --------------------------------------------------------------------------- the batch
 
 
 def _batch(book: Book) -> Stack:
-    section = Section("lab-batch", "lab", "Lab: the batched model")
-    section.add("create", "Create the tables, projections and MLP", [
-        Bullets((
-            Item(book.say("vocabulary {v}, context {c}, width {d}, {h} heads, hidden size {n}",
-                          v=book.n("dims.vocab"), c=book.n("dims.context"),
-                          d=book.n("dims.d_model"), h=book.n("dims.heads"),
-                          n=book.n("dims.hidden"))),
-            Item(book.say("{p} parameters in all", p=book.n("lab.params")), 1),
-            Item(book.say("the worksheet's weights are copied in so the outputs match the "
-                          "printed numbers"), 2),
-        )),
-    ], [
-        "Ordinary training starts from random parameters; loading the worksheet is only how "
-        "we reproduce the figures, not a training algorithm.",
+    section = Section("lab-batch", "lab", "Lab: the batched model in code")
+    section.add("model", "One file: the layer and the model", _cells(
+        [("class ScratchMultiHead(nn.Module):", None),
+         ("    W_Q, W_K, W_V, W_O", book.say("no bias; W_O is {s}", s=book.n("shapes.W_O"))),
+         ("    def forward(E):", "project, split, score, mask,"),
+         ("", "softmax, mix, join, W_O"),
+         ("class TinyMultiHeadLM(nn.Module):", "tables, attention, MLP"),
+         ("    def forward(X):", "E, E + delta, last row, logits")],
+        [("model = TinyMultiHeadLM(vocab, context,", book.say(
+            "{v}, {c},", v=book.n("dims.vocab"), c=book.n("dims.context"))),
+         ("                       D, heads, hidden)", book.say(
+             "{d}, {h}, {n}", d=book.n("dims.d_model"), h=book.n("dims.heads"),
+             n=book.n("dims.hidden"))),
+         ("model.load_state_dict(worksheet_weights)", book.say(
+             "{p} parameters", p=book.n("lab.params")))],
+    ), [
+        book.say("Point at the two classes: the attention layer with its four matrices, "
+                 "and the small language model around it. Then reveal the constructor and "
+                 "read out the sizes: width {d} with {h} heads, {p} parameters in all.",
+                 d=book.n("dims.d_model"), h=book.n("dims.heads"), p=book.n("lab.params")),
+        "Say clearly that loading the worksheet's weights is only how we reproduce the "
+        "lecture's figures; training would start from random ones. D in the code is the "
+        "lecture's model width.",
     ])
-    section.add("implementation", "The whole implementation", [
-        _code(book,
-              "class ScratchMultiHead(nn.Module):",
-              "    # W_Q, W_K, W_V, W_O: width × width, no bias",
-              "    def split_heads(rows):  # [B, T, D] -> [B, heads, T, d_head]",
-              "    def forward(E):         # project, split, score, mask,",
-              "                            # softmax, mix, join, W_O",
-              "",
-              "class TinyMultiHeadLM(nn.Module):",
-              "    # token and position tables, attention, hidden, readout",
-              "    def forward(ids):       # E, E + ΔE, last row, MLP, logits"),
-        Para(book.say("The next slides follow forward() one line at a time."), fragment=1),
-    ], [
-        "One file holds the layer and the small language model. The snippets that follow "
-        "are its lines, with the shapes they produce for our batch.",
-    ])
-    rows = tuple(Row((Word(name),), tuple(
-        Cell((book.n(f"lab.X[{i}][{j}]"),)) for j in range(book.length)
+    rows = tuple(Row((Word(name),), (
+        *(Cell((book.n(f"lab.X[{i}][{j}]"),)) for j in range(book.length)),
+        *((Cell((book.n(f"lab.y[{i}]"),), style="result"),) if book.observed else ()),
     )) for i, name in enumerate(book.sentences))
-    targets = tuple(
-        Item(book.say("{name}: {id} ({w})", name=Word(name), id=book.n(f"lab.y[{i}]"),
-                      w=book.vocab(f"{name}.target")))
-        for i, name in enumerate(book.sentences)) if book.observed else ()
-    observed = (Para(book.say("Targets y {s}:", s=book.n("lab.shape.y")), fragment=1),
-                Bullets(targets, fragment=1)) if book.observed else \
-        (Para(book.say("This worksheet records no observed next words (lesson.targets), so "
-                       "the batch has no targets y."), fragment=1),)
+    targets: Line = (("y = observed_next_ids(sentences)", book.say(
+        "y is {s}", s=book.n("lab.shape.y"))) if book.observed else
+        ("y = None", "no lesson.targets, so no y"))
     section.add("batch", "The sentences form one batch", [
-        Table(tuple((book.pos(j),) for j in range(book.length)), rows,
-              corner=book.say("X {s}", s=book.n("lab.shape.X")), style="matrix"),
-        *observed,
+        *_cells([("X = token_ids(sentences)", book.say("X is {s}", s=book.n("lab.shape.X")))],
+                [targets]),
+        Table((*((book.pos(j),) for j in range(book.length)),
+               *((book.say("y"),) if book.observed else ())), rows,
+              corner=book.say("sentence"), style="matrix"),
     ], [
-        "These are integer ids, not embeddings. Each example has one observed target: the "
-        "word that followed it.",
+        book.say("Each row of the table is one sentence as token ids, so the batch X is "
+                 "{s}: sentences down, positions across. These are integers that index "
+                 "tables, not embeddings.", s=book.n("lab.shape.X")),
+        "Reveal y: one observed next id per sentence, the target of the loss. Leave with "
+        "the first axis: from now on every tensor starts with the batch.",
     ])
-    weights_checked = Para(book.say("All {n} weights match the worksheet.",
-                                    n=book.n("lab.A_weights")), fragment=2)
-    delta_shape = Para(book.say("{d} is {s}.", d=Math(r"\Delta E"), s=book.n("lab.shape.delta")),
-                       fragment=2)
-    steps: tuple[tuple[str, str, tuple[str, ...], str, str, str, tuple[Para, ...]], ...] = (
-        ("lookup", "Look up token rows and add position rows",
-         ("E = token_embedding(X) + position_embedding(positions)",), "E", "lab.shape.E",
-         "The tables are learned parameters; E holds floating-point rows, one per example "
-         "and token.", ()),
-        ("project", "Project the full input three times",
-         ("Q, K, V = W_Q(E), W_K(E), W_V(E)",), "Q", "lab.shape.Q",
-         "Three learned matrices give matching queries, matching keys and transmitted "
-         "values, for every head at once.", ()),
-        ("heads", "Make the head axis explicit",
-         ("Q, K, V = split_heads(Q), split_heads(K), split_heads(V)",), "Q",
-         "lab.shape.Q_heads",
-         "Reshape groups each token's projected coordinates by head; a transpose then puts "
-         "heads before tokens. The same operation applies to K and V.", ()),
-        ("pairs", "Compute every query–key pair within each head",
-         ("scores = Q @ K.mT / sqrt(d_head)",), "scores", "lab.shape.scores",
-         "The example and head axes stay separate; the matrix product contracts only the "
-         "matching-coordinate axis.", ()),
-        ("mask", "Block future sources in every head",
-         ("scores = scores.masked_fill(future, -inf)",), "scores", "lab.shape.scores",
-         "True marks a blocked entry. One causal mask broadcasts over every example and "
-         "every head.", ()),
-        ("distribution", "Each row becomes a distribution over sources",
-         ("A = softmax(scores)   # over the last axis: sources",), "A", "lab.shape.A",
-         "Every allowed row sums to one and masked entries get weight zero. The lab checks "
-         "all of these weights against the worksheet.", (weights_checked,)),
-        ("mix", "Multiply the weights by the values",
-         ("messages = A @ V",), "messages", "lab.shape.messages",
-         "The source axis is summed out; each head keeps its own message per token.", ()),
-        ("join", "Put each token's head messages side by side",
-         ("joined = merge_heads(messages)   # transpose, then reshape",), "joined",
-         "lab.shape.joined",
-         "Transpose before reshaping: reshaping the head-first layout directly would mix "
-         "token rows with head rows.", ()),
-        ("final", "Project, add, and keep the final row",
-         ("delta = W_O(joined)", "updated = E + delta",
-          "logits = readout(relu(hidden(final row of updated)))"), "logits",
-         "lab.shape.logits",
-         "W_O combines the heads, the residual keeps E, and only the last updated row feeds "
-         "this next-token loss.", (delta_shape,)),
-    )
-    tensors = _tensors(book)
-    for id, title, lines, name, key, note, extra in steps:
-        section.add(id, title, [
-            _code(book, *lines),
-            tensors[id],
-            Para(book.say("{name} has shape {shape}", name=Math(_tex_name(name)),
-                          shape=book.n(key)), fragment=1),
-            *extra,
-        ], [note])
+    projected: pictures.Step = ("lab.shape.Q", "BTD", _tensor("Q"), None)
+    headed: pictures.Step = ("lab.shape.Q_heads", "BHTd", _tensor("Q"), None)
+    section.add("heads", "Embed, project, then split into heads", [
+        *_cells(
+            [("E = token_table(X) + position_table(positions)",
+              book.say("E is {s}", s=book.n("lab.shape.E")))],
+            [("Q, K, V = W_Q(E), W_K(E), W_V(E)",
+              book.say("each {s}", s=book.n("lab.shape.Q")))],
+            [("Q = Q.view(B, T, heads, d_head)", book.n("lab.shape.Q_split")),
+             ("Q = Q.transpose(tokens, heads)", book.say("{s}, same for K, V",
+                                                         s=book.n("lab.shape.Q_heads")))],
+        ),
+        _strip(book, [projected, ("lab.shape.Q_split", "BTHd", _tensor("split"), None),
+                      headed], [_tensor("view"), _tensor("transpose")],
+               "The projected rows: the view splits each row's coordinates by head, the "
+               "transpose puts the heads before the tokens", 2),
+    ], [
+        book.say("Read the lines top down with their comments: the embeddings are {e}, and "
+                 "one matrix per role projects the full row for every head at once.",
+                 e=book.n("lab.shape.E")),
+        book.say("On the last step point at the picture: the view cuts each row into "
+                 "{h} head blocks, the transpose moves the head axis in front of the tokens, "
+                 "giving {q}. The point: project first, then split.",
+                 h=book.n("dims.heads"), q=book.n("lab.shape.Q_heads")),
+    ])
+    section.add("attend", "Score, mask, weigh and mix in every head", [
+        *_cells(
+            [("scores = Q @ K.mT / sqrt(d_head)", book.n("lab.shape.scores"))],
+            [("scores = scores.masked_fill(future, -inf)", "one mask, every head")],
+            [("A = softmax(scores)", "over the sources"),
+             ("assert_close(A, worksheet_A)", book.say("all {n} weights match",
+                                                        n=book.n("lab.A_weights")))],
+            [("messages = A @ V", book.n("lab.shape.messages"))],
+        ),
+        _strip(book, [("lab.shape.scores", "BHTS", _tensor("scores"), None),
+                      ("lab.shape.A", "BHTS", _tensor("A"), None),
+                      ("lab.shape.messages", "BHTd", _tensor("messages"), None)],
+               [_tensor("mask, softmax"), _tensor("times V")],
+               "One grid of scores per sentence and head, future sources grey; the weights; "
+               "then one message row per token and head", 1, masked=True),
+    ], [
+        book.say("Point at the score shape {s}: one grid per sentence and per head, and "
+                 "the matrix product only contracts the coordinates.",
+                 s=book.n("lab.shape.scores")),
+        book.say("With the mask, the grey cells in the picture are the future sources. At "
+                 "the softmax say the check aloud: all {n} weights equal the worksheet's. "
+                 "Leave with the messages: the sources are summed out, each head keeps its "
+                 "own.", n=book.n("lab.A_weights")),
+    ])
+    messages: pictures.Step = ("lab.shape.messages", "BHTd", _tensor("messages"), None)
+    section.add("join", "Join the heads, project, predict", [
+        *_cells(
+            [("joined = messages.transpose(heads, tokens)", "heads behind tokens"),
+             ("joined = joined.reshape(B, T, D)", book.n("lab.shape.joined"))],
+            [("delta = W_O(joined)", book.n("lab.shape.delta")),
+             ("updated = E + delta", "the residual")],
+            [("logits = readout(relu(hidden(updated[:, last])))",
+              book.n("lab.shape.logits"))],
+        ),
+        _strip(book, [messages, ("", "BTHd", _tensor("transposed"), None),
+                      ("lab.shape.joined", "BTD", _tensor("joined"), None),
+                      ("lab.shape.delta", "BTF", (Text("ΔE"),), None)],
+               [_tensor("transpose"), _tensor("reshape"), (Text("W"), pictures.Sub("O"))],
+               "Transpose the heads back behind the tokens, reshape so the heads' "
+               "coordinates sit side by side, then map back to the model width", None),
+    ], [
+        "Point at the picture from left to right: transpose first, then reshape. Reshaping "
+        "the head-first layout directly would mix token rows with head rows.",
+        book.say("Reveal the projection: {wo} mixes the heads and the residual keeps {e}. "
+                 "Only the last row goes to the prediction MLP, so the logits are {l}: one "
+                 "row of vocabulary scores per sentence.", wo=Math("W_O"), e=Math("E"),
+                 l=book.n("lab.shape.logits")),
+    ])
     return section.stack()
 
 
-def _tensors(book: Book) -> dict[str, pictures.Picture]:
-    """The batch's tensors at each line of ``forward()``, drawn from their shapes: the
-    batch as depth, each head's blocks in its colour, future scores grey."""
-    def tensor(name: str) -> tuple[Text, ...]:
-        return (Text(name),)
-
-    def draw(steps: list[pictures.Step], operations: list[tuple[Text, ...] | None],
-             what: str, masked: bool = False) -> pictures.Picture:
-        return pictures.tensor_steps(book, steps, operations, what, size="strip",
-                                     cell=14.0, masked=masked)
-
-    embedded: pictures.Step = ("lab.shape.E", "BTF", tensor("E"), None)
-    projected: pictures.Step = ("lab.shape.Q", "BTD", tensor("Q"), None)
-    headed: pictures.Step = ("lab.shape.Q_heads", "BHTd", tensor("Q"), None)
-    scores: pictures.Step = ("lab.shape.scores", "BHTS", tensor("scores"), None)
-    weights: pictures.Step = ("lab.shape.A", "BHTS", tensor("A"), None)
-    messages: pictures.Step = ("lab.shape.messages", "BHTd", tensor("messages"), None)
-    joined: pictures.Step = ("lab.shape.joined", "BTD", tensor("joined"), None)
-    return {
-        "lookup": draw([("lab.shape.X", "BT", tensor("X"), None), embedded],
-                       [tensor("look up")], "Token ids, then one embedding row per token"),
-        "project": draw([embedded, projected], [tensor("project")],
-                        "The embeddings projected: the new coordinates grouped by head, in "
-                        "each head's colour"),
-        "heads": draw([projected, ("lab.shape.Q_split", "BTHd", tensor("split"), None),
-                       headed], [tensor("reshape"), tensor("transpose")],
-                      "Reshape splits each row's coordinates by head; the transpose puts "
-                      "the heads before the tokens"),
-        "pairs": draw([headed, scores], [tensor("Q times K transposed")],
-                      "One grid of scores per example and head"),
-        "mask": draw([scores], [], "The scores with every future source blocked (grey)",
-                     masked=True),
-        "distribution": draw([weights], [], "One weight grid per example and head; blocked "
-                             "cells get weight zero", masked=True),
-        "mix": draw([weights, messages], [tensor("times V")],
-                    "Weights times values: one message row per token and head"),
-        "join": draw([messages, ("", "BTHd", tensor("transposed"), None), joined],
-                     [tensor("transpose"), tensor("reshape")],
-                     "Transpose the heads back behind the tokens, then reshape: the heads' "
-                     "coordinates side by side"),
-        "final": draw([joined, ("lab.shape.delta", "BTF", (Text("ΔE"),), None),
-                       ("lab.shape.logits", "BV", tensor("logits"), None)],
-                      [(Text("W"), pictures.Sub("O")), tensor("MLP, last row")],
-                      "The joined rows mapped back to the model width, then the last row's "
-                      "logits"),
-    }
-
-
-def _tex_name(name: str) -> str:
-    return name if len(name) == 1 else rf"\mathrm{{{name}}}"
+# --------------------------------------------------------------------------- training
 
 
 def _training(book: Book) -> Stack:
     section = Section("lab-training", "lab", "Lab: training and generation")
     if book.observed:
-        section.add("loss", "Score the observed targets", [
-            _code(book, "loss = cross_entropy(logits, y)"),
-            Para(book.say("Loss on the batch: {l}", l=book.n("lab.loss")), fragment=1),
-            Para(book.say("The targets are the observed ids; we never sample a generated token "
-                          "to make a target."), fragment=2),
-        ], [
-            "More heads change the context update, not the definition of the next-token "
-            "target.",
-        ])
-        section.add("step", "One loss trains all the projections", [
-            _code(book, "optimizer = AdamW(model.parameters(), lr=learning_rate)",
-                  "loss.backward()", "optimizer.step()"),
-            Bullets((
-                Item(book.say("learning rate {r}", r=book.n("lab.learning_rate"))),
-                Item(book.say("{f} of {n} parameter tensors received finite gradients",
-                              f=book.n("lab.finite_grads"), n=book.n("lab.param_tensors")), 1),
-                Item(book.say("loss after one step: {l}", l=book.n("lab.loss_after")), 2),
-            )),
-        ], [
-            "Heads are not assigned jobs or separate labels; they all receive gradients from "
-            "the same prediction loss.",
-            "A single step only demonstrates learning; it does not produce the trained models.",
+        section.add("step", "One loss trains every projection", _cells(
+            [("loss = cross_entropy(logits, y)", book.n("lab.loss"))],
+            [("optimizer = AdamW(model.parameters(), lr)", book.say(
+                "lr = {r}", r=book.n("lab.learning_rate"))),
+             ("loss.backward()", book.say("{f} of {n} tensors get finite gradients",
+                                          f=book.n("lab.finite_grads"),
+                                          n=book.n("lab.param_tensors"))),
+             ("optimizer.step()", None)],
+            [("loss = cross_entropy(model(X), y)", book.say(
+                "{l} after one step", l=book.n("lab.loss_after")))],
+        ), [
+            book.say("Read the loss aloud, {l}: the cross-entropy of the observed next ids, "
+                     "never of a sampled token.", l=book.n("lab.loss")),
+            book.say("Reveal the step: every parameter tensor gets a gradient from this one "
+                     "loss, and after one step the loss is {a}. Heads are not given jobs; "
+                     "the shared loss shapes them all. One step only shows learning "
+                     "happens.", a=book.n("lab.loss_after")),
         ])
     else:
         section.add("no-targets", "No observed targets, no loss", [
-            Para(book.say("This worksheet records no observed next words, so there is no "
-                          "cross-entropy to score and no training step to take.")),
+            *_cells([("loss = cross_entropy(logits, y)", "needs y"),
+                     ("optimizer.step()", "nothing to learn from")]),
             Para(book.say("Add lesson.targets, one word per sentence, to see the loss and "
                           "one AdamW step."), fragment=1),
         ], [
-            "The target of the loss is always the observed next word, never a sampled one; "
-            "without observed words the lab goes straight on to generation.",
+            "Point at the first line: the target of the loss is always the observed next "
+            "word, and this worksheet records none. Say how to add them, then go straight "
+            "on to generation.",
         ])
-    section.add("generate", "Generate one token, then repeat", [
-        _code(book, "logits = model(history cropped to the context)",
-              "next_id = logits.argmax()", "history = concat(history, next_id)"),
-        Para(book.say("From the first sentence: next id {i} ({w}), probability {p}; the "
-                      "history grows to {s}.", i=book.n("lab.next_id"), w=book.vocab(
-                          "lab.next_id"), p=book.n("lab.next_prob"),
-                      s=book.n("lab.shape.history")), fragment=1),
-        Para(book.say("Keep at most the last {c} tokens: the context window.",
-                      c=book.n("dims.context")), fragment=2),
-    ], [
-        "At inference the weights stay fixed and the prefix gets longer. A real application "
-        "tokenizes a new prompt with the same vocabulary.",
-    ])
-    section.add("trace", "Trace one request through the full model", [
-        Flow((
-            FlowStep(book.say("ids"), (book.n("lab.shape.X"),)),
-            FlowStep((Math("E"),), (book.n("lab.shape.E"),), 1),
-            FlowStep(book.say("heads"), (book.n("lab.shape.Q_heads"),), 2),
-            FlowStep((Math("A"),), (book.n("lab.shape.A"),), 3),
-            FlowStep(book.say("messages"), (book.n("lab.shape.messages"),), 4),
-            FlowStep(book.say("joined"), (book.n("lab.shape.joined"),), 5),
-            FlowStep((Math(r"\Delta E"),), (book.n("lab.shape.delta"),), 6),
-            FlowStep(book.say("logits"), (book.n("lab.shape.logits"),), 7),
-        )),
-        Para(book.say("Where does the observed target enter? Only at the loss."), fragment=8),
-    ], [
-        "Ask the room to name each shape before revealing it.",
+    section.add("generate", "Generate one token, then repeat", _cells(
+        [("logits = model(history[:, -context:])", book.say(
+            "at most {c} tokens", c=book.n("dims.context")))],
+        [("next_id = logits.argmax()", book.say(
+            "{i} ({w}), p = {p}", i=book.n("lab.next_id"), w=book.vocab("lab.next_id"),
+            p=book.n("lab.next_prob")))],
+        [("history = cat(history, next_id)", book.n("lab.shape.history"))],
+    ), [
+        book.say("The weights stay fixed; only the history grows. Say the first sentence's "
+                 "choice aloud: {w}, with probability {p}.", w=book.vocab("lab.next_id"),
+                 p=book.n("lab.next_prob")),
+        book.say("Point at the crop: the model never sees more than the last {c} tokens, "
+                 "its context window. Then the loop repeats.", c=book.n("dims.context")),
     ])
     return section.stack()
+
+
+# --------------------------------------------------------------------------- the library
 
 
 def _library(book: Book) -> Stack:
-    section = Section("lab-library", "lab", "Lab: PyTorch's layer")
-    section.add("replace", "Replace the head calculation, not the whole model", [
-        Code((
-            (*book.say("mha = nn.MultiheadAttention(embed_dim="), book.n("dims.d_model"),
-             *book.say(", num_heads="), book.n("dims.heads"), Text(",")),
-            book.say("                            bias=False, batch_first=True)"),
-        )),
-        pictures.model_map(book, "heads"),
-        Para(book.say("The layer replaces every head, their concatenation and {wo}. We still "
-                      "add the residual and use our prediction MLP.", wo=Math("W_O")),
-             fragment=1),
+    section = Section("lab-library", "lab", "Lab: PyTorch's layer, and what next")
+    construct = Code((
+        (Text("mha = nn.MultiheadAttention(embed_dim="), book.n("dims.d_model"),
+         Text(", num_heads="), book.n("dims.heads"), Text(",")),
+        (Text("                            bias=False, batch_first=True)"),),
+    ))
+    section.add("check", "Swap in PyTorch's layer and check it", [
+        construct,
+        *_cells(
+            [("copy_to_pytorch(model.attention, mha)", "the same weights")],
+            [("delta, A = mha(E, E, E, attn_mask=future,", None),
+              ("               average_attn_weights=False)", book.say(
+                  "{d} and {a}", d=book.n("mha.delta"), a=book.n("mha.A"))),
+             ("updated = E + delta", "residual and MLP stay ours")],
+            [("assert_close(delta, delta_scratch)", book.say(
+                "largest gap {d}", d=book.n("mha.max_diff_delta"))),
+             ("assert_close(A, A_scratch)", book.say(
+                 "largest gap {a}", a=book.n("mha.max_diff_A")))],
+            start=1),
     ], [
-        "batch_first=True means inputs shaped batch, tokens, width. bias=False and the "
-        "default dropout of zero match our scratch implementation.",
-    ])
-    section.add("call", "Pass E as query, key and value input", [
-        _code(book, "delta, A = mha(E, E, E, attn_mask=future,",
-              "                average_attn_weights=False)",
-              "updated = E + delta"),
-        Para(book.say("{d} is {s}; {a} keeps the head axis: {w}.", d=Math(r"\mathrm{delta}"),
-                      s=book.n("mha.delta"), a=Math("A"), w=book.n("mha.A")), fragment=1),
-    ], [
-        "PyTorch performs the learned projections internally. Without "
-        "average_attn_weights=False it would return the heads' average grid.",
-    ])
-    section.add("compare", "Compare the same weights, not two random layers", [
-        _code(book, "mha = copy_to_pytorch(model.attention)",
-              "assert_close(delta_api, delta_scratch)", "assert_close(A_api, A_scratch)"),
-        Para(book.say("Largest differences: {d} in the update, {a} in the weights.",
-                      d=book.n("mha.max_diff_delta"), a=book.n("mha.max_diff_A")),
-             fragment=1),
-    ], [
-        "The copy puts the scratch Q, K, V and W_O parameters into the library layer, so "
-        "both implementations compute with identical numbers.",
-    ])
-    section.add("missing", "What the attention block does not include", [
-        Bullets((
-            Item(book.say("position embeddings"), 1),
-            Item(book.say("the residual connection"), 2),
-            Item(book.say("a vocabulary head"), 3),
-            Item(book.say("a training loop"), 4),
-        )),
-    ], [
-        "nn.MultiheadAttention is the attention block only; the rest of the model is still "
-        "ours to write.",
-    ])
-    return section.stack()
-
-
-def _next(book: Book) -> Stack:
-    section = Section("lab-next", "lab", "Lab: the trained experiment and what comes next")
-    rows = tuple(Row((book.n(f"trained.heads{heads}.heads"),), (
-        Cell((book.n(f"trained.heads{heads}.W_Q"),)),
-        Cell((book.n(f"trained.heads{heads}.Q"),)),
-        Cell((book.n(f"trained.heads{heads}.W_O"),)),
-        Cell((book.n(f"trained.heads{heads}.attention_params"),)),
-    )) for heads in book.ws.lesson.trained.heads)
-    section.add("parameters", "More heads need not mean more parameters", [
-        Table(((Math("W_Q"),), book.say("each head's {q}", q=Math("Q")), (Math("W_O"),),
-               book.say("attention parameters")), rows, corner=book.say("heads")),
-        Para(book.say("The number of attention patterns grows while each pattern compares "
-                      "fewer coordinates."), fragment=1),
-    ], [
-        "Move from the small worksheet to the real TinyStories checkpoints: the projection "
-        "matrices keep their size whatever the head count.",
-    ])
-    section.add("results", "Score and cost on the trained models", [
-        Bullets((
-            Item(book.say("held-out perplexity, averaged over seeds: more heads did better "
-                          "in this experiment"), 1),
-            Item(book.say("same stories, tokenizer, context and update budget; "
-                          "validation-selected checkpoints"), 2),
-            Item(book.say("training time: the attention models cost about the same, more "
-                          "heads slightly more"), 3),
-        )),
-        Formula(r"\text{perplexity} = \exp(\text{cross-entropy})", fragment=4),
-    ], [
-        "Lower perplexity is better. Better held-out prediction does not guarantee better "
-        "text for every prompt. Try the same prompt with every model in the browser demo "
-        "and compare continuations, vocabulary coverage and speed.",
+        book.say("The library layer replaces every head, their concatenation and {wo}; "
+                 "position tables, the residual, the vocabulary head and the training loop "
+                 "stay ours.", wo=Math("W_O")),
+        book.say("Point at the copy line: comparing two random layers would prove nothing. "
+                 "Read the largest gaps aloud, {d} and {a}: rounding, so the two "
+                 "implementations agree. Without average_attn_weights=False the layer "
+                 "would return the heads' average grid.",
+                 d=book.n("mha.max_diff_delta"), a=book.n("mha.max_diff_A")),
     ])
     section.add("next", "Next: read a different sequence", [
-        Para(book.say("So far {q}, {k} and {v} came from the same sequence. Cross-attention "
-                      "takes queries from one sequence and keys and values from another.",
-                      q=Math("Q"), k=Math("K"), v=Math("V"))),
-        Para(book.say("Before that, the trained experiment's notebook inspects the "
-                      "multi-head checkpoint, its per-head weights and all the results."),
-             fragment=1),
+        *_cells([("delta, A = mha(E, E, E)", "self-attention: one sequence")],
+                [("delta, A = mha(E_target, E_source, E_source)", "cross-attention")]),
+        Para(book.say("Queries from one sequence, keys and values from another: the same "
+                      "layer, a different input."), fragment=2),
+        Para(book.say("Meanwhile, the trained experiment's notebook inspects the multi-head "
+                      "checkpoint and its per-head weights."), fragment=3),
     ], [
-        "References: Attention Is All You Need for the formulas, the PyTorch documentation "
-        "of MultiheadAttention for the API, Grant Sanderson's videos and Jay Alammar for the "
-        "visual ideas. The diagrams and worked numbers are our own adaptation of Part II.",
+        book.say("Point at the three arguments: so far {q}, {k} and {v} came from the same "
+                 "rows. Reveal the second line: cross-attention takes the queries from one "
+                 "sequence and the keys and values from another.",
+                 q=Math("Q"), k=Math("K"), v=Math("V")),
+        "Leave with the notebook: it opens the trained multi-head checkpoint so students "
+        "can see each head's weights for themselves.",
     ])
     return section.stack()
+
