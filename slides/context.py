@@ -12,6 +12,7 @@ has a ``kind`` naming the partial that displays it (``blocks/<kind>.html.j2``).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -448,7 +449,9 @@ class Picture:
     def narrowest(self) -> str:
         """The least width, in CSS pixels, it is shown at on a phone: where its smallest
         label is :data:`PHONE_LABEL` pixels high (a wider picture scrolls sideways)."""
-        return f"{self.width * PHONE_LABEL / self.smallest:.0f}px" if self.smallest else "0px"
+        if not self.smallest:
+            return "0px"
+        return f"{math.ceil(self.width * PHONE_LABEL / self.smallest)}px"
 
 
 Block = (Para | Bullets | Formula | Table | Flow | Code | TokenStrip | Columns | Switch | Video

@@ -247,9 +247,12 @@ def _press(page: Page, slide_id: str, axis: str, value: str) -> None:
     page.click(f'#{slide_id} .switcher button[data-axis="{axis}"][data-value="{value}"]')
 
 
-@pytest.mark.parametrize("slide_id", ["head-1-weights", "head-1-softmax", "grids-heads"])
-def test_switchers_show_the_other_sentences_and_heads_numbers(browser, decks,
-                                                              slide_id: str) -> None:
+@pytest.mark.parametrize(("slide_id", "heads"), [("head-1-weights", False),
+                                                 ("head-1-softmax", False),
+                                                 ("grids-project", True), ("grids-heads", True)])
+def test_switchers_show_the_other_sentences_and_heads_numbers(browser, decks, slide_id: str,
+                                                              heads: bool) -> None:
+    """A head's own stack switches only the sentence; the grids switch sentence and head."""
     built = decks["default"]
     with opened(browser, built, "http") as (seen, _):
         page = seen.page
@@ -258,10 +261,15 @@ def test_switchers_show_the_other_sentences_and_heads_numbers(browser, decks,
         _press(page, slide_id, "sentence", "cheque")
         cheque = _check_panel(page, built.values, slide_id, "cheque", 1)
         assert list(cheque.values()) != list(river.values())
-        _press(page, slide_id, "head", "2")
-        _check_panel(page, built.values, slide_id, "cheque", 2)
-        assert page.get_attribute(f'#{slide_id} button[data-value="2"]', "aria-pressed") \
-            == "true"
+        buttons = page.locator(f'#{slide_id} .switcher button[data-axis="head"]').count()
+        if not heads:
+            assert buttons == 0
+        else:
+            assert buttons == 2
+            _press(page, slide_id, "head", "2")
+            _check_panel(page, built.values, slide_id, "cheque", 2)
+            assert page.get_attribute(f'#{slide_id} button[data-value="2"]', "aria-pressed") \
+                == "true"
         assert seen.errors == []
 
 

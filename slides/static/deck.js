@@ -64,7 +64,7 @@
       }
     }
     var right = box.left + slide.clientWidth - parseFloat(style.paddingRight);
-    var wide = slide.querySelectorAll("table, pre, p, ol, ul, .column, .formula, .flow");
+    var wide = slide.querySelectorAll("table, pre, p, ol, ul, .column, .formula, .flow, figure");
     for (var m = 0; m < wide.length; m++) {
       if (!wide[m].closest("aside.notes, [hidden]")
           && wide[m].getBoundingClientRect().right > right + 1) return false;
@@ -105,7 +105,7 @@
         var svg = figure.querySelector("svg.picture"), box = svg.viewBox.baseVal;
         var most = parseFloat(svg.style.maxWidth) || Infinity;
         var width = label === null ? null
-          : Math.min(most, Math.round(label * box.width / parseFloat(figure.dataset.label)));
+          : Math.min(most, Math.ceil(label * box.width / parseFloat(figure.dataset.label)));
         var column = figure.parentElement.matches(".column") ? figure.parentElement : null;
         figure.style.width = width === null ? "" : width + "px";
         figure.style.marginInline = width === null ? "" : "auto";
