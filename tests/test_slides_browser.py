@@ -249,7 +249,7 @@ def _press(page: Page, slide_id: str, axis: str, value: str) -> None:
 
 @pytest.mark.parametrize(("slide_id", "heads"), [("head-1-weights", False),
                                                  ("head-1-softmax", False),
-                                                 ("grids-project", True), ("grids-heads", True)])
+                                                 ("grids-project", True), ("grids-numbers", True)])
 def test_switchers_show_the_other_sentences_and_heads_numbers(browser, decks, slide_id: str,
                                                               heads: bool) -> None:
     """A head's own stack switches only the sentence; the grids switch sentence and head."""

@@ -106,7 +106,7 @@ def test_every_lesson_part_has_its_stacks_with_the_expected_slides(which, reques
         "roles-shapes": 4, "projections": heads + 1,
         # Issue 11: head 1 goes through every step; a later head's stack is a recap.
         "head-1": 7, **{f"head-{h}": 4 for h in range(2, heads + 1)},
-        "wide-head": 3, "combine": 5, "prediction": 2, "other-context": 2, "grids": 7,
+        "wide-head": 3, "combine": 5, "prediction": 2, "other-context": 2, "grids": 8,
         "bias": 2, "pytorch": 3, "trained": 4 + len(ws.lesson.trained.heads), "patches": 3,
         "lab-batch": 5, "lab-training": 2, "lab-library": 2,
     }
@@ -246,7 +246,7 @@ def test_switchable_slides_hold_a_panel_for_every_sentence_and_head(which, reque
     assert len(titles) == ws.n_heads and all(s.switcher is None for s in titles)
     assert len(walkthrough) == 7 + 4 * (ws.n_heads - 1)
     assert {s.id for s in switchable if s.part == "grids"} == \
-        {"grids-project", "grids-heads", "grids-join"}
+        {"grids-project", "grids-heads", "grids-numbers", "grids-join"}
     for s in switchable:
         switcher = s.switcher
         assert [c.value for c in switcher.sentences] == list(ws.sentences)

@@ -343,24 +343,34 @@ def grids(book: Book) -> list[Stack]:
                  z=book.n(f"{s}.mask[{book.last}][{book.last}]")),
     ])
 
+    def heat(s: str, h: int | None) -> tuple[Block, ...]:
+        head = h or 1
+        return (pictures.heatmap(book, s, f"{s}.h{head}.A", head,
+                                 "This head's attention grid as a heat map: each allowed cell "
+                                 "shaded by its weight in the head's colour, future cells grey",
+                                 size="full"),)
+
     def grid(s: str, h: int | None) -> tuple[Block, ...]:
         head = h or 1
-        return (Columns((
-            (book.matrix(f"{s}.h{head}.A", book.token_rows(s),
-                         tuple((book.token(s, j),) for j in range(book.length)),
-                         corner=book.labelled("A", head),
-                         focus=(book.last,), shade=True, causal=True),),
-            (pictures.heatmap(book, s, f"{s}.h{head}.A", head,
-                              "This head's attention grid as a heat map: each allowed cell "
-                              "shaded by its weight in the head's colour, future cells grey"),),
-        )),)
+        return (book.matrix(f"{s}.h{head}.A", book.token_rows(s),
+                            tuple((book.token(s, j),) for j in range(book.length)),
+                            corner=book.labelled("A", head),
+                            focus=(book.last,), shade=True, causal=True),)
 
-    switch, switcher = book.switch(grid, heads=True)
+    switch, switcher = book.switch(heat, heads=True)
     section.add("heads", "Each head makes its own grid", [switch], [
-        book.say("Point at the highlighted last row of the grid: the row we computed step by "
-                 "step. Switch heads to show that each head makes its own grid from the same "
-                 "{e}. Ask the room where the heads' grids differ most, and which source "
-                 "explains it.", e=Math("E")),
+        book.say("Point at the darkest cells of each row: that is where the receiver reads. "
+                 "Switch heads to show that each head makes its own grid from the same {e}; "
+                 "the grey triangle is the future, the same for every head. Ask the room "
+                 "which source column lights up for each head, and why.", e=Math("E")),
+    ], switcher)
+    switch, switcher = book.switch(grid, heads=True)
+    section.add("numbers", "One head's grid in numbers", [switch], [
+        book.say("Point at the outlined last row: it is the row we computed step by step, "
+                 "with {w} on {t} for the first head. Every row sums to one, and every "
+                 "cell right of the diagonal is zero because the mask removed it.",
+                 w=book.n(f"{book.sentence}.h1.weights[{book.top(book.sentence, 1)}]"),
+                 t=book.token(book.sentence, book.top(book.sentence, 1))),
     ], switcher)
     columns, spans = _head_groups(book)
 
