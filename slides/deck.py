@@ -34,7 +34,7 @@ from slides.context import Deck, Runs, Slide, Stack, Text, Video
 from slides.lesson import build_stacks
 from slides.lesson.kit import Book
 from slides.pdf import print_pdf
-from slides.posters import manifest_of, poster_frame, write_poster
+from slides.posters import manifest_of, poster_frame, poster_tools, write_poster
 from worksheet import Values, Worksheet
 
 __all__ = ["TITLE", "Clip", "build_deck", "deck_context", "find_clips", "poster_sources",
@@ -93,9 +93,11 @@ def find_clips(ws: Worksheet, video_folder: Path) -> tuple[Clip, ...]:
 
 def poster_sources(clips: Sequence[Clip]) -> dict[str, dict[str, str | int]]:
     """What each poster of the deck shows, for the deck's record: the clip (relative to
-    the build folder), its sha256 and the frame, keyed by the poster's path there."""
+    the build folder), its sha256, the frame, and the decoder and encoder that made the
+    image (their versions decide its bytes), keyed by the poster's path there."""
+    made_by = poster_tools()
     return {f"slides/{clip.poster}": {"clip": f"video/{clip.stem}.mp4", "sha256": clip.digest,
-                                      "frame": clip.frame}
+                                      "frame": clip.frame, "made_by": made_by}
             for clip in clips if clip.poster is not None}
 
 

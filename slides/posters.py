@@ -16,7 +16,7 @@ from typing import Any
 
 from slides.assets import DeckError
 
-__all__ = ["QUALITY", "last_frame", "manifest_of", "poster_frame", "write_poster"]
+__all__ = ["QUALITY", "last_frame", "manifest_of", "poster_frame", "poster_tools", "write_poster"]
 
 QUALITY = 88
 """JPEG quality of a poster."""
@@ -65,6 +65,14 @@ def last_frame(video: Path) -> int:
     if not count:
         raise DeckError(f"{video}: the clip holds no frame")
     return count - 1
+
+
+def poster_tools() -> str:
+    """The decoder and the JPEG encoder a poster is made with, and their versions."""
+    import av
+    import PIL
+
+    return f"PyAV {av.__version__}, Pillow {PIL.__version__}"
 
 
 def write_poster(video: Path, frame: int, target: Path) -> None:

@@ -498,6 +498,12 @@ def test_posters_are_written_the_same_way_every_time(tmp_path: Path, default_ws:
     again = build_deck(default_ws, default_values, tmp_path).parent / "posters"
     assert {p.name: p.read_bytes() for p in again.iterdir()} == before
     assert sorted(before) == sorted(f"{stem}.jpg" for stem in stems.values())
+    # The record names the decoder and encoder whose versions decide the bytes.
+    from slides.deck import find_clips, poster_sources
+    sources = poster_sources(find_clips(default_ws, tmp_path / "video"))
+    assert len(sources) == len(stems)
+    made_by = {source["made_by"] for source in sources.values()}
+    assert made_by == {f"PyAV {av.__version__}, Pillow {Image.__version__}"}
 
 
 def test_the_check_proves_each_poster_against_its_clip(tmp_path: Path) -> None:
