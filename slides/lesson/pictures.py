@@ -379,21 +379,32 @@ def shift(book: Book, sentence: str, before: str, after: str, offset: str, tone:
 # --------------------------------------------------------------------------- grids
 
 
+_CELL, _GRID_LEFT, _GRID_TOP = 46.0, 150.0, 130.0
+"""A receiver × source grid's cell size and where its first cell starts."""
+
+
+def _grid_labels(book: Book, sentence: str, bold_last: bool) -> list[Shape]:
+    """The source tokens slanted above a grid's columns and the receivers before its rows."""
+    n, cell, left, top = book.length, _CELL, _GRID_LEFT, _GRID_TOP
+    labels: list[Shape] = [
+        _label(left + j * cell + cell / 2 + 4, top - 8, book.token(sentence, j), size=_FONT,
+               rotate=-45.0, tone="muted") for j in range(n)]
+    labels += [_label(left - 8, top + i * cell + cell / 2 + 7, book.token(sentence, i),
+                      anchor="end", size=_FONT, bold=bold_last and i == book.last)
+               for i in range(n)]
+    return labels
+
+
 def heatmap(book: Book, sentence: str, key: str, head: int | None, description: str,
             numbers: Sequence[int] = (), size: str = "panel") -> Picture:
     """A receiver × source grid: each allowed cell shaded by its weight in the head's
     colour, every future cell grey; rows listed in ``numbers`` show their values."""
     n = book.length
-    cell, left, top = 46.0, 150.0, 130.0
+    cell, left, top = _CELL, _GRID_LEFT, _GRID_TOP
     tone = head_tone(head)
-    shapes: list[Shape] = []
-    for j in range(n):
-        shapes.append(_label(left + j * cell + cell / 2 + 4, top - 8, book.token(sentence, j),
-                             size=_FONT, rotate=-45.0, tone="muted"))
+    shapes: list[Shape] = _grid_labels(book, sentence, bold_last=True)
     for i in range(n):
         y = top + i * cell
-        shapes.append(_label(left - 8, y + cell / 2 + 7, book.token(sentence, i), anchor="end",
-                             size=_FONT, bold=i == book.last))
         for j in range(n):
             x = left + j * cell
             entry = f"{key}[{i}][{j}]"
@@ -417,15 +428,10 @@ def mask(book: Book, sentence: str, description: str, size: str = "panel") -> Pi
     """The additive causal mask: zero where a receiver may read, minus infinity (grey)
     where the source lies in its future. The zeros are the mask's own entries."""
     n = book.length
-    cell, left, top = 46.0, 150.0, 130.0
-    shapes: list[Shape] = []
-    for j in range(n):
-        shapes.append(_label(left + j * cell + cell / 2 + 4, top - 8, book.token(sentence, j),
-                             size=_FONT, rotate=-45.0, tone="muted"))
+    cell, left, top = _CELL, _GRID_LEFT, _GRID_TOP
+    shapes: list[Shape] = _grid_labels(book, sentence, bold_last=False)
     for i in range(n):
         y = top + i * cell
-        shapes.append(_label(left - 8, y + cell / 2 + 7, book.token(sentence, i), anchor="end",
-                             size=_FONT))
         for j in range(n):
             x = left + j * cell
             entry = f"{sentence}.mask[{i}][{j}]"
