@@ -1,17 +1,20 @@
-"""Shared fixtures: the default and three-head worksheets, their values, and a CLI runner."""
+"""Shared fixtures: the default and three-head worksheets, their values, a CLI runner, and
+Debian's Chromium for the browser tests (one per test module)."""
 
 from __future__ import annotations
 
 import copy
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from click.testing import CliRunner, Result
+from playwright.sync_api import Browser, sync_playwright
 
 from render.cli import main
+from slides.pdf import CHROMIUM, CHROMIUM_ARGS
 from worksheet import DEFAULT_WORKSHEET, Values, Worksheet, compute_values, load_worksheet
 
 DATA = Path(__file__).parent / "data"
@@ -65,3 +68,12 @@ def lecture() -> Callable[..., Result]:
         return CliRunner().invoke(main, [str(a) for a in args], catch_exceptions=True)
 
     return run
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    """Debian's Chromium driven by Playwright (never a downloaded browser)."""
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield chromium
+        chromium.close()

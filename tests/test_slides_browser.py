@@ -16,10 +16,10 @@ from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, Page, sync_playwright
+from playwright.sync_api import Browser, Page
 
 from slides.deck import build_deck, deck_context, find_clips
-from slides.pdf import CHROMIUM, CHROMIUM_ARGS, SLIDE_SIZE
+from slides.pdf import SLIDE_SIZE
 from tests.conftest import DATA, THREE_HEADS
 from tests.test_slides_html import markup_worksheet, rendered_clips
 from worksheet import DEFAULT_WORKSHEET, Values, compute_values, load_worksheet
@@ -77,14 +77,6 @@ class Built:
     index: Path
     slides: int
     values: Values
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield chromium
-        chromium.close()
 
 
 def _build(folder: Path, source: Path) -> Built:

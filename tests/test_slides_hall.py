@@ -22,18 +22,17 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
 from pathlib import Path
 
 import av
 import numpy as np
 import pytest
 from PIL import Image
-from playwright.sync_api import Browser, Page, sync_playwright
+from playwright.sync_api import Browser, Page
 
 from outline import lecture_order
 from slides.deck import build_deck
-from slides.pdf import CHROMIUM, CHROMIUM_ARGS, SLIDE_SIZE
+from slides.pdf import SLIDE_SIZE
 from tests.test_slides_browser import READY, go
 from tests.test_slides_html import rendered_clips
 from tests.test_slides_pictures import concept_slides
@@ -112,14 +111,6 @@ ROOM_TO_GROW = """() => {
   }
   return found;
 }"""
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield chromium
-        chromium.close()
 
 
 @pytest.fixture(scope="module")
