@@ -252,9 +252,9 @@ def test_every_spoken_number_is_found_in_its_slot_and_parses_back(lesson: Path) 
 # --------------------------------------------------------------------------- cache keys
 
 
-def plan(out: Path, *args: str | Path, code: Path | None = None) -> dict[str, str]:
-    """``scene: status`` of ``lecture build --dry-run`` for the silent lesson (run from
-    another code tree when ``code`` is given)."""
+def dry_run(out: Path, *args: str | Path, code: Path | None = None) -> str:
+    """What ``lecture build --dry-run`` of the silent lesson says (run from another code
+    tree when ``code`` is given)."""
     env = None if code is None else {**os.environ, "PYTHONPATH": str(code)}
     command = [sys.executable, "-c", "from render.cli import main; main()", "build",
                "--dry-run", "--narration", "none", "--out", str(out), *map(str, args)]
@@ -262,8 +262,14 @@ def plan(out: Path, *args: str | Path, code: Path | None = None) -> dict[str, st
                              cwd=code, stdin=subprocess.DEVNULL)
     assert process.returncode == 0, process.stderr[-2000:]
     assert not list(out.rglob("*.tmp"))
-    rows = re.findall(r"│ (\w+)\s+│ (would render|reused)\s+│", process.stderr)
-    assert rows, process.stderr
+    return process.stderr
+
+
+def plan(out: Path, *args: str | Path, code: Path | None = None) -> dict[str, str]:
+    """``scene: status`` of the dry run."""
+    said = dry_run(out, *args, code=code)
+    rows = re.findall(r"│ (\w+)\s+│ (would render|reused)\s+│", said)
+    assert rows, said
     return dict(rows)
 
 
@@ -377,9 +383,5 @@ def test_editing_the_formatter_rerenders_everything(lesson: Path, code: Path) ->
 def test_editing_a_slide_template_rebuilds_only_the_deck(lesson: Path, code: Path) -> None:
     template = code / "slides" / "templates" / "deck.html.j2"
     template.write_text(template.read_text(encoding="utf-8") + "\n", encoding="utf-8")
-    env = {**os.environ, "PYTHONPATH": str(code)}
-    process = subprocess.run([sys.executable, "-c", "from render.cli import main; main()",
-                              "build", "--dry-run", "--narration", "none", "--out",
-                              str(lesson)], capture_output=True,
-                             text=True, check=False, env=env, cwd=code)
-    assert "0 would render" in process.stderr and "slides would be rebuilt" in process.stderr
+    said = dry_run(lesson, code=code)
+    assert "0 would render" in said and "slides would be rebuilt" in said
