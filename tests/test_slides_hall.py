@@ -154,7 +154,7 @@ def _open(browser: Browser, index: Path, viewport: dict[str, int] | None = None,
     return page
 
 
-CROWDED = {("head-1-qk", "picture"): 10.0, ("head-2-qk", "picture"): 10.0,
+CROWDED = {("head-1-qk", "picture"): 15.0, ("head-2-qk", "picture"): 15.0,
            ("head-1-values", "picture"): 15.0, ("head-1-contributions", "picture"): 14.0,
            ("combine-w-o", "picture"): 15.0, ("combine-residual", "picture"): 15.0,
            ("grids-project", "picture"): 14.0, ("patches-cut", "picture"): 14.0}

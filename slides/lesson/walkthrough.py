@@ -17,6 +17,9 @@ from slides.lesson.kit import Book, Prose, Section, Steps
 __all__ = ["RECAP", "head_walkthrough"]
 
 Build = Callable[[Book, str, int], tuple[Block, ...]]
+
+NARROW_HEAD = 4
+"""The widest head whose query and key tables leave room for a sentence beside them."""
 Notes = Callable[[Book, int], tuple[Prose, ...]]
 
 RECAP = ("qk", "softmax", "weights", "message")
@@ -50,18 +53,18 @@ def _cells(book: Book, key: str, count: int, fragment: int | None = None,
 def _qk(book: Book, s: str, h: int) -> tuple[Block, ...]:
     prefix = f"{s}.h{h}"
     rows = book.token_rows(s)
-    return (
-        pictures.model_map(book, "heads", head=h),
-        Columns((
-            (book.matrix(f"{prefix}.Q", rows, corner=book.labelled("Q", h),
-                         focus=(book.last,)),),
-            (book.matrix(f"{prefix}.K", rows, corner=book.labelled("K", h)),),
-        )),
-        Para(book.say("We follow the query of the final “{r}”, a {q} row, and compare it with "
-                      "every key: {kt} is {shape}.", r=book.receiver(s),
-                      q=book.n("shapes.q_row"), kt=Math(r"K^\top"),
-                      shape=book.n("shapes.KT")), fragment=1),
-    )
+    tables = ((book.matrix(f"{prefix}.Q", rows, corner=book.labelled("Q", h),
+                           focus=(book.last,)),),
+              (book.matrix(f"{prefix}.K", rows, corner=book.labelled("K", h)),))
+    said = Para(book.say("We follow the query of the final “{r}”, a {q} row, and compare it "
+                         "with every key: {kt} is {shape}.", r=book.receiver(s),
+                         q=book.n("shapes.q_row"), kt=Math(r"K^\top"),
+                         shape=book.n("shapes.KT")), fragment=1)
+    # Narrow heads leave room for the sentence beside the two tables, so the model map
+    # above them keeps its labels at a hall's size.
+    if book.head_width <= NARROW_HEAD:
+        return (pictures.model_map(book, "heads", head=h), Columns((*tables, (said,))))
+    return (pictures.model_map(book, "heads", head=h), Columns(tables), said)
 
 
 def _dots(book: Book, s: str, h: int) -> tuple[Block, ...]:
