@@ -308,6 +308,13 @@ def patches(book: Book) -> list[Stack]:
             Item(book.say("the final CLS row feeds a classifier trained with the image "
                           "label"), 2),
         )),
+        pictures.tensor_steps(
+            book, [("patches.shape.sequence", "TF", (Text("sequence"),), None),
+                   ("patches.shape.sequence", "TF", (Text("updated"),), None),
+                   ("", "F", (Text("CLS row"),), None)],
+            [(Text("encoder"),), (Text("first row"),), (Text("classifier"),)],
+            "The sequence of rows, CLS first, keeps its shape through the encoder; only the "
+            "updated CLS row goes on to the classifier", size="strip", cell=26.0),
         Para(book.say("Next in the series: from pixels to an image class."), fragment=3),
     ], [
         "Reveal the three steps: prepend a CLS row, let an encoder update every row without a "

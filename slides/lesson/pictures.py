@@ -505,12 +505,14 @@ head (for a single head's tensor)."""
 
 def tensor_steps(book: Book, steps: Sequence[Step],
                  operations: Sequence[tuple[Glyph, ...] | None], description: str,
-                 size: str = "full", cell: float = 14.0, masked: bool = False) -> Picture:
+                 size: str = "full", cell: float = 14.0, masked: bool = False,
+                 reach: float = 90.0) -> Picture:
     """Tensors left to right, each drawn from its shape value and labelled with it.
 
     ``steps`` holds :data:`Step` tuples; an empty key draws the tensor with the sizes seen
     so far rearranged by ``axes``. ``operations`` names the arrows between them
     (reshape, transpose…); ``None`` sets two tensors side by side without an arrow.
+    ``reach`` is an arrow's length: shorter lets a long chain keep its labels' size.
     """
     x, top = 20.0, 60.0
     shapes: list[Shape] = []
@@ -535,10 +537,10 @@ def tensor_steps(book: Book, steps: Sequence[Step],
         if i < len(operations) and operations[i] is None:
             x += 10
         elif i < len(operations):
-            shapes += _arrow(x, top + 60, x + 90, top + 60)
-            shapes.append(_label(x + 45, top + 45, *(operations[i] or ()), anchor="middle",
-                                 size=_SMALL, tone="muted"))
-            x += 120
+            shapes += _arrow(x, top + 60, x + reach, top + 60)
+            shapes.append(_label(x + reach / 2, top + 45, *(operations[i] or ()),
+                                 anchor="middle", size=_SMALL, tone="muted"))
+            x += reach + 30
     height = top + max(heights, default=0.0) + 70
     return Picture(x, height, description, tuple(shapes), size)
 

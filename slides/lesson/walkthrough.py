@@ -34,7 +34,8 @@ def head_walkthrough(book: Book) -> list[Stack]:
 
 def _head_stack(book: Book, h: int) -> Stack:
     section = Section(f"head-{h}", "head-walkthrough",
-                      lambda g: book.say("Head {n}, the {name} head, step by step",
+                      lambda g: book.say("Head {n}, the {name} head, in recap" if _is_recap(g)
+                                         else "Head {n}, the {name} head, step by step",
                                          n=book.number(g), name=book.head(g)), head=h)
     for id, title, build, notes in _SLIDES:
         if h > 1 and id not in RECAP:
@@ -251,7 +252,7 @@ def _dots_notes(book: Book, h: int) -> tuple[Prose, ...]:
     s = book.sentence
     top = book.top(s, h)
     return (book.say("Step through the rows: for each source, multiply its key by the query "
-                     "coordinate by coordinate, then add the two products. The longest bar "
+                     "coordinate by coordinate, then add up the products. The longest bar "
                      "is {src}, with a dot product of {d}. Leave them with this: a large dot "
                      "product means the key points the same way as the query.",
                      src=book.token(s, top), d=book.n(f"{s}.h{h}.dots[{top}]")),)
