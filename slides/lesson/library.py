@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from slides.context import (
     Bullets,
     Cell,
@@ -254,19 +252,15 @@ def trained(book: Book) -> list[Stack]:
 def patches(book: Book) -> list[Stack]:
     """Image patches as embedding rows, and a CLS row for classification."""
     section = Section("patches", "patches", "Image patches")
-    side = int(book.value("patches.side"))
-    pixels = book.matrix("patches.image", tuple(() for _ in range(side)), shade=True)
     count = int(book.value("patches.count"))
     section.add("cut", "Image patches can supply the embedding rows", [
         Para(book.say("A {a}×{a} image cut into {n} patches of {p}×{p} pixels; each patch "
                       "flattens to {v} values.", a=book.n("patches.side"),
                       n=book.n("patches.count"), p=book.n("patches.size"),
                       v=book.n("patches.values_per_patch"))),
-        Columns((
-            (replace(pixels, style="pixels"),),
-            (pictures.patches(book, "The image's pixels with its patches outlined, and each "
-                              "patch flattened into one row of pixel values", size="panel"),),
-        )),
+        pictures.patches(book, "The image's pixels (darker is larger) with its patches "
+                         "outlined, and each patch flattened into one row of pixel values",
+                         size="strip"),
         book.matrix("patches.flat", tuple(() for _ in range(count)), fragment=1),
     ], [
         book.say("Point at the image: {a} by {a} pixels, cut into {n} patches of {s} by {s}. "

@@ -156,8 +156,8 @@ def _values(book: Book, s: str, h: int) -> tuple[Block, ...]:
     values = pictures.signed_bars(
         book, [(book.token(s, j),) for j in range(book.length)],
         [[f"{prefix}.V[{j}][{c}]" for c in range(width)] for j in range(book.length)],
-        pictures.head_tone(h), "Each source's value row as bars, one per coordinate",
-        fragments=(1,) * book.length)
+        pictures.head_tone(h), "Each source's value row as bars, one lane per coordinate",
+        fragments=(1,) * book.length, lanes=True)
     return (
         *pictures.beside([Table(columns, rows, corner=book.say("source"), style="steps",
                                 spans=(1, width))], values),
@@ -188,8 +188,9 @@ def _contributions(book: Book, s: str, h: int) -> tuple[Block, ...]:
         [*([f"{prefix}.contributions[{j}][{c}]" for c in range(width)]
            for j in range(book.length)),
          [f"{prefix}.message[{c}]" for c in range(width)]],
-        pictures.head_tone(h), "Each source's weighted value as bars, and their sum, the "
-        "message", fragments=(*(products,) * book.length, total))
+        pictures.head_tone(h), "Each source's weighted value as bars, one lane per "
+        "coordinate, and their sum, the message",
+        fragments=(*(products,) * book.length, total), lanes=True)
     return (
         *pictures.beside([Table(columns, tuple(rows), corner=book.say("source"),
                                 style="steps", spans=(1, width, width))], bars),
