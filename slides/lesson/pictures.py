@@ -681,7 +681,7 @@ def output_projection(book: Book, sentence: str, description: str, joined: bool 
     last = book.last
     cell_w, cell_h, gap = 86.0, 44.0, 12.0
     left = 300.0 if joined else 150.0
-    top = 110.0
+    top = 84.0
     aligned = joined_width == width
     shapes: list[Shape] = []
     for c in range(width):
