@@ -18,9 +18,10 @@ spaced windows of the validation split; the checkpoint with the lowest one is ke
 its test loss measured the same way at the end.
 
 A run's state (model, optimizer, step, RNG state, best checkpoint so far, curve, timings)
-is saved under ``OUT/progress/`` at every evaluation and when the run is interrupted
-(Ctrl-C or SIGTERM stop it after the current step), so running the same command again
-goes on from there and reaches the result an uninterrupted run reaches.
+is saved under ``OUT/progress/``, beside the plan and the encoded splits, at every
+evaluation and when the run is interrupted (Ctrl-C or SIGTERM stop it after the current
+step), so running the same command again goes on from there and reaches the result an
+uninterrupted run reaches.
 """
 
 from __future__ import annotations
@@ -56,7 +57,8 @@ from worksheet.model import AttentionLM, FixedWindowMLP
 from worksheet.schema import Trained, Worksheet
 
 __all__ = ["DEVICES", "FORMAT", "SAMPLING", "Event", "ExperimentOptions", "ModelSpec",
-           "learning_rate", "model_specs", "resolve_device", "run_experiment"]
+           "learning_rate", "mean_loss", "model_specs", "resolve_device", "run_experiment",
+           "train_step"]
 
 FORMAT = 1
 """Version of ``experiment.json`` and of the saved run state."""
@@ -294,7 +296,17 @@ def _batch_starts(seed: int, step: int, count: int, batch: int) -> torch.Tensor:
     return torch.randint(0, count, (batch,), generator=generator)
 
 
-def _mean_loss(model: nn.Module, windows: _Windows, starts: torch.Tensor) -> float:
+def train_step(model: nn.Module, optimizer: torch.optim.Optimizer, ids: torch.Tensor,
+               targets: torch.Tensor) -> float:
+    """One step: the mean next-token cross-entropy of the batch, one AdamW update; the loss."""
+    loss = F.cross_entropy(model.logits(ids), targets)
+    optimizer.zero_grad(set_to_none=True)
+    loss.backward()
+    optimizer.step()
+    return loss.detach().item()
+
+
+def mean_loss(model: nn.Module, windows: _Windows, starts: torch.Tensor) -> float:
     """Mean cross-entropy (nats per token) of the model over the given windows."""
     model.eval()
     total = 0.0
@@ -402,15 +414,11 @@ def _run(setup: _Setup, spec: ModelSpec, seed: int) -> dict[str, Any]:
         ids, targets = train.take(_batch_starts(seed, step, train.count, options.batch))
         for group in optimizer.param_groups:
             group["lr"] = learning_rate(step, options.steps, options.learning_rate)
-        loss = F.cross_entropy(model.logits(ids), targets)
-        optimizer.zero_grad(set_to_none=True)
-        loss.backward()
-        optimizer.step()
-        state["pending"].append(loss.detach().item())
+        state["pending"].append(train_step(model, optimizer, ids, targets))
         state["train_seconds"] += time.perf_counter() - started
         state["step"] = step
         if step % options.eval_every == 0 or step == options.steps:
-            validation = _mean_loss(model, setup.windows["validation"],
+            validation = mean_loss(model, setup.windows["validation"],
                                     setup.evaluation["validation"])
             state["curve"].append({"step": step, "train_loss": float(np.mean(state["pending"])),
                                    "validation_loss": validation})
@@ -430,7 +438,7 @@ def _run(setup: _Setup, spec: ModelSpec, seed: int) -> dict[str, Any]:
         raise ExperimentError(f"{label}: training diverged (validation loss "
                               f"{state['curve'][-1]['validation_loss']}); use a lower --lr")
     model.load_state_dict(state["best"])
-    test = _mean_loss(model, setup.windows["test"], setup.evaluation["test"])
+    test = mean_loss(model, setup.windows["test"], setup.evaluation["test"])
     continuation = _continue(model, setup.tokenizer, setup.prompt, sizes.context, device)
     checkpoint = setup.out / f"{name}.safetensors"
     from safetensors.torch import save_file
@@ -559,7 +567,13 @@ def run_experiment(ws: Worksheet, corpus_path: Path, out: Path,
     plan = _plan(ws, corpus, options, device, threads)
     _check_plan(out, plan)
     tokenizer = _tokenizer(out, corpus, sizes.vocab)
-    streams = _streams(corpus, tokenizer, sizes, ws)
+    cached = out / "progress" / "tokens.safetensors"
+    if cached.is_file() and (out / "progress" / "plan.json").is_file():
+        from safetensors.numpy import load_file
+
+        streams = load_file(cached)
+    else:
+        streams = _streams(corpus, tokenizer, sizes, ws)
     windows = {name: _Windows(stream, sizes.context, device) for name, stream in streams.items()}
     evaluation = {name: windows[name].spread(options.eval_windows)
                   for name in ("validation", "test")}
@@ -570,7 +584,10 @@ def run_experiment(ws: Worksheet, corpus_path: Path, out: Path,
     progress.mkdir(parents=True, exist_ok=True)
     with _Lock(progress), _torch_settings(threads, device), _Interrupts() as interrupts:
         if not resuming:
+            from safetensors.numpy import save_file
+
             _atomic(out / "tokenizer.json", lambda t: tokenizer.save(str(t)))
+            _atomic(cached, lambda t: save_file(streams, str(t)))
             _write_json(progress / "plan.json", plan)
         setup = _Setup(ws, options, device, out, tokenizer, windows, evaluation,
                        tokenizer.encode(prompt_text).ids, report, interrupts)
