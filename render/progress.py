@@ -70,16 +70,23 @@ class ExperimentProgress:
                                  console=console, transient=True)
         self.overall: TaskID | None = None
         self.task: TaskID | None = None
+        self.started = False
 
     def __enter__(self) -> ExperimentProgress:
-        self.progress.__enter__()
         return self
 
     def __exit__(self, *exc: Any) -> None:
-        self.progress.__exit__(*exc)
+        if self.started:
+            self.progress.__exit__(*exc)
 
     def update(self, event: Any) -> None:
-        """``event`` is a :class:`worksheet.experiment.Event` (kind, run, step, steps, …)."""
+        """``event`` is a :class:`worksheet.experiment.Event` (kind, run, step, steps, …).
+
+        The display starts with the first event, once the inputs are checked: a refusal
+        before it is the one line on stderr."""
+        if not self.started:
+            self.progress.__enter__()
+            self.started = True
         if event.kind == "plan":
             self.overall = self.progress.add_task("all runs", total=event.steps,
                                                   completed=event.step, losses="")

@@ -371,9 +371,9 @@ def test_a_bad_corpus_is_refused_with_one_line(case: str, tmp_path: Path, sheet:
     result = lecture("experiment", "--corpus", make(tmp_path), "--worksheet", sheet,
                      "--out", out, *FLAGS)
     assert result.exit_code == 2, (result.stderr, result.exception)
-    lines = result.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("lecture: error: "), result.stderr
-    assert expected in lines[0]
+    assert result.stderr.count("\n") == 1, result.stderr
+    assert result.stderr.startswith("lecture: error: ")
+    assert expected in result.stderr
     assert "Traceback" not in result.stderr
     assert not out.exists()
 
@@ -385,10 +385,30 @@ def test_a_corpus_too_small_for_the_worksheets_vocabulary_is_refused(
     out = tmp_path / "out"
     result = lecture("experiment", "--corpus", corpus, "--out", out, *FLAGS)
     assert result.exit_code == 2
-    line = result.stderr.strip()
-    assert "\n" not in line
+    line = result.stderr
+    assert line.count("\n") == 1 and line.startswith("lecture: error: ")
     assert "stories.txt: its train split yields a byte-level BPE of only" in line
     assert "expected 4,000 (lesson.trained.vocab of" in line
+    assert not out.exists()
+
+
+def test_a_vocabulary_below_the_byte_alphabet_and_a_missing_gpu_are_refused(
+        tmp_path: Path, corpus: Path, edited: Callable[..., Path],
+        lecture: Callable[..., Result]) -> None:
+    small = edited(lambda doc: doc["lesson"].update(trained={**SIZES, "vocab": 200}))
+    out = tmp_path / "out"
+    result = lecture("experiment", "--corpus", corpus, "--worksheet", small, "--out", out,
+                     *FLAGS)
+    assert result.exit_code == 2
+    assert result.stderr.strip().endswith(
+        "lesson.trained.vocab: expected more than 256 for a byte-level BPE (256 bytes and "
+        "<|endoftext|>), got 200")
+    if not torch.cuda.is_available():
+        result = lecture("experiment", "--corpus", corpus, "--out", out, *FLAGS[:-2],
+                         "--device", "cuda")
+        assert result.exit_code == 2
+        assert result.stderr == "lecture: error: --device cuda: torch sees no CUDA device " \
+            "here; use --device cpu or auto\n"
     assert not out.exists()
 
 

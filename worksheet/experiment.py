@@ -583,6 +583,8 @@ def run_experiment(ws: Worksheet, corpus_path: Path, out: Path,
     resuming = (progress / "plan.json").is_file()
     progress.mkdir(parents=True, exist_ok=True)
     with _Lock(progress), _torch_settings(threads, device), _Interrupts() as interrupts:
+        for left in [*out.glob(".*.tmp"), *progress.glob(".*.tmp")]:  # a kill mid-write
+            left.unlink(missing_ok=True)
         if not resuming:
             from safetensors.numpy import save_file
 
