@@ -419,7 +419,7 @@ def _run(setup: _Setup, spec: ModelSpec, seed: int) -> dict[str, Any]:
         state["step"] = step
         if step % options.eval_every == 0 or step == options.steps:
             validation = mean_loss(model, setup.windows["validation"],
-                                    setup.evaluation["validation"])
+                                   setup.evaluation["validation"])
             state["curve"].append({"step": step, "train_loss": float(np.mean(state["pending"])),
                                    "validation_loss": validation})
             state["pending"] = []
