@@ -410,3 +410,81 @@ def check_command(scene_names: tuple[str, ...], out_dir: Path | None,
     console.print(f"{verdict}: {counted} ({time.perf_counter() - started:.1f} s)", soft_wrap=True)
     if not report.ok:
         sys.exit(1)
+
+
+def _parse_seeds(_: click.Context, __: click.Parameter, value: str) -> tuple[int, ...]:
+    try:
+        seeds = tuple(int(part) for part in value.split(","))
+    except ValueError:
+        raise click.BadParameter(f"expected whole numbers separated by commas such as "
+                                 f"11,29,47, got {value!r}") from None
+    if len(set(seeds)) != len(seeds) or any(seed < 0 for seed in seeds):
+        raise click.BadParameter(f"expected distinct whole numbers ≥ 0, got {value!r}")
+    return seeds
+
+
+@main.command("experiment")
+@click.option("--corpus", "corpus", type=click.Path(path_type=Path), required=True,
+              help="A UTF-8 text file, or a folder of .txt files, of stories separated by "
+              "blank lines or <|endoftext|>.")
+@_WORKSHEET
+@click.option("--out", "out_dir", type=click.Path(path_type=Path), default=None,
+              help="The experiment folder (default: experiment/ in the build folder, "
+              "build/experiment).")
+@click.option("--steps", type=click.IntRange(min=1), default=2000, show_default=True,
+              help="AdamW updates per run.")
+@click.option("--seeds", callback=_parse_seeds, default="11,29,47", show_default=True,
+              help="One run of every model per seed.")
+@click.option("--device", type=click.Choice(["cpu", "cuda", "auto"]), default="auto",
+              show_default=True, help="Where to train (auto: CUDA when torch sees a GPU).")
+@click.option("--batch", type=click.IntRange(min=1), default=64, show_default=True,
+              help="Windows of context tokens per step.")
+@click.option("--lr", "learning_rate", type=click.FloatRange(min=0, min_open=True),
+              default=3e-3, show_default=True, help="Peak AdamW learning rate.")
+@click.option("--eval-every", type=click.IntRange(min=1), default=100, show_default=True,
+              help="Steps between validation measurements and saved states.")
+@click.option("--eval-windows", type=click.IntRange(min=1), default=4096, show_default=True,
+              help="Validation and test windows measured (all, when a split has fewer).")
+@click.option("--threads", type=click.IntRange(min=1), default=None,
+              help="CPU threads for torch (default: torch's own choice).")
+@_friendly
+def experiment_command(corpus: Path, worksheet_path: Path | None, out_dir: Path | None,
+                       steps: int, seeds: tuple[int, ...], device: str, batch: int,
+                       learning_rate: float, eval_every: int, eval_windows: int,
+                       threads: int | None) -> None:
+    """Train the lesson's trained-comparison models on a story corpus and write
+    OUT/experiment.json, OUT/tokenizer.json and one checkpoint per model and seed.
+
+    The fixed-window MLP and an attention model per head count, at the worksheet's
+    trained sizes, each once per seed with the same batches and update budget; the
+    checkpoint with the lowest validation loss is kept and its test loss reported.
+    Interrupted (Ctrl-C, a kill), the same command goes on where it stopped.
+    """
+    from render.progress import ExperimentProgress
+    from worksheet import ExperimentError, load_worksheet
+    from worksheet.experiment import ExperimentOptions, run_experiment
+
+    settings = resolve_settings({"worksheet": worksheet_path})
+    ws = load_worksheet(settings.worksheet)
+    out = out_dir if out_dir is not None else settings.out / "experiment"
+    options = ExperimentOptions(steps=steps, seeds=seeds, device=device, batch=batch,
+                                learning_rate=learning_rate, eval_every=eval_every,
+                                eval_windows=eval_windows, threads=threads)
+    console = _console(stderr=True)
+    try:
+        with ExperimentProgress(console) as progress:
+            document = run_experiment(ws, corpus, out, options, progress.update)
+    except ExperimentError as error:
+        _fail(str(error))
+    except KeyboardInterrupt:
+        console.print(f"interrupted: each run's state is saved in {out / 'progress'}; the same "
+                      "command goes on from there")
+        sys.exit(130)
+    table = Table("model", "seed", "parameters", "best step", "validation", "test",
+                  "perplexity", "tokens/s", title=f"{out / 'experiment.json'}")
+    for run in document["runs"]:
+        table.add_row(run["model"], str(run["seed"]), f"{run['parameters']:,}",
+                      str(run["best_step"]), f"{run['validation_loss']:.3f}",
+                      f"{run['test_loss']:.3f}", f"{run['test_perplexity']:.1f}",
+                      f"{run['tokens_per_second']:,.0f}")
+    console.print(table)

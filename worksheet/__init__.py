@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from worksheet.errors import WorksheetError
+from worksheet.errors import ExperimentError, WorksheetError
 from worksheet.formatting import MINUS, Style, format_number, format_value
 from worksheet.schema import DEFAULT_WORKSHEET, Worksheet, load_worksheet, parse_worksheet
 from worksheet.values import Figure, Values, parse_key
@@ -18,6 +18,7 @@ from worksheet.values import Figure, Values, parse_key
 __all__ = [
     "DEFAULT_WORKSHEET",
     "MINUS",
+    "ExperimentError",
     "Figure",
     "Style",
     "Values",

@@ -1,8 +1,8 @@
-"""The one error type a worksheet author sees."""
+"""The error types a worksheet author sees: a worksheet, or an experiment, that cannot run."""
 
 from __future__ import annotations
 
-__all__ = ["WorksheetError"]
+__all__ = ["ExperimentError", "WorksheetError"]
 
 
 class WorksheetError(ValueError):
@@ -33,3 +33,8 @@ class WorksheetError(ValueError):
     def with_source(self, source: str) -> WorksheetError:
         """The same error, naming the file it came from."""
         return WorksheetError(self.path, self.message, source)
+
+
+class ExperimentError(ValueError):
+    """The trained-comparison experiment cannot run as asked: a corpus, an output folder
+    or an option is unusable. The message is one line: what, where, what was expected."""

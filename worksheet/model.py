@@ -136,6 +136,10 @@ class FixedWindowMLP(nn.Module):
         hidden = F.relu(self.hidden(flat))
         return {"rows": rows, "flat": flat, "hidden": hidden, "logits": self.readout(hidden)}
 
+    def logits(self, ids: torch.Tensor) -> torch.Tensor:
+        """Next-token logits ``[B, vocab]`` alone: what training and sampling need."""
+        return self.readout(F.relu(self.hidden(self.token_embedding(ids).flatten(1))))
+
 
 class AttentionLM(nn.Module):
     """Trained-comparison attention model: positions, one attention update, prediction MLP."""
@@ -165,3 +169,17 @@ class AttentionLM(nn.Module):
         return {"E": E, "Q": per_head[0], "K": per_head[1], "V": per_head[2], "A": A[0],
                 "H": H, "joined": joined, "delta": delta, "hidden": hidden,
                 "logits": self.readout(hidden)}
+
+    def logits(self, ids: torch.Tensor) -> torch.Tensor:
+        """Next-token logits ``[B, vocab]`` alone, equal to ``forward(ids)["logits"]``.
+
+        The prediction reads only the last row of the update, and under the causal mask
+        the last receiver reads every source, so only the last query is attended with:
+        the same layer and weights, a ``T``-th of the score work.
+        """
+        length = ids.shape[1]
+        E = self.token_embedding(ids) + self.position_embedding(
+            torch.arange(length, device=ids.device))
+        last = E[:, -1:]
+        delta, _ = self.attention(last, E, E, need_weights=False)
+        return self.readout(F.relu(self.hidden((last + delta)[:, 0])))
