@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from slides.context import (
     Cell,
     Code,
+    Columns,
     Glyph,
     Math,
     Num,
@@ -27,6 +28,7 @@ from slides.context import (
 )
 from slides.lesson import pictures
 from slides.lesson.kit import Book, Prose, Section
+from slides.lesson.layout import across
 
 __all__ = ["lab"]
 
@@ -119,10 +121,13 @@ def _batch(book: Book) -> Stack:
                               ("lab.shape.E", "BTF", _tensor("E"), None)], [_tensor("tables")],
                        "The token ids, one column per sentence, index the tables: one row of "
                        "embeddings per token", None)
+    # Beside the ids while they leave room, else under them at full strip height (the
+    # tensors are tall: a short picture would shrink their labels).
     section.add("batch", "The sentences form one batch", [
         *_cells([("X = token_ids(sentences)", book.say("X is {s}", s=book.n("lab.shape.X")))],
                 [targets]),
-        *pictures.beside([ids], looked_up, below=True),
+        *((Columns(((ids,), (looked_up,))),) if across(ids) <= pictures.BESIDE_MOST
+          else (ids, looked_up)),
     ], [
         book.say("Each row of the table is one sentence as token ids, so the batch X is "
                  "{s}: sentences down, positions across. These are integers that index "
@@ -299,7 +304,7 @@ def _library(book: Book) -> Stack:
                       ("mha.A", "BHTS", _tensor("A"), None)], [_tensor("mha"), None],
                "The library layer maps the embeddings to one update row per token, and "
                "returns one grid of weights per sentence and head, future sources grey", 2,
-               masked=True, cell=12.0),
+               masked=True, cell=min(12.0, 120.0 / book.length)),
     ], [
         book.say("The library layer replaces every head, their concatenation and {wo}; "
                  "position tables, the residual, the vocabulary head and the training loop "
