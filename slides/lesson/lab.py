@@ -269,8 +269,8 @@ def _training(book: Book) -> Stack:
                  "choice aloud: {w}, with probability {p}.", w=book.vocab("lab.next_id"),
                  p=book.n("lab.next_prob")),
         book.say("Point at the crop: the model never sees more than the last {c} tokens, "
-                 "its context window. On the last line point at the picture: the history "
-                 "grows by the one outlined token, {s}. Then the loop repeats.",
+                 "its context window. On the last line point at the outlined token in the "
+                 "picture: the history grows to {s}, and the loop repeats.",
                  c=book.n("dims.context"), s=book.n("lab.shape.history")),
     ])
     return section.stack()
@@ -310,10 +310,10 @@ def _library(book: Book) -> Stack:
                  "position tables, the residual, the vocabulary head and the training loop "
                  "stay ours.", wo=Math("W_O")),
         book.say("Point at the copy line: comparing two random layers would prove nothing. "
-                 "At the call point at the picture: the update has the shape of {e}, and "
-                 "the weights keep one grid per head. Read the largest gaps aloud, {d} and "
-                 "{a}: rounding, so the two implementations agree. Without "
-                 "average_attn_weights=False the layer would return the heads' average grid.",
+                 "At the call, point at the picture: the update has the shape of {e}, and "
+                 "with average_attn_weights=False the weights keep one grid per head instead "
+                 "of their average. Read the largest gaps aloud, {d} and {a}: rounding, so "
+                 "the two implementations agree.",
                  e=Math("E"), d=book.n("mha.max_diff_delta"), a=book.n("mha.max_diff_A")),
     ])
     section.add("next", "Next: read a different sequence", [
