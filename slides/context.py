@@ -190,6 +190,9 @@ class Table:
     fragment: int | None = None
     spans: tuple[int, ...] = ()
     """How many cells each column heading spans (all one when empty)."""
+    tone: str = ""
+    """The palette tone its shaded cells take (a head's, as in its pictures); the accent
+    when empty."""
     kind: ClassVar[str] = "table"
 
     @property

@@ -54,7 +54,7 @@ def concept_slides(ws: Worksheet) -> list[str]:
     steps = ("qk", "dots", "softmax", "weights", "values", "contributions", "message")
     return [
         "one-two-heads-one-head", "one-two-heads-several-heads", "one-two-heads-toy",
-        *(f"readings-h{h}" for h in heads), "readings-all",
+        *(f"readings-h{h}" for h in heads), "readings-all", "roles-shapes-shapes",
         *(f"head-1-{step}" for step in steps),
         *(f"head-{h}-{step}" for h in heads[1:] for step in RECAP),
         "wide-head-wider", "wide-head-preferences",
@@ -62,7 +62,7 @@ def concept_slides(ws: Worksheet) -> list[str]:
         "combine-residual", "prediction-mlp", "other-context-switch",
         "grids-project", "grids-mask", "grids-heads", "grids-join", "grids-code", "grids-call",
         "bias-offset", "bias-flag", "pytorch-layer", "pytorch-model",
-        "patches-cut", "patches-rows",
+        "patches-cut", "patches-rows", "patches-cls",
         "lab-batch-model", "lab-batch-batch", "lab-batch-heads", "lab-batch-attend",
         "lab-batch-join", "lab-training-step" if ws.lesson.targets else "lab-training-no-targets",
         "lab-training-generate", "lab-library-check",
@@ -327,6 +327,27 @@ def test_the_model_map_lights_the_step_of_its_slide(case) -> None:
                           if any(isinstance(s, Rect) and s.role == "lit" for s in p.shapes)]
             lit_boxes = [s for s in picture.shapes if isinstance(s, Rect) and s.role == "lit"]
             assert [box.fill for box in lit_boxes] == [f"head-{h}"]
+
+
+def test_the_shapes_picture_draws_one_cell_per_number_of_each_tensor(case) -> None:
+    """Tensor blocks are drawn to size: counted from the worksheet's own dimensions."""
+    ws: Worksheet = case["ws"]
+    n = len(next(iter(ws.sentences.values())))
+    width, head = ws.d_model, ws.d_head
+    sizes = [n * width, n * head, n * n, n * n, n * head, n * width, n * width]
+    (picture,) = pictures_in(slide(case["deck"], "roles-shapes-shapes").blocks)
+    blocks = [s for s in picture.shapes if isinstance(s, Rect) and s.role == "block"]
+    assert len(blocks) == sum(sizes)
+    cell = blocks[0].w
+    # left to right, one tensor after another: a gap wider than a cell starts the next
+    starts = sorted({b.x for b in blocks})
+    groups = [[starts[0]]]
+    for x in starts[1:]:
+        (groups[-1].append(x) if x - groups[-1][-1] <= cell + ROUNDING
+         else groups.append([x]))
+    assert [len(g) for g in groups] == [width, head, n, n, head, width, width]
+    future = [b for b in blocks if b.fill == "masked"]
+    assert len(future) == 2 * n * (n - 1) // 2  # the scores' and the weights' future cells
 
 
 def test_the_loss_bars_shrink_by_what_one_step_took_off(case) -> None:

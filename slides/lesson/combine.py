@@ -142,16 +142,15 @@ def combine(book: Book) -> list[Stack]:
                                  for c in range(book.width)), fragment=2, style="total"),
     ), corner=(book.receiver(),))
     section.add("residual", "Add the update to the original row", [
-        Columns((
-            (residual,),
-            (pictures.signed_bars(
-                book, [(book.feature(c),) for c in range(book.width)],
-                [[f"{s}.E[{last}][{c}]", f"{s}.delta[{last}][{c}]",
-                  f"{s}.E_prime[{last}][{c}]"] for c in range(book.width)], "neutral",
-                "For every feature three bars: the receiver's row, its update and their "
-                "sum", names=((Text("e"),), (Text("Δe"),), (Text("e′"),))),),
-        )),
-        Formula(RESIDUAL, fragment=3),
+        Columns(((residual,), (Formula(RESIDUAL, fragment=3),))),
+        pictures.signed_bars(
+            book, [(book.feature(c),) for c in range(book.width)],
+            [[f"{s}.E[{last}][{c}]", f"{s}.delta[{last}][{c}]",
+              f"{s}.E_prime[{last}][{c}]"] for c in range(book.width)],
+            ("neutral", "muted", "ink"),
+            "For every feature three bars in three lanes: the receiver's row, its update "
+            "and their sum", size="strip", names=((Text("e"),), (Text("+ Δe"),),
+                                                   (Text("= e′"),)), lanes=True),
         Para(book.say("Every token gets its own updated row: {e} is {shape}.", e=Math("E'"),
                       shape=book.n("shapes.E_prime")), fragment=3),
     ], [
@@ -172,9 +171,9 @@ def _projecting(book: Book, h: int) -> pictures.Picture:
                                   ("shapes.W_Q", "Fd", (Text("W"), pictures.Sub("Q"), name), h),
                                   ("shapes.Q", "Td", (Text("Q"), name), h)]
     return pictures.tensor_steps(
-        book, steps, [(Text("times"),), (Text("gives"),)],
+        book, steps, [(Text("×"),), (Text("="),)],
         "Every token row times one head's query matrix: a block of queries in the head's "
-        "colour, one row per token", size="panel")
+        "colour, one row per token", size="panel", reach=40.0)
 
 
 def _joining(book: Book) -> pictures.Picture:
@@ -355,7 +354,8 @@ def grids(book: Book) -> list[Stack]:
         return (book.matrix(f"{s}.h{head}.A", book.token_rows(s),
                             tuple((book.token(s, j),) for j in range(book.length)),
                             corner=book.labelled("A", head),
-                            focus=(book.last,), shade=True, causal=True),)
+                            focus=(book.last,), shade=True, causal=True,
+                            tone=pictures.head_tone(head)),)
 
     switch, switcher = book.switch(heat, heads=True)
     section.add("heads", "Each head makes its own grid", [switch], [

@@ -200,10 +200,11 @@ class Book:
     def matrix(self, key: str, rows: Sequence[Runs], columns: Sequence[Runs] = (),
                corner: Runs = (), caption: Runs = (), focus: Sequence[int] = (),
                shade: bool = False, fragment: int | None = None,
-               causal: bool = False) -> Table:
+               causal: bool = False, tone: str = "") -> Table:
         """A matrix value as a table, one labelled row per entry of its first axis.
 
-        ``causal`` marks the cells above the diagonal (future sources) as masked.
+        ``causal`` marks the cells above the diagonal (future sources) as masked; ``tone``
+        is the palette tone of the shading (a head's).
         """
         table_rows = []
         for i, label in enumerate(rows):
@@ -216,7 +217,7 @@ class Book:
                                   style="masked" if masked else ""))
             table_rows.append(Row(label, tuple(cells), style="focus" if i in focus else ""))
         return Table(tuple(columns), tuple(table_rows), corner, caption, "matrix",
-                     fragment=fragment)
+                     fragment=fragment, tone=tone)
 
     def vector(self, key: str, label: Runs = (), columns: Sequence[Runs] = (),
                fragment: int | None = None) -> Table:

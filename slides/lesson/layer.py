@@ -8,14 +8,13 @@ from slides.context import (
     Bullets,
     Cell,
     Columns,
-    Flow,
-    FlowStep,
     Formula,
     Item,
     Math,
     Para,
     Row,
     Stack,
+    Sub,
     Table,
     Text,
 )
@@ -58,23 +57,26 @@ def roles_shapes(book: Book) -> list[Stack]:
         "looking, offering and sending apart.",
     ])
     section.add("shapes", "Every shape in the layer", [
-        Flow((
-            FlowStep(book.say("{e}", e=Math("E")), (book.n("shapes.E"),)),
-            FlowStep(book.say("{q} per head", q=Math("Q, K, V")), (book.n("shapes.Q"),), 1),
-            FlowStep(book.say("{s}", s=Math(r"QK^\top")), (book.n("shapes.scores"),), 2),
-            FlowStep(book.say("{a}", a=Math("A")), (book.n("shapes.A"),), 3),
-            FlowStep(book.say("{h}", h=Math("H = AV")), (book.n("shapes.H"),), 4),
-            FlowStep(book.say("joined"), (book.n("shapes.joined"),), 5),
-            FlowStep(book.say("{d}", d=Math(r"\Delta E")), (book.n("shapes.delta"),), 6),
-            FlowStep(book.say("{e}", e=Math(r"E'")), (book.n("shapes.E_prime"),), 7),
-        )),
+        pictures.tensor_steps(book, [
+            ("shapes.E", "TF", (Text("E"),), None),
+            ("shapes.Q", "Td", (Text("Q, K, V"),), None),
+            ("shapes.scores", "TS", (Text("scores"),), None),
+            ("shapes.A", "TS", (Text("A"),), None),
+            ("shapes.H", "Td", (Text("H"),), None),
+            ("shapes.joined", "TD", (Text("joined"),), None),
+            ("shapes.delta", "TF", (Text("ΔE"),), None),
+        ], [(Text("project"),), (Text("times K"),), (Text("softmax"),), (Text("times V"),),
+            (Text("concat"),), (Text("W"), Sub("O"))],
+            "Every tensor in the layer drawn to its shape, one cell per number: the input "
+            "rows, one head's queries, its scores and weights, its messages, the heads "
+            "joined, and the update", size="strip", masked=True, reach=64.0),
         Formula(ATTENTION + r",\qquad H = AV", fragment=3),
         Para(book.say("Each head's {wq} is {w}; {wo} is {o}. Concatenation joins "
                       "coordinates, so the joined matrix is {j}, with one row per token.",
                       wq=Math("W_Q"), w=book.n("shapes.W_Q"), wo=Math("W_O"),
                       o=book.n("shapes.W_O"), j=book.n("shapes.joined")), fragment=5),
     ], [
-        book.say("Walk the flow from left to right and read each shape aloud: {e} is {se}, "
+        book.say("Walk the picture from left to right and read each shape aloud: {e} is {se}, "
                  "each head's {q} is {sq}, the scores are {ss}. Point at the joined matrix, "
                  "{j}: concatenation joins coordinates, so there is still one row per token. "
                  "Then {wo}, {o}, maps it to the update, and {ep} keeps the shape of {e}.",

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from slides.context import (
     Bullets,
     Cell,
@@ -254,19 +252,15 @@ def trained(book: Book) -> list[Stack]:
 def patches(book: Book) -> list[Stack]:
     """Image patches as embedding rows, and a CLS row for classification."""
     section = Section("patches", "patches", "Image patches")
-    side = int(book.value("patches.side"))
-    pixels = book.matrix("patches.image", tuple(() for _ in range(side)), shade=True)
     count = int(book.value("patches.count"))
     section.add("cut", "Image patches can supply the embedding rows", [
         Para(book.say("A {a}×{a} image cut into {n} patches of {p}×{p} pixels; each patch "
                       "flattens to {v} values.", a=book.n("patches.side"),
                       n=book.n("patches.count"), p=book.n("patches.size"),
                       v=book.n("patches.values_per_patch"))),
-        Columns((
-            (replace(pixels, style="pixels"),),
-            (pictures.patches(book, "The image's pixels with its patches outlined, and each "
-                              "patch flattened into one row of pixel values", size="panel"),),
-        )),
+        pictures.patches(book, "The image's pixels (darker is larger) with its patches "
+                         "outlined, and each patch flattened into one row of pixel values",
+                         size="strip"),
         book.matrix("patches.flat", tuple(() for _ in range(count)), fragment=1),
     ], [
         book.say("Point at the image: {a} by {a} pixels, cut into {n} patches of {s} by {s}. "
@@ -308,6 +302,13 @@ def patches(book: Book) -> list[Stack]:
             Item(book.say("the final CLS row feeds a classifier trained with the image "
                           "label"), 2),
         )),
+        pictures.tensor_steps(
+            book, [("patches.shape.sequence", "TF", (Text("sequence"),), None),
+                   ("patches.shape.sequence", "TF", (Text("updated"),), None),
+                   ("", "F", (Text("CLS row"),), None)],
+            [(Text("encoder"),), (Text("first row"),), (Text("classifier"),)],
+            "The sequence of rows, CLS first, keeps its shape through the encoder; only the "
+            "updated CLS row goes on to the classifier", size="strip", cell=26.0),
         Para(book.say("Next in the series: from pixels to an image class."), fragment=3),
     ], [
         "Reveal the three steps: prepend a CLS row, let an encoder update every row without a "

@@ -61,6 +61,8 @@ BAR_LENGTH = 520.0
 COLUMN_HEIGHT = 100.0
 """Height of an upright bar for weight one."""
 _FONT = 22.0
+_MIDDLE = 20.0
+"""Column names over cells too narrow for :data:`_FONT`."""
 _SMALL = 18.0
 _SPAN = 420.0
 _LEGIBLE = 4.0
@@ -111,6 +113,13 @@ def _arrow(x1: float, y1: float, x2: float, y2: float, tone: str = "muted",
     return [Line(_r(x1), _r(y1), _r(x2 - (x2 - x1) * 0.0), _r(y2), tone, 2.0, role="arrow",
                  fragment=fragment),
             Path(head.d, tone, filled=True, role="arrowhead", fragment=fragment)]
+
+
+def _span(glyphs: Sequence[Glyph], size: float) -> float:
+    """About how wide ``glyphs`` are set at ``size`` (a sans-serif's average advance;
+    subscripts and superscripts smaller), so a picture's box can hold its labels."""
+    return sum(len(g.text) * size * (0.42 if isinstance(g, Sub) or getattr(g, "sup", False)
+                                     else 0.58) for g in glyphs)
 
 
 def _label(x: float, y: float, *glyphs: Glyph, anchor: str = "start", tone: str = "ink",
@@ -294,17 +303,27 @@ def paired_bars(book: Book, sentence: str, rows: Sequence[tuple[str, str, tuple[
 
 
 def signed_bars(book: Book, labels: Sequence[tuple[Glyph, ...]],
-                groups: Sequence[Sequence[str]], tone: str, description: str,
+                groups: Sequence[Sequence[str]], tone: str | Sequence[str], description: str,
                 size: str = "panel", names: Sequence[tuple[Glyph, ...]] = (),
-                fragments: Sequence[int | None] = ()) -> Picture:
+                fragments: Sequence[int | None] = (), lanes: bool = False) -> Picture:
     """Bars that may be negative, around a zero line: one row per label, one bar per key
     of its group (coordinates, or the ``names`` written beside each bar). Negative bars
     take the ``negative`` tone and grow to the left; one scale for the picture, set so the
-    bars span :data:`_SPAN` at most."""
+    bars span :data:`_SPAN` at most.
+
+    With ``lanes``, a group's bars stand side by side instead, one lane per coordinate (or
+    per name, written over its lane), each with its own zero line: as the table beside
+    sets them in columns, and with room for every label at full size. ``tone`` may then
+    name one tone per lane.
+    """
     drawn = [float(book.value(k)) for group in groups for k in group]
     low, high = -min(min(drawn, default=0.0), 0.0), max(max(drawn, default=0.0), 0.0)
-    scale = _SPAN / max(low + high, 1e-12)
     count = max((len(g) for g in groups), default=1)
+    if lanes:
+        return _lanes(book, labels, groups, tone, description, size, names, fragments,
+                      low, high, count)
+    assert isinstance(tone, str), "one tone unless the bars stand in lanes"
+    scale = _SPAN / max(low + high, 1e-12)
     bar = 18.0 if count == 1 else 14.0
     row = bar * count + 10
     left = 170.0
@@ -336,6 +355,52 @@ def signed_bars(book: Book, labels: Sequence[tuple[Glyph, ...]],
     height = top + row * len(groups)
     shapes.append(Line(_r(zero), top - 6, _r(zero), height, "muted", 2.0, role="zero"))
     return Picture(_r(zero + high * scale + 80), height + 8, description, tuple(shapes), size)
+
+
+LANE_SPAN = 170.0
+"""The longest a lane's bars reach, from its most negative to its most positive value."""
+
+
+def _lanes(book: Book, labels: Sequence[tuple[Glyph, ...]], groups: Sequence[Sequence[str]],
+           tone: str | Sequence[str], description: str, size: str,
+           names: Sequence[tuple[Glyph, ...]], fragments: Sequence[int | None],
+           low: float, high: float, count: int) -> Picture:
+    """:func:`signed_bars` in lanes: one scale for every lane, so lengths still compare."""
+    scale = LANE_SPAN / max(low + high, 1e-12)
+    bar, row = 22.0, 32.0
+    left = 12.0 + max((_span(label, _FONT) for label in labels), default=0.0) + 14.0
+    top = 12.0 + (36.0 if names else 0.0)
+    bottom = top + row * len(groups)
+    tones = [tone] * count if isinstance(tone, str) else list(tone)
+    shapes: list[Shape] = []
+    zeros, x = [], left
+    for c in range(count):  # each lane as wide as its own bars and their labels
+        lane = [float(book.value(group[c])) for group in groups if c < len(group)]
+        below, above = -min(min(lane), 0.0), max(max(lane), 0.0)
+        zeros.append(x + (74.0 if below else 10.0) + below * scale)
+        x = zeros[-1] + above * scale + 84.0
+    for c, zero in enumerate(zeros):
+        if names:
+            shapes.append(_label(zero, top - 14, *names[c], anchor="middle", bold=True))
+        shapes.append(Line(_r(zero), top - 6, _r(zero), bottom, "muted", 2.0, role="zero"))
+    for i, (label, group) in enumerate(zip(labels, groups, strict=True)):
+        y = top + i * row
+        fragment = fragments[i] if fragments else None
+        shapes.append(_label(left - 14, y + row / 2 + 7, *label, anchor="end",
+                             fragment=fragment))
+        for c, key in enumerate(group):
+            value = float(book.value(key))
+            length = _r(abs(value) * scale)
+            zero = zeros[c]
+            shapes.append(Rect(_r(zero if value >= 0 else zero - length), _r(y + (row - bar) / 2),
+                               length, bar, tones[c] if value >= 0 else "negative",
+                               role="bar", draws=key, fragment=fragment))
+            if length >= _LEGIBLE or len(groups) * count <= 12:
+                shapes.append(_label(zero + (length + 8 if value >= 0 else -length - 8),
+                                     y + row / 2 + 6, book.n(key), size=_SMALL,
+                                     anchor="start" if value >= 0 else "end",
+                                     fragment=fragment))
+    return Picture(_r(x), bottom + 8, description, tuple(shapes), size)
 
 
 def shift(book: Book, sentence: str, before: str, after: str, offset: str, tone: str,
@@ -510,12 +575,13 @@ head (for a single head's tensor)."""
 def tensor_steps(book: Book, steps: Sequence[Step],
                  operations: Sequence[tuple[Glyph, ...] | None], description: str,
                  size: str = "full", cell: float = 14.0, masked: bool = False,
-                 added: tuple[Glyph, ...] = ()) -> Picture:
+                 reach: float = 90.0, added: tuple[Glyph, ...] = ()) -> Picture:
     """Tensors left to right, each drawn from its shape value and labelled with it.
 
     ``steps`` holds :data:`Step` tuples; an empty key draws the tensor with the sizes seen
     so far rearranged by ``axes``. ``operations`` names the arrows between them
     (reshape, transpose…); ``None`` sets two tensors side by side without an arrow.
+    ``reach`` is an arrow's length: shorter lets a long chain keep its labels' size.
     ``added`` outlines the last tensor's last row and writes its glyphs beside it (what
     the final step appended, such as a generated token).
     """
@@ -523,6 +589,7 @@ def tensor_steps(book: Book, steps: Sequence[Step],
     shapes: list[Shape] = []
     heights: list[float] = []
     sizes: dict[str, int] = {}
+    right = 0.0  # the right edge of the widest label so far
     for i, (key, axes, name, head) in enumerate(steps):
         if key:
             shape = [int(v) for v in book.values.value(key)]
@@ -536,8 +603,11 @@ def tensor_steps(book: Book, steps: Sequence[Step],
         heights.append(height)
         bottom = top + height + 30
         shapes.append(_label(x, top - 18, *name, bold=True))
+        right = max(right, x + _span(name, _FONT))
         if key:
-            shapes.append(_label(x, bottom + 6, book.n(key), tone="ink", size=_FONT))
+            shown = book.n(key)
+            shapes.append(_label(x, bottom + 6, shown, tone="ink", size=_FONT))
+            right = max(right, x + _span((shown,), _FONT))
         if added and i == len(steps) - 1:
             depth = (shape[0] - 1) * 10.0 if shape[0] > 1 else 0.0
             row_y, row_width = y + height - depth - cell, width - depth
@@ -546,17 +616,17 @@ def tensor_steps(book: Book, steps: Sequence[Step],
             shapes += _arrow(x + width + 56, row_y + cell / 2, x + width + 10, row_y + cell / 2,
                              "ink")
             shapes.append(_label(x + width + 64, row_y + cell / 2 + 7, *added, size=_FONT))
-            width += 64 + _FONT * 0.6 * sum(len(g.text) for g in added)
+            right = max(right, x + width + 64 + _span(added, _FONT))
         x += width + 30
         if i < len(operations) and operations[i] is None:
             x += 10
         elif i < len(operations):
-            shapes += _arrow(x, top + 60, x + 90, top + 60)
-            shapes.append(_label(x + 45, top + 45, *(operations[i] or ()), anchor="middle",
-                                 size=_SMALL, tone="muted"))
-            x += 120
+            shapes += _arrow(x, top + 60, x + reach, top + 60)
+            shapes.append(_label(x + reach / 2, top + 45, *(operations[i] or ()),
+                                 anchor="middle", size=_SMALL, tone="muted"))
+            x += reach + 30
     height = top + max(heights, default=0.0) + 50
-    return Picture(x, height, description, tuple(shapes), size)
+    return Picture(_r(max(x, right + 10)), height, description, tuple(shapes), size)
 
 
 # --------------------------------------------------------------------------- the model map
@@ -595,8 +665,10 @@ def model_map(book: Book, lit: str, head: int | None = None, size: str = "strip"
                                    "ink" if chosen else "paper", 3.0 if chosen else 1.0,
                                    opacity=1.0 if chosen or not on else 0.35,
                                    role="lit" if chosen else "box"))
-                shapes.append(_label(x + box / 2, hy + each / 2 + 4, book.head(h),
-                                     anchor="middle", size=_SMALL, bold=chosen))
+                # as large as the steps' names while the heads' boxes leave room
+                shapes.append(_label(x + box / 2, hy + each / 2 + 5, book.head(h),
+                                     anchor="middle", size=min(_FONT, each - 12),
+                                     bold=chosen))
         else:
             shapes.append(Rect(x, y, box, tall, "neutral-fill" if on else "paper",
                                "ink" if on else "faint", 3.0 if on else 1.5,
@@ -641,12 +713,12 @@ def output_projection(book: Book, sentence: str, description: str, joined: bool 
     last = book.last
     cell_w, cell_h, gap = 86.0, 44.0, 12.0
     left = 300.0 if joined else 150.0
-    top = 110.0
+    top = 84.0
     aligned = joined_width == width
     shapes: list[Shape] = []
     for c in range(width):
         shapes.append(_label(left + c * cell_w + cell_w / 2, top - 14, book.feature(c),
-                             anchor="middle", size=_SMALL, tone="muted"))
+                             anchor="middle", size=_MIDDLE, tone="muted"))
     if joined:
         shapes.append(_label(left - 120, top - 14, Text("m"), anchor="middle", bold=True))
     shapes.append(_label(left + width * cell_w / 2, top - 50, *_w_o(), anchor="middle",
@@ -660,7 +732,7 @@ def output_projection(book: Book, sentence: str, description: str, joined: bool 
             shapes.append(_label(left - (175 if joined else 22), y + d_head * cell_h / 2 + 6,
                                  *(_w_o() if not joined else ()),
                                  Word(book.ws.lesson.head_names[h - 1], sup=not joined),
-                                 anchor="end", bold=True, size=_SMALL))
+                                 anchor="end", bold=True, size=_MIDDLE))
         if joined:
             shapes.append(Rect(left - 160, _r(y + 2), 80, cell_h - 4, tone, opacity=0.35,
                                role="joined"))
@@ -703,7 +775,7 @@ def output_projection(book: Book, sentence: str, description: str, joined: bool 
         shapes.append(Rect(left + width * cell_w + 24, top, 26, 18, "none", "ink", 3.0,
                            dashed=True, role="legend"))
         shapes.append(_label(left + width * cell_w + 58, top + 15, Text("mixes heads"),
-                             size=_SMALL))
+                             size=_MIDDLE))
     return Picture(left + width * cell_w + 200, bottom + 20, description, tuple(shapes),
                    size)
 

@@ -34,7 +34,8 @@ def head_walkthrough(book: Book) -> list[Stack]:
 
 def _head_stack(book: Book, h: int) -> Stack:
     section = Section(f"head-{h}", "head-walkthrough",
-                      lambda g: book.say("Head {n}, the {name} head, step by step",
+                      lambda g: book.say("Head {n}, the {name} head, in recap" if _is_recap(g)
+                                         else "Head {n}, the {name} head, step by step",
                                          n=book.number(g), name=book.head(g)), head=h)
     for id, title, build, notes in _SLIDES:
         if h > 1 and id not in RECAP:
@@ -155,8 +156,8 @@ def _values(book: Book, s: str, h: int) -> tuple[Block, ...]:
     values = pictures.signed_bars(
         book, [(book.token(s, j),) for j in range(book.length)],
         [[f"{prefix}.V[{j}][{c}]" for c in range(width)] for j in range(book.length)],
-        pictures.head_tone(h), "Each source's value row as bars, one per coordinate",
-        fragments=(1,) * book.length)
+        pictures.head_tone(h), "Each source's value row as bars, one lane per coordinate",
+        fragments=(1,) * book.length, lanes=True)
     return (
         *pictures.beside([Table(columns, rows, corner=book.say("source"), style="steps",
                                 spans=(1, width))], values),
@@ -187,8 +188,9 @@ def _contributions(book: Book, s: str, h: int) -> tuple[Block, ...]:
         [*([f"{prefix}.contributions[{j}][{c}]" for c in range(width)]
            for j in range(book.length)),
          [f"{prefix}.message[{c}]" for c in range(width)]],
-        pictures.head_tone(h), "Each source's weighted value as bars, and their sum, the "
-        "message", fragments=(*(products,) * book.length, total))
+        pictures.head_tone(h), "Each source's weighted value as bars, one lane per "
+        "coordinate, and their sum, the message",
+        fragments=(*(products,) * book.length, total), lanes=True)
     return (
         *pictures.beside([Table(columns, tuple(rows), corner=book.say("source"),
                                 style="steps", spans=(1, width, width))], bars),
@@ -251,7 +253,7 @@ def _dots_notes(book: Book, h: int) -> tuple[Prose, ...]:
     s = book.sentence
     top = book.top(s, h)
     return (book.say("Step through the rows: for each source, multiply its key by the query "
-                     "coordinate by coordinate, then add the two products. The longest bar "
+                     "coordinate by coordinate, then add up the products. The longest bar "
                      "is {src}, with a dot product of {d}. Leave them with this: a large dot "
                      "product means the key points the same way as the query.",
                      src=book.token(s, top), d=book.n(f"{s}.h{h}.dots[{top}]")),)

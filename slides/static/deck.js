@@ -109,6 +109,8 @@
         var column = figure.parentElement.matches(".column") ? figure.parentElement : null;
         figure.style.width = width === null ? "" : width + "px";
         figure.style.marginInline = width === null ? "" : "auto";
+        // the width decides the labels' size; the slide's bottom, not a CSS cap, the height
+        svg.style.maxHeight = width === null ? "" : "none";
         if (column) column.style.flex = width === null ? "" : "0 0 " + width + "px";
       });
     }
