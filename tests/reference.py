@@ -388,7 +388,7 @@ def lab(doc: Doc) -> dict[str, Any]:
     first, _, _ = lm_loss(params, X[:1], None, heads)
     probs = softmax(first[0])
     out.update({"lab.next_id": int(np.argmax(probs)), "lab.next_prob": probs.max(),
-                "lab.shape.history": [1, length + 1]})
+                "lab.shape.prompt": [1, length], "lab.shape.history": [1, length + 1]})
     return out
 
 

@@ -38,10 +38,12 @@ from slides.deck import build_deck, deck_context
 from slides.lesson.pictures import ARC_WIDTH, BAR_LENGTH, COLUMN_HEIGHT
 from slides.lesson.walkthrough import RECAP
 from tests import reference
-from tests.conftest import THREE_HEADS
+from tests.conftest import DATA, THREE_HEADS
 from worksheet import DEFAULT_WORKSHEET, Worksheet, compute_values, load_worksheet
 
 WORKSHEETS = {"default": DEFAULT_WORKSHEET, "three": THREE_HEADS}
+SEED_THREE = DATA / "seed-three-heads.json"
+"""A worksheet without observed next words (``lesson.targets``)."""
 ROUNDING = 0.01
 """Coordinates are written with two decimals."""
 
@@ -61,7 +63,9 @@ def concept_slides(ws: Worksheet) -> list[str]:
         "grids-project", "grids-mask", "grids-heads", "grids-join", "grids-code", "grids-call",
         "bias-offset", "bias-flag", "pytorch-layer", "pytorch-model",
         "patches-cut", "patches-rows", "patches-cls",
-        "lab-batch-heads", "lab-batch-attend", "lab-batch-join",
+        "lab-batch-model", "lab-batch-batch", "lab-batch-heads", "lab-batch-attend",
+        "lab-batch-join", "lab-training-step" if ws.lesson.targets else "lab-training-no-targets",
+        "lab-training-generate", "lab-library-check",
     ]
 
 
@@ -344,6 +348,63 @@ def test_the_shapes_picture_draws_one_cell_per_number_of_each_tensor(case) -> No
     assert [len(g) for g in groups] == [width, head, n, n, head, width, width]
     future = [b for b in blocks if b.fill == "masked"]
     assert len(future) == 2 * n * (n - 1) // 2  # the scores' and the weights' future cells
+
+
+def test_the_loss_bars_shrink_by_what_one_step_took_off(case) -> None:
+    """The bars share one scale, so the second is as much shorter as the loss fell."""
+    if not case["ws"].lesson.targets:
+        pytest.skip("no observed next words, no loss")
+    ref = case["ref"]
+    (picture,) = pictures_in(slide(case["deck"], "lab-training-step").blocks)
+    before, after = (s for s in picture.shapes if isinstance(s, Rect) and s.role == "bar")
+    assert (before.draws, after.draws) == ("lab.loss", "lab.loss_after")
+    assert after.fragment is not None and before.fragment is None  # revealed with the step
+    assert before.w == pytest.approx(BAR_LENGTH, abs=ROUNDING)
+    assert after.w == pytest.approx(BAR_LENGTH * ref["lab.loss_after"] / ref["lab.loss"],
+                                    abs=ROUNDING)
+    labels = {s.key for s in picture.shapes if isinstance(s, Label) and s.key}
+    assert labels == {"lab.loss", "lab.loss_after"}
+
+
+LAB_TENSORS = ("lab-batch-batch", "lab-training-generate", "lab-library-check")
+"""The lab strips in which every tensor drawn is labelled with its own shape."""
+
+
+def test_a_lab_tensor_has_one_cell_per_entry_of_its_shape(case) -> None:
+    ref = case["ref"]
+    for id in LAB_TENSORS:
+        (picture,) = pictures_in(slide(case["deck"], id).blocks)
+        shapes = [s.key for s in picture.shapes if isinstance(s, Label) and s.key
+                  and (".shape." in s.key or s.key in ("mha.delta", "mha.A"))]
+        cells = [s for s in picture.shapes if isinstance(s, Rect) and s.role == "block"]
+        assert len(cells) == sum(int(np.prod(ref[key])) for key in shapes), (id, shapes)
+
+
+def test_generation_adds_one_outlined_token_to_the_history(case) -> None:
+    ref = case["ref"]
+    (picture,) = pictures_in(slide(case["deck"], "lab-training-generate").blocks)
+    assert ref["lab.shape.history"] == [1, ref["lab.shape.prompt"][1] + 1]
+    cells = [s for s in picture.shapes if isinstance(s, Rect) and s.role == "block"]
+    prompt, history = cells[:ref["lab.shape.prompt"][1]], cells[ref["lab.shape.prompt"][1]:]
+    assert len(history) == ref["lab.shape.history"][1]
+    assert len({c.x for c in prompt}) == len({c.x for c in history}) == 1  # one row a token
+    (added,) = [s for s in picture.shapes if isinstance(s, Rect) and s.role == "added"]
+    assert added.y < history[-1].y < added.y + added.h  # around the appended row alone
+    assert added.y > history[-2].y
+    (said,) = [s for s in picture.shapes if isinstance(s, Label)
+               and isinstance(s.glyphs[0], Num) and s.glyphs[0].key == "lab.next_id"]
+    assert said.glyphs[0].text == str(ref["lab.next_id"])
+    assert said.glyphs[-1].text == case["ws"].vocab[ref["lab.next_id"]]
+
+
+def test_a_worksheet_without_targets_pictures_its_training_slide_all_the_same() -> None:
+    ws = load_worksheet(SEED_THREE)
+    assert not ws.lesson.targets
+    deck = deck_context(ws, compute_values(ws))
+    ids = {s.id for s in deck.slides}
+    assert "lab-training-step" not in ids
+    for id in ("lab-training-no-targets", "lab-training-generate", "lab-batch-batch"):
+        assert id in concept_slides(ws) and pictures_in(slide(deck, id).blocks), id
 
 
 # ------------------------------------------------------------------ W_O as a formula

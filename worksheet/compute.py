@@ -401,6 +401,7 @@ def _lab(sheet: _Sheet, ws: Worksheet) -> None:
 
     fixed = TinyLM.from_worksheet(ws).eval()  # generation uses the worksheet's own weights
     history = X[:1]
+    sheet.shape("lab.shape.prompt", history)
     with torch.no_grad():
         next_logits = fixed(history[:, -fixed.context:])
     next_id = next_logits.argmax(dim=-1, keepdim=True)

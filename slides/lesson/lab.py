@@ -11,9 +11,24 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from slides.context import Cell, Code, Math, Num, Para, Row, Runs, Stack, Table, Text, Word
+from slides.context import (
+    Cell,
+    Code,
+    Columns,
+    Glyph,
+    Math,
+    Num,
+    Para,
+    Row,
+    Runs,
+    Stack,
+    Table,
+    Text,
+    Word,
+)
 from slides.lesson import pictures
 from slides.lesson.kit import Book, Prose, Section
+from slides.lesson.layout import across
 
 __all__ = ["lab"]
 
@@ -49,11 +64,14 @@ def _tensor(name: str) -> tuple[Text, ...]:
     return (Text(name),)
 
 
-def _strip(book: Book, steps: list[pictures.Step], operations: list[tuple[Text, ...]],
-           what: str, fragment: int | None, masked: bool = False) -> pictures.Picture:
-    """The batch's tensors along some lines of ``forward()``, drawn from their shapes."""
-    picture = pictures.tensor_steps(book, steps, operations, what, size="strip", cell=14.0,
-                                    masked=masked)
+def _strip(book: Book, steps: list[pictures.Step],
+           operations: list[tuple[Glyph, ...] | None], what: str,
+           fragment: int | None, masked: bool = False,
+           added: tuple[Glyph, ...] = (), cell: float = 14.0) -> pictures.Picture:
+    """The batch's tensors along some lines of the code, drawn from their shapes (cells
+    of ``cell`` units: smaller on a slide with a longer listing)."""
+    picture = pictures.tensor_steps(book, steps, operations, what, size="strip", cell=cell,
+                                    masked=masked, added=added)
     return pictures.Picture(picture.width, picture.height, picture.description,
                             picture.shapes, picture.size, fragment)
 
@@ -63,7 +81,7 @@ def _strip(book: Book, steps: list[pictures.Step], operations: list[tuple[Text, 
 
 def _batch(book: Book) -> Stack:
     section = Section("lab-batch", "lab", "Lab: the batched model in code")
-    section.add("model", "One file: the layer and the model", _cells(
+    section.add("model", "One file: the layer and the model", [*_cells(
         [("class ScratchMultiHead(nn.Module):", None),
          ("    W_Q, W_K, W_V, W_O", book.say("no bias; W_O is {s}", s=book.n("shapes.W_O"))),
          ("    def forward(E):", "project, split, score, mask,"),
@@ -77,9 +95,12 @@ def _batch(book: Book) -> Stack:
              n=book.n("dims.hidden"))),
          ("model.load_state_dict(worksheet_weights)", book.say(
              "{p} parameters", p=book.n("lab.params")))],
-    ), [
-        book.say("Point at the two classes: the attention layer with its four matrices, "
-                 "and the small language model around it. Then reveal the constructor and "
+    ), pictures.model_map(book, "heads", spans=(
+        ("heads", "W_O", (Text("ScratchMultiHead"),)),
+        ("embeddings", "prediction", (Text("TinyMultiHeadLM"),))))], [
+        book.say("Point at the two classes, and at the brackets under the map: the "
+                 "attention layer with its four matrices, and the small language model "
+                 "around it. Then reveal the constructor and "
                  "read out the sizes: width {d} with {h} heads, {p} parameters in all.",
                  d=book.n("dims.d_model"), h=book.n("dims.heads"), p=book.n("lab.params")),
         "Say clearly that loading the worksheet's weights is only how we reproduce the "
@@ -93,16 +114,25 @@ def _batch(book: Book) -> Stack:
     targets: Line = (("y = observed_next_ids(sentences)", book.say(
         "y is {s}", s=book.n("lab.shape.y"))) if book.observed else
         ("y = None", "no lesson.targets, so no y"))
+    ids = Table((*((book.pos(j),) for j in range(book.length)),
+                 *((book.say("y"),) if book.observed else ())), rows,
+                corner=book.say("sentence"), style="matrix")
+    looked_up = _strip(book, [("lab.shape.X", "BT", _tensor("X"), None),
+                              ("lab.shape.E", "BTF", _tensor("E"), None)], [_tensor("tables")],
+                       "The token ids, one column per sentence, index the tables: one row of "
+                       "embeddings per token", None)
+    # Beside the ids while they leave room, else under them at full strip height (the
+    # tensors are tall: a short picture would shrink their labels).
     section.add("batch", "The sentences form one batch", [
         *_cells([("X = token_ids(sentences)", book.say("X is {s}", s=book.n("lab.shape.X")))],
                 [targets]),
-        Table((*((book.pos(j),) for j in range(book.length)),
-               *((book.say("y"),) if book.observed else ())), rows,
-              corner=book.say("sentence"), style="matrix"),
+        *((Columns(((ids,), (looked_up,))),) if across(ids) <= pictures.BESIDE_MOST
+          else (ids, looked_up)),
     ], [
         book.say("Each row of the table is one sentence as token ids, so the batch X is "
                  "{s}: sentences down, positions across. These are integers that index "
-                 "tables, not embeddings.", s=book.n("lab.shape.X")),
+                 "tables, not embeddings: the picture looks each one up, giving {e}.",
+                 s=book.n("lab.shape.X"), e=book.n("lab.shape.E")),
         "Reveal y: one observed next id per sentence, the target of the loss. Leave with "
         "the first axis: from now on every tensor starts with the batch.",
     ])
@@ -188,7 +218,7 @@ def _batch(book: Book) -> Stack:
 def _training(book: Book) -> Stack:
     section = Section("lab-training", "lab", "Lab: training and generation")
     if book.observed:
-        section.add("step", "One loss trains every projection", _cells(
+        section.add("step", "One loss trains every projection", [*_cells(
             [("loss = cross_entropy(logits, y)", book.n("lab.loss"))],
             [("optimizer = AdamW(model.parameters(), lr)", book.say(
                 "lr = {r}", r=book.n("lab.learning_rate"))),
@@ -198,11 +228,16 @@ def _training(book: Book) -> Stack:
              ("optimizer.step()", None)],
             [("loss = cross_entropy(model(X), y)", book.say(
                 "{l} after one step", l=book.n("lab.loss_after")))],
-        ), [
+        ), pictures.weight_bars(
+            book, [(Text("loss"),), (Text("after one step"),)], ["lab.loss", "lab.loss_after"],
+            "neutral", "The loss before the step and after it, each bar as long as its loss",
+            size="short", fragments=[None, 2],
+            per_unit=pictures.BAR_LENGTH / float(book.value("lab.loss")))], [
             book.say("Read the loss aloud, {l}: the cross-entropy of the observed next ids, "
                      "never of a sampled token.", l=book.n("lab.loss")),
             book.say("Reveal the step: every parameter tensor gets a gradient from this one "
-                     "loss, and after one step the loss is {a}. Heads are not given jobs; "
+                     "loss, and after one step the loss is {a}: the second bar, a little "
+                     "shorter. Heads are not given jobs; "
                      "the shared loss shapes them all. One step only shows learning "
                      "happens.", a=book.n("lab.loss_after")),
         ])
@@ -212,24 +247,31 @@ def _training(book: Book) -> Stack:
                      ("optimizer.step()", "nothing to learn from")]),
             Para(book.say("Add lesson.targets, one word per sentence, to see the loss and "
                           "one AdamW step."), fragment=1),
+            pictures.model_map(book, "prediction"),
         ], [
-            "Point at the first line: the target of the loss is always the observed next "
-            "word, and this worksheet records none. Say how to add them, then go straight "
-            "on to generation.",
+            "Point at the first line and at the lit box of the map: the loss would compare "
+            "the predicted next word with the observed one, and this worksheet records "
+            "none. Say how to add them, then go straight on to generation.",
         ])
-    section.add("generate", "Generate one token, then repeat", _cells(
+    section.add("generate", "Generate one token, then repeat", [*_cells(
         [("logits = model(history[:, -context:])", book.say(
             "at most {c} tokens", c=book.n("dims.context")))],
         [("next_id = logits.argmax()", book.say(
             "{i} ({w}), p = {p}", i=book.n("lab.next_id"), w=book.vocab("lab.next_id"),
             p=book.n("lab.next_prob")))],
         [("history = cat(history, next_id)", book.n("lab.shape.history"))],
-    ), [
+    ), _strip(book, [("lab.shape.prompt", "BT", _tensor("history"), None),
+                     ("lab.shape.history", "BT", _tensor("history"), None)], [_tensor("cat")],
+              "The first sentence's history, then the same history with the chosen token "
+              "appended as one more row", 2,
+              added=(book.n("lab.next_id"), Text(" "), book.vocab("lab.next_id")))], [
         book.say("The weights stay fixed; only the history grows. Say the first sentence's "
                  "choice aloud: {w}, with probability {p}.", w=book.vocab("lab.next_id"),
                  p=book.n("lab.next_prob")),
         book.say("Point at the crop: the model never sees more than the last {c} tokens, "
-                 "its context window. Then the loop repeats.", c=book.n("dims.context")),
+                 "its context window. On the last line point at the outlined token in the "
+                 "picture: the history grows to {s}, and the loop repeats.",
+                 c=book.n("dims.context"), s=book.n("lab.shape.history")),
     ])
     return section.stack()
 
@@ -257,15 +299,22 @@ def _library(book: Book) -> Stack:
              ("assert_close(A, A_scratch)", book.say(
                  "largest gap {a}", a=book.n("mha.max_diff_A")))],
             start=1),
+        _strip(book, [("lab.shape.E", "BTF", _tensor("E"), None),
+                      ("mha.delta", "BTF", _tensor("delta"), None),
+                      ("mha.A", "BHTS", _tensor("A"), None)], [_tensor("mha"), None],
+               "The library layer maps the embeddings to one update row per token, and "
+               "returns one grid of weights per sentence and head, future sources grey", 2,
+               masked=True, cell=min(12.0, 120.0 / book.length)),
     ], [
         book.say("The library layer replaces every head, their concatenation and {wo}; "
                  "position tables, the residual, the vocabulary head and the training loop "
                  "stay ours.", wo=Math("W_O")),
         book.say("Point at the copy line: comparing two random layers would prove nothing. "
-                 "Read the largest gaps aloud, {d} and {a}: rounding, so the two "
-                 "implementations agree. Without average_attn_weights=False the layer "
-                 "would return the heads' average grid.",
-                 d=book.n("mha.max_diff_delta"), a=book.n("mha.max_diff_A")),
+                 "At the call, point at the picture: the update has the shape of {e}, and "
+                 "with average_attn_weights=False the weights keep one grid per head instead "
+                 "of their average. Read the largest gaps aloud, {d} and {a}: rounding, so "
+                 "the two implementations agree.",
+                 e=Math("E"), d=book.n("mha.max_diff_delta"), a=book.n("mha.max_diff_A")),
     ])
     section.add("next", "Next: read a different sequence", [
         *_cells([("delta, A = mha(E, E, E)", "self-attention: one sequence")],

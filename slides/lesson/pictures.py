@@ -524,15 +524,19 @@ def _block(book: Book, shape: Sequence[int], axes: str, x: float, y: float,
     ``d`` one head's coordinates (in ``head``'s colour without an ``H`` axis), ``D`` the
     joined coordinates (coloured by the head they belong to), ``F`` the model's features
     and ``V`` the vocabulary (neutral); with ``masked``, a score grid's future cells are
-    grey.
+    grey. Tokens without coordinates (``BT``, such as token ids) stand in one column, a
+    row per token, as the tokens of every other tensor do.
     Returns the shapes, the width and the height used.
     """
     sizes = dict(zip(axes, shape, strict=True))
     depth = sizes.get("B", 1)
     heads = sizes.get("H", 1)
     inner = [axis for axis in axes if axis not in "BH"]
-    rows = sizes[inner[-2]] if len(inner) >= 2 else 1
-    columns = shape[-1]
+    if inner == ["T"]:
+        rows, columns = sizes["T"], 1
+    else:
+        rows = sizes[inner[-2]] if len(inner) >= 2 else 1
+        columns = shape[-1]
     split = "H" in axes and axes.index("H") > axes.index("T")
     offset = 10.0
     shapes: list[Shape] = []
@@ -571,15 +575,17 @@ head (for a single head's tensor)."""
 def tensor_steps(book: Book, steps: Sequence[Step],
                  operations: Sequence[tuple[Glyph, ...] | None], description: str,
                  size: str = "full", cell: float = 14.0, masked: bool = False,
-                 reach: float = 90.0) -> Picture:
+                 reach: float = 90.0, added: tuple[Glyph, ...] = ()) -> Picture:
     """Tensors left to right, each drawn from its shape value and labelled with it.
 
     ``steps`` holds :data:`Step` tuples; an empty key draws the tensor with the sizes seen
     so far rearranged by ``axes``. ``operations`` names the arrows between them
     (reshape, transpose…); ``None`` sets two tensors side by side without an arrow.
     ``reach`` is an arrow's length: shorter lets a long chain keep its labels' size.
+    ``added`` outlines the last tensor's last row and writes its glyphs beside it (what
+    the final step appended, such as a generated token).
     """
-    x, top = 20.0, 60.0
+    x, top = 20.0, 44.0
     shapes: list[Shape] = []
     heights: list[float] = []
     sizes: dict[str, int] = {}
@@ -591,8 +597,8 @@ def tensor_steps(book: Book, steps: Sequence[Step],
             shape = [sizes[a] for a in axes]
         for axis, count in zip(axes, shape, strict=True):
             sizes.setdefault(axis, count)
-        drawn, width, height = _block(book, shape, axes, x, top + 20 * (shape[0] > 1), cell,
-                                       masked, head)
+        y = top + 20 * (shape[0] > 1)
+        drawn, width, height = _block(book, shape, axes, x, y, cell, masked, head)
         shapes += drawn
         heights.append(height)
         bottom = top + height + 30
@@ -602,6 +608,15 @@ def tensor_steps(book: Book, steps: Sequence[Step],
             shown = book.n(key)
             shapes.append(_label(x, bottom + 6, shown, tone="ink", size=_FONT))
             right = max(right, x + _span((shown,), _FONT))
+        if added and i == len(steps) - 1:
+            depth = (shape[0] - 1) * 10.0 if shape[0] > 1 else 0.0
+            row_y, row_width = y + height - depth - cell, width - depth
+            shapes.append(Rect(_r(x - 2), _r(row_y - 2), _r(row_width + 4), cell + 4, "none",
+                               "ink", 3.0, role="added"))
+            shapes += _arrow(x + width + 56, row_y + cell / 2, x + width + 10, row_y + cell / 2,
+                             "ink")
+            shapes.append(_label(x + width + 64, row_y + cell / 2 + 7, *added, size=_FONT))
+            right = max(right, x + width + 64 + _span(added, _FONT))
         x += width + 30
         if i < len(operations) and operations[i] is None:
             x += 10
@@ -610,19 +625,26 @@ def tensor_steps(book: Book, steps: Sequence[Step],
             shapes.append(_label(x + reach / 2, top + 45, *(operations[i] or ()),
                                  anchor="middle", size=_SMALL, tone="muted"))
             x += reach + 30
-    height = top + max(heights, default=0.0) + 70
+    height = top + max(heights, default=0.0) + 50
     return Picture(_r(max(x, right + 10)), height, description, tuple(shapes), size)
 
 
 # --------------------------------------------------------------------------- the model map
 
 
-def model_map(book: Book, lit: str, head: int | None = None, size: str = "strip") -> Picture:
+def model_map(book: Book, lit: str, head: int | None = None, size: str = "strip",
+              spans: Sequence[tuple[str, str, tuple[Glyph, ...]]] = ()) -> Picture:
     """The layer from embeddings to the next word, in :data:`outline.STEPS` order, with
     the step ``lit`` outlined in ink and every other box neutral; the heads are one box
-    per head in its colour (``head`` alone when given)."""
-    if lit not in STEPS:
-        raise ValueError(f"model map: unknown step {lit!r}; expected one of {STEPS}")
+    per head in its colour (``head`` alone when given).
+
+    ``spans`` holds ``(first, last, name)``: a bracket under the boxes from step ``first``
+    to step ``last`` with its name below, such as the code class that computes them; each
+    next span goes one level lower."""
+    unknown = [step for step in (lit, *(s for first, last, _ in spans for s in (first, last)))
+               if step not in STEPS]
+    if unknown:
+        raise ValueError(f"model map: unknown step {unknown[0]!r}; expected one of {STEPS}")
     names: dict[str, tuple[Glyph, ...]] = {
         "embeddings": (Text("embeddings"),), "concat": (Text("concat"),), "W_O": _w_o(),
         "residual": (Text("+ residual"),), "MLP": (Text("MLP"),),
@@ -661,7 +683,17 @@ def model_map(book: Book, lit: str, head: int | None = None, size: str = "strip"
     shapes.append(Path(f"M {_r(skip_from)} {y} C {_r(skip_from)} {y - 60} {_r(skip_to)} "
                        f"{y - 60} {_r(skip_to)} {y - 2}", "muted", 2.0, role="skip"))
     shapes.append(_arrowhead(skip_to, y - 1, 0, 1))
-    return Picture(x - gap + 10, y + tall + 36, _describe(lit), tuple(shapes), size)
+    bottom = y + tall + 36
+    for level, (first, last, name) in enumerate(spans):
+        left, right = centres[first] - box / 2, centres[last] + box / 2
+        under = y + tall + 34 + level * 54
+        shapes.append(Path(f"M {_r(left)} {_r(under - 8)} L {_r(left)} {_r(under)} "
+                           f"L {_r(right)} {_r(under)} L {_r(right)} {_r(under - 8)}",
+                           "muted", 2.0, role="span"))
+        shapes.append(_label((left + right) / 2, under + 26, *name, anchor="middle",
+                             size=_SMALL, tone="ink"))
+        bottom = under + 40
+    return Picture(x - gap + 10, bottom, _describe(lit), tuple(shapes), size)
 
 
 def _describe(lit: str) -> str:
