@@ -597,7 +597,9 @@ def tensor_steps(book: Book, steps: Sequence[Step],
             shape = [sizes[a] for a in axes]
         for axis, count in zip(axes, shape, strict=True):
             sizes.setdefault(axis, count)
-        y = top + 20 * (shape[0] > 1)
+        # a batch's later sentences stand above and behind the first: room for them
+        batched = axes.startswith("B") and shape[0] > 1
+        y = top + (10.0 * shape[0] if batched else 0.0)
         drawn, width, height = _block(book, shape, axes, x, y, cell, masked, head)
         shapes += drawn
         heights.append(height)
