@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
@@ -27,6 +26,7 @@ from render.files import file_digest, write_json, write_text
 from render.scenes import RenderError, pick_scenes, render_scene, scene_outputs
 from render.script import SCRIPT, SCRIPT_RECORD, script_text
 from worksheet import Style, Worksheet, load_worksheet
+from worksheet.lock import PidLock
 
 __all__ = ["DECK_RECORD", "KEPT", "BuildLock", "BuildOptions", "BuildResult", "LockError",
            "SceneOutcome", "build", "code_fingerprint", "deck_sources", "file_digest", "plan",
@@ -144,48 +144,18 @@ def shard_entries(entries: Sequence[SceneEntry], shard: tuple[int, int] | None
 # --------------------------------------------------------------------------- lock
 
 
-class BuildLock:
+class BuildLock(PidLock):
     """``OUT/.build.lock`` holding the builder's pid; a lock left by a dead process is taken."""
 
     def __init__(self, out: Path) -> None:
-        self.path = out / ".build.lock"
+        super().__init__(out / ".build.lock")
 
-    def __enter__(self) -> BuildLock:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        for _ in range(2):
-            try:
-                handle = os.open(self.path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
-            except FileExistsError:
-                holder = self._holder()
-                if holder is not None and _alive(holder):
-                    raise LockError(f"another build (pid {holder}) is writing into "
-                                    f"{self.path.parent}; wait for it to finish") from None
-                self.path.unlink(missing_ok=True)  # left by a build that was killed
-                continue
-            with os.fdopen(handle, "w") as stream:
-                stream.write(str(os.getpid()))
-            return self
-        raise LockError(f"cannot take {self.path}; remove it if no build is running")
+    def busy(self, holder: int) -> Exception:
+        return LockError(f"another build (pid {holder}) is writing into {self.path.parent}; "
+                         "wait for it to finish")
 
-    def _holder(self) -> int | None:
-        try:
-            return int(self.path.read_text().strip())
-        except (OSError, ValueError):
-            return None
-
-    def __exit__(self, *exc: object) -> None:
-        if self._holder() == os.getpid():
-            self.path.unlink(missing_ok=True)
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
+    def stuck(self) -> Exception:
+        return LockError(f"cannot take {self.path}; remove it if no build is running")
 
 
 # --------------------------------------------------------------------------- records

@@ -53,6 +53,7 @@ from worksheet.corpus import (
     train_tokenizer,
 )
 from worksheet.errors import ExperimentError
+from worksheet.lock import PidLock
 from worksheet.model import AttentionLM, FixedWindowMLP
 from worksheet.schema import Trained, Worksheet
 
@@ -181,48 +182,19 @@ def _write_json(path: Path, data: Any) -> None:
                                          encoding="utf-8"))
 
 
-class _Lock:
+class _Lock(PidLock):
     """``progress/lock`` holding the pid; a lock left by a dead process is taken over."""
 
     def __init__(self, folder: Path) -> None:
-        self.path = folder / "lock"
+        super().__init__(folder / "lock")
 
-    def __enter__(self) -> _Lock:
-        for _ in range(2):
-            try:
-                handle = os.open(self.path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
-            except FileExistsError:
-                holder = self._holder()
-                if holder is not None and holder != os.getpid() and _alive(holder):
-                    raise ExperimentError(f"{self.path.parent.parent}: another experiment "
-                                          f"(pid {holder}) is writing here; wait for it or "
-                                          "use another --out") from None
-                self.path.unlink(missing_ok=True)
-                continue
-            with os.fdopen(handle, "w") as stream:
-                stream.write(str(os.getpid()))
-            return self
-        raise ExperimentError(f"cannot take {self.path}; remove it if no experiment is running")
+    def busy(self, holder: int) -> Exception:
+        return ExperimentError(f"{self.path.parent.parent}: another experiment (pid {holder}) "
+                               "is writing here; wait for it or use another --out")
 
-    def _holder(self) -> int | None:
-        try:
-            return int(self.path.read_text().strip())
-        except (OSError, ValueError):
-            return None
-
-    def __exit__(self, *exc: object) -> None:
-        if self._holder() == os.getpid():
-            self.path.unlink(missing_ok=True)
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
+    def stuck(self) -> Exception:
+        return ExperimentError(f"cannot take {self.path}; remove it if no experiment is "
+                               "running")
 
 
 class _Interrupts:

@@ -91,23 +91,26 @@ def combine(book: Book) -> list[Stack]:
                  "instead, and why the next layer could not use it.",
                  j=book.n("shapes.joined")),
     ])
+    projection = pictures.output_projection(
+        book, s, "The output projection as a matrix: one block of rows per head in its "
+        "colour, the joined row beside it and the update below; outlined entries carry one "
+        "head's message into another head's coordinates")
+    # A wider model's matrix needs the slide to itself: its terms table would leave the
+    # picture's labels too small to read in a hall.
+    wide = book.width > NARROW_MODEL
     section.add("w-o", book.say("{wo} maps the joined row back to the model", wo=Math("W_O")), [
-        Columns((
-            (_update_terms(book),),
-            (pictures.output_projection(
-                book, s, "The output projection as a matrix: one block of rows per head in "
-                "its colour, the joined row beside it and the update below; outlined "
-                "entries carry one head's message into another head's coordinates"),),
-        )),
+        *((projection,) if wide else (Columns(((_update_terms(book),), (projection,))),)),
         Para(book.say("Each joined coordinate scales its row of {wo}; adding down the rows "
                       "gives the update {d}.", wo=Math("W_O"), d=Math(r"\Delta e")),
              fragment=2),
     ], [
-        book.say("Point at one column of the table and read it from top to bottom: each joined "
-                 "coordinate times its row of {wo}, added up, gives that coordinate of {de}. "
+        book.say("Point at one column of the {what} and read it from top to bottom: each "
+                 "joined coordinate times its row of {wo}, added up, gives that coordinate of "
+                 "{de}. "
                  "The outlined entries carry one head's message into another head's "
                  "coordinates. The point: {wo} learns how each message reaches each embedding "
-                 "coordinate.", wo=Math("W_O"), de=Math(r"\Delta e")),
+                 "coordinate.", wo=Math("W_O"), de=Math(r"\Delta e"),
+                 what=Text("matrix" if wide else "table")),
     ])
     rows = [Row(book.say("{name} head", name=book.head(h)),
                 tuple(Cell((book.n(f"{s}.h{h}.share[{last}][{c}]"),))
@@ -119,13 +122,11 @@ def combine(book: Book) -> list[Stack]:
                     fragment=book.ws.n_heads + 1, style="total"))
     section.add("blocks", book.say("Each head's block of {wo}", wo=Math("W_O")), [
         Formula(r"\Delta e = \sum_h m^{(h)}\, W_O^{(h)}"),
-        Columns((
-            (pictures.output_projection(
-                book, s, "The output projection split into one block of rows per head, "
-                "each in its head's colour; outlined entries mix across heads",
-                joined=False, update=False, size="panel"),),
-            (Table(book.feature_columns(), tuple(rows), corner=book.say("share of")),),
-        )),
+        *_beside_or_under(pictures.output_projection(
+            book, s, "The output projection split into one block of rows per head, "
+            "each in its head's colour; outlined entries mix across heads",
+            joined=False, update=False, size="panel"),
+            Table(book.feature_columns(), tuple(rows), corner=book.say("share of")), wide),
     ], [
         book.say("Split {wo} into one block of rows per head, each in its head's colour. "
                  "Reveal the table row by row: each head's share of the update, then their "
@@ -184,6 +185,15 @@ def _joining(book: Book) -> pictures.Picture:
         book, [*heads, joined], [*([None] * (book.ws.n_heads - 1)), (Text("concat"),)],
         "Each head's message matrix as a block in its colour; concatenation puts them side "
         "by side, one row per token", size="strip")
+
+
+NARROW_MODEL = 4
+"""The widest model whose W_O slides hold the matrix and a table of its terms side by side."""
+
+
+def _beside_or_under(picture: pictures.Picture, table: Table,
+                     under: bool) -> tuple[Block, ...]:
+    return (picture, table) if under else (Columns(((picture,), (table,))),)
 
 
 def _update_terms(book: Book) -> Table:
