@@ -29,9 +29,9 @@ from render.script import SCRIPT, SCRIPT_RECORD, script_text
 from worksheet import Style, Worksheet, load_worksheet
 from worksheet.results import Experiment, load_experiment
 
-__all__ = ["DECK_RECORD", "EXPERIMENT_OPTION", "KEPT", "BuildLock", "BuildOptions", "BuildResult", "LockError",
-           "SceneOutcome", "build", "code_fingerprint", "deck_sources", "file_digest", "plan",
-           "scene_sources", "shard_entries"]
+__all__ = ["DECK_RECORD", "EXPERIMENT_OPTION", "KEPT", "BuildLock", "BuildOptions",
+           "BuildResult", "LockError", "SceneOutcome", "build", "code_fingerprint",
+           "deck_sources", "file_digest", "plan", "scene_sources", "shard_entries"]
 
 CODE_SUFFIXES = {".py", ".j2", ".json", ".css", ".js", ".html"}
 SCENE_DRIVER = "render/scenes.py"

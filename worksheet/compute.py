@@ -47,7 +47,7 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
-from worksheet.errors import WorksheetError
+from worksheet.errors import ExperimentError, WorksheetError
 from worksheet.formatting import Style
 from worksheet.model import (
     DTYPE,
@@ -57,7 +57,6 @@ from worksheet.model import (
     causal_mask,
     to_pytorch,
 )
-from worksheet.errors import ExperimentError
 from worksheet.results import Experiment, model_name, summarise, verdict
 from worksheet.schema import Worksheet
 from worksheet.values import Figure, Values
