@@ -89,10 +89,11 @@ def values_command(worksheet_path: Path | None, experiment_path: Path | None,
     experiment = _load_experiment(settings, ws)
     values = compute_values(ws, experiment)
     if as_json:
-        document = {"worksheet": {"path": ws.source, "sha256": ws.sha256},
-                    "experiment": None if experiment is None else {
-                        "path": str(experiment.path), "sha256": experiment.sha256},
-                    "values": values.to_json()}
+        document: dict[str, Any] = {"worksheet": {"path": ws.source, "sha256": ws.sha256}}
+        if experiment is not None:
+            document["experiment"] = {"path": str(experiment.path),
+                                      "sha256": experiment.sha256}
+        document["values"] = values.to_json()
         click.echo(json.dumps(document, ensure_ascii=False, indent=1))
         return
     table = Table("key", "text", title=f"{len(values)} values from {ws.source}")
