@@ -263,12 +263,12 @@ class _Planner:
 
     def __init__(self, options: BuildOptions, ws: Worksheet, code: Mapping[str, str],
                  versions: Mapping[str, str], previous: Mapping[str, Any],
-                 experiment: Experiment | None = None) -> None:
+                 experiment: Experiment | None = None, values: Any = None) -> None:
         self.options, self.ws, self.code = options, ws, code
         self.experiment = experiment
         self.settings = _digest({"quality": options.quality, "manim": versions["manim"],
                                  "voice": options.narration.voice().id})
-        self._values: Any = None
+        self._values: Any = values
         # The last complete build checked every record against these very values and facts.
         computation = {k: v for k, v in code.items() if k.startswith("worksheet/")}
         last = previous.get("scenes", [])
@@ -383,12 +383,12 @@ def build(options: BuildOptions, progress: Progress | None = None) -> BuildResul
         When the worksheet cannot be used (checked before anything is written).
     """
     started = time.perf_counter()
-    ws, entries, code, versions, experiment = _gather(options)
+    ws, entries, code, versions, (experiment, values) = _gather(options)
     notify = progress or (lambda *_: None)
     with BuildLock(options.out):
         _remove_leftovers(options.out)
         previous = _read_json(options.out / "build.json") or {}
-        planner = _Planner(options, ws, code, versions, previous, experiment)
+        planner = _Planner(options, ws, code, versions, previous, experiment, values)
         outcomes, todo = _decide_all(options, planner, entries)
         result = BuildResult(outcomes)
         result.scenes += _render_all(options, planner, entries, todo, notify)
@@ -409,9 +409,9 @@ def plan(options: BuildOptions) -> BuildResult:
     Scenes it would render have the status ``"would render"``.
     """
     started = time.perf_counter()
-    ws, entries, code, versions, experiment = _gather(options)
+    ws, entries, code, versions, (experiment, values) = _gather(options)
     previous = _read_json(options.out / "build.json") or {}
-    planner = _Planner(options, ws, code, versions, previous, experiment)
+    planner = _Planner(options, ws, code, versions, previous, experiment, values)
     outcomes, todo = _decide_all(options, planner, entries)
     result = BuildResult(outcomes + [SceneOutcome(entry, "would render", reason)
                                      for entry, reason in todo])
@@ -426,16 +426,22 @@ def plan(options: BuildOptions) -> BuildResult:
 
 
 def _gather(options: BuildOptions) -> tuple[Worksheet, tuple[SceneEntry, ...], dict[str, str],
-                                            dict[str, str], Experiment | None]:
-    """Validate everything a build needs before it writes anything."""
+                                            dict[str, str], tuple[Experiment | None, Any]]:
+    """Validate everything a build needs before it writes anything.
+
+    With an experiment, the values are computed here (its parameter counts must be the
+    worksheet's models'), and handed on; without one they are computed when needed.
+    """
     ws = load_worksheet(options.worksheet)
     check_limits(ws)
-    experiment = None if options.experiment is None else load_experiment(options.experiment, ws)
-    if experiment is not None:
+    experiment, values = None, None
+    if options.experiment is not None:
         from worksheet import compute_values
 
-        compute_values(ws, experiment)  # its parameter counts must be the worksheet's
-    return ws, lecture_order(ws.n_heads), code_fingerprint(), tool_versions(), experiment
+        experiment = load_experiment(options.experiment, ws)
+        values = compute_values(ws, experiment)
+    return (ws, lecture_order(ws.n_heads), code_fingerprint(), tool_versions(),
+            (experiment, values))
 
 
 def _decide_all(options: BuildOptions, planner: _Planner, entries: Sequence[SceneEntry]
