@@ -341,3 +341,28 @@ def test_lecture_toml_names_the_experiment(tmp_path: Path, folder: Path) -> None
     assert resolve_settings({}, {"LECTURE_EXPERIMENT": str(folder)}, tmp_path).experiment \
         == folder
     assert resolve_settings({}, {}, tmp_path / "elsewhere").experiment is None
+
+
+def test_what_lecture_experiment_writes_becomes_values(tmp_path: Path,
+                                                       default_doc: dict[str, Any]) -> None:
+    """A real (tiny) experiment, at the experiment tests' small sizes, read back."""
+    from tests.test_experiment import OPTIONS, SIZES, STORIES
+    from worksheet import load_worksheet
+    from worksheet.experiment import run_experiment
+
+    doc = json.loads(json.dumps(default_doc))
+    doc["lesson"]["trained"] = SIZES
+    sheet = tmp_path / "small.json"
+    sheet.write_text(json.dumps(doc), encoding="utf-8")
+    corpus = tmp_path / "stories.txt"
+    corpus.write_text("\n\n".join(STORIES) + "\n", encoding="utf-8")
+    ws = load_worksheet(sheet)
+    written = run_experiment(ws, corpus, tmp_path / "run", OPTIONS)
+    values = compute_values(ws, load_experiment(tmp_path / "run", ws))
+    for run in written["runs"]:
+        index = list(OPTIONS.seeds).index(run["seed"])
+        key = f"trained.results.{run['model']}"
+        assert values.text(f"{key}.perplexity[{index}]") == one(math.exp(run["test_loss"]))
+        assert values.text(f"{key}.seconds[{index}]") == one(run["train_seconds"])
+    assert values.text("trained.results.prompt") == written["prompt"]["text"]
+    assert values.text("trained.results.verdict")
