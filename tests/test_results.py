@@ -366,3 +366,18 @@ def test_what_lecture_experiment_writes_becomes_values(tmp_path: Path,
         assert values.text(f"{key}.seconds[{index}]") == one(run["train_seconds"])
     assert values.text("trained.results.prompt") == written["prompt"]["text"]
     assert values.text("trained.results.verdict")
+
+
+def test_the_result_slides_are_set_for_a_hall(browser, built: Path) -> None:
+    """The hall's type sizes hold on the trained slides with results too."""
+    from tests.test_slides_hall import TABLE_PX, TEXT_PX, TEXT_SIZES, _open, _too_small
+
+    page = _open(browser, built / "slides" / "index.html")
+    try:
+        sizes = page.evaluate(TEXT_SIZES)
+    finally:
+        page.close()
+    trained = [row for row in sizes if row[0].startswith("trained-")]
+    assert {"trained-perplexity", "trained-cost", "trained-continuations"} <= \
+        {row[0] for row in trained}
+    assert _too_small(trained, TEXT_PX, TABLE_PX) == []
