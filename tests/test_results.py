@@ -17,6 +17,7 @@ import sys
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from html.parser import HTMLParser
+from itertools import combinations
 from pathlib import Path
 from typing import Any
 
@@ -120,10 +121,11 @@ def test_the_verdict_follows_the_numbers(default_ws: Worksheet, tmp_path: Path,
     means = {m: statistics.mean(math.exp(x) for x in losses[m]) for m in MODELS}
     assert min(means, key=means.get) == best
     assert values.text("trained.results.best") == NAMES[best]
-    sentence = values.text("trained.results.verdict")
-    assert sentence.lower().startswith(NAMES[best].lower())
-    assert ("beats every seed of the others" in sentence) is clear
-    assert ("within the spread over seeds" in sentence) is not clear
+    headline = values.text("trained.results.verdict")
+    assert headline.lower() == f"{NAMES[best]} has the lowest mean perplexity in this run".lower()
+    spread = values.text("trained.results.spread")
+    assert ("beats every seed of the others" in spread) is clear
+    assert ("within the spread over seeds" in spread) is not clear
 
 
 def test_without_an_experiment_there_are_no_results(default_values: Values) -> None:
@@ -186,14 +188,19 @@ def _dry_run(worksheet: str, experiment: str) -> dict[str, Any]:
     return _run(entry, worksheet)
 
 
-def test_the_scene_shows_and_says_the_results(folder: Path, results: Values,
-                                              default_ws: Worksheet) -> None:
+@pytest.fixture(scope="module")
+def shown(folder: Path, default_ws: Worksheet) -> dict[str, Any]:
+    """The scene's dry run with the experiment (a fresh interpreter, as a render has)."""
     import multiprocessing
 
     context = multiprocessing.get_context("spawn")
     with ProcessPoolExecutor(max_workers=1, mp_context=context) as pool:
-        shown = pool.submit(_dry_run, default_ws.source,
-                            str(folder / "experiment.json")).result()
+        return pool.submit(_dry_run, default_ws.source,
+                           str(folder / "experiment.json")).result()
+
+
+def test_the_scene_shows_and_says_the_results(shown: dict[str, Any], folder: Path,
+                                              results: Values, default_ws: Worksheet) -> None:
     assert shown["error"] is None, shown["error"]
     manifest = shown["manifest"]
     experiment = load_experiment(folder, default_ws)
@@ -210,9 +217,29 @@ def test_the_scene_shows_and_says_the_results(folder: Path, results: Values,
     for model in MODELS:
         key = f"trained.results.{model}.continuations[0]"
         assert texts[key] == results.text(key)
-    said = [c for c in manifest["captions"] if "trained.results.verdict" in c["slots"].values()]
-    assert said and said[0]["text"] == results.text("trained.results.verdict") + "."
+    for key, end in (("trained.results.verdict", ";"), ("trained.results.spread", ".")):
+        said = [c for c in manifest["captions"] if key in c["slots"].values()]
+        assert said and said[0]["text"] == results.text(key) + end
     assert any("not a law" in c["text"] for c in manifest["captions"])
+
+
+def test_the_results_fit_the_frame_legibly_above_the_subtitles(shown: dict[str, Any]
+                                                                ) -> None:
+    from tests.test_scenes import HALF_HEIGHT, HALF_WIDTH, MIN_FONT_SIZE, SUBTITLE_BAND_TOP
+
+    assert shown["error"] is None, shown["error"]
+    for section in shown["sections"]:
+        boxes = [(t["text"], t["box"]) for t in section["texts"]]
+        for text, (left, bottom, right, top) in boxes:
+            assert -HALF_WIDTH <= left and right <= HALF_WIDTH, (section["name"], text)
+            assert -HALF_HEIGHT <= bottom and top <= HALF_HEIGHT, (section["name"], text)
+        for (a, box_a), (b, box_b) in combinations(boxes, 2):
+            width = min(box_a[2], box_b[2]) - max(box_a[0], box_b[0])
+            height = min(box_a[3], box_b[3]) - max(box_a[1], box_b[1])
+            assert width <= 0.01 or height <= 0.01, (section["name"], a, b)
+        for text in section["texts"]:
+            assert text["font_size"] >= MIN_FONT_SIZE, (section["name"], text["text"])
+    assert shown["manifest"]["lowest"]["y"] >= SUBTITLE_BAND_TOP - 1e-6
 
 
 # --------------------------------------------------------------------------- build and check
@@ -274,7 +301,8 @@ def test_the_deck_shows_every_result_bound_to_its_key(built: Path, results: Valu
             assert shown[key] == results.text(key)
         assert shown[f"trained.results.{model}.continuations[0]"] == \
             results.text(f"trained.results.{model}.continuations[0]")
-    assert shown["trained.results.verdict"] == results.text("trained.results.verdict")
+    for key in ("trained.results.verdict", "trained.results.spread"):
+        assert shown[key] == results.text(key)
     html = (built / "slides" / "index.html").read_text(encoding="utf-8")
     assert "data-role=\"dot\"" in html and "more heads did better" not in html
 

@@ -30,8 +30,9 @@ zero):
     ``M.seconds`` (training steps only), ``M.tokens_per_second``, ``M.best_step`` and
     ``M.continuations`` (one per seed, in the order of the seeds), their
     ``M.perplexity_mean``/``_low``/``_high`` and ``M.seconds_mean``/``_low``/``_high``
-    (mean, lowest and highest over the seeds), ``M.loss_mean``; and ``best`` and
-    ``verdict``, the model with the lowest mean perplexity and the sentence said about it.
+    (mean, lowest and highest over the seeds), ``M.loss_mean``; and ``best``, ``verdict``
+    and ``spread``: the model with the lowest mean perplexity, the sentence that says so,
+    and the sentence on whether the seeds' ranges overlap.
 
 Keys that need observed next words (``S.target``, ``lab.y``, ``lab.loss``,
 ``lab.shape.y``, ``lab.finite_grads``, ``lab.loss_after``) exist only when the worksheet names them.
@@ -397,9 +398,10 @@ def _results(sheet: _Sheet, ws: Worksheet, experiment: Experiment) -> None:
         sheet.put(f"{model}.tokens_per_second", result.tokens_per_second, _W)
         sheet.put(f"{model}.best_step", result.best_step, _C)
         sheet.put(f"{model}.continuations", result.continuations, _T)
-    best, sentence = verdict(results)
+    best, headline, spread = verdict(results)
     sheet.put(f"{prefix}.best", model_name(best), _T)
-    sheet.put(f"{prefix}.verdict", sentence, _T)
+    sheet.put(f"{prefix}.verdict", headline, _T)
+    sheet.put(f"{prefix}.spread", spread, _T)
 
 
 def _patches(sheet: _Sheet, ws: Worksheet) -> None:

@@ -289,22 +289,20 @@ def summarise(experiment: Experiment, sizes: Trained) -> list[ModelResult]:
     return made
 
 
-def verdict(results: Sequence[ModelResult]) -> tuple[str, str]:
-    """``(best model, the sentence)``: the model with the lowest mean perplexity, and
+def verdict(results: Sequence[ModelResult]) -> tuple[str, str, str]:
+    """``(best model, headline, spread)``: the model with the lowest mean perplexity, and
     whether its seeds' range (lowest to highest) stays clear of every other model's.
 
     Ranges that touch or overlap make the difference one the seeds alone could make, and
-    the sentence says so. Either way it speaks of this run only; the lecture adds that
-    one experiment is no law.
+    the spread sentence says so. Either way the headline speaks of this run only; the
+    lecture adds that one experiment is no law.
     """
     best = min(results, key=lambda r: r.perplexity_mean)
     close = [r for r in results if r is not best and min(r.perplexity) <= max(best.perplexity)]
     name = model_name(best.model)
-    name = name[0].upper() + name[1:]
+    headline = f"{name[0].upper()}{name[1:]} has the lowest mean perplexity in this run"
     if not close:
-        return best.model, (f"{name} has the lowest mean perplexity in this run, and every "
-                            "seed of it beats every seed of the others")
+        return best.model, headline, "Every seed of it beats every seed of the others"
     others = " and ".join(model_name(r.model) for r in close)
-    return best.model, (f"{name} has the lowest mean perplexity in this run, but its seeds "
-                        f"overlap with those of {others}: the difference is within the "
-                        "spread over seeds")
+    return best.model, headline, (f"Its seeds overlap with those of {others}: the difference "
+                                  "is within the spread over seeds")

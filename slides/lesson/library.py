@@ -272,7 +272,8 @@ def _measured(book: Book, section: Section) -> None:
                            [f"{RESULTS}.{m}.perplexity" for m, _ in models],
                            "Test perplexity of each model, one dot per seed, the mean "
                            "marked by a tick; lower is better", size="short", fragment=1),
-        Para(book.say("{v}.", v=book.n(RESULTS_KEY)), fragment=2),
+        Para(book.say("{v}: {s}.", v=book.n(RESULTS_KEY), s=book.n(f"{RESULTS}.spread")),
+             fragment=2),
         Para(book.say("One experiment on one corpus, not a law: {n} seeds, {s} steps of {b} "
                       "windows of {c} tokens each.", n=book.n(f"{RESULTS}.seed_count"),
                       s=book.n(f"{RESULTS}.steps"), b=book.n(f"{RESULTS}.batch"),
@@ -281,9 +282,9 @@ def _measured(book: Book, section: Section) -> None:
         book.say("Read the formula aloud: perplexity is the exponential of the cross-entropy, "
                  "so lower is better. Every model saw the same stories, tokenizer, context "
                  "and {s} updates; each seed is one dot. Reveal the chart, then the verdict: "
-                 "{v}. Say that this is one experiment, not a law: other data, sizes or "
+                 "{v}. {o}. Say that this is one experiment, not a law: other data, sizes or "
                  "budgets may order the models differently.", s=book.n(f"{RESULTS}.steps"),
-                 v=book.n(RESULTS_KEY)),
+                 v=book.n(RESULTS_KEY), o=book.n(f"{RESULTS}.spread")),
     ])
     section.add("cost", "Compare size and training time too", [
         _sizes(book),
