@@ -223,11 +223,11 @@ class TrainedComparison(LibraryScene):
 
     def verdict(self) -> None:
         self.stage("What this run says")
-        headline = self.bound("{v};", 26, INK, v=f"{RESULTS}.verdict")
+        headline = self.bound("{v}.", 26, INK, v=f"{RESULTS}.verdict")
         spread = self.bound("{s}.", 26, INK, s=f"{RESULTS}.spread")
         caveat = self.label("one experiment on one corpus, not a law", 24, MUTED)
         place(VGroup(headline, spread, caveat).arrange(DOWN, buff=0.45))
-        self.say("{v};", Fade(headline), self.point_at(headline), v=f"{RESULTS}.verdict")
+        self.say("{v}.", Fade(headline), self.point_at(headline), v=f"{RESULTS}.verdict")
         self.say("{s}.", Fade(spread), self.point_at(spread), s=f"{RESULTS}.spread")
         self.say("That is one experiment on one corpus, not a law.", Fade(caveat),
                  self.point_at(caveat))

@@ -217,7 +217,7 @@ def test_the_scene_shows_and_says_the_results(shown: dict[str, Any], folder: Pat
     for model in MODELS:
         key = f"trained.results.{model}.continuations[0]"
         assert texts[key] == results.text(key)
-    for key, end in (("trained.results.verdict", ";"), ("trained.results.spread", ".")):
+    for key, end in (("trained.results.verdict", "."), ("trained.results.spread", ".")):
         said = [c for c in manifest["captions"] if key in c["slots"].values()]
         assert said and said[0]["text"] == results.text(key) + end
     assert any("not a law" in c["text"] for c in manifest["captions"])

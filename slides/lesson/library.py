@@ -272,7 +272,7 @@ def _measured(book: Book, section: Section) -> None:
                            [f"{RESULTS}.{m}.perplexity" for m, _ in models],
                            "Test perplexity of each model, one dot per seed, the mean "
                            "marked by a tick; lower is better", size="short", fragment=1),
-        Para(book.say("{v}: {s}.", v=book.n(RESULTS_KEY), s=book.n(f"{RESULTS}.spread")),
+        Para(book.say("{v}. {s}.", v=book.n(RESULTS_KEY), s=book.n(f"{RESULTS}.spread")),
              fragment=2),
         Para(book.say("One experiment on one corpus, not a law: {n} seeds, {s} steps of {b} "
                       "windows of {c} tokens each.", n=book.n(f"{RESULTS}.seed_count"),
