@@ -27,10 +27,11 @@ from render.scenes import RenderError, pick_scenes, render_scene, scene_outputs
 from render.script import SCRIPT, SCRIPT_RECORD, script_text
 from worksheet import Style, Worksheet, load_worksheet
 from worksheet.lock import PidLock
+from worksheet.results import Experiment, load_experiment
 
-__all__ = ["DECK_RECORD", "KEPT", "BuildLock", "BuildOptions", "BuildResult", "LockError",
-           "SceneOutcome", "build", "code_fingerprint", "deck_sources", "file_digest", "plan",
-           "scene_sources", "shard_entries"]
+__all__ = ["DECK_RECORD", "EXPERIMENT_OPTION", "KEPT", "BuildLock", "BuildOptions",
+           "BuildResult", "LockError", "SceneOutcome", "build", "code_fingerprint",
+           "deck_sources", "file_digest", "plan", "scene_sources", "shard_entries"]
 
 CODE_SUFFIXES = {".py", ".j2", ".json", ".css", ".js", ".html"}
 SCENE_DRIVER = "render/scenes.py"
@@ -39,6 +40,9 @@ DECK_MODULE = "slides/deck.py"
 DECK_RECORD = "records/slides.json"
 KEPT = ("rendered", "reused", "stale")
 """Scene statuses whose outputs are in the folder and must match their records."""
+EXPERIMENT_OPTION = "experiment"
+"""The option a scene that shows the experiment's results records: the sha256 of the
+``experiment.json`` it rendered with, or ``None`` (it enters that scene's key alone)."""
 
 
 class LockError(RuntimeError):
@@ -60,6 +64,9 @@ class BuildOptions:
     scene_options: Mapping[str, bool] = field(default_factory=dict)
     """Settings scenes read themselves (``full_heads``, see
     :data:`render.config.SCENE_OPTIONS`); each enters the key of the scenes that read it."""
+    experiment: Path | None = None
+    """The folder (or ``experiment.json``) of ``lecture experiment`` whose results join the
+    values; checked against the worksheet before anything is written."""
 
 
 @dataclass
@@ -225,11 +232,13 @@ class _Planner:
     """Decides per scene whether its recorded outputs still hold, and why not."""
 
     def __init__(self, options: BuildOptions, ws: Worksheet, code: Mapping[str, str],
-                 versions: Mapping[str, str], previous: Mapping[str, Any]) -> None:
+                 versions: Mapping[str, str], previous: Mapping[str, Any],
+                 experiment: Experiment | None = None, values: Any = None) -> None:
         self.options, self.ws, self.code = options, ws, code
+        self.experiment = experiment
         self.settings = _digest({"quality": options.quality, "manim": versions["manim"],
                                  "voice": options.narration.voice().id})
-        self._values: Any = None
+        self._values: Any = values
         # The last complete build checked every record against these very values and facts.
         computation = {k: v for k, v in code.items() if k.startswith("worksheet/")}
         last = previous.get("scenes", [])
@@ -237,6 +246,8 @@ class _Planner:
             previous.get("worksheet", {}).get("sha256") == ws.sha256
             and {k: v for k, v in previous.get("code", {}).items()
                  if k.startswith("worksheet/")} == computation
+            and (previous.get("experiment") or {}).get("sha256") == (
+                experiment.sha256 if experiment else None)
             and previous.get("shard") is None and bool(last)
             and all(s.get("status") in ("rendered", "reused") for s in last))
 
@@ -245,7 +256,7 @@ class _Planner:
         if self._values is None:
             from worksheet import compute_values
 
-            self._values = compute_values(self.ws)
+            self._values = compute_values(self.ws, self.experiment)
         return self._values
 
     def sources(self, entry: SceneEntry) -> dict[str, str]:
@@ -288,6 +299,8 @@ class _Planner:
         """A scene option's value in this build (its default when not given)."""
         from render.config import Settings
 
+        if name == EXPERIMENT_OPTION:
+            return None if self.experiment is None else self.experiment.sha256
         return self.options.scene_options.get(name, getattr(Settings(), name, None))
 
     def decide(self, entry: SceneEntry) -> tuple[bool, str]:
@@ -340,12 +353,12 @@ def build(options: BuildOptions, progress: Progress | None = None) -> BuildResul
         When the worksheet cannot be used (checked before anything is written).
     """
     started = time.perf_counter()
-    ws, entries, code, versions = _gather(options)
+    ws, entries, code, versions, (experiment, values) = _gather(options)
     notify = progress or (lambda *_: None)
     with BuildLock(options.out):
         _remove_leftovers(options.out)
         previous = _read_json(options.out / "build.json") or {}
-        planner = _Planner(options, ws, code, versions, previous)
+        planner = _Planner(options, ws, code, versions, previous, experiment, values)
         outcomes, todo = _decide_all(options, planner, entries)
         result = BuildResult(outcomes)
         result.scenes += _render_all(options, planner, entries, todo, notify)
@@ -356,7 +369,7 @@ def build(options: BuildOptions, progress: Progress | None = None) -> BuildResul
             _write_storyboard(options, entries, result)
             result.slides, result.slides_key = _assemble_slides(options, planner, previous)
         result.seconds = time.perf_counter() - started
-        _write_build_json(options, ws, code, versions, result)
+        _write_build_json(options, ws, code, versions, result, experiment)
     return result
 
 
@@ -366,9 +379,9 @@ def plan(options: BuildOptions) -> BuildResult:
     Scenes it would render have the status ``"would render"``.
     """
     started = time.perf_counter()
-    ws, entries, code, versions = _gather(options)
+    ws, entries, code, versions, (experiment, values) = _gather(options)
     previous = _read_json(options.out / "build.json") or {}
-    planner = _Planner(options, ws, code, versions, previous)
+    planner = _Planner(options, ws, code, versions, previous, experiment, values)
     outcomes, todo = _decide_all(options, planner, entries)
     result = BuildResult(outcomes + [SceneOutcome(entry, "would render", reason)
                                      for entry, reason in todo])
@@ -383,11 +396,22 @@ def plan(options: BuildOptions) -> BuildResult:
 
 
 def _gather(options: BuildOptions) -> tuple[Worksheet, tuple[SceneEntry, ...], dict[str, str],
-                                            dict[str, str]]:
-    """Validate everything a build needs before it writes anything."""
+                                            dict[str, str], tuple[Experiment | None, Any]]:
+    """Validate everything a build needs before it writes anything.
+
+    With an experiment, the values are computed here (its parameter counts must be the
+    worksheet's models'), and handed on; without one they are computed when needed.
+    """
     ws = load_worksheet(options.worksheet)
     check_limits(ws)
-    return ws, lecture_order(ws.n_heads), code_fingerprint(), tool_versions()
+    experiment, values = None, None
+    if options.experiment is not None:
+        from worksheet import compute_values
+
+        experiment = load_experiment(options.experiment, ws)
+        values = compute_values(ws, experiment)
+    return (ws, lecture_order(ws.n_heads), code_fingerprint(), tool_versions(),
+            (experiment, values))
 
 
 def _decide_all(options: BuildOptions, planner: _Planner, entries: Sequence[SceneEntry]
@@ -438,7 +462,8 @@ def _render_all(options: BuildOptions, planner: _Planner, entries: Sequence[Scen
 
         try:
             render_scene(entry, options.worksheet, options.quality, targets, tags,
-                         options.narration, options.scene_options)
+                         options.narration, options.scene_options,
+                         planner.experiment.path if planner.experiment else None)
             _write_record(options, entry, found["keys"], targets)
         except RenderError as error:
             notify("failed", entry, time.perf_counter() - began)
@@ -511,8 +536,12 @@ def _deck_code(planner: _Planner) -> dict[str, str]:
 
 
 def _deck_key(options: BuildOptions, planner: _Planner) -> str:
-    """The deck's key: its sources, the worksheet and every clip with its captions."""
-    return _digest([planner.ws.sha256, _deck_code(planner), _clips(options)])
+    """The deck's key: its sources, the worksheet, the experiment and every clip with its
+    captions."""
+    parts = [planner.ws.sha256, _deck_code(planner), _clips(options)]
+    if planner.experiment is not None:
+        parts.append(planner.experiment.sha256)
+    return _digest(parts)
 
 
 def _assemble_slides(options: BuildOptions, planner: _Planner,
@@ -547,7 +576,8 @@ def _assemble_slides(options: BuildOptions, planner: _Planner,
 
 
 def _write_build_json(options: BuildOptions, ws: Worksheet, code: Mapping[str, str],
-                      versions: Mapping[str, str], result: BuildResult) -> None:
+                      versions: Mapping[str, str], result: BuildResult,
+                      experiment: Experiment | None = None) -> None:
     scenes = []
     for outcome in result.scenes:
         record = _read_json(_record_path(options.out, outcome.entry)) or {}
@@ -557,6 +587,8 @@ def _write_build_json(options: BuildOptions, ws: Worksheet, code: Mapping[str, s
                        "seconds": round(outcome.seconds, 2), "error": outcome.error})
     document = {
         "worksheet": {"path": str(Path(ws.source).resolve()), "sha256": ws.sha256},
+        "experiment": None if experiment is None else {"path": str(experiment.path),
+                                                       "sha256": experiment.sha256},
         "versions": dict(versions),
         "quality": options.quality,
         "shard": None if options.shard is None else f"{options.shard[0]}/{options.shard[1]}",

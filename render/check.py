@@ -42,7 +42,7 @@ from render.storyboard import FOLDER as STORYBOARD
 from render.storyboard import PAGE as STORYBOARD_PAGE
 from render.storyboard import RECORD as STORYBOARD_RECORD
 from render.storyboard import image_path, image_size, read_page, section_captions
-from worksheet import Values, Worksheet, load_worksheet
+from worksheet import Style, Values, Worksheet, load_worksheet
 
 __all__ = ["CheckReport", "Mismatch", "Problem", "check_build", "read_srt"]
 
@@ -615,6 +615,15 @@ def _check_storyboard(out: Path, manifests: dict[Path, dict[str, Any]], values: 
 # --------------------------------------------------------------------------- pixels
 
 
+def _is_text(values: Values, key: str) -> bool:
+    """Words (a continuation, a verdict), compared as text in the manifests and captions,
+    are not read back from pixels: OCR reads figures, and model text is not one."""
+    try:
+        return values[key].style is Style.TEXT
+    except KeyError:
+        return False
+
+
 def _check_frames(out: Path, manifests: dict[Path, dict[str, Any]], values: Values,
                   report: CheckReport) -> None:
     from render.frames import read_clips
@@ -622,9 +631,11 @@ def _check_frames(out: Path, manifests: dict[Path, dict[str, Any]], values: Valu
     jobs = []
     for path, manifest in manifests.items():
         video = path.with_name(path.name.replace(".figures.json", ".mp4"))
-        sections = manifest.get("sections", [])
+        sections = [{**section, "figures": [f for f in section.get("figures", [])
+                                            if not _is_text(values, f["key"])]}
+                    for section in manifest.get("sections", [])]
         expected = {f["key"]: _expected(values, f["key"])
-                    for section in sections for f in section.get("figures", [])}
+                    for section in sections for f in section["figures"]}
         jobs.append((video, sections, expected))
     for reading in read_clips(jobs):
         report.frames.append(reading)
@@ -640,6 +651,36 @@ def _check_frames(out: Path, manifests: dict[Path, dict[str, Any]], values: Valu
 
 
 # --------------------------------------------------------------------------- staleness
+
+
+def _experiment(build: dict[str, Any], ws: Worksheet, report: CheckReport) -> Any:
+    """The experiment the build used, read again from where it was; a changed file is
+    reported stale (its fresh figures are then compared, naming what moved).
+
+    Raises
+    ------
+    OutputError
+        When the build used an experiment that is no longer there, or no longer valid.
+    """
+    from worksheet import ExperimentError
+    from worksheet.results import load_experiment
+
+    recorded = build.get("experiment")
+    if not recorded:
+        return None
+    where = Path(str(recorded.get("path", "")))
+    if not where.is_file():
+        raise OutputError(f"the build used the experiment {where} (sha256 "
+                          f"{str(recorded.get('sha256'))[:12]}), which is missing; restore it, "
+                          "or build again with another --experiment")
+    try:
+        experiment = load_experiment(where, ws)
+    except ExperimentError as error:
+        raise OutputError(f"the build's experiment is no longer usable: {error}") from None
+    if experiment.sha256 != recorded.get("sha256"):
+        report.stale.append(f"experiment {where} changed since the build (built from "
+                            f"{str(recorded.get('sha256'))[:12]}, now {experiment.sha256[:12]})")
+    return experiment
 
 
 def _stale(out: Path, build: dict[str, Any], ws: Worksheet, ws_path: str,
@@ -708,8 +749,8 @@ def check_build(out: Path, worksheet: Path | None = None, frames: bool = False,
     ws = load_worksheet(path)
     from worksheet import compute_values
 
-    values = compute_values(ws)
     report = CheckReport()
+    values = compute_values(ws, _experiment(build, ws, report))
     _stale(out, build, ws, str(path), report)
     recorded = _check_files(out, build, report)
     manifests: dict[Path, dict[str, Any]] = {}

@@ -27,6 +27,21 @@ _WORKSHEET = click.option(
     "bundled worksheet).")
 
 
+_EXPERIMENT = click.option(
+    "--experiment", "experiment_path", type=click.Path(path_type=Path), default=None,
+    help="The folder `lecture experiment` wrote (or its experiment.json): its results join "
+    "the values as trained.results.* (default: $LECTURE_EXPERIMENT, lecture.toml, or none).")
+
+
+def _load_experiment(settings: Any, ws: Any) -> Any:
+    """The settings' experiment, read and checked against the worksheet; ``None`` without."""
+    if settings.experiment is None:
+        return None
+    from worksheet.results import load_experiment
+
+    return load_experiment(settings.experiment, ws)
+
+
 def _console(stderr: bool = False) -> Console:
     """A console that does not wrap lines at 80 columns when writing to a file or a CI log."""
     stream = sys.stderr if stderr else sys.stdout
@@ -40,7 +55,7 @@ def _fail(message: str) -> None:
 
 def _friendly(command: Callable[..., Any]) -> Callable[..., Any]:
     """Report bad input as one line on stderr with exit status 2, never a traceback."""
-    from worksheet import WorksheetError
+    from worksheet import ExperimentError, WorksheetError
 
     @wraps(command)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
@@ -48,7 +63,7 @@ def _friendly(command: Callable[..., Any]) -> Callable[..., Any]:
             return command(*args, **kwargs)
         except WorksheetError as error:
             _fail(error.one_line())
-        except (SettingsError, OutputError) as error:
+        except (SettingsError, OutputError, ExperimentError) as error:
             _fail(str(error))
 
     return wrapper
@@ -61,18 +76,24 @@ def main() -> None:
 
 @main.command("values")
 @_WORKSHEET
+@_EXPERIMENT
 @click.option("--json", "as_json", is_flag=True, help="Print every value as JSON.")
 @_friendly
-def values_command(worksheet_path: Path | None, as_json: bool) -> None:
+def values_command(worksheet_path: Path | None, experiment_path: Path | None,
+                   as_json: bool) -> None:
     """Print every displayed value with its key and display text."""
     from worksheet import compute_values, load_worksheet
 
-    settings = resolve_settings({"worksheet": worksheet_path})
+    settings = resolve_settings({"worksheet": worksheet_path, "experiment": experiment_path})
     ws = load_worksheet(settings.worksheet)
-    values = compute_values(ws)
+    experiment = _load_experiment(settings, ws)
+    values = compute_values(ws, experiment)
     if as_json:
-        document = {"worksheet": {"path": ws.source, "sha256": ws.sha256},
-                    "values": values.to_json()}
+        document: dict[str, Any] = {"worksheet": {"path": ws.source, "sha256": ws.sha256}}
+        if experiment is not None:
+            document["experiment"] = {"path": str(experiment.path),
+                                      "sha256": experiment.sha256}
+        document["values"] = values.to_json()
         click.echo(json.dumps(document, ensure_ascii=False, indent=1))
         return
     table = Table("key", "text", title=f"{len(values)} values from {ws.source}")
@@ -154,17 +175,21 @@ _OUT = click.option("--out", "out_dir", type=click.Path(file_okay=False, path_ty
 
 @main.command("slides")
 @_WORKSHEET
+@_EXPERIMENT
 @_OUT
 @click.option("--pdf", is_flag=True, help="Also write slides/slides.pdf through Chromium.")
 @_friendly
-def slides_command(worksheet_path: Path | None, out_dir: Path | None, pdf: bool) -> None:
+def slides_command(worksheet_path: Path | None, experiment_path: Path | None,
+                   out_dir: Path | None, pdf: bool) -> None:
     """Build the Reveal.js deck into OUT/slides/ (with the clips in OUT/video/ if rendered)."""
     from slides.deck import build_deck
     from worksheet import compute_values, load_worksheet
 
-    settings = resolve_settings({"worksheet": worksheet_path, "out": out_dir})
+    settings = resolve_settings({"worksheet": worksheet_path, "out": out_dir,
+                                 "experiment": experiment_path})
     ws = load_worksheet(settings.worksheet)
-    index = build_deck(ws, compute_values(ws), settings.out, pdf=pdf)
+    index = build_deck(ws, compute_values(ws, _load_experiment(settings, ws)), settings.out,
+                       pdf=pdf)
     click.echo(f"wrote {index}", err=True)
 
 
@@ -176,11 +201,12 @@ def slides_command(worksheet_path: Path | None, out_dir: Path | None, pdf: bool)
 @_NARRATION
 @_VOICE
 @_FULL_HEADS
+@_EXPERIMENT
 @_OUT
 @_friendly
 def render_command(scene_names: tuple[str, ...], worksheet_path: Path | None, quality: str,
                    narration: str | None, voice: Path | None, full_heads: bool | None,
-                   out_dir: Path | None) -> None:
+                   experiment_path: Path | None, out_dir: Path | None) -> None:
     """Render lecture scenes (all by default) into OUT/video/ as NN-<Scene>.mp4/.srt."""
     from outline import LayoutLimitError, check_limits, lecture_order
     from render.scenes import RenderError, pick_scenes, render_scene, scene_outputs
@@ -188,8 +214,9 @@ def render_command(scene_names: tuple[str, ...], worksheet_path: Path | None, qu
 
     settings = resolve_settings({"worksheet": worksheet_path, "out": out_dir,
                                  "narration": narration, "voice": voice,
-                                 "full_heads": full_heads})
+                                 "full_heads": full_heads, "experiment": experiment_path})
     ws = load_worksheet(settings.worksheet)
+    experiment = _load_experiment(settings, ws)
     speaker = _narration(settings)
     try:
         check_limits(ws)
@@ -204,7 +231,8 @@ def render_command(scene_names: tuple[str, ...], worksheet_path: Path | None, qu
         try:
             render_scene(entry, settings.worksheet, quality,
                          scene_outputs(settings.out / "video", entries, entry),
-                         narration=speaker, options=scene_options(settings))
+                         narration=speaker, options=scene_options(settings),
+                         experiment=None if experiment is None else experiment.path)
         except RenderError as error:
             failed += 1
             console.print(f"[red]✗[/red] {entry.name}: {error}")
@@ -272,12 +300,13 @@ def _parse_shard(_: click.Context, __: click.Parameter, value: str | None
 @_NARRATION
 @_VOICE
 @_FULL_HEADS
+@_EXPERIMENT
 @_OUT
 @_friendly
 def build_command(scene_names: tuple[str, ...], worksheet_path: Path | None, quality: str,
                   jobs: int | None, shard: tuple[int, int] | None, dry_run: bool,
                   narration: str | None, voice: Path | None, full_heads: bool | None,
-                  out_dir: Path | None) -> None:
+                  experiment_path: Path | None, out_dir: Path | None) -> None:
     """Render every scene that changed (or only the named ones), then the deck, into OUT."""
     from outline import LayoutLimitError
     from render.build import BuildOptions, LockError, build, plan
@@ -285,10 +314,11 @@ def build_command(scene_names: tuple[str, ...], worksheet_path: Path | None, qua
 
     settings = resolve_settings({"worksheet": worksheet_path, "out": out_dir,
                                  "narration": narration, "voice": voice,
-                                 "full_heads": full_heads})
+                                 "full_heads": full_heads, "experiment": experiment_path})
     options = BuildOptions(settings.worksheet, settings.out, quality,
                            jobs or os.cpu_count() or 1, shard, scene_names,
-                           _narration(settings), scene_options(settings))
+                           _narration(settings), scene_options(settings),
+                           settings.experiment)
     console = _console(stderr=True)
     try:
         if dry_run:

@@ -7,9 +7,10 @@ The project file is ``lecture.toml`` in the current folder, for example::
     narration = "piper"          # or "espeak", or "none" for silent clips
     voice = "voices/my-voice.onnx"
     full_heads = true            # the full walkthrough for every head, not only the first
+    experiment = "build/experiment"   # the results of `lecture experiment` (its folder)
 
 Environment variables: ``LECTURE_WORKSHEET``, ``LECTURE_OUT``, ``LECTURE_NARRATION``,
-``LECTURE_VOICE``, ``LECTURE_FULL_HEADS`` (``1``/``true``/``yes``/``on`` or
+``LECTURE_VOICE``, ``LECTURE_FULL_HEADS``, ``LECTURE_EXPERIMENT`` (``1``/``true``/``yes``/``on`` or
 ``0``/``false``/``no``/``off``).
 """
 
@@ -49,11 +50,15 @@ class Settings:
     full_heads: bool = False
     """Walk every head through every step; by default only the first head gets the full
     walkthrough and each later head a short recap beside it."""
+    experiment: Path | None = None
+    """The folder ``lecture experiment`` wrote (or its ``experiment.json``): its results
+    become the ``trained.results.*`` values; without one the lecture shows the trained
+    models' sizes and says how to produce results."""
 
 
 _ENVIRONMENT = {"worksheet": "LECTURE_WORKSHEET", "out": "LECTURE_OUT",
                 "narration": "LECTURE_NARRATION", "voice": "LECTURE_VOICE",
-                "full_heads": "LECTURE_FULL_HEADS"}
+                "full_heads": "LECTURE_FULL_HEADS", "experiment": "LECTURE_EXPERIMENT"}
 NARRATIONS = ("piper", "espeak", "none")
 SWITCHES = ("full_heads",)
 """Settings that are on or off: ``true``/``false`` in the project file, a flag pair on

@@ -70,7 +70,8 @@ Tags = Callable[[Path], Mapping[str, str]]
 def render_scene(entry: SceneEntry, worksheet: Path, quality: str,
                  destinations: Sequence[Path], tags: Tags | None = None,
                  narration: Narration | None = None,
-                 options: Mapping[str, bool] | None = None) -> None:
+                 options: Mapping[str, bool] | None = None,
+                 experiment: Path | None = None) -> None:
     """Render one scene in its own Manim process and move its outputs into place.
 
     The scene speaks its captions with the ``narration``'s voice; their sentences become
@@ -78,7 +79,8 @@ def render_scene(entry: SceneEntry, worksheet: Path, quality: str,
     ``lecture_scene``, ``lecture_worksheet`` (the worksheet's sha256) and whatever
     ``tags`` adds (a build adds ``lecture_key``, the scene's cache key) in its container
     metadata. ``options`` (see :data:`render.config.SCENE_OPTIONS`, such as
-    ``full_heads``) reach the scene through its environment.
+    ``full_heads``) reach the scene through its environment, and so does ``experiment``
+    (a checked ``experiment.json``, as ``$LECTURE_EXPERIMENT``; none when ``None``).
 
     Raises
     ------
@@ -91,7 +93,8 @@ def render_scene(entry: SceneEntry, worksheet: Path, quality: str,
                    str(SCENES_DIR / f"{entry.module}.py"), entry.name]
         env = {**os.environ, "LECTURE_WORKSHEET": str(worksheet.resolve()),
                **(narration or Narration()).environment(),
-               **scene_environment(options or {})}
+               **scene_environment(options or {}),
+               "LECTURE_EXPERIMENT": str(experiment.resolve()) if experiment else ""}
         process = subprocess.run(command, capture_output=True, text=True, env=env, check=False,
                                  stdin=subprocess.DEVNULL)
         if process.returncode != 0:

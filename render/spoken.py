@@ -63,10 +63,12 @@ def read_spoken(words: str, style: Style) -> str | None:
             if not words.startswith("less than "):
                 return None
             return "< " + _real(words.removeprefix("less than "))
-        if style in (Style.COUNT, Style.INDEX):
+        if style is Style.TEXT:
+            return words
+        if style in (Style.COUNT, Style.INDEX, Style.WHOLE):
             sign, words = _signed(words)
             number = _whole(words)
-            return sign + (f"{number:,}" if style is Style.COUNT else str(number))
+            return sign + (str(number) if style is Style.INDEX else f"{number:,}")
         return _real(words)
     except (KeyError, ValueError):
         return None

@@ -92,7 +92,10 @@ def test_the_lab_draws_the_reshape_and_the_transpose_with_bound_sides(shown, lab
 @pytest.mark.parametrize(("label", "name"),
                          [(label, "TrainedComparison") for label in WORKSHEETS])
 def test_the_trained_models_take_well_under_a_minute(shown, label: str, name: str) -> None:
+    """Without an experiment: the sizes, then how to measure them, and no claim."""
     manifest = _manifest(shown, label, name)
     assert manifest["duration"] <= 40.0  # paced by reading time; narrated it is longer
     said = " ".join(c["text"] for c in manifest["captions"])
-    assert "not part of this worksheet" in said
+    assert "not measured here" in said and "lecture experiment" in said
+    assert "perplexity" not in said
+    assert manifest["options"] == {"experiment": None}

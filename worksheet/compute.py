@@ -22,6 +22,17 @@ zero):
 ``bias.* toy.* mha.* trained.* patches.* lab.*``
     the bias flag, the two-source toy, the PyTorch comparison, the trained-model sizes,
     the image-patch example and the batch lab.
+``trained.results.*``
+    only with an experiment (:mod:`worksheet.results`): what it trained on and how
+    (``seeds``, ``seed_count``, ``steps``, ``batch``, ``context``, ``tokens_per_step``,
+    ``documents.*`` and ``tokens.*`` per split, ``device``, ``prompt``), per model ``M``
+    (``mlp``, ``heads1``, ``heads4``…) the per-seed ``M.perplexity``, ``M.loss``,
+    ``M.seconds`` (training steps only), ``M.tokens_per_second``, ``M.best_step`` and
+    ``M.continuations`` (one per seed, in the order of the seeds), their
+    ``M.perplexity_mean``/``_low``/``_high`` and ``M.seconds_mean``/``_low``/``_high``
+    (mean, lowest and highest over the seeds), ``M.loss_mean``; and ``best``, ``verdict``
+    and ``spread``: the model with the lowest mean perplexity, the sentence that says so,
+    and the sentence on whether the seeds' ranges overlap.
 
 Keys that need observed next words (``S.target``, ``lab.y``, ``lab.loss``,
 ``lab.shape.y``, ``lab.finite_grads``, ``lab.loss_after``) exist only when the worksheet names them.
@@ -37,7 +48,7 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
-from worksheet.errors import WorksheetError
+from worksheet.errors import ExperimentError, WorksheetError
 from worksheet.formatting import Style
 from worksheet.model import (
     DTYPE,
@@ -47,6 +58,7 @@ from worksheet.model import (
     causal_mask,
     to_pytorch,
 )
+from worksheet.results import Experiment, model_name, summarise, verdict
 from worksheet.schema import Worksheet
 from worksheet.values import Figure, Values
 
@@ -54,6 +66,7 @@ __all__ = ["compute_values"]
 
 _P, _F3, _C, _I, _S, _B = (Style.PARAM, Style.FIXED3, Style.COUNT, Style.INDEX, Style.SHAPE,
                            Style.BELOW)
+_F1, _W, _T = Style.FIXED1, Style.WHOLE, Style.TEXT
 
 
 class _Sheet:
@@ -78,6 +91,8 @@ def _plain(value: Any, style: Style) -> Any:
         value = value.detach().tolist()
     if isinstance(value, (list, tuple)):
         return tuple(_plain(v, style) for v in value)
+    if style is Style.TEXT:
+        return str(value)
     if style in (Style.COUNT, Style.INDEX, Style.SHAPE):
         return int(value)
     return float(value)
@@ -87,14 +102,17 @@ def _t(array: Any) -> torch.Tensor:
     return torch.tensor(array, dtype=DTYPE)
 
 
-def compute_values(ws: Worksheet) -> Values:
-    """Every displayed value of the lesson, computed from the worksheet.
+def compute_values(ws: Worksheet, experiment: Experiment | None = None) -> Values:
+    """Every displayed value of the lesson, computed from the worksheet (and the
+    ``trained.results.*`` of an experiment, when one is given).
 
     Raises
     ------
     WorksheetError
         When the worksheet's numbers make a displayed value non-finite (too large
         for float64 arithmetic).
+    ExperimentError
+        When the experiment's parameter counts are not those of the worksheet's models.
     """
     torch.manual_seed(ws.lesson.seed)
     sheet = _Sheet()
@@ -108,11 +126,13 @@ def compute_values(ws: Worksheet) -> Values:
     _toy(sheet, ws)
     _mha(sheet, ws, model)
     _trained(sheet, ws)
+    if experiment is not None:
+        _results(sheet, ws, experiment)
     _patches(sheet, ws)
     _lab(sheet, ws)
     values = Values(sheet.figures)
     for leaf in values.leaves():
-        if leaf.style is not Style.SHAPE and not math.isfinite(leaf.value):
+        if leaf.style not in (Style.SHAPE, Style.TEXT) and not math.isfinite(leaf.value):
             raise WorksheetError("top level", f"computing {leaf.key} gave a non-finite number; "
                                  "use smaller embeddings or projections", ws.source)
         try:
@@ -341,6 +361,47 @@ def _trained(sheet: _Sheet, ws: Worksheet) -> None:
         sheet.shape(f"{prefix}.W_O", model.attention.out_proj.weight.T)
         sheet.shape(f"{prefix}.W_hidden", model.hidden.weight.T)
         sheet.shape(f"{prefix}.logits", trace["logits"][0])
+
+
+def _results(sheet: _Sheet, ws: Worksheet, experiment: Experiment) -> None:
+    """The experiment's figures: per seed as measured, and over seeds their mean, lowest
+    and highest (no standard deviation: with a few seeds the range is what there is)."""
+    doc, prefix = experiment.document, "trained.results"
+    training = doc["training"]
+    sheet.put(f"{prefix}.seeds", list(experiment.seeds), _I)
+    sheet.put(f"{prefix}.seed_count", len(experiment.seeds), _C)
+    for field in ("steps", "batch", "context", "tokens_per_step"):
+        sheet.put(f"{prefix}.{field}", training[field], _C)
+    for part in ("documents", "tokens"):
+        for split in ("train", "validation", "test"):
+            sheet.put(f"{prefix}.{part}.{split}", doc["corpus"][part][split], _C)
+    sheet.put(f"{prefix}.device", str(doc["runs"][0].get("device", "?")), _T)
+    sheet.put(f"{prefix}.prompt", doc["prompt"]["text"], _T)
+    results = summarise(experiment, ws.lesson.trained)
+    for result in results:
+        model = f"{prefix}.{result.model}"
+        counted = sheet.figures[f"trained.{result.model}.params"].value
+        if result.parameters != counted:
+            raise ExperimentError(f"{experiment.path}: runs of {result.model}: parameters: "
+                                  f"expected {counted:,} (the worksheet's model), got "
+                                  f"{result.parameters:,}")
+        sheet.put(f"{model}.perplexity", result.perplexity, _F1)
+        sheet.put(f"{model}.perplexity_mean", result.perplexity_mean, _F1)
+        sheet.put(f"{model}.perplexity_low", min(result.perplexity), _F1)
+        sheet.put(f"{model}.perplexity_high", max(result.perplexity), _F1)
+        sheet.put(f"{model}.loss", result.loss, _F3)
+        sheet.put(f"{model}.loss_mean", result.loss_mean, _F3)
+        sheet.put(f"{model}.seconds", result.seconds, _F1)
+        sheet.put(f"{model}.seconds_mean", result.seconds_mean, _F1)
+        sheet.put(f"{model}.seconds_low", min(result.seconds), _F1)
+        sheet.put(f"{model}.seconds_high", max(result.seconds), _F1)
+        sheet.put(f"{model}.tokens_per_second", result.tokens_per_second, _W)
+        sheet.put(f"{model}.best_step", result.best_step, _C)
+        sheet.put(f"{model}.continuations", result.continuations, _T)
+    best, headline, spread = verdict(results)
+    sheet.put(f"{prefix}.best", model_name(best), _T)
+    sheet.put(f"{prefix}.verdict", headline, _T)
+    sheet.put(f"{prefix}.spread", spread, _T)
 
 
 def _patches(sheet: _Sheet, ws: Worksheet) -> None:

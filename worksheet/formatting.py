@@ -35,6 +35,15 @@ class Style(StrEnum):
     BELOW = "below"
     """Rounding noise, such as two float64 computations' largest difference: the bound
     it stays under, ``< 1e−12``, the same on every machine."""
+    FIXED1 = "fixed1"
+    """Measured reals a tenth resolves (perplexities, seconds of training): always one
+    decimal, ``43.7``."""
+    WHOLE = "whole"
+    """Measured rates (tokens per second): rounded to a whole number, with thousands
+    separators, ``182,344``."""
+    TEXT = "text"
+    """Words a model wrote, or a verdict chosen from the numbers: the string itself, shown
+    and spoken as it is (never read as figures)."""
 
 
 LARGE = 1e6
@@ -66,9 +75,17 @@ def format_number(value: float | int, style: Style) -> str:
     '−0.1'
     >>> format_number(4096, Style.COUNT)
     '4,096'
+    >>> format_number(43.66, Style.FIXED1)
+    '43.7'
+    >>> format_number(182344.49, Style.WHOLE)
+    '182,344'
     """
     if style is Style.SHAPE:
         raise ValueError("a shape is formatted as a whole list, not number by number")
+    if style is Style.TEXT:
+        if not isinstance(value, str):
+            raise ValueError(f"a text value must be a string, got {value!r}")
+        return value
     if isinstance(value, bool) or not math.isfinite(value):
         raise ValueError(f"cannot display {value!r}")
     if style in (Style.FIXED3, Style.PARAM):
@@ -79,6 +96,14 @@ def format_number(value: float | int, style: Style) -> str:
         if style is Style.PARAM:
             text = _trimmed(text)
         return _signed(text)
+    if style is Style.FIXED1:
+        text = _fixed(float(value), 1)
+        if abs(float(text)) >= LARGE:
+            raise ValueError(f"{value!r} is too large for one decimal")
+        return _signed(text)
+    if style is Style.WHOLE:
+        text = f"{round(float(value)):,}"
+        return _signed("0" if text == "-0" else text)
     if style is Style.COUNT:
         return _signed(f"{_whole(value):,}")
     if style is Style.INDEX:
@@ -162,7 +187,9 @@ def speak(text: str, style: Style) -> str:
         return " by ".join(_whole_words(int(size)) for size in text.strip("[]").split(", "))
     if style is Style.BELOW:
         return "less than " + _real_words(text.removeprefix("< "))
-    if style in (Style.COUNT, Style.INDEX):
+    if style is Style.TEXT:
+        return text
+    if style in (Style.COUNT, Style.INDEX, Style.WHOLE):
         words = _whole_words(int(text.removeprefix(MINUS).replace(",", "")))
         return ("minus " if text.startswith(MINUS) else "") + words
     return _real_words(text)

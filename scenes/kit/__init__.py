@@ -47,6 +47,7 @@ from scenes.kit.layout import (
 from scenes.kit.lesson import (
     RecordingValues,
     RecordingWorksheet,
+    current_experiment,
     current_lesson,
     lesson_voice,
     lesson_words,
@@ -100,6 +101,7 @@ __all__ = [
     "code",
     "column_shifts",
     "cued",
+    "current_experiment",
     "current_lesson",
     "fade_in",
     "fade_out",

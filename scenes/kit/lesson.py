@@ -12,25 +12,37 @@ from typing import Any
 
 from narration.voices import Voice, open_voice
 from worksheet import DEFAULT_WORKSHEET, Values, Worksheet, compute_values, load_worksheet
+from worksheet.results import Experiment, load_experiment
 
 LESSON_WORDS: frozenset[str] = frozenset()
 """Words the lesson itself brings to ``{slot}`` texts, besides the worksheet's strings."""
 
 
 @cache
-def _lesson(path: str, stamp: float) -> tuple[Worksheet, Values]:
+def _lesson(path: str, stamp: float, experiment: str = "", experiment_stamp: float = 0.0
+            ) -> tuple[Worksheet, Values, Experiment | None]:
     ws = load_worksheet(path)
-    return ws, compute_values(ws)
+    results = load_experiment(Path(experiment), ws) if experiment else None
+    return ws, compute_values(ws, results), results
 
 
-def _current() -> tuple[str, float]:
+def _current() -> tuple[str, float, str, float]:
     path = Path(os.environ.get("LECTURE_WORKSHEET") or DEFAULT_WORKSHEET)
-    return str(path), path.stat().st_mtime if path.exists() else 0.0
+    experiment = os.environ.get("LECTURE_EXPERIMENT") or ""
+    return (str(path), path.stat().st_mtime if path.exists() else 0.0, experiment,
+            Path(experiment).stat().st_mtime if experiment and Path(experiment).exists()
+            else 0.0)
 
 
 def current_lesson() -> tuple[Worksheet, Values]:
-    """The worksheet named by ``$LECTURE_WORKSHEET`` (or the default) and its values."""
-    return _lesson(*_current())
+    """The worksheet named by ``$LECTURE_WORKSHEET`` (or the default) and its values, with
+    the results of the experiment named by ``$LECTURE_EXPERIMENT`` when it names one."""
+    return _lesson(*_current())[:2]
+
+
+def current_experiment() -> Experiment | None:
+    """The experiment named by ``$LECTURE_EXPERIMENT`` (checked), or ``None``."""
+    return _lesson(*_current())[2]
 
 
 @cache
@@ -55,7 +67,7 @@ def _words(path: str, stamp: float) -> frozenset[str]:
 def lesson_words() -> frozenset[str]:
     """Words a scene may show or say besides bound numbers: the worksheet's own strings
     and the fixed lesson vocabulary."""
-    return _words(*_current())
+    return _words(*_current()[:2])
 
 
 class RecordingValues:

@@ -14,12 +14,14 @@ from slides.context import (
     Math,
     Para,
     Row,
+    Runs,
     Stack,
     Table,
     Text,
 )
 from slides.lesson import pictures
 from slides.lesson.kit import Book, Section
+from worksheet.results import model_name
 
 __all__ = ["bias", "patches", "pytorch", "trained"]
 
@@ -210,23 +212,30 @@ def trained(book: Book) -> list[Stack]:
                  "first and then reshape the result into heads.", w=book.n("trained.width"),
                  wq=Math("W_Q")),
     ])
-    section.add("perplexity", "Compare held-out next-token prediction", [
-        Formula(r"\text{perplexity} = \exp(\text{cross-entropy})"),
-        Bullets((
-            Item(book.say("same stories, tokenizer, context of {c} tokens and update budget "
-                          "for every model", c=book.n("trained.context")), 1),
-            Item(book.say("checkpoints chosen on validation data; results averaged over "
-                          "several seeds"), 2),
-            Item(book.say("lower perplexity means more probability on the observed tokens; "
-                          "in this experiment more heads did better"), 3),
-        )),
-    ], [
-        book.say("Read the formula aloud: perplexity is the exponential of the cross-entropy, "
-                 "so lower is better. Reveal the conditions: the same stories, tokenizer, "
-                 "context of {c} tokens and budget. The point: in this experiment more heads "
-                 "did better, a result here rather than a guarantee.",
-                 c=book.n("trained.context")),
-    ])
+    if RESULTS_KEY in book.values:
+        _measured(book, section)
+    else:
+        _unmeasured(book, section)
+    return [section.stack()]
+
+
+RESULTS = "trained.results"
+RESULTS_KEY = f"{RESULTS}.verdict"
+"""Present only when the build has an experiment (``lecture build --experiment DIR``)."""
+HOW_TO_MEASURE = ("lecture experiment --corpus stories.txt --out results",
+                  "lecture build --experiment results")
+
+
+def _models(book: Book) -> list[tuple[str, Runs]]:
+    """``(model, its name)`` for the MLP and each attention model, in the lesson's order."""
+    named: list[tuple[str, Runs]] = [("mlp", book.say("fixed-window MLP"))]
+    named += [(f"heads{h}", book.say("{n} × {d}-wide heads", n=book.n(f"trained.heads{h}.heads"),
+                                     d=book.n(f"trained.heads{h}.d_head")))
+              for h in book.ws.lesson.trained.heads]
+    return named
+
+
+def _sizes(book: Book) -> Bullets:
     sizes = [Item(book.say("{n} × {d}-wide heads: {p} parameters",
                            n=book.n(f"trained.heads{heads}.heads"),
                            d=book.n(f"trained.heads{heads}.d_head"),
@@ -234,19 +243,106 @@ def trained(book: Book) -> list[Stack]:
              for heads in book.ws.lesson.trained.heads]
     sizes.append(Item(book.say("flattened-window MLP: {p} parameters",
                                p=book.n("trained.mlp.params"))))
-    section.add("cost", "Compare size and training time too", [
-        Bullets(tuple(sizes)),
-        Para(book.say("The attention models have equal parameter counts; more heads took "
-                      "slightly longer to train on the same hardware."), fragment=1),
-        Para(book.say("Give all models the same prompt in the course's browser demo: it runs "
-                      "the real checkpoints locally."), fragment=2),
+    return Bullets(tuple(sizes))
+
+
+def _per_seed(book: Book, metric: str, fragment: int | None = None) -> Table:
+    """Mean, lowest and highest over seeds, then each seed's figure, one row per model."""
+    seeds = len(book.values.value(f"{RESULTS}.seeds"))
+    columns = (book.say("mean"), book.say("lowest"), book.say("highest"),
+               *(book.say("seed {s}", s=book.n(f"{RESULTS}.seeds[{i}]")) for i in range(seeds)))
+    rows = []
+    for model, name in _models(book):
+        key = f"{RESULTS}.{model}.{metric}"
+        cells = [Cell((book.n(f"{key}_{part}"),)) for part in ("mean", "low", "high")]
+        cells += [Cell((book.n(f"{key}[{i}]"),)) for i in range(seeds)]
+        best = book.values.text(f"{RESULTS}.best") == model_name(model)
+        rows.append(Row(name, tuple(cells), style="focus" if best and metric == "perplexity"
+                        else ""))
+    return Table(columns, tuple(rows), corner=book.say("model"), fragment=fragment)
+
+
+def _measured(book: Book, section: Section) -> None:
+    """The experiment's results: tables over seeds, dot charts, continuations, verdict."""
+    models = _models(book)
+    section.add("perplexity", "Compare held-out next-token prediction", [
+        Formula(r"\text{perplexity} = \exp(\text{cross-entropy})"),
+        _per_seed(book, "perplexity"),
+        pictures.dot_chart(book, [name for _, name in models],
+                           [f"{RESULTS}.{m}.perplexity" for m, _ in models],
+                           "Test perplexity of each model, one dot per seed, the mean "
+                           "marked by a tick; lower is better", size="short", fragment=1),
+        Para(book.say("{v}. {s}.", v=book.n(RESULTS_KEY), s=book.n(f"{RESULTS}.spread")),
+             fragment=2),
+        Para(book.say("One experiment on one corpus, not a law: {n} seeds, {s} steps of {b} "
+                      "windows of {c} tokens each.", n=book.n(f"{RESULTS}.seed_count"),
+                      s=book.n(f"{RESULTS}.steps"), b=book.n(f"{RESULTS}.batch"),
+                      c=book.n(f"{RESULTS}.context")), fragment=3),
     ], [
-        book.say("Read the sizes aloud; the attention models have equal parameter counts, the "
-                 "flattened-window MLP has {p}. More heads took slightly longer to train on "
-                 "the same hardware. Invite the room to try the browser demo, which runs the "
-                 "real checkpoints on their own device.", p=book.n("trained.mlp.params")),
+        book.say("Read the formula aloud: perplexity is the exponential of the cross-entropy, "
+                 "so lower is better. Every model saw the same stories, tokenizer, context "
+                 "and {s} updates; each seed is one dot. Reveal the chart, then the verdict: "
+                 "{v}. {o}. Say that this is one experiment, not a law: other data, sizes or "
+                 "budgets may order the models differently.", s=book.n(f"{RESULTS}.steps"),
+                 v=book.n(RESULTS_KEY), o=book.n(f"{RESULTS}.spread")),
     ])
-    return [section.stack()]
+    section.add("cost", "Compare size and training time too", [
+        _sizes(book),
+        _per_seed(book, "seconds", fragment=1),
+        pictures.dot_chart(book, [name for _, name in models],
+                           [f"{RESULTS}.{m}.seconds" for m, _ in models],
+                           "Seconds spent in training steps by each model, one dot per "
+                           "seed, the mean marked by a tick", size="short", fragment=2),
+    ], [
+        book.say("Read the sizes aloud; the flattened-window MLP has {p} parameters. Reveal "
+                 "the training times, in seconds of training steps on the same machine, one "
+                 "dot per seed: the cost of each model in this run.",
+                 p=book.n("trained.mlp.params")),
+    ])
+    rows = tuple(Row(name, (Cell((book.n(f"{RESULTS}.{model}.continuations[0]"),)),))
+                 for model, name in models)
+    section.add("continuations", "The same sentence, continued by each model", [
+        Para(book.say("“{p} …”", p=book.n(f"{RESULTS}.prompt"))),
+        Table((book.say("continuation, first seed ({s})", s=book.n(f"{RESULTS}.seeds[0]")),),
+              rows, corner=book.say("model"), style="words", fragment=1),
+    ], [
+        "Read the lesson's sentence, then each model's continuation: sampled from the first "
+        "seed's checkpoint with the same generator for every model. Ask the room which reads "
+        "most like a story, and whether that agrees with the perplexities.",
+    ])
+
+
+def _unmeasured(book: Book, section: Section) -> None:
+    """No experiment in this build: the conditions of a fair comparison and how to run
+    one; no claim about which model does better."""
+    section.add("perplexity", "Compare held-out next-token prediction", [
+        Formula(r"\text{perplexity} = \exp(\text{cross-entropy})"),
+        Bullets((
+            Item(book.say("same stories, tokenizer, context of {c} tokens and update budget "
+                          "for every model", c=book.n("trained.context")), 1),
+            Item(book.say("checkpoints chosen on validation data; several seeds per model"), 2),
+            Item(book.say("lower perplexity means more probability on the observed tokens"), 3),
+        )),
+        Para(book.say("Not measured in this build: train the models, then build with the "
+                      "results."), fragment=4),
+        Code(tuple((Text(line),) for line in HOW_TO_MEASURE), fragment=4),
+    ], [
+        book.say("Read the formula aloud: perplexity is the exponential of the cross-entropy, "
+                 "so lower is better. Reveal the conditions: the same stories, tokenizer, "
+                 "context of {c} tokens and budget. This build has no experiment, so make no "
+                 "claim about which model does better; the commands shown produce one.",
+                 c=book.n("trained.context")),
+    ])
+    section.add("cost", "Compare size and training time too", [
+        _sizes(book),
+        Para(book.say("Training time is measured by the same experiment, on the same machine "
+                      "for every model."), fragment=1),
+    ], [
+        book.say("Read the sizes aloud; the attention models' counts follow from the shared "
+                 "width, the flattened-window MLP has {p}. How long each trains is measured "
+                 "by the experiment, not part of this worksheet.",
+                 p=book.n("trained.mlp.params")),
+    ])
 
 
 def patches(book: Book) -> list[Stack]:

@@ -42,6 +42,7 @@ __all__ = [
     "arcs",
     "beside",
     "column_bars",
+    "dot_chart",
     "head_tone",
     "heatmap",
     "mask",
@@ -249,6 +250,36 @@ def weight_bars(book: Book, labels: Sequence[tuple[Glyph, ...]], keys: Sequence[
     shapes.append(Line(left, 10, left, 16 + row * len(keys), "muted", 2.0, role="axis"))
     return Picture(left + BAR_LENGTH + 150, 24 + row * len(keys), description, tuple(shapes),
                    size)
+
+
+def dot_chart(book: Book, labels: Sequence[tuple[Glyph, ...]], keys: Sequence[str],
+              description: str, size: str = "full", fragment: int | None = None) -> Picture:
+    """One row per key prefix ``K`` (a model's figure over seeds): a dot per seed at
+    ``K[i]`` on an axis from zero, a tick at ``K_mean``, and the mean with the lowest and
+    highest (``K_low``, ``K_high``) written after the axis. Dots and ticks name the key
+    whose value placed them (``draws``)."""
+    row, left, span = 48.0, 230.0, 420.0
+    largest = max(float(book.value(f"{key}_high")) for key in keys)
+    unit = span / (largest * 1.08)
+    shapes: list[Shape] = []
+    for i, (label, key) in enumerate(zip(labels, keys, strict=True)):
+        y = 28 + i * row
+        shapes.append(_label(left - 14, y + 7, *label, anchor="end", fragment=fragment))
+        shapes.append(Line(left, y, left + span, y, "faint", 2.0, role="axis",
+                           fragment=fragment))
+        for seed in range(len(book.values.value(key))):
+            entry = f"{key}[{seed}]"
+            x, r = _r(left + unit * float(book.value(entry))), 7.0
+            shapes.append(Path(f"M {_r(x - r)} {y} a {r} {r} 0 1 0 {2 * r} 0 "
+                               f"a {r} {r} 0 1 0 {-2 * r} 0 Z", "ink", filled=True, role="dot",
+                               draws=entry, fragment=fragment))
+        mean = _r(left + unit * float(book.value(f"{key}_mean")))
+        shapes.append(Line(mean, y - 15, mean, y + 15, "muted", 3.0, role="mean",
+                           fragment=fragment))
+        shapes.append(_label(left + span + 16, y + 7, book.n(f"{key}_mean"), Text(" ("),
+                             book.n(f"{key}_low"), Text(" to "), book.n(f"{key}_high"),
+                             Text(")"), size=_SMALL, fragment=fragment))
+    return Picture(left + span + 250, 12 + row * len(keys), description, tuple(shapes), size)
 
 
 def column_bars(book: Book, labels: Sequence[tuple[Glyph, ...]], keys: Sequence[str],
