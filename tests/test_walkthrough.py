@@ -187,7 +187,8 @@ def fake_render(runs, monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
     def render_scene(entry: SceneEntry, worksheet: Path, quality: str,
                      destinations: Sequence[Path], tags: Any = None,
                      narration: Narration | None = None,
-                     options: Mapping[str, bool] | None = None) -> None:
+                     options: Mapping[str, bool] | None = None,
+                     experiment: Path | None = None) -> None:
         full = bool((options or {}).get("full_heads"))
         manifest = runs[full].get(entry.name) or runs[False][entry.name]
         video, srt, figures = destinations
