@@ -409,3 +409,50 @@ def test_the_result_slides_are_set_for_a_hall(browser, built: Path) -> None:
     assert {"trained-perplexity", "trained-cost", "trained-continuations"} <= \
         {row[0] for row in trained}
     assert _too_small(trained, TEXT_PX, TABLE_PX) == []
+
+
+def test_each_dot_sits_where_its_run_measured(folder: Path, default_ws: Worksheet,
+                                              results: Values) -> None:
+    """On every dot chart of the deck, a dot's distance along its axis is its own run's
+    figure read from the JSON, on one scale for the whole chart, and each mean's tick
+    sits at the mean of that model's runs."""
+    import re
+
+    from slides.context import Line, Picture
+    from slides.context import Path as Dot
+    from slides.deck import deck_context
+    from tests.test_slides_pictures import pictures_in
+
+    document = json.loads((folder / "experiment.json").read_text(encoding="utf-8"))
+    seeds = document["training"]["seeds"]
+    runs = {(run["model"], run["seed"]): run for run in document["runs"]}
+    field = {"perplexity": "test_perplexity", "seconds": "train_seconds"}
+    rounding = 0.02  # coordinates are written with two decimals
+
+    def measured(key: str) -> tuple[str, float]:
+        model, what, index = re.fullmatch(r"trained\.results\.(\w+)\.(\w+)\[(\d+)\]",
+                                          key).groups()
+        return what, runs[(model, seeds[int(index)])][field[what]]
+
+    charts: list[Picture] = [picture for slide in deck_context(default_ws, results).slides
+                             for picture in pictures_in(slide.blocks)
+                             if any(getattr(s, "role", "") == "dot" for s in picture.shapes)]
+    assert len(charts) == 2  # perplexity, training time
+    for chart in charts:
+        (start,) = {s.x1 for s in chart.shapes if isinstance(s, Line) and s.role == "axis"}
+        dots = [s for s in chart.shapes if isinstance(s, Dot) and s.role == "dot"]
+        assert len(dots) == len(runs)
+        # "M x-r y a r r …": a dot's centre is its starting point plus its radius
+        placed = [(float(d.d.split()[1]) + float(d.d.split()[4]), *measured(d.draws))
+                  for d in dots]
+        (what,) = {kind for _, kind, _ in placed}
+        far = max(placed, key=lambda p: p[2])
+        scale = (far[0] - start) / far[2]
+        assert scale > 0
+        for x, _, value in placed:
+            assert x == pytest.approx(start + scale * value, abs=2 * rounding)
+        ticks = sorted(s.x1 for s in chart.shapes if isinstance(s, Line) and s.role == "mean")
+        means = sorted(start + scale * statistics.mean(
+            run[field[what]] for run in runs.values() if run["model"] == model)
+            for model in {run["model"] for run in runs.values()})
+        assert ticks == pytest.approx(means, abs=2 * rounding)
