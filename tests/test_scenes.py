@@ -125,17 +125,22 @@ def test_on_screen_text_shows_only_bound_numbers(shown, label: str, name: str) -
                 (section["name"], text["text"])
 
 
+def assert_in_frame_without_overlaps(section: dict[str, Any]) -> None:
+    """Every text of a dry run's section lies inside the frame, and no two overlap."""
+    boxes = [(t["text"], t["box"]) for t in section["texts"]]
+    for text, (left, bottom, right, top) in boxes:
+        assert -HALF_WIDTH <= left and right <= HALF_WIDTH, (section["name"], text)
+        assert -HALF_HEIGHT <= bottom and top <= HALF_HEIGHT, (section["name"], text)
+    for (a, box_a), (b, box_b) in combinations(boxes, 2):
+        width = min(box_a[2], box_b[2]) - max(box_a[0], box_b[0])
+        height = min(box_a[3], box_b[3]) - max(box_a[1], box_b[1])
+        assert width <= 0.01 or height <= 0.01, (section["name"], a, b)
+
+
 @pytest.mark.parametrize(("label", "name"), CASES)
 def test_layout_fits_the_frame_without_overlaps(shown, label: str, name: str) -> None:
     for section in _result(shown, label, name)["sections"]:
-        boxes = [(t["text"], t["box"]) for t in section["texts"]]
-        for text, (left, bottom, right, top) in boxes:
-            assert -HALF_WIDTH <= left and right <= HALF_WIDTH, (section["name"], text)
-            assert -HALF_HEIGHT <= bottom and top <= HALF_HEIGHT, (section["name"], text)
-        for (a, box_a), (b, box_b) in combinations(boxes, 2):
-            width = min(box_a[2], box_b[2]) - max(box_a[0], box_b[0])
-            height = min(box_a[3], box_b[3]) - max(box_a[1], box_b[1])
-            assert width <= 0.01 or height <= 0.01, (section["name"], a, b)
+        assert_in_frame_without_overlaps(section)
 
 
 @pytest.mark.parametrize("name", [e.name for e in ENTRIES["markup"]])
