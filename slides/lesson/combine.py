@@ -151,7 +151,7 @@ def combine(book: Book) -> list[Stack]:
             ("neutral", "muted", "ink"),
             "For every feature three bars in three lanes: the receiver's row, its update "
             "and their sum", size="strip", names=((Text("e"),), (Text("+ Δe"),),
-                                                   (Text("= e′"),)), lanes=True),
+                                                   (Text("= e′"),))),
         Para(book.say("Every token gets its own updated row: {e} is {shape}.", e=Math("E'"),
                       shape=book.n("shapes.E_prime")), fragment=3),
     ], [

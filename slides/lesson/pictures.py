@@ -333,71 +333,25 @@ def paired_bars(book: Book, sentence: str, rows: Sequence[tuple[str, str, tuple[
     return Picture(width, height + 10, description, tuple(shapes), size)
 
 
+LANE_SPAN = 170.0
+"""The longest a lane's bars reach, from its most negative to its most positive value,
+when a row has several bars (one bar a row reaches :data:`_SPAN`)."""
+
+
 def signed_bars(book: Book, labels: Sequence[tuple[Glyph, ...]],
                 groups: Sequence[Sequence[str]], tone: str | Sequence[str], description: str,
                 size: str = "panel", names: Sequence[tuple[Glyph, ...]] = (),
-                fragments: Sequence[int | None] = (), lanes: bool = False) -> Picture:
-    """Bars that may be negative, around a zero line: one row per label, one bar per key
-    of its group (coordinates, or the ``names`` written beside each bar). Negative bars
-    take the ``negative`` tone and grow to the left; one scale for the picture, set so the
-    bars span :data:`_SPAN` at most.
-
-    With ``lanes``, a group's bars stand side by side instead, one lane per coordinate (or
-    per name, written over its lane), each with its own zero line: as the table beside
-    sets them in columns, and with room for every label at full size. ``tone`` may then
-    name one tone per lane.
-    """
+                fragments: Sequence[int | None] = ()) -> Picture:
+    """Bars that may be negative: one row per label, one bar per key of its group. A
+    group's bars stand side by side in lanes, one per coordinate (or per name, written over
+    its lane), as the table beside them sets them in columns, each lane with its own zero
+    line and as wide as its own bars and their labels. Negative bars take the ``negative``
+    tone and grow to the left; one scale for the whole picture, so lengths compare across
+    lanes. ``tone`` is one tone, or one per lane."""
     drawn = [float(book.value(k)) for group in groups for k in group]
     low, high = -min(min(drawn, default=0.0), 0.0), max(max(drawn, default=0.0), 0.0)
     count = max((len(g) for g in groups), default=1)
-    if lanes:
-        return _lanes(book, labels, groups, tone, description, size, names, fragments,
-                      low, high, count)
-    assert isinstance(tone, str), "one tone unless the bars stand in lanes"
-    scale = _SPAN / max(low + high, 1e-12)
-    bar = 18.0 if count == 1 else 14.0
-    row = bar * count + 10
-    left = 170.0
-    zero = left + (70.0 if low else 10.0) + (50.0 if names else 0.0) + low * scale
-    top = 12.0
-    shapes: list[Shape] = []
-    for i, (label, group) in enumerate(zip(labels, groups, strict=True)):
-        y = top + i * row
-        fragment = fragments[i] if fragments else None
-        shapes.append(_label(left - 10, y + row / 2 + 2, *label, anchor="end",
-                             fragment=fragment))
-        for c, key in enumerate(group):
-            value = float(book.value(key))
-            length = _r(abs(value) * scale)
-            x = zero if value >= 0 else _r(zero - length)
-            if names:
-                shapes.append(_label(left + 8, y + c * bar + bar - 4, *names[c],
-                                     size=min(_SMALL, bar + 1),
-                                     tone="muted", fragment=fragment))
-            shapes.append(Rect(_r(x), _r(y + c * bar), length, bar - 3,
-                               tone if value >= 0 else "negative", role="bar", draws=key,
-                               fragment=fragment))
-            if length >= _LEGIBLE or len(groups) * count <= 12:
-                shapes.append(_label(zero + (length + 8 if value >= 0 else -length - 8),
-                                     y + c * bar + bar - 4, book.n(key),
-                                     size=min(_SMALL, bar + 1),
-                                     anchor="start" if value >= 0 else "end",
-                                     fragment=fragment))
-    height = top + row * len(groups)
-    shapes.append(Line(_r(zero), top - 6, _r(zero), height, "muted", 2.0, role="zero"))
-    return Picture(_r(zero + high * scale + 80), height + 8, description, tuple(shapes), size)
-
-
-LANE_SPAN = 170.0
-"""The longest a lane's bars reach, from its most negative to its most positive value."""
-
-
-def _lanes(book: Book, labels: Sequence[tuple[Glyph, ...]], groups: Sequence[Sequence[str]],
-           tone: str | Sequence[str], description: str, size: str,
-           names: Sequence[tuple[Glyph, ...]], fragments: Sequence[int | None],
-           low: float, high: float, count: int) -> Picture:
-    """:func:`signed_bars` in lanes: one scale for every lane, so lengths still compare."""
-    scale = LANE_SPAN / max(low + high, 1e-12)
+    scale = (_SPAN if count == 1 else LANE_SPAN) / max(low + high, 1e-12)
     bar, row = 22.0, 32.0
     left = 12.0 + max((_span(label, _FONT) for label in labels), default=0.0) + 14.0
     top = 12.0 + (36.0 if names else 0.0)

@@ -157,7 +157,7 @@ def _values(book: Book, s: str, h: int) -> tuple[Block, ...]:
         book, [(book.token(s, j),) for j in range(book.length)],
         [[f"{prefix}.V[{j}][{c}]" for c in range(width)] for j in range(book.length)],
         pictures.head_tone(h), "Each source's value row as bars, one lane per coordinate",
-        fragments=(1,) * book.length, lanes=True)
+        fragments=(1,) * book.length)
     return (
         *pictures.beside([Table(columns, rows, corner=book.say("source"), style="steps",
                                 spans=(1, width))], values),
@@ -190,7 +190,7 @@ def _contributions(book: Book, s: str, h: int) -> tuple[Block, ...]:
          [f"{prefix}.message[{c}]" for c in range(width)]],
         pictures.head_tone(h), "Each source's weighted value as bars, one lane per "
         "coordinate, and their sum, the message",
-        fragments=(*(products,) * book.length, total), lanes=True)
+        fragments=(*(products,) * book.length, total))
     return (
         *pictures.beside([Table(columns, tuple(rows), corner=book.say("source"),
                                 style="steps", spans=(1, width, width))], bars),
