@@ -58,7 +58,7 @@ from worksheet.model import (
     causal_mask,
     to_pytorch,
 )
-from worksheet.results import Experiment, model_name, summarise, verdict
+from worksheet.results import Experiment, mean, model_name, summarise, verdict
 from worksheet.schema import Worksheet
 from worksheet.values import Figure, Values
 
@@ -385,16 +385,13 @@ def _results(sheet: _Sheet, ws: Worksheet, experiment: Experiment) -> None:
             raise ExperimentError(f"{experiment.path}: runs of {result.model}: parameters: "
                                   f"expected {counted:,} (the worksheet's model), got "
                                   f"{result.parameters:,}")
-        sheet.put(f"{model}.perplexity", result.perplexity, _F1)
-        sheet.put(f"{model}.perplexity_mean", result.perplexity_mean, _F1)
-        sheet.put(f"{model}.perplexity_low", min(result.perplexity), _F1)
-        sheet.put(f"{model}.perplexity_high", max(result.perplexity), _F1)
+        for name, seeds in (("perplexity", result.perplexity), ("seconds", result.seconds)):
+            sheet.put(f"{model}.{name}", seeds, _F1)
+            sheet.put(f"{model}.{name}_mean", mean(seeds), _F1)
+            sheet.put(f"{model}.{name}_low", min(seeds), _F1)
+            sheet.put(f"{model}.{name}_high", max(seeds), _F1)
         sheet.put(f"{model}.loss", result.loss, _F3)
-        sheet.put(f"{model}.loss_mean", result.loss_mean, _F3)
-        sheet.put(f"{model}.seconds", result.seconds, _F1)
-        sheet.put(f"{model}.seconds_mean", result.seconds_mean, _F1)
-        sheet.put(f"{model}.seconds_low", min(result.seconds), _F1)
-        sheet.put(f"{model}.seconds_high", max(result.seconds), _F1)
+        sheet.put(f"{model}.loss_mean", mean(result.loss), _F3)
         sheet.put(f"{model}.tokens_per_second", result.tokens_per_second, _W)
         sheet.put(f"{model}.best_step", result.best_step, _C)
         sheet.put(f"{model}.continuations", result.continuations, _T)

@@ -28,8 +28,19 @@ from typing import Any
 from worksheet.errors import ExperimentError
 from worksheet.schema import Trained, Worksheet
 
-__all__ = ["FILE", "FORMAT", "Experiment", "ModelResult", "load_experiment", "model_name",
-           "model_names", "shown_text", "summarise", "verdict"]
+__all__ = [
+    "FILE",
+    "FORMAT",
+    "Experiment",
+    "ModelResult",
+    "load_experiment",
+    "mean",
+    "model_name",
+    "model_names",
+    "shown_text",
+    "summarise",
+    "verdict",
+]
 
 FILE = "experiment.json"
 FORMAT = 1
@@ -158,7 +169,7 @@ def load_experiment(path: Path, ws: Worksheet) -> Experiment:
             f"{file}: sizes: expected the trained sizes of {ws.source}, "
             f"{json.dumps(sizes)}, got {json.dumps(found)}; run the experiment with this "
             "worksheet")
-    _check_worksheet(read, document, ws)
+    _check_worksheet(read, document)
     training = read.get(document, "training", "training")
     read.count(training, "steps", "training.steps", 1)
     read.count(training, "batch", "training.batch", 1)
@@ -181,7 +192,7 @@ def load_experiment(path: Path, ws: Worksheet) -> Experiment:
     return Experiment(file.resolve(), hashlib.sha256(raw).hexdigest(), document)
 
 
-def _check_worksheet(read: _Reader, document: Mapping[str, Any], ws: Worksheet) -> None:
+def _check_worksheet(read: _Reader, document: Mapping[str, Any]) -> None:
     """The document names a worksheet by its sha256 (another file with the same trained
     sizes is fine: those sizes are all its models took from it)."""
     made_from = read.get(document, "worksheet", "worksheet")
@@ -249,6 +260,11 @@ def shown_text(text: str) -> str:
     return cut.rstrip() + "…"
 
 
+def mean(figures: Sequence[float]) -> float:
+    """The mean over seeds, summed exactly."""
+    return math.fsum(figures) / len(figures)
+
+
 @dataclass(frozen=True)
 class ModelResult:
     """One model's figures over the seeds (in the order of the seeds)."""
@@ -262,18 +278,6 @@ class ModelResult:
     parameters: int
     continuations: tuple[str, ...]
     """As shown (:func:`shown_text`)."""
-
-    @property
-    def perplexity_mean(self) -> float:
-        return math.fsum(self.perplexity) / len(self.perplexity)
-
-    @property
-    def seconds_mean(self) -> float:
-        return math.fsum(self.seconds) / len(self.seconds)
-
-    @property
-    def loss_mean(self) -> float:
-        return math.fsum(self.loss) / len(self.loss)
 
 
 def summarise(experiment: Experiment, sizes: Trained) -> list[ModelResult]:
@@ -297,7 +301,7 @@ def verdict(results: Sequence[ModelResult]) -> tuple[str, str, str]:
     the spread sentence says so. Either way the headline speaks of this run only; the
     lecture adds that one experiment is no law.
     """
-    best = min(results, key=lambda r: r.perplexity_mean)
+    best = min(results, key=lambda r: mean(r.perplexity))
     close = [r for r in results if r is not best and min(r.perplexity) <= max(best.perplexity)]
     name = model_name(best.model)
     headline = f"{name[0].upper()}{name[1:]} has the lowest mean perplexity in this run"
