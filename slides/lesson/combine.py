@@ -120,13 +120,15 @@ def combine(book: Book) -> list[Stack]:
                                                       style="result")
                                                  for c in range(book.width)),
                     fragment=book.ws.n_heads + 1, style="total"))
+    blocks = pictures.output_projection(
+        book, s, "The output projection split into one block of rows per head, each in its "
+        "head's colour; outlined entries mix across heads", joined=False, update=False,
+        size="panel")
+    shares = Table(book.feature_columns(), tuple(rows), corner=book.say("share of"))
     section.add("blocks", book.say("Each head's block of {wo}", wo=Math("W_O")), [
         Formula(r"\Delta e = \sum_h m^{(h)}\, W_O^{(h)}"),
-        *_beside_or_under(pictures.output_projection(
-            book, s, "The output projection split into one block of rows per head, "
-            "each in its head's colour; outlined entries mix across heads",
-            joined=False, update=False, size="panel"),
-            Table(book.feature_columns(), tuple(rows), corner=book.say("share of")), wide),
+        # a wider model's shares go under its blocks
+        *((blocks, shares) if wide else (Columns(((blocks,), (shares,))),)),
     ], [
         book.say("Split {wo} into one block of rows per head, each in its head's colour. "
                  "Reveal the table row by row: each head's share of the update, then their "
@@ -189,11 +191,6 @@ def _joining(book: Book) -> pictures.Picture:
 
 NARROW_MODEL = 4
 """The widest model whose W_O slides hold the matrix and a table of its terms side by side."""
-
-
-def _beside_or_under(picture: pictures.Picture, table: Table,
-                     under: bool) -> tuple[Block, ...]:
-    return (picture, table) if under else (Columns(((picture,), (table,))),)
 
 
 def _update_terms(book: Book) -> Table:
