@@ -42,9 +42,16 @@ def _packages_of(name: str, root: Path) -> list[Path]:
     return found
 
 
-@cache
 def _imports(file: Path, root: Path) -> tuple[str, ...]:
-    """Project module names ``file`` imports (``from a import b`` counts ``a`` and ``a.b``)."""
+    """Project module names ``file`` imports (``from a import b`` counts ``a`` and ``a.b``),
+    read again whenever the file changes (``lecture serve`` asks for the same files for
+    hours while they are edited)."""
+    stat = file.stat()
+    return _parsed_imports(file, root, stat.st_mtime_ns, stat.st_size)
+
+
+@cache
+def _parsed_imports(file: Path, root: Path, mtime: int, size: int) -> tuple[str, ...]:
     tree = ast.parse(file.read_text(encoding="utf-8"))
     package = ".".join(file.relative_to(root).with_suffix("").parts[:-1])
     names: list[str] = []
@@ -66,6 +73,7 @@ def import_closure(files: Iterable[Path], root: Path = ROOT) -> list[str]:
     """Every project file the given source files depend on (themselves included), as
     paths relative to ``root``, sorted."""
     seen: set[Path] = set()
+    located: dict[str, list[Path]] = {}  # module name → the files importing it runs
     todo = [Path(f).resolve() for f in files]
     while todo:
         file = todo.pop()
@@ -73,6 +81,8 @@ def import_closure(files: Iterable[Path], root: Path = ROOT) -> list[str]:
             continue
         seen.add(file)
         for name in _imports(file, root):
-            found = _module_file(name, root)
-            todo += _packages_of(name, root) + ([found] if found else [])
+            if name not in located:
+                found = _module_file(name, root)
+                located[name] = _packages_of(name, root) + ([found] if found else [])
+            todo += located[name]
     return sorted(path.relative_to(root).as_posix() for path in seen)
