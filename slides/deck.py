@@ -22,6 +22,7 @@ from base64 import b64encode
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
+from functools import cache
 from pathlib import Path
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
@@ -161,7 +162,10 @@ def _clip_slide(book: Book, stack: Stack, clip: Clip, suffix: str) -> Slide:
                  tuple(notes), stack.part, stack.head, role="clip")
 
 
+@cache
 def _environment() -> Environment:
+    """The templates, compiled once and again only when one changes on disk (jinja2's
+    ``auto_reload``)."""
     return Environment(loader=FileSystemLoader(TEMPLATES), autoescape=True,
                        undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True,
                        keep_trailing_newline=True)
