@@ -13,6 +13,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -23,7 +24,6 @@ from narration.voices import Narration
 from outline import SceneEntry, video_stem
 from render.config import scene_environment
 from render.files import file_digest
-from worksheet import load_worksheet
 
 __all__ = ["QUALITIES", "RenderError", "Tags", "clip_sound", "clip_tags", "pick_scenes",
            "read_duration", "render_scene", "scene_outputs", "sound_track", "tag_clip"]
@@ -71,21 +71,23 @@ def render_scene(entry: SceneEntry, worksheet: Path, quality: str,
                  destinations: Sequence[Path], tags: Tags | None = None,
                  narration: Narration | None = None,
                  options: Mapping[str, bool] | None = None,
-                 experiment: Path | None = None) -> None:
+                 experiment: Path | None = None,
+                 cancel: threading.Event | None = None) -> None:
     """Render one scene in its own Manim process and move its outputs into place.
 
     The scene speaks its captions with the ``narration``'s voice; their sentences become
     the clip's sound track, at −16 LUFS (see :mod:`narration.track`). The clip carries
-    ``lecture_scene``, ``lecture_worksheet`` (the worksheet's sha256) and whatever
-    ``tags`` adds (a build adds ``lecture_key``, the scene's cache key) in its container
-    metadata. ``options`` (see :data:`render.config.SCENE_OPTIONS`, such as
+    ``lecture_scene``, ``lecture_worksheet`` (the sha256 of the worksheet the scene read)
+    and whatever ``tags`` adds (a build adds ``lecture_key``, the scene's cache key) in its
+    container metadata. ``options`` (see :data:`render.config.SCENE_OPTIONS`, such as
     ``full_heads``) reach the scene through its environment, and so does ``experiment``
     (a checked ``experiment.json``, as ``$LECTURE_EXPERIMENT``; none when ``None``).
+    Setting ``cancel`` stops Manim and moves nothing into place.
 
     Raises
     ------
     RenderError
-        When Manim fails or an expected output is missing.
+        When Manim fails or is cancelled, or an expected output is missing.
     """
     with tempfile.TemporaryDirectory(prefix=f"lecture-{entry.name}-") as media:
         command = [sys.executable, "-m", "manim", "render", f"-q{quality}", "--disable_caching",
@@ -95,11 +97,10 @@ def render_scene(entry: SceneEntry, worksheet: Path, quality: str,
                **(narration or Narration()).environment(),
                **scene_environment(options or {}),
                "LECTURE_EXPERIMENT": str(experiment.resolve()) if experiment else ""}
-        process = subprocess.run(command, capture_output=True, text=True, env=env, check=False,
-                                 stdin=subprocess.DEVNULL)
-        if process.returncode != 0:
-            raise RenderError(f"{entry.name} failed (exit {process.returncode}): "
-                              f"{_last_error(process.stderr + process.stdout)}")
+        returncode, output = _run(command, env, entry, cancel)
+        if returncode != 0:
+            raise RenderError(f"{entry.name} failed (exit {returncode}): "
+                              f"{_last_error(output)}")
         produced = []
         for suffix in SUFFIXES:
             found = sorted(Path(media).rglob(f"{entry.name}{suffix}"))
@@ -107,10 +108,13 @@ def render_scene(entry: SceneEntry, worksheet: Path, quality: str,
             if not found:
                 raise RenderError(f"{entry.name}: Manim wrote no {suffix} file")
             produced.append(found[0])
+        manifest = json.loads(produced[2].read_text(encoding="utf-8"))
+        # The worksheet the scene read, not the file as it is now: it may have been saved
+        # again while the scene rendered.
         metadata = {"lecture_scene": entry.name,
-                    "lecture_worksheet": load_worksheet(worksheet).sha256,
+                    "lecture_worksheet": manifest["worksheet"]["sha256"],
                     **(tags(produced[2]) if tags else {})}
-        track = sound_track(json.loads(produced[2].read_text(encoding="utf-8")))
+        track = sound_track(manifest)
         staged = []
         for source, target in zip(produced, destinations, strict=True):
             target.parent.mkdir(parents=True, exist_ok=True)
@@ -122,6 +126,27 @@ def render_scene(entry: SceneEntry, worksheet: Path, quality: str,
             staged.append((staging, target))
         for staging, target in staged:
             os.replace(staging, target)
+
+
+def _run(command: Sequence[str], env: Mapping[str, str], entry: SceneEntry,
+         cancel: threading.Event | None) -> tuple[int, str]:
+    """Run Manim to the end, or until ``cancel`` is set; its exit status and output."""
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               stdin=subprocess.DEVNULL, text=True, env=env)
+    while True:
+        try:
+            stdout, stderr = process.communicate(timeout=0.25)
+            return process.returncode, stderr + stdout
+        except subprocess.TimeoutExpired:
+            if cancel is None or not cancel.is_set():
+                continue
+        process.terminate()
+        try:
+            process.communicate(timeout=5)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.communicate()
+        raise RenderError(f"{entry.name}: cancelled")
 
 
 def sound_track(manifest: Mapping[str, Any]) -> Track | None:
