@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import hashlib
 import json
+import threading
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -29,9 +30,10 @@ from worksheet import Style, Worksheet, load_worksheet
 from worksheet.lock import PidLock
 from worksheet.results import Experiment, load_experiment
 
-__all__ = ["DECK_RECORD", "EXPERIMENT_OPTION", "KEPT", "BuildLock", "BuildOptions",
+__all__ = ["DECK_RECORD", "EXPERIMENT_OPTION", "KEPT", "Build", "BuildLock", "BuildOptions",
            "BuildResult", "LockError", "SceneOutcome", "build", "code_fingerprint",
-           "deck_sources", "file_digest", "plan", "scene_sources", "shard_entries"]
+           "deck_sources", "file_digest", "plan", "remove_leftovers", "scene_sources",
+           "shard_entries"]
 
 CODE_SUFFIXES = {".py", ".j2", ".json", ".css", ".js", ".html"}
 SCENE_DRIVER = "render/scenes.py"
@@ -168,8 +170,9 @@ class BuildLock(PidLock):
 # --------------------------------------------------------------------------- records
 
 
-def _remove_leftovers(out: Path) -> None:
-    """Staging files of a build that was killed mid-write (never counted as outputs)."""
+def remove_leftovers(out: Path) -> None:
+    """Remove the staging files of a build that was killed mid-write (never counted as
+    outputs)."""
     for folder in (out, out / "video", out / "records", out / "storyboard"):
         for path in folder.glob(".*.tmp"):
             path.unlink(missing_ok=True)
@@ -239,6 +242,7 @@ class _Planner:
         self.settings = _digest({"quality": options.quality, "manim": versions["manim"],
                                  "voice": options.narration.voice().id})
         self._values: Any = values
+        self._sources: dict[str, dict[str, str]] = {}
         # The last complete build checked every record against these very values and facts.
         computation = {k: v for k, v in code.items() if k.startswith("worksheet/")}
         last = previous.get("scenes", [])
@@ -260,8 +264,10 @@ class _Planner:
         return self._values
 
     def sources(self, entry: SceneEntry) -> dict[str, str]:
-        return {name: self.code.get(name) or file_digest(ROOT / name)
-                for name in scene_sources(entry)}
+        if entry.module not in self._sources:  # scenes of one module share it
+            self._sources[entry.module] = {name: self.code.get(name) or file_digest(ROOT / name)
+                                           for name in scene_sources(entry)}
+        return self._sources[entry.module]
 
     def value_digests(self, reads: Iterable[str]) -> dict[str, str] | None:
         digests = {}
@@ -342,6 +348,79 @@ Progress = Callable[[str, SceneEntry, float], None]
 and ``("done" | "failed", entry, seconds)`` for each rendered scene."""
 
 
+class Build:
+    """One build of ``options.out``, in stages that can run on their own.
+
+    Creating it gathers and validates everything the build needs (the worksheet, the
+    layout limits, the experiment, the code's fingerprints) and writes nothing. Then
+    :meth:`decide` says which scenes still hold and which must render, :meth:`render`
+    renders some of them, and :meth:`assemble` writes the script, the storyboard, the
+    deck and ``build.json`` from the scenes' outcomes. :func:`build` runs the stages in
+    order under the folder's lock; ``lecture serve`` runs them again and again, holding
+    the lock itself.
+
+    Parameters
+    ----------
+    options
+        What to build and where.
+    ws
+        The worksheet, when the caller has read it already (``lecture serve`` reads each
+        saved revision once); read from ``options.worksheet`` otherwise.
+
+    Raises
+    ------
+    WorksheetError, LayoutLimitError, ExperimentError
+        When the worksheet or the experiment cannot be used.
+    """
+
+    def __init__(self, options: BuildOptions, ws: Worksheet | None = None) -> None:
+        self.started = time.perf_counter()
+        self.options = options
+        self.ws, self.entries, code, versions, (experiment, values) = _gather(options, ws)
+        self.code, self.versions, self.experiment = code, versions, experiment
+        self.previous: dict[str, Any] = _read_json(options.out / "build.json") or {}
+        self.planner = _Planner(options, self.ws, code, versions, self.previous, experiment,
+                                values)
+
+    def decide(self) -> tuple[list[SceneOutcome], list[tuple[SceneEntry, str]]]:
+        """Each scene's fate: reused, stale or skipped (as outcomes), or to render, with
+        the reason (the second list)."""
+        return _decide_all(self.options, self.planner, self.entries)
+
+    def kept(self, todo: Sequence[tuple[SceneEntry, str]]) -> list[SceneOutcome]:
+        """The outcomes of scenes of ``todo`` left unrendered for now: one with outputs from
+        an earlier build is kept as stale (its reason says why); one without is left out."""
+        return [SceneOutcome(entry, "stale", f"not rebuilt: {reason}")
+                for entry, reason in todo if _record_path(self.options.out, entry).is_file()]
+
+    def render(self, todo: Sequence[tuple[SceneEntry, str]], notify: Progress | None = None,
+               out: Path | None = None, cancel: threading.Event | None = None
+               ) -> list[SceneOutcome]:
+        """Render the scenes of ``todo``, ``options.jobs`` at a time, each recorded the
+        moment it is done; into ``out`` instead of the build folder when given (a folder
+        of the same layout: ``video/`` and ``records/``). Setting ``cancel`` stops the
+        scenes in flight, which then fail."""
+        options = self.options if out is None else replace(self.options, out=out)
+        return _render_all(options, self.planner, self.entries, todo,
+                           notify or (lambda *_: None), cancel)
+
+    def assemble(self, outcomes: Sequence[SceneOutcome]) -> BuildResult:
+        """Write what follows from the scenes' outcomes: the script, the storyboard and
+        the deck (not for a shard), then ``build.json``."""
+        order = {entry.name: i for i, entry in enumerate(self.entries)}
+        result = BuildResult(sorted(outcomes, key=lambda s: order[s.entry.name]))
+        (self.options.out / "records").mkdir(parents=True, exist_ok=True)
+        if self.options.shard is None:
+            _write_script(self.options, self.entries)
+            _write_storyboard(self.options, self.entries, result)
+            result.slides, result.slides_key = _assemble_slides(self.options, self.planner,
+                                                                self.previous)
+        result.seconds = time.perf_counter() - self.started
+        self.previous = _write_build_json(self.options, self.ws, self.code, self.versions,
+                                          result, self.experiment)
+        return result
+
+
 def build(options: BuildOptions, progress: Progress | None = None) -> BuildResult:
     """Run a build. ``progress(event, entry, seconds)`` hears "start"/"done"/"failed".
 
@@ -352,25 +431,12 @@ def build(options: BuildOptions, progress: Progress | None = None) -> BuildResul
     WorksheetError, LayoutLimitError
         When the worksheet cannot be used (checked before anything is written).
     """
-    started = time.perf_counter()
-    ws, entries, code, versions, (experiment, values) = _gather(options)
-    notify = progress or (lambda *_: None)
+    run = Build(options)
     with BuildLock(options.out):
-        _remove_leftovers(options.out)
-        previous = _read_json(options.out / "build.json") or {}
-        planner = _Planner(options, ws, code, versions, previous, experiment, values)
-        outcomes, todo = _decide_all(options, planner, entries)
-        result = BuildResult(outcomes)
-        result.scenes += _render_all(options, planner, entries, todo, notify)
-        order = {entry.name: i for i, entry in enumerate(entries)}
-        result.scenes.sort(key=lambda s: order[s.entry.name])
-        if options.shard is None:
-            _write_script(options, entries)
-            _write_storyboard(options, entries, result)
-            result.slides, result.slides_key = _assemble_slides(options, planner, previous)
-        result.seconds = time.perf_counter() - started
-        _write_build_json(options, ws, code, versions, result, experiment)
-    return result
+        remove_leftovers(options.out)
+        outcomes, todo = run.decide()
+        outcomes += run.render(todo, progress)
+        return run.assemble(outcomes)
 
 
 def plan(options: BuildOptions) -> BuildResult:
@@ -378,31 +444,30 @@ def plan(options: BuildOptions) -> BuildResult:
 
     Scenes it would render have the status ``"would render"``.
     """
-    started = time.perf_counter()
-    ws, entries, code, versions, (experiment, values) = _gather(options)
-    previous = _read_json(options.out / "build.json") or {}
-    planner = _Planner(options, ws, code, versions, previous, experiment, values)
-    outcomes, todo = _decide_all(options, planner, entries)
+    run = Build(options)
+    outcomes, todo = run.decide()
     result = BuildResult(outcomes + [SceneOutcome(entry, "would render", reason)
                                      for entry, reason in todo])
-    order = {entry.name: i for i, entry in enumerate(entries)}
+    order = {entry.name: i for i, entry in enumerate(run.entries)}
     result.scenes.sort(key=lambda s: order[s.entry.name])
     if options.shard is None:
-        unchanged = not todo and previous.get("slides", {}).get("key") == _deck_key(
-            options, planner) and (options.out / "slides" / "index.html").is_file()
+        unchanged = not todo and run.previous.get("slides", {}).get("key") == _deck_key(
+            options, run.planner) and (options.out / "slides" / "index.html").is_file()
         result.slides = "would be reused" if unchanged else "would be rebuilt"
-    result.seconds = time.perf_counter() - started
+    result.seconds = time.perf_counter() - run.started
     return result
 
 
-def _gather(options: BuildOptions) -> tuple[Worksheet, tuple[SceneEntry, ...], dict[str, str],
-                                            dict[str, str], tuple[Experiment | None, Any]]:
-    """Validate everything a build needs before it writes anything.
+def _gather(options: BuildOptions, ws: Worksheet | None = None
+            ) -> tuple[Worksheet, tuple[SceneEntry, ...], dict[str, str], dict[str, str],
+                       tuple[Experiment | None, Any]]:
+    """Validate everything a build needs before it writes anything (the worksheet is read
+    from ``options.worksheet`` unless given).
 
     With an experiment, the values are computed here (its parameter counts must be the
     worksheet's models'), and handed on; without one they are computed when needed.
     """
-    ws = load_worksheet(options.worksheet)
+    ws = ws if ws is not None else load_worksheet(options.worksheet)
     check_limits(ws)
     experiment, values = None, None
     if options.experiment is not None:
@@ -439,7 +504,8 @@ def _decide_all(options: BuildOptions, planner: _Planner, entries: Sequence[Scen
 
 
 def _render_all(options: BuildOptions, planner: _Planner, entries: Sequence[SceneEntry],
-                todo: Sequence[tuple[SceneEntry, str]], notify: Progress) -> list[SceneOutcome]:
+                todo: Sequence[tuple[SceneEntry, str]], notify: Progress,
+                cancel: threading.Event | None = None) -> list[SceneOutcome]:
     if not todo:
         return []
     planner.values  # noqa: B018 - compute once, before the workers start
@@ -453,7 +519,11 @@ def _render_all(options: BuildOptions, planner: _Planner, entries: Sequence[Scen
         found: dict[str, _Keys] = {}
 
         def tags(manifest: Path) -> dict[str, str]:
-            keys = planner.keys(entry, _read_json(manifest) or {})
+            read = _read_json(manifest) or {}
+            if read.get("worksheet", {}).get("sha256") != planner.ws.sha256:
+                raise RenderError(f"{entry.name}: the worksheet changed while the scene "
+                                  f"rendered; build again")
+            keys = planner.keys(entry, read)
             if keys is None:
                 raise RenderError(f"{entry.name}: its manifest names a value or worksheet "
                                   "fact that does not exist")
@@ -463,7 +533,7 @@ def _render_all(options: BuildOptions, planner: _Planner, entries: Sequence[Scen
         try:
             render_scene(entry, options.worksheet, options.quality, targets, tags,
                          options.narration, options.scene_options,
-                         planner.experiment.path if planner.experiment else None)
+                         planner.experiment.path if planner.experiment else None, cancel)
             _write_record(options, entry, found["keys"], targets)
         except RenderError as error:
             notify("failed", entry, time.perf_counter() - began)
@@ -577,7 +647,8 @@ def _assemble_slides(options: BuildOptions, planner: _Planner,
 
 def _write_build_json(options: BuildOptions, ws: Worksheet, code: Mapping[str, str],
                       versions: Mapping[str, str], result: BuildResult,
-                      experiment: Experiment | None = None) -> None:
+                      experiment: Experiment | None = None) -> dict[str, Any]:
+    """Write ``build.json``; return what it holds."""
     scenes = []
     for outcome in result.scenes:
         record = _read_json(_record_path(options.out, outcome.entry)) or {}
@@ -599,3 +670,4 @@ def _write_build_json(options: BuildOptions, ws: Worksheet, code: Mapping[str, s
         "seconds": round(result.seconds, 2),
     }
     write_json(options.out / "build.json", document)
+    return document
