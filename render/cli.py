@@ -355,6 +355,58 @@ def build_command(scene_names: tuple[str, ...], worksheet_path: Path | None, qua
         sys.exit(1)
 
 
+@main.command("serve")
+@click.argument("scene_names", nargs=-1, metavar="[SCENE]...")
+@_WORKSHEET
+@_OUT
+@click.option("--port", type=click.IntRange(min=0, max=65535), default=8000, show_default=True,
+              help="The port to listen on (0: any free port).")
+@click.option("--host", default="127.0.0.1", show_default=True,
+              help="The address to listen on; only this machine by default.")
+@click.option("--open/--no-open", "open_browser", default=False,
+              help="Open the deck in the default browser.")
+@click.option("--render/--no-render", "render_clips", default=True,
+              help="Re-render, in the background, the scenes a change puts out of date "
+              "(default); without, their clips stay and the page lists them as out of date.")
+@click.option("--quality", type=click.Choice(["l", "m", "h", "k"]), default="l",
+              show_default=True, help="Manim quality: 480p15, 720p30, 1080p60 or 2160p60.")
+@click.option("-j", "--jobs", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Scenes rendered at once in the background.")
+@_NARRATION
+@_VOICE
+@_FULL_HEADS
+@_EXPERIMENT
+@_friendly
+def serve_command(scene_names: tuple[str, ...], worksheet_path: Path | None,
+                  out_dir: Path | None, port: int, host: str,
+                  open_browser: bool, render_clips: bool, quality: str, jobs: int,
+                  narration: str | None, voice: Path | None, full_heads: bool | None,
+                  experiment_path: Path | None) -> None:
+    """Build the deck into OUT, serve OUT over http and keep it up to date: on every save
+    of the worksheet (or of the project's sources) the deck rebuilds and each open page
+    reloads on its slide; clips whose scene changed re-render in the background and swap
+    in as they finish. A worksheet that cannot be used shows its error on the page and
+    the last good deck stays. Named scenes limit what re-renders, as with `lecture build`.
+    Ctrl-C stops, leaving a consistent build in OUT."""
+    from render.build import BuildOptions, LockError
+    from render.serve import ServeOptions, serve
+
+    settings = resolve_settings({"worksheet": worksheet_path, "out": out_dir,
+                                 "narration": narration, "voice": voice,
+                                 "full_heads": full_heads, "experiment": experiment_path})
+    build = BuildOptions(settings.worksheet, settings.out, quality, jobs, None, scene_names,
+                         _narration(settings), scene_options(settings), settings.experiment)
+
+    def say(message: str) -> None:
+        click.echo(f"{time.strftime('%H:%M:%S')} {message}", err=True)
+
+    try:
+        status = serve(ServeOptions(build, host, port, render_clips, open_browser), say)
+    except (LockError, KeyError) as error:
+        _fail(str(error).strip("'\""))
+    sys.exit(status)
+
+
 @main.command("storyboard")
 @_OUT
 @_friendly
