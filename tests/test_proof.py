@@ -338,7 +338,7 @@ def test_editing_a_word_of_the_second_sentence_rerenders_only_what_shows_it(
 def code(tmp_path: Path) -> Path:
     """A copy of the project's code, to edit."""
     copy = tmp_path / "code"
-    for folder in ("worksheet", "narration", "scenes", "render", "slides"):
+    for folder in ("worksheet", "narration", "outline", "scenes", "render", "slides"):
         shutil.copytree(ROOT / folder, copy / folder,
                         ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copyfile(ROOT / "package-lock.json", copy / "package-lock.json")
