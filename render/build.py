@@ -161,7 +161,7 @@ class BuildLock(PidLock):
 
     def busy(self, holder: int) -> Exception:
         return LockError(f"another build (pid {holder}) is writing into {self.path.parent}; "
-                         "wait for it to finish")
+                         "wait for it to finish (a `lecture serve` there: stop it)")
 
     def stuck(self) -> Exception:
         return LockError(f"cannot take {self.path}; remove it if no build is running")

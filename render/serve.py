@@ -24,6 +24,7 @@ reads and ``lecture build`` completes.
 
 from __future__ import annotations
 
+import json
 import os
 import queue
 import shutil
@@ -42,6 +43,7 @@ from typing import Any
 from outline import LIMITS, LayoutLimitError, SceneEntry, lecture_order, video_stem
 from render.build import (
     CODE_SUFFIXES,
+    DECK_RECORD,
     Build,
     BuildLock,
     BuildOptions,
@@ -62,6 +64,9 @@ SETTLE_MS = 120
 """A save is handled once the watched files have been quiet this long: an editor's
 burst of writes, or several saves in quick succession, make one rebuild."""
 RESTART_CHECK_SECONDS = 300
+RENDER_AFTER_SECONDS = 1.5
+"""Renders start this long after a save's deck is out: the pages reload first, without a
+scene render starting beside them, and a save soon after renders only once."""
 
 
 @dataclass(frozen=True)
@@ -112,6 +117,8 @@ class Session:
         """Scenes out of date that are not rendered: others were named."""
         self.restart = False
         self.rebuilds = 0
+        self.render_after = 0.0
+        """No render starts before this ``time.monotonic()``."""
         self.threads: list[threading.Thread] = []
 
     @property
@@ -191,13 +198,15 @@ class Session:
             self._refuse(str(error))
             return
         self.current, self.failed = run, {}
+        self.render_after = time.monotonic() + RENDER_AFTER_SECONDS
         if self._reassemble():
             self.say(f"deck rebuilt in {time.perf_counter() - started:.2f} s"
                      + self._clips_summary())
 
     def _refuse(self, message: str) -> None:
         self.hub.update(error=message, rebuilds=self.rebuilds)
-        self.say(f"{message} (the page keeps the last good deck)")
+        self.say(f"{message} (the page keeps the last good deck)" if self.hub.state()["deck"] else
+                 f"{message} (the deck is built from the first save that can be used)")
 
     def _reassemble(self) -> bool:
         """Write the deck, the script, the storyboard and ``build.json`` for the current
@@ -216,8 +225,14 @@ class Session:
         return True
 
     def _schedule(self) -> None:
-        """Start renders of out-of-date scenes, ``-j`` at a time, in lecture order."""
-        if self.current is not None and self.options.render and not self.cancel.is_set():
+        """Start renders of out-of-date scenes, ``-j`` at a time, in lecture order, once
+        the last save's pages have had their moment."""
+        wait = self.render_after - time.monotonic()
+        if wait > 0 and self.options.render and self.todo:
+            timer = threading.Timer(wait, self.events.put, args=(("tick", None),))
+            timer.daemon = True
+            timer.start()
+        elif self.current is not None and self.options.render and not self.cancel.is_set():
             for entry, reason in self.todo:
                 if len(self.running) >= max(1, self.options.build.jobs):
                     break
@@ -373,6 +388,16 @@ def _watchers(options: ServeOptions, session: Session, stop: threading.Event
 # ---------------------------------------------------------------------------- serve
 
 
+def _deck_on_disk(out: Path) -> str | None:
+    """The key of the deck an earlier build left in ``out``, if it is whole."""
+    try:
+        record = json.loads((out / DECK_RECORD).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    key = record.get("key") if isinstance(record, dict) else None
+    return key if isinstance(key, str) and (out / "slides" / "index.html").is_file() else None
+
+
 def serve(options: ServeOptions, say: Callable[[str], None]) -> int:
     """Serve and rebuild until Ctrl-C (or SIGTERM); return the exit status.
 
@@ -398,6 +423,7 @@ def serve(options: ServeOptions, say: Callable[[str], None]) -> int:
     except OSError as error:
         raise OutputError(f"{options.host}:{options.port}: cannot listen there "
                           f"({error.strerror}); choose another --port or --host") from None
+    hub.update(deck=_deck_on_disk(out))  # until the first rebuild, the last build's deck
     session = Session(options, hub, say)
     stopping = threading.Event()
     watch_stop = threading.Event()

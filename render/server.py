@@ -15,6 +15,7 @@ import json
 import mimetypes
 import os
 import re
+import sys
 import threading
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
@@ -131,6 +132,12 @@ class DeckServer(ThreadingHTTPServer):
         self.root = root.resolve()
         self.hub = hub
         super().__init__(address, _Handler)
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A page that goes away mid-answer (it reloaded, or closed) is no error."""
+        if isinstance(sys.exc_info()[1], ConnectionError | TimeoutError):
+            return
+        super().handle_error(request, client_address)
 
     @property
     def url(self) -> str:

@@ -150,7 +150,9 @@
 
   function draw(state) {
     banner.hidden = !state.error;
-    banner.textContent = state.error ? state.error + " — the deck below is the last good one." : "";
+    banner.textContent = !state.error ? "" : state.error + (shown
+      ? " — the deck below is the last good one."
+      : " — the deck is built from the first save that can be used.");
     var open = panel.open;
     panel.textContent = "";
     var clips = state.clips || [];
