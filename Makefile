@@ -4,7 +4,7 @@ BIN   := $(VENV)/bin
 STAMP := $(VENV)/.installed
 OUT   := build
 
-.PHONY: setup lecture test clean
+.PHONY: setup lecture serve test clean
 
 setup: $(STAMP)
 
@@ -17,6 +17,9 @@ lecture: setup
 	$(BIN)/lecture values --json > $(OUT)/.values.json.tmp
 	mv $(OUT)/.values.json.tmp $(OUT)/values.json
 	$(BIN)/lecture worksheet export $(OUT)/multihead-worksheet.json
+
+serve: setup
+	$(BIN)/lecture serve --out $(OUT)
 
 test: setup
 	$(BIN)/ruff check .
