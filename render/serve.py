@@ -92,6 +92,9 @@ class _Job:
     """The build (worksheet revision and code) it renders for."""
     folder: Path
     started: float = field(default_factory=time.time)
+    cancel: threading.Event = field(default_factory=threading.Event)
+    """Set when the session stops, or when a later save makes the scene's clip hold
+    again (an edit undone): the render stops and moves nothing in."""
 
 
 class Session:
@@ -132,7 +135,7 @@ class Session:
         self.events.put(("changed", frozenset(paths)))
 
     def stop(self) -> None:
-        """Stop after the current stage; renders in flight are cancelled."""
+        """Stop after the current stage; renders in flight are cancelled then."""
         self.cancel.set()
         self.events.put(("stop", None))
 
@@ -220,6 +223,10 @@ class Session:
         except OutputError as error:  # a clip's captions, the deck's assets, the disk
             self._refuse(str(error))
             return False
+        wanted = {entry.name for entry, _ in self.todo}
+        for job in self.running.values():
+            if job.entry.name not in wanted:  # its clip holds again: no need to finish
+                job.cancel.set()
         self.hub.update(deck=result.slides_key, error=None, rebuilds=self.rebuilds,
                         clips=self._clips())
         return True
@@ -251,18 +258,20 @@ class Session:
         shutil.rmtree(job.folder, ignore_errors=True)
         try:
             [outcome] = job.build.render([(job.entry, job.reason)], out=job.folder,
-                                         cancel=self.cancel)
+                                         cancel=job.cancel)
         except Exception as error:  # reported like a failed scene
             outcome = SceneOutcome(job.entry, "failed", job.reason, error=str(error))
         self.events.put(("rendered", (job, outcome)))
 
     def _land(self, job: _Job, outcome: SceneOutcome) -> None:
-        """Move a finished scene's outputs and record into the build folder."""
+        """Move a finished scene's outputs and record into the build folder, unless the
+        clip there holds for the current worksheet (a render for an edit since undone)."""
         name = job.entry.name
         self.running.pop(name, None)
         current = self.current
+        needed = any(entry.name == name for entry, _ in self.todo)
         try:
-            if outcome.status == "rendered" and current is not None \
+            if outcome.status == "rendered" and current is not None and needed \
                     and job.build.entries == current.entries:
                 (self.out / "video").mkdir(parents=True, exist_ok=True)
                 (self.out / "records").mkdir(parents=True, exist_ok=True)
@@ -272,7 +281,7 @@ class Session:
                 self.say(f"clip {video_stem(job.build.entries, name)} rendered in "
                          f"{outcome.seconds:.0f} s")
             elif outcome.status == "failed" and job.build is current \
-                    and not self.cancel.is_set():
+                    and not job.cancel.is_set() and not self.cancel.is_set():
                 self.failed[name] = outcome.error
                 self.say(f"clip of {name} failed: {outcome.error}")
         finally:
@@ -281,6 +290,8 @@ class Session:
     def _finish(self) -> None:
         """Cancel renders in flight, wait for their threads, remove the staging folder."""
         self.cancel.set()
+        for job in self.running.values():
+            job.cancel.set()
         for thread in self.threads:
             thread.join(timeout=30)
         shutil.rmtree(self.out / STAGING, ignore_errors=True)
@@ -434,7 +445,7 @@ def serve(options: ServeOptions, say: Callable[[str], None]) -> int:
                                daemon=True, name="http")
         controller = threading.Thread(target=session.run, name="controller", daemon=True)
         def stop(*_: object) -> None:
-            session.cancel.set()  # renders in flight stop, and are not reported as failed
+            session.cancel.set()  # renders that end now are not reported as failed
             stopping.set()
 
         previous = {sig: signal.signal(sig, stop) for sig in (signal.SIGINT, signal.SIGTERM)}

@@ -301,8 +301,10 @@ class _Handler(BaseHTTPRequestHandler):
         self._bytes(html.encode("utf-8"), TYPES[".html"], body)
 
     def _live(self, name: str, body: bool) -> None:
-        if name == "events":
+        if name == "events" and body:
             self._events()
+        elif name == "events":
+            self._headers(HTTPStatus.OK, "text/event-stream; charset=utf-8", 0)
         elif name == "state":
             self._bytes(json.dumps(self.server.hub.state(), ensure_ascii=False).encode(),
                         TYPES[".json"], body)

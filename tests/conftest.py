@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import copy
 import json
+import shutil
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -17,6 +18,7 @@ from render.cli import main
 from slides.pdf import CHROMIUM, CHROMIUM_ARGS
 from worksheet import DEFAULT_WORKSHEET, Values, Worksheet, compute_values, load_worksheet
 
+ROOT = Path(__file__).resolve().parent.parent
 DATA = Path(__file__).parent / "data"
 THREE_HEADS = DATA / "three-heads.json"
 
@@ -58,6 +60,18 @@ def edited(default_doc: dict[str, Any], tmp_path: Path) -> Callable[..., Path]:
         return path
 
     return make
+
+
+@pytest.fixture()
+def code(tmp_path: Path) -> Path:
+    """A copy of the project's code, to edit (run it with ``PYTHONPATH`` set to it)."""
+    copy = tmp_path / "code"
+    for folder in ("worksheet", "narration", "outline", "scenes", "render", "slides"):
+        shutil.copytree(ROOT / folder, copy / folder,
+                        ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copyfile(ROOT / "package-lock.json", copy / "package-lock.json")
+    (copy / "node_modules").symlink_to(ROOT / "node_modules")
+    return copy
 
 
 @pytest.fixture()

@@ -19,7 +19,6 @@ from typing import Any
 import pytest
 
 from outline import lecture_order
-from render.closure import ROOT
 from tests import tamper
 from worksheet import DEFAULT_WORKSHEET, Worksheet, compute_values, load_worksheet
 
@@ -332,18 +331,6 @@ def test_editing_a_word_of_the_second_sentence_rerenders_only_what_shows_it(
     assert result == expected
     assert result["OtherContext"] == result["BatchLab"] == "would render"
     assert result["HeadWalkthrough1"] == result["RiverBankPrompt"] == "reused"
-
-
-@pytest.fixture()
-def code(tmp_path: Path) -> Path:
-    """A copy of the project's code, to edit."""
-    copy = tmp_path / "code"
-    for folder in ("worksheet", "narration", "outline", "scenes", "render", "slides"):
-        shutil.copytree(ROOT / folder, copy / folder,
-                        ignore=shutil.ignore_patterns("__pycache__"))
-    shutil.copyfile(ROOT / "package-lock.json", copy / "package-lock.json")
-    (copy / "node_modules").symlink_to(ROOT / "node_modules")
-    return copy
 
 
 def edit(file: Path, old: str, new: str) -> None:

@@ -421,11 +421,23 @@ def test_a_scene_the_edit_touched_rerenders_and_its_clip_swaps_in(
         assert record["outputs"][f"video/{clip.name}"] == after
         assert clip_tags(clip)["lecture_worksheet"] == \
             hashlib.sha256(worksheet.read_bytes()).hexdigest()
-        assert server.said(r"clip \d+-PredictionMLP rendered in")
+        assert len(server.said(r"clip \d+-PredictionMLP rendered in")) == 1
+        # An edit undone while its clip renders: the render stops, the clip stays.
+        def rendering() -> bool:
+            return [c["state"] for c in server.state()["clips"]] == ["rendering"]
+
+        server.save(with_entry(seed, 0.375))
+        _wait(rendering, 30, "the second render")
+        server.save(with_entry(seed, 0.4))
+        _wait(lambda: not server.state()["clips"], 20, "the undone edit")
+        time.sleep(3)
+        assert not _manim_running("PredictionMLP")
+        assert len(server.said(r"clip \d+-PredictionMLP rendered in")) == 1
+        assert _clip(out).read_bytes() and record == json.loads(
+            (out / "records" / "PredictionMLP.json").read_text())
         # Ctrl-C while the next edit renders: the render stops, the folder stays whole.
         server.save(with_entry(seed, 0.375))
-        _wait(lambda: [c["state"] for c in server.state()["clips"]] == ["rendering"], 30,
-              "the second render")
+        _wait(rendering, 30, "the third render")
         time.sleep(2)
         started = time.monotonic()
         assert server.stop() == 0
@@ -455,19 +467,6 @@ def _manim_running(scene: str) -> bool:
 
 
 # ---------------------------------------------------------------------------- code
-
-
-@pytest.fixture()
-def code(tmp_path: Path) -> Path:
-    """A copy of the project's code, to edit while it serves."""
-    root = Path(__file__).resolve().parent.parent
-    copy = tmp_path / "code"
-    for folder in ("worksheet", "narration", "outline", "scenes", "render", "slides"):
-        shutil.copytree(root / folder, copy / folder,
-                        ignore=shutil.ignore_patterns("__pycache__"))
-    shutil.copyfile(root / "package-lock.json", copy / "package-lock.json")
-    (copy / "node_modules").symlink_to(root / "node_modules")
-    return copy
 
 
 def test_a_change_to_loaded_code_restarts_the_server_on_its_port(

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import threading
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -188,7 +189,8 @@ def fake_render(runs, monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
                      destinations: Sequence[Path], tags: Any = None,
                      narration: Narration | None = None,
                      options: Mapping[str, bool] | None = None,
-                     experiment: Path | None = None) -> None:
+                     experiment: Path | None = None,
+                     cancel: threading.Event | None = None) -> None:
         full = bool((options or {}).get("full_heads"))
         manifest = runs[full].get(entry.name) or runs[False][entry.name]
         video, srt, figures = destinations

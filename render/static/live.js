@@ -12,7 +12,7 @@
 (function () {
   "use strict";
 
-  if (window.top !== window) return;  // the speaker view's previews follow the main page
+  if (window.top !== window) return;  // the speaker view's previews: S opens them anew
 
   var shown = (window.LECTURE_SERVE || {}).deck || null;
   var KEY = "lecture-serve:" + location.pathname;
