@@ -143,6 +143,9 @@
     if (by.queued) parts.push(by.queued + " waiting");
     if (by.failed) parts.push(by.failed + " failed");
     if (by["out of date"]) parts.push(by["out of date"] + " out of date");
+    if (parts.length === 1 && !by.rendering && !by.queued) {  // "4 clips out of date"
+      return count(clips.length, "clip", "clips") + " " + parts[0].replace(/^\d+ /, "");
+    }
     var lead = by.rendering || by.queued ? count(clips.length, "clip", "clips") + " being redone: "
       : count(clips.length, "clip", "clips") + ": ";
     return lead + parts.join(", ");
