@@ -52,7 +52,10 @@ def _imports(file: Path, root: Path) -> tuple[str, ...]:
 
 @cache
 def _parsed_imports(file: Path, root: Path, mtime: int, size: int) -> tuple[str, ...]:
-    tree = ast.parse(file.read_text(encoding="utf-8"))
+    try:
+        tree = ast.parse(file.read_text(encoding="utf-8"))
+    except SyntaxError:  # saved half-edited: the file alone, by its digest, until it parses
+        return ()
     package = ".".join(file.relative_to(root).with_suffix("").parts[:-1])
     names: list[str] = []
     for node in ast.walk(tree):

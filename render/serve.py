@@ -13,8 +13,9 @@ date through the stages of :class:`render.build.Build`:
   deck in place and shows its one-line error on every page and in the terminal, until
   a save that can be used.
 - A change to a project module this process has loaded restarts the process in place,
-  on the same port, once the new code imports; other changes (templates, styles, scene
-  modules, which render in their own processes) only rebuild.
+  on the same port, once the new code imports (until then its error is on every page,
+  and the deck is rebuilt only for worksheet saves, with the code loaded); other changes
+  (templates, styles, scene modules, which render in their own processes) only rebuild.
 
 The session's controller is the only writer of the build folder, and it writes only
 whole stages: after each, ``build.json``, the records and the outputs agree (scenes not
@@ -119,6 +120,8 @@ class Session:
         self.unnamed: list[SceneEntry] = []
         """Scenes out of date that are not rendered: others were named."""
         self.restart = False
+        self.code_error: str | None = None
+        """Why the project's code, as saved, does not import: shown until it does."""
         self.rebuilds = 0
         self.render_after = 0.0
         """No render starts before this ``time.monotonic()``."""
@@ -160,10 +163,11 @@ class Session:
                 if landed:
                     self._guarded(self._reassemble, "the last deck")
                 break
-            if changed and self._loaded_code_changed(changed) and self._can_restart():
+            code = self._loaded_code(changed)
+            if code and self._can_restart():
                 self.restart = True
                 break
-            if changed:
+            if changed - code:  # the loaded code is as it was: rebuild for the rest only
                 self._guarded(self._rebuild, "the rebuild")
             elif landed:
                 self._guarded(self._reassemble, "the deck")
@@ -178,7 +182,7 @@ class Session:
             traceback.print_exc()
             message = f"lecture serve: {what} failed ({type(error).__name__}: {error}); see " \
                       "the terminal"
-            self.hub.update(error=message)
+            self.hub.update(error=self._errors(message))
             self.say(message)
 
     # ------------------------------------------------------------------ stages
@@ -207,7 +211,7 @@ class Session:
                      + self._clips_summary())
 
     def _refuse(self, message: str) -> None:
-        self.hub.update(error=message, rebuilds=self.rebuilds)
+        self.hub.update(error=self._errors(message), rebuilds=self.rebuilds)
         self.say(f"{message} (the page keeps the last good deck)" if self.hub.state()["deck"] else
                  f"{message} (the deck is built from the first save that can be used)")
 
@@ -227,7 +231,7 @@ class Session:
         for job in self.running.values():
             if job.entry.name not in wanted:  # its clip holds again: no need to finish
                 job.cancel.set()
-        self.hub.update(deck=result.slides_key, error=None, rebuilds=self.rebuilds,
+        self.hub.update(deck=result.slides_key, error=self._errors(), rebuilds=self.rebuilds,
                         clips=self._clips())
         return True
 
@@ -298,10 +302,17 @@ class Session:
 
     # ------------------------------------------------------------------ code changes
 
-    def _loaded_code_changed(self, paths: Iterable[Path]) -> bool:
+    def _errors(self, message: str | None = None) -> str | None:
+        """The one line the pages show: this save's error, and the code's while it does
+        not import."""
+        return "; and ".join(filter(None, [message, self.code_error])) or None
+
+    def _loaded_code(self, paths: frozenset[Path]) -> frozenset[Path]:
+        """Those of ``paths`` that are modules this process has loaded."""
         loaded = {Path(module.__file__).resolve() for module in list(sys.modules.values())
                   if getattr(module, "__file__", None)}
-        return any(path.suffix == ".py" and path.resolve() in loaded for path in paths)
+        return frozenset(path for path in paths
+                         if path.suffix == ".py" and path.resolve() in loaded)
 
     def _can_restart(self) -> bool:
         """Whether this process's project modules import as they are now saved; if not,
@@ -318,10 +329,11 @@ class Session:
             return True
         lines = [line.strip() for line in check.stderr.splitlines() if line.strip()]
         where = next((line for line in reversed(lines) if line.startswith("File ")), "")
-        message = f"the changed code does not import: {lines[-1] if lines else 'no output'}" \
-                  + (f" ({where})" if where else "") + "; the page keeps the last good deck"
-        self.hub.update(error=message)
-        self.say(message)
+        last = lines[-1] if lines else "no output"
+        self.code_error = f"the changed code does not import: {last}" \
+                          + (f" ({where})" if where else "")
+        self.hub.update(error=self._errors())
+        self.say(f"{self.code_error}; the page keeps the last good deck until it does")
         return False
 
     # ------------------------------------------------------------------ telling

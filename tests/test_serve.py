@@ -22,6 +22,7 @@ import re
 import shutil
 import signal
 import socket
+import statistics
 import struct
 import subprocess
 import sys
@@ -203,7 +204,7 @@ def test_a_saved_number_shows_on_the_open_page_within_two_seconds_on_its_slide(
     _wait(lambda: set(shown(page, ENTRY_KEY) or []) == {"0.25"}, 30, "the seed's entry")
     assert set(shown(page, DELTA_KEY) or []) == {delta_text(seed, tmp_path)}
     timings = []
-    for value, text in ((0.4, "0.4"), (0.375, "0.375")):
+    for value, text in ((0.4, "0.4"), (0.625, "0.625"), (0.125, "0.125"), (0.375, "0.375")):
         doc = with_entry(seed, value)
         want = delta_text(doc, tmp_path)
         saved = deck_server.save(doc)
@@ -212,8 +213,10 @@ def test_a_saved_number_shows_on_the_open_page_within_two_seconds_on_its_slide(
         timings.append(time.perf_counter() - saved)
         assert page.evaluate("Reveal.getCurrentSlide().id") == "combine-w-o"
         assert page.evaluate("location.hash") == "#/combine-w-o"
-    # The second save is the measured one: the first also warms the browser's caches.
-    assert timings[-1] <= TARGET_SECONDS, f"save to page took {timings[-1]:.2f} s"
+    # The first save also warms the browser's caches; of the others, the median is held to
+    # the target (as bench/serve.py does), so one save slowed by a busy machine is no failure.
+    measured = statistics.median(timings[1:])
+    assert measured <= TARGET_SECONDS, f"save to page took {measured:.2f} s ({timings})"
     on_disk = (deck_server.out / "slides" / "index.html").read_text(encoding="utf-8")
     assert f'data-key="{ENTRY_KEY}">0.375<' in on_disk
     assert "__lecture__" not in on_disk  # the live script is added when served, not built in
@@ -484,10 +487,20 @@ def test_a_change_to_loaded_code_restarts_the_server_on_its_port(
         page = browser.new_page(viewport={"width": 1280, "height": 720})
         open_on(page, server, "combine-w-o")
         assert page.title() == "Multi-head attention, step by step"
+        rebuilt = len(server.said(r"deck rebuilt"))
         deck.write_text(source.replace(title, title + "\nTITLE = ("), encoding="utf-8")
         error = _wait(lambda: server.state()["error"], 60, "the import error")
         assert "does not import" in error and "SyntaxError" in error
         assert server.process.poll() is None
+        # A worksheet saved meanwhile rebuilds with the loaded code; the code's error stays.
+        server.save(with_entry(seed, 0.4))
+        _wait(lambda: set(shown(page, ENTRY_KEY) or []) == {"0.4"}, 30, "the saved entry")
+        banner = _wait(lambda: _evaluate(page, "document.querySelector("
+                                               "'.lecture-serve-banner').textContent"), 10,
+                       "the banner after the reload")
+        assert banner.startswith(error) and server.state()["error"] == error
+        # The broken code itself rebuilt nothing: the loaded code is as it was.
+        assert len(server.said(r"deck rebuilt")) == rebuilt + 1
         deck.write_text(source.replace(title, 'TITLE = "Multi-head attention, edited"'),
                         encoding="utf-8")
         _wait(lambda: _evaluate(page, "document.title") == "Multi-head attention, edited"

@@ -113,8 +113,13 @@
       return;
     }
     reloading = true;
-    save();
-    location.reload();
+    // Only while the server answers: a page reloaded as it restarts would be left on the
+    // browser's error page, out of reach. Without an answer, the next state tries again.
+    fetch("/__lecture__/state", { cache: "no-store" }).then(function (answer) {
+      if (!answer.ok) throw new Error(answer.statusText);
+      save();
+      location.reload();
+    }).catch(function () { reloading = false; });
   }
 
   /* ------------------------------------------------------------ telling */
