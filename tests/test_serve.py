@@ -500,6 +500,7 @@ def test_a_change_to_loaded_code_restarts_the_server_on_its_port(
                        "the banner after the reload")
         assert banner.startswith(error) and server.state()["error"] == error
         # The broken code itself rebuilt nothing: the loaded code is as it was.
+        _wait(lambda: len(server.said(r"deck rebuilt")) > rebuilt, 10, "the rebuild's line")
         assert len(server.said(r"deck rebuilt")) == rebuilt + 1
         deck.write_text(source.replace(title, 'TITLE = "Multi-head attention, edited"'),
                         encoding="utf-8")
