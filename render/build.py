@@ -22,8 +22,8 @@ from typing import Any
 
 from narration.voices import Narration
 from outline import SceneEntry, check_limits, lecture_order, video_stem
+from outputs.files import file_digest, write_json, write_text
 from render.closure import PACKAGES, ROOT, import_closure
-from render.files import file_digest, write_json, write_text
 from render.scenes import RenderError, pick_scenes, render_scene, scene_outputs
 from render.script import SCRIPT, SCRIPT_RECORD, script_text
 from worksheet import Style, Worksheet, load_worksheet

@@ -32,9 +32,9 @@ from typing import Any
 
 from narration.text import speakable, spoken_text
 from outline import lecture_order
+from outputs.files import OutputError, file_digest
 from render.build import DECK_RECORD, KEPT, deck_sources, scene_sources
 from render.closure import ROOT
-from render.files import OutputError, file_digest
 from render.scenes import clip_sound, clip_tags
 from render.script import SCRIPT, SCRIPT_RECORD, script_text
 from render.spoken import read_spoken

@@ -16,8 +16,8 @@ import click
 from rich.console import Console
 from rich.table import Table
 
+from outputs.files import OutputError, check_writable, write_json
 from render.config import SettingsError, resolve_settings, scene_options
-from render.files import OutputError, check_writable, write_json
 
 __all__ = ["main"]
 

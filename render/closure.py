@@ -16,7 +16,7 @@ from pathlib import Path
 __all__ = ["PACKAGES", "ROOT", "import_closure"]
 
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGES = ("worksheet", "narration", "outline", "scenes", "slides", "render")
+PACKAGES = ("worksheet", "narration", "outline", "outputs", "scenes", "slides", "render")
 """The project's own packages; imports of anything else (manim, torch) are tool versions."""
 
 

@@ -23,13 +23,15 @@ from __future__ import annotations
 import multiprocessing
 import os
 from collections import Counter
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+from outputs.video import video_frames
 
 __all__ = [
     "CHARACTERS",
@@ -41,7 +43,6 @@ __all__ = [
     "read_clip",
     "read_clips",
     "read_crop",
-    "video_frames",
 ]
 
 TESSDATA = Path(os.environ.get("TESSDATA_PREFIX", "/usr/share/tesseract-ocr/5/tessdata"))
@@ -295,31 +296,6 @@ def decode_frames(video: Path, wanted: Iterable[int]) -> dict[int, np.ndarray]:
     Seeks to the keyframe before each wanted frame and decodes forward from there.
     """
     return {n: frame.to_ndarray(format="rgb24") for n, frame in video_frames(video, wanted)}
-
-
-def video_frames(video: Path, wanted: Iterable[int]) -> Iterator[tuple[int, Any]]:
-    """``(number, av.VideoFrame)`` for each of the frames numbered ``wanted`` (from zero)
-    that ``video`` has, in increasing order.
-
-    Seeks to the keyframe before each wanted frame and decodes forward from there.
-    """
-    import av
-
-    with av.open(str(video)) as container:
-        stream = container.streams.video[0]
-        rate = float(stream.average_rate or stream.guessed_rate)
-        base = float(stream.time_base)
-        position, decoded = -1, None
-        for target in sorted(set(wanted)):
-            if decoded is None or target - position > 2 * rate:  # far ahead: seek
-                container.seek(int(target / rate / base), stream=stream, backward=True)
-                decoded, position = container.decode(stream), -1
-            for frame in decoded:
-                position = round(float(frame.pts) * base * rate)
-                if position >= target:
-                    break
-            if position == target:
-                yield target, frame
 
 
 def read_clip(video: Path, sections: Sequence[dict[str, Any]],

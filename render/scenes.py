@@ -22,8 +22,8 @@ import scenes
 from narration.track import Track, audio_frames, lay_track, read_sound
 from narration.voices import Narration
 from outline import SceneEntry, video_stem
+from outputs.files import file_digest
 from render.config import scene_environment
-from render.files import file_digest
 
 __all__ = ["QUALITIES", "RenderError", "Tags", "clip_sound", "clip_tags", "pick_scenes",
            "read_duration", "render_scene", "scene_outputs", "sound_track", "tag_clip"]

@@ -42,6 +42,7 @@ from pathlib import Path
 from typing import Any
 
 from outline import LIMITS, LayoutLimitError, SceneEntry, lecture_order, video_stem
+from outputs.files import OutputError
 from render.build import (
     CODE_SUFFIXES,
     DECK_RECORD,
@@ -52,7 +53,6 @@ from render.build import (
     remove_leftovers,
 )
 from render.closure import PACKAGES, ROOT
-from render.files import OutputError
 from render.scenes import pick_scenes, scene_outputs
 from render.server import DeckServer, Hub
 from worksheet import ExperimentError, WorksheetError

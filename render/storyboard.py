@@ -26,8 +26,8 @@ from typing import Any
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
+from outputs.files import OutputError, file_digest, write_json, write_text
 from render.closure import ROOT, import_closure
-from render.files import OutputError, file_digest, write_json, write_text
 
 __all__ = ["FOLDER", "PAGE", "RECORD", "WIDTH", "Board", "Caption", "Clip", "Panel",
            "ShownPanel", "ShownScene", "Storyboard", "StoryboardError", "WriteResult",
@@ -302,7 +302,7 @@ def _extract(out: Path, clip: Clip, wanted: Mapping[int, list[str]],
     """Save the frames ``wanted`` (frame → image paths) of ``clip`` as JPEGs, atomically."""
     from PIL import Image
 
-    from render.frames import video_frames
+    from outputs.video import video_frames
 
     found = set()
     try:

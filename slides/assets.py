@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from render.files import OutputError
+from outputs.files import OutputError
 
 __all__ = ["NODE_MODULES", "Asset", "Assets", "DeckError", "deck_assets"]
 

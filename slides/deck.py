@@ -28,7 +28,7 @@ from pathlib import Path
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
 from outline import STEP_NAMES, SceneEntry, lecture_order, part, video_stem
-from render.files import OutputError, file_digest, write_text
+from outputs.files import OutputError, file_digest, write_text
 from slides.assets import Assets, DeckError, deck_assets
 from slides.captions import CaptionError, srt_to_vtt
 from slides.context import Deck, Runs, Slide, Stack, Text, Video

@@ -85,7 +85,7 @@ def write_poster(video: Path, frame: int, target: Path) -> None:
     """
     import av
 
-    from render.frames import video_frames
+    from outputs.video import video_frames
 
     try:
         found = next((picture for number, picture in video_frames(video, [frame])

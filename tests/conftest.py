@@ -15,6 +15,7 @@ from click.testing import CliRunner, Result
 from playwright.sync_api import Browser, sync_playwright
 
 from render.cli import main
+from render.closure import PACKAGES
 from slides.pdf import CHROMIUM, CHROMIUM_ARGS
 from worksheet import DEFAULT_WORKSHEET, Values, Worksheet, compute_values, load_worksheet
 
@@ -66,7 +67,7 @@ def edited(default_doc: dict[str, Any], tmp_path: Path) -> Callable[..., Path]:
 def code(tmp_path: Path) -> Path:
     """A copy of the project's code, to edit (run it with ``PYTHONPATH`` set to it)."""
     copy = tmp_path / "code"
-    for folder in ("worksheet", "narration", "outline", "scenes", "render", "slides"):
+    for folder in PACKAGES:
         shutil.copytree(ROOT / folder, copy / folder,
                         ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copyfile(ROOT / "package-lock.json", copy / "package-lock.json")

@@ -17,7 +17,7 @@ import av
 import numpy as np
 
 from narration.track import Track
-from render.files import file_digest
+from outputs.files import file_digest
 from render.scenes import clip_tags, tag_clip
 
 

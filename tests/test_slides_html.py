@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from outline import lecture_order, video_stem
-from render.files import OutputError
+from outputs.files import OutputError
 from slides import deck as deck_module
 from slides.assets import DeckError, deck_assets
 from slides.captions import CaptionError, srt_to_vtt

@@ -22,7 +22,7 @@ import av
 import pytest
 from PIL import Image, ImageChops, ImageStat
 
-from render.files import file_digest
+from outputs.files import file_digest
 
 LECTURE = str(Path(sys.executable).with_name("lecture"))
 MARKUP = Path(__file__).parent / "data" / "markup-words.json"
