@@ -352,7 +352,8 @@ class Build:
     """One build of ``options.out``, in stages that can run on their own.
 
     Creating it gathers and validates everything the build needs (the worksheet, the
-    layout limits, the experiment, the code's fingerprints) and writes nothing. Then
+    layout limits, the named scenes, the experiment, the code's fingerprints) and writes
+    nothing. Then
     :meth:`decide` says which scenes still hold and which must render, :meth:`render`
     renders some of them, and :meth:`assemble` writes the script, the storyboard, the
     deck and ``build.json`` from the scenes' outcomes. :func:`build` runs the stages in
@@ -371,6 +372,8 @@ class Build:
     ------
     WorksheetError, LayoutLimitError, ExperimentError
         When the worksheet or the experiment cannot be used.
+    KeyError
+        When a named scene is none of the lecture's.
     """
 
     def __init__(self, options: BuildOptions, ws: Worksheet | None = None) -> None:
@@ -428,8 +431,9 @@ def build(options: BuildOptions, progress: Progress | None = None) -> BuildResul
     ------
     LockError
         When another build is running in the same folder.
-    WorksheetError, LayoutLimitError
-        When the worksheet cannot be used (checked before anything is written).
+    WorksheetError, LayoutLimitError, KeyError
+        When the worksheet cannot be used, or a named scene is none of the lecture's
+        (checked before anything is written, the folder included).
     """
     run = Build(options)
     with BuildLock(options.out):
@@ -469,14 +473,15 @@ def _gather(options: BuildOptions, ws: Worksheet | None = None
     """
     ws = ws if ws is not None else load_worksheet(options.worksheet)
     check_limits(ws)
+    entries = lecture_order(ws.n_heads)
+    pick_scenes(entries, options.scenes)  # a name the lecture lacks stops here, not in OUT
     experiment, values = None, None
     if options.experiment is not None:
         from worksheet import compute_values
 
         experiment = load_experiment(options.experiment, ws)
         values = compute_values(ws, experiment)
-    return (ws, lecture_order(ws.n_heads), code_fingerprint(), tool_versions(),
-            (experiment, values))
+    return ws, entries, code_fingerprint(), tool_versions(), (experiment, values)
 
 
 def _decide_all(options: BuildOptions, planner: _Planner, entries: Sequence[SceneEntry]

@@ -15,7 +15,8 @@ The proof runs along a chain, each link checked here:
    OCR from the decoded clip and equals its fresh display text (see :mod:`render.frames`).
 
 A build whose worksheet changed since it was made is reported as stale, and so is each
-output whose own sources (its import closure) changed, naming the files.
+output whose own sources (its import closure) changed, naming the files. The lecture's
+scenes a partial build never built are named too.
 """
 
 from __future__ import annotations
@@ -30,12 +31,14 @@ from pathlib import Path
 from string import Formatter
 from typing import Any
 
+import inflect
+
 from narration.text import speakable, spoken_text
 from outline import lecture_order
 from outputs.files import OutputError, file_digest
 from render.build import DECK_RECORD, KEPT, deck_sources, scene_sources
 from render.closure import ROOT
-from render.scenes import clip_sound, clip_tags
+from render.scenes import clip_sound, clip_tags, pick_scenes
 from render.script import SCRIPT, SCRIPT_RECORD, script_text
 from render.spoken import read_spoken
 from render.storyboard import FOLDER as STORYBOARD
@@ -51,6 +54,7 @@ _SLOT = re.compile(r"\{([A-Za-z_]\w*)\}")
 _VTT_DATA = "data:text/vtt;charset=utf-8;base64,"
 AUDIO_SLACK = 0.05
 """Seconds a sound track may end before its last cue (AAC frames and rounding)."""
+_ENGLISH = inflect.engine()
 
 
 @dataclass(frozen=True)
@@ -75,15 +79,54 @@ class CheckReport:
     problems: list[Problem] = field(default_factory=list)
     stale: list[str] = field(default_factory=list)
     counts: dict[str, int] = field(default_factory=dict)
+    """How many of each thing were checked, by plural noun ("files", "srt captions")."""
     frames: list[Any] = field(default_factory=list)
     """Per clip, with ``--frames``: a :class:`render.frames.SceneReading`."""
+    lecture: list[str] = field(default_factory=list)
+    """Every scene of the lecture, in order, for the worksheet checked against."""
+    missing: list[str] = field(default_factory=list)
+    """The lecture's scenes the build never built (nor tried to), in lecture order."""
 
     @property
     def ok(self) -> bool:
+        """Everything the build holds matches; a partial build can be ok."""
         return not self.mismatches and not self.problems and not self.stale
+
+    @property
+    def complete(self) -> bool:
+        """The build holds every scene of the lecture."""
+        return not self.missing
 
     def count(self, what: str, n: int = 1) -> None:
         self.counts[what] = self.counts.get(what, 0) + n
+
+    def counted(self) -> str:
+        """The counts in English: "1 scene, 2 records, 1 srt caption"."""
+        return ", ".join(_counted(n, what) for what, n in self.counts.items())
+
+    def never_built(self) -> str:
+        """The sentence naming the lecture's scenes the build lacks ("18 of the lecture's
+        19 scenes were never built: …"); empty when the build is complete."""
+        if not self.missing:
+            return ""
+        n = len(self.missing)
+        return (f"{n} of the lecture's {_ENGLISH.no('scene', len(self.lecture))} "
+                f"{_ENGLISH.plural_verb('was', n)} never built: {', '.join(self.missing)}")
+
+
+def _counted(n: int, things: str) -> str:
+    """``n`` with the plural noun phrase ``things`` in agreement ("1 srt caption", "2 srt
+    captions"). A single thing takes the singular of the phrase's first plural word: nouns
+    in front of the head stay singular in English ("srt captions"), and words after it
+    qualify it ("figures read from pixels")."""
+    words = things.split()
+    if n == 1:
+        for i, word in enumerate(words):
+            single = _ENGLISH.singular_noun(word)
+            if single:
+                words[i] = single
+                break
+    return f"{n} {' '.join(words)}"
 
 
 _VOID = frozenset({"br", "img", "hr", "input", "meta", "link", "source", "track", "wbr", "col"})
@@ -731,7 +774,7 @@ def check_build(out: Path, worksheet: Path | None = None, frames: bool = False,
     Raises
     ------
     OutputError
-        When the folder holds no ``build.json``.
+        When the folder holds no ``build.json``, or a named scene is none of the lecture's.
     WorksheetError
         When the worksheet cannot be read.
     OcrError
@@ -747,9 +790,17 @@ def check_build(out: Path, worksheet: Path | None = None, frames: bool = False,
         raise OutputError(f"{build_file}: unreadable ({error})") from None
     path = worksheet or Path(build.get("worksheet", {}).get("path", ""))
     ws = load_worksheet(path)
+    entries = lecture_order(ws.n_heads)
+    try:
+        pick_scenes(entries, scenes)
+    except KeyError as error:
+        raise OutputError(error.args[0]) from None
     from worksheet import compute_values
 
-    report = CheckReport()
+    tried = {scene.get("name") for scene in build.get("scenes", [])
+             if scene.get("status") in (*KEPT, "failed")}  # a failed one is reported stale
+    report = CheckReport(lecture=[entry.name for entry in entries],
+                         missing=[entry.name for entry in entries if entry.name not in tried])
     values = compute_values(ws, _experiment(build, ws, report))
     _stale(out, build, ws, str(path), report)
     recorded = _check_files(out, build, report)

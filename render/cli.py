@@ -6,7 +6,7 @@ import json
 import os
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from functools import wraps
 from pathlib import Path
@@ -20,6 +20,133 @@ from outputs.files import OutputError, check_writable, write_json
 from render.config import SettingsError, resolve_settings, scene_options
 
 __all__ = ["main"]
+
+_ERROR = "lecture: error: "
+"""How every refusal starts: one line on stderr, exit status 2."""
+
+
+class _Choice(click.Choice):
+    """A choice refused as "expected one of l, m, h, k, got 'z'"."""
+
+    def get_invalid_choice_message(self, value: Any, ctx: click.Context | None) -> str:
+        return f"expected one of {', '.join(map(str, self.choices))}, got {value!r}"
+
+
+def _bounds(kind: click.IntRange | click.FloatRange) -> str:
+    """A range as it reads in a sentence: "≥ 1", "≥ 0 and ≤ 65535", "> 0"."""
+    bounds = []
+    if kind.min is not None:
+        bounds.append(f"{'>' if kind.min_open else '≥'} {kind.min}")
+    if kind.max is not None:
+        bounds.append(f"{'<' if kind.max_open else '≤'} {kind.max}")
+    return " and ".join(bounds)
+
+
+class _Whole(click.IntRange):
+    """A whole number in a range, refused as "expected a whole number ≥ 1, got '0'"."""
+
+    def convert(self, value: Any, param: click.Parameter | None,
+                ctx: click.Context | None) -> Any:
+        try:
+            return super().convert(value, param, ctx)
+        except click.BadParameter:
+            self.fail(f"expected a whole number {_bounds(self)}, got {value!r}", param, ctx)
+
+
+class _Number(click.FloatRange):
+    """A number in a range, refused as "expected a number > 0, got 'x'"."""
+
+    def convert(self, value: Any, param: click.Parameter | None,
+                ctx: click.Context | None) -> Any:
+        try:
+            return super().convert(value, param, ctx)
+        except click.BadParameter:
+            self.fail(f"expected a number {_bounds(self)}, got {value!r}", param, ctx)
+
+
+def _param_name(error: click.BadParameter) -> str:
+    """The parameter as the command line spells it: ``--quality``, ``OUT``."""
+    param = error.param
+    if isinstance(param, click.Option):
+        return max(param.opts, key=len)
+    if param is not None:
+        return param.human_readable_name
+    hint = error.param_hint
+    return hint if isinstance(hint, str) else " / ".join(hint or ["value"])
+
+
+def _did_you_mean(possibilities: Sequence[str] | None) -> str:
+    """The closest name Click found, as a question; empty without one."""
+    return f" (did you mean {possibilities[0]}?)" if possibilities else ""
+
+
+def _clause(text: str) -> str:
+    """Click's sentence ("Got unexpected extra argument (x).") as a clause of ours."""
+    text = text.strip().removesuffix(".")
+    return text[:1].lower() + text[1:] if text[1:2].islower() else text
+
+
+def _one_line(error: click.ClickException) -> str:
+    """A Click error in the project's one line: what is wrong, and which command's help
+    says how to call it."""
+    if isinstance(error, click.exceptions.NoSuchCommand):
+        what = f"no command named {error.command_name!r}{_did_you_mean(error.possibilities)}"
+    elif isinstance(error, click.NoSuchOption):
+        what = f"no option {error.option_name}{_did_you_mean(error.possibilities)}"
+    elif isinstance(error, click.MissingParameter):
+        kind = error.param_type or (error.param.param_type_name if error.param else "value")
+        what = f"missing {kind} {_param_name(error)}"
+    elif isinstance(error, click.BadParameter):
+        what = f"{_param_name(error)}: {_clause(error.message)}"
+    else:
+        what = _clause(error.format_message())
+    ctx = error.ctx if isinstance(error, click.UsageError) else None
+    where = f"; see `{ctx.command_path} -h`" if ctx is not None else ""
+    return f"{_ERROR}{what}{where}"
+
+
+class _Command(click.Command):
+    """A ``lecture`` command: its usage errors all know it, so their line names its help."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        try:
+            return super().parse_args(ctx, args)
+        except click.UsageError as error:  # Click's parser leaves some without a context
+            error.ctx = error.ctx or ctx
+            raise
+
+
+class _Lecture(_Command, click.Group):
+    """A group whose every usage error (a bad value, an unknown option or command, a
+    missing argument) is one line on stderr with exit status 2, as the project's own
+    refusals are; called with no arguments, it prints its help. Its commands and
+    groups are of its kind."""
+
+    command_class = _Command
+    group_class = type
+
+    def main(self, args: Sequence[str] | None = None, prog_name: str | None = None,
+             complete_var: str | None = None, standalone_mode: bool = True,
+             **extra: Any) -> Any:
+        """Run the command line; Click's own handling, but for how errors are shown.
+
+        Commands report their outcome by exiting (``sys.exit``) or returning ``None``.
+        """
+        if not standalone_mode:
+            return super().main(args, prog_name, complete_var, False, **extra)
+        try:
+            status = super().main(args, prog_name, complete_var, False, **extra)
+        except click.exceptions.NoArgsIsHelpError as error:
+            click.echo(error.ctx.get_help())
+            sys.exit(0)
+        except click.ClickException as error:
+            click.echo(_one_line(error), err=True)
+            sys.exit(error.exit_code)
+        except click.Abort:  # Ctrl-C or end of input outside a command's own handling
+            click.echo("lecture: interrupted", err=True)
+            sys.exit(130)
+        sys.exit(status if isinstance(status, int) else 0)
+
 
 _WORKSHEET = click.option(
     "--worksheet", "worksheet_path", type=click.Path(dir_okay=False, path_type=Path),
@@ -49,7 +176,7 @@ def _console(stderr: bool = False) -> Console:
 
 
 def _fail(message: str) -> None:
-    click.echo(f"lecture: error: {message}", err=True)
+    click.echo(f"{_ERROR}{message}", err=True)
     sys.exit(2)
 
 
@@ -69,9 +196,17 @@ def _friendly(command: Callable[..., Any]) -> Callable[..., Any]:
     return wrapper
 
 
-@click.group()
+@click.group("lecture", cls=_Lecture,
+             context_settings={"help_option_names": ["-h", "--help"]})
 def main() -> None:
-    """Compile the multi-head attention worksheet into lecture values, videos and slides."""
+    """Compile the multi-head attention worksheet into lecture values, videos and slides.
+
+    \b
+    Examples:
+      lecture build -j 2                  # the whole lecture into build/
+      lecture build HeadWalkthrough1 -qm  # one scene at 720p30, then the deck
+      lecture check --complete            # prove every scene and figure of build/
+    """
 
 
 @main.command("values")
@@ -81,7 +216,14 @@ def main() -> None:
 @_friendly
 def values_command(worksheet_path: Path | None, experiment_path: Path | None,
                    as_json: bool) -> None:
-    """Print every displayed value with its key and display text."""
+    """Print every displayed value with its key and display text.
+
+    \b
+    Examples:
+      lecture values
+      lecture values --json > values.json
+      lecture values --worksheet my.json
+    """
     from worksheet import compute_values, load_worksheet
 
     settings = resolve_settings({"worksheet": worksheet_path, "experiment": experiment_path})
@@ -105,7 +247,13 @@ def values_command(worksheet_path: Path | None, experiment_path: Path | None,
 
 @main.group("worksheet")
 def worksheet_group() -> None:
-    """Work with worksheet files."""
+    """Work with worksheet files.
+
+    \b
+    Examples:
+      lecture worksheet fill seed.json my.json
+      lecture worksheet export build/multihead-worksheet.json --worksheet my.json
+    """
 
 
 @worksheet_group.command("export")
@@ -113,7 +261,13 @@ def worksheet_group() -> None:
 @_WORKSHEET
 @_friendly
 def export_command(out: Path, worksheet_path: Path | None) -> None:
-    """Write the worksheet in the seed's schema, with computed cases, to OUT."""
+    """Write the worksheet in the seed's schema, with computed cases, to OUT.
+
+    \b
+    Examples:
+      lecture worksheet export build/multihead-worksheet.json
+      lecture worksheet export cases.json --worksheet my.json
+    """
     from worksheet import compute_values, load_worksheet
     from worksheet.export import export_document
 
@@ -134,6 +288,10 @@ def fill_command(source: Path, out: Path) -> None:
     A worksheet in the seed notebook's schema needs no ``lesson`` object; the filled copy
     shows every part the lecture uses (feature and head names, observed next words, the
     bias offset, the toy, the patches, the trained sizes, the lab), ready to edit.
+
+    \b
+    Examples:
+      lecture worksheet fill seed.json my.json
     """
     from worksheet import load_worksheet
 
@@ -144,7 +302,7 @@ def fill_command(source: Path, out: Path) -> None:
 
 
 _NARRATION = click.option(
-    "--narration", type=click.Choice(["piper", "espeak", "none"]), default=None,
+    "--narration", type=_Choice(["piper", "espeak", "none"]), default=None,
     help="Who speaks the captions: Piper (default), espeak-ng, or none for silent clips.")
 _VOICE = click.option(
     "--voice", "voice", type=click.Path(dir_okay=False, path_type=Path), default=None,
@@ -163,6 +321,14 @@ def _narration(settings: Any) -> Any:
     return narration
 
 
+QUALITIES = {"l": "480p15", "m": "720p30", "h": "1080p60", "k": "2160p60"}
+"""Each ``--quality`` the command takes, with what it renders; Manim's letters, so ``-ql``
+means what it means to ``manim``."""
+_QUALITY = click.option(
+    "-q", "--quality", type=_Choice(list(QUALITIES)), default="l", show_default=True,
+    help="Render quality, as Manim's -q: " + ", ".join(f"{name} {what}"
+                                                       for name, what in QUALITIES.items())
+    + ".")
 _FULL_HEADS = click.option(
     "--full-heads/--recap-heads", "full_heads", default=None,
     help="Walk every head through every step (default: the full walk for the first head "
@@ -181,7 +347,13 @@ _OUT = click.option("--out", "out_dir", type=click.Path(file_okay=False, path_ty
 @_friendly
 def slides_command(worksheet_path: Path | None, experiment_path: Path | None,
                    out_dir: Path | None, pdf: bool) -> None:
-    """Build the Reveal.js deck into OUT/slides/ (with the clips in OUT/video/ if rendered)."""
+    """Build the Reveal.js deck into OUT/slides/ (with the clips in OUT/video/ if rendered).
+
+    \b
+    Examples:
+      lecture slides
+      lecture slides --pdf --out site
+    """
     from slides.deck import build_deck
     from worksheet import compute_values, load_worksheet
 
@@ -196,8 +368,7 @@ def slides_command(worksheet_path: Path | None, experiment_path: Path | None,
 @main.command("render")
 @click.argument("scene_names", nargs=-1, metavar="[SCENE]...")
 @_WORKSHEET
-@click.option("--quality", type=click.Choice(["l", "m", "h", "k"]), default="l",
-              show_default=True, help="Manim quality: 480p15, 720p30, 1080p60 or 2160p60.")
+@_QUALITY
 @_NARRATION
 @_VOICE
 @_FULL_HEADS
@@ -207,7 +378,14 @@ def slides_command(worksheet_path: Path | None, experiment_path: Path | None,
 def render_command(scene_names: tuple[str, ...], worksheet_path: Path | None, quality: str,
                    narration: str | None, voice: Path | None, full_heads: bool | None,
                    experiment_path: Path | None, out_dir: Path | None) -> None:
-    """Render lecture scenes (all by default) into OUT/video/ as NN-<Scene>.mp4/.srt."""
+    """Render lecture scenes (all by default) into OUT/video/ as NN-<Scene>.mp4/.srt,
+    without the build's cache.
+
+    \b
+    Examples:
+      lecture render RiverBankPrompt -ql
+      lecture render HeadWalkthrough1 -qh --narration none
+    """
     from outline import LayoutLimitError, check_limits, lecture_order
     from render.scenes import RenderError, pick_scenes, render_scene, scene_outputs
     from worksheet import load_worksheet
@@ -247,7 +425,13 @@ def render_command(scene_names: tuple[str, ...], worksheet_path: Path | None, qu
 @_OUT
 @_friendly
 def list_command(worksheet_path: Path | None, out_dir: Path | None) -> None:
-    """List the lecture's scenes in order, with the duration of each rendered clip."""
+    """List the lecture's scenes in order, with the duration of each rendered clip.
+
+    \b
+    Examples:
+      lecture list
+      lecture list --out site --worksheet my.json
+    """
     from outline import lecture_order
     from render.scenes import read_duration, scene_outputs
     from worksheet import load_worksheet
@@ -289,9 +473,8 @@ def _parse_shard(_: click.Context, __: click.Parameter, value: str | None
 @main.command("build")
 @click.argument("scene_names", nargs=-1, metavar="[SCENE]...")
 @_WORKSHEET
-@click.option("--quality", type=click.Choice(["l", "m", "h", "k"]), default="l",
-              show_default=True, help="Manim quality: 480p15, 720p30, 1080p60 or 2160p60.")
-@click.option("-j", "--jobs", type=click.IntRange(min=1), default=None,
+@_QUALITY
+@click.option("-j", "--jobs", type=_Whole(min=1), default=None,
               help="Scenes rendered at once (default: the number of cores).")
 @click.option("--shard", callback=_parse_shard, default=None, metavar="I/N",
               help="Render only the I-th of N deterministic shares of the scenes.")
@@ -307,7 +490,14 @@ def build_command(scene_names: tuple[str, ...], worksheet_path: Path | None, qua
                   jobs: int | None, shard: tuple[int, int] | None, dry_run: bool,
                   narration: str | None, voice: Path | None, full_heads: bool | None,
                   experiment_path: Path | None, out_dir: Path | None) -> None:
-    """Render every scene that changed (or only the named ones), then the deck, into OUT."""
+    """Render every scene that changed (or only the named ones), then the deck, into OUT.
+
+    \b
+    Examples:
+      lecture build -j 2                               # the whole lecture into build/
+      lecture build HeadWalkthrough1 -qm --narration none
+      lecture build --worksheet my.json --out site --dry-run
+    """
     from outline import LayoutLimitError
     from render.build import BuildOptions, LockError, build, plan
     from render.progress import BuildProgress
@@ -359,7 +549,7 @@ def build_command(scene_names: tuple[str, ...], worksheet_path: Path | None, qua
 @click.argument("scene_names", nargs=-1, metavar="[SCENE]...")
 @_WORKSHEET
 @_OUT
-@click.option("--port", type=click.IntRange(min=0, max=65535), default=8000, show_default=True,
+@click.option("--port", type=_Whole(min=0, max=65535), default=8000, show_default=True,
               help="The port to listen on (0: any free port).")
 @click.option("--host", default="127.0.0.1", show_default=True,
               help="The address to listen on; only this machine by default.")
@@ -368,9 +558,8 @@ def build_command(scene_names: tuple[str, ...], worksheet_path: Path | None, qua
 @click.option("--render/--no-render", "render_clips", default=True,
               help="Re-render, in the background, the scenes a change puts out of date "
               "(default); without, their clips stay and the page lists them as out of date.")
-@click.option("--quality", type=click.Choice(["l", "m", "h", "k"]), default="l",
-              show_default=True, help="Manim quality: 480p15, 720p30, 1080p60 or 2160p60.")
-@click.option("-j", "--jobs", type=click.IntRange(min=1), default=1, show_default=True,
+@_QUALITY
+@click.option("-j", "--jobs", type=_Whole(min=1), default=1, show_default=True,
               help="Scenes rendered at once in the background.")
 @_NARRATION
 @_VOICE
@@ -387,7 +576,14 @@ def serve_command(scene_names: tuple[str, ...], worksheet_path: Path | None,
     reloads on its slide; clips whose scene changed re-render in the background and swap
     in as they finish. A worksheet that cannot be used shows its error on the page and
     the last good deck stays. Named scenes limit what re-renders, as with `lecture build`.
-    Ctrl-C stops, leaving a consistent build in OUT."""
+    Ctrl-C stops, leaving a consistent build in OUT.
+
+    \b
+    Examples:
+      lecture serve --open
+      lecture serve --worksheet my.json --no-render
+      lecture serve HeadWalkthrough1 --narration none --port 8080
+    """
     from render.build import BuildOptions, LockError
     from render.serve import ServeOptions, serve
 
@@ -413,7 +609,13 @@ def serve_command(scene_names: tuple[str, ...], worksheet_path: Path | None,
 def storyboard_command(out_dir: Path | None) -> None:
     """Write OUT/storyboard.html for reviewers: every built scene in lecture order, the frame
     at each section's end with the captions spoken in that section (the build writes it
-    too; this writes it again from the clips in OUT)."""
+    too; this writes it again from the clips in OUT).
+
+    \b
+    Examples:
+      lecture storyboard
+      lecture storyboard --out site
+    """
     from outline import LIMITS, lecture_order
     from render.build import KEPT, BuildLock, LockError
     from render.storyboard import PAGE, built_clips, write_storyboard
@@ -454,13 +656,23 @@ def storyboard_command(out_dir: Path | None) -> None:
 @click.option("--frames", is_flag=True, help="Also read every on-screen figure back from the "
               "clips' pixels with OCR (tesseract); of the named scenes only, when some are "
               "named.")
+@click.option("--complete", is_flag=True, help="Also fail unless OUT holds every scene of the "
+              "lecture (for CI: a partial build passes without it).")
 @_friendly
 def check_command(scene_names: tuple[str, ...], out_dir: Path | None,
-                  worksheet_path: Path | None, frames: bool) -> None:
+                  worksheet_path: Path | None, frames: bool, complete: bool) -> None:
     """Verify OUT against its records and a fresh recomputation: every output's digest and
     tags, every figure in the deck, the figure manifests and the captions (and with
-    --frames, in the pixels). Exit 0 when all match, 1 on any mismatch, altered or stale
-    output, 2 on bad input."""
+    --frames, in the pixels). Names the lecture's scenes OUT lacks. Exit 0 when all match,
+    1 on any mismatch, altered or stale output (or, with --complete, a missing scene), 2 on
+    bad input.
+
+    \b
+    Examples:
+      lecture check
+      lecture check --complete --out site
+      lecture check HeadWalkthrough1 --frames
+    """
     from render.check import check_build
     from render.frames import OcrError
 
@@ -487,10 +699,15 @@ def check_command(scene_names: tuple[str, ...], out_dir: Path | None,
         for m in report.mismatches:
             table.add_row(m.key, m.shown, m.expected, m.where)
         console.print(table)
-    counted = ", ".join(f"{n} {what}" for what, n in report.counts.items())
-    verdict = "all figures match" if report.ok else "check failed"
-    console.print(f"{verdict}: {counted} ({time.perf_counter() - started:.1f} s)", soft_wrap=True)
-    if not report.ok:
+    if report.missing:
+        console.print(f"[yellow]not built:[/yellow] {report.never_built()}", soft_wrap=True)
+    incomplete = complete and not report.complete
+    verdict = "check failed" if not report.ok else \
+        "check failed (--complete: not every scene is built)" if incomplete \
+        else "all figures match"
+    console.print(f"{verdict}: {report.counted()} ({time.perf_counter() - started:.1f} s)",
+                  soft_wrap=True)
+    if not report.ok or incomplete:
         sys.exit(1)
 
 
@@ -513,21 +730,21 @@ def _parse_seeds(_: click.Context, __: click.Parameter, value: str) -> tuple[int
 @click.option("--out", "out_dir", type=click.Path(path_type=Path), default=None,
               help="The experiment folder (default: experiment/ in the build folder, "
               "build/experiment).")
-@click.option("--steps", type=click.IntRange(min=1), default=2000, show_default=True,
+@click.option("--steps", type=_Whole(min=1), default=2000, show_default=True,
               help="AdamW updates per run.")
 @click.option("--seeds", callback=_parse_seeds, default="11,29,47", show_default=True,
               help="One run of every model per seed.")
-@click.option("--device", type=click.Choice(["cpu", "cuda", "auto"]), default="auto",
+@click.option("--device", type=_Choice(["cpu", "cuda", "auto"]), default="auto",
               show_default=True, help="Where to train (auto: CUDA when torch sees a GPU).")
-@click.option("--batch", type=click.IntRange(min=1), default=64, show_default=True,
+@click.option("--batch", type=_Whole(min=1), default=64, show_default=True,
               help="Windows of context tokens per step.")
-@click.option("--lr", "learning_rate", type=click.FloatRange(min=0, min_open=True),
+@click.option("--lr", "learning_rate", type=_Number(min=0, min_open=True),
               default=3e-3, show_default=True, help="Peak AdamW learning rate.")
-@click.option("--eval-every", type=click.IntRange(min=1), default=100, show_default=True,
+@click.option("--eval-every", type=_Whole(min=1), default=100, show_default=True,
               help="Steps between validation measurements and saved states.")
-@click.option("--eval-windows", type=click.IntRange(min=1), default=4096, show_default=True,
+@click.option("--eval-windows", type=_Whole(min=1), default=4096, show_default=True,
               help="Validation and test windows measured (all, when a split has fewer).")
-@click.option("--threads", type=click.IntRange(min=1), default=None,
+@click.option("--threads", type=_Whole(min=1), default=None,
               help="CPU threads for torch (default: torch's own choice).")
 @_friendly
 def experiment_command(corpus: Path, worksheet_path: Path | None, out_dir: Path | None,
@@ -541,6 +758,11 @@ def experiment_command(corpus: Path, worksheet_path: Path | None, out_dir: Path 
     trained sizes, each once per seed with the same batches and update budget; the
     checkpoint with the lowest validation loss is kept and its test loss reported.
     Interrupted (Ctrl-C, a kill), the same command goes on where it stopped.
+
+    \b
+    Examples:
+      lecture experiment --corpus stories.txt --device cpu
+      lecture experiment --corpus stories/ --steps 500 --seeds 11 --out build/quick
     """
     from render.progress import ExperimentProgress
     from worksheet import ExperimentError, load_worksheet

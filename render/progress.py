@@ -25,7 +25,10 @@ __all__ = ["BuildProgress", "ExperimentProgress"]
 
 
 class BuildProgress:
-    """Receives ``(event, entry, seconds)`` from a build and draws it."""
+    """Receives ``(event, entry, seconds)`` from a build and draws it.
+
+    The display starts with the first event, once the build's inputs are checked: a
+    refusal before it is the one line on stderr."""
 
     def __init__(self, console: Console) -> None:
         self.progress = Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(),
@@ -35,16 +38,20 @@ class BuildProgress:
         self.overall: TaskID | None = None
         self.tasks: dict[str, TaskID] = {}
         self.lock = threading.Lock()
+        self.started = False
 
     def __enter__(self) -> BuildProgress:
-        self.progress.__enter__()
         return self
 
     def __exit__(self, *exc: Any) -> None:
-        self.progress.__exit__(*exc)
+        if self.started:
+            self.progress.__exit__(*exc)
 
     def update(self, event: str, entry: SceneEntry, seconds: float) -> None:
         with self.lock:
+            if not self.started:
+                self.progress.__enter__()
+                self.started = True
             if event == "plan":
                 self.overall = self.progress.add_task("all scenes", total=int(seconds))
             elif event == "start":

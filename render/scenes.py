@@ -15,6 +15,7 @@ import sys
 import tempfile
 import threading
 from collections.abc import Callable, Mapping, Sequence
+from difflib import get_close_matches
 from pathlib import Path
 from typing import Any
 
@@ -46,12 +47,19 @@ def pick_scenes(entries: Sequence[SceneEntry], names: Sequence[str]) -> list[Sce
     Raises
     ------
     KeyError
-        Naming an unknown scene and listing the known ones.
+        Naming an unknown scene and what to do: a file's name belongs to ``--worksheet``,
+        a misspelt name gets the closest scene's.
     """
     known = {entry.name: entry for entry in entries}
     for name in names:
-        if name not in known:
-            raise KeyError(f"unknown scene {name!r}; expected one of {', '.join(known)}")
+        if name in known:
+            continue
+        if name.endswith(".json") or Path(name).is_file():
+            raise KeyError(f"no scene named {name!r}; a worksheet is given as "
+                           f"`--worksheet {name}`")
+        close = get_close_matches(name, known, n=1)
+        guess = f"; did you mean {close[0]}?" if close else ""
+        raise KeyError(f"no scene named {name!r}{guess} (`lecture list` shows them)")
     wanted = set(names)
     return [entry for entry in entries if not wanted or entry.name in wanted]
 

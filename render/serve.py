@@ -28,6 +28,7 @@ from __future__ import annotations
 import json
 import os
 import queue
+import shlex
 import shutil
 import signal
 import subprocess
@@ -53,9 +54,10 @@ from render.build import (
     remove_leftovers,
 )
 from render.closure import PACKAGES, ROOT
+from render.config import Settings
 from render.scenes import pick_scenes, scene_outputs
 from render.server import DeckServer, Hub
-from worksheet import ExperimentError, WorksheetError
+from worksheet import DEFAULT_WORKSHEET, ExperimentError, WorksheetError
 
 __all__ = ["STAGING", "ServeOptions", "Session", "serve"]
 
@@ -194,7 +196,6 @@ class Session:
         self.rebuilds += 1
         try:
             run = Build(self.options.build)
-            pick_scenes(run.entries, self.options.build.scenes)
         except KeyError as error:  # a named scene this worksheet's heads do not have
             self._refuse(str(error).strip("'\""))
             return
@@ -491,6 +492,27 @@ def serve(options: ServeOptions, say: Callable[[str], None]) -> int:
         os.execv(sys.executable, [*sys.orig_argv, "--port", port, "--no-open"])
     left = len(session.todo)
     say(f"stopped; {out} holds a consistent build"
-        + (f" with {left} scene{'s' if left != 1 else ''} still to render: `lecture build` "
-           "renders them" if left else ""))
+        + (f" with {left} scene{'s' if left != 1 else ''} still to render: "
+           f"`{_finishing_command(options.build)}` renders {'it' if left == 1 else 'them'}"
+           if left else ""))
     return 0
+
+
+def _finishing_command(build: BuildOptions) -> str:
+    """The ``lecture build`` command that renders what a session left, in its folder and
+    with its settings: its scenes, ``--out``, and each setting that is not the default
+    (the worksheet, the quality, the voice, the full walkthroughs, the experiment)."""
+    words = ["lecture", "build", *build.scenes, "--out", str(build.out)]
+    if build.worksheet.resolve() != DEFAULT_WORKSHEET.resolve():
+        words += ["--worksheet", str(build.worksheet)]
+    if build.quality != BuildOptions.quality:
+        words += [f"-q{build.quality}"]
+    if build.narration.engine != Settings.narration:
+        words += ["--narration", build.narration.engine]
+    if build.narration.model is not None:
+        words += ["--voice", str(build.narration.model)]
+    if build.scene_options.get("full_heads"):
+        words += ["--full-heads"]
+    if build.experiment is not None:
+        words += ["--experiment", str(build.experiment)]
+    return shlex.join(words)

@@ -260,8 +260,8 @@ def test_shards_merge_into_one_build_without_rerendering(tmp_path: Path) -> None
 def test_an_unknown_scene_is_refused_before_any_work(tmp_path: Path) -> None:
     out = tmp_path / "out"
     process = lecture("build", "RiverBankPrompt", "NoSuchScene", "--out", out)
-    assert process.returncode == 2 and "unknown scene 'NoSuchScene'" in process.stderr
-    assert not (out / "build.json").exists()
+    assert process.returncode == 2 and "no scene named 'NoSuchScene'" in process.stderr
+    assert not out.exists()
 
 
 def _manim_pids(scene: str) -> list[int]:
