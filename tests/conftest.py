@@ -5,7 +5,10 @@ from __future__ import annotations
 
 import copy
 import json
+import os
 import shutil
+import subprocess
+import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -22,6 +25,8 @@ from worksheet import DEFAULT_WORKSHEET, Values, Worksheet, compute_values, load
 ROOT = Path(__file__).resolve().parent.parent
 DATA = Path(__file__).parent / "data"
 THREE_HEADS = DATA / "three-heads.json"
+LECTURE = str(Path(sys.executable).with_name("lecture"))
+"""The installed ``lecture`` command of this environment."""
 
 
 @pytest.fixture(scope="session")
@@ -81,6 +86,33 @@ def lecture() -> Callable[..., Result]:
 
     def run(*args: str | Path) -> Result:
         return CliRunner().invoke(main, [str(a) for a in args], catch_exceptions=True)
+
+    return run
+
+
+HASH_SEEDS = ("1", "2")
+"""``PYTHONHASHSEED``s of the processes a determinism test compares: sets and dicts built
+from strings iterate in another order under each."""
+
+
+@pytest.fixture()
+def in_processes(tmp_path: Path) -> Callable[..., list[tuple[subprocess.CompletedProcess[str],
+                                                             Path]]]:
+    """Run the real ``lecture`` command once per hash seed, each in its own process and in
+    a folder of its own; return each finished process (which must succeed) with its
+    folder."""
+
+    def run(*args: str | Path) -> list[tuple[subprocess.CompletedProcess[str], Path]]:
+        done = []
+        for seed in HASH_SEEDS:
+            folder = tmp_path / f"hash-seed-{seed}"
+            folder.mkdir()
+            process = subprocess.run([LECTURE, *map(str, args)], capture_output=True,
+                                     text=True, check=False, stdin=subprocess.DEVNULL,
+                                     cwd=folder, env={**os.environ, "PYTHONHASHSEED": seed})
+            assert process.returncode == 0, process.stderr[-2000:]
+            done.append((process, folder))
+        return done
 
     return run
 

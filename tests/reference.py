@@ -27,6 +27,7 @@ __all__ = [
     "adamw_first_step",
     "display_error",
     "embed",
+    "expected_at",
     "head_final_row",
     "lab",
     "lm_loss",
@@ -40,6 +41,7 @@ __all__ = [
     "trained_parameter_counts",
     "values",
     "within_display",
+    "worksheet_values",
 ]
 
 Doc = Mapping[str, Any]
@@ -635,3 +637,22 @@ def within_display(text: str, style: Style, expected: Any) -> bool:
         reference = float(expected)
         return abs(shown - reference) <= unit / 2 + SLACK * max(1.0, abs(reference))
     return _exact(text, style, expected)
+
+
+def worksheet_values(document: Mapping[str, Any]) -> dict[str, Any]:
+    """:func:`values` of a loaded worksheet's filled ``document`` (any mapping), as plain
+    JSON data first, so that nothing of the program's own types reaches numpy."""
+    import json
+
+    return values(json.loads(json.dumps(dict(document))))
+
+
+def expected_at(reference: Mapping[str, Any], key: str, style: Style) -> Any:
+    """The reference value a displayed key shows: the whole value for a shape or an
+    unindexed key, else the entry its ``[i][j]`` picks."""
+    from worksheet import parse_key  # the key syntax only, no computation
+
+    base, index = parse_key(key)
+    if style is Style.SHAPE or not index:
+        return reference[base]
+    return np.asarray(reference[base])[index]

@@ -292,15 +292,13 @@ def test_a_failing_scene_is_reported_and_the_others_finish(tmp_path: Path) -> No
 
 
 def test_srt_captions_match_recomputed_tensors(built: Path) -> None:
-    import numpy as np
 
     from render.check import read_srt
     from tests import reference
-    from worksheet import parse_key
 
     ws = load_worksheet(DEFAULT_WORKSHEET)
     values = compute_values(ws)
-    numpy = reference.values(json.loads(json.dumps(dict(ws.document))))
+    numpy = reference.worksheet_values(ws.document)
     checked = 0
     for manifest_path in sorted((built / "video").glob("*.figures.json")):
         manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
@@ -311,10 +309,8 @@ def test_srt_captions_match_recomputed_tensors(built: Path) -> None:
             text = srt[caption["index"]]
             for figure in caption["figures"]:
                 assert figure["text"] in text
-                base, index = parse_key(figure["key"])
                 style = values[figure["key"]].style
-                expected = numpy[base] if style.value == "shape" or not index \
-                    else np.asarray(numpy[base])[index]
+                expected = reference.expected_at(numpy, figure["key"], style)
                 assert reference.within_display(figure["text"], style, expected), \
                     (figure, expected)
                 checked += 1

@@ -373,19 +373,17 @@ def test_each_part_opens_on_the_model_map_with_its_steps_lit(shown, label: str,
 @pytest.fixture(scope="session")
 def numpy_values() -> dict[str, Any]:
     """Every value, recomputed in plain numpy float64 from each worksheet's document."""
-    import json
-
     from tests import reference
 
-    return {label: reference.values(json.loads(json.dumps(dict(load_worksheet(path).document))))
+    return {label: reference.worksheet_values(load_worksheet(path).document)
             for label, path in WORKSHEETS.items()}
 
 
 def _numpy_at(numpy: dict[str, Any], key: str) -> float:
-    from worksheet import parse_key
+    from tests import reference
+    from worksheet import Style
 
-    base, index = parse_key(key)
-    return float(np.asarray(numpy[base], dtype=float)[index] if index else numpy[base])
+    return float(reference.expected_at(numpy, key, Style.FIXED3))
 
 
 @pytest.mark.parametrize(("label", "name"), CASES)

@@ -74,7 +74,7 @@ def case(request: pytest.FixtureRequest) -> dict[str, Any]:
     ws = load_worksheet(WORKSHEETS[request.param])
     values = compute_values(ws)
     return {"name": request.param, "ws": ws, "deck": deck_context(ws, values),
-            "ref": reference.values(json.loads(json.dumps(dict(ws.document))))}
+            "ref": reference.worksheet_values(ws.document)}
 
 
 @pytest.fixture(scope="module")

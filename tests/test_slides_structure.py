@@ -29,6 +29,7 @@ from slides.context import (
 )
 from slides.deck import Clip, deck_context
 from slides.lesson import BUILDERS
+from tests import reference
 from tests.conftest import THREE_HEADS
 from worksheet import Values, Worksheet, compute_values, load_worksheet
 
@@ -162,15 +163,21 @@ def test_slide_ids_are_unique_and_every_slide_has_speaker_notes(default_deck: De
             assert s.title, s.id
 
 
-def test_every_number_is_a_bound_figure_with_the_formatter_text(default_deck: Deck,
-                                                                 default_values: Values,
-                                                                 three_deck: Deck,
-                                                                 three_deck_values: Values) -> None:
-    for deck, values in ((default_deck, default_values), (three_deck, three_deck_values)):
+def test_every_number_shows_an_independent_numpy_recomputation(
+        default_deck: Deck, default_ws: Worksheet, default_values: Values, three_deck: Deck,
+        three_ws: Worksheet, three_deck_values: Values) -> None:
+    """Each bound number's text shows, to its last digit, what plain numpy recomputes from
+    the worksheet for its key (the style only says how it is written)."""
+    for deck, ws, values in ((default_deck, default_ws, default_values),
+                             (three_deck, three_ws, three_deck_values)):
+        numpy = reference.worksheet_values(ws.document)
         found = [item for item, _ in walk(deck.stacks) if isinstance(item, Num)]
         assert len(found) > 1000
         for num in found:
-            assert num.text == values.text(num.key), num.key
+            style = values[num.key].style
+            assert reference.within_display(num.text, style,
+                                            reference.expected_at(numpy, num.key, style)), \
+                (num.key, num.text)
 
 
 def test_prose_and_formulas_written_for_the_deck_contain_no_digit(default_deck: Deck,
