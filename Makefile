@@ -23,7 +23,7 @@ serve: setup
 
 test: setup
 	$(BIN)/ruff check .
-	$(BIN)/pytest -q
+	$(BIN)/pytest -q -n auto --dist loadgroup --durations=15
 
 clean:
 	rm -rf $(OUT)

@@ -1,5 +1,15 @@
-"""Shared fixtures: the default and three-head worksheets, their values, a CLI runner, and
-Debian's Chromium for the browser tests (one per test module)."""
+"""Shared fixtures: the default and three-head worksheets, their values, a CLI runner,
+Debian's Chromium for the browser tests (one per worker), and how the suite is spread over
+pytest-xdist's workers.
+
+``make test`` runs the suite on two workers (``-n 2 --dist loadgroup``). A test that reads
+an expensive artefact its module builds once (a module- or session-scoped fixture of that
+module: a build, a deck, a served folder) runs on the same worker as the module's other
+tests, so the artefact is made once per run; the modules that dry-run scenes share one
+group, since their dry runs are cached in the worker's memory (``tests/scene_runner.py``).
+Every other test goes wherever a worker is free. Groups start in the order of
+:data:`FIRST`, the longest first, so that the two workers finish together.
+"""
 
 from __future__ import annotations
 
@@ -117,10 +127,44 @@ def in_processes(tmp_path: Path) -> Callable[..., list[tuple[subprocess.Complete
     return run
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def browser() -> Iterator[Browser]:
-    """Debian's Chromium driven by Playwright (never a downloaded browser)."""
+    """Debian's Chromium driven by Playwright (never a downloaded browser), one per worker:
+    each test opens pages of its own in it."""
     with sync_playwright() as playwright:
         chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         yield chromium
         chromium.close()
+
+
+DRY_RUNS = "dry-runs"
+"""The group of the modules that dry-run scenes through :func:`tests.scene_runner.run_scenes`."""
+FIRST = ("test_proof", DRY_RUNS, "test_build", "test_serve", "test_results", "test_storyboard",
+         "test_experiment", "test_cli", "test_slides_browser", "test_slides_hall")
+"""Groups in the order they start: the longest first (``.ci/run`` prints the slowest)."""
+
+
+def _module_artefacts(item: pytest.Item) -> bool:
+    """Whether the test uses a module- or session-scoped fixture of its own module."""
+    module = item.nodeid.split("::")[0]
+    definitions = getattr(item, "_fixtureinfo", None)
+    if definitions is None:
+        return False
+    return any(fixture.scope in ("module", "session") and fixture.baseid == module
+               for fixtures in definitions.name2fixturedefs.values() for fixture in fixtures)
+
+
+@pytest.hookimpl(tryfirst=True)  # before xdist reads the groups
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Group the tests that share an artefact, and put the longest groups first."""
+    for item in items:
+        if item.get_closest_marker("xdist_group") is None and _module_artefacts(item):
+            item.add_marker(pytest.mark.xdist_group(Path(item.nodeid.split("::")[0]).stem))
+
+    def rank(item: pytest.Item) -> int:
+        marker = item.get_closest_marker("xdist_group")
+        group = marker.args[0] if marker and marker.args else marker.kwargs.get("name") \
+            if marker else None
+        return FIRST.index(group) if group in FIRST else len(FIRST)
+
+    items.sort(key=rank)  # stable: within a rank, the collection's order

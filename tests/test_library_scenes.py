@@ -8,9 +8,13 @@ from typing import Any
 
 import pytest
 
+from tests.conftest import DRY_RUNS
 from tests.scene_runner import run_scenes
 from tests.test_scenes import ENTRIES, WORKSHEETS
 from worksheet import compute_values, load_worksheet
+
+pytestmark = pytest.mark.xdist_group(DRY_RUNS)
+"""Dry runs are cached in the worker's memory: these modules share one worker."""
 
 SCENES = ("BiasFlag", "PyTorchLayer", "TrainedComparison", "ImagePatches", "BatchLab")
 CASES = [(label, name) for label in WORKSHEETS for name in SCENES]

@@ -14,9 +14,12 @@ import pytest
 
 from outline import lecture_order
 from scenes.kit import BREATH, LONGEST_SILENCE
-from tests.conftest import THREE_HEADS
+from tests.conftest import DRY_RUNS, THREE_HEADS
 from tests.scene_runner import run_scenes
 from worksheet import DEFAULT_WORKSHEET, compute_values, load_worksheet
+
+pytestmark = pytest.mark.xdist_group(DRY_RUNS)
+"""Dry runs are cached in the worker's memory: these modules share one worker."""
 
 HALF_WIDTH, HALF_HEIGHT = 14.222 / 2, 8.0 / 2
 _ENGLISH = inflect.engine()

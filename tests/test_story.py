@@ -11,8 +11,12 @@ import pytest
 
 from outline import lecture_order
 from tests import reference
+from tests.conftest import DRY_RUNS
 from tests.scene_runner import run_scenes
 from worksheet import DEFAULT_WORKSHEET, Worksheet
+
+pytestmark = pytest.mark.xdist_group(DRY_RUNS)
+"""Dry runs are cached in the worker's memory: these modules share one worker."""
 
 SCENES = ("MayaRecall", "OneHeadTwoHeads")
 

@@ -25,8 +25,12 @@ from render import build as build_module
 from render.build import BuildOptions, build, plan
 from render.cli import main
 from scenes.kit import shown_indices
+from tests.conftest import DRY_RUNS
 from tests.scene_runner import run_scenes
 from worksheet import DEFAULT_WORKSHEET, Style, compute_values, format_number, load_worksheet
+
+pytestmark = pytest.mark.xdist_group(DRY_RUNS)
+"""Dry runs are cached in the worker's memory: these modules share one worker."""
 
 RECAP_LONGEST = 30.0
 """A later head's whole clip, in seconds, when it only recaps."""
