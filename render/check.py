@@ -42,6 +42,7 @@ from render.storyboard import FOLDER as STORYBOARD
 from render.storyboard import PAGE as STORYBOARD_PAGE
 from render.storyboard import RECORD as STORYBOARD_RECORD
 from render.storyboard import image_path, image_size, read_page, section_captions
+from slides.captions import CaptionError, read_subrip, webvtt_texts
 from worksheet import Style, Values, Worksheet, load_worksheet
 
 __all__ = ["CheckReport", "Mismatch", "Problem", "check_build", "read_srt"]
@@ -125,33 +126,16 @@ class _Deck(HTMLParser):
             self._open[-1][1].append(data)
 
 
-def _cues(blocks: list[str], timed: re.Pattern[str]) -> list[str]:
-    cues = []
-    for block in blocks:
-        lines = block.splitlines()
-        if lines and lines[0].strip().isdigit():
-            lines = lines[1:]
-        if lines and timed.search(lines[0]):
-            cues.append("\n".join(lines[1:]))
-    return cues
-
-
 def read_srt(path: Path) -> dict[int, str]:
-    """Caption text by index from an ``.srt`` file."""
-    captions: dict[int, str] = {}
-    blocks = re.split(r"\r?\n\r?\n+", path.read_text(encoding="utf-8").strip())
-    for block in blocks:
-        lines = block.splitlines()
-        if len(lines) >= 3 and lines[0].strip().isdigit():
-            captions[int(lines[0])] = "\n".join(lines[2:])
-    return captions
+    """Caption text by index from an ``.srt`` file.
 
-
-def _vtt_cues(text: str) -> list[str]:
-    """Cue texts of a WebVTT file, in order, with its escapes undone."""
-    blocks = re.split(r"\r?\n\r?\n+", text.strip())
-    cues = _cues(blocks[1:], re.compile(r"-->"))
-    return [c.replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&") for c in cues]
+    Raises
+    ------
+    CaptionError
+        When the file holds text that is not a cue.
+    """
+    return {cue.index: cue.content
+            for cue in read_subrip(path.read_text(encoding="utf-8"), path.name)}
 
 
 def _expected(values: Values, key: str) -> str:
@@ -437,7 +421,14 @@ def _check_deck_captions(url: str | None, captions: list[dict[str, Any]] | None,
     if not url or not url.startswith(_VTT_DATA):
         report.problems.append(Problem(where, "no embedded captions"))
         return
-    cues = _vtt_cues(b64decode(url[len(_VTT_DATA):]).decode("utf-8"))
+    try:
+        cues = webvtt_texts(b64decode(url[len(_VTT_DATA):]).decode("utf-8"), where)
+    except CaptionError as error:
+        report.problems.append(Problem(where, error.detail))
+        return
+    except ValueError as error:
+        report.problems.append(Problem(where, f"not base64 of UTF-8 text ({error})"))
+        return
     if len(cues) != len(captions):
         report.problems.append(Problem(where, f"{len(cues)} cues for {len(captions)} "
                                        "recorded captions"))
@@ -468,11 +459,16 @@ def _check_manifest(path: Path, manifest: dict[str, Any], values: Values,
         _check_bars(section.get("bars", []), values, report,
                     f"{where} section “{section['name']}”")
     srt_path = path.with_name(path.name.replace(".figures.json", ".srt"))
-    srt = read_srt(srt_path) if srt_path.is_file() else {}
     captions = manifest.get("captions", [])
-    if captions and len(srt) != len(captions):
-        report.problems.append(Problem(f"video/{srt_path.name}", f"{len(srt)} cues for "
-                                       f"{len(captions)} recorded captions"))
+    srt: dict[int, str] = {}
+    try:
+        srt = read_srt(srt_path) if srt_path.is_file() else {}
+    except CaptionError as error:
+        report.problems.append(Problem(f"video/{srt_path.name}", error.detail))
+    else:
+        if captions and len(srt) != len(captions):
+            report.problems.append(Problem(f"video/{srt_path.name}", f"{len(srt)} cues for "
+                                           f"{len(captions)} recorded captions"))
     narrated = manifest.get("narration", {}).get("engine", "none") != "none"
     for caption in captions:
         _compare(caption.get("figures", []), values, report, "caption figures",
