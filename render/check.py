@@ -25,7 +25,6 @@ import re
 from base64 import b64decode
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from html.parser import HTMLParser
 from pathlib import Path
 from string import Formatter
 from typing import Any
@@ -33,6 +32,7 @@ from typing import Any
 from narration.text import speakable, spoken_text
 from outline import lecture_order
 from outputs.files import OutputError, file_digest
+from outputs.html import read_html
 from render.build import DECK_RECORD, KEPT, deck_sources, scene_sources
 from render.closure import ROOT
 from render.scenes import clip_sound, clip_tags
@@ -85,45 +85,6 @@ class CheckReport:
 
     def count(self, what: str, n: int = 1) -> None:
         self.counts[what] = self.counts.get(what, 0) + n
-
-
-_VOID = frozenset({"br", "img", "hr", "input", "meta", "link", "source", "track", "wbr", "col"})
-
-
-class _Deck(HTMLParser):
-    """Collects ``(key, text content, line)`` of every element carrying ``data-key``, and
-    each clip's ``(src, data-sha256, captions URL)``."""
-
-    def __init__(self) -> None:
-        super().__init__(convert_charrefs=True)
-        self.found: list[tuple[str, str, int]] = []
-        self.clips: list[dict[str, str | None]] = []
-        self._open: list[tuple[str | None, list[str], int]] = []
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        named = dict(attrs)
-        if tag == "video":
-            self.clips.append({"src": named.get("src"), "digest": named.get("data-sha256"),
-                               "captions": None, "poster": named.get("poster")})
-        elif tag == "track" and self.clips:
-            self.clips[-1]["captions"] = named.get("src")
-        if tag in _VOID:
-            return
-        self._open.append((named.get("data-key"), [], self.getpos()[0]))
-
-    def handle_endtag(self, tag: str) -> None:
-        if tag in _VOID or not self._open:
-            return
-        key, parts, line = self._open.pop()
-        text = "".join(parts)
-        if key is not None:
-            self.found.append((key, text, line))
-        if self._open:
-            self._open[-1][1].append(text)
-
-    def handle_data(self, data: str) -> None:
-        if self._open:
-            self._open[-1][1].append(data)
 
 
 def read_srt(path: Path) -> dict[int, str]:
@@ -389,27 +350,29 @@ def _check_deck(out: Path, values: Values, recorded: dict[str, str],
         if not any(p.path == "slides/index.html" for p in report.problems):
             report.problems.append(Problem("slides/index.html", "missing"))
         return
-    parser = _Deck()
-    parser.feed(index.read_text(encoding="utf-8"))
-    for key, text, line in parser.found:
+    page = read_html(index.read_text(encoding="utf-8"))
+    figures = [element for element in page.iter() if "data-key" in element.attrs]
+    for element in figures:
+        key, text = str(element.attrs["data-key"]), element.text
         expected = _expected(values, key)
         if text != expected:
             report.mismatches.append(Mismatch(key, text, expected,
-                                              f"slides/index.html line {line}"))
-    report.count("deck figures", len(parser.found))
-    for clip in parser.clips:
-        src = str(clip["src"])
+                                              f"slides/index.html line {element.line}"))
+    report.count("deck figures", len(figures))
+    for video in page.iter("video"):
+        src, digest = str(video.attrs.get("src")), video.attrs.get("data-sha256")
         name = Path(src).name
         copy = f"slides/{src}"
-        if clip["digest"] != recorded.get(f"video/{name}") or \
-                clip["digest"] != recorded.get(copy):
+        if digest != recorded.get(f"video/{name}") or digest != recorded.get(copy):
             report.problems.append(Problem(copy, "the deck names another clip digest than "
                                            "the records"))
-        poster = clip.get("poster")
+        poster = video.attrs.get("poster")
         if poster is not None and f"slides/{poster}" not in recorded:
             report.problems.append(Problem(f"slides/{poster}", "the deck shows a poster no "
                                            "record names"))
-        _check_deck_captions(clip.get("captions"), captions.get(name.removesuffix(".mp4")),
+        track = next(video.iter("track"), None)
+        _check_deck_captions(None if track is None else track.attrs.get("src"),
+                             captions.get(name.removesuffix(".mp4")),
                              f"slides/index.html captions of {name}", values, report)
         report.count("deck clips")
 
