@@ -27,7 +27,7 @@ from render.closure import PACKAGES, ROOT, import_closure
 from render.scenes import RenderError, pick_scenes, render_scene, scene_outputs
 from render.script import SCRIPT, SCRIPT_RECORD, script_text
 from worksheet import Style, Worksheet, load_worksheet
-from worksheet.lock import PidLock
+from worksheet.lock import FolderLock
 from worksheet.results import Experiment, load_experiment
 
 __all__ = ["DECK_RECORD", "EXPERIMENT_OPTION", "KEPT", "Build", "BuildLock", "BuildOptions",
@@ -153,18 +153,20 @@ def shard_entries(entries: Sequence[SceneEntry], shard: tuple[int, int] | None
 # --------------------------------------------------------------------------- lock
 
 
-class BuildLock(PidLock):
-    """``OUT/.build.lock`` holding the builder's pid; a lock left by a dead process is taken."""
+class BuildLock(FolderLock):
+    """``OUT/.build.lock``, locked while a build (or a serve) writes into ``OUT``."""
 
     def __init__(self, out: Path) -> None:
         super().__init__(out / ".build.lock")
 
-    def busy(self, holder: int) -> Exception:
-        return LockError(f"another build (pid {holder}) is writing into {self.path.parent}; "
+    def busy(self, holder: int | None) -> Exception:
+        by = "" if holder is None else f" (pid {holder})"
+        return LockError(f"another build{by} is writing into {self.path.parent}; "
                          "wait for it to finish (a `lecture serve` there: stop it)")
 
-    def stuck(self) -> Exception:
-        return LockError(f"cannot take {self.path}; remove it if no build is running")
+    def stuck(self, error: OSError) -> Exception:
+        return LockError(f"cannot lock {self.path} ({error.strerror or error}); "
+                         "expected a folder this user can write")
 
 
 # --------------------------------------------------------------------------- records

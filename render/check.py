@@ -26,7 +26,6 @@ import re
 from base64 import b64decode
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from html.parser import HTMLParser
 from pathlib import Path
 from string import Formatter
 from typing import Any
@@ -36,6 +35,7 @@ import inflect
 from narration.text import speakable, spoken_text
 from outline import lecture_order
 from outputs.files import OutputError, file_digest
+from outputs.html import read_html
 from render.build import DECK_RECORD, KEPT, deck_sources, scene_sources
 from render.closure import ROOT
 from render.scenes import clip_sound, clip_tags, pick_scenes
@@ -45,6 +45,7 @@ from render.storyboard import FOLDER as STORYBOARD
 from render.storyboard import PAGE as STORYBOARD_PAGE
 from render.storyboard import RECORD as STORYBOARD_RECORD
 from render.storyboard import image_path, image_size, read_page, section_captions
+from slides.captions import CaptionError, read_subrip, webvtt_texts
 from worksheet import Style, Values, Worksheet, load_worksheet
 
 __all__ = ["CheckReport", "Mismatch", "Problem", "check_build", "read_srt"]
@@ -129,72 +130,16 @@ def _counted(n: int, things: str) -> str:
     return f"{n} {' '.join(words)}"
 
 
-_VOID = frozenset({"br", "img", "hr", "input", "meta", "link", "source", "track", "wbr", "col"})
-
-
-class _Deck(HTMLParser):
-    """Collects ``(key, text content, line)`` of every element carrying ``data-key``, and
-    each clip's ``(src, data-sha256, captions URL)``."""
-
-    def __init__(self) -> None:
-        super().__init__(convert_charrefs=True)
-        self.found: list[tuple[str, str, int]] = []
-        self.clips: list[dict[str, str | None]] = []
-        self._open: list[tuple[str | None, list[str], int]] = []
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        named = dict(attrs)
-        if tag == "video":
-            self.clips.append({"src": named.get("src"), "digest": named.get("data-sha256"),
-                               "captions": None, "poster": named.get("poster")})
-        elif tag == "track" and self.clips:
-            self.clips[-1]["captions"] = named.get("src")
-        if tag in _VOID:
-            return
-        self._open.append((named.get("data-key"), [], self.getpos()[0]))
-
-    def handle_endtag(self, tag: str) -> None:
-        if tag in _VOID or not self._open:
-            return
-        key, parts, line = self._open.pop()
-        text = "".join(parts)
-        if key is not None:
-            self.found.append((key, text, line))
-        if self._open:
-            self._open[-1][1].append(text)
-
-    def handle_data(self, data: str) -> None:
-        if self._open:
-            self._open[-1][1].append(data)
-
-
-def _cues(blocks: list[str], timed: re.Pattern[str]) -> list[str]:
-    cues = []
-    for block in blocks:
-        lines = block.splitlines()
-        if lines and lines[0].strip().isdigit():
-            lines = lines[1:]
-        if lines and timed.search(lines[0]):
-            cues.append("\n".join(lines[1:]))
-    return cues
-
-
 def read_srt(path: Path) -> dict[int, str]:
-    """Caption text by index from an ``.srt`` file."""
-    captions: dict[int, str] = {}
-    blocks = re.split(r"\r?\n\r?\n+", path.read_text(encoding="utf-8").strip())
-    for block in blocks:
-        lines = block.splitlines()
-        if len(lines) >= 3 and lines[0].strip().isdigit():
-            captions[int(lines[0])] = "\n".join(lines[2:])
-    return captions
+    """Caption text by index from an ``.srt`` file.
 
-
-def _vtt_cues(text: str) -> list[str]:
-    """Cue texts of a WebVTT file, in order, with its escapes undone."""
-    blocks = re.split(r"\r?\n\r?\n+", text.strip())
-    cues = _cues(blocks[1:], re.compile(r"-->"))
-    return [c.replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&") for c in cues]
+    Raises
+    ------
+    CaptionError
+        When the file holds text that is not a cue.
+    """
+    return {cue.index: cue.content
+            for cue in read_subrip(path.read_text(encoding="utf-8"), path.name)}
 
 
 def _expected(values: Values, key: str) -> str:
@@ -448,27 +393,29 @@ def _check_deck(out: Path, values: Values, recorded: dict[str, str],
         if not any(p.path == "slides/index.html" for p in report.problems):
             report.problems.append(Problem("slides/index.html", "missing"))
         return
-    parser = _Deck()
-    parser.feed(index.read_text(encoding="utf-8"))
-    for key, text, line in parser.found:
+    page = read_html(index.read_text(encoding="utf-8"))
+    figures = [element for element in page.iter() if "data-key" in element.attrs]
+    for element in figures:
+        key, text = str(element.attrs["data-key"]), element.text
         expected = _expected(values, key)
         if text != expected:
             report.mismatches.append(Mismatch(key, text, expected,
-                                              f"slides/index.html line {line}"))
-    report.count("deck figures", len(parser.found))
-    for clip in parser.clips:
-        src = str(clip["src"])
+                                              f"slides/index.html line {element.line}"))
+    report.count("deck figures", len(figures))
+    for video in page.iter("video"):
+        src, digest = str(video.attrs.get("src")), video.attrs.get("data-sha256")
         name = Path(src).name
         copy = f"slides/{src}"
-        if clip["digest"] != recorded.get(f"video/{name}") or \
-                clip["digest"] != recorded.get(copy):
+        if digest != recorded.get(f"video/{name}") or digest != recorded.get(copy):
             report.problems.append(Problem(copy, "the deck names another clip digest than "
                                            "the records"))
-        poster = clip.get("poster")
+        poster = video.attrs.get("poster")
         if poster is not None and f"slides/{poster}" not in recorded:
             report.problems.append(Problem(f"slides/{poster}", "the deck shows a poster no "
                                            "record names"))
-        _check_deck_captions(clip.get("captions"), captions.get(name.removesuffix(".mp4")),
+        track = next(video.iter("track"), None)
+        _check_deck_captions(None if track is None else track.attrs.get("src"),
+                             captions.get(name.removesuffix(".mp4")),
                              f"slides/index.html captions of {name}", values, report)
         report.count("deck clips")
 
@@ -480,7 +427,14 @@ def _check_deck_captions(url: str | None, captions: list[dict[str, Any]] | None,
     if not url or not url.startswith(_VTT_DATA):
         report.problems.append(Problem(where, "no embedded captions"))
         return
-    cues = _vtt_cues(b64decode(url[len(_VTT_DATA):]).decode("utf-8"))
+    try:
+        cues = webvtt_texts(b64decode(url[len(_VTT_DATA):]).decode("utf-8"), where)
+    except CaptionError as error:
+        report.problems.append(Problem(where, error.detail))
+        return
+    except ValueError as error:
+        report.problems.append(Problem(where, f"not base64 of UTF-8 text ({error})"))
+        return
     if len(cues) != len(captions):
         report.problems.append(Problem(where, f"{len(cues)} cues for {len(captions)} "
                                        "recorded captions"))
@@ -511,11 +465,16 @@ def _check_manifest(path: Path, manifest: dict[str, Any], values: Values,
         _check_bars(section.get("bars", []), values, report,
                     f"{where} section “{section['name']}”")
     srt_path = path.with_name(path.name.replace(".figures.json", ".srt"))
-    srt = read_srt(srt_path) if srt_path.is_file() else {}
     captions = manifest.get("captions", [])
-    if captions and len(srt) != len(captions):
-        report.problems.append(Problem(f"video/{srt_path.name}", f"{len(srt)} cues for "
-                                       f"{len(captions)} recorded captions"))
+    srt: dict[int, str] = {}
+    try:
+        srt = read_srt(srt_path) if srt_path.is_file() else {}
+    except CaptionError as error:
+        report.problems.append(Problem(f"video/{srt_path.name}", error.detail))
+    else:
+        if captions and len(srt) != len(captions):
+            report.problems.append(Problem(f"video/{srt_path.name}", f"{len(srt)} cues for "
+                                           f"{len(captions)} recorded captions"))
     narrated = manifest.get("narration", {}).get("engine", "none") != "none"
     for caption in captions:
         _compare(caption.get("figures", []), values, report, "caption figures",

@@ -19,7 +19,6 @@ import json
 import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from html.parser import HTMLParser
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -27,6 +26,7 @@ from typing import Any
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
 from outputs.files import OutputError, file_digest, write_json, write_text
+from outputs.html import read_html
 from render.closure import ROOT, import_closure
 
 __all__ = ["FOLDER", "PAGE", "RECORD", "WIDTH", "Board", "Caption", "Clip", "Panel",
@@ -206,45 +206,21 @@ class ShownScene:
     panels: list[ShownPanel] = field(default_factory=list)
 
 
-class _PageReader(HTMLParser):
-    def __init__(self) -> None:
-        super().__init__(convert_charrefs=True)
-        self.scenes: list[ShownScene] = []
-        self._caption: tuple[int, list[str]] | None = None
-
-    def _panel(self) -> ShownPanel | None:
-        return self.scenes[-1].panels[-1] if self.scenes and self.scenes[-1].panels else None
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        named = dict(attrs)
-        panel = self._panel()
-        if tag == "section" and named.get("data-scene"):
-            self.scenes.append(ShownScene(str(named["data-scene"])))
-        elif tag == "figure" and self.scenes:
-            self.scenes[-1].panels.append(ShownPanel())
-        elif tag == "img" and panel is not None:
-            panel.image = named.get("src")
-        elif named.get("data-caption") is not None:
-            self._caption = (int(str(named["data-caption"])), [])
-
-    def handle_endtag(self, tag: str) -> None:
-        panel = self._panel()
-        if tag == "span" and self._caption is not None:
-            if panel is not None:
-                panel.captions.append((self._caption[0], "".join(self._caption[1])))
-            self._caption = None
-
-    def handle_data(self, data: str) -> None:
-        if self._caption is not None:
-            self._caption[1].append(data)
-
-
 def read_page(html: str) -> list[ShownScene]:
     """The scenes, frame images and caption texts a storyboard page shows, in order."""
-    reader = _PageReader()
-    reader.feed(html)
-    reader.close()
-    return reader.scenes
+    scenes = []
+    for section in read_html(html).iter("section"):
+        if not section.attrs.get("data-scene"):
+            continue
+        scene = ShownScene(str(section.attrs["data-scene"]))
+        for figure in section.iter("figure"):
+            image = next(figure.iter("img"), None)
+            scene.panels.append(ShownPanel(
+                None if image is None else image.attrs.get("src"),
+                [(int(str(span.attrs["data-caption"])), span.text) for span in figure.iter()
+                 if span.attrs.get("data-caption") is not None]))
+        scenes.append(scene)
+    return scenes
 
 
 # --------------------------------------------------------------------------- writing

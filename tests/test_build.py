@@ -359,14 +359,10 @@ def manifests_of(out: Path) -> dict[str, dict[str, Any]]:
 
 
 def srt_times(path: Path) -> list[tuple[float, float]]:
-    import re
+    import srt
 
-    def seconds(stamp: str) -> float:
-        hours, minutes, rest = stamp.split(":")
-        return int(hours) * 3600 + int(minutes) * 60 + float(rest.replace(",", "."))
-
-    return [(seconds(a), seconds(b)) for a, b in
-            re.findall(r"(\d+:\d+:\d+,\d+) --> (\d+:\d+:\d+,\d+)", path.read_text("utf-8"))]
+    return [(cue.start.total_seconds(), cue.end.total_seconds())
+            for cue in srt.parse(path.read_text("utf-8"))]
 
 
 def test_every_caption_is_spoken_and_its_cue_is_its_speech(built: Path) -> None:

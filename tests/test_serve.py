@@ -360,6 +360,14 @@ def test_ctrl_c_stops_cleanly_and_the_build_checks(tmp_path: Path, seed: dict[st
     worksheet.write_text(json.dumps(seed), encoding="utf-8")
     out = tmp_path / "build"
     with serving(out, worksheet, "--no-render") as server:
+        # The serve holds the folder: a build into it is refused at once, saying what to stop.
+        started = time.monotonic()
+        refused = subprocess.run([LECTURE, "build", "--out", str(out), "--worksheet",
+                                  str(worksheet)], capture_output=True, text=True, check=False)
+        assert time.monotonic() - started < 30
+        assert refused.returncode == 2, refused.stderr
+        assert f"another build (pid {server.process.pid}) is writing into {out}" in \
+            refused.stderr and "`lecture serve` there: stop it" in refused.stderr
         deck = server.state()["deck"]
         server.save(with_entry(seed, 0.875))
         _wait(lambda: server.state()["deck"] != deck, 30, "the rebuilt deck")

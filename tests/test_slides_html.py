@@ -17,7 +17,7 @@ from outline import lecture_order, video_stem
 from outputs.files import OutputError
 from slides import deck as deck_module
 from slides.assets import DeckError, deck_assets
-from slides.captions import CaptionError, srt_to_vtt
+from slides.captions import CaptionError, srt_to_vtt, webvtt_texts
 from slides.deck import TEMPLATES, build_deck
 from tests import reference
 from tests.conftest import DATA, THREE_HEADS
@@ -324,8 +324,19 @@ def test_subrip_subtitles_become_webvtt() -> None:
     assert vtt == ("WEBVTT\n\n00:00:00.000 --> 00:00:01.500\nThe final &lt;b&gt;the&lt;/b&gt; "
                    "&amp; its query\n\n00:00:01.500 --> 00:00:03.000\nEach head reads "
                    "differently\n")
+    # Read back, the cues are the SubRip texts again, markup characters and all.
+    assert webvtt_texts(vtt) == ["The final <b>the</b> & its query",
+                                 "Each head reads differently"]
     with pytest.raises(CaptionError, match=r"clip\.srt: line 1"):
         srt_to_vtt("1\n00:00:00 -> 00:00:01\nhello\n", "clip.srt")
+    with pytest.raises(CaptionError, match=r"clip\.srt: line 5: .*got '2\\n00:00:01 -> "):
+        srt_to_vtt(SRT.replace("00:00:01,500 --> 00:00:03,000", "00:00:01 -> 00:00:03"),
+                   "clip.srt")
+    # Text after an empty line, with no timing of its own, is no part of a cue.
+    with pytest.raises(CaptionError, match=r"clip\.srt: cue 2: .*empty line"):
+        srt_to_vtt(SRT + "\nstray words\n", "clip.srt")
+    with pytest.raises(CaptionError, match=r"deck: not WebVTT"):
+        webvtt_texts(vtt.removeprefix("WEBVTT"), "deck")
 
 
 def tiny_mp4(path: Path, sound: bool = False) -> None:

@@ -53,7 +53,7 @@ from worksheet.corpus import (
     train_tokenizer,
 )
 from worksheet.errors import ExperimentError
-from worksheet.lock import PidLock
+from worksheet.lock import FolderLock
 from worksheet.model import AttentionLM, FixedWindowMLP
 from worksheet.schema import Trained, Worksheet
 
@@ -182,19 +182,20 @@ def _write_json(path: Path, data: Any) -> None:
                                          encoding="utf-8"))
 
 
-class _Lock(PidLock):
-    """``progress/lock`` holding the pid; a lock left by a dead process is taken over."""
+class _Lock(FolderLock):
+    """``progress/lock``, locked while an experiment trains into the folder."""
 
     def __init__(self, folder: Path) -> None:
         super().__init__(folder / "lock")
 
-    def busy(self, holder: int) -> Exception:
-        return ExperimentError(f"{self.path.parent.parent}: another experiment (pid {holder}) "
-                               "is writing here; wait for it or use another --out")
+    def busy(self, holder: int | None) -> Exception:
+        by = "" if holder is None else f" (pid {holder})"
+        return ExperimentError(f"{self.path.parent.parent}: another experiment{by} is writing "
+                               "here; wait for it or use another --out")
 
-    def stuck(self) -> Exception:
-        return ExperimentError(f"cannot take {self.path}; remove it if no experiment is "
-                               "running")
+    def stuck(self, error: OSError) -> Exception:
+        return ExperimentError(f"cannot lock {self.path} ({error.strerror or error}); "
+                               "expected a folder this user can write")
 
 
 class _Interrupts:

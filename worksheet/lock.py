@@ -1,66 +1,68 @@
-"""A folder's writer lock: a file holding the writing process's pid.
+"""A folder's writer lock: an operating-system lock (:mod:`filelock`, ``flock`` on Unix).
 
 ``lecture build`` and ``lecture experiment`` each write one folder that a second run must
-not write at the same time. The lock is taken by creating the file exclusively; a lock
-left by a process that is gone (killed, or the machine restarted) is taken over.
+not write at the same time; the second run is refused at once, never made to wait. The
+system frees the lock when its process ends, however it ends, so a lock file left by a
+killed run is simply taken by the next one. The file holds the holder's pid, for the
+message that refuses a second run, and is removed on release while still locked: a run
+that opened it in that instant finds it unlinked and tries a fresh one.
 """
 
 from __future__ import annotations
 
 import os
+from abc import ABC, abstractmethod
 from pathlib import Path
 
-__all__ = ["PidLock"]
+from filelock import FileLock, Timeout
+
+__all__ = ["FolderLock"]
 
 
-class PidLock:
-    """``path`` holding this process's pid while the ``with`` block runs.
+def _write_pid(descriptor: int) -> None:
+    os.ftruncate(descriptor, 0)
+    os.pwrite(descriptor, str(os.getpid()).encode(), 0)
 
-    Subclasses say what went wrong in their own words: :meth:`busy` when another live
-    process holds the lock, :meth:`stuck` when the file cannot be taken at all.
+
+class FolderLock(ABC):
+    """``path`` locked by this process while the ``with`` block runs.
+
+    Subclasses say what went wrong in their own words: :meth:`busy` when another process
+    holds the lock, :meth:`stuck` when the file cannot be opened or locked at all.
     """
 
     def __init__(self, path: Path) -> None:
         self.path = path
+        # One hold for the whole process (its threads work under it); a second lock of the
+        # same path, even in this process, is another holder and is refused.
+        self._lock = FileLock(path, blocking=False, thread_local=False, is_singleton=False,
+                              on_acquired=_write_pid)
 
-    def busy(self, holder: int) -> Exception:
-        return RuntimeError(f"{self.path}: held by the running process {holder}")
+    @abstractmethod
+    def busy(self, holder: int | None) -> Exception:
+        """The error for a lock another process holds (``holder``: its pid, if known)."""
 
-    def stuck(self) -> Exception:
-        return RuntimeError(f"cannot take {self.path}; remove it if nothing is running")
+    @abstractmethod
+    def stuck(self, error: OSError) -> Exception:
+        """The error for a lock file that cannot be opened or locked."""
 
-    def __enter__(self) -> PidLock:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        for _ in range(2):
-            try:
-                handle = os.open(self.path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
-            except FileExistsError:
-                holder = self._holder()
-                if holder is not None and holder != os.getpid() and _alive(holder):
-                    raise self.busy(holder) from None
-                self.path.unlink(missing_ok=True)  # left by a process that is gone
-                continue
-            with os.fdopen(handle, "w") as stream:
-                stream.write(str(os.getpid()))
-            return self
-        raise self.stuck()
+    def __enter__(self) -> FolderLock:
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._lock.acquire()
+        except Timeout:
+            raise self.busy(self._holder()) from None
+        except OSError as error:
+            raise self.stuck(error) from None
+        return self
 
     def _holder(self) -> int | None:
+        """The pid the holder wrote, if it has yet."""
         try:
-            return int(self.path.read_text().strip())
+            return int(self.path.read_text(encoding="utf-8"))
         except (OSError, ValueError):
             return None
 
     def __exit__(self, *exc: object) -> None:
-        if self._holder() == os.getpid():
-            self.path.unlink(missing_ok=True)
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:  # another user's process
-        return True
-    return True
+        self.path.unlink(missing_ok=True)
+        self._lock.release()
