@@ -134,7 +134,9 @@ def scene_sources(entry: SceneEntry, root: Path = ROOT) -> list[str]:
 
 def deck_sources(root: Path = ROOT) -> list[str]:
     """The files the deck depends on: the deck builder's import closure, the slides'
-    templates and static files, and the locked Reveal.js and KaTeX."""
+    templates and static files, and Reveal.js and KaTeX: in a checkout ``package-lock.json``,
+    which pins ``node_modules/``; installed, every file of the copy in ``slides/vendor/``
+    (each library's ``package.json`` among them), which the slides' files already cover."""
     data = [path.relative_to(root).as_posix() for path in sorted((root / "slides").rglob("*"))
             if path.is_file() and path.suffix != ".py" and "__pycache__" not in path.parts]
     lock = ["package-lock.json"] if (root / "package-lock.json").is_file() else []

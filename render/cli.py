@@ -18,6 +18,7 @@ from rich.table import Table
 
 from outputs.files import OutputError, check_writable, write_json
 from render.config import SettingsError, resolve_settings, scene_options
+from render.versions import print_versions
 
 __all__ = ["main"]
 
@@ -198,6 +199,8 @@ def _friendly(command: Callable[..., Any]) -> Callable[..., Any]:
 
 @click.group("lecture", cls=_Lecture,
              context_settings={"help_option_names": ["-h", "--help"]})
+@click.option("--version", is_flag=True, expose_value=False, is_eager=True,
+              callback=print_versions, help="Show the project's version and its tools', and exit.")
 def main() -> None:
     """Compile the multi-head attention worksheet into lecture values, videos and slides.
 

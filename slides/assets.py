@@ -1,29 +1,36 @@
 """The files a deck needs beside its ``index.html``: Reveal.js, KaTeX and the deck's own.
 
 Reveal.js and KaTeX come from the npm registry, pinned in ``package.json`` and
-``package-lock.json`` and installed into ``node_modules/`` by the set-up (``npm ci``).
-Only what the deck uses is copied: Reveal's core, the white theme (its fonts are
-embedded), the math and notes plugins, and KaTeX's script, auto-render, stylesheet and
-WOFF2 fonts, with both licences. The math plugin finds KaTeX under ``lib/katex``
-through its ``katex.local`` setting, so nothing is fetched from a CDN.
+``package-lock.json``. A checkout gets them in ``node_modules/`` from the set-up
+(``npm ci``); an installed package carries a copy in ``slides/vendor/``, laid out as in
+``node_modules/``, which the wheel's build (``setup.py``) makes from :func:`vendored_files`.
+The copy wins when it is there. Only what the deck uses is copied: Reveal's core, the
+white theme (its fonts are embedded), the math and notes plugins, and KaTeX's script,
+auto-render, stylesheet and WOFF2 fonts, with both licences and each ``package.json``
+(its version). The math plugin finds KaTeX under ``lib/katex`` through its
+``katex.local`` setting, so nothing is fetched from a CDN.
 """
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from pathlib import Path
 
 from outputs.files import OutputError
 
-__all__ = ["NODE_MODULES", "Asset", "Assets", "DeckError", "deck_assets"]
+__all__ = ["NODE_MODULES", "VENDOR", "Asset", "Assets", "DeckError", "asset_versions",
+           "deck_assets", "library_root", "vendored_files"]
 
 NODE_MODULES = Path(__file__).resolve().parent.parent / "node_modules"
+VENDOR = Path(__file__).resolve().parent / "vendor"
 STATIC = Path(__file__).resolve().parent / "static"
 
 _REVEAL = ("dist/reset.css", "dist/reveal.css", "dist/theme/white.css", "dist/reveal.js",
            "dist/plugin/math.js", "dist/plugin/notes.js", "LICENSE")
 _KATEX = ("dist/katex.min.css", "dist/katex.min.js", "dist/contrib/auto-render.min.js",
           "LICENSE")
+_KATEX_FONTS = "katex/dist/fonts"
 
 
 class DeckError(OutputError):
@@ -47,27 +54,55 @@ class Assets:
     scripts: tuple[str, ...]
 
 
-def deck_assets(node_modules: Path = NODE_MODULES) -> Assets:
-    """Locate every asset the deck needs.
+def library_root() -> Path:
+    """Where Reveal.js and KaTeX are read from: the installed copy, else ``node_modules/``."""
+    return VENDOR if VENDOR.is_dir() else NODE_MODULES
+
+
+def vendored_files(modules: Path) -> list[str]:
+    """The files of a ``node_modules`` folder that the deck uses, relative to it: what an
+    installed package carries (the fonts are whatever KaTeX ships, hence the folder)."""
+    fonts = sorted(f"{_KATEX_FONTS}/{font.name}"
+                   for font in (modules / _KATEX_FONTS).glob("*.woff2"))
+    return [*(f"reveal.js/{path}" for path in (*_REVEAL, "package.json")),
+            *(f"katex/{path}" for path in (*_KATEX, "package.json")), *fonts]
+
+
+def asset_versions(modules: Path | None = None) -> dict[str, str | None]:
+    """The versions of Reveal.js and KaTeX, from their ``package.json`` (``None`` when one
+    is not there)."""
+    modules = library_root() if modules is None else modules
+    found: dict[str, str | None] = {}
+    for name in ("reveal.js", "katex"):
+        manifest = modules / name / "package.json"
+        found[name] = (json.loads(manifest.read_text(encoding="utf-8")).get("version")
+                       if manifest.is_file() else None)
+    return found
+
+
+def deck_assets(modules: Path | None = None) -> Assets:
+    """Locate every asset the deck needs, in ``modules`` (default :func:`library_root`).
 
     Raises
     ------
     DeckError
         When Reveal.js or KaTeX is not installed, naming the missing file and the fix.
     """
-    reveal, katex = node_modules / "reveal.js", node_modules / "katex"
+    modules = library_root() if modules is None else modules
+    reveal, katex = modules / "reveal.js", modules / "katex"
     files = [Asset(reveal / path, "lib/reveal/" + path.removeprefix("dist/"))
              for path in _REVEAL]
     files += [Asset(katex / path, "lib/katex/" + path) for path in _KATEX]
-    fonts = sorted((katex / "dist" / "fonts").glob("*.woff2"))
+    fonts = sorted((modules / _KATEX_FONTS).glob("*.woff2"))
     files += [Asset(font, f"lib/katex/dist/fonts/{font.name}") for font in fonts]
     files += [Asset(STATIC / name, name) for name in ("deck.css", "pictures.css", "deck.js")]
     for asset in files:
         if not asset.source.is_file():
-            raise DeckError(f"{asset.source}: not found; install Reveal.js and KaTeX with "
-                            "`npm ci` in the project folder (./setup.sh does it)")
+            raise DeckError(f"{asset.source}: not found; in a checkout, install Reveal.js "
+                            "and KaTeX with `npm ci` (./setup.sh does it); an installed "
+                            "package carries them: reinstall it")
     if not fonts:
-        raise DeckError(f"{katex / 'dist' / 'fonts'}: no KaTeX fonts; run `npm ci`")
+        raise DeckError(f"{modules / _KATEX_FONTS}: no KaTeX fonts; run `npm ci`")
     return Assets(
         files=tuple(files),
         stylesheets=("lib/reveal/reset.css", "lib/reveal/reveal.css",
