@@ -8,11 +8,12 @@ import copy
 import dataclasses
 import math
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 
-from worksheet import WorksheetError, parse_worksheet
+from worksheet import WorksheetError, load_worksheet, parse_worksheet
 from worksheet.schema import Trained
 
 
@@ -123,6 +124,14 @@ def test_only_the_first_problem_in_file_order_is_reported(default_doc) -> None:
 
     assert _refusal(default_doc, two_problems) == \
         "my.json: vocab[0]: expected a lower-case word, got 'The'"
+
+
+def test_a_number_too_long_for_python_is_invalid_json(tmp_path: Path) -> None:
+    bad = tmp_path / "long.json"
+    bad.write_text('{"vocab": [' + "1" * 5000 + "]}", encoding="utf-8")
+    with pytest.raises(WorksheetError, match=r"long\.json: file: invalid JSON \(a number of "
+                       r"more than 4300 digits\)$"):
+        load_worksheet(bad)
 
 
 def test_the_worksheet_hands_on_read_only_arrays_and_dataclasses(default_ws, default_doc) -> None:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import sys
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, fields, is_dataclass
@@ -541,4 +542,7 @@ def load_worksheet(path: str | Path | None = None) -> Worksheet:
                              f"invalid JSON ({error.msg})", source) from None
     except RecursionError:
         raise WorksheetError("top level", "invalid JSON (nested too deeply)", source) from None
+    except ValueError:  # an integer literal beyond Python's limit on digits
+        raise WorksheetError("file", "invalid JSON (a number of more than "
+                             f"{sys.get_int_max_str_digits()} digits)", source) from None
     return parse_worksheet(document, source, hashlib.sha256(data).hexdigest())
