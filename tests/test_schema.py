@@ -108,13 +108,69 @@ def test_the_lessons_own_examples_keep_their_rules(default_doc, path: tuple, val
      "with Q, K and V, got an empty list"),
     (("headsLesson", "W_O", 1), [0, 0, 0, 0, 0],
      "headsLesson.W_O[1]: expected a row of 4 numbers like the others, got 5"),
-    (("pos_emb", 2), "NaN", 'pos_emb[2]: expected a row of numbers, got "NaN"'),
-    (("lesson", "headNames"), {}, "lesson.headNames: expected a list of names, one per head, "
+    (("pos_emb", 2), "NaN", 'pos_emb[2]: expected a row of 4 numbers, got "NaN"'),
+    (("lesson", "headNames"), {}, "lesson.headNames: expected a list of 2 names, one per head, "
      "got an empty object"),
 ])
 def test_odd_json_values_are_named_with_what_was_expected(default_doc, path: tuple, value: Any,
                                                           message: str) -> None:
     assert _refusal(default_doc, _at(path, value)) == f"my.json: {message}"
+
+
+def _delete(*paths: tuple) -> Callable[[dict[str, Any]], None]:
+    def change(doc: dict[str, Any]) -> None:
+        for path in paths:
+            node = doc
+            for key in path[:-1]:
+                node = node[key]
+            del node[path[-1]]
+
+    return change
+
+
+# The default worksheet: 20 words, model width 4, 2 heads of width 2, hidden size 8; an
+# 8×8 image in patches of 4×4 (4 patches + the CLS row), projected to width 4.
+@pytest.mark.parametrize(("change", "message"), [
+    (_delete(("headsLesson", "projections", 1, "V")),
+     "headsLesson.projections[1].V: missing; expected a 4×2 matrix"),
+    (_at(("W_vocab", 7), []), "W_vocab[7]: expected a row of 20 numbers, got an empty list"),
+    (_delete(("W_hidden",)), "W_hidden: missing; expected a 4×8 matrix"),
+    (_at(("b_hidden",), None), "b_hidden: expected a list of 8 numbers (the hidden size, as "
+     "wide as W_hidden), got null"),
+    (_at(("lesson", "features"), "f"), 'lesson.features: expected a list of 4 names, one per '
+     'model coordinate, got "f"'),
+    (_delete(("lesson", "bias", "offset")),
+     "lesson.bias.offset: missing; expected a list of 2 numbers (the head width)"),
+    (_delete(("lesson", "patches", "projection")), "lesson.patches.projection: missing; "
+     "expected a 16×4 matrix, one row per pixel of a patch"),
+    (_at(("lesson", "patches", "positions"), {}), "lesson.patches.positions: expected a 5×4 "
+     "matrix, one row for the CLS row and one per patch, got an empty object"),
+    (_at(("lesson", "toy", "values", 0), None),
+     "lesson.toy.values[0]: expected a row of 2 numbers, got null"),
+    # a size read from another place when its first place is the broken one
+    (_at(("tok_emb", "the"), None),
+     "tok_emb.the: expected a row of 4 numbers (the model width), got null"),
+    (_at(("headsLesson", "projections", 0, "Q"), None),
+     "headsLesson.projections[0].Q: expected a 4×2 matrix, got null"),
+    (_at(("headsLesson", "projections"), [{}, {}]),
+     "headsLesson.projections[0].Q: missing; expected a 4×2 matrix"),
+    (_delete(("W_hidden",), ("b_hidden",)), "W_hidden: missing; expected a 4×hidden matrix"),
+    (_delete(("lesson", "patches", "projection"), ("lesson", "patches", "cls"),
+             ("lesson", "patches", "positions")),
+     "lesson.patches.projection: missing; expected a 16×n matrix, one row per pixel of a patch"),
+])
+def test_shapes_are_given_in_the_sizes_the_worksheet_states(default_doc, change,
+                                                             message: str) -> None:
+    assert _refusal(default_doc, change) == f"my.json: {message}"
+
+
+def test_a_size_the_worksheet_does_not_state_is_named_by_its_symbol(default_doc) -> None:
+    def no_width(doc: dict[str, Any]) -> None:
+        doc["tok_emb"]["the"] = None
+        doc["pos_emb"][0] = "row"
+
+    assert _refusal(default_doc, no_width) == \
+        "my.json: tok_emb.the: expected a row of d_model numbers (the model width), got null"
 
 
 def test_only_the_first_problem_in_file_order_is_reported(default_doc) -> None:

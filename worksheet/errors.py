@@ -7,6 +7,7 @@ of a pydantic ``ValidationError`` into the one-line :class:`WorksheetError`.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -73,13 +74,19 @@ def describe(node: Any) -> str:
 
 # pydantic's error types whose wording does not depend on the field
 _EXPECTED = {"float_type": "a number", "finite_number": "a finite number"}
+# a size named in a description: "a {d_model}×{d_head} matrix"
+_SLOT = re.compile(r"\{([^{}]+)\}")
 
 
 def translated(error: ValidationError, schema: Mapping[str, Any], prefix: tuple[str, ...] = (),
-               source: str | None = None) -> WorksheetError:
+               source: str | None = None, sizes: Mapping[str, int] | None = None
+               ) -> WorksheetError:
     """The first of pydantic's errors as a :class:`WorksheetError`: its location as the JSON
     path (below ``prefix``), and what was expected there, from the ``description`` of that
     place in the validated model's JSON ``schema`` or from the validator's own message.
+
+    A description names sizes as ``{slots}``; each is written as its figure in ``sizes``
+    when the document states it, else as the slot's name.
     """
     first = error.errors(include_url=False)[0]
     loc = first["loc"][:-1] if first["loc"][-1:] == ("[key]",) else first["loc"]
@@ -92,6 +99,7 @@ def translated(error: ValidationError, schema: Mapping[str, Any], prefix: tuple[
         return WorksheetError(path, f"not a {_path(prefix + loc[:-1])} part; expected one of "
                               f"{known}", source)
     expected = _EXPECTED.get(first["type"]) or _node(schema, loc).get("description", "")
+    expected = _SLOT.sub(lambda slot: str((sizes or {}).get(slot[1], slot[1])), expected)
     if first["type"] == "missing":
         return WorksheetError(path, f"missing; expected {expected}", source)
     return WorksheetError(path, f"expected {expected}, got {describe(first['input'])}", source)

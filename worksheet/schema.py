@@ -3,10 +3,11 @@
 The file follows the seed notebook's schema (``vocab``, ``sentences``, ``tok_emb``,
 ``pos_emb``, ``headsLesson.projections``/``W_O``, ``W_hidden``, ``b_hidden``,
 ``W_vocab``, ``b_vocab``) plus a ``lesson`` object holding this project's extras.
-Pydantic models declare it: a field's type and description say what it holds, model
-validators check the rules across fields. Every problem is reported as a
-:class:`~worksheet.errors.WorksheetError` naming the JSON path and what was expected;
-nothing else escapes :func:`load_worksheet`.
+Pydantic models declare it: a field's type and description say what it holds (its sizes
+as ``{slots}``, such as ``a {d_model}×{d_head} matrix``, that an error message fills with the
+figures the document states), model validators check the rules across fields. Every
+problem is reported as a :class:`~worksheet.errors.WorksheetError` naming the JSON path
+and what was expected; nothing else escapes :func:`load_worksheet`.
 """
 
 from __future__ import annotations
@@ -110,8 +111,13 @@ Word = Annotated[str, StringConstraints(strict=True, pattern=r"\S"),
                  Field(description="a non-empty word")]
 Count = Annotated[int, Field(strict=True, ge=1, description="a whole number ≥ 1")]
 Vector = Annotated[np.ndarray, _array(Annotated[list[Number], Field(min_length=1)])]
-Matrix = Annotated[np.ndarray, _array(Annotated[list[Annotated[
-    list[Number], Field(min_length=1, description="a row of numbers")]], Field(min_length=1)])]
+
+
+def _matrix(width: str) -> Any:
+    """A matrix type whose rows each hold ``width`` numbers: a figure, or a ``{size}`` slot
+    that an error message fills in (see :func:`_sizes`)."""
+    row = Annotated[list[Number], Field(min_length=1, description=f"a row of {width} numbers")]
+    return Annotated[np.ndarray, _array(Annotated[list[row], Field(min_length=1)])]
 
 
 def _size(limit: int) -> Any:
@@ -134,9 +140,9 @@ def _shape(array: np.ndarray, shape: tuple[int | None, ...], why: str, *at: str 
 class Head:
     """One attention head's projections, each ``d_model × d_head`` (row vectors: ``E @ W``)."""
 
-    Q: Matrix = Field(description="a d_model×d_head matrix")
-    K: Matrix = Field(description="a d_model×d_head matrix")
-    V: Matrix = Field(description="a d_model×d_head matrix")
+    Q: _matrix("{d_head}") = Field(description="a {d_model}×{d_head} matrix")
+    K: _matrix("{d_head}") = Field(description="a {d_model}×{d_head} matrix")
+    V: _matrix("{d_head}") = Field(description="a {d_model}×{d_head} matrix")
 
 
 @typed.dataclass(frozen=True)
@@ -144,8 +150,8 @@ class Toy:
     """The two-source illustration: value rows per source and one weight row per head."""
 
     sources: tuple[Word, ...] = Field(min_length=2, max_length=2, description="two source words")
-    values: Matrix = Field(description="a 2×2 matrix, one row of values per source")
-    weights: Matrix = Field(description="a 2×2 matrix, one row of weights per head")
+    values: _matrix("2") = Field(description="a 2×2 matrix, one row of values per source")
+    weights: _matrix("2") = Field(description="a 2×2 matrix, one row of weights per head")
 
     @model_validator(mode="after")
     def _weighs(self) -> Toy:
@@ -166,12 +172,14 @@ class Toy:
 class Patches:
     """The image-patch example: a square image cut into square patches."""
 
-    image: Matrix = Field(description="a square matrix of pixels")
+    image: _matrix("{side}") = Field(description="a square matrix of pixels")
     size: int = Field(strict=True, ge=1, description="the patch side in pixels, a whole "
                       "number ≥ 1")
-    projection: Matrix = Field(description="a (size × size)×n matrix")
-    cls: Vector = Field(description="a row of n numbers (n: the projection's width)")
-    positions: Matrix = Field(description="a (patches + 1)×n matrix")
+    projection: _matrix("{n}") = Field(description="a {size²}×{n} matrix, one row per pixel "
+                                       "of a patch")
+    cls: Vector = Field(description="a row of {n} numbers, as wide as the projection")
+    positions: _matrix("{n}") = Field(description="a {patches+1}×{n} matrix, one row for the "
+                                      "CLS row and one per patch")
 
     @model_validator(mode="after")
     def _fits(self) -> Patches:
@@ -339,8 +347,7 @@ def _plain(node: Any) -> Any:
 class _HeadsLesson(BaseModel):
     projections: list[Annotated[Head, Field(description="an object with Q, K and V")]] = \
         Field(min_length=1, description="a non-empty list of heads with Q, K and V")
-    W_O: Matrix = Field(description="a d_model×d_model matrix (d_model: the model width, the "
-                        "length of each tok_emb row)")
+    W_O: _matrix("{d_model}") = Field(description="a {d_model}×{d_model} matrix")
 
 
 class _Seed(BaseModel):
@@ -351,17 +358,21 @@ class _Seed(BaseModel):
 
     vocab: Annotated[list[Word], AfterValidator(_lower_and_unique)] = Field(
         min_length=1, description="a list of lower-case words")
-    tok_emb: dict[str, Annotated[Vector, Field(description="a row of d_model numbers")]] = \
+    tok_emb: dict[str, Annotated[Vector, Field(description="a row of {d_model} numbers (the "
+                                               "model width)")]] = \
         Field(description="an object mapping each vocabulary word to its row of numbers")
-    pos_emb: Matrix = Field(description="a list of rows of d_model numbers, one per position")
+    pos_emb: _matrix("{d_model}") = Field(description="a list of rows of {d_model} numbers, "
+                                          "one per position")
     sentences: dict[Annotated[str, AfterValidator(_sentence_name)], Annotated[
         list[Word], Field(min_length=1, description="a non-empty list of tokens")]] = Field(
         min_length=1, description="an object of named token lists")
     headsLesson: _HeadsLesson = Field(description="an object with projections and W_O")
-    W_hidden: Matrix = Field(description="a d_model×hidden matrix")
-    b_hidden: Vector = Field(description="a list of hidden numbers (as wide as W_hidden)")
-    W_vocab: Matrix = Field(description="a hidden×vocabulary-size matrix")
-    b_vocab: Vector = Field(description="a list of numbers, one per vocabulary word")
+    W_hidden: _matrix("{hidden}") = Field(description="a {d_model}×{hidden} matrix")
+    b_hidden: Vector = Field(description="a list of {hidden} numbers (the hidden size, as wide "
+                             "as W_hidden)")
+    W_vocab: _matrix("{vocab_size}") = Field(description="a {hidden}×{vocab_size} matrix")
+    b_vocab: Vector = Field(description="a list of {vocab_size} numbers, one per vocabulary "
+                            "word")
     lesson: dict[str, Any] = Field(default_factory=dict,
                                    description="an object with the lesson extras")
 
@@ -420,7 +431,7 @@ class _Seed(BaseModel):
 
 
 class _Bias(BaseModel):
-    offset: Vector = Field(description="a list of d_head numbers")
+    offset: Vector = Field(description="a list of {d_head} numbers (the head width)")
 
 
 class _Lab(BaseModel):
@@ -436,8 +447,9 @@ class _LessonParts(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    features: list[Word] = Field(description="a list of names, one per model coordinate")
-    headNames: list[Word] = Field(description="a list of names, one per head")
+    features: list[Word] = Field(description="a list of {d_model} names, one per model "
+                                 "coordinate")
+    headNames: list[Word] = Field(description="a list of {n_heads} names, one per head")
     targets: dict[str, Annotated[str, Field(strict=True, description="a vocabulary word")]] = \
         Field(description="an object mapping each sentence to its next word")
     bias: _Bias = Field(description="an object with the offset")
@@ -472,15 +484,64 @@ class _LessonParts(BaseModel):
         return self
 
 
+def _sizes(document: Any) -> dict[str, int]:
+    """The sizes that the descriptions' ``{slots}`` name, as far as a raw, perhaps malformed
+    ``document`` states them. Each is the length of the first of its places that holds a
+    non-empty list (``d_head`` failing that ``d_model`` / heads; the patch sizes only from a
+    patch side that divides the image). A size nothing states is left out, and the message
+    shows the slot's name instead."""
+
+    def at(*path: Any) -> Any:
+        node = document
+        for key in path:
+            try:
+                node = node[key]
+            except (KeyError, IndexError, TypeError):
+                return None
+        return node
+
+    def length(*path: Any) -> int | None:
+        node = at(*path)
+        return len(node) if isinstance(node, list) and node else None
+
+    def first(*found: int | None) -> int | None:
+        return next((size for size in found if size), None)
+
+    heads, patches = ("headsLesson", "projections"), ("lesson", "patches")
+    d_model = first(length("tok_emb", at("vocab", 0)), length("pos_emb", 0))
+    n_heads = length(*heads)
+    per_head = d_model // n_heads if d_model and n_heads and d_model % n_heads == 0 else None
+    side, size = length(*patches, "image"), at(*patches, "size")
+    fits = isinstance(size, int) and not isinstance(size, bool) and side and size > 0 and \
+        side % size == 0  # a patch side the image admits
+    sizes = {
+        "d_model": d_model,
+        "n_heads": n_heads,
+        "d_head": first(*(length(*heads, h, kind, 0) for h in range(n_heads or 0)
+                          for kind in "QKV"), per_head),
+        "hidden": first(length("W_hidden", 0), length("b_hidden")),
+        "vocab_size": length("vocab"),
+        "side": side,
+        "size²": size * size if fits else None,
+        "patches+1": (side // size) ** 2 + 1 if fits else None,
+        "n": first(length(*patches, "projection", 0), length(*patches, "cls"),
+                   length(*patches, "positions", 0)),
+    }
+    return {symbol: value for symbol, value in sizes.items() if value}
+
+
 _Model = TypeVar("_Model", bound=BaseModel)
 
 
-def _validated(model: type[_Model], data: Any, source: str, *prefix: str,
+def _validated(model: type[_Model], data: Any, source: str, document: Any, *prefix: str,
                **context: Any) -> _Model:
+    """``data`` validated as ``model``; an error is translated with the sizes ``document``
+    (the whole worksheet as it stands) states."""
     try:
         return model.model_validate(data, context=context)
     except ValidationError as error:
-        raise translated(error, model.model_json_schema(), prefix, source) from None
+        raise translated(error, model.model_json_schema(), prefix, source,
+                         _sizes(document)) from None
 
 
 def parse_worksheet(document: Any, source: str = "<worksheet>", sha256: str = "") -> Worksheet:
@@ -491,9 +552,10 @@ def parse_worksheet(document: Any, source: str = "<worksheet>", sha256: str = ""
     WorksheetError
         Naming the JSON path of the first problem and what was expected there.
     """
-    seed = _validated(_Seed, document, source)
+    seed = _validated(_Seed, document, source, document)
     filled = filled_lesson(seed.lesson, *seed.sizes)
-    parts = _validated(_LessonParts, filled, source, "lesson", seed=seed)
+    parts = _validated(_LessonParts, filled, source, {**document, "lesson": filled}, "lesson",
+                       seed=seed)
     tok_emb = np.stack([seed.tok_emb[word] for word in seed.vocab])
     tok_emb.flags.writeable = False
     targets = {name: parts.targets[name].lower() for name in seed.sentences if parts.targets}
