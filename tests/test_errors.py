@@ -62,7 +62,8 @@ def _three_heads_of_two(doc: dict[str, Any]) -> None:
 
 # (case id, change, expected JSON path, words the message must contain)
 CASES = [
-    ("missing W_O", _delete(["headsLesson", "W_O"]), "headsLesson.W_O", "missing"),
+    ("missing W_O", _delete(["headsLesson", "W_O"]), "headsLesson.W_O",
+     "missing; expected a 4×4 matrix"),
     ("missing vocab", _delete(["vocab"]), "vocab", "missing"),
     ("missing projections", _delete(["headsLesson", "projections"]),
      "headsLesson.projections", "missing"),

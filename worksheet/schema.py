@@ -3,26 +3,43 @@
 The file follows the seed notebook's schema (``vocab``, ``sentences``, ``tok_emb``,
 ``pos_emb``, ``headsLesson.projections``/``W_O``, ``W_hidden``, ``b_hidden``,
 ``W_vocab``, ``b_vocab``) plus a ``lesson`` object holding this project's extras.
-Every problem is reported as a :class:`~worksheet.errors.WorksheetError` naming the
-JSON path and what was expected; nothing else escapes :func:`load_worksheet`.
+Pydantic models declare it: a field's type and description say what it holds (its sizes
+as ``{slots}``, such as ``a {d_model}×{d_head} matrix``, that an error message fills with the
+figures the document states), model validators check the rules across fields. Every
+problem is reported as a :class:`~worksheet.errors.WorksheetError` naming the JSON path
+and what was expected; nothing else escapes :func:`load_worksheet`.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-import math
 import re
+import sys
+from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, fields, is_dataclass
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any
+from typing import Annotated, Any, TypeVar
 
 import numpy as np
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    GetPydanticSchema,
+    StringConstraints,
+    ValidationError,
+    ValidationInfo,
+    model_validator,
+)
+from pydantic import dataclasses as typed
+from pydantic_core import core_schema
 
-from worksheet.defaults import LESSON_PARTS, filled_lesson
-from worksheet.errors import WorksheetError
+from worksheet.defaults import filled_lesson
+from worksheet.errors import Invalid, WorksheetError, describe, translated
 
 __all__ = [
     "DEFAULT_WORKSHEET",
@@ -45,54 +62,163 @@ RESERVED_NAMES = frozenset(
 )
 _NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
 _FLOAT32_MAX = float(np.finfo(np.float32).max)
-# The trained-comparison models are really built; these limits keep them in memory.
-_TRAINED_LIMITS = {"vocab": 100_000, "context": 1_024, "width": 1_024, "hidden": 4_096}
+# The trained-comparison models are really built; this limit keeps them in memory.
 _TRAINED_MAX_PARAMETERS = 50_000_000
 
 
-def _frozen(array: np.ndarray) -> np.ndarray:
+# --------------------------------------------------------------------------- field types
+
+
+def _frozen_array(value: list[Any]) -> np.ndarray:
+    """A read-only float64 array of validated numbers; a matrix's rows must agree."""
+    widths = [len(row) for row in value if isinstance(row, list)]
+    usual = Counter(widths).most_common(1)[0][0] if widths else 0
+    for i, width in enumerate(widths):
+        if width != usual:
+            raise Invalid(f"expected a row of {usual} numbers like the others, got {width}", i)
+    array = np.array(value, dtype=np.float64)
     array.flags.writeable = False
     return array
 
 
-@dataclass(frozen=True)
+def _array(nested: Any) -> GetPydanticSchema:
+    """Validate as ``nested`` lists of numbers, keep as an array."""
+    return GetPydanticSchema(lambda _, handler: core_schema.no_info_after_validator_function(
+        _frozen_array, handler(nested)))
+
+
+def _lower_and_unique(words: list[str]) -> list[str]:
+    seen: dict[str, int] = {}
+    for i, word in enumerate(words):
+        if word != word.lower():
+            raise Invalid(f"expected a lower-case word, got {word!r}", i)
+        if word in seen:
+            raise Invalid(f"duplicate word {word!r} (also vocab[{seen[word]}])", i)
+        seen[word] = i
+    return words
+
+
+def _sentence_name(name: str) -> str:
+    if not _NAME.match(name) or name in RESERVED_NAMES:
+        raise Invalid("expected a sentence name of letters, digits and _ starting with a "
+                      f"letter, not one of {', '.join(sorted(RESERVED_NAMES))}")
+    return name
+
+
+Number = Annotated[float, Field(strict=True, allow_inf_nan=False, ge=-_FLOAT32_MAX,
+                                le=_FLOAT32_MAX, description="a number within float32 range")]
+Word = Annotated[str, StringConstraints(strict=True, pattern=r"\S"),
+                 Field(description="a non-empty word")]
+Count = Annotated[int, Field(strict=True, ge=1, description="a whole number ≥ 1")]
+Vector = Annotated[np.ndarray, _array(Annotated[list[Number], Field(min_length=1)])]
+
+
+def _matrix(width: str) -> Any:
+    """A matrix type whose rows each hold ``width`` numbers: a figure, or a ``{size}`` slot
+    that an error message fills in (see :func:`_sizes`)."""
+    row = Annotated[list[Number], Field(min_length=1, description=f"a row of {width} numbers")]
+    return Annotated[np.ndarray, _array(Annotated[list[row], Field(min_length=1)])]
+
+
+def _size(limit: int) -> Any:
+    return Field(strict=True, ge=1, le=limit, description=f"a whole number from 1 to {limit:,} "
+                 "(the lesson builds these models to count them)")
+
+
+def _shape(array: np.ndarray, shape: tuple[int | None, ...], why: str, *at: str | int) -> None:
+    """Refuse ``array`` unless it has ``shape`` (``None``: any size)."""
+    if any(want not in (None, got) for want, got in zip(shape, array.shape, strict=True)):
+        wanted = "×".join("n" if n is None else str(n) for n in shape)
+        raise Invalid(f"expected {wanted} numbers{why}, got {'×'.join(map(str, array.shape))}",
+                      *at)
+
+
+# --------------------------------------------------------------------------- the worksheet
+
+
+@typed.dataclass(frozen=True)
 class Head:
     """One attention head's projections, each ``d_model × d_head`` (row vectors: ``E @ W``)."""
 
-    Q: np.ndarray
-    K: np.ndarray
-    V: np.ndarray
+    Q: _matrix("{d_head}") = Field(description="a {d_model}×{d_head} matrix")
+    K: _matrix("{d_head}") = Field(description="a {d_model}×{d_head} matrix")
+    V: _matrix("{d_head}") = Field(description="a {d_model}×{d_head} matrix")
 
 
-@dataclass(frozen=True)
+@typed.dataclass(frozen=True)
 class Toy:
     """The two-source illustration: value rows per source and one weight row per head."""
 
-    sources: tuple[str, str]
-    values: np.ndarray
-    weights: np.ndarray
+    sources: tuple[Word, ...] = Field(min_length=2, max_length=2, description="two source words")
+    values: _matrix("2") = Field(description="a 2×2 matrix, one row of values per source")
+    weights: _matrix("2") = Field(description="a 2×2 matrix, one row of weights per head")
+
+    @model_validator(mode="after")
+    def _weighs(self) -> Toy:
+        _shape(self.values, (2, 2), "", "values")
+        _shape(self.weights, (2, 2), "", "weights")
+        for i, row in enumerate(self.weights):
+            if abs(row.sum() - 1.0) > 1e-9 or (row < 0).any():
+                raise Invalid("expected two non-negative weights summing to 1, got "
+                              f"{row.tolist()}", "weights", i)
+        for c in range(2):
+            if self.values[0, c] == self.values[1, c]:
+                raise Invalid(f"expected the two sources to differ in coordinate {c}, got "
+                              f"{self.values[0, c]} twice", "values")
+        return self
 
 
-@dataclass(frozen=True)
+@typed.dataclass(frozen=True)
 class Patches:
     """The image-patch example: a square image cut into square patches."""
 
-    image: np.ndarray
-    size: int
-    projection: np.ndarray
-    cls: np.ndarray
-    positions: np.ndarray
+    image: _matrix("{side}") = Field(description="a square matrix of pixels")
+    size: int = Field(strict=True, ge=1, description="the patch side in pixels, a whole "
+                      "number ≥ 1")
+    projection: _matrix("{n}") = Field(description="a {size²}×{n} matrix, one row per pixel "
+                                       "of a patch")
+    cls: Vector = Field(description="a row of {n} numbers, as wide as the projection")
+    positions: _matrix("{n}") = Field(description="a {patches+1}×{n} matrix, one row for the "
+                                      "CLS row and one per patch")
+
+    @model_validator(mode="after")
+    def _fits(self) -> Patches:
+        side = self.image.shape[0]
+        if self.image.shape[1] != side:
+            raise Invalid(f"expected a square image, got {side}×{self.image.shape[1]}", "image")
+        if side % self.size:
+            raise Invalid(f"expected a patch side dividing the image side {side}, got "
+                          f"{self.size}", "size")
+        _shape(self.projection, (self.size * self.size, None), "", "projection")
+        width = self.projection.shape[1]
+        _shape(self.cls, (width,), "", "cls")
+        _shape(self.positions, ((side // self.size) ** 2 + 1, width),
+               " (one row for the CLS row and one per patch)", "positions")
+        return self
 
 
-@dataclass(frozen=True)
+@typed.dataclass(frozen=True)
 class Trained:
     """Sizes of the trained comparison models described by the lesson."""
 
-    vocab: int
-    context: int
-    width: int
-    hidden: int
-    heads: tuple[int, ...]
+    vocab: int = _size(100_000)
+    context: int = _size(1_024)
+    width: int = _size(1_024)
+    hidden: int = _size(4_096)
+    heads: tuple[Count, ...] = Field(min_length=1, description="a list of head counts")
+
+    @model_validator(mode="after")
+    def _buildable(self) -> Trained:
+        largest = self.context * self.width * self.hidden + \
+            self.vocab * (self.width + self.hidden)
+        if largest > _TRAINED_MAX_PARAMETERS:
+            raise Invalid(f"expected models of at most {_TRAINED_MAX_PARAMETERS:,} parameters "
+                          f"(they are built to be counted), got about {largest:,}")
+        for i, h in enumerate(self.heads):
+            if self.width % h:
+                raise Invalid(f"expected a head count dividing the width {self.width}, got {h}",
+                              "heads", i)
+        return self
 
 
 @dataclass(frozen=True)
@@ -215,337 +341,207 @@ def _plain(node: Any) -> Any:
     return node
 
 
-# --------------------------------------------------------------------------- reading
+# --------------------------------------------------------------------------- the file
 
 
-def _describe(node: Any) -> str:
-    if isinstance(node, bool):
-        return "true" if node else "false"
-    if node is None:
-        return "null"
-    if isinstance(node, float) and math.isnan(node):
-        return "NaN"
-    if isinstance(node, float) and math.isinf(node):
-        return "Infinity" if node > 0 else "-Infinity"
-    if isinstance(node, (int, float)):
-        return repr(node)
-    if isinstance(node, str):
-        text = node if len(node) <= 20 else node[:17] + "..."
-        return json.dumps(text)
-    if isinstance(node, list):
-        return f"a list of {len(node)}"
-    if isinstance(node, dict):
-        return "an object"
-    return type(node).__name__
+class _HeadsLesson(BaseModel):
+    projections: list[Annotated[Head, Field(description="an object with Q, K and V")]] = \
+        Field(min_length=1, description="a non-empty list of heads with Q, K and V")
+    W_O: _matrix("{d_model}") = Field(description="a {d_model}×{d_model} matrix")
 
 
-def _child(path: str, key: str | int) -> str:
-    if isinstance(key, int):
-        return f"{path}[{key}]"
-    return f"{path}.{key}" if path else key
+class _Seed(BaseModel):
+    """The seed notebook's schema, its fields in the order they are checked."""
+
+    model_config = ConfigDict(json_schema_extra={"description": "a JSON object with vocab, "
+                              "sentences, tok_emb, pos_emb, headsLesson and the prediction MLP"})
+
+    vocab: Annotated[list[Word], AfterValidator(_lower_and_unique)] = Field(
+        min_length=1, description="a list of lower-case words")
+    tok_emb: dict[str, Annotated[Vector, Field(description="a row of {d_model} numbers (the "
+                                               "model width)")]] = \
+        Field(description="an object mapping each vocabulary word to its row of numbers")
+    pos_emb: _matrix("{d_model}") = Field(description="a list of rows of {d_model} numbers, "
+                                          "one per position")
+    sentences: dict[Annotated[str, AfterValidator(_sentence_name)], Annotated[
+        list[Word], Field(min_length=1, description="a non-empty list of tokens")]] = Field(
+        min_length=1, description="an object of named token lists")
+    headsLesson: _HeadsLesson = Field(description="an object with projections and W_O")
+    W_hidden: _matrix("{hidden}") = Field(description="a {d_model}×{hidden} matrix")
+    b_hidden: Vector = Field(description="a list of {hidden} numbers (the hidden size, as wide "
+                             "as W_hidden)")
+    W_vocab: _matrix("{vocab_size}") = Field(description="a {hidden}×{vocab_size} matrix")
+    b_vocab: Vector = Field(description="a list of {vocab_size} numbers, one per vocabulary "
+                            "word")
+    lesson: dict[str, Any] = Field(default_factory=dict,
+                                   description="an object with the lesson extras")
+
+    @property
+    def sizes(self) -> tuple[int, int, int]:
+        """Model width, head width and number of heads."""
+        heads = self.headsLesson.projections
+        return len(self.tok_emb[self.vocab[0]]), heads[0].Q.shape[1], len(heads)
+
+    @model_validator(mode="after")
+    def _consistent(self) -> _Seed:
+        known = set(self.vocab)
+        for word in self.tok_emb:
+            if word not in known:
+                raise Invalid("not a vocabulary word; add it to vocab or remove this row",
+                              "tok_emb", word)
+        if self.vocab[0] not in self.tok_emb:
+            raise Invalid("missing; expected a row of numbers", "tok_emb", self.vocab[0])
+        (width, d_head, n_heads), vocab = self.sizes, len(self.vocab)
+        why = f" (the model width, set by tok_emb.{self.vocab[0]})"
+        for word in self.vocab:
+            if word not in self.tok_emb:
+                raise Invalid(f"missing; expected a row of {width} numbers", "tok_emb", word)
+            _shape(self.tok_emb[word], (width,), why, "tok_emb", word)
+        _shape(self.pos_emb, (None, width), why, "pos_emb")
+        self._check_sentences(known)
+        for h, head in enumerate(self.headsLesson.projections):
+            for kind in "QKV":
+                _shape(getattr(head, kind), (width, d_head), "", "headsLesson", "projections",
+                       h, kind)
+        if n_heads * d_head != width:
+            raise Invalid(f"expected heads × head width = model width {width} (as "
+                          f"nn.MultiheadAttention requires), got {n_heads} × {d_head} = "
+                          f"{n_heads * d_head}", "headsLesson", "projections")
+        _shape(self.headsLesson.W_O, (width, width), "", "headsLesson", "W_O")
+        _shape(self.W_hidden, (width, None), why, "W_hidden")
+        hidden = self.W_hidden.shape[1]
+        _shape(self.b_hidden, (hidden,), " (the hidden size, set by W_hidden)", "b_hidden")
+        _shape(self.W_vocab, (hidden, vocab), " (hidden size × vocabulary size)", "W_vocab")
+        _shape(self.b_vocab, (vocab,), " (the vocabulary size)", "b_vocab")
+        return self
+
+    def _check_sentences(self, known: set[str]) -> None:
+        (first, tokens), context = next(iter(self.sentences.items())), len(self.pos_emb)
+        for name, words in self.sentences.items():
+            for i, token in enumerate(words):
+                if token.lower() not in known:
+                    raise Invalid(f"token {token!r} is not in vocab (looked up as "
+                                  f"{token.lower()!r})", "sentences", name, i)
+            if len(words) > context:
+                raise Invalid(f"expected at most {context} tokens (one per pos_emb row), got "
+                              f"{len(words)}", "sentences", name)
+            if len(words) != len(tokens):
+                raise Invalid(f"expected {len(tokens)} tokens like sentences.{first} (the batch "
+                              f"lab stacks all sentences), got {len(words)}", "sentences", name)
 
 
-def _get(node: Mapping[str, Any], path: str, key: str, expected: str) -> Any:
-    if key not in node:
-        raise WorksheetError(_child(path, key), f"missing; expected {expected}")
-    return node[key]
+class _Bias(BaseModel):
+    offset: Vector = Field(description="a list of {d_head} numbers (the head width)")
 
 
-def _object(node: Any, path: str, expected: str = "an object") -> Mapping[str, Any]:
-    if not isinstance(node, dict):
-        raise WorksheetError(path or "top level", f"expected {expected}, got {_describe(node)}")
-    return node
+class _Lab(BaseModel):
+    learningRate: float = Field(strict=True, gt=0, le=_FLOAT32_MAX, allow_inf_nan=False,
+                                description="a positive number within float32 range")
+    seed: int = Field(strict=True, ge=0, lt=2**32,
+                      description=f"a whole number from 0 to {2**32 - 1} (a random seed)")
 
 
-def _number(node: Any, path: str) -> float:
-    if isinstance(node, bool) or not isinstance(node, (int, float)):
-        raise WorksheetError(path, f"expected a number, got {_describe(node)}")
-    value = float(node)
-    if not math.isfinite(value):
-        raise WorksheetError(path, f"expected a finite number, got {_describe(node)}")
-    if abs(value) > _FLOAT32_MAX:
-        raise WorksheetError(path, f"expected a number within float32 range, got {node!r}")
-    return value
+class _LessonParts(BaseModel):
+    """The ``lesson`` object as :func:`~worksheet.defaults.filled_lesson` fills it in;
+    validated with the :class:`_Seed` as context."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    features: list[Word] = Field(description="a list of {d_model} names, one per model "
+                                 "coordinate")
+    headNames: list[Word] = Field(description="a list of {n_heads} names, one per head")
+    targets: dict[str, Annotated[str, Field(strict=True, description="a vocabulary word")]] = \
+        Field(description="an object mapping each sentence to its next word")
+    bias: _Bias = Field(description="an object with the offset")
+    toy: Toy = Field(description="an object with sources, values and weights")
+    patches: Patches = Field(description="an object with image, size, projection, cls and "
+                             "positions")
+    trained: Trained = Field(description="an object with vocab, context, width, hidden and "
+                             "heads")
+    lab: _Lab = Field(description="an object with learningRate and seed")
+
+    @model_validator(mode="after")
+    def _fits(self, info: ValidationInfo) -> _LessonParts:
+        seed: _Seed = info.context["seed"]
+        width, d_head, n_heads = seed.sizes
+        if len(self.features) != width:
+            raise Invalid(f"expected {width} feature names (one per model coordinate), got "
+                          f"{len(self.features)}", "features")
+        if len(self.headNames) != n_heads:
+            raise Invalid(f"expected {n_heads} head names (one per head), got "
+                          f"{len(self.headNames)}", "headNames")
+        for name in seed.sentences if self.targets else ():
+            if name not in self.targets:
+                raise Invalid("missing; expected the word that follows it (name every "
+                              "sentence, or none)", "targets", name)
+            if self.targets[name].lower() not in seed.vocab:
+                raise Invalid(f"expected a vocabulary word, got {describe(self.targets[name])}",
+                              "targets", name)
+        for name in self.targets:
+            if name not in seed.sentences:
+                raise Invalid("not a sentence name", "targets", name)
+        _shape(self.bias.offset, (d_head,), " (the head width)", "bias", "offset")
+        return self
 
 
-def _integer(node: Any, path: str, minimum: int = 1) -> int:
-    if isinstance(node, bool) or not isinstance(node, int):
-        raise WorksheetError(path, f"expected a whole number ≥ {minimum}, got {_describe(node)}")
-    if node < minimum:
-        raise WorksheetError(path, f"expected a whole number ≥ {minimum}, got {node}")
-    return node
+def _sizes(document: Any) -> dict[str, int]:
+    """The sizes that the descriptions' ``{slots}`` name, as far as a raw, perhaps malformed
+    ``document`` states them. Each is the length of the first of its places that holds a
+    non-empty list (``d_head`` failing that ``d_model`` / heads; the patch sizes only from a
+    patch side that divides the image). A size nothing states is left out, and the message
+    shows the slot's name instead."""
+
+    def at(*path: Any) -> Any:
+        node = document
+        for key in path:
+            try:
+                node = node[key]
+            except (KeyError, IndexError, TypeError):
+                return None
+        return node
+
+    def length(*path: Any) -> int | None:
+        node = at(*path)
+        return len(node) if isinstance(node, list) and node else None
+
+    def first(*found: int | None) -> int | None:
+        return next((size for size in found if size), None)
+
+    heads, patches = ("headsLesson", "projections"), ("lesson", "patches")
+    d_model = first(length("tok_emb", at("vocab", 0)), length("pos_emb", 0))
+    n_heads = length(*heads)
+    per_head = d_model // n_heads if d_model and n_heads and d_model % n_heads == 0 else None
+    side, size = length(*patches, "image"), at(*patches, "size")
+    fits = isinstance(size, int) and not isinstance(size, bool) and side and size > 0 and \
+        side % size == 0  # a patch side the image admits
+    sizes = {
+        "d_model": d_model,
+        "n_heads": n_heads,
+        "d_head": first(*(length(*heads, h, kind, 0) for h in range(n_heads or 0)
+                          for kind in "QKV"), per_head),
+        "hidden": first(length("W_hidden", 0), length("b_hidden")),
+        "vocab_size": length("vocab"),
+        "side": side,
+        "size²": size * size if fits else None,
+        "patches+1": (side // size) ** 2 + 1 if fits else None,
+        "n": first(length(*patches, "projection", 0), length(*patches, "cls"),
+                   length(*patches, "positions", 0)),
+    }
+    return {symbol: value for symbol, value in sizes.items() if value}
 
 
-def _size(n: int | None) -> str:
-    return "n" if n is None else str(n)
+_Model = TypeVar("_Model", bound=BaseModel)
 
 
-def _vector(node: Any, path: str, length: int | None, why: str = "") -> np.ndarray:
-    if not isinstance(node, list):
-        raise WorksheetError(path, f"expected a list of {_size(length)} numbers{why}, "
-                             f"got {_describe(node)}")
-    if length is not None and len(node) != length:
-        raise WorksheetError(path, f"expected {length} numbers{why}, got {len(node)}")
-    if not node:
-        raise WorksheetError(path, f"expected at least one number{why}, got an empty list")
-    values = [_number(x, _child(path, i)) for i, x in enumerate(node)]
-    return _frozen(np.array(values, dtype=np.float64))
-
-
-def _matrix(node: Any, path: str, rows: int | None, cols: int | None,
-            why: str = "") -> np.ndarray:
-    shape = f"{_size(rows)}×{_size(cols)}"
-    if not isinstance(node, list) or not node:
-        raise WorksheetError(path, f"expected {shape} numbers (a list of rows){why}, "
-                             f"got {_describe(node)}")
-    if not all(isinstance(row, list) for row in node):
-        bad = next(i for i, row in enumerate(node) if not isinstance(row, list))
-        raise WorksheetError(_child(path, bad), f"expected a row of {_size(cols)} numbers, "
-                             f"got {_describe(node[bad])}")
-    widths = [len(row) for row in node]
-    if len(set(widths)) > 1:
-        want = cols if cols is not None else widths[0]
-        bad = next(i for i, width in enumerate(widths) if width != want)
-        raise WorksheetError(_child(path, bad), f"expected a row of {want} numbers{why}, "
-                             f"got {widths[bad]}")
-    width = widths[0]
-    if (rows is not None and len(node) != rows) or (cols is not None and width != cols) \
-            or width == 0:
-        raise WorksheetError(path, f"expected {shape} numbers{why}, got {len(node)}×{width}")
-    values = [[_number(x, _child(_child(path, i), j)) for j, x in enumerate(row)]
-              for i, row in enumerate(node)]
-    return _frozen(np.array(values, dtype=np.float64))
-
-
-def _words(node: Any, path: str, expected: str) -> list[str]:
-    if not isinstance(node, list):
-        raise WorksheetError(path, f"expected {expected}, got {_describe(node)}")
-    if not node:
-        raise WorksheetError(path, f"expected {expected}, got an empty list")
-    for i, word in enumerate(node):
-        if not isinstance(word, str) or not word.strip():
-            raise WorksheetError(_child(path, i), f"expected a non-empty word, got "
-                                 f"{_describe(word)}")
-    return list(node)
-
-
-# --------------------------------------------------------------------------- sections
-
-
-def _read_vocab(doc: Mapping[str, Any]) -> tuple[str, ...]:
-    words = _words(_get(doc, "", "vocab", "a list of lower-case words"), "vocab",
-                   "a list of lower-case words")
-    seen: dict[str, int] = {}
-    for i, word in enumerate(words):
-        if word != word.lower():
-            raise WorksheetError(f"vocab[{i}]", f"expected a lower-case word, got {word!r}")
-        if word in seen:
-            raise WorksheetError(f"vocab[{i}]",
-                                 f"duplicate word {word!r} (also vocab[{seen[word]}])")
-        seen[word] = i
-    return tuple(words)
-
-
-def _read_embeddings(doc: Mapping[str, Any], vocab: tuple[str, ...]) -> np.ndarray:
-    table = _object(_get(doc, "", "tok_emb", "an object mapping each vocabulary word to its row"),
-                    "tok_emb", "an object mapping each vocabulary word to its row")
-    for word in table:
-        if word not in vocab:
-            raise WorksheetError(f"tok_emb.{word}", "not a vocabulary word; add it to vocab "
-                                 "or remove this row")
-    first = _vector(_get(table, "tok_emb", vocab[0], "a row of numbers"), f"tok_emb.{vocab[0]}",
-                    None)
-    width = len(first)
-    why = f" (the model width, set by tok_emb.{vocab[0]})"
-    rows = [first] + [
-        _vector(_get(table, "tok_emb", word, f"a row of {width} numbers"), f"tok_emb.{word}",
-                width, why)
-        for word in vocab[1:]
-    ]
-    return _frozen(np.stack(rows))
-
-
-def _read_sentences(doc: Mapping[str, Any], vocab: tuple[str, ...],
-                    context: int) -> dict[str, tuple[str, ...]]:
-    node = _object(_get(doc, "", "sentences", "an object of named token lists"), "sentences",
-                   "an object of named token lists")
-    if not node:
-        raise WorksheetError("sentences", "expected at least one sentence, got none")
-    known = set(vocab)
-    sentences: dict[str, tuple[str, ...]] = {}
-    length: int | None = None
-    for name, tokens in node.items():
-        path = f"sentences.{name}"
-        if not _NAME.match(name) or name in RESERVED_NAMES:
-            raise WorksheetError(path, "expected a sentence name of letters, digits and _ "
-                                 "starting with a letter, not one of "
-                                 f"{', '.join(sorted(RESERVED_NAMES))}")
-        words = _words(tokens, path, "a non-empty list of tokens")
-        for i, token in enumerate(words):
-            if token.lower() not in known:
-                raise WorksheetError(f"{path}[{i}]", f"token {token!r} is not in vocab "
-                                     f"(looked up as {token.lower()!r})")
-        if len(words) > context:
-            raise WorksheetError(path, f"expected at most {context} tokens (one per pos_emb "
-                                 f"row), got {len(words)}")
-        if length is None:
-            length = len(words)
-        elif len(words) != length:
-            first = next(iter(sentences))
-            raise WorksheetError(path, f"expected {length} tokens like sentences.{first} "
-                                 f"(the batch lab stacks all sentences), got {len(words)}")
-        sentences[name] = tuple(words)
-    return sentences
-
-
-def _read_heads(lesson: Mapping[str, Any], width: int) -> tuple[tuple[Head, ...], np.ndarray]:
-    projections = _get(lesson, "headsLesson", "projections", "a list of heads with Q, K and V")
-    if not isinstance(projections, list) or not projections:
-        raise WorksheetError("headsLesson.projections", "expected a non-empty list of heads "
-                             f"with Q, K and V, got {_describe(projections)}")
-    heads: list[Head] = []
-    d_head: int | None = None
-    for h, node in enumerate(projections):
-        path = f"headsLesson.projections[{h}]"
-        node = _object(node, path, "an object with Q, K and V")
-        mats = {}
-        for kind in ("Q", "K", "V"):
-            mats[kind] = _matrix(_get(node, path, kind, f"a {width}×d_head matrix"),
-                                 f"{path}.{kind}", width, d_head)
-            d_head = mats[kind].shape[1]
-        heads.append(Head(**mats))
-    assert d_head is not None
-    joined = len(heads) * d_head
-    if joined != width:
-        raise WorksheetError("headsLesson.projections",
-                             f"expected heads × head width = model width {width} (as "
-                             f"nn.MultiheadAttention requires), got {len(heads)} × {d_head} "
-                             f"= {joined}")
-    W_O = _matrix(_get(lesson, "headsLesson", "W_O", f"a {joined}×{width} matrix"),
-                  "headsLesson.W_O", joined, width)
-    return tuple(heads), W_O
-
-
-def _read_toy(node: Any) -> Toy:
-    path = "lesson.toy"
-    node = _object(node, path, "an object with sources, values and weights")
-    sources = _words(_get(node, path, "sources", "two source words"), f"{path}.sources",
-                     "two source words")
-    if len(sources) != 2:
-        raise WorksheetError(f"{path}.sources", f"expected 2 source words, got {len(sources)}")
-    values = _matrix(_get(node, path, "values", "a 2×2 matrix"), f"{path}.values", 2, 2)
-    weights = _matrix(_get(node, path, "weights", "a 2×2 matrix"), f"{path}.weights", 2, 2)
-    for i, row in enumerate(weights):
-        if abs(row.sum() - 1.0) > 1e-9 or (row < 0).any():
-            raise WorksheetError(f"{path}.weights[{i}]", "expected two non-negative weights "
-                                 f"summing to 1, got {row.tolist()}")
-    for c in range(2):
-        if values[0, c] == values[1, c]:
-            raise WorksheetError(f"{path}.values", f"expected the two sources to differ in "
-                                 f"coordinate {c}, got {values[0, c]} twice")
-    return Toy((sources[0], sources[1]), values, weights)
-
-
-def _read_patches(node: Any) -> Patches:
-    path = "lesson.patches"
-    node = _object(node, path, "an object with image, size, projection, cls and positions")
-    image = _matrix(_get(node, path, "image", "a square matrix of pixels"), f"{path}.image",
-                    None, None)
-    side = image.shape[0]
-    if image.shape[1] != side:
-        raise WorksheetError(f"{path}.image", f"expected a square image, got "
-                             f"{image.shape[0]}×{image.shape[1]}")
-    size = _integer(_get(node, path, "size", "the patch side in pixels"), f"{path}.size")
-    if side % size:
-        raise WorksheetError(f"{path}.size", f"expected a patch side dividing the image side "
-                             f"{side}, got {size}")
-    count = (side // size) ** 2
-    projection = _matrix(_get(node, path, "projection", f"a {size * size}×n matrix"),
-                         f"{path}.projection", size * size, None)
-    width = projection.shape[1]
-    cls = _vector(_get(node, path, "cls", f"a row of {width} numbers"), f"{path}.cls", width)
-    positions = _matrix(_get(node, path, "positions", f"a {count + 1}×{width} matrix"),
-                        f"{path}.positions", count + 1, width,
-                        " (one row for the CLS row and one per patch)")
-    return Patches(image, size, projection, cls, positions)
-
-
-def _read_trained(node: Any) -> Trained:
-    path = "lesson.trained"
-    node = _object(node, path, "an object with vocab, context, width, hidden and heads")
-    sizes = {key: _integer(_get(node, path, key, "a whole number"), f"{path}.{key}")
-             for key in ("vocab", "context", "width", "hidden")}
-    for key, value in sizes.items():
-        if value > _TRAINED_LIMITS[key]:
-            raise WorksheetError(f"{path}.{key}", f"expected at most {_TRAINED_LIMITS[key]:,} "
-                                 f"(the lesson builds these models to count them), got {value:,}")
-    largest = sizes["context"] * sizes["width"] * sizes["hidden"] + \
-        sizes["vocab"] * (sizes["width"] + sizes["hidden"])
-    if largest > _TRAINED_MAX_PARAMETERS:
-        raise WorksheetError(path, f"expected models of at most {_TRAINED_MAX_PARAMETERS:,} "
-                             f"parameters (they are built to be counted), got about {largest:,}")
-    heads = _get(node, path, "heads", "a list of head counts")
-    if not isinstance(heads, list) or not heads:
-        raise WorksheetError(f"{path}.heads", f"expected a list of head counts, got "
-                             f"{_describe(heads)}")
-    counts = tuple(_integer(h, f"{path}.heads[{i}]") for i, h in enumerate(heads))
-    for i, h in enumerate(counts):
-        if sizes["width"] % h:
-            raise WorksheetError(f"{path}.heads[{i}]", f"expected a head count dividing the "
-                                 f"width {sizes['width']}, got {h}")
-    return Trained(heads=counts, **sizes)
-
-
-def _read_lesson(node: Mapping[str, Any], width: int, d_head: int, n_heads: int,
-                 vocab: tuple[str, ...], sentences: Mapping[str, Any]) -> Lesson:
-    """Read a filled ``lesson`` object (see :func:`~worksheet.defaults.filled_lesson`)."""
-    for key in node:
-        if key not in LESSON_PARTS:
-            raise WorksheetError(f"lesson.{key}", f"not a lesson part; expected one of "
-                                 f"{', '.join(LESSON_PARTS)}")
-    features = _words(node["features"], "lesson.features", f"{width} feature names")
-    if len(features) != width:
-        raise WorksheetError("lesson.features", f"expected {width} feature names (one per "
-                             f"model coordinate), got {len(features)}")
-    names = _words(node["headNames"], "lesson.headNames", f"{n_heads} head names")
-    if len(names) != n_heads:
-        raise WorksheetError("lesson.headNames", f"expected {n_heads} head names (one per "
-                             f"head), got {len(names)}")
-    targets_node = _object(node["targets"], "lesson.targets",
-                           "an object mapping each sentence to its next word")
-    targets: dict[str, str] = {}
-    for name in sentences if targets_node else ():
-        word = _get(targets_node, "lesson.targets", name, "the word that follows it (name "
-                    "every sentence, or none)")
-        if not isinstance(word, str) or word.lower() not in vocab:
-            raise WorksheetError(f"lesson.targets.{name}", f"expected a vocabulary word, got "
-                                 f"{_describe(word)}")
-        targets[name] = word.lower()
-    for name in targets_node:
-        if name not in sentences:
-            raise WorksheetError(f"lesson.targets.{name}", "not a sentence name")
-    bias = _object(node["bias"], "lesson.bias", "an object with the offset")
-    offset = _vector(_get(bias, "lesson.bias", "offset", f"{d_head} numbers"),
-                     "lesson.bias.offset", d_head, " (the head width)")
-    lab = _object(node["lab"], "lesson.lab", "an object with learningRate and seed")
-    rate = _number(_get(lab, "lesson.lab", "learningRate", "a positive number"),
-                   "lesson.lab.learningRate")
-    if rate <= 0:
-        raise WorksheetError("lesson.lab.learningRate", f"expected a positive number, got {rate}")
-    seed = _integer(_get(lab, "lesson.lab", "seed", "a whole number"), "lesson.lab.seed", 0)
-    if seed >= 2**32:
-        raise WorksheetError("lesson.lab.seed", f"expected a seed below 2**32, got {seed}")
-    return Lesson(
-        features=tuple(features),
-        head_names=tuple(names),
-        targets=MappingProxyType(targets),
-        bias_offset=offset,
-        toy=_read_toy(node["toy"]),
-        patches=_read_patches(node["patches"]),
-        trained=_read_trained(node["trained"]),
-        learning_rate=rate,
-        seed=seed,
-    )
+def _validated(model: type[_Model], data: Any, source: str, document: Any, *prefix: str,
+               **context: Any) -> _Model:
+    """``data`` validated as ``model``; an error is translated with the sizes ``document``
+    (the whole worksheet as it stands) states."""
+    try:
+        return model.model_validate(data, context=context)
+    except ValidationError as error:
+        raise translated(error, model.model_json_schema(), prefix, source,
+                         _sizes(document)) from None
 
 
 def parse_worksheet(document: Any, source: str = "<worksheet>", sha256: str = "") -> Worksheet:
@@ -556,54 +552,26 @@ def parse_worksheet(document: Any, source: str = "<worksheet>", sha256: str = ""
     WorksheetError
         Naming the JSON path of the first problem and what was expected there.
     """
-    try:
-        return _parse(document, source, sha256)
-    except WorksheetError as error:
-        raise error.with_source(source) from None
-
-
-def _parse(document: Any, source: str, sha256: str) -> Worksheet:
-    doc = _object(document, "", "a JSON object with vocab, sentences, tok_emb, pos_emb, "
-                  "headsLesson and the prediction MLP")
-    vocab = _read_vocab(doc)
-    tok_emb = _read_embeddings(doc, vocab)
-    width = tok_emb.shape[1]
-    why = f" (the model width, set by tok_emb.{vocab[0]})"
-    pos_emb = _matrix(_get(doc, "", "pos_emb", f"a list of rows of {width} numbers"), "pos_emb",
-                      None, width, why)
-    sentences = _read_sentences(doc, vocab, pos_emb.shape[0])
-    lesson_node = _object(_get(doc, "", "headsLesson", "an object with projections and W_O"),
-                          "headsLesson")
-    heads, W_O = _read_heads(lesson_node, width)
-    W_hidden = _matrix(_get(doc, "", "W_hidden", f"a {width}×hidden matrix"), "W_hidden",
-                       width, None, why)
-    hidden = W_hidden.shape[1]
-    b_hidden = _vector(_get(doc, "", "b_hidden", f"{hidden} numbers"), "b_hidden", hidden,
-                       " (the hidden size, set by W_hidden)")
-    W_vocab = _matrix(_get(doc, "", "W_vocab", f"a {hidden}×{len(vocab)} matrix"), "W_vocab",
-                      hidden, len(vocab), " (hidden size × vocabulary size)")
-    b_vocab = _vector(_get(doc, "", "b_vocab", f"{len(vocab)} numbers"), "b_vocab", len(vocab),
-                      " (the vocabulary size)")
-    d_head, n_heads = heads[0].Q.shape[1], len(heads)
-    given = _object(doc.get("lesson", {}), "lesson", "an object with the lesson extras")
-    filled = filled_lesson(given, width, d_head, n_heads)
-    lesson = _read_lesson(filled, width, d_head, n_heads, vocab, sentences)
+    seed = _validated(_Seed, document, source, document)
+    filled = filled_lesson(seed.lesson, *seed.sizes)
+    parts = _validated(_LessonParts, filled, source, {**document, "lesson": filled}, "lesson",
+                       seed=seed)
+    tok_emb = np.stack([seed.tok_emb[word] for word in seed.vocab])
+    tok_emb.flags.writeable = False
+    targets = {name: parts.targets[name].lower() for name in seed.sentences if parts.targets}
+    lesson = Lesson(
+        features=tuple(parts.features), head_names=tuple(parts.headNames),
+        targets=MappingProxyType(targets), bias_offset=parts.bias.offset, toy=parts.toy,
+        patches=parts.patches, trained=parts.trained, learning_rate=parts.lab.learningRate,
+        seed=parts.lab.seed)
     return Worksheet(
-        source=source,
-        sha256=sha256,
-        document=MappingProxyType({**doc, "lesson": filled}),
-        vocab=vocab,
-        sentences=MappingProxyType(sentences),
-        tok_emb=tok_emb,
-        pos_emb=pos_emb,
-        heads=heads,
-        W_O=W_O,
-        W_hidden=W_hidden,
-        b_hidden=b_hidden,
-        W_vocab=W_vocab,
-        b_vocab=b_vocab,
-        lesson=lesson,
-    )
+        source=source, sha256=sha256, document=MappingProxyType({**document, "lesson": filled}),
+        vocab=tuple(seed.vocab), tok_emb=tok_emb, pos_emb=seed.pos_emb,
+        sentences=MappingProxyType({name: tuple(words) for name, words in
+                                    seed.sentences.items()}),
+        heads=tuple(seed.headsLesson.projections), W_O=seed.headsLesson.W_O,
+        W_hidden=seed.W_hidden, b_hidden=seed.b_hidden, W_vocab=seed.W_vocab,
+        b_vocab=seed.b_vocab, lesson=lesson)
 
 
 def load_worksheet(path: str | Path | None = None) -> Worksheet:
@@ -636,4 +604,7 @@ def load_worksheet(path: str | Path | None = None) -> Worksheet:
                              f"invalid JSON ({error.msg})", source) from None
     except RecursionError:
         raise WorksheetError("top level", "invalid JSON (nested too deeply)", source) from None
+    except ValueError:  # an integer literal beyond Python's limit on digits
+        raise WorksheetError("file", "invalid JSON (a number of more than "
+                             f"{sys.get_int_max_str_digits()} digits)", source) from None
     return parse_worksheet(document, source, hashlib.sha256(data).hexdigest())
