@@ -168,3 +168,13 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         return FIRST.index(group) if group in FIRST else len(FIRST)
 
     items.sort(key=rank)  # stable: within a rank, the collection's order
+
+
+
+def pytest_xdist_node_collection_finished(node: Any, ids: list[str]) -> None:
+    """Stop at once when pytest-xdist did not take the groups (as with pytest 9.2 and
+    xdist 3.8, where the grouped tests' ids lack their ``@group``): every worker would then
+    build every artefact."""
+    if node.config.getoption("dist") == "loadgroup" and not any("@" in i for i in ids):
+        pytest.exit("pytest-xdist did not group the tests (no test id ends in @group); "
+                    "install a pytest it supports (see pyproject.toml)", returncode=3)
