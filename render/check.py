@@ -30,8 +30,7 @@ from pathlib import Path
 from string import Formatter
 from typing import Any
 
-import inflect
-
+from narration.english import ENGLISH
 from narration.text import speakable, spoken_text
 from outline import lecture_order
 from outputs.files import OutputError, file_digest
@@ -55,7 +54,6 @@ _SLOT = re.compile(r"\{([A-Za-z_]\w*)\}")
 _VTT_DATA = "data:text/vtt;charset=utf-8;base64,"
 AUDIO_SLACK = 0.05
 """Seconds a sound track may end before its last cue (AAC frames and rounding)."""
-_ENGLISH = inflect.engine()
 
 
 @dataclass(frozen=True)
@@ -111,8 +109,8 @@ class CheckReport:
         if not self.missing:
             return ""
         n = len(self.missing)
-        return (f"{n} of the lecture's {_ENGLISH.no('scene', len(self.lecture))} "
-                f"{_ENGLISH.plural_verb('was', n)} never built: {', '.join(self.missing)}")
+        return (f"{n} of the lecture's {ENGLISH.no('scene', len(self.lecture))} "
+                f"{ENGLISH.plural_verb('was', n)} never built: {', '.join(self.missing)}")
 
 
 def _counted(n: int, things: str) -> str:
@@ -123,7 +121,7 @@ def _counted(n: int, things: str) -> str:
     words = things.split()
     if n == 1:
         for i, word in enumerate(words):
-            single = _ENGLISH.singular_noun(word)
+            single = ENGLISH.singular_noun(word)
             if single:
                 words[i] = single
                 break

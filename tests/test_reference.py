@@ -192,3 +192,26 @@ def test_batch_lab_loss_falls_and_generation_continues_the_first_sentence(case) 
         close(expected["lab.loss"], -log_probs[np.arange(len(names)), targets].mean())
     else:
         assert not {"lab.loss", "lab.y", "lab.loss_after"} & set(values)
+
+
+def test_the_labs_adamw_step_is_torchs_adamw_step() -> None:
+    """The lab's update (torch's functional AdamW, which spares every process the import
+    of ``torch._dynamo``) moves every parameter exactly as ``torch.optim.AdamW`` does."""
+    import torch
+
+    from worksheet.compute import _adamw_first_step
+
+    torch.manual_seed(3)
+    models = [torch.nn.Linear(4, 3) for _ in range(2)]
+    models[1].load_state_dict(models[0].state_dict())
+    for model in models:
+        model(torch.randn(5, 4, generator=torch.Generator().manual_seed(5))).square().sum() \
+            .backward()
+    before = [p.detach().clone() for p in models[0].parameters()]
+    _adamw_first_step(models[0], 0.05)
+    optimizer = torch.optim.AdamW(models[1].parameters(), lr=0.05)
+    optimizer.step()
+    for mine, theirs, old in zip(models[0].parameters(), models[1].parameters(), before,
+                                 strict=True):
+        assert torch.equal(mine, theirs)
+        assert not torch.equal(mine, old)  # a real update

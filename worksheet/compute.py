@@ -40,6 +40,7 @@ Keys that need observed next words (``S.target``, ``lab.y``, ``lab.loss``,
 
 from __future__ import annotations
 
+import inspect
 import math
 from collections.abc import Iterable
 from typing import Any
@@ -47,6 +48,7 @@ from typing import Any
 import torch
 from torch import nn
 from torch.nn import functional as F
+from torch.optim.adamw import adamw
 
 from worksheet.errors import ExperimentError, WorksheetError
 from worksheet.formatting import Style
@@ -474,14 +476,30 @@ def _lab_step(sheet: _Sheet, ws: Worksheet, model: TinyLM, X: torch.Tensor) -> N
     sheet.put("lab.y", y, _I)
     sheet.shape("lab.shape.y", y)
     loss = F.cross_entropy(model(X), y)
-    optimizer = torch.optim.AdamW(model.parameters(), lr=ws.lesson.learning_rate)
-    optimizer.zero_grad()
     loss.backward()
     finite = sum(1 for p in model.parameters()
                  if p.grad is not None and bool(p.grad.isfinite().all()))
-    optimizer.step()
+    _adamw_first_step(model, ws.lesson.learning_rate)
     with torch.no_grad():
         loss_after = F.cross_entropy(model(X), y)
     sheet.put("lab.loss", loss, _F3)
     sheet.put("lab.finite_grads", finite, _C)
     sheet.put("lab.loss_after", loss_after, _F3)
+
+
+def _adamw_first_step(model: nn.Module, learning_rate: float) -> None:
+    """``torch.optim.AdamW(model.parameters(), lr=learning_rate).step()`` from fresh state,
+    through the functional form the class itself calls, with the class's defaults.
+
+    The class would import ``torch._dynamo`` on its first use (1.8 s in every process that
+    computes the values); its functional form runs the same update without it.
+    """
+    defaults = {name: parameter.default for name, parameter in
+                inspect.signature(torch.optim.AdamW).parameters.items()}
+    params = [p for p in model.parameters() if p.grad is not None]
+    with torch.no_grad():
+        adamw(params, [p.grad for p in params], [torch.zeros_like(p) for p in params],
+              [torch.zeros_like(p) for p in params], [],
+              [torch.tensor(0.0) for _ in params], foreach=False, amsgrad=False,
+              beta1=defaults["betas"][0], beta2=defaults["betas"][1], lr=learning_rate,
+              weight_decay=defaults["weight_decay"], eps=defaults["eps"], maximize=False)

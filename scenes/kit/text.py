@@ -9,9 +9,9 @@ from dataclasses import dataclass, field
 from string import Formatter
 from typing import Any
 
-import inflect
 from manim import RIGHT, UP, Mobject, Text, VGroup, VMobject
 
+from narration.english import ENGLISH
 from narration.text import spoken_text
 from scenes.kit.layout import FONT
 from scenes.kit.lesson import RecordingValues, lesson_words
@@ -19,7 +19,6 @@ from scenes.kit.lesson import RecordingValues, lesson_words
 _DIGIT = re.compile(r"\d")
 
 
-_ENGLISH = inflect.engine()
 
 
 _SLOT = re.compile(r"\{[A-Za-z_][A-Za-z0-9_]*\}")
@@ -83,10 +82,10 @@ def _counted(template: str, values: RecordingValues,
                              f"{keys[slot]} is {count!r}, not a whole number")
         word = f"{slot}__{len(made)}"
         if spec.startswith("?"):
-            made[word] = _ENGLISH.plural_verb(spec[1:], count)
+            made[word] = ENGLISH.plural_verb(spec[1:], count)
             parts.append("{" + word + "}")
         elif spec.startswith("all "):
-            noun = _ENGLISH.plural(spec[4:], count)
+            noun = ENGLISH.plural(spec[4:], count)
             if count == 2:
                 made[word] = f"both {noun}"
                 parts.append("{" + word + "}")
@@ -94,7 +93,7 @@ def _counted(template: str, values: RecordingValues,
                 made[word] = noun
                 parts.append("all {" + slot + "} {" + word + "}")
         else:
-            made[word] = _ENGLISH.plural(spec, count)
+            made[word] = ENGLISH.plural(spec, count)
             parts.append("{" + slot + "} {" + word + "}")
     return "".join(parts), made
 
