@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -26,7 +27,7 @@ from outputs.files import file_digest, write_json, write_text
 from render.closure import PACKAGES, ROOT, import_closure
 from render.scenes import RenderError, pick_scenes, render_scene, scene_outputs
 from render.script import SCRIPT, SCRIPT_RECORD, script_text
-from worksheet import Style, Worksheet, load_worksheet
+from worksheet import Style, Worksheet, hand_values, load_worksheet
 from worksheet.lock import FolderLock
 from worksheet.results import Experiment, load_experiment
 
@@ -517,9 +518,12 @@ def _render_all(options: BuildOptions, planner: _Planner, entries: Sequence[Scen
                 cancel: threading.Event | None = None) -> list[SceneOutcome]:
     if not todo:
         return []
-    planner.values  # noqa: B018 - compute once, before the workers start
     notify("plan", todo[0][0], float(len(todo)))
     outcomes = []
+    handoff = tempfile.TemporaryDirectory(prefix="lecture-values-")
+    values = Path(handoff.name) / "values.pickle"
+    # Computed once, here, and read by every scene's process.
+    hand_values(planner.values, values, planner.ws, planner.experiment)
 
     def one(entry: SceneEntry, reason: str) -> SceneOutcome:
         notify("start", entry, 0.0)
@@ -542,7 +546,8 @@ def _render_all(options: BuildOptions, planner: _Planner, entries: Sequence[Scen
         try:
             render_scene(entry, options.worksheet, options.quality, targets, tags,
                          options.narration, options.scene_options,
-                         planner.experiment.path if planner.experiment else None, cancel)
+                         planner.experiment.path if planner.experiment else None, cancel,
+                         values)
             _write_record(options, entry, found["keys"], targets)
         except RenderError as error:
             notify("failed", entry, time.perf_counter() - began)
@@ -559,6 +564,7 @@ def _render_all(options: BuildOptions, planner: _Planner, entries: Sequence[Scen
             outcomes.append(future.result())
     finally:  # on Ctrl-C: start nothing new, let scenes in flight end
         pool.shutdown(wait=True, cancel_futures=True)
+        handoff.cleanup()
     return outcomes
 
 

@@ -80,7 +80,8 @@ def render_scene(entry: SceneEntry, worksheet: Path, quality: str,
                  narration: Narration | None = None,
                  options: Mapping[str, bool] | None = None,
                  experiment: Path | None = None,
-                 cancel: threading.Event | None = None) -> None:
+                 cancel: threading.Event | None = None,
+                 values: Path | None = None) -> None:
     """Render one scene in its own Manim process and move its outputs into place.
 
     The scene speaks its captions with the ``narration``'s voice; their sentences become
@@ -90,7 +91,9 @@ def render_scene(entry: SceneEntry, worksheet: Path, quality: str,
     container metadata. ``options`` (see :data:`render.config.SCENE_OPTIONS`, such as
     ``full_heads``) reach the scene through its environment, and so does ``experiment``
     (a checked ``experiment.json``, as ``$LECTURE_EXPERIMENT``; none when ``None``).
-    Setting ``cancel`` stops Manim and moves nothing into place.
+    Setting ``cancel`` stops Manim and moves nothing into place. ``values`` is the file in
+    which the caller handed over the values it computed (:func:`worksheet.hand_values`);
+    the scene reads them instead of computing them again.
 
     Raises
     ------
@@ -104,7 +107,8 @@ def render_scene(entry: SceneEntry, worksheet: Path, quality: str,
         env = {**os.environ, "LECTURE_WORKSHEET": str(worksheet.resolve()),
                **(narration or Narration()).environment(),
                **scene_environment(options or {}),
-               "LECTURE_EXPERIMENT": str(experiment.resolve()) if experiment else ""}
+               "LECTURE_EXPERIMENT": str(experiment.resolve()) if experiment else "",
+               "LECTURE_VALUES": str(values.resolve()) if values else ""}
         returncode, output = _run(command, env, entry, cancel)
         if returncode != 0:
             raise RenderError(f"{entry.name} failed (exit {returncode}): "

@@ -161,3 +161,28 @@ def test_a_cued_step_shows_nothing_before_its_moment() -> None:
     steps.finish()
     assert late in scene.mobjects
     assert float(late.get_fill_opacity()) == pytest.approx(float(early.get_fill_opacity()))
+
+
+def test_a_scene_reads_the_values_its_build_handed_over_and_only_those(
+        default_ws, default_values, tmp_path, monkeypatch) -> None:
+    """A build computes the values once and hands them to every scene's process; a scene
+    takes them only when they were computed from the worksheet it reads."""
+    from dataclasses import replace
+
+    from scenes.kit import lesson
+    from worksheet import Values, hand_values
+
+    marked = dict(default_values.items())
+    marked["dims.tokens"] = replace(marked["dims.tokens"], value=99)  # as if handed over
+    handed = tmp_path / "values.pickle"
+    hand_values(Values(marked), handed, default_ws)
+    monkeypatch.setenv("LECTURE_VALUES", str(handed))
+    monkeypatch.setenv("LECTURE_WORKSHEET", str(DEFAULT_WORKSHEET))
+    lesson._lesson.cache_clear()
+    try:
+        assert lesson.current_lesson()[1].text("dims.tokens") == "99"
+        monkeypatch.setenv("LECTURE_WORKSHEET", str(THREE_HEADS))  # another worksheet
+        assert lesson.current_lesson()[1].text("dims.tokens") == compute_values(
+            load_worksheet(THREE_HEADS)).text("dims.tokens")
+    finally:  # later tests in this process read the lesson afresh
+        lesson._lesson.cache_clear()

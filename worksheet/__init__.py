@@ -13,7 +13,7 @@ from typing import Any
 from worksheet.errors import ExperimentError, WorksheetError
 from worksheet.formatting import MINUS, Style, format_number, format_value
 from worksheet.schema import DEFAULT_WORKSHEET, Worksheet, load_worksheet, parse_worksheet
-from worksheet.values import Figure, Values, parse_key
+from worksheet.values import Figure, Values, hand_values, parse_key, read_handed_values
 
 __all__ = [
     "DEFAULT_WORKSHEET",
@@ -27,9 +27,11 @@ __all__ = [
     "compute_values",
     "format_number",
     "format_value",
+    "hand_values",
     "load_worksheet",
     "parse_key",
     "parse_worksheet",
+    "read_handed_values",
 ]
 
 

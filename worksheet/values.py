@@ -7,14 +7,20 @@ such as ``river.h1.weights[5]`` or ``river.h1.Q[9][0]``, names one entry of it
 
 from __future__ import annotations
 
+import pickle
 import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from worksheet.formatting import Style, format_value, speak_value
 
-__all__ = ["Figure", "Values", "parse_key"]
+if TYPE_CHECKING:
+    from worksheet.results import Experiment
+    from worksheet.schema import Worksheet
+
+__all__ = ["Figure", "Values", "hand_values", "parse_key", "read_handed_values"]
 
 _KEY = re.compile(r"^(?P<base>[A-Za-z][A-Za-z0-9_.]*?)(?P<index>(\[\d+\])*)$")
 
@@ -156,3 +162,32 @@ class Values(Mapping[str, Figure]):
     def to_json(self) -> dict[str, dict[str, Any]]:
         """``{KEY: {"value": ..., "text": ...}}`` for every key, in computation order."""
         return {key: {"value": f.tolist(), "text": f.text} for key, f in self._figures.items()}
+
+
+
+def _source(ws: Worksheet, experiment: Experiment | None) -> dict[str, str | None]:
+    """What values are computed from: the worksheet and the experiment, by sha256."""
+    return {"worksheet": ws.sha256, "experiment": experiment.sha256 if experiment else None}
+
+
+def hand_values(values: Values, path: Path, ws: Worksheet,
+                experiment: Experiment | None = None) -> None:
+    """Write ``values``, computed from ``ws`` (and ``experiment``), for the processes a
+    build starts (one per scene), so that they read what the build computed instead of
+    computing it again."""
+    path.write_bytes(pickle.dumps({"source": _source(ws, experiment),
+                                   "values": values._figures},
+                                  protocol=pickle.HIGHEST_PROTOCOL))
+
+
+def read_handed_values(path: Path, ws: Worksheet,
+                       experiment: Experiment | None = None) -> Values | None:
+    """The values a build handed over in ``path``, when they were computed from ``ws``
+    and ``experiment``; ``None`` otherwise (the reader then computes them itself)."""
+    try:
+        handed = pickle.loads(path.read_bytes())  # written by the build that started us
+    except (OSError, pickle.UnpicklingError, EOFError):
+        return None
+    if handed.get("source") != _source(ws, experiment):
+        return None
+    return Values(handed["values"])

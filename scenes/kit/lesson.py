@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from narration.voices import Voice, open_voice
-from worksheet import DEFAULT_WORKSHEET, Values, Worksheet, compute_values, load_worksheet
+from worksheet import DEFAULT_WORKSHEET, Values, Worksheet, load_worksheet, read_handed_values
 from worksheet.results import Experiment, load_experiment
 
 LESSON_WORDS: frozenset[str] = frozenset()
@@ -23,7 +23,14 @@ def _lesson(path: str, stamp: float, experiment: str = "", experiment_stamp: flo
             ) -> tuple[Worksheet, Values, Experiment | None]:
     ws = load_worksheet(path)
     results = load_experiment(Path(experiment), ws) if experiment else None
-    return ws, compute_values(ws, results), results
+    handed = os.environ.get("LECTURE_VALUES")
+    values = read_handed_values(Path(handed), ws, results) if handed else None
+    if values is None:  # run on its own (plain manim): compute them here
+        from worksheet import compute_values
+
+        values = compute_values(ws, results)
+    return ws, values, results
+
 
 
 def _current() -> tuple[str, float, str, float]:
