@@ -30,10 +30,13 @@ sys.path.insert(0, str(ROOT))
 
 import render.build as building  # noqa: E402
 from narration.voices import Narration  # noqa: E402
-from outline import LIMITS, lecture_order  # noqa: E402
+from outline import (  # noqa: E402
+    LIMITS,
+    TITLE,
+    lecture_order,
+)
 from render.build import KEPT, BuildOptions, build  # noqa: E402
 from render.storyboard import FOLDER, PAGE, RECORD, built_clips, write_storyboard  # noqa: E402
-from slides.deck import TITLE  # noqa: E402
 
 SCENES = ("RiverBankPrompt", "BiasFlag")
 

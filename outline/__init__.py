@@ -9,11 +9,28 @@ walkthrough scenes are generated, one per head of the worksheet.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from worksheet import Worksheet
+if TYPE_CHECKING:
+    from worksheet import Worksheet
 
-__all__ = ["LIMITS", "PARTS", "STEPS", "STEP_NAMES", "LayoutLimitError", "Part", "SceneEntry",
-           "check_limits", "lecture_order", "part", "video_stem"]
+__all__ = [
+    "LIMITS",
+    "PARTS",
+    "STEPS",
+    "STEP_NAMES",
+    "TITLE",
+    "LayoutLimitError",
+    "Part",
+    "SceneEntry",
+    "check_limits",
+    "lecture_order",
+    "part",
+    "video_stem",
+]
+
+TITLE = "Multi-head attention, step by step"
+"""The lecture's title: of the deck, the script and the storyboard."""
 
 LIMITS = {"heads": 4, "tokens": 12, "width": 8}
 """The most the scenes lay out legibly at 854×480."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import atexit
 import hashlib
 import json
 import os
@@ -9,7 +10,8 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-__all__ = ["OutputError", "check_writable", "file_digest", "write_json", "write_text"]
+__all__ = ["OutputError", "check_writable", "file_digest", "remembered_digest", "write_json",
+           "write_text"]
 
 
 class OutputError(OSError):
@@ -59,3 +61,55 @@ def write_text(path: Path, text: str) -> None:
 def write_json(path: Path, data: Any) -> None:
     """Write ``data`` as indented UTF-8 JSON, atomically."""
     write_text(path, json.dumps(data, indent=1, ensure_ascii=False) + "\n")
+
+
+class _Digests:
+    """sha256 of files by their path, size, modification time and inode, kept between
+    processes in ``$XDG_CACHE_HOME/multihead-lecture/digests.json``."""
+
+    def __init__(self) -> None:
+        self.path = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / \
+            "multihead-lecture" / "digests.json"
+        self.entries: dict[str, str] | None = None
+        self.changed = False
+
+    def get(self, path: Path) -> str:
+        stat = path.stat()
+        key = f"{path.resolve()} {stat.st_size} {stat.st_mtime_ns} {stat.st_ino}"
+        if self.entries is None:
+            try:
+                read = json.loads(self.path.read_text(encoding="utf-8"))
+                self.entries = read if isinstance(read, dict) else {}
+            except (OSError, ValueError):
+                self.entries = {}
+        if key not in self.entries:
+            self.entries[key] = file_digest(path)
+            if not self.changed:  # written once, as the process ends
+                atexit.register(self._save)
+            self.changed = True
+        return self.entries[key]
+
+    def _save(self) -> None:
+        if self.entries is None:
+            return
+        # Only files that still exist: a build folder removed takes its entries with it.
+        self.entries = {key: digest for key, digest in self.entries.items()
+                        if Path(key.rsplit(" ", 3)[0]).exists()}
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            write_text(self.path, json.dumps(self.entries, sort_keys=True))
+        except OSError:  # a read-only home: hash again next time
+            pass
+
+
+_DIGESTS = _Digests()
+
+
+def remembered_digest(path: Path) -> str:
+    """sha256 of a file's bytes, hashed again only when its size, modification time or
+    inode changed since any process last hashed it (as make and git judge a file).
+
+    For deciding what to build (a no-change build would otherwise hash every clip and
+    the 60 MB voice model each time); ``lecture check`` always hashes the bytes.
+    """
+    return _DIGESTS.get(path)

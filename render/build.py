@@ -19,22 +19,25 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field, replace
 from importlib import metadata
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from narration.voices import Narration
-from outline import SceneEntry, check_limits, lecture_order, video_stem
-from outputs.files import file_digest, write_json, write_text
+from outline import TITLE, SceneEntry, check_limits, lecture_order, video_stem
+from outputs.files import file_digest, remembered_digest, write_json, write_text
 from render.closure import PACKAGES, ROOT, import_closure
 from render.scenes import RenderError, pick_scenes, render_scene, scene_outputs
 from render.script import SCRIPT, SCRIPT_RECORD, script_text
-from worksheet import Style, Worksheet, hand_values, load_worksheet
+from worksheet import Style, hand_values
 from worksheet.lock import FolderLock
-from worksheet.results import Experiment, load_experiment
+
+if TYPE_CHECKING:
+    from worksheet import Worksheet
+    from worksheet.results import Experiment
 
 __all__ = ["DECK_RECORD", "EXPERIMENT_OPTION", "KEPT", "Build", "BuildLock", "BuildOptions",
            "BuildResult", "LockError", "SceneOutcome", "build", "code_fingerprint",
            "deck_sources", "file_digest", "plan", "remove_leftovers", "scene_sources",
-           "shard_entries"]
+           "shard_entries", "unchanged"]
 
 CODE_SUFFIXES = {".py", ".j2", ".json", ".css", ".js", ".html"}
 SCENE_DRIVER = "render/scenes.py"
@@ -197,7 +200,7 @@ def _read_json(path: Path) -> dict[str, Any] | None:
 def _outputs_intact(out: Path, record: Mapping[str, Any]) -> bool:
     for rel, digest in record.get("outputs", {}).items():
         path = out / rel
-        if not path.is_file() or file_digest(path) != digest:
+        if not path.is_file() or remembered_digest(path) != digest:
             return False
     return bool(record.get("outputs"))
 
@@ -236,6 +239,22 @@ def _some(names: Sequence[str]) -> str:
     return ", ".join(names[:3]) + more
 
 
+def _settings(options: BuildOptions, versions: Mapping[str, str]) -> str:
+    """What every clip of a build is made with besides its sources and values."""
+    return _digest({"quality": options.quality, "manim": versions["manim"],
+                    "voice": options.narration.voice().id})
+
+
+def _option(options: BuildOptions, name: str, experiment: str | None) -> Any:
+    """A scene option's value in a build (its default when not given); ``experiment`` is
+    the sha256 of the build's ``experiment.json``, or ``None``."""
+    from render.config import Settings
+
+    if name == EXPERIMENT_OPTION:
+        return experiment
+    return options.scene_options.get(name, getattr(Settings(), name, None))
+
+
 class _Planner:
     """Decides per scene whether its recorded outputs still hold, and why not."""
 
@@ -244,8 +263,7 @@ class _Planner:
                  experiment: Experiment | None = None, values: Any = None) -> None:
         self.options, self.ws, self.code = options, ws, code
         self.experiment = experiment
-        self.settings = _digest({"quality": options.quality, "manim": versions["manim"],
-                                 "voice": options.narration.voice().id})
+        self.settings = _settings(options, versions)
         self._values: Any = values
         self._sources: dict[str, dict[str, str]] = {}
         # The last complete build checked every record against these very values and facts.
@@ -308,11 +326,7 @@ class _Planner:
 
     def option(self, name: str) -> Any:
         """A scene option's value in this build (its default when not given)."""
-        from render.config import Settings
-
-        if name == EXPERIMENT_OPTION:
-            return None if self.experiment is None else self.experiment.sha256
-        return self.options.scene_options.get(name, getattr(Settings(), name, None))
+        return _option(self.options, name, self.experiment.sha256 if self.experiment else None)
 
     def decide(self, entry: SceneEntry) -> tuple[bool, str]:
         """``(reuse, reason)`` for one scene."""
@@ -424,8 +438,11 @@ class Build:
             result.slides, result.slides_key = _assemble_slides(self.options, self.planner,
                                                                 self.previous)
         result.seconds = time.perf_counter() - self.started
-        self.previous = _write_build_json(self.options, self.ws, self.code, self.versions,
-                                          result, self.experiment)
+        experiment = None if self.experiment is None else {
+            "path": str(self.experiment.path), "sha256": self.experiment.sha256}
+        self.previous = _write_build_json(
+            self.options, {"path": str(Path(self.ws.source).resolve()), "sha256": self.ws.sha256},
+            self.ws.n_heads, self.code, self.versions, result, experiment)
         return result
 
 
@@ -440,12 +457,94 @@ def build(options: BuildOptions, progress: Progress | None = None) -> BuildResul
         When the worksheet cannot be used, or a named scene is none of the lecture's
         (checked before anything is written, the folder included).
     """
+    if (options.out / "build.json").is_file():
+        with BuildLock(options.out):
+            result = unchanged(options)
+            if result is not None:
+                return result
     run = Build(options)
     with BuildLock(options.out):
         remove_leftovers(options.out)
         outcomes, todo = run.decide()
         outcomes += run.render(todo, progress)
         return run.assemble(outcomes)
+
+
+def _file_sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def unchanged(options: BuildOptions) -> BuildResult | None:
+    """The build of ``options`` when nothing it depends on changed, decided from
+    fingerprints alone: no worksheet is validated, no value computed, nothing rendered;
+    ``None`` when anything may differ (the full build then decides, scene by scene).
+
+    Nothing changed when the last build of the folder was whole (not a shard), holds every
+    scene asked for and kept each of them, and the worksheet's and the experiment's bytes,
+    the code, the tool versions, the quality, the voice and the scene options are the
+    same, and every output still has the digest its record holds. That build validated
+    this very worksheet with this very code, and made or kept every scene, the script, the
+    storyboard and the deck from them. It writes ``build.json`` again, as any build does.
+    Call it holding the folder's lock.
+    """
+    from render.storyboard import RECORD as STORYBOARD_RECORD
+    from render.storyboard import WriteResult, image_code
+
+    started = time.perf_counter()
+    previous = _read_json(options.out / "build.json") or {}
+    scenes = previous.get("scenes") or []
+    whole = options.shard is None and previous.get("shard") is None \
+        and previous.get("quality") == options.quality \
+        and isinstance(previous.get("heads"), int) \
+        and not str(previous.get("storyboard", "")).startswith("failed") \
+        and all(s.get("status") in ("rendered", "reused") for s in scenes)
+    if not whole:
+        return None
+    lecture = lecture_order(previous["heads"])
+    entries = [entry for entry in lecture if entry.name in {s.get("name") for s in scenes}]
+    if [entry.name for entry in entries] != [s.get("name") for s in scenes]:
+        return None
+    try:
+        if not set(pick_scenes(lecture, options.scenes)) <= set(entries):
+            return None  # a scene it asks for was never built
+        worksheet = {"path": str(options.worksheet.resolve()),
+                     "sha256": _file_sha256(options.worksheet)}
+        experiment = None
+        if options.experiment is not None:
+            file = options.experiment / "experiment.json" if options.experiment.is_dir() \
+                else options.experiment
+            experiment = {"path": str(file.resolve()), "sha256": _file_sha256(file)}
+    except (KeyError, OSError):
+        return None  # the full build says what is wrong
+    versions = tool_versions()
+    if previous.get("worksheet") != worksheet or previous.get("experiment") != experiment \
+            or previous.get("versions") != versions or previous.get("code") != code_fingerprint():
+        return None
+    settings = _settings(options, versions)
+    sha = experiment["sha256"] if experiment else None
+    for entry in entries:
+        record = _read_json(_record_path(options.out, entry)) or {}
+        parts = record.get("parts", {})
+        if parts.get("settings") != settings or not _outputs_intact(options.out, record) or any(
+                _option(options, name, sha) != seen
+                for name, seen in parts.get("options", {}).items()):
+            return None
+    records = {name: _read_json(options.out / name) or {}
+               for name in (SCRIPT_RECORD, STORYBOARD_RECORD, DECK_RECORD)}
+    frames = records[STORYBOARD_RECORD].get("frames", {})
+    code = image_code() if frames else ""
+    if not all(_outputs_intact(options.out, record) for record in records.values()) \
+            or records[DECK_RECORD].get("key") != previous.get("slides", {}).get("key") \
+            or any(frame.get("code") != code for frame in frames.values()):
+        return None
+    remove_leftovers(options.out)
+    result = BuildResult([SceneOutcome(entry, "reused", "unchanged") for entry in entries],
+                         slides="reused", slides_key=previous["slides"]["key"],
+                         storyboard=WriteResult(0, len(frames)).summary())
+    result.seconds = time.perf_counter() - started
+    _write_build_json(options, worksheet, previous["heads"], previous["code"], versions, result,
+                      experiment)
+    return result
 
 
 def plan(options: BuildOptions) -> BuildResult:
@@ -476,6 +575,9 @@ def _gather(options: BuildOptions, ws: Worksheet | None = None
     With an experiment, the values are computed here (its parameter counts must be the
     worksheet's models'), and handed on; without one they are computed when needed.
     """
+    from worksheet import load_worksheet
+    from worksheet.results import load_experiment
+
     ws = ws if ws is not None else load_worksheet(options.worksheet)
     check_limits(ws)
     entries = lecture_order(ws.n_heads)
@@ -574,7 +676,7 @@ def _write_record(options: BuildOptions, entry: SceneEntry, keys: _Keys,
         "scene": entry.name,
         "key": keys.key(),
         "parts": keys.parts(),
-        "outputs": {path.relative_to(options.out).as_posix(): file_digest(path)
+        "outputs": {path.relative_to(options.out).as_posix(): remembered_digest(path)
                     for path in targets},
     }
     path = _record_path(options.out, entry)
@@ -584,8 +686,6 @@ def _write_record(options: BuildOptions, entry: SceneEntry, keys: _Keys,
 
 def _write_script(options: BuildOptions, entries: Sequence[SceneEntry]) -> None:
     """``script.md`` from every rendered scene's manifest, in lecture order, and its record."""
-    from slides.deck import TITLE
-
     clips = []
     for entry in entries:
         manifest = _read_json(scene_outputs(options.out / "video", entries, entry)[2])
@@ -593,16 +693,20 @@ def _write_script(options: BuildOptions, entries: Sequence[SceneEntry]) -> None:
             clips.append((video_stem(tuple(entries), entry.name), entry.title, manifest,
                           [caption["text"] for caption in manifest.get("captions", [])]))
     path = options.out / SCRIPT
+    key = _digest([TITLE, [(stem, heading, texts, manifest.get("duration"),
+                            [caption["start"] for caption in manifest.get("captions", [])])
+                           for stem, heading, manifest, texts in clips]])
+    record = _read_json(options.out / SCRIPT_RECORD) or {}
+    if record.get("key") == key and _outputs_intact(options.out, record):
+        return  # the same script from the same captions
     write_text(path, script_text(TITLE, clips))
-    write_json(options.out / SCRIPT_RECORD, {"outputs": {SCRIPT: file_digest(path)}})
+    write_json(options.out / SCRIPT_RECORD, {"key": key, "outputs": {SCRIPT: file_digest(path)}})
 
 
 def _write_storyboard(options: BuildOptions, entries: Sequence[SceneEntry],
                       result: BuildResult) -> None:
     """``storyboard.html`` from every built scene, extracting only frames that changed."""
     from render.storyboard import StoryboardError, built_clips, write_storyboard
-    from slides.deck import TITLE
-
     names = [outcome.entry.name for outcome in result.scenes if outcome.status in KEPT]
     clips = built_clips(options.out, names, {entry.name: entry.title for entry in entries})
     try:
@@ -612,7 +716,7 @@ def _write_storyboard(options: BuildOptions, entries: Sequence[SceneEntry],
 
 
 def _clips(options: BuildOptions) -> dict[str, str]:
-    return {p.relative_to(options.out).as_posix(): file_digest(p)
+    return {p.relative_to(options.out).as_posix(): remembered_digest(p)
             for p in sorted((options.out / "video").glob("*")) if p.is_file()}
 
 
@@ -634,36 +738,34 @@ def _assemble_slides(options: BuildOptions, planner: _Planner,
     """Rebuild the deck unless its sources, the worksheet and every clip are the same; then
     record every file of the deck, the clip digests it embeds and what each poster shows."""
     key = _deck_key(options, planner)
+    record = _read_json(options.out / DECK_RECORD) or {}
+    if previous.get("slides", {}).get("key") == key and record.get("key") == key \
+            and _outputs_intact(options.out, record):
+        return "reused", key  # the same deck from the same sources: its record holds
+    from slides.deck import build_deck, find_clips, poster_sources
+
+    build_deck(planner.ws, planner.values, options.out)
     clips = _clips(options)
     sources = _deck_code(planner)
-    record = _read_json(options.out / DECK_RECORD) or {}
-    status = "reused"
-    if previous.get("slides", {}).get("key") != key or record.get("key") != key \
-            or not _outputs_intact(options.out, record):
-        from slides.deck import build_deck
-
-        build_deck(planner.ws, planner.values, options.out)
-        status = "rebuilt"
     deck = options.out / "slides"
-    outputs = {path.relative_to(options.out).as_posix(): file_digest(path)
+    outputs = {path.relative_to(options.out).as_posix(): remembered_digest(path)
                for path in sorted(deck.rglob("*")) if path.is_file()}
     embedded = {rel: digest for rel, digest in clips.items()
                 if f"slides/video/{Path(rel).name}" in outputs and rel.endswith(".mp4")}
-    from slides.deck import find_clips, poster_sources
-
     posters = {rel: source for rel, source in
                poster_sources(find_clips(planner.ws, options.out / "video")).items()
                if rel in outputs}
     write_json(options.out / DECK_RECORD, {"key": key, "sources": sources,
                                            "outputs": outputs, "clips": embedded,
                                            "posters": posters})
-    return status, key
+    return "rebuilt", key
 
 
-def _write_build_json(options: BuildOptions, ws: Worksheet, code: Mapping[str, str],
-                      versions: Mapping[str, str], result: BuildResult,
-                      experiment: Experiment | None = None) -> dict[str, Any]:
-    """Write ``build.json``; return what it holds."""
+def _write_build_json(options: BuildOptions, worksheet: Mapping[str, Any], heads: int,
+                      code: Mapping[str, str], versions: Mapping[str, str], result: BuildResult,
+                      experiment: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """Write ``build.json``; return what it holds. ``worksheet`` and ``experiment`` are
+    recorded as ``{"path", "sha256"}``."""
     scenes = []
     for outcome in result.scenes:
         record = _read_json(_record_path(options.out, outcome.entry)) or {}
@@ -672,9 +774,9 @@ def _write_build_json(options: BuildOptions, ws: Worksheet, code: Mapping[str, s
                        "outputs": sorted(record.get("outputs", {})),
                        "seconds": round(outcome.seconds, 2), "error": outcome.error})
     document = {
-        "worksheet": {"path": str(Path(ws.source).resolve()), "sha256": ws.sha256},
-        "experiment": None if experiment is None else {"path": str(experiment.path),
-                                                       "sha256": experiment.sha256},
+        "worksheet": dict(worksheet),
+        "heads": heads,
+        "experiment": None if experiment is None else dict(experiment),
         "versions": dict(versions),
         "quality": options.quality,
         "shard": None if options.shard is None else f"{options.shard[0]}/{options.shard[1]}",

@@ -533,7 +533,7 @@ def _locate(shown: str, expected: str, caption: dict[str, Any], where: str,
 def _check_script(out: Path, ws: Worksheet, manifests: dict[Path, dict[str, Any]],
                   values: Values, report: CheckReport) -> None:
     """``script.md`` against one written from the manifests with fresh caption texts."""
-    from slides.deck import TITLE
+    from outline import TITLE
 
     path = out / SCRIPT
     if not path.is_file():

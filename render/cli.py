@@ -619,10 +619,9 @@ def storyboard_command(out_dir: Path | None) -> None:
       lecture storyboard
       lecture storyboard --out site
     """
-    from outline import LIMITS, lecture_order
+    from outline import LIMITS, TITLE, lecture_order
     from render.build import KEPT, BuildLock, LockError
     from render.storyboard import PAGE, built_clips, write_storyboard
-    from slides.deck import TITLE
 
     settings = resolve_settings({"out": out_dir})
     out = settings.out

@@ -9,9 +9,14 @@ count too, since they run when the scene does.
 from __future__ import annotations
 
 import ast
+import hashlib
+import json
+import os
 from collections.abc import Iterable
 from functools import cache
 from pathlib import Path
+
+from outputs.files import write_text
 
 __all__ = ["PACKAGES", "ROOT", "import_closure"]
 
@@ -20,26 +25,28 @@ PACKAGES = ("worksheet", "narration", "outline", "outputs", "scenes", "slides", 
 """The project's own packages; imports of anything else (manim, torch) are tool versions."""
 
 
-def _module_file(name: str, root: Path) -> Path | None:
+def _sources(root: Path) -> set[str]:
+    """Every Python file of the project's packages, relative to ``root`` (one walk; the
+    closure then locates modules among them without touching the disk again)."""
+    found = set()
+    for package in PACKAGES:
+        for folder, folders, files in os.walk(root / package):
+            folders[:] = [name for name in folders if name != "__pycache__"]
+            base = Path(folder).relative_to(root).as_posix()
+            found.update(f"{base}/{name}" for name in files if name.endswith(".py"))
+    return found
+
+
+def _run_by(name: str, sources: set[str]) -> list[str]:
+    """The files importing module ``name`` runs: each package's ``__init__.py`` on the way,
+    then the module itself (none for a name outside the project)."""
     parts = name.split(".")
     if parts[0] not in PACKAGES:
-        return None
-    base = root.joinpath(*parts)
-    for candidate in (base.with_suffix(".py"), base / "__init__.py"):
-        if candidate.is_file():
-            return candidate
-    return None
-
-
-def _packages_of(name: str, root: Path) -> list[Path]:
-    """The ``__init__.py`` files that importing ``name`` runs."""
-    parts = name.split(".")
-    found = []
-    for depth in range(1, len(parts) + 1):
-        init = root.joinpath(*parts[:depth], "__init__.py")
-        if init.is_file():
-            found.append(init)
-    return found
+        return []
+    run = [init for depth in range(1, len(parts) + 1)
+           if (init := "/".join([*parts[:depth], "__init__.py"])) in sources]
+    module = "/".join(parts) + ".py"
+    return run + ([module] if module in sources else [])
 
 
 def _imports(file: Path, root: Path) -> tuple[str, ...]:
@@ -47,16 +54,28 @@ def _imports(file: Path, root: Path) -> tuple[str, ...]:
     read again whenever the file changes (``lecture serve`` asks for the same files for
     hours while they are edited)."""
     stat = file.stat()
-    return _parsed_imports(file, root, stat.st_mtime_ns, stat.st_size)
+    return _known_imports(file, root, stat.st_mtime_ns, stat.st_size)
 
 
 @cache
-def _parsed_imports(file: Path, root: Path, mtime: int, size: int) -> tuple[str, ...]:
-    try:
-        tree = ast.parse(file.read_text(encoding="utf-8"))
-    except SyntaxError:  # saved half-edited: the file alone, by its digest, until it parses
-        return ()
+def _known_imports(file: Path, root: Path, mtime: int, size: int) -> tuple[str, ...]:
+    """The imports of ``file`` as it is now: from the parse cache when a file with these
+    bytes in this package was parsed before (by any process), else parsed."""
+    source = file.read_bytes()
     package = ".".join(file.relative_to(root).with_suffix("").parts[:-1])
+    key = f"{hashlib.sha256(source).hexdigest()} {package}"
+    parsed = _PARSED.known()
+    if key not in parsed:
+        parsed[key] = _parsed_imports(source, package)
+        _PARSED.changed = True
+    return tuple(parsed[key])
+
+
+def _parsed_imports(source: bytes, package: str) -> list[str]:
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):  # saved half-edited: the file alone, by its digest
+        return []
     names: list[str] = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
@@ -69,23 +88,60 @@ def _parsed_imports(file: Path, root: Path, mtime: int, size: int) -> tuple[str,
                 module = node.module or ""
             names.append(module)
             names += [f"{module}.{alias.name}" for alias in node.names]
-    return tuple(name for name in names if name.split(".")[0] in PACKAGES)
+    return [name for name in names if name.split(".")[0] in PACKAGES]
+
+
+class _ParseCache:
+    """What each source file imports, by the sha256 of its bytes and its package, kept
+    between processes in ``$XDG_CACHE_HOME/multihead-lecture/imports.json``: a build,
+    a check and a serve read a few dozen files whose imports rarely change, and parsing
+    them all took most of a build with nothing to do. A missing or unreadable cache is
+    parsed again; a cache another process rewrites meanwhile loses nothing but time."""
+
+    def __init__(self) -> None:
+        self.path = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / \
+            "multihead-lecture" / "imports.json"
+        self.entries: dict[str, list[str]] | None = None
+        self.changed = False
+
+    def known(self) -> dict[str, list[str]]:
+        if self.entries is None:
+            try:
+                read = json.loads(self.path.read_text(encoding="utf-8"))
+                self.entries = read if isinstance(read, dict) else {}
+            except (OSError, ValueError):
+                self.entries = {}
+        return self.entries
+
+    def save(self) -> None:
+        if not self.changed or self.entries is None:
+            return
+        self.changed = False
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            write_text(self.path, json.dumps(self.entries, sort_keys=True))
+        except OSError:  # a read-only home: parse again next time
+            pass
+
+
+_PARSED = _ParseCache()
 
 
 def import_closure(files: Iterable[Path], root: Path = ROOT) -> list[str]:
     """Every project file the given source files depend on (themselves included), as
     paths relative to ``root``, sorted."""
-    seen: set[Path] = set()
-    located: dict[str, list[Path]] = {}  # module name → the files importing it runs
-    todo = [Path(f).resolve() for f in files]
+    sources = _sources(root)
+    seen: set[str] = set()
+    located: dict[str, list[str]] = {}  # module name → the files importing it runs
+    todo = [Path(f).resolve().relative_to(root).as_posix() for f in files]
     while todo:
         file = todo.pop()
         if file in seen:
             continue
         seen.add(file)
-        for name in _imports(file, root):
+        for name in _imports(root / file, root):
             if name not in located:
-                found = _module_file(name, root)
-                located[name] = _packages_of(name, root) + ([found] if found else [])
+                located[name] = _run_by(name, sources)
             todo += located[name]
-    return sorted(path.relative_to(root).as_posix() for path in seen)
+    _PARSED.save()
+    return sorted(seen)

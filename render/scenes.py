@@ -17,14 +17,16 @@ import threading
 from collections.abc import Callable, Mapping, Sequence
 from difflib import get_close_matches
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import scenes
-from narration.track import Track, audio_frames, lay_track, read_sound
 from narration.voices import Narration
 from outline import SceneEntry, video_stem
 from outputs.files import file_digest
 from render.config import scene_environment
+
+if TYPE_CHECKING:
+    from narration.track import Track
 
 __all__ = ["QUALITIES", "RenderError", "Tags", "clip_sound", "clip_tags", "pick_scenes",
            "read_duration", "render_scene", "scene_outputs", "sound_track", "tag_clip"]
@@ -181,6 +183,8 @@ def sound_track(manifest: Mapping[str, Any]) -> Track | None:
         sentences.append((float(caption["start"]), path))
     if not sentences:
         return None
+    from narration.track import lay_track
+
     try:
         return lay_track(sentences, float(manifest["duration"]))
     except ValueError as error:
@@ -211,6 +215,8 @@ def tag_clip(source: Path, target: Path, metadata: Mapping[str, str],
             packet.stream = streams[packet.stream.index]
             tagged.mux(packet)
         if sound is not None and track is not None:
+            from narration.track import audio_frames
+
             for frame in audio_frames(track):
                 for packet in sound.encode(frame):
                     tagged.mux(packet)
@@ -220,6 +226,8 @@ def tag_clip(source: Path, target: Path, metadata: Mapping[str, str],
 
 def clip_sound(path: Path) -> tuple[float, float] | None:
     """``(seconds, peak)`` of a clip's sound track, decoded; ``None`` without one."""
+    from narration.track import read_sound
+
     return read_sound(path)
 
 

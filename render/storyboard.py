@@ -18,12 +18,10 @@ import hashlib
 import json
 import os
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from importlib import metadata
 from pathlib import Path
 from typing import Any
-
-from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
 from outputs.files import OutputError, file_digest, write_json, write_text
 from outputs.html import read_html
@@ -31,7 +29,7 @@ from render.closure import ROOT, import_closure
 
 __all__ = ["FOLDER", "PAGE", "RECORD", "WIDTH", "Board", "Caption", "Clip", "Panel",
            "ShownPanel", "ShownScene", "Storyboard", "StoryboardError", "WriteResult",
-           "built_clips", "image_path", "image_size", "read_page", "section_captions",
+           "built_clips", "image_code", "image_path", "image_size", "read_page", "section_captions",
            "storyboard_context", "storyboard_html", "write_storyboard"]
 
 PAGE = "storyboard.html"
@@ -183,6 +181,8 @@ def storyboard_context(title: str, clips: Iterable[Clip]) -> Storyboard:
 
 def storyboard_html(board: Storyboard) -> str:
     """The page for ``board``."""
+    from jinja2 import Environment, FileSystemLoader, StrictUndefined
+
     environment = Environment(loader=FileSystemLoader(TEMPLATES), autoescape=True,
                               undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True,
                               keep_trailing_newline=True)
@@ -258,7 +258,7 @@ def built_clips(out: Path, names: Iterable[str], titles: Mapping[str, str]) -> l
     return clips
 
 
-def _code() -> str:
+def image_code() -> str:
     """What the images depend on besides their clip: this code and the decoders."""
     files = {name: file_digest(ROOT / name) for name in import_closure([ROOT / MODULE], ROOT)}
 
@@ -319,7 +319,7 @@ def write_storyboard(out: Path, title: str, clips: Sequence[Clip]) -> WriteResul
     before_sources = previous.get("frames", {})
     before_outputs = previous.get("outputs", {})
     board = storyboard_context(title, clips)
-    code = _code()
+    code = image_code()
     folder = out / FOLDER
     folder.mkdir(parents=True, exist_ok=True)
     sources: dict[str, dict[str, Any]] = {}
@@ -343,12 +343,19 @@ def write_storyboard(out: Path, title: str, clips: Sequence[Clip]) -> WriteResul
         if path.is_file() and path.relative_to(out).as_posix() not in sources:
             path.unlink()
     page = out / PAGE
-    html = storyboard_html(board)
-    if not page.is_file() or page.read_text(encoding="utf-8") != html:
-        write_text(page, html)
+    # The page is the board through the template: the same board and code, the same page.
+    key = hashlib.sha256(json.dumps(
+        [asdict(board), code, {template.name: file_digest(template)
+                               for template in sorted(TEMPLATES.glob("storyboard*"))}],
+        sort_keys=True).encode("utf-8")).hexdigest()
+    if previous.get("page") != key or not page.is_file() \
+            or file_digest(page) != before_outputs.get(PAGE):
+        html = storyboard_html(board)
+        if not page.is_file() or page.read_text(encoding="utf-8") != html:
+            write_text(page, html)
     outputs = {PAGE: file_digest(page)}
     outputs |= {rel: file_digest(out / rel) for rel in sorted(sources)}
-    record = {"outputs": outputs, "frames": sources,
+    record = {"outputs": outputs, "frames": sources, "page": key,
               "clips": {clip.video: clip.digest for clip in clips}}
     if record != previous:
         write_json(out / RECORD, record)

@@ -27,7 +27,7 @@ from pathlib import Path
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
-from outline import STEP_NAMES, SceneEntry, lecture_order, part, video_stem
+from outline import STEP_NAMES, TITLE, SceneEntry, lecture_order, part, video_stem
 from outputs.files import OutputError, file_digest, write_text
 from slides.assets import Assets, DeckError, deck_assets
 from slides.captions import CaptionError, srt_to_vtt
@@ -38,10 +38,9 @@ from slides.pdf import print_pdf
 from slides.posters import manifest_of, poster_frame, poster_tools, write_poster
 from worksheet import Values, Worksheet
 
-__all__ = ["TITLE", "Clip", "build_deck", "deck_context", "find_clips", "poster_sources",
+__all__ = ["Clip", "build_deck", "deck_context", "find_clips", "poster_sources",
            "render_html"]
 
-TITLE = "Multi-head attention, step by step"
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 
 

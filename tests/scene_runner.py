@@ -21,8 +21,9 @@ from typing import Any
 from outline import SceneEntry
 
 
-def _run(entry: SceneEntry, worksheet: str) -> dict[str, Any]:
+def _run(entry: SceneEntry, worksheet: str, values: str = "") -> dict[str, Any]:
     os.environ["LECTURE_WORKSHEET"] = worksheet
+    os.environ["LECTURE_VALUES"] = values  # as a build hands them over (none: computed)
     os.environ["LECTURE_NARRATION"] = "none"  # paced by reading time: nothing to synthesise
     from manim import tempconfig
 
@@ -47,6 +48,19 @@ def _run(entry: SceneEntry, worksheet: str) -> dict[str, Any]:
                          for s in scene.sections]}
 
 
+def _hand_values(worksheets: set[str], folder: Path) -> dict[str, str]:
+    """Each worksheet's values, computed here once and handed to the scenes' processes as
+    a build does; the files by worksheet."""
+    from worksheet import compute_values, hand_values, load_worksheet
+
+    handed = {}
+    for number, path in enumerate(sorted(worksheets)):
+        ws = load_worksheet(Path(path))
+        handed[path] = str(folder / f"values-{number}.pickle")
+        hand_values(compute_values(ws), Path(handed[path]), ws)
+    return handed
+
+
 _DONE: dict[tuple[SceneEntry, str, bool], dict[str, Any]] = {}
 """Dry runs already made in this test session: a run depends only on the scene, the
 worksheet and the full-heads option, so the test files share them."""
@@ -61,8 +75,11 @@ def run_scenes(jobs: list[tuple[SceneEntry, Path]],
     missing = list(dict.fromkeys(key for key in keys if key not in _DONE))
     if missing:
         context = multiprocessing.get_context("spawn")  # a fresh interpreter, no forked torch
-        with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+        with tempfile.TemporaryDirectory(prefix="lecture-tests-values-") as folder, \
+                ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+            handed = _hand_values({path for _, path, _ in missing}, Path(folder))
             made = pool.map(_run, [entry for entry, _, _ in missing],
-                            [path for _, path, _ in missing])
+                            [path for _, path, _ in missing],
+                            [handed[path] for _, path, _ in missing])
             _DONE.update(zip(missing, made, strict=True))
     return {(path, entry.name): _DONE[(entry, path, option)] for entry, path, _ in keys}

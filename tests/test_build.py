@@ -88,6 +88,73 @@ def test_a_rebuild_with_nothing_changed_renders_nothing(built: Path) -> None:
     assert elapsed < 10  # the figure for the whole lesson is measured in bench/
 
 
+def _nothing_to_do(out: Path, **changes: Any) -> Any:
+    """What the fingerprint comparison of a build with these options says (``None``: the
+    full build must decide)."""
+    from narration.voices import Narration
+    from render.build import BuildOptions, unchanged
+
+    options = {"worksheet": DEFAULT_WORKSHEET, "out": out, "scenes": tuple(SCENES),
+               "narration": Narration(), **changes}
+    return unchanged(BuildOptions(**options))
+
+
+def _retouch(path: Path, change: Any) -> None:
+    document = json.loads(path.read_text(encoding="utf-8"))
+    change(document)
+    path.write_text(json.dumps(document), encoding="utf-8")
+
+
+def test_a_build_with_nothing_to_do_only_compares_fingerprints(built: Path,
+                                                                tmp_path: Path) -> None:
+    """Every input of the build is compared; a change to any one sends the build the full
+    way (validating, deciding scene by scene); with none, every scene is kept."""
+    from narration.voices import Narration
+
+    def fresh() -> Path:
+        out = tmp_path / f"copy{len(list(tmp_path.iterdir()))}"
+        shutil.copytree(built, out)
+        return out
+
+    same = _nothing_to_do(fresh())
+    assert [(s.entry.name, s.status) for s in same.scenes] == [(n, "reused") for n in SCENES]
+    assert same.slides == "reused" and same.storyboard.startswith("0 frames extracted")
+    assert _nothing_to_do(fresh(), scenes=("BiasFlag",)) is None  # never built here
+    assert _nothing_to_do(fresh(), quality="m") is None
+    assert _nothing_to_do(fresh(), narration=Narration("espeak")) is None
+    assert _nothing_to_do(fresh(), scene_options={"full_heads": True}) is None
+    copy = tmp_path / "same-bytes.json"
+    shutil.copyfile(DEFAULT_WORKSHEET, copy)
+    assert _nothing_to_do(fresh(), worksheet=copy) is None  # another file
+    for change in (lambda d: d["worksheet"].update(sha256="0" * 64),
+                   lambda d: d["code"].update({"render/build.py": "0" * 64}),
+                   lambda d: d["versions"].update(manim="0.0"),
+                   lambda d: d["scenes"][0].update(status="stale"),
+                   lambda d: d.update(shard="1/2")):
+        out = fresh()
+        _retouch(out / "build.json", change)
+        assert _nothing_to_do(out) is None
+    for output in ("video/*.srt", "storyboard/*.jpg", "slides/index.html", "script.md"):
+        out = fresh()
+        changed = next(out.glob(output))
+        changed.write_bytes(changed.read_bytes() + b" ")
+        assert _nothing_to_do(out) is None, output
+
+
+def test_a_build_with_nothing_to_do_neither_validates_nor_computes(built: Path,
+                                                                    tmp_path: Path) -> None:
+    out = tmp_path / "copy"
+    shutil.copytree(built, out)
+    process = subprocess.run([sys.executable, "-X", "importtime", LECTURE, "build", *SCENES,
+                              "--out", str(out)], capture_output=True, text=True, check=False)
+    assert process.returncode == 0, process.stderr[-2000:]
+    imported = {line.split("|")[-1].strip() for line in process.stderr.splitlines()
+                if line.startswith("import time:")}
+    assert "render.build" in imported  # the measure reads real imports
+    assert not {"pydantic", "torch", "manim", "worksheet.schema"} & imported
+    assert statuses(out) == dict.fromkeys(SCENES, "reused")
+
+
 def test_a_w_o_edit_rerenders_exactly_the_dependent_scenes(built: Path,
                                                            tmp_path: Path) -> None:
     out = tmp_path / "edited"
@@ -193,8 +260,8 @@ def test_a_killed_build_leaves_the_previous_outputs_and_the_next_one_completes(
     before = digests(out)
     edited = edit_w_o(DEFAULT_WORKSHEET, tmp_path / "edited.json")
     process = _start_build(out, edited)
-    _wait_for(lambda: any(p.name.startswith("lecture-") for p in Path("/tmp").iterdir()
-                          if p.is_dir()) and (out / ".build.lock").exists())
+    _wait_for(lambda: bool(_manim_pids("PredictionMLP", process.pid))
+              and (out / ".build.lock").exists())
     time.sleep(2)
     os.killpg(process.pid, signal.SIGKILL)
     process.wait()
@@ -264,14 +331,29 @@ def test_an_unknown_scene_is_refused_before_any_work(tmp_path: Path) -> None:
     assert not out.exists()
 
 
-def _manim_pids(scene: str) -> list[int]:
+def _parent(pid: int) -> int:
+    """The parent of process ``pid`` (0 once it is gone)."""
+    try:
+        return int((Path("/proc") / str(pid) / "stat").read_text().rsplit(")", 1)[1].split()[1])
+    except (OSError, IndexError, ValueError):
+        return 0
+
+
+def _manim_pids(scene: str, under: int) -> list[int]:
+    """The Manim processes rendering ``scene`` that descend from process ``under`` (other
+    tests may render the same scene at the same time, on the other worker)."""
     pids = []
     for proc in Path("/proc").iterdir():
         try:
             command = (proc / "cmdline").read_bytes().split(b"\0")
         except OSError:
             continue
-        if b"manim" in command and scene.encode() in command:
+        if b"manim" not in command or scene.encode() not in command:
+            continue
+        ancestor = int(proc.name)
+        while ancestor > 1 and ancestor != under:
+            ancestor = _parent(ancestor)
+        if ancestor == under:
             pids.append(int(proc.name))
     return pids
 
@@ -281,8 +363,8 @@ def test_a_failing_scene_is_reported_and_the_others_finish(tmp_path: Path) -> No
     process = subprocess.Popen([LECTURE, "build", "RiverBankPrompt", "HeadWalkthrough2",
                                 "--out", str(out), "-j", "2"], stdout=subprocess.PIPE,
                                stderr=subprocess.PIPE, text=True)
-    _wait_for(lambda: bool(_manim_pids("HeadWalkthrough2")))
-    for pid in _manim_pids("HeadWalkthrough2"):
+    _wait_for(lambda: bool(_manim_pids("HeadWalkthrough2", process.pid)))
+    for pid in _manim_pids("HeadWalkthrough2", process.pid):
         os.kill(pid, signal.SIGKILL)
     _, stderr = process.communicate(timeout=300)
     assert process.returncode == 1

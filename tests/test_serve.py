@@ -22,7 +22,6 @@ import re
 import shutil
 import signal
 import socket
-import statistics
 import struct
 import subprocess
 import sys
@@ -43,7 +42,6 @@ from tests import reference
 from worksheet import DEFAULT_WORKSHEET, MINUS, load_worksheet
 
 LECTURE = str(Path(sys.executable).with_name("lecture"))
-TARGET_SECONDS = 2.0
 """The issue's target: from the save to the updated page, for a deck-only change."""
 ENTRY_KEY = "params.W_O[2][0]"
 DELTA_KEY = "river.delta[9][0]"
@@ -198,25 +196,21 @@ def open_on(page: Page, server: Server, slide: str) -> None:
 # ---------------------------------------------------------------------------- the deck
 
 
-def test_a_saved_number_shows_on_the_open_page_within_two_seconds_on_its_slide(
+def test_a_saved_number_shows_on_the_open_page_on_its_slide(
         deck_server: Server, page: Page, seed: dict[str, Any], tmp_path: Path) -> None:
     open_on(page, deck_server, "combine-w-o")
     _wait(lambda: set(shown(page, ENTRY_KEY) or []) == {"0.25"}, 30, "the seed's entry")
     assert set(shown(page, DELTA_KEY) or []) == {delta_text(seed, tmp_path)}
-    timings = []
     for value, text in ((0.4, "0.4"), (0.625, "0.625"), (0.125, "0.125"), (0.375, "0.375")):
         doc = with_entry(seed, value)
         want = delta_text(doc, tmp_path)
-        saved = deck_server.save(doc)
+        deck_server.save(doc)
         _wait(lambda t=text, w=want: set(shown(page, ENTRY_KEY) or []) == {t}
               and set(shown(page, DELTA_KEY) or []) == {w}, 30, f"the page to show {text}")
-        timings.append(time.perf_counter() - saved)
         assert page.evaluate("Reveal.getCurrentSlide().id") == "combine-w-o"
         assert page.evaluate("location.hash") == "#/combine-w-o"
-    # The first save also warms the browser's caches; of the others, the median is held to
-    # the target (as bench/serve.py does), so one save slowed by a busy machine is no failure.
-    measured = statistics.median(timings[1:])
-    assert measured <= TARGET_SECONDS, f"save to page took {measured:.2f} s ({timings})"
+    # How long a save takes to reach the page is measured by bench/serve.py, on a quiet
+    # machine; here, beside the rest of the suite on two workers, only that it arrives.
     on_disk = (deck_server.out / "slides" / "index.html").read_text(encoding="utf-8")
     assert f'data-key="{ENTRY_KEY}">0.375<' in on_disk
     assert "__lecture__" not in on_disk  # the live script is added when served, not built in
@@ -487,7 +481,7 @@ def test_a_change_to_loaded_code_restarts_the_server_on_its_port(
     out = tmp_path / "build"
     command = [sys.executable, "-c", "from render.cli import main; main()"]
     env = {**os.environ, "PYTHONPATH": str(code)}
-    deck = code / "slides" / "deck.py"
+    deck = code / "outline" / "__init__.py"
     source = deck.read_text(encoding="utf-8")
     title = 'TITLE = "Multi-head attention, step by step"'
     assert title in source

@@ -9,9 +9,10 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from pydantic import ValidationError
+if TYPE_CHECKING:
+    from pydantic import ValidationError
 
 __all__ = ["ExperimentError", "Invalid", "WorksheetError", "describe", "translated"]
 

@@ -38,6 +38,7 @@ from pydantic import (
 from pydantic import dataclasses as typed
 from pydantic_core import core_schema
 
+from worksheet import DEFAULT_WORKSHEET
 from worksheet.defaults import filled_lesson
 from worksheet.errors import Invalid, WorksheetError, describe, translated
 
@@ -54,7 +55,6 @@ __all__ = [
     "parse_worksheet",
 ]
 
-DEFAULT_WORKSHEET = Path(__file__).with_name("multihead-worksheet.json")
 
 # Top-level value-key prefixes; a sentence may not share one of these names.
 RESERVED_NAMES = frozenset(
