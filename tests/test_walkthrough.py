@@ -194,7 +194,9 @@ def fake_render(runs, monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
                      narration: Narration | None = None,
                      options: Mapping[str, bool] | None = None,
                      experiment: Path | None = None,
-                     cancel: threading.Event | None = None) -> None:
+                     cancel: threading.Event | None = None,
+                     values: Path | None = None) -> None:
+        assert values is not None and values.is_file()  # the build's values, handed over
         full = bool((options or {}).get("full_heads"))
         manifest = runs[full].get(entry.name) or runs[False][entry.name]
         video, srt, figures = destinations

@@ -65,6 +65,10 @@ LONGEST_SILENCE = 1.5
 """Longer quiet stretches in a narrated scene are marked with :meth:`LectureScene.silence`."""
 
 
+_LAID_OUT: dict[tuple[Any, ...], Mobject] = {}
+"""Texts laid out in this process, by kind, text, size, colour and face."""
+
+
 class LectureScene(Components, Scene):
     """Base of every lecture scene: bound numbers, narrated steps, recorded sections.
 
@@ -84,7 +88,6 @@ class LectureScene(Components, Scene):
         self.silences: list[SilenceRecord] = []
         self._spoken_until = 0.0  # when the last sentence ended
         self._section = "opening"
-        self._texts: dict[tuple[Any, ...], Mobject] = {}
         self._weight_bars: list[WeightBar] = []
         self._pointer: Mobject | None = None
         self._heading: Mobject | None = None
@@ -127,11 +130,12 @@ class LectureScene(Components, Scene):
             self.play(Fade(whole, appear=False), run_time=0.5)
 
     def _once(self, key: tuple[Any, ...], make: Callable[[], Mobject]) -> Any:
-        """Lay out each distinct text once (Pango and the SVG parse are slow); copy it
-        after that. Copies are cheap because every text is lightened."""
-        if key not in self._texts:
-            self._texts[key] = lighten(make())
-        return self._texts[key].copy()
+        """Lay out each distinct text once per process (Pango and the SVG parse are slow;
+        a test's dry runs play many scenes in one process); copy it after that. Copies are
+        cheap because every text is lightened, and only copies are ever changed."""
+        if key not in _LAID_OUT:
+            _LAID_OUT[key] = lighten(make())
+        return _LAID_OUT[key].copy()
 
     # ----------------------------------------------------------------- making text
 
