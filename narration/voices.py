@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-from outputs.files import file_digest, remembered_digest
+from outputs.files import cache_home, file_digest, remembered_digest
 
 __all__ = ["ENGINES", "Narration", "Speech", "Voice", "VoiceError", "default_cache",
            "default_voice_model", "open_voice"]
@@ -63,8 +63,7 @@ def default_cache() -> Path:
     """``$LECTURE_SPEECH_CACHE``, else ``$XDG_CACHE_HOME/multihead-lecture/speech``."""
     if os.environ.get("LECTURE_SPEECH_CACHE"):
         return Path(os.environ["LECTURE_SPEECH_CACHE"])
-    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-    return base / "multihead-lecture" / "speech"
+    return cache_home() / "speech"
 
 
 def default_voice_model() -> Path:

@@ -10,8 +10,8 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-__all__ = ["OutputError", "check_writable", "file_digest", "remembered_digest", "write_json",
-           "write_text"]
+__all__ = ["OutputError", "cache_home", "check_writable", "file_digest", "remembered_digest",
+           "write_bytes", "write_json", "write_text"]
 
 
 class OutputError(OSError):
@@ -42,15 +42,28 @@ def check_writable(path: Path) -> None:
         raise OutputError(f"{path}: folder {parent} does not exist; create it first")
 
 
+def cache_home() -> Path:
+    """``$XDG_CACHE_HOME/multihead-lecture`` (``~/.cache/multihead-lecture``): what builds
+    keep between processes to go faster. Anything in it may be deleted."""
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "multihead-lecture"
+
+
 def write_text(path: Path, text: str) -> None:
     """Write ``text`` to ``path`` atomically: a temporary file beside it, then a rename."""
+    write_bytes(path, text.encode("utf-8"))
+
+
+def write_bytes(path: Path, data: bytes, durable: bool = True) -> None:
+    """Write ``data`` to ``path`` atomically: a temporary file beside it, then a rename.
+    ``durable=False`` skips the flush to disk, for caches that may be lost in a crash."""
     check_writable(path)
     handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
-        with os.fdopen(handle, "w", encoding="utf-8") as stream:
-            stream.write(text)
-            stream.flush()
-            os.fsync(stream.fileno())
+        with os.fdopen(handle, "wb") as stream:
+            stream.write(data)
+            if durable:
+                stream.flush()
+                os.fsync(stream.fileno())
         os.chmod(temporary, 0o644)  # mkstemp creates owner-only files
         os.replace(temporary, path)
     except BaseException:
@@ -65,11 +78,10 @@ def write_json(path: Path, data: Any) -> None:
 
 class _Digests:
     """sha256 of files by their path, size, modification time and inode, kept between
-    processes in ``$XDG_CACHE_HOME/multihead-lecture/digests.json``."""
+    processes in :func:`cache_home`'s ``digests.json``."""
 
     def __init__(self) -> None:
-        self.path = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / \
-            "multihead-lecture" / "digests.json"
+        self.path = cache_home() / "digests.json"
         self.entries: dict[str, str] | None = None
         self.changed = False
 

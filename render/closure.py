@@ -16,7 +16,7 @@ from collections.abc import Iterable
 from functools import cache
 from pathlib import Path
 
-from outputs.files import write_text
+from outputs.files import cache_home, write_text
 
 __all__ = ["PACKAGES", "ROOT", "import_closure"]
 
@@ -93,14 +93,13 @@ def _parsed_imports(source: bytes, package: str) -> list[str]:
 
 class _ParseCache:
     """What each source file imports, by the sha256 of its bytes and its package, kept
-    between processes in ``$XDG_CACHE_HOME/multihead-lecture/imports.json``: a build,
+    between processes in :func:`outputs.files.cache_home`'s ``imports.json``: a build,
     a check and a serve read a few dozen files whose imports rarely change, and parsing
     them all took most of a build with nothing to do. A missing or unreadable cache is
     parsed again; a cache another process rewrites meanwhile loses nothing but time."""
 
     def __init__(self) -> None:
-        self.path = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / \
-            "multihead-lecture" / "imports.json"
+        self.path = cache_home() / "imports.json"
         self.entries: dict[str, list[str]] | None = None
         self.changed = False
 

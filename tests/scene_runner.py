@@ -1,7 +1,7 @@
 """Run lecture scenes without writing video and return what they showed, as plain data.
 
 Scenes run with Manim's dry run and skipped animations: construct runs in full, every
-section end is recorded from the mobjects, and nothing is encoded or spoken (narration
+section end is recorded from the mobjects, and nothing is drawn, encoded or spoken (narration
 ``none``: each step lasts its reading time). Work is spread over
 worker processes (one Manim per process, like the render command).
 """
@@ -39,6 +39,8 @@ def _run(entry: SceneEntry, worksheet: str, values: str = "") -> dict[str, Any]:
                          "verbosity": "ERROR", "progress_bar": "none",
                          "media_dir": str(media)}):
             scene = cls(skip_animations=True)
+            # Nothing is encoded: drawing each frame would only cost time (a sixth of it).
+            scene.renderer.camera.capture_mobjects = lambda *_, **__: None
             scene.render()
             manifest = scene.manifest()  # inside the settings it ran with (frame rate)
     except Exception:  # reported to the test, which fails with the traceback

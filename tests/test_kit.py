@@ -186,3 +186,57 @@ def test_a_scene_reads_the_values_its_build_handed_over_and_only_those(
             load_worksheet(THREE_HEADS)).text("dims.tokens")
     finally:  # later tests in this process read the lesson afresh
         lesson._lesson.cache_clear()
+
+
+# ------------------------------------------------------------------ texts laid out once
+
+
+def _outline(mob) -> list[tuple[bytes, bytes, str]]:
+    """Every point of a text, bit for bit, with each part's fill, in family order."""
+    return [(part.points.tobytes(), part.fill_rgbas.tobytes(), type(part).__name__)
+            for part in mob.get_family()]
+
+
+def test_a_text_kept_on_disk_comes_back_exactly_as_laid_out(tmp_path) -> None:
+    from scenes.kit.laid_out import LaidOut
+
+    def make() -> Bound:
+        return Bound("weight 0.718", [("river.h1.weights[5]", "0.718")], [(7, 12)],
+                     font_size=30, color="#E8E8E8")
+
+    key = ("bound", "weight 0.718", 30, "#E8E8E8", False)
+    fresh = make()
+    first = LaidOut(tmp_path).get(key, make)
+    kept = list(tmp_path.rglob("*.pickle.z"))
+    assert len(kept) == 1
+    made = []
+    again = LaidOut(tmp_path).get(key, lambda: made.append(1) or make())  # a new process
+    assert made == []  # loaded, not laid out
+    assert _outline(again) == _outline(first) == _outline(fresh)
+    assert again.figures == fresh.figures and again.original_text == "weight 0.718"
+    again.shift([1, 0, 0])  # a copy: what the store holds does not move
+    assert _outline(LaidOut(tmp_path).get(key, make)) == _outline(fresh)
+
+
+def test_a_kept_text_that_does_not_load_is_laid_out_again(tmp_path) -> None:
+    from scenes.kit.laid_out import LaidOut
+
+    key = ("word", "fisherman", 30, "#E8E8E8")
+    LaidOut(tmp_path).get(key, lambda: Word("fisherman", font_size=30))
+    (kept,) = tmp_path.rglob("*.pickle.z")
+    kept.write_bytes(kept.read_bytes()[:100])  # cut short, as by a crash
+    made = []
+    word = LaidOut(tmp_path).get(key, lambda: made.append(1) or Word("fisherman", font_size=30))
+    assert made == [1] and word.token == "fisherman"
+    assert LaidOut(tmp_path).get(key, lambda: pytest.fail("laid out twice")).token == "fisherman"
+
+
+def test_a_cache_that_cannot_be_written_still_lays_texts_out(tmp_path) -> None:
+    from scenes.kit.laid_out import LaidOut
+
+    blocked = tmp_path / "texts"
+    blocked.write_text("a file where the folder would go")  # mkdir fails, even for root
+    store = LaidOut(blocked)
+    assert store.get(("word", "river", 30, "#E8E8E8"),
+                     lambda: Word("river", font_size=30)).token == "river"
+    assert blocked.is_file()

@@ -99,15 +99,33 @@ def _hex(colour: Any) -> str:
     return str(colour.to_hex())[:7].upper()
 
 
-def _drawn_under(shapes: Sequence[VMobject], point: Any) -> str:
-    """The colour at ``point`` from filled shapes drawn in order over the background."""
+@dataclass(frozen=True)
+class Patch:
+    """A filled shape as a text drawn over it sees it: its place in the drawing order,
+    its box and its fill."""
+
+    order: int
+    box: tuple[float, float, float, float]
+    """``(left, bottom, right, top)`` in scene units."""
+    colour: str
+    opacity: float
+
+
+def patch(shape: VMobject, order: int) -> Patch:
+    left, bottom = shape.get_corner(DOWN + LEFT)[:2]
+    right, top = shape.get_corner(UP + RIGHT)[:2]
+    return Patch(order, (float(left), float(bottom), float(right), float(top)),
+                 _hex(shape.get_fill_color()), float(shape.get_fill_opacity()))
+
+
+def _drawn_under(patches: Sequence[Patch], point: Any, before: int) -> str:
+    """The colour at ``point`` from the patches drawn before ``before``, in order, over
+    the background."""
     colour = BACKGROUND
-    for shape in shapes:
-        left, bottom = shape.get_corner(DOWN + LEFT)[:2]
-        right, top = shape.get_corner(UP + RIGHT)[:2]
-        if left <= point[0] <= right and bottom <= point[1] <= top:
-            colour = blend(_hex(shape.get_fill_color()), colour,
-                           float(shape.get_fill_opacity()))
+    for shape in patches:
+        left, bottom, right, top = shape.box
+        if shape.order < before and left <= point[0] <= right and bottom <= point[1] <= top:
+            colour = blend(shape.colour, colour, shape.opacity)
     return colour
 
 

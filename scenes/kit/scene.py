@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import math
 import os
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -33,6 +33,7 @@ from manim.utils.family import extract_mobject_family_members
 from outline import STEP_NAMES, check_limits, lecture_order
 from scenes.kit.components import Components, WeightBar, model_map
 from scenes.kit.fade import Fade
+from scenes.kit.laid_out import LAID_OUT
 from scenes.kit.layout import (
     CAPTION_WORDS_PER_SECOND,
     FONT,
@@ -52,9 +53,10 @@ from scenes.kit.record import (
     _drawn_under,
     _hex,
     _visible,
+    patch,
     pixel_box,
 )
-from scenes.kit.text import Bound, Word, _no_digits, fill, lighten
+from scenes.kit.text import Bound, Word, _no_digits, check_word, fill
 
 BREATH = 0.35
 """Least quiet after a spoken sentence before the next one; a step played in between
@@ -63,10 +65,6 @@ counts toward it."""
 
 LONGEST_SILENCE = 1.5
 """Longer quiet stretches in a narrated scene are marked with :meth:`LectureScene.silence`."""
-
-
-_LAID_OUT: dict[tuple[Any, ...], Mobject] = {}
-"""Texts laid out in this process, by kind, text, size, colour and face."""
 
 
 class LectureScene(Components, Scene):
@@ -129,14 +127,6 @@ class LectureScene(Components, Scene):
         with self.silence("the map gives way to the part"):
             self.play(Fade(whole, appear=False), run_time=0.5)
 
-    def _once(self, key: tuple[Any, ...], make: Callable[[], Mobject]) -> Any:
-        """Lay out each distinct text once per process (Pango and the SVG parse are slow;
-        a test's dry runs play many scenes in one process); copy it after that. Copies are
-        cheap because every text is lightened, and only copies are ever changed."""
-        if key not in _LAID_OUT:
-            _LAID_OUT[key] = lighten(make())
-        return _LAID_OUT[key].copy()
-
     # ----------------------------------------------------------------- making text
 
     def num(self, key: str, size: float = NUMBER_SIZE, colour: str = INK,
@@ -150,7 +140,7 @@ class LectureScene(Components, Scene):
         """Text with numbers filled in from keys: ``bound("Head {h}", h="dims.…")``."""
         filled = fill(template, self.v, keys, words)
         shown = tuple((words or {}).values())
-        made = self._once(("bound", filled.text, size, colour, mono), lambda: Bound(
+        made = LAID_OUT.get(("bound", filled.text, size, colour, mono), lambda: Bound(
             filled.text, filled.figures, filled.spans, shown, font_size=size, color=colour,
             font=MONO if mono else FONT))
         made.rebind(filled, shown)
@@ -162,14 +152,15 @@ class LectureScene(Components, Scene):
 
     def word(self, token: str, size: float = WORD_SIZE, colour: str = INK) -> Word:
         """A vocabulary word or token, shown literally."""
-        return self._once(("word", token, size, colour),
-                          lambda: Word(token, font_size=size, color=colour))
+        check_word(token)  # a text laid out for another worksheet is checked again here
+        return LAID_OUT.get(("word", token, size, colour),
+                            lambda: Word(token, font_size=size, color=colour))
 
     def label(self, text: str, size: float = WORD_SIZE, colour: str = INK) -> Text:
         """Plain words; refuses digits, which must come from keys."""
         _no_digits(text, "label")
-        return self._once(("label", text, size, colour),
-                          lambda: Text(text, font=FONT, font_size=size, color=colour))
+        return LAID_OUT.get(("label", text, size, colour),
+                            lambda: Text(text, font=FONT, font_size=size, color=colour))
 
     def title(self, text: str, **keys: str) -> Bound:
         """The scene's heading at the top edge."""
@@ -297,8 +288,9 @@ class LectureScene(Components, Scene):
         in_text = {id(part) for t in texts for part in t.get_family()}
         drawn = extract_mobject_family_members(self.mobjects, use_z_index=True)
         order = {id(m): i for i, m in enumerate(drawn)}
-        shapes = [m for m in drawn if id(m) not in in_text and isinstance(m, VMobject)
-                  and float(m.get_fill_opacity()) > 0.01]
+        patches = [patch(m, order[id(m)]) for m in drawn
+                   if id(m) not in in_text and isinstance(m, VMobject)
+                   and float(m.get_fill_opacity()) > 0.01]
         for top in self.mobjects:
             for mob in top.get_family():
                 if id(mob) in seen or not isinstance(mob, Text) or not _visible(mob):
@@ -315,8 +307,7 @@ class LectureScene(Components, Scene):
                     if isinstance(mob, Bound) else []
                 glyphs = [g for g in mob.submobjects if g.has_points()]
                 first = min((order.get(id(g), 0) for g in glyphs), default=0)
-                behind = _drawn_under([m for m in shapes if order[id(m)] < first],
-                                      mob.get_center())
+                behind = _drawn_under(patches, mob.get_center(), first)
                 colours = sorted({blend(_hex(g.get_fill_color()), behind,
                                         float(g.get_fill_opacity())) for g in glyphs
                                   if float(g.get_fill_opacity()) > 0.01})

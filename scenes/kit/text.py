@@ -237,11 +237,16 @@ class Word(Text):
     """A token from the worksheet, shown literally (never parsed as markup)."""
 
     def __init__(self, token: str, **kwargs: Any) -> None:
-        if token not in lesson_words():
-            raise ValueError(f"{token!r} is not a word of the worksheet")
+        check_word(token)
         self.token = token
         kwargs.setdefault("font", FONT)
         super().__init__(token, **kwargs)
+
+
+def check_word(token: str) -> None:
+    """Refuse a token that is neither a worksheet word nor a lesson word."""
+    if token not in lesson_words():
+        raise ValueError(f"{token!r} is not a word of the worksheet")
 
 
 def lighten(mob: Mobject) -> Mobject:
