@@ -137,11 +137,40 @@ def browser() -> Iterator[Browser]:
         chromium.close()
 
 
+def made_once(tmp_path_factory: pytest.TempPathFactory, name: str,
+              make: Callable[[Path], None]) -> Path:
+    """A folder made once per test run and shared read-only by every pytest-xdist worker:
+    the first worker to ask makes it in the run's common temporary folder, under a lock,
+    while any other that asks meanwhile waits. A test that alters it copies it first.
+
+    A fixture returning it is marked with :func:`shared_fixture`, so that its tests spread
+    over the workers instead of queueing on the one that made it."""
+    from filelock import FileLock
+
+    root = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        root = root.parent  # the workers' folders sit side by side in the run's own
+    out, done = root / name, root / f"{name}.done"
+    with FileLock(root / f"{name}.lock"):
+        if not done.exists():
+            shutil.rmtree(out, ignore_errors=True)  # a worker's failed attempt
+            make(out)
+            done.touch()
+    return out
+
+
+def shared_fixture(function: Callable[..., Any]) -> Callable[..., Any]:
+    """Mark a fixture that returns a :func:`made_once` folder."""
+    function.made_once = True  # type: ignore[attr-defined]
+    return function
+
+
 DRY_RUNS = "dry-runs"
 """The group of the modules that dry-run scenes through :func:`tests.scene_runner.run_scenes`."""
-FIRST = ("test_proof", DRY_RUNS, "test_build", "test_serve", "test_results", "test_storyboard",
+FIRST = (DRY_RUNS, "test_build", "test_wheel", "test_serve", "test_results", "test_storyboard",
          "test_experiment", "test_cli", "test_slides_browser", "test_slides_hall")
-"""Groups in the order they start: the longest first (``.ci/run`` prints the slowest)."""
+"""Groups in the order they start, after the first test of a shared artefact: the longest
+first (``.ci/run`` prints the slowest)."""
 
 
 def _module_artefacts(item: pytest.Item) -> bool:
@@ -151,17 +180,36 @@ def _module_artefacts(item: pytest.Item) -> bool:
     if definitions is None:
         return False
     return any(fixture.scope in ("module", "session") and fixture.baseid == module
+               and not getattr(fixture.func, "made_once", False)
                for fixtures in definitions.name2fixturedefs.values() for fixture in fixtures)
+
+
+def _shares(item: pytest.Item) -> bool:
+    """Whether the test uses a :func:`made_once` artefact."""
+    definitions = getattr(item, "_fixtureinfo", None)
+    return definitions is not None and any(
+        getattr(fixture.func, "made_once", False)
+        for fixtures in definitions.name2fixturedefs.values() for fixture in fixtures)
 
 
 @pytest.hookimpl(tryfirst=True)  # before xdist reads the groups
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Group the tests that share an artefact, and put the longest groups first."""
+    """Group the tests that share a module's artefact, and put the longest groups first.
+
+    A test of a :func:`made_once` artefact starts the run, making it while the other
+    workers take the groups; the artefact's other tests come last, once it is there, on
+    whichever worker is free."""
     for item in items:
         if item.get_closest_marker("xdist_group") is None and _module_artefacts(item):
             item.add_marker(pytest.mark.xdist_group(Path(item.nodeid.split("::")[0]).stem))
+    sharing = [item for item in items if _shares(item)]
+    first = {id(item) for item in sharing[:1]}
 
     def rank(item: pytest.Item) -> int:
+        if id(item) in first:
+            return -1
+        if _shares(item):
+            return len(FIRST) + 1
         marker = item.get_closest_marker("xdist_group")
         group = marker.args[0] if marker and marker.args else marker.kwargs.get("name") \
             if marker else None
