@@ -16,9 +16,12 @@ from __future__ import annotations
 import copy
 import json
 import os
+import shlex
 import shutil
+import signal
 import subprocess
 import sys
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -137,32 +140,71 @@ def browser() -> Iterator[Browser]:
         chromium.close()
 
 
-def made_once(tmp_path_factory: pytest.TempPathFactory, name: str,
-              make: Callable[[Path], None]) -> Path:
-    """A folder made once per test run and shared read-only by every pytest-xdist worker:
-    the first worker to ask makes it in the run's common temporary folder, under a lock,
-    while any other that asks meanwhile waits. A test that alters it copies it first.
+SHARED = {"lesson": [LECTURE, "build", "--out", "{out}", "-j", "2", "--narration", "none"]}
+"""Folders made once per test run for every worker, by the command that makes each: the
+fixture of the same name returns the folder (see :func:`shared`)."""
+_MAKING: list[subprocess.Popen[bytes]] = []
 
-    A fixture returning it is marked with :func:`shared_fixture`, so that its tests spread
-    over the workers instead of queueing on the one that made it."""
-    from filelock import FileLock
 
-    root = tmp_path_factory.getbasetemp()
-    if os.environ.get("PYTEST_XDIST_WORKER"):
-        root = root.parent  # the workers' folders sit side by side in the run's own
-    out, done = root / name, root / f"{name}.done"
-    with FileLock(root / f"{name}.lock"):
-        if not done.exists():
-            shutil.rmtree(out, ignore_errors=True)  # a worker's failed attempt
-            make(out)
-            done.touch()
+def _common(config: pytest.Config) -> Path:
+    """The run's own temporary folder, which pytest-xdist's workers' folders sit in."""
+    base = config._tmp_path_factory.getbasetemp()  # type: ignore[attr-defined]
+    return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+
+
+def _start(config: pytest.Config, name: str) -> Path:
+    """Start making the shared folder ``name`` unless a worker already has; its path."""
+    root = _common(config)
+    try:
+        (root / f"{name}.started").open("x").close()
+    except FileExistsError:
+        return root / name
+    command = " ".join(shlex.quote(part.format(out=root / name)) for part in SHARED[name])
+    done = shlex.quote(str(root / f"{name}.exit"))
+    _MAKING.append(subprocess.Popen(
+        ["sh", "-c", f"{command} > {shlex.quote(str(root / f'{name}.log'))} 2>&1; "
+                     f"echo $? > {done}.tmp && mv {done}.tmp {done}"],
+        stdin=subprocess.DEVNULL, start_new_session=True))
+    return root / name
+
+
+def shared(request: pytest.FixtureRequest, name: str) -> Path:
+    """The shared folder ``name``, read-only (a test that alters it copies it first), once
+    it is made. The first worker to collect a test that uses it starts it in the
+    background as the run begins, so it is made beside the other tests, not before them."""
+    out = _start(request.config, name)
+    exit_file = out.with_name(f"{name}.exit")
+    deadline = time.monotonic() + 1800
+    while not exit_file.exists():
+        assert time.monotonic() < deadline, f"{name} was not made in 30 minutes"
+        time.sleep(0.5)
+    assert exit_file.read_text().strip() == "0", \
+        out.with_name(f"{name}.log").read_text(encoding="utf-8")[-3000:]
     return out
 
 
-def shared_fixture(function: Callable[..., Any]) -> Callable[..., Any]:
-    """Mark a fixture that returns a :func:`made_once` folder."""
-    function.made_once = True  # type: ignore[attr-defined]
-    return function
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """Start the shared folders the collected tests use; and stop at once when
+    pytest-xdist did not take the groups (as with pytest 9.2 and xdist 3.8, whose renamed
+    node ids lack their ``@group``): every worker would then build every artefact."""
+    if os.environ.get("PYTEST_XDIST_WORKER") and session.config.getoption("dist") == "loadgroup":
+        lost = [item.nodeid for item in session.items
+                if item.get_closest_marker("xdist_group") and "@" not in item.nodeid]
+        if lost:
+            pytest.exit(f"pytest-xdist did not group {lost[0]} (no @group in its id); "
+                        "install a pytest it supports (see pyproject.toml)", returncode=3)
+    for name in SHARED:
+        if any(name in getattr(item, "fixturenames", ()) for item in session.items):
+            _start(session.config, name)
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """Wait for a shared folder this worker started (another worker may still need it),
+    unless the run was interrupted: then stop making it."""
+    for process in _MAKING:
+        if exitstatus == pytest.ExitCode.INTERRUPTED and process.poll() is None:
+            os.killpg(process.pid, signal.SIGTERM)
+        process.wait()
 
 
 DRY_RUNS = "dry-runs"
@@ -174,40 +216,33 @@ first (``.ci/run`` prints the slowest)."""
 
 
 def _module_artefacts(item: pytest.Item) -> bool:
-    """Whether the test uses a module- or session-scoped fixture of its own module."""
+    """Whether the test uses a module- or session-scoped fixture of its own module (other
+    than a :data:`SHARED` folder, which every worker may read)."""
     module = item.nodeid.split("::")[0]
     definitions = getattr(item, "_fixtureinfo", None)
     if definitions is None:
         return False
     return any(fixture.scope in ("module", "session") and fixture.baseid == module
-               and not getattr(fixture.func, "made_once", False)
-               for fixtures in definitions.name2fixturedefs.values() for fixture in fixtures)
+               and name not in SHARED
+               for name, fixtures in definitions.name2fixturedefs.items()
+               for fixture in fixtures)
 
 
 def _shares(item: pytest.Item) -> bool:
-    """Whether the test uses a :func:`made_once` artefact."""
-    definitions = getattr(item, "_fixtureinfo", None)
-    return definitions is not None and any(
-        getattr(fixture.func, "made_once", False)
-        for fixtures in definitions.name2fixturedefs.values() for fixture in fixtures)
+    """Whether the test uses a :data:`SHARED` folder."""
+    return any(name in getattr(item, "fixturenames", ()) for name in SHARED)
 
 
 @pytest.hookimpl(tryfirst=True)  # before xdist reads the groups
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Group the tests that share a module's artefact, and put the longest groups first.
-
-    A test of a :func:`made_once` artefact starts the run, making it while the other
-    workers take the groups; the artefact's other tests come last, once it is there, on
-    whichever worker is free."""
+    """Group the tests that share a module's artefact, and put the longest groups first
+    (pytest-xdist then hands out the largest groups first). The tests of a
+    :data:`SHARED` folder come last, once it is likely made, on whichever worker is free."""
     for item in items:
         if item.get_closest_marker("xdist_group") is None and _module_artefacts(item):
             item.add_marker(pytest.mark.xdist_group(Path(item.nodeid.split("::")[0]).stem))
-    sharing = [item for item in items if _shares(item)]
-    first = {id(item) for item in sharing[:1]}
 
     def rank(item: pytest.Item) -> int:
-        if id(item) in first:
-            return -1
         if _shares(item):
             return len(FIRST) + 1
         marker = item.get_closest_marker("xdist_group")
@@ -216,13 +251,3 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         return FIRST.index(group) if group in FIRST else len(FIRST)
 
     items.sort(key=rank)  # stable: within a rank, the collection's order
-
-
-
-def pytest_xdist_node_collection_finished(node: Any, ids: list[str]) -> None:
-    """Stop at once when pytest-xdist did not take the groups (as with pytest 9.2 and
-    xdist 3.8, where the grouped tests' ids lack their ``@group``): every worker would then
-    build every artefact."""
-    if node.config.getoption("dist") == "loadgroup" and not any("@" in i for i in ids):
-        pytest.exit("pytest-xdist did not group the tests (no test id ends in @group); "
-                    "install a pytest it supports (see pyproject.toml)", returncode=3)

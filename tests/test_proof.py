@@ -20,7 +20,7 @@ import pytest
 
 from outline import lecture_order
 from tests import tamper
-from tests.conftest import made_once, shared_fixture
+from tests.conftest import shared
 from worksheet import DEFAULT_WORKSHEET, Worksheet, compute_values, load_worksheet
 
 _SLOT_NAME = re.compile(r"\{([A-Za-z_]\w*)\}")
@@ -38,18 +38,12 @@ def lecture(*args: str | Path, cwd: Path | None = None,
 
 
 @pytest.fixture(scope="session")
-@shared_fixture
-def lesson(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def lesson(request: pytest.FixtureRequest) -> Path:
     """The whole lesson, built at -ql from the default worksheet, silent (the narrated
     build is proven on a few scenes in test_build; speaking the whole lesson would double
     the suite's time, and what the check reads from pixels does not depend on it). Built
-    once for every worker; the tests that spoil it take a copy."""
-
-    def build(out: Path) -> None:
-        process = lecture("build", "--out", out, "-j", "2", "--narration", "none")
-        assert process.returncode == 0, process.stderr[-3000:]
-
-    return made_once(tmp_path_factory, "lesson", build)
+    once for every worker (see ``tests.conftest.SHARED``); tests that spoil it copy it."""
+    return shared(request, "lesson")
 
 
 @pytest.fixture()
