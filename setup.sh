@@ -25,9 +25,10 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 [ -x .venv/bin/python ] || "$PYTHON" -m venv .venv
-# torch first and pinned exactly: pip takes the local CPU build of this release.
-.venv/bin/pip install --quiet --disable-pip-version-check "torch==2.13.0"
-.venv/bin/pip install --quiet --disable-pip-version-check -e '.[dev]'
+# torch first and pinned exactly: pip takes the local CPU build of this release. Nothing is
+# compiled ahead (half of pip's time here): Python compiles each module the first time it runs.
+.venv/bin/pip install --quiet --disable-pip-version-check --no-compile "torch==2.13.0"
+.venv/bin/pip install --quiet --disable-pip-version-check --no-compile -e '.[dev]'
 # Reveal.js and KaTeX for the slides, exactly as locked (never a browser download).
 if [ -f package-lock.json ]; then
   npm ci --silent --no-audit --no-fund
