@@ -3,9 +3,6 @@ VENV  := .venv
 BIN   := $(VENV)/bin
 STAMP := $(VENV)/.installed
 OUT   := build
-# One pytest-xdist worker more than cores: a worker waiting on a browser, a server or a
-# subprocess leaves its core to the others.
-WORKERS := $(shell echo $$(( $$(nproc) + 1 )))
 
 .PHONY: setup lecture serve test clean
 
@@ -26,7 +23,7 @@ serve: setup
 
 test: setup
 	$(BIN)/ruff check .
-	$(BIN)/pytest -q -n $(WORKERS) --dist loadgroup --durations=15
+	$(BIN)/pytest -q -n auto --dist loadgroup --durations=15
 
 clean:
 	rm -rf $(OUT)

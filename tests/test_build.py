@@ -277,8 +277,8 @@ def test_ctrl_c_stops_cleanly_and_keeps_finished_scenes(built: Path, tmp_path: P
     shutil.copytree(built, out)
     edited = edit_w_o(DEFAULT_WORKSHEET, tmp_path / "edited.json")
     process = _start_build(out, edited)
-    # Stopped while it renders its last scene (the others are done by then, -j 1).
-    _wait_for(lambda: bool(_manim_pids("PredictionMLP", process.pid)), 300)
+    _wait_for(lambda: (out / ".build.lock").exists())
+    time.sleep(3)
     os.killpg(process.pid, signal.SIGINT)
     _, stderr = process.communicate(timeout=120)
     assert process.returncode != 0
