@@ -183,6 +183,14 @@ def shared(request: pytest.FixtureRequest, name: str) -> Path:
     return out
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    """Deliver Ctrl-C to the processes the tests start. A run started in the background by
+    a shell without job control (as CI may start it) inherits SIGINT ignored, and so would
+    every command a test runs: the tests that press Ctrl-C would find it unheard."""
+    if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
 def pytest_collection_finish(session: pytest.Session) -> None:
     """Start the shared folders the collected tests use; and stop at once when
     pytest-xdist did not take the groups (as with pytest 9.2 and xdist 3.8, whose renamed
