@@ -236,8 +236,8 @@ def test_check_names_every_scene_a_partial_build_lacks(partial: Path) -> None:
         f"{', '.join(missing)}" in process.stdout
     (verdict,) = [line for line in process.stdout.splitlines()
                   if line.startswith("all figures match: ")]
-    counts = [(n, things.strip()) for n, things in
-              re.findall(r"(\d+) ([a-z ]+)", verdict.removeprefix("all figures match: "))]
+    tally = re.fullmatch(r"all figures match: (.*) \(\d+\.\d s\)", verdict).group(1)
+    counts = [(n, things.strip()) for n, things in re.findall(r"(\d+) ([a-z ]+)", tally)]
     assert ("1", "scene") in counts and ("1", "record") in counts
     for n, things in counts:  # each count agrees with its noun: "1 scene", "46 files"
         assert things.endswith("s") == (n != "1"), verdict
