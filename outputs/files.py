@@ -10,8 +10,8 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-__all__ = ["OutputError", "cache_home", "check_writable", "file_digest", "remembered_digest",
-           "write_bytes", "write_json", "write_text"]
+__all__ = ["KeptJSON", "OutputError", "cache_home", "check_writable", "file_digest",
+           "remembered_digest", "write_bytes", "write_json", "write_text"]
 
 
 class OutputError(OSError):
@@ -76,42 +76,63 @@ def write_json(path: Path, data: Any) -> None:
     write_text(path, json.dumps(data, indent=1, ensure_ascii=False) + "\n")
 
 
-class _Digests:
-    """sha256 of files by their path, size, modification time and inode, kept between
-    processes in :func:`cache_home`'s ``digests.json``."""
+class KeptJSON:
+    """A JSON object kept between processes in :func:`cache_home`'s file ``name``.
+
+    :attr:`entries` reads it at first use (a missing or unreadable file reads as empty);
+    :meth:`save` writes it back whole when :attr:`changed` (a read-only home keeps
+    nothing; a file another process rewrote meanwhile loses only time).
+    """
+
+    def __init__(self, name: str) -> None:
+        self.path = cache_home() / name
+        self._entries: dict[str, Any] | None = None
+        self.changed = False
+
+    @property
+    def entries(self) -> dict[str, Any]:
+        if self._entries is None:
+            try:
+                read = json.loads(self.path.read_text(encoding="utf-8"))
+                self._entries = read if isinstance(read, dict) else {}
+            except (OSError, ValueError):
+                self._entries = {}
+        return self._entries
+
+    def save(self) -> None:
+        if not self.changed:
+            return
+        self.changed = False
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            write_bytes(self.path, json.dumps(self.entries, sort_keys=True).encode(),
+                        durable=False)
+        except OSError:  # a read-only home: made again next time
+            pass
+
+
+class _Digests(KeptJSON):
+    """sha256 of files by their path, size, modification time and inode, in
+    ``digests.json``; saved once, as the process ends."""
 
     def __init__(self) -> None:
-        self.path = cache_home() / "digests.json"
-        self.entries: dict[str, str] | None = None
-        self.changed = False
+        super().__init__("digests.json")
 
     def get(self, path: Path) -> str:
         stat = path.stat()
         key = f"{path.resolve()} {stat.st_size} {stat.st_mtime_ns} {stat.st_ino}"
-        if self.entries is None:
-            try:
-                read = json.loads(self.path.read_text(encoding="utf-8"))
-                self.entries = read if isinstance(read, dict) else {}
-            except (OSError, ValueError):
-                self.entries = {}
         if key not in self.entries:
             self.entries[key] = file_digest(path)
-            if not self.changed:  # written once, as the process ends
-                atexit.register(self._save)
+            if not self.changed:
+                atexit.register(self.save)
             self.changed = True
         return self.entries[key]
 
-    def _save(self) -> None:
-        if self.entries is None:
-            return
+    def save(self) -> None:
         # Only files that still exist: a build folder removed takes its entries with it.
-        self.entries = {key: digest for key, digest in self.entries.items()
-                        if Path(key.rsplit(" ", 3)[0]).exists()}
-        try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            write_text(self.path, json.dumps(self.entries, sort_keys=True))
-        except OSError:  # a read-only home: hash again next time
-            pass
+        self._entries = {key: digest for key, digest in self.entries.items()
+                         if Path(key.rsplit(" ", 3)[0]).exists()}
+        super().save()
 
 
 _DIGESTS = _Digests()

@@ -10,13 +10,12 @@ from __future__ import annotations
 
 import ast
 import hashlib
-import json
 import os
 from collections.abc import Iterable
 from functools import cache
 from pathlib import Path
 
-from outputs.files import cache_home, write_text
+from outputs.files import KeptJSON
 
 __all__ = ["PACKAGES", "ROOT", "import_closure"]
 
@@ -64,7 +63,7 @@ def _known_imports(file: Path, root: Path, mtime: int, size: int) -> tuple[str, 
     source = file.read_bytes()
     package = ".".join(file.relative_to(root).with_suffix("").parts[:-1])
     key = f"{hashlib.sha256(source).hexdigest()} {package}"
-    parsed = _PARSED.known()
+    parsed = _PARSED.entries
     if key not in parsed:
         parsed[key] = _parsed_imports(source, package)
         _PARSED.changed = True
@@ -91,39 +90,10 @@ def _parsed_imports(source: bytes, package: str) -> list[str]:
     return [name for name in names if name.split(".")[0] in PACKAGES]
 
 
-class _ParseCache:
-    """What each source file imports, by the sha256 of its bytes and its package, kept
-    between processes in :func:`outputs.files.cache_home`'s ``imports.json``: a build,
-    a check and a serve read a few dozen files whose imports rarely change, and parsing
-    them all took most of a build with nothing to do. A missing or unreadable cache is
-    parsed again; a cache another process rewrites meanwhile loses nothing but time."""
-
-    def __init__(self) -> None:
-        self.path = cache_home() / "imports.json"
-        self.entries: dict[str, list[str]] | None = None
-        self.changed = False
-
-    def known(self) -> dict[str, list[str]]:
-        if self.entries is None:
-            try:
-                read = json.loads(self.path.read_text(encoding="utf-8"))
-                self.entries = read if isinstance(read, dict) else {}
-            except (OSError, ValueError):
-                self.entries = {}
-        return self.entries
-
-    def save(self) -> None:
-        if not self.changed or self.entries is None:
-            return
-        self.changed = False
-        try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            write_text(self.path, json.dumps(self.entries, sort_keys=True))
-        except OSError:  # a read-only home: parse again next time
-            pass
-
-
-_PARSED = _ParseCache()
+_PARSED = KeptJSON("imports.json")
+"""What each source file imports, by the sha256 of its bytes and its package: a build, a
+check and a serve read a few dozen files whose imports rarely change, and parsing them
+all took most of a build with nothing to do."""
 
 
 def import_closure(files: Iterable[Path], root: Path = ROOT) -> list[str]:

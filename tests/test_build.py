@@ -294,7 +294,9 @@ def test_a_second_build_into_the_same_folder_is_refused(built: Path, tmp_path: P
     edited = edit_w_o(DEFAULT_WORKSHEET, tmp_path / "edited.json")
     first = _start_build(out, edited)
     try:
-        _wait_for(lambda: (out / ".build.lock").exists())
+        # Rendering, so under the lock (a build also holds it for a moment, to see whether
+        # anything changed, and takes it again once it has read the worksheet).
+        _wait_for(lambda: bool(_manim_pids("PredictionMLP", first.pid)))
         started = time.perf_counter()
         second = lecture("build", "--out", out)
         assert time.perf_counter() - started < 15

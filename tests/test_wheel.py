@@ -63,9 +63,11 @@ def _sha256(data: bytes) -> str:
 def _pip(python: Path, *args: str) -> None:
     """Install into the environment of ``python`` with this pip, which that environment
     lacks (``venv --without-pip``: bootstrapping a pip of its own costs 15 s). Nothing is
-    compiled ahead (torch's thousands of modules cost 15 s): Python compiles what runs."""
+    compiled ahead (torch's thousands of modules cost 15 s): Python compiles what runs.
+    Without ``PYTHONPATH``: a checkout on it would count the project as installed."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     done = subprocess.run([sys.executable, "-m", "pip", "--python", str(python), "install",
-                           "--quiet", "--no-input", "--no-compile", *args],
+                           "--quiet", "--no-input", "--no-compile", *args], env=env,
                           capture_output=True, text=True, timeout=1200, check=False)
     assert done.returncode == 0, done.stderr[-3000:]
 
