@@ -622,6 +622,7 @@ def _render_all(options: BuildOptions, planner: _Planner, entries: Sequence[Scen
         return []
     notify("plan", todo[0][0], float(len(todo)))
     outcomes = []
+    stop = cancel or threading.Event()
     handoff = tempfile.TemporaryDirectory(prefix="lecture-values-")
     values = Path(handoff.name) / "values.pickle"
     # Computed once, here, and read by every scene's process.
@@ -648,7 +649,7 @@ def _render_all(options: BuildOptions, planner: _Planner, entries: Sequence[Scen
         try:
             render_scene(entry, options.worksheet, options.quality, targets, tags,
                          options.narration, options.scene_options,
-                         planner.experiment.path if planner.experiment else None, cancel,
+                         planner.experiment.path if planner.experiment else None, stop,
                          values)
             _write_record(options, entry, found["keys"], targets)
         except RenderError as error:
@@ -664,7 +665,12 @@ def _render_all(options: BuildOptions, planner: _Planner, entries: Sequence[Scen
         futures = [pool.submit(one, entry, reason) for entry, reason in todo]
         for future in as_completed(futures):
             outcomes.append(future.result())
-    finally:  # on Ctrl-C: start nothing new, let scenes in flight end
+    except BaseException:
+        # Ctrl-C: start nothing new and stop the scenes in flight. Their Manim heard the
+        # signal too, unless it started just after it: that one is stopped here.
+        stop.set()
+        raise
+    finally:
         pool.shutdown(wait=True, cancel_futures=True)
         handoff.cleanup()
     return outcomes

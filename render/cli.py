@@ -676,11 +676,13 @@ def check_command(scene_names: tuple[str, ...], out_dir: Path | None,
       lecture check HeadWalkthrough1 --frames
     """
     from render.check import check_build
-    from render.frames import OcrError
+    from render.frames import OcrError, require_ocr
 
     settings = resolve_settings({"out": out_dir})
     started = time.perf_counter()
     try:
+        if frames:
+            require_ocr()
         report = check_build(settings.out, worksheet_path, frames=frames, scenes=scene_names)
     except OcrError as error:
         _fail(str(error))

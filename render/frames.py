@@ -43,6 +43,7 @@ __all__ = [
     "read_clip",
     "read_clips",
     "read_crop",
+    "require_ocr",
 ]
 
 TESSDATA = Path(os.environ.get("TESSDATA_PREFIX", "/usr/share/tesseract-ocr/5/tessdata"))
@@ -167,17 +168,30 @@ def prepare(frame: np.ndarray, box: Sequence[float], how: _Preparation) -> np.nd
 # --------------------------------------------------------------------------- reading
 
 
+def require_ocr() -> None:
+    """Fail at once when the pixels cannot be read: before a check's other work.
+
+    Raises
+    ------
+    OcrError
+        When tesserocr or tesseract's English data is missing.
+    """
+    try:
+        import tesserocr  # noqa: F401
+    except ImportError as error:
+        raise OcrError(f"tesserocr is not installed ({error}); run ./setup.sh") from None
+    if not (TESSDATA / "eng.traineddata").is_file():
+        raise OcrError(f"{TESSDATA}/eng.traineddata: not found; install Debian's "
+                       "tesseract-ocr (./setup.sh does it) or set TESSDATA_PREFIX")
+
+
 class _Reader:
     """One tesseract engine, set up for single lines of figure characters."""
 
     def __init__(self) -> None:
-        try:
-            import tesserocr
-        except ImportError as error:
-            raise OcrError(f"tesserocr is not installed ({error}); run ./setup.sh") from None
-        if not (TESSDATA / "eng.traineddata").is_file():
-            raise OcrError(f"{TESSDATA}/eng.traineddata: not found; install Debian's "
-                           "tesseract-ocr (./setup.sh does it) or set TESSDATA_PREFIX")
+        require_ocr()
+        import tesserocr
+
         self.tesserocr = tesserocr
         self.api = tesserocr.PyTessBaseAPI(path=str(TESSDATA), lang="eng",
                                            psm=tesserocr.PSM.SINGLE_LINE)
