@@ -103,8 +103,11 @@ def installed(dists: dict[str, Path], tmp_path_factory: pytest.TempPathFactory) 
                                capture_output=True, text=True, check=True).stdout.strip())
     work = base / "work"
     work.mkdir()
+    # As a user's shell: bytecode is written (installed with --no-compile, the first run
+    # compiles what it imports, once).
     env = {k: v for k, v in os.environ.items()
-           if k not in ("PYTHONPATH", "VIRTUAL_ENV") and not k.startswith("LECTURE_")}
+           if k not in ("PYTHONPATH", "VIRTUAL_ENV", "PYTHONDONTWRITEBYTECODE")
+           and not k.startswith("LECTURE_")}
     return Install(venv / "bin" / "lecture", site, work, env)
 
 
