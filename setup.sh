@@ -28,10 +28,14 @@ fi
 # torch first and pinned exactly: pip takes the local CPU build of this release. pip does
 # not compile the modules (half its time here, on one core); compileall does it below on
 # every core, before the first run (where each process would compile them again).
+SITE=.venv/lib/python3.11/site-packages
 .venv/bin/pip install --quiet --disable-pip-version-check --no-compile "torch==2.13.0"
+# torch compiles on the core pip leaves idle while it installs the rest. Packages' own
+# tests are never imported, and some ship files that are not Python 3: skipped, silently.
+.venv/bin/python -m compileall -qq -j 0 -x '/tests/' "$SITE/torch" & compiling=$!
 .venv/bin/pip install --quiet --disable-pip-version-check --no-compile -e '.[dev]'
-# Some packages ship files that are not Python 3 (templates, tests): skipped, silently.
-.venv/bin/python -m compileall -qq -j 0 .venv/lib/python3.11/site-packages || true
+wait "$compiling" || true
+.venv/bin/python -m compileall -qq -j 0 -x '/(tests|torch)/' "$SITE" || true
 # Reveal.js and KaTeX for the slides, exactly as locked (never a browser download).
 if [ -f package-lock.json ]; then
   npm ci --silent --no-audit --no-fund

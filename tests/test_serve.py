@@ -101,7 +101,8 @@ def serving(out: Path, worksheet: Path, *args: str, command: list[str] | None = 
     process = subprocess.Popen([*(command or [LECTURE]), "serve", "--out", str(out),
                                 "--worksheet", str(worksheet), "--port", "0", *args],
                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-                               stdin=subprocess.DEVNULL, bufsize=1, env=env, cwd=cwd)
+                               stdin=subprocess.DEVNULL, bufsize=1, env=env, cwd=cwd,
+                               start_new_session=True)  # its processes: its session's
     lines: list[str] = []
 
     def read() -> None:
@@ -414,6 +415,7 @@ def test_a_scene_the_edit_touched_rerenders_and_its_clip_swaps_in(
         assert [c["scene"] for c in server.state()["clips"]] == ["PredictionMLP"]
         _wait(lambda: [c["state"] for c in server.state()["clips"]] == ["rendering"], 20,
               "the render to start")
+        _wait(lambda: _manim_running("PredictionMLP", server), 30, "its Manim")
         _wait(lambda: "1 clip being redone: 1 rendering" in
               (_evaluate(page, "document.querySelector('.lecture-serve-panel').textContent")
                or ""), 10, "the panel to say so")
@@ -435,7 +437,7 @@ def test_a_scene_the_edit_touched_rerenders_and_its_clip_swaps_in(
         server.save(with_entry(seed, 0.4))
         _wait(lambda: not server.state()["clips"], 20, "the undone edit")
         time.sleep(3)
-        assert not _manim_running("PredictionMLP")
+        assert not _manim_running("PredictionMLP", server)
         assert len(server.said(r"clip \d+-PredictionMLP rendered in")) == 1
         assert _clip(out).read_bytes() and record == json.loads(
             (out / "records" / "PredictionMLP.json").read_text())
@@ -449,7 +451,7 @@ def test_a_scene_the_edit_touched_rerenders_and_its_clip_swaps_in(
     page.close()
     assert "Traceback" not in "\n".join(server.lines)
     assert not (out / ".serve").exists() and not (out / ".build.lock").exists()
-    assert not _manim_running("PredictionMLP")
+    assert not _manim_running("PredictionMLP", server)
     check = subprocess.run([LECTURE, "check", "--out", str(out)], capture_output=True,
                            text=True, check=False)
     # The clip is older than the worksheet, and the check says so; every file is the one
@@ -459,13 +461,17 @@ def test_a_scene_the_edit_touched_rerenders_and_its_clip_swaps_in(
     assert "✗" not in check.stdout, check.stdout
 
 
-def _manim_running(scene: str) -> bool:
-    for status in Path("/proc").glob("[0-9]*/cmdline"):
+def _manim_running(scene: str, server: Server) -> bool:
+    """Whether a Manim the server started for ``scene`` still runs (even after the server
+    ended): one in the server's session; the other worker's tests render scenes too."""
+    for proc in Path("/proc").glob("[0-9]*"):
         try:
-            words = status.read_bytes().split(b"\0")
-        except OSError:
+            words = (proc / "cmdline").read_bytes().split(b"\0")
+            session = int((proc / "stat").read_text().rsplit(")", 1)[1].split()[3])
+        except (OSError, IndexError, ValueError):
             continue
-        if b"manim" in b" ".join(words) and scene.encode() in words:
+        if session == server.process.pid and b"manim" in b" ".join(words) \
+                and scene.encode() in words:
             return True
     return False
 
