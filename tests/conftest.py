@@ -94,6 +94,23 @@ def code(tmp_path: Path) -> Path:
     return copy
 
 
+def run_lecture(*args: str | Path, cwd: Path | None = None,
+                env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    """``lecture ARGS`` with its exit status and output, as a shell runs it.
+
+    ``lecture check`` in the folder and environment of this process runs in it: the
+    suite checks a few dozen builds, and a command's own start-up (torch above all) costs
+    about two seconds of CPU each time. The command is the same; only ``tests/test_cli.py``
+    needs to prove the installed entry point itself, and runs it as a process."""
+    words = [str(a) for a in args]
+    if words[:1] == ["check"] and cwd is None and env is None:
+        result = CliRunner().invoke(main, words, catch_exceptions=False)
+        return subprocess.CompletedProcess([LECTURE, *words], result.exit_code,
+                                           result.stdout, result.stderr)
+    return subprocess.run([LECTURE, *words], capture_output=True, text=True, check=False,
+                          stdin=subprocess.DEVNULL, cwd=cwd, env=env)
+
+
 @pytest.fixture()
 def lecture() -> Callable[..., Result]:
     """Run the ``lecture`` command in-process; stderr is kept separate."""

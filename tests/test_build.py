@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from tests.conftest import run_lecture
 from worksheet import DEFAULT_WORKSHEET, Style, compute_values, load_worksheet
 
 LECTURE = str(Path(sys.executable).with_name("lecture"))
@@ -24,8 +25,7 @@ SCENES = ["RiverBankPrompt", "HeadWalkthrough2", "PredictionMLP"]
 
 
 def lecture(*args: str | Path, check: bool = False) -> subprocess.CompletedProcess[str]:
-    process = subprocess.run([LECTURE, *map(str, args)], capture_output=True, text=True,
-                             check=False, stdin=subprocess.DEVNULL)
+    process = run_lecture(*args)
     if check:
         assert process.returncode == 0, process.stdout + process.stderr
     return process

@@ -20,7 +20,7 @@ import pytest
 
 from outline import lecture_order
 from tests import tamper
-from tests.conftest import shared
+from tests.conftest import run_lecture, shared
 from worksheet import DEFAULT_WORKSHEET, Worksheet, compute_values, load_worksheet
 
 _SLOT_NAME = re.compile(r"\{([A-Za-z_]\w*)\}")
@@ -33,8 +33,7 @@ ROW = re.compile(r"│ (\S+\.mp4)\s+│ (\d+)\s+│ (\d+)\s+│ (\d+)\s+│")
 
 def lecture(*args: str | Path, cwd: Path | None = None,
             env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([LECTURE, *map(str, args)], capture_output=True, text=True,
-                          check=False, stdin=subprocess.DEVNULL, cwd=cwd, env=env)
+    return run_lecture(*args, cwd=cwd, env=env)
 
 
 @pytest.fixture(scope="session")

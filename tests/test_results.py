@@ -23,6 +23,7 @@ from typing import Any
 import pytest
 
 from tests import experiments
+from tests.conftest import run_lecture
 from worksheet import Style, Values, Worksheet, compute_values
 from worksheet.results import load_experiment
 
@@ -33,8 +34,7 @@ NAMES = {"mlp": "the fixed-window MLP", "heads1": "attention with one head",
 
 
 def lecture(*args: str | Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([LECTURE, *map(str, args)], capture_output=True, text=True,
-                          check=False, stdin=subprocess.DEVNULL)
+    return run_lecture(*args)
 
 
 @pytest.fixture(scope="module")

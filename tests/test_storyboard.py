@@ -23,6 +23,7 @@ import pytest
 from PIL import Image, ImageChops, ImageStat
 
 from outputs.files import file_digest
+from tests.conftest import run_lecture
 
 LECTURE = str(Path(sys.executable).with_name("lecture"))
 MARKUP = Path(__file__).parent / "data" / "markup-words.json"
@@ -32,8 +33,7 @@ WIDTH = 427
 
 
 def lecture(*args: str | Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([LECTURE, *map(str, args)], capture_output=True, text=True,
-                          check=False, stdin=subprocess.DEVNULL)
+    return run_lecture(*args)
 
 
 @pytest.fixture(scope="module")
