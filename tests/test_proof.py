@@ -20,20 +20,15 @@ import pytest
 
 from outline import lecture_order
 from tests import tamper
-from tests.conftest import run_lecture, shared
+from tests.conftest import run_lecture as lecture
+from tests.conftest import shared
 from worksheet import DEFAULT_WORKSHEET, Worksheet, compute_values, load_worksheet
 
 _SLOT_NAME = re.compile(r"\{([A-Za-z_]\w*)\}")
 SCENES = len(lecture_order(load_worksheet(DEFAULT_WORKSHEET).n_heads))
 """Scenes of the default lecture: one per part's scene, a walkthrough per head."""
 
-LECTURE = str(Path(sys.executable).with_name("lecture"))
 ROW = re.compile(r"│ (\S+\.mp4)\s+│ (\d+)\s+│ (\d+)\s+│ (\d+)\s+│")
-
-
-def lecture(*args: str | Path, cwd: Path | None = None,
-            env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    return run_lecture(*args, cwd=cwd, env=env)
 
 
 @pytest.fixture(scope="session")

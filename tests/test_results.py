@@ -12,8 +12,6 @@ from __future__ import annotations
 import json
 import math
 import statistics
-import subprocess
-import sys
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from html.parser import HTMLParser
@@ -23,18 +21,13 @@ from typing import Any
 import pytest
 
 from tests import experiments
-from tests.conftest import run_lecture
+from tests.conftest import run_lecture as lecture
 from worksheet import Style, Values, Worksheet, compute_values
 from worksheet.results import load_experiment
 
-LECTURE = str(Path(sys.executable).with_name("lecture"))
 MODELS = ("mlp", "heads1", "heads4")
 NAMES = {"mlp": "the fixed-window MLP", "heads1": "attention with one head",
          "heads4": "attention with four heads"}
-
-
-def lecture(*args: str | Path) -> subprocess.CompletedProcess[str]:
-    return run_lecture(*args)
 
 
 @pytest.fixture(scope="module")

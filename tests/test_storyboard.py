@@ -12,8 +12,6 @@ from __future__ import annotations
 import json
 import re
 import shutil
-import subprocess
-import sys
 from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
@@ -23,17 +21,12 @@ import pytest
 from PIL import Image, ImageChops, ImageStat
 
 from outputs.files import file_digest
-from tests.conftest import run_lecture
+from tests.conftest import run_lecture as lecture
 
-LECTURE = str(Path(sys.executable).with_name("lecture"))
 MARKUP = Path(__file__).parent / "data" / "markup-words.json"
 # The opening scene and a later one whose captions quote "<river>" and "fisher"man".
 SCENES = ["RiverBankPrompt", "OtherContext"]
 WIDTH = 427
-
-
-def lecture(*args: str | Path) -> subprocess.CompletedProcess[str]:
-    return run_lecture(*args)
 
 
 @pytest.fixture(scope="module")
