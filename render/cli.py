@@ -750,11 +750,14 @@ def _parse_seeds(_: click.Context, __: click.Parameter, value: str) -> tuple[int
               help="Validation and test windows measured (all, when a split has fewer).")
 @click.option("--threads", type=_Whole(min=1), default=None,
               help="CPU threads for torch (default: torch's own choice).")
+@click.option("--ship", "ship_dir", type=click.Path(file_okay=False, path_type=Path),
+              default=None, help="Also write what a lecture ships here: experiment.json, "
+              "tokenizer.json and each model's median-seed checkpoint in 8 bits.")
 @_friendly
 def experiment_command(corpus: Path, worksheet_path: Path | None, out_dir: Path | None,
                        steps: int, seeds: tuple[int, ...], device: str, batch: int,
                        learning_rate: float, eval_every: int, eval_windows: int,
-                       threads: int | None) -> None:
+                       threads: int | None, ship_dir: Path | None) -> None:
     """Train the lesson's trained-comparison models on a story corpus and write
     OUT/experiment.json, OUT/tokenizer.json and one checkpoint per model and seed.
 
@@ -781,7 +784,7 @@ def experiment_command(corpus: Path, worksheet_path: Path | None, out_dir: Path 
     console = _console(stderr=True)
     try:
         with ExperimentProgress(console) as progress:
-            document = run_experiment(ws, corpus, out, options, progress.update)
+            document = run_experiment(ws, corpus, out, options, progress.update, ship_dir)
     except ExperimentError as error:
         _fail(str(error))
     except KeyboardInterrupt:
