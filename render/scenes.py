@@ -109,7 +109,7 @@ def render_scene(entry: SceneEntry, worksheet: Path, quality: str,
         env = {**os.environ, "LECTURE_WORKSHEET": str(worksheet.resolve()),
                **(narration or Narration()).environment(),
                **scene_environment(options or {}),
-               "LECTURE_EXPERIMENT": str(experiment.resolve()) if experiment else "",
+               "LECTURE_EXPERIMENT": str(experiment.resolve()) if experiment else "none",
                "LECTURE_VALUES": str(values.resolve()) if values else ""}
         returncode, output = _run(command, env, entry, cancel)
         if returncode != 0:

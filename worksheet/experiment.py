@@ -30,6 +30,7 @@ import hashlib
 import json
 import math
 import os
+import re
 import signal
 import tempfile
 import threading
@@ -97,6 +98,9 @@ class ExperimentOptions:
     """Windows of the validation and of the test split measured (all when fewer)."""
     threads: int | None = None
     """CPU threads for torch (default: torch's own choice)."""
+    corpus_title: str = ""
+    """What the corpus is, in a few words, as the lecture names it (default: the name of
+    its file or folder)."""
 
 
 @dataclass(frozen=True)
@@ -467,11 +471,9 @@ def _sha256(path: Path) -> str:
 
 def export_onnx(spec: ModelSpec, weights: Mapping[str, np.ndarray], sizes: Trained) -> bytes:
     """The ONNX graph of one model's last-position prediction (:mod:`worksheet.graphs`)."""
-    from worksheet.graphs import attention_graph, mlp_graph
+    from worksheet.graphs import model_graph
 
-    if spec.heads is None:
-        return mlp_graph(weights, sizes.context, sizes.vocab)
-    return attention_graph(weights, sizes.context, sizes.vocab, spec.heads)
+    return model_graph(spec.name, weights, {"context": sizes.context, "vocab": sizes.vocab})
 
 
 def load_checkpoint(spec: ModelSpec, sizes: Trained, path: Path) -> nn.Module:
@@ -512,14 +514,18 @@ PROMPT_CHARACTERS = (24, 80)
 """An example prompt is a document's first line, cut at a space to at most the second
 figure, when that leaves at least the first."""
 PROMPTS_PER_SPLIT = 3
+_PLAIN = re.compile(r"[A-Z][A-Za-z]*(?:[ ,;:.!?'\"-]+[A-Za-z]+)*")
+"""A prompt is plain prose: a capital, then words of letters between spaces and
+punctuation; no digits or other symbols."""
 OUTSIDE_PROMPTS = ("def forward(self, ids):", "Der Fischer saß am Ufer und sah")
 """Prompts from outside any English story corpus: code, and German."""
 
 
 def example_prompts(corpus: Corpus, lesson_sentence: str) -> list[dict[str, str]]:
     """Prompts for the live models, by kind: from the first documents of the train split
-    (``training``) and of the test split (``held-out``), in corpus order, each a first line
-    (:data:`PROMPT_CHARACTERS`) without its last word, so that the model has it to find;
+    (``training``) and of the test split (``held-out``), in corpus order, whose first line
+    is plain prose of five words or more (:data:`PROMPT_CHARACTERS`), without its last
+    word, so that the model has it to find;
     then the lesson's sentence (``lesson``) and :data:`OUTSIDE_PROMPTS` (``outside``)."""
     low, high = PROMPT_CHARACTERS
     made = []
@@ -530,7 +536,7 @@ def example_prompts(corpus: Corpus, lesson_sentence: str) -> list[dict[str, str]
             if len(line) > high:
                 line = line[:high + 1].rsplit(" ", 1)[0]
             cut = line.rsplit(" ", 1)[0] if " " in line else ""
-            if len(cut) < low:
+            if len(cut) < low or not _PLAIN.fullmatch(cut) or len(cut.split()) < 5:
                 continue
             made.append({"kind": kind, "text": cut})
             taken += 1
@@ -759,6 +765,7 @@ def _document(ws: Worksheet, corpus: Corpus, tokenizer: Any, streams: dict[str, 
         "sizes": plan["sizes"],
         "corpus": {
             "path": corpus.source, "sha256": corpus.sha256,
+            "title": options.corpus_title or Path(corpus.source).stem,
             "split": "by the sha256 of each story's text: its first 8 bytes as a fraction of "
                      "2^64, below 0.90 train, below 0.95 validation, else test",
             "documents": {name: len(corpus.splits[name]) for name in SPLITS},

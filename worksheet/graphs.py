@@ -22,12 +22,18 @@ same float32 weights that :func:`dequantise` gives torch.
 
 from __future__ import annotations
 
+import hashlib
 import math
 from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
 
 import numpy as np
 
-__all__ = ["IR_VERSION", "OPSET", "attention_graph", "dequantise", "mlp_graph", "quantise"]
+from worksheet.errors import ExperimentError
+
+__all__ = ["IR_VERSION", "OPSET", "attention_graph", "dequantise", "mlp_graph", "model_graph",
+           "quantise", "shipped_graphs"]
 
 OPSET = 17
 IR_VERSION = 8
@@ -172,3 +178,45 @@ def attention_graph(weights: Weights, context: int, vocab: int, heads: int) -> b
     outputs = [g.helper.make_tensor_value_info("logits", TensorProto.FLOAT, [1, vocab]),
                g.helper.make_tensor_value_info("weights", TensorProto.FLOAT, [heads, context])]
     return g.model(inputs, outputs, f"attention_{heads}_heads")
+
+
+def model_graph(model: str, weights: Weights, sizes: Mapping[str, int]) -> bytes:
+    """The graph of one compared model by its name: ``mlp``, or ``headsN``."""
+    if model == "mlp":
+        return mlp_graph(weights, sizes["context"], sizes["vocab"])
+    return attention_graph(weights, sizes["context"], sizes["vocab"],
+                           int(model.removeprefix("heads")))
+
+
+def shipped_graphs(folder: Path, document: Mapping[str, Any]) -> dict[str, bytes]:
+    """Each shipped model's graph, exported again from its checkpoint in ``folder``; both
+    the checkpoint and the graph must have the sha256 the experiment's record gives.
+
+    Raises
+    ------
+    ExperimentError
+        When the experiment ships no models, or a file is missing or differs.
+    """
+    from safetensors.numpy import load_file
+
+    shipped = (document.get("shipped") or {}).get("models")
+    if not shipped:
+        raise ExperimentError(f"{folder / 'experiment.json'}: shipped: missing; expected the "
+                              "checkpoints an experiment written with --ship holds")
+    graphs = {}
+    for model, entry in shipped.items():
+        file = folder / entry["checkpoint"]["file"]
+        if not file.is_file():
+            raise ExperimentError(f"{file}: not found; expected the checkpoint of {model} "
+                                  "that the experiment ships")
+        data = file.read_bytes()
+        if hashlib.sha256(data).hexdigest() != entry["checkpoint"]["sha256"]:
+            raise ExperimentError(f"{file}: sha256 differs from shipped.models.{model}."
+                                  "checkpoint.sha256; expected the file the experiment wrote")
+        graph = model_graph(model, load_file(str(file)), document["sizes"])
+        if hashlib.sha256(graph).hexdigest() != entry["onnx"]["sha256"]:
+            raise ExperimentError(f"{file}: its graph's sha256 differs from shipped.models."
+                                  f"{model}.onnx.sha256; expected the graph the experiment "
+                                  "exported")
+        graphs[model] = graph
+    return graphs

@@ -29,10 +29,13 @@ from worksheet.errors import ExperimentError
 from worksheet.schema import Trained, Worksheet
 
 __all__ = [
+    "BUNDLED",
     "FILE",
     "FORMAT",
+    "WITHOUT",
     "Experiment",
     "ModelResult",
+    "chosen_experiment",
     "load_experiment",
     "mean",
     "model_name",
@@ -44,6 +47,11 @@ __all__ = [
 
 FILE = "experiment.json"
 FORMAT = 1
+BUNDLED = Path(__file__).with_name("trained")
+"""The experiment the lecture ships (its ``experiment.json``, tokenizer and one 8-bit
+checkpoint per model): the default for every worksheet whose trained sizes it has."""
+WITHOUT = "none"
+"""The experiment setting that asks for none, even where the bundled one fits."""
 """The ``experiment.json`` format this lecture reads (that of :mod:`worksheet.experiment`)."""
 PERPLEXITY_SLACK = 1e-9
 """How far, relatively, a run's ``test_perplexity`` may be from ``exp(test_loss)``."""
@@ -75,6 +83,22 @@ class Experiment:
         """The runs of one model, in the order of the seeds."""
         by_seed = {run["seed"]: run for run in self.document["runs"] if run["model"] == model}
         return [by_seed[seed] for seed in self.seeds]
+
+
+def _bundled_sizes() -> Any:
+    try:
+        return json.loads((BUNDLED / FILE).read_text(encoding="utf-8")).get("sizes")
+    except (OSError, ValueError):
+        return None
+
+
+def chosen_experiment(given: Path | str | None, ws: Worksheet) -> Path | None:
+    """The experiment a lecture of ``ws`` shows: the one given; none for
+    :data:`WITHOUT`; without one, the bundled experiment when it has the worksheet's
+    trained sizes (otherwise none: the lecture then says what a comparison measures)."""
+    if given is not None:
+        return None if str(given) == WITHOUT else Path(given)
+    return BUNDLED if _bundled_sizes() == _sizes(ws.lesson.trained) else None
 
 
 def model_names(sizes: Trained) -> list[str]:
