@@ -35,17 +35,21 @@ __all__ = [
     "Item",
     "Label",
     "Line",
+    "Live",
+    "LiveModel",
     "Math",
     "Num",
     "Panel",
     "Para",
     "Path",
     "Picture",
+    "PromptGroup",
     "Rect",
     "Row",
     "Runs",
     "Shape",
     "Slide",
+    "Slot",
     "Stack",
     "Sub",
     "Switch",
@@ -109,7 +113,17 @@ class Cite:
     kind: ClassVar[str] = "cite"
 
 
-Inline = Text | Num | Word | Math | Cite
+@dataclass(frozen=True)
+class Slot:
+    """Where the live slide's script writes a figure it computes in the browser:
+    ``<span class="live-figure" data-live="NAME">``, empty in the page itself (no figure
+    of the values, so nothing that ``lecture check`` could prove)."""
+
+    name: str
+    kind: ClassVar[str] = "slot"
+
+
+Inline = Text | Num | Word | Math | Cite | Slot
 Runs = tuple[Inline, ...]
 
 
@@ -304,6 +318,58 @@ class Video:
     kind: ClassVar[str] = "video"
 
 
+@dataclass(frozen=True)
+class LiveModel:
+    """One model of the live slide: its name in the experiment (``mlp``, ``headsN``), its
+    name as the deck gives it, and its head count (``None``: the MLP)."""
+
+    model: str
+    name: Runs
+    heads: int | None = None
+
+
+@dataclass(frozen=True)
+class PromptGroup:
+    """One group of the live slide's example prompts: the experiment's ``kind`` of prompt
+    and how the slide labels the group."""
+
+    kind: str
+    label: str
+
+
+@dataclass(frozen=True)
+class Live:
+    """The trained models run in the browser (``static/live.js``): a prompt to type or
+    pick, every model's continuation and speed, and one model's attention weights.
+
+    Everything it shows is computed live, so the page holds no figure, only labels and
+    :class:`Slot` places; ``scripts`` are the files the slide loads when it is first shown
+    (paths relative to ``index.html``), ``messages`` the sentences its script says while
+    it works, by name.
+    """
+
+    models: tuple[LiveModel, ...]
+    groups: tuple[PromptGroup, ...]
+    attention: str
+    """The model whose attention weights are drawn."""
+    heads: tuple[Runs, ...]
+    """A label per head of that model."""
+    prompt_label: Runs
+    pick_label: str
+    run_label: Runs
+    coverage: Runs
+    columns: tuple[Runs, ...]
+    """Headings of the model, continuation and speed columns."""
+    weights_caption: Runs
+    weights_description: str
+    """The accessible name of the weights' picture."""
+    note: Runs
+    scripts: tuple[str, ...]
+    messages: tuple[tuple[str, str], ...]
+    fragment: int | None = None
+    kind: ClassVar[str] = "live"
+
+
 # --------------------------------------------------------------------------- pictures
 
 
@@ -458,7 +524,7 @@ class Picture:
 
 
 Block = (Para | Bullets | Formula | Table | Flow | Code | TokenStrip | Columns | Switch | Video
-         | Picture | Agenda)
+         | Picture | Agenda | Live)
 
 
 # --------------------------------------------------------------------------- structure
