@@ -97,7 +97,8 @@ def add_live_slide(book: Book, section: Section) -> None:
                  "which model copes.", m=_name(book, most)),
         book.say("The bars are the attention weights of {m} for the prompt's last token, "
                  "one row per head in its colour; a bar's height is the weight, on one scale "
-                 "for every head (the caption gives the tallest bar's). Ask "
+                 "for every head (the caption gives the tallest bar's); when a long prompt's "
+                 "tokens do not all fit, a first column marked … sums the earliest. Ask "
                  "which head looks at the previous token and which spreads out. The coverage "
                  "line says how many of the prompt's words the vocabulary holds whole: a "
                  "prompt from outside the corpus breaks into many short tokens.",

@@ -30,6 +30,7 @@
   var facts = root.querySelector(".live-facts");
   var bars = root.querySelector("svg.live-bars");
   var NS = "http://www.w3.org/2000/svg";
+  var phone = document.documentElement.classList.contains("phone");
 
   var count = new Intl.NumberFormat("en-US", { maximumFractionDigits: 0 });
   var oneDecimal = new Intl.NumberFormat("en-US", { minimumFractionDigits: 1,
@@ -245,6 +246,7 @@
     var context = live.data.context, kept = prompt.slice(-context);
     var pads = context - kept.length;
     var width = bars.parentElement.clientWidth;
+    if (phone) width = Math.max(width, kept.length * LEAST_COLUMN);  // the plot scrolls
     var most = Math.max(2, Math.floor(width / LEAST_COLUMN));
     var columns = [];
     var merged = kept.length > most ? kept.length - most + 1 : 0;
