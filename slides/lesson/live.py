@@ -87,14 +87,15 @@ def add_live_slide(book: Book, section: Section) -> None:
         book.say("Everything on this slide is computed now, in this browser, by the very "
                  "models the results came from: the {c}-token window, the tokenizer and each "
                  "model's shipped checkpoint in eight bits, run by ONNX Runtime Web on "
-                 "WebAssembly, offline. Type a prompt or pick one, then press Run: each model "
-                 "writes its most likely next token, up to {n} of them or until the end of a "
-                 "text.", c=book.n("trained.context"), n=Text(num2words(MOST_TOKENS))),
-        book.say("Read the table from the top: the fixed-window MLP, then one head, then "
-                 "{m}. Tokens per second are this device's: the tokens each model predicted "
-                 "divided by the seconds its runs took. Pick a training prompt, then a "
-                 "held-out one, then one from outside the corpus (code, German) and ask "
-                 "which model copes.", m=_name(book, most)),
+                 "WebAssembly, offline. Type a prompt or pick one, then press the button: each "
+                 "model writes its most likely next token, up to {n} of them or until the end "
+                 "of a text.", c=book.n("trained.context"), n=Text(num2words(MOST_TOKENS))),
+        (Text("Read the table from the top: the fixed-window MLP"),
+         *(run for model in block.models[1:] for run in (Text(", then "), *model.name)),
+         *book.say(". Tokens per second are this device's: the tokens each model predicted "
+                   "divided by the seconds its runs took. Pick a training prompt, then a "
+                   "held-out one, then one from outside the corpus (code, German) and ask "
+                   "which model copes.")),
         book.say("The bars are the attention weights of {m} for the prompt's last token, "
                  "one row per head in its colour; a bar's height is the weight, on one scale "
                  "for every head (the caption gives the tallest bar's); when a long prompt's "
@@ -105,6 +106,6 @@ def add_live_slide(book: Book, section: Section) -> None:
                  m=_name(book, most)),
         "The models and the runtime are files beside index.html (live/models.js, "
         "live/tokenizer.js, lib/onnxruntime-web/); the slide loads them when it is first "
-        "shown and needs no network. `lecture check` proves every other figure of the deck; "
+        "shown and needs no network. lecture check proves every other figure of the deck; "
         "it cannot prove what a browser computes, so this slide marks its figures as live.",
     ])
