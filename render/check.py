@@ -21,6 +21,7 @@ scenes a partial build never built are named too.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from base64 import b64decode
@@ -683,6 +684,27 @@ def _experiment(build: dict[str, Any], ws: Worksheet, report: CheckReport) -> An
     return experiment
 
 
+def _check_shipped(experiment: Any, report: CheckReport) -> dict[str, bytes]:
+    """The experiment's tokenizer and shipped checkpoints have the sha256 its record gives,
+    and each checkpoint exported again gives the graph the record names."""
+    from worksheet import ExperimentError
+    from worksheet.graphs import shipped_graphs
+
+    folder, document = experiment.path.parent, experiment.document
+    tokenizer = folder / document["tokenizer"]["file"]
+    expected = document["tokenizer"].get("sha256")
+    if not tokenizer.is_file() or hashlib.sha256(tokenizer.read_bytes()).hexdigest() != expected:
+        report.problems.append(Problem(str(tokenizer), "missing, or its sha256 differs from "
+                                       "the experiment's tokenizer.sha256"))
+    try:
+        graphs = shipped_graphs(folder, document)
+    except ExperimentError as error:
+        report.problems.append(Problem(str(folder), str(error)))
+        return {}
+    report.count("shipped model", len(graphs))
+    return graphs
+
+
 def _stale(out: Path, build: dict[str, Any], ws: Worksheet, ws_path: str,
            report: CheckReport) -> None:
     """The worksheet, and each output's own sources (its import closure), against what the
@@ -758,7 +780,10 @@ def check_build(out: Path, worksheet: Path | None = None, frames: bool = False,
              if scene.get("status") in (*KEPT, "failed")}  # a failed one is reported stale
     report = CheckReport(lecture=[entry.name for entry in entries],
                          missing=[entry.name for entry in entries if entry.name not in tried])
-    values = compute_values(ws, _experiment(build, ws, report))
+    experiment = _experiment(build, ws, report)
+    values = compute_values(ws, experiment)
+    if experiment is not None and experiment.document.get("shipped"):
+        _check_shipped(experiment, report)
     _stale(out, build, ws, str(path), report)
     recorded = _check_files(out, build, report)
     manifests: dict[Path, dict[str, Any]] = {}

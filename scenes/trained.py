@@ -11,6 +11,7 @@ from manim import (
     DOWN,
     LEFT,
     RIGHT,
+    UP,
     Dot,
     LaggedStart,
     Line,
@@ -44,6 +45,8 @@ RESULTS = "trained.results"
 
 class TrainedComparison(LibraryScene):
     """The trained comparison's models and sizes, then, with an experiment, its results."""
+
+    draws_its_own_map = True  # the worksheet's two-head map is none of these three models
 
     def setup(self) -> None:
         super().setup()
@@ -120,16 +123,21 @@ class TrainedComparison(LibraryScene):
                        c=f"{r}.documents.test"),
             self.bound("one tokenizer of {v} tokens · windows of {c} tokens · width {w}",
                        22, MUTED, v="trained.vocab", c="trained.context", w="trained.width"),
-            self.bound("{s} steps of {b} windows for every model · seeds " + seeds, 22,
-                       MUTED, s=f"{r}.steps", b=f"{r}.batch", **seed_keys),
+            self.bound("{s} steps of {b} windows for every model · {n:seed}: " + seeds, 22,
+                       MUTED, s=f"{r}.steps", b=f"{r}.batch", n=f"{r}.seed_count",
+                       **seed_keys),
         ).arrange(DOWN, buff=0.4)
         place(lines)
-        self.say("Three models learn to predict the next token from the same {n} texts: {t}.",
+        self.say("This run, made for this lecture, trains three models to predict the next "
+                 "token from the same {n} texts: {t}.",
                  Fade(lines[0]), self.point_at(lines[0]), n=f"{r}.documents.all",
                  t=f"{r}.corpus")
-        self.say("{c} of them are held out: no model trains on them, and the test reads them.",
-                 Fade(lines[1]), self.point_at(lines[1]), c=f"{r}.documents.test")
-        self.say("Each model trains for {s} steps, once with each of {k:seed}.",
+        self.say("{c} of them are held out: no model trains on them, and only the test uses "
+                 "them; {v} more choose each model's best checkpoint.",
+                 Fade(lines[1]), self.point_at(lines[1]), c=f"{r}.documents.test",
+                 v=f"{r}.documents.validation")
+        self.say("Each model trains for {s} steps, once with each of {k:seed}: a seed fixes "
+                 "the first weights and the order of the batches.",
                  LaggedStart(Fade(lines[2]), Fade(lines[3]), lag_ratio=0.5),
                  self.point_at(lines[3]), s=f"{r}.steps", k=f"{r}.seed_count")
 
@@ -182,9 +190,10 @@ class TrainedComparison(LibraryScene):
     def mlp(self) -> None:
         """64 rows joined into one long row, the wide first layer, the vocabulary layer."""
         m = "trained.mlp"
-        rows = self.box(self.rows_icon(6), self.bound("{c} token rows", 20, INK,
+        rows = self.box(self.rows_icon(6), self.bound("{c} rows of the", 20, INK,
                                                       c="trained.context"),
-                        self.bound("of {w}", 20, MUTED, w="trained.width"))
+                        self.bound("token table, {v} × {w}", 20, MUTED, v="trained.vocab",
+                                   w="trained.width"))
         joined = self.box(Rectangle(width=1.9, height=0.12, stroke_width=0, fill_color=MUTED,
                                     fill_opacity=0.8),
                           self.bound("one row of {f}", 20, INK, f=f"{m}.flat_width"))
@@ -199,8 +208,9 @@ class TrainedComparison(LibraryScene):
         picture = VGroup(row, arrows, numbers, total)
         total.next_to(numbers, DOWN, buff=0.55)
         place(picture)
-        self.say("The MLP reads a window of {c} token rows, each {w} numbers wide.",
-                 Fade(rows), self.point_at(rows), c="trained.context", w="trained.width")
+        self.say("The MLP reads a window of {c} tokens: {c} rows of its token table, each "
+                 "{w} numbers wide.", Fade(rows), self.point_at(rows), c="trained.context",
+                 w="trained.width")
         self.say("It joins them, in order, into one row of {f} numbers: no position table "
                  "is needed, every slot has weights of its own.",
                  Fade(arrows[0]), Fade(joined), self.point_at(joined), f=f"{m}.flat_width")
@@ -208,7 +218,7 @@ class TrainedComparison(LibraryScene):
                  Fade(arrows[1]), Fade(hidden), Fade(hidden.count),
                  self.point_at(hidden, hidden.count), f=f"{m}.flat_width", h="trained.hidden",
                  p=f"{m}.parts.hidden")
-        self.say("The token rows hold {t} parameters, the vocabulary layer {v}.",
+        self.say("The token table holds {t} parameters, the vocabulary layer {v}.",
                  Fade(arrows[2]), Fade(vocab), Fade(rows.count), Fade(vocab.count),
                  self.point_at(rows.count, vocab.count), t=f"{m}.parts.token",
                  v=f"{m}.parts.vocab")
@@ -219,17 +229,21 @@ class TrainedComparison(LibraryScene):
         """Token and position rows, the attention layer with its masked grids, the last
         row into a narrow prediction MLP."""
         a = f"trained.heads{heads}"
-        rows = self.box(self.rows_icon(6), self.label("token rows", 20),
-                        self.label("+ position rows", 20, MUTED))
+        rows = self.box(self.rows_icon(6), self.label("token table", 20),
+                        self.label("+ position table", 20, MUTED))
         grids = VGroup(*(self.masked_grid(self.head_colour(h + 1), width=1.3 if heads == 1
                                           else 0.62) for h in range(heads)))
         grids.arrange_in_grid(cols=min(heads, 2), buff=0.12)
-        layer = self.box(grids, self.label("Q, K, V and W_O", 20, INK),
+        pads = self.label("pads", 16, MUTED).next_to(grids[0], DOWN, buff=0.06)
+        pads.align_to(grids[0], LEFT)
+        weights = VGroup(grids, pads, self.bound("weights, {c} × {c}", 18, MUTED,
+                                                 c="trained.context"))
+        weights[2].next_to(pads, DOWN, buff=0.08).set_x(grids.get_x())
+        layer = self.box(self.label("Q, K, V and W_O", 20, INK),
                          self.bound("four {w} × {w}", 20, MUTED, w="trained.width"),
                          colour=INK)
-        last = self.box(self.label("last row", 20), self.bound("{h} → {n}, ReLU", 20, MUTED,
-                                                             h="trained.width",
-                                                             n="trained.hidden"))
+        last = self.box(self.label("first layer", 20), self.bound(
+            "last row, {h} → {n}", 20, MUTED, h="trained.width", n="trained.hidden"))
         vocab = self.box(self.label("vocabulary layer", 20), self.bound(
             "{h} → {v}", 20, MUTED, h="trained.hidden", v="trained.vocab"))
         row, arrows, numbers = self.counted([rows, layer, last, vocab],
@@ -239,35 +253,40 @@ class TrainedComparison(LibraryScene):
         position.next_to(rows.count, DOWN, buff=0.15)
         total = self.total(f"{a}.params")
         total.next_to(VGroup(numbers, position), DOWN, buff=0.5)
-        picture = VGroup(row, arrows, numbers, position, total)
+        weights.next_to(layer, UP, buff=0.25)
+        picture = VGroup(row, arrows, numbers, position, total, weights)
         place(picture)
         if heads != self.heads[0]:  # the parts around the heads were said for the first
-            self.say("{h:head} cut the same projections into slices of {d} coordinates, each "
-                     "with its own softmax and its own masked grid.",
+            self.say("{h:head} each take a slice of {d} coordinates from the same projections, "
+                     "with their own softmax and their own grid of weights; their messages are "
+                     "joined back to {w} before W_O.",
                      Fade(rows), Fade(rows.count), Fade(position), Fade(arrows[0]),
-                     Fade(layer), self.point_at(grids), h=f"{a}.heads", d=f"{a}.d_head")
-            self.say("They are the same four {w} by {w} matrices: {p} parameters, exactly as "
-                     "many as one wide head.", Fade(layer.count),
-                     self.point_at(layer, layer.count), w="trained.width",
-                     p=f"{a}.parts.attention")
+                     Fade(layer), Fade(weights), self.point_at(weights, layer),
+                     h=f"{a}.heads", d=f"{a}.d_head", w="trained.width")
+            self.say("{h} heads times three slices of {w} by {d}, plus W_O's {w} by {w}: {p} "
+                     "parameters, exactly as many as one wide head.", Fade(layer.count),
+                     self.point_at(layer, layer.count), h=f"{a}.heads", w="trained.width",
+                     d=f"{a}.d_head", p=f"{a}.parts.attention")
             self.say("Everything around them stays as it was: {p} parameters in all.",
                      *(Fade(m) for m in (arrows[1], arrows[2], last, last.count, vocab,
                                          vocab.count, total)),
                      self.point_at(total), p=f"{a}.params")
             return
-        self.say("Attention adds a learned position row to each token row: {p} parameters.",
+        self.say("Attention adds a position table, a learned row for each of the {c} places "
+                 "in the window: {p} parameters.",
                  Fade(rows), Fade(rows.count), Fade(position), self.point_at(rows, position),
-                 p=f"{a}.parts.position")
+                 c="trained.context", p=f"{a}.parts.position")
         self.say("With {h:head} of {w} coordinates, Q, K and V, and W_O, are four {w} by {w} "
                  "matrices: {p} parameters.", Fade(arrows[0]), Fade(layer), Fade(layer.count),
                  self.point_at(layer, layer.count), h=f"{a}.heads", w="trained.width",
                  p=f"{a}.parts.attention")
-        self.say("Every grid blocks the future; a short prompt is padded on the left, and the "
-                 "padding mask blocks those pads as sources too.", self.point_at(grids))
-        self.say("Only the last row goes on, so the prediction MLP reads {w} numbers, not "
-                 "{f}: {p} parameters.", Fade(arrows[1]), Fade(last), Fade(last.count),
-                 self.point_at(last, last.count), w="trained.width",
-                 f="trained.mlp.flat_width", p=f"{a}.parts.hidden")
+        self.say("They make a {c} by {c} grid of weights, drawn small: the future is blocked, "
+                 "and a short prompt's pads on the left are blocked by the padding mask.",
+                 Fade(weights), self.point_at(weights), c="trained.context")
+        self.say("Only the last row goes on, so the first layer of the prediction MLP reads "
+                 "just {w} numbers: {p} parameters.", Fade(arrows[1]), Fade(last),
+                 Fade(last.count), self.point_at(last, last.count), w="trained.width",
+                 p=f"{a}.parts.hidden")
         self.say("With the same vocabulary layer, {p} parameters in all.", Fade(arrows[2]),
                  Fade(vocab), Fade(vocab.count), Fade(total), self.point_at(total),
                  p=f"{a}.params")
@@ -296,23 +315,38 @@ class TrainedComparison(LibraryScene):
             total = self.num(f"trained.{model}.params", 22, INK, mono=False)
             rows.append([self.name_of(model, 22), VGroup(segments, total)])
             total.next_to(segments, RIGHT, buff=0.2)
-        table = grid(rows, h_buff=0.4, v_buff=0.5)
+        table = grid(rows, h_buff=0.4, v_buff=0.6)
         for cell in (row[1] for row in rows):
             cell.align_to(rows[0][1], LEFT)
         legend = VGroup()
-        for part, name in (("attention", "attention"), ("hidden", "first MLP layer"),
-                           ("vocab", "vocabulary layer"), ("token", "embeddings")):
+        for part, name in (("attention", "attention"), ("hidden", "first layer of the MLP"),
+                           ("vocab", "vocabulary layer"), ("token", "token and position tables")):
             swatch = Square(0.22, stroke_width=0, fill_color=shades[part], fill_opacity=1)
             legend.add(VGroup(swatch, self.label(name, 20, MUTED)).arrange(RIGHT, buff=0.12))
         legend.arrange(RIGHT, buff=0.45)
-        place(VGroup(table, legend).arrange(DOWN, buff=0.6))
         first = self.heads[0]
+        # the attention slices are too thin to see: a callout points at each one
+        callouts = VGroup()
+        for row in rows[1:]:
+            sliver = next(seg for seg in row[1][0] if seg.part == "attention")
+            tip = sliver.get_bottom() + DOWN * 0.02
+            note = self.label("attention", 18, self.head_colour(1))
+            note.next_to(tip, DOWN, buff=0.08).shift(RIGHT * (note.width / 2 + 0.15))
+            callouts.add(VGroup(note, Line(tip, note.get_left() + LEFT * 0.04,
+                                           color=self.head_colour(1), stroke_width=2)))
+        small = self.bound("attention {a} · attention's first MLP layer {n} · the MLP's first "
+                           "layer {m}, reading {f}", 22, INK,
+                           a=f"trained.heads{first}.parts.attention",
+                           n=f"trained.heads{first}.parts.hidden",
+                           m="trained.mlp.parts.hidden", f="trained.mlp.flat_width")
+        table.add(callouts)
+        place(VGroup(table, legend, small).arrange(DOWN, buff=0.45))
         self.say("Side by side, each bar split by part.",
                  LaggedStart(*(Fade(VGroup(*row)) for row in rows), Fade(legend),
                              lag_ratio=0.3), self.point_at(table))
         attention = [seg for row in rows[1:] for seg in row[1][0] if seg.part == "attention"]
         self.say("Attention costs {a} parameters whatever the head count: more heads, the "
-                 "same width.", self.point_at(*attention),
+                 "same width.", Fade(small), Fade(callouts), self.point_at(*attention),
                  a=f"trained.heads{first}.parts.attention")
         wide = [seg for seg in rows[0][1][0] if seg.part == "hidden"]
         self.say("The MLP is the largest because its first layer reads all {f} numbers of "
@@ -370,9 +404,16 @@ class TrainedComparison(LibraryScene):
             marks.append((dots, tick))
         table = grid(rows, h_buff=0.45, v_buff=0.55, aligns="lll")
         legend = self.label(axis_name + "; a tick marks the mean", 20, MUTED)
-        place(VGroup(table, legend).arrange(DOWN, buff=0.45))
+        against = self.bound("{a}.", 24, INK, a=f"{RESULTS}.against_mlp")
+        shown = [table, legend] + ([against] if metric == "perplexity" else [])
+        place(VGroup(*shown).arrange(DOWN, buff=0.45))
         frame = [*(Fade(row[0]) for row in rows), *(Fade(row[1][0]) for row in rows),
                  Fade(legend)]
+        if metric == "perplexity":
+            self.say("Perplexity is the exponential of the average cross-entropy on the "
+                     "held-out texts: the lower, the more probability the model gave the "
+                     "tokens that really came.", *frame, self.point_at(legend))
+            frame = []
         template = "{name}: {m} on average, from {lo} to {hi}." if metric == "perplexity" \
             else "{name}: {m} seconds on average, from {lo} to {hi}."
         for model, row, (dots, tick) in zip(self.models, rows, marks, strict=True):
@@ -386,30 +427,51 @@ class TrainedComparison(LibraryScene):
                                  lag_ratio=0.3),
                      self.point_at(row[1], row[2]), **keys)
             frame = []  # the axes and names came with the first model
+        if metric == "perplexity":
+            smaller = all(float(self.v.value(f"trained.{m}.params")) <
+                          float(self.v.value("trained.mlp.params")) for m in self.models[1:])
+            self.say("{a}, with fewer parameters." if smaller else "{a}.", Fade(against),
+                     self.point_at(against), a=f"{RESULTS}.against_mlp")
+        else:
+            self.say("These are seconds on one processor, measured once per seed: where the "
+                     "dots of two models overlap, they cost about the same.",
+                     self.point_at(table))
 
     def continuations(self) -> None:
         prompt = self.bound("“{p} …”", 24, INK, p=f"{RESULTS}.prompt")
         rows = []
         for model in self.models:
-            text = self.bound("{c}", 20, MUTED, c=f"{RESULTS}.{model}.continuations[0]")
-            rows.append([self.name_of(model, 22), text])
-        table = grid(rows, h_buff=0.45, v_buff=0.45)
+            text = self.bound("{c}", 22, INK, c=f"{RESULTS}.{model}.continuations[0]")
+            rows.append(VGroup(self.name_of(model, 22), text).arrange(DOWN, buff=0.12,
+                                                                      aligned_edge=LEFT))
+        table = VGroup(*rows).arrange(DOWN, buff=0.35, aligned_edge=LEFT)
         note = self.bound("sampled from each model's first seed, seed {s}", 20, MUTED,
                           s=f"{RESULTS}.seeds[0]")
-        place(VGroup(prompt, table, note).arrange(DOWN, buff=0.5))
+        place(VGroup(prompt, table, note).arrange(DOWN, buff=0.4))
+        best = min(self.models, key=lambda m: float(self.v.value(
+            f"{RESULTS}.{m}.perplexity_mean")))
         self.say("Each model, from its first seed, goes on from the lesson's sentence.",
                  Fade(prompt), Fade(note), self.point_at(prompt))
         self.say("Read them side by side: the same prompt, the same sampling.",
-                 LaggedStart(*(Fade(VGroup(*row)) for row in rows), lag_ratio=0.4),
+                 LaggedStart(*(Fade(row) for row in rows), lag_ratio=0.4),
                  self.point_at(table))
+        self.say("Even the best mean perplexity, {p}, is as unsure as a choice among about "
+                 "{p} equally likely tokens at every step: these are words, not yet fluent "
+                 "text.", self.point_at(table), p=f"{RESULTS}.{best}.perplexity_mean")
 
     def verdict(self) -> None:
         self.stage("What this run says")
         headline = self.bound("{v}.", 26, INK, v=f"{RESULTS}.verdict")
         spread = self.bound("{s}.", 26, INK, s=f"{RESULTS}.spread")
+        against = self.bound("{a}.", 26, INK, a=f"{RESULTS}.against_mlp")
+        positions = self.label("positions are not separated from attention", 24, MUTED)
         caveat = self.label("one experiment on one corpus, not a law", 24, MUTED)
-        place(VGroup(headline, spread, caveat).arrange(DOWN, buff=0.45))
+        place(VGroup(against, headline, spread, positions, caveat).arrange(DOWN, buff=0.4))
+        self.say("{a}.", Fade(against), self.point_at(against), a=f"{RESULTS}.against_mlp")
         self.say("{v}.", Fade(headline), self.point_at(headline), v=f"{RESULTS}.verdict")
         self.say("{s}.", Fade(spread), self.point_at(spread), s=f"{RESULTS}.spread")
+        self.say("Only the attention models have a position table, so this run does not "
+                 "separate what positions add from what attention adds.", Fade(positions),
+                 self.point_at(positions))
         self.say("That is one experiment on one corpus, not a law.", Fade(caveat),
                  self.point_at(caveat))

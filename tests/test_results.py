@@ -451,3 +451,37 @@ def test_each_dot_sits_where_its_run_measured(folder: Path, default_ws: Workshee
             run[field[what]] for run in runs.values() if run["model"] == model)
             for model in {run["model"] for run in runs.values()})
         assert ticks == pytest.approx(means, abs=2 * rounding)
+
+
+def test_check_proves_the_shipped_files_against_the_experiments_record(
+        tmp_path: Path, default_ws: Worksheet) -> None:
+    """The bundled experiment's tokenizer and checkpoints, and the graphs exported from
+    them, have the recorded sha256; one changed byte in a checkpoint or the tokenizer is
+    named as a problem."""
+    import hashlib
+    import shutil
+
+    from render.check import CheckReport, _check_shipped
+    from worksheet.results import BUNDLED
+
+    folder = tmp_path / "trained"
+    shutil.copytree(BUNDLED, folder)
+    document = json.loads((folder / "experiment.json").read_text(encoding="utf-8"))
+    for name, entry in document["shipped"]["models"].items():
+        data = (folder / entry["checkpoint"]["file"]).read_bytes()
+        assert hashlib.sha256(data).hexdigest() == entry["checkpoint"]["sha256"], name
+    report = CheckReport(lecture=[], missing=[])
+    graphs = _check_shipped(load_experiment(folder, default_ws), report)
+    assert not report.problems and report.counts["shipped model"] == 3
+    assert {name: hashlib.sha256(g).hexdigest() for name, g in graphs.items()} == {
+        name: entry["onnx"]["sha256"] for name, entry in document["shipped"]["models"].items()}
+    checkpoint = folder / "heads4.safetensors"
+    data = bytearray(checkpoint.read_bytes())
+    data[-1] ^= 1
+    checkpoint.write_bytes(bytes(data))
+    with open(folder / "tokenizer.json", "a", encoding="utf-8") as file:
+        file.write(" ")
+    report = CheckReport(lecture=[], missing=[])
+    _check_shipped(load_experiment(folder, default_ws), report)
+    problems = " ".join(f"{p.path} {p.what}" for p in report.problems)
+    assert "tokenizer.json" in problems and "heads4.safetensors" in problems

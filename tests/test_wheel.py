@@ -190,8 +190,20 @@ def test_the_installed_values_are_the_checkouts(installed: Install,
     worksheet = Path(document["worksheet"]["path"])
     assert worksheet.is_relative_to(installed.site), worksheet
     assert document["worksheet"]["sha256"] == _sha256(DEFAULT_WORKSHEET.read_bytes())
+    # the wheel carries the bundled experiment, whose results join the values
+    from worksheet.results import BUNDLED, load_experiment
+
+    experiment = Path(document["experiment"]["path"])
+    assert experiment.is_relative_to(installed.site), experiment
+    assert document["experiment"]["sha256"] == _sha256(
+        (BUNDLED / "experiment.json").read_bytes())
+    from worksheet import compute_values, load_worksheet
+
+    ws = load_worksheet(DEFAULT_WORKSHEET)
+    checkout = compute_values(ws, load_experiment(BUNDLED, ws))
     assert {key: entry["text"] for key, entry in document["values"].items()} == {
-        key: default_values[key].text for key in default_values}
+        key: checkout[key].text for key in checkout}
+    assert set(default_values) < set(checkout)
 
 
 class _Loads(HTMLParser):

@@ -60,7 +60,14 @@ from worksheet.model import (
     causal_mask,
     to_pytorch,
 )
-from worksheet.results import Experiment, mean, model_name, summarise, verdict
+from worksheet.results import (
+    Experiment,
+    against_baseline,
+    mean,
+    model_name,
+    summarise,
+    verdict,
+)
 from worksheet.schema import Worksheet
 from worksheet.values import Figure, Values
 
@@ -421,6 +428,7 @@ def _results(sheet: _Sheet, ws: Worksheet, experiment: Experiment) -> None:
     sheet.put(f"{prefix}.best", model_name(best), _T)
     sheet.put(f"{prefix}.verdict", headline, _T)
     sheet.put(f"{prefix}.spread", spread, _T)
+    sheet.put(f"{prefix}.against_mlp", against_baseline(results), _T)
 
 
 def _patches(sheet: _Sheet, ws: Worksheet) -> None:

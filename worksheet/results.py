@@ -35,6 +35,7 @@ __all__ = [
     "WITHOUT",
     "Experiment",
     "ModelResult",
+    "against_baseline",
     "chosen_experiment",
     "load_experiment",
     "mean",
@@ -334,3 +335,18 @@ def verdict(results: Sequence[ModelResult]) -> tuple[str, str, str]:
     others = " and ".join(model_name(r.model) for r in close)
     return best.model, headline, (f"Its seeds overlap with those of {others}: the difference "
                                   "is within the spread over seeds")
+
+
+def against_baseline(results: Sequence[ModelResult]) -> str:
+    """What the attention models' perplexities say against the fixed-window MLP's: every
+    seed of each beats every seed of the MLP, or not (then whose seeds overlap)."""
+    mlp = next(r for r in results if r.model == "mlp")
+    attention = [r for r in results if r.model != "mlp"]
+    behind = [r for r in attention if max(r.perplexity) >= min(mlp.perplexity)]
+    if not behind:
+        which = "Both attention models" if len(attention) == 2 else \
+            "Every attention model" if len(attention) > 2 else "Attention"
+        return f"{which} beat the fixed-window MLP with every seed" if len(attention) > 1 \
+            else f"{which} beats the fixed-window MLP with every seed"
+    names = " and ".join(model_name(r.model) for r in behind)
+    return f"The seeds of {names} overlap with those of the fixed-window MLP"

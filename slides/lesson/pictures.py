@@ -846,8 +846,9 @@ def architecture(book: Book, model: str, description: str) -> Picture:
     box_h, top, gap, art = 190.0, 20.0, 46.0, 96.0
     stages: list[tuple[float, list[tuple[Glyph, ...]], str | None, str]] = []
     if model == "mlp":
-        stages.append((180.0, [(Text("token rows"),),
-                               (book.n("trained.context"), Text(" × "), book.n("trained.width"))],
+        stages.append((200.0, [(book.n("trained.context"), Text(" rows of the")),
+                               (Text("token table, "), book.n("trained.vocab"), Text(" × "),
+                                book.n("trained.width"))],
                        f"{key}.parts.token", "faint"))
         stages.append((190.0, [(Text("joined into"),), (Text("one row of "),
                                                         book.n(f"{key}.flat_width"))],
@@ -858,13 +859,13 @@ def architecture(book: Book, model: str, description: str) -> Picture:
                        f"{key}.parts.hidden", "ink"))
     else:
         heads = int(model.removeprefix("heads"))
-        stages.append((180.0, [(Text("token rows"),), (Text("+ position rows"),)],
+        stages.append((180.0, [(Text("token table"),), (Text("+ position table"),)],
                        f"{key}.parts.token", "faint"))
         stages.append((250.0, [(Text("Q, K, V and "), *_w_o()),
                                (Text("four "), book.n("trained.width"), Text(" × "),
                                 book.n("trained.width"))],
                        f"{key}.parts.attention", "ink"))
-        stages.append((180.0, [(Text("last row"),),
+        stages.append((200.0, [(Text("first layer, last row"),),
                                (book.n("trained.width"), Text(" → "), book.n("trained.hidden"),
                                 Text(", ReLU"))],
                        f"{key}.parts.hidden", "faint"))
@@ -891,8 +892,12 @@ def architecture(book: Book, model: str, description: str) -> Picture:
             span = across_count * side + (across_count - 1) * 8
             for h in range(heads):
                 gx = x + width / 2 - span / 2 + (h % 4) * (side + 8)
-                shapes += _masked_cells(gx, picture_top + (art - side) / 2 + (h // 4) * side,
+                shapes += _masked_cells(gx, picture_top + (art - side) / 2 - 8 + (h // 4) * side,
                                         side, head_tone(h + 1))
+            shapes.append(_label(x + width / 2, picture_top + art + 2, Text("weights, "),
+                                 book.n("trained.context"), Text(" × "),
+                                 book.n("trained.context"), Text(", drawn small"),
+                                 anchor="middle", size=16.0, tone="muted"))
         for line_no, glyphs in enumerate(lines):
             shapes.append(_label(x + width / 2, top + art + 44 + line_no * 24, *glyphs,
                                  anchor="middle", size=_SMALL,
@@ -914,8 +919,8 @@ def architecture(book: Book, model: str, description: str) -> Picture:
     return Picture(right, top + box_h + 106, description, tuple(shapes), "full")
 
 
-PART_TONES = (("token", "faint", "embeddings"), ("position", "faint", ""),
-              ("attention", "head-1", "attention"), ("hidden", "ink", "first MLP layer"),
+PART_TONES = (("token", "faint", "token and position tables"), ("position", "faint", ""),
+              ("attention", "head-1", "attention"), ("hidden", "ink", "first layer of the MLP"),
               ("vocab", "muted", "vocabulary layer"))
 """How the parameter bars colour each part, and its name in the legend ('' for none)."""
 
