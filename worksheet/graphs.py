@@ -32,8 +32,8 @@ import numpy as np
 
 from worksheet.errors import ExperimentError
 
-__all__ = ["IR_VERSION", "OPSET", "attention_graph", "dequantise", "mlp_graph", "model_graph",
-           "quantise", "shipped_graphs"]
+__all__ = ["IR_VERSION", "OPSET", "Graph", "attention_graph", "dequantise", "mlp_graph",
+           "model_graph", "quantise", "shipped_graphs"]
 
 OPSET = 17
 IR_VERSION = 8
@@ -61,7 +61,7 @@ def dequantise(q: np.ndarray, scale: np.ndarray) -> np.ndarray:
     return q.astype(np.float32) * scale.astype(np.float32)[:, None]
 
 
-class _Graph:
+class Graph:
     """Nodes and initializers under fixed names; every tensor name is made here."""
 
     def __init__(self, weights: Weights) -> None:
@@ -85,6 +85,15 @@ class _Graph:
         self.nodes.append(self.helper.make_node(kind, list(inputs), [output],
                                                 name=f"n{self.count}", **attributes))
         return output
+
+    def tensor(self, name: str, value: np.ndarray) -> str:
+        """A named initializer holding ``value`` as it is (its dtype kept)."""
+        self.initializers.append(self.numpy_helper.from_array(np.asarray(value), name))
+        return name
+
+    def output(self, name: str, tensor: str) -> None:
+        """Name ``tensor`` as the graph output ``name`` (an ``Identity`` node)."""
+        self.nodes.append(self.helper.make_node("Identity", [tensor], [name], name=name))
 
     def weight(self, name: str) -> str:
         """A checkpoint tensor as float32: itself, or its 8-bit rows dequantised."""
@@ -126,7 +135,7 @@ def mlp_graph(weights: Weights, context: int, vocab: int) -> bytes:
     """The fixed-window MLP's next-token logits after a full window of ``context`` ids."""
     from onnx import TensorProto
 
-    g = _Graph(weights)
+    g = Graph(weights)
     rows = g.op("Gather", g.weight("token_embedding.weight"), "ids", axis=0)  # [1, T, W]
     flat = g.op("Reshape", rows, g.const([1, -1]))                             # [1, T·W]
     hidden = g.op("Relu", g.linear(flat, "hidden"))
@@ -142,7 +151,7 @@ def attention_graph(weights: Weights, context: int, vocab: int, heads: int) -> b
     after a full window of ``context`` ids whose first pads are blocked as sources."""
     from onnx import TensorProto
 
-    g = _Graph(weights)
+    g = Graph(weights)
     width = weights["position_embedding.weight"].shape[1]
     d = width // heads
     tokens = g.op("Gather", g.weight("token_embedding.weight"), "ids", axis=0)  # [1, T, W]
