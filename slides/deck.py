@@ -37,7 +37,7 @@ from slides.captions import CaptionError, srt_to_vtt
 from slides.context import Deck, Runs, Slide, Stack, Text, Video
 from slides.lesson import build_stacks
 from slides.lesson.kit import Book
-from slides.live import live_data, write_live
+from slides.live import live_data, write_live, write_runtime
 from slides.pdf import print_pdf
 from slides.posters import manifest_of, poster_frame, poster_tools, write_poster
 from worksheet import Values, Worksheet
@@ -261,6 +261,7 @@ def build_deck(ws: Worksheet, values: Values, out: Path, *, pdf: bool = False,
                 if clip.poster is not None:
                     write_poster(clip.video, clip.frame, folder / clip.poster)
             if live is not None:
+                write_runtime(folder)
                 write_live(folder, live)
             write_text(folder / "index.html", html)
         except OSError as error:

@@ -1,8 +1,10 @@
-"""What the live slide runs, written beside the deck so that it works from disk, offline.
+"""What the live slides run, written beside the deck so that it works from disk, offline.
 
 A browser opened on ``index.html`` from disk may load classic scripts (``<script src>``)
-but may neither ``fetch`` a file nor import a module from it. So everything the slide
-needs is a classic script that sets one global:
+but may neither ``fetch`` a file nor import a module from it. So everything a live slide
+needs is a classic script that sets one global. The runtime, shared by the trained
+models' slide and the worksheet explorer (:mod:`slides.explorer`), is in every deck
+(:data:`RUNTIME_SCRIPTS`, :func:`write_runtime`):
 
 ``lib/onnxruntime-web/ort.wasm.min.js``
     ONNX Runtime Web's WebAssembly build, as published (the global ``ort``);
@@ -10,7 +12,10 @@ needs is a classic script that sets one global:
     the Emscripten glue the runtime imports, as a string (``LIVE_GLUE``): the slide
     imports it from a ``blob:`` URL, which a page from disk may;
 ``lib/onnxruntime-web/ort-wasm-binary.js``
-    the WebAssembly binary in base64 (``LIVE_WASM``), handed to the runtime as bytes;
+    the WebAssembly binary in base64 (``LIVE_WASM``), handed to the runtime as bytes.
+
+A deck whose experiment ships its models also holds (:func:`write_live`):
+
 ``lib/tokenizers/tokenizers.js``
     the tokenizers' CommonJS build wrapped to set ``LiveTokenizers``, and its licence;
 ``live/tokenizer.js``
@@ -20,8 +25,9 @@ needs is a classic script that sets one global:
     base64, exported again from its shipped checkpoint and held to the sha256 the
     experiment records (``LIVE_MODELS``).
 
-The slide (``static/live.js``) loads them in that order (:data:`LIVE_SCRIPTS`) when it
-is first shown, so a deck opens as fast with them as without.
+The slide (``static/live.js``, through ``static/runtime.js``) loads them in that order
+(:data:`LIVE_SCRIPTS`) when it is first shown, so a deck opens as fast with them as
+without.
 """
 
 from __future__ import annotations
@@ -38,7 +44,8 @@ from slides.assets import DeckError, Runtime, live_runtime
 from worksheet.errors import ExperimentError
 from worksheet.results import FILE, SHOWN_CHARACTERS, UNPRINTABLE, model_name
 
-__all__ = ["END_OF_TEXT", "LIVE_SCRIPTS", "MOST_TOKENS", "LiveData", "live_data", "write_live"]
+__all__ = ["END_OF_TEXT", "LIVE_SCRIPTS", "MOST_TOKENS", "RUNTIME_SCRIPTS", "LiveData",
+           "classic_script", "live_data", "write_live", "write_runtime"]
 
 MOST_TOKENS = 20
 """How many tokens each model writes at most (it stops earlier at the end of a text)."""
@@ -51,8 +58,11 @@ TOKENIZERS = "lib/tokenizers/tokenizers.js"
 TOKENIZERS_LICENCE = "lib/tokenizers/LICENSE"
 TOKENIZER = "live/tokenizer.js"
 MODELS = "live/models.js"
-LIVE_SCRIPTS = (ORT_SCRIPT, ORT_GLUE, ORT_WASM, TOKENIZERS, TOKENIZER, MODELS)
-"""The live slide's scripts, in the order it loads them (paths inside the deck folder)."""
+RUNTIME_SCRIPTS = (ORT_SCRIPT, ORT_GLUE, ORT_WASM)
+"""ONNX Runtime Web's scripts, in the order a slide loads them (paths inside the deck
+folder)."""
+LIVE_SCRIPTS = (*RUNTIME_SCRIPTS, TOKENIZERS, TOKENIZER, MODELS)
+"""The live slide's scripts, in the order it loads them."""
 
 
 @dataclass(frozen=True)
@@ -120,7 +130,7 @@ def live_data(experiment: Path | None) -> LiveData | None:
     return LiveData(folder, document, tokenizer, graphs)
 
 
-def _script(name: str, value: Any) -> str:
+def classic_script(name: str, value: Any) -> str:
     """A classic script setting ``window.NAME`` to ``value`` (JSON, ASCII only)."""
     return f"window.{name} = {json.dumps(value, ensure_ascii=True, separators=(',', ':'))};\n"
 
@@ -140,21 +150,33 @@ def _models(data: LiveData) -> dict[str, Any]:
     }
 
 
-def write_live(folder: Path, data: LiveData, runtime: Runtime | None = None) -> None:
-    """Write the live slide's runtime and models into the deck folder ``folder``."""
-    runtime = live_runtime() if runtime is None else runtime
-    files = {
-        ORT_SCRIPT: runtime.script.read_text(encoding="utf-8"),
-        ORT_GLUE: _script("LIVE_GLUE", runtime.glue.read_text(encoding="utf-8")),
-        ORT_WASM: _script("LIVE_WASM", b64encode(runtime.wasm.read_bytes()).decode("ascii")),
-        TOKENIZERS: "(function () {\nvar module = {exports: {}}, exports = module.exports;\n"
-                    + runtime.tokenizers.read_text(encoding="utf-8")
-                    + "\nwindow.LiveTokenizers = module.exports;\n})();\n",
-        TOKENIZERS_LICENCE: runtime.licence.read_text(encoding="utf-8"),
-        TOKENIZER: _script("LIVE_TOKENIZER", json.loads(data.tokenizer)),
-        MODELS: _script("LIVE_MODELS", _models(data)),
-    }
+def _write(folder: Path, files: dict[str, str]) -> None:
     for name, text in files.items():
         target = folder / name
         target.parent.mkdir(parents=True, exist_ok=True)
         write_text(target, text)
+
+
+def write_runtime(folder: Path, runtime: Runtime | None = None) -> None:
+    """Write ONNX Runtime Web into the deck folder ``folder`` (:data:`RUNTIME_SCRIPTS`)."""
+    runtime = live_runtime() if runtime is None else runtime
+    _write(folder, {
+        ORT_SCRIPT: runtime.script.read_text(encoding="utf-8"),
+        ORT_GLUE: classic_script("LIVE_GLUE", runtime.glue.read_text(encoding="utf-8")),
+        ORT_WASM: classic_script("LIVE_WASM",
+                                 b64encode(runtime.wasm.read_bytes()).decode("ascii")),
+    })
+
+
+def write_live(folder: Path, data: LiveData, runtime: Runtime | None = None) -> None:
+    """Write the live slide's tokenizers and models into the deck folder ``folder`` (the
+    runtime they run on is :func:`write_runtime`'s)."""
+    runtime = live_runtime() if runtime is None else runtime
+    _write(folder, {
+        TOKENIZERS: "(function () {\nvar module = {exports: {}}, exports = module.exports;\n"
+                    + runtime.tokenizers.read_text(encoding="utf-8")
+                    + "\nwindow.LiveTokenizers = module.exports;\n})();\n",
+        TOKENIZERS_LICENCE: runtime.licence.read_text(encoding="utf-8"),
+        TOKENIZER: classic_script("LIVE_TOKENIZER", json.loads(data.tokenizer)),
+        MODELS: classic_script("LIVE_MODELS", _models(data)),
+    })

@@ -1,9 +1,8 @@
 /* The live slide: the trained models run in this browser, offline.
  *
  * When the slide is first shown, its scripts (data-scripts, written by slides/live.py)
- * are loaded one after the other as classic scripts, which a page opened from disk may
- * load: ONNX Runtime Web (the global `ort`), its Emscripten glue as a string, imported
- * from a blob: URL, its WebAssembly binary in base64, the tokenizers, the experiment's
+ * are loaded through static/runtime.js, which the worksheet explorer shares: ONNX Runtime
+ * Web with its glue and WebAssembly binary, then the tokenizers, the experiment's
  * tokenizer and the models' ONNX graphs. Nothing is fetched: no other host, no file URL
  * but those scripts. The runtime uses WebAssembly on one thread (no WebGPU).
  *
@@ -54,32 +53,8 @@
     root.dataset.state = name;
   }
 
-  function script(src) {
-    return new Promise(function (resolve, reject) {
-      var element = document.createElement("script");
-      element.src = src;
-      element.onload = resolve;
-      element.onerror = function () { reject(new Error("cannot load " + src)); };
-      document.head.appendChild(element);
-    });
-  }
-
-  function bytes(base64) {
-    if (Uint8Array.fromBase64) return Uint8Array.fromBase64(base64);
-    var text = atob(base64), made = new Uint8Array(text.length);
-    for (var i = 0; i < text.length; i++) made[i] = text.charCodeAt(i);
-    return made;
-  }
-
   /* The runtime, the tokenizer and one session per model, each run once to warm up. */
-  async function start() {
-    var ort = window.ort;
-    ort.env.wasm.numThreads = 1;
-    ort.env.wasm.proxy = false;
-    ort.env.wasm.wasmBinary = bytes(window.LIVE_WASM);
-    ort.env.wasm.wasmPaths = {
-      mjs: URL.createObjectURL(new Blob([window.LIVE_GLUE], { type: "text/javascript" }))
-    };
+  async function start(ort) {
     var data = window.LIVE_MODELS;
     var made = { ort: ort, data: data, sessions: {}, models: {},
                  tokenizer: new window.LiveTokenizers.Tokenizer(window.LIVE_TOKENIZER, {}) };
@@ -87,7 +62,7 @@
       var model = data.models[i];
       made.models[model.id] = model;
       made.sessions[model.id] = await ort.InferenceSession.create(
-        bytes(model.graph), { executionProviders: ["wasm"] });
+        LectureRuntime.bytes(model.graph), { executionProviders: ["wasm"] });
     }
     live = made;
     for (var id in made.sessions) await predict(id, [data.end]);
@@ -97,9 +72,8 @@
   function load() {
     if (loading) return loading;
     say("loading");
-    loading = root.dataset.scripts.split(" ").reduce(function (done, src) {
-      return done.then(function () { return script(src); });
-    }, Promise.resolve()).then(start).then(function (made) {
+    var scripts = root.dataset.scripts.split(" ");
+    loading = LectureRuntime.runtime(scripts).then(start).then(function (made) {
       offer(made.data.prompts);
       if (!input.value) input.value = lessonPrompt(made.data.prompts);
       button.disabled = !input.value.trim();
