@@ -10,10 +10,11 @@ auto-render, stylesheet and WOFF2 fonts, with both licences and each ``package.j
 (its version). The math plugin finds KaTeX under ``lib/katex`` through its
 ``katex.local`` setting, so nothing is fetched from a CDN.
 
-The live slide's runtime comes the same way (:class:`Runtime`): ONNX Runtime Web's
-WebAssembly build (its classic script, the Emscripten glue and the binary) and the
-tokenizers' CommonJS build with its licence. :mod:`slides.live` writes them into a deck
-that has the live slide, and only then.
+The runtime of the slides that compute in the browser comes the same way
+(:class:`Runtime`): ONNX Runtime Web's WebAssembly build (its classic script, the
+Emscripten glue and the binary), which :mod:`slides.live` writes into every deck (the
+worksheet explorer runs on it), and the tokenizers' CommonJS build with its licence,
+written only into a deck that has the live slide.
 """
 
 from __future__ import annotations
@@ -108,8 +109,8 @@ def deck_assets(modules: Path | None = None) -> Assets:
     fonts = sorted((modules / _KATEX_FONTS).glob("*.woff2"))
     files += [Asset(font, f"lib/katex/dist/fonts/{font.name}") for font in fonts]
     files += [Asset(STATIC / name, name)
-              for name in ("deck.css", "pictures.css", "live.css", "deck.js", "runtime.js",
-                           "live.js")]
+              for name in ("deck.css", "pictures.css", "live.css", "explorer.css", "deck.js",
+                           "format.js", "runtime.js", "live.js", "explorer.js")]
     for asset in files:
         if not asset.source.is_file():
             raise DeckError(f"{asset.source}: not found; in a checkout, install Reveal.js "
@@ -120,9 +121,11 @@ def deck_assets(modules: Path | None = None) -> Assets:
     return Assets(
         files=tuple(files),
         stylesheets=("lib/reveal/reset.css", "lib/reveal/reveal.css",
-                     "lib/reveal/theme/white.css", "deck.css", "pictures.css", "live.css"),
+                     "lib/reveal/theme/white.css", "deck.css", "pictures.css", "live.css",
+                     "explorer.css"),
         scripts=("lib/reveal/reveal.js", "lib/reveal/plugin/math.js",
-                 "lib/reveal/plugin/notes.js", "deck.js", "runtime.js", "live.js"),
+                 "lib/reveal/plugin/notes.js", "deck.js", "format.js", "runtime.js",
+                 "live.js", "explorer.js"),
     )
 
 

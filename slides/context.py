@@ -26,6 +26,7 @@ __all__ = [
     "Code",
     "Columns",
     "Deck",
+    "Explorer",
     "Flow",
     "FlowStep",
     "Formula",
@@ -51,6 +52,7 @@ __all__ = [
     "Slide",
     "Slot",
     "Stack",
+    "Start",
     "Sub",
     "Switch",
     "Switcher",
@@ -370,6 +372,56 @@ class Live:
     kind: ClassVar[str] = "live"
 
 
+@dataclass(frozen=True)
+class Start:
+    """A sentence the explorer can start from: the worksheet's name for it and its
+    tokens' vocabulary ids."""
+
+    name: str
+    ids: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class Explorer:
+    """The worksheet's own model in the browser (``static/explorer.js``): the student
+    builds a sentence from the vocabulary and sees what the lesson computes for its last
+    token, computed live: each head's query, key and value, its weights over the
+    sentence, its message, the update and the predicted word.
+
+    Like :class:`Live`, the page holds no figure, only labels and places; ``styles``
+    names the display style (a :class:`~worksheet.Style` value) of each quantity shown,
+    as the lecture formats the same quantity; ``scripts`` are the files the slide loads
+    when it is first shown, ``messages`` the sentences its script says, by name.
+    """
+
+    vocab: tuple[str, ...]
+    """The words a sentence is made of, by id."""
+    starts: tuple[Start, ...]
+    context: int
+    """The most tokens a sentence may hold."""
+    heads: tuple[Runs, ...]
+    """A label per head."""
+    styles: tuple[tuple[str, str], ...]
+    start_label: Runs
+    add_label: Runs
+    pick_label: str
+    """The first entry of the menu that adds a word."""
+    remove_label: Runs
+    word_label: str
+    """The accessible name of the menu that changes a word of the sentence."""
+    weights_label: Runs
+    weights_description: str
+    columns: tuple[Runs, ...]
+    """Headings of the query, key, value and message columns."""
+    update: Runs
+    prediction: Runs
+    note: Runs
+    scripts: tuple[str, ...]
+    messages: tuple[tuple[str, str], ...]
+    fragment: int | None = None
+    kind: ClassVar[str] = "explorer"
+
+
 # --------------------------------------------------------------------------- pictures
 
 
@@ -524,7 +576,7 @@ class Picture:
 
 
 Block = (Para | Bullets | Formula | Table | Flow | Code | TokenStrip | Columns | Switch | Video
-         | Picture | Agenda | Live)
+         | Picture | Agenda | Live | Explorer)
 
 
 # --------------------------------------------------------------------------- structure

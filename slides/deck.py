@@ -11,9 +11,10 @@ Stages, each usable on its own:
 3. :func:`render_html` displays the deck through the jinja2 templates;
 4. :func:`build_deck` does all of that, then writes ``OUT/slides/`` into a staging
    folder and swaps it into place, so a failed build never leaves a half-written deck.
-   Given an experiment that ships its models, the deck carries them and the runtime that
-   runs them in the browser (:mod:`slides.live`), and the trained stack ends on the live
-   slide.
+   Every deck carries ONNX Runtime Web and the worksheet's own model, which the explorer
+   slide runs in the browser (:mod:`slides.live`, :mod:`slides.explorer`). Given an
+   experiment that ships its models, the deck carries them too, and the trained stack
+   ends on the live slide.
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ from outputs.files import OutputError, file_digest, write_text
 from slides.assets import Assets, DeckError, deck_assets
 from slides.captions import CaptionError, srt_to_vtt
 from slides.context import Deck, Runs, Slide, Stack, Text, Video
+from slides.explorer import write_explorer
 from slides.lesson import build_stacks
 from slides.lesson.kit import Book
 from slides.live import live_data, write_live, write_runtime
@@ -233,9 +235,10 @@ def build_deck(ws: Worksheet, values: Values, out: Path, *, pdf: bool = False,
     """Write the deck to ``out/slides/index.html`` with its assets; return that path.
 
     With ``pdf``, also ``out/slides/slides.pdf``, one page per slide at slide size.
-    Rendered clips in ``out/video/`` are copied in and shown on their part's stack. An
-    ``experiment`` (its folder, or its ``experiment.json``; the one ``values`` were
-    computed with) that ships its models puts them in the deck, with the live slide.
+    Rendered clips in ``out/video/`` are copied in and shown on their part's stack. The
+    worksheet's own model and the runtime it runs on go beside the deck (the explorer
+    slide). An ``experiment`` (its folder, or its ``experiment.json``; the one ``values``
+    were computed with) that ships its models puts them in the deck, with the live slide.
 
     Raises
     ------
@@ -260,8 +263,9 @@ def build_deck(ws: Worksheet, values: Values, out: Path, *, pdf: bool = False,
                 _copy(clip.video, folder / "video" / f"{clip.stem}.mp4")
                 if clip.poster is not None:
                     write_poster(clip.video, clip.frame, folder / clip.poster)
+            write_runtime(folder)
+            write_explorer(folder, ws)
             if live is not None:
-                write_runtime(folder)
                 write_live(folder, live)
             write_text(folder / "index.html", html)
         except OSError as error:

@@ -107,7 +107,7 @@ def test_every_lesson_part_has_its_stacks_with_the_expected_slides(which, reques
         "roles-shapes": 4, "projections": heads + 1,
         # Issue 11: head 1 goes through every step; a later head's stack is a recap.
         "head-1": 7, **{f"head-{h}": 4 for h in range(2, heads + 1)},
-        "wide-head": 3, "combine": 5, "prediction": 2, "other-context": 2, "grids": 8,
+        "wide-head": 3, "combine": 5, "prediction": 2, "other-context": 3, "grids": 8,
         # without an experiment: the models drawn, where the parameters are, what a
         # comparison measures
         "bias": 2, "pytorch": 3, "trained": 3 + len(ws.lesson.trained.heads), "patches": 3,
