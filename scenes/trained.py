@@ -28,8 +28,11 @@ from scenes.kit import (
     current_experiment,
 )
 from scenes.kit.components import panel
+from scenes.kit.layout import fit
 from scenes.kit.palette import BACKGROUND, FAINT, NEUTRAL_FILL
 from scenes.kit.topic import (
+    CONTENT_BOTTOM,
+    CONTENT_WIDTH,
     LibraryScene,
     arrow,
     grid,
@@ -84,6 +87,9 @@ class TrainedComparison(LibraryScene):
         self.section("perplexity")
         self.stage("Held-out perplexity, one dot per seed")
         self.chart("perplexity", "perplexity on held-out texts: lower is better")
+        self.section("perplexity, zoomed")
+        self.stage("Zoomed in on the attention models")
+        self.zoom()
         self.section("training time")
         self.stage("Training time, one dot per seed")
         self.chart("seconds", "seconds of training steps")
@@ -129,17 +135,18 @@ class TrainedComparison(LibraryScene):
         ).arrange(DOWN, buff=0.4)
         place(lines)
         self.say("This run, made for this lecture, trains three models to predict the next "
-                 "token from the same {n} texts: {t}.",
-                 Fade(lines[0]), self.point_at(lines[0]), n=f"{r}.documents.all",
-                 t=f"{r}.corpus")
-        self.say("{c} of them are held out: no model trains on them, and only the test uses "
-                 "them; {v} more choose each model's best checkpoint.",
-                 Fade(lines[1]), self.point_at(lines[1]), c=f"{r}.documents.test",
+                 "token.", Fade(lines[0]))
+        self.say("They learn from one corpus of {n} texts: {t}.", self.point_at(lines[0]),
+                 n=f"{r}.documents.all", t=f"{r}.corpus")
+        self.say("{c} of them are held out: no model trains on them, only the test uses them.",
+                 Fade(lines[1]), self.point_at(lines[1]), c=f"{r}.documents.test")
+        self.say("{v} more choose each model's best checkpoint.", self.point_at(lines[1]),
                  v=f"{r}.documents.validation")
-        self.say("Each model trains for {s} steps, once with each of {k:seed}: a seed fixes "
-                 "the first weights and the order of the batches.",
+        self.say("Each model trains for {s} steps, once with each of {k:seed}.",
                  LaggedStart(Fade(lines[2]), Fade(lines[3]), lag_ratio=0.5),
                  self.point_at(lines[3]), s=f"{r}.steps", k=f"{r}.seed_count")
+        self.say("A seed fixes the first weights and the order of the batches.",
+                 self.point_at(lines[3]))
 
     # ----------------------------------------------------------------- architectures
 
@@ -178,9 +185,10 @@ class TrainedComparison(LibraryScene):
         for r in range(size):
             for c in range(size):
                 allowed = c <= r and (c >= pads or r < pads)
+                unused = r < pads  # a pad's own row: computed, never read
                 cells.add(Square(cell, stroke_width=0.5, stroke_color=FAINT,
                                  fill_color=colour if allowed else NEUTRAL_FILL,
-                                 fill_opacity=0.85 if allowed else 1.0)
+                                 fill_opacity=(0.3 if unused else 0.85) if allowed else 1.0)
                           .move_to([c * cell, -r * cell, 0]))
         return cells
 
@@ -197,7 +205,7 @@ class TrainedComparison(LibraryScene):
         joined = self.box(Rectangle(width=1.9, height=0.12, stroke_width=0, fill_color=MUTED,
                                     fill_opacity=0.8),
                           self.bound("one row of {f}", 20, INK, f=f"{m}.flat_width"))
-        hidden = self.box(self.label("first layer", 20), self.bound(
+        hidden = self.box(self.label("hidden layer", 20), self.bound(
             "{f} → {h}, ReLU", 20, MUTED, f=f"{m}.flat_width", h="trained.hidden"), colour=INK)
         vocab = self.box(self.label("vocabulary layer", 20), self.bound(
             "{h} → {v}", 20, MUTED, h="trained.hidden", v="trained.vocab"))
@@ -211,17 +219,19 @@ class TrainedComparison(LibraryScene):
         self.say("The MLP reads a window of {c} tokens: {c} rows of its token table, each "
                  "{w} numbers wide.", Fade(rows), self.point_at(rows), c="trained.context",
                  w="trained.width")
-        self.say("It joins them, in order, into one row of {f} numbers: no position table "
-                 "is needed, every slot has weights of its own.",
+        self.say("It joins them, in order, into one row of {f} numbers.",
                  Fade(arrows[0]), Fade(joined), self.point_at(joined), f=f"{m}.flat_width")
-        self.say("Its first layer maps those {f} numbers to {h}: {p} weights and biases.",
+        self.say("No position table is needed: every slot has weights of its own.",
+                 self.point_at(rows, joined))
+        self.say("Its hidden layer maps those {f} numbers to {h}: {p} weights and biases.",
                  Fade(arrows[1]), Fade(hidden), Fade(hidden.count),
                  self.point_at(hidden, hidden.count), f=f"{m}.flat_width", h="trained.hidden",
                  p=f"{m}.parts.hidden")
-        self.say("The token table holds {t} parameters, the vocabulary layer {v}.",
+        self.say("The token table holds {t} parameters; the vocabulary layer, from {h} to "
+                 "{n} tokens, holds {v}.",
                  Fade(arrows[2]), Fade(vocab), Fade(rows.count), Fade(vocab.count),
                  self.point_at(rows.count, vocab.count), t=f"{m}.parts.token",
-                 v=f"{m}.parts.vocab")
+                 v=f"{m}.parts.vocab", h="trained.hidden", n="trained.vocab")
         self.say("{p} parameters in all.", Fade(total), self.point_at(total),
                  p=f"{m}.params")
 
@@ -232,17 +242,20 @@ class TrainedComparison(LibraryScene):
         rows = self.box(self.rows_icon(6), self.label("token table", 20),
                         self.label("+ position table", 20, MUTED))
         grids = VGroup(*(self.masked_grid(self.head_colour(h + 1), width=1.3 if heads == 1
-                                          else 0.62) for h in range(heads)))
-        grids.arrange_in_grid(cols=min(heads, 2), buff=0.12)
-        pads = self.label("pads", 16, MUTED).next_to(grids[0], DOWN, buff=0.06)
+                                          else 0.75) for h in range(heads)))
+        grids.arrange(RIGHT, buff=0.15)
+        pads = self.label("pad sources", 20, MUTED).next_to(grids[0], DOWN, buff=0.06)
         pads.align_to(grids[0], LEFT)
-        weights = VGroup(grids, pads, self.bound("weights, {c} × {c}", 18, MUTED,
-                                                 c="trained.context"))
-        weights[2].next_to(pads, DOWN, buff=0.08).set_x(grids.get_x())
+        weights = VGroup(grids, pads, self.bound(
+            "weights, {c} × {c}: a row per receiver, a column per source", 20, MUTED,
+            c="trained.context"), self.label(
+            "lit: read · dark: blocked · faint rows: the pads' own, never used", 20, MUTED))
+        VGroup(weights[2], weights[3]).arrange(DOWN, buff=0.1, aligned_edge=LEFT).next_to(
+            grids, RIGHT, buff=0.3)
         layer = self.box(self.label("Q, K, V and W_O", 20, INK),
                          self.bound("four {w} × {w}", 20, MUTED, w="trained.width"),
                          colour=INK)
-        last = self.box(self.label("first layer", 20), self.bound(
+        last = self.box(self.label("hidden layer", 20), self.bound(
             "last row, {h} → {n}", 20, MUTED, h="trained.width", n="trained.hidden"))
         vocab = self.box(self.label("vocabulary layer", 20), self.bound(
             "{h} → {v}", 20, MUTED, h="trained.hidden", v="trained.vocab"))
@@ -253,20 +266,29 @@ class TrainedComparison(LibraryScene):
         position.next_to(rows.count, DOWN, buff=0.15)
         total = self.total(f"{a}.params")
         total.next_to(VGroup(numbers, position), DOWN, buff=0.5)
-        weights.next_to(layer, UP, buff=0.25)
+        weights.next_to(layer, UP, buff=0.25).align_to(layer, LEFT)
         picture = VGroup(row, arrows, numbers, position, total, weights)
         place(picture)
         if heads != self.heads[0]:  # the parts around the heads were said for the first
-            self.say("{h:head} each take a slice of {d} coordinates from the same projections, "
-                     "with their own softmax and their own grid of weights; their messages are "
-                     "joined back to {w} before W_O.",
-                     Fade(rows), Fade(rows.count), Fade(position), Fade(arrows[0]),
-                     Fade(layer), Fade(weights), self.point_at(weights, layer),
-                     h=f"{a}.heads", d=f"{a}.d_head", w="trained.width")
-            self.say("{h} heads times three slices of {w} by {d}, plus W_O's {w} by {w}: {p} "
-                     "parameters, exactly as many as one wide head.", Fade(layer.count),
-                     self.point_at(layer, layer.count), h=f"{a}.heads", w="trained.width",
-                     d=f"{a}.d_head", p=f"{a}.parts.attention")
+            self.say("{h:head} each take a slice of {d} coordinates from the same "
+                     "projections.", Fade(rows), Fade(rows.count), Fade(position),
+                     Fade(arrows[0]), Fade(layer), self.point_at(layer), h=f"{a}.heads",
+                     d=f"{a}.d_head")
+            self.say("Each has its own softmax and grid of weights; their messages are joined "
+                     "back to {w} before W_O.", Fade(weights), self.point_at(weights),
+                     w="trained.width")
+            total_sum = self.bound("{h} heads × {k} × ({w} × {d}) + {w} × {w} = {p}", 22, INK,
+                                   h=f"{a}.heads", k="trained.projections", w="trained.width",
+                                   d=f"{a}.d_head", p=f"{a}.parts.attention")
+            total_sum.next_to(VGroup(numbers, position, total), DOWN, buff=0.3)
+            if total_sum.get_bottom()[1] < CONTENT_BOTTOM:
+                total_sum.shift(UP * (CONTENT_BOTTOM - total_sum.get_bottom()[1]))
+            self.say("{h} heads times {k} slices of {w} by {d}, plus W_O's {w} by {w}: {p} "
+                     "parameters.", Fade(layer.count), Fade(total_sum),
+                     self.point_at(total_sum, layer.count), h=f"{a}.heads",
+                     k="trained.projections", w="trained.width", d=f"{a}.d_head",
+                     p=f"{a}.parts.attention")
+            self.say("Exactly as many as one wide head.", self.point_at(layer.count))
             self.say("Everything around them stays as it was: {p} parameters in all.",
                      *(Fade(m) for m in (arrows[1], arrows[2], last, last.count, vocab,
                                          vocab.count, total)),
@@ -280,13 +302,15 @@ class TrainedComparison(LibraryScene):
                  "matrices: {p} parameters.", Fade(arrows[0]), Fade(layer), Fade(layer.count),
                  self.point_at(layer, layer.count), h=f"{a}.heads", w="trained.width",
                  p=f"{a}.parts.attention")
-        self.say("They make a {c} by {c} grid of weights, drawn small: the future is blocked, "
-                 "and a short prompt's pads on the left are blocked by the padding mask.",
+        self.say("Q and K make a {c} by {c} grid of weights, drawn small here.",
                  Fade(weights), self.point_at(weights), c="trained.context")
-        self.say("Only the last row goes on, so the first layer of the prediction MLP reads "
-                 "just {w} numbers: {p} parameters.", Fade(arrows[1]), Fade(last),
-                 Fade(last.count), self.point_at(last, last.count), w="trained.width",
-                 p=f"{a}.parts.hidden")
+        self.say("The future is blocked; so are a short prompt's pads on the left, by the "
+                 "padding mask.", self.point_at(grids))
+        self.say("W_O's output is added back to the rows: the residual.", Fade(arrows[1]),
+                 self.point_at(layer))
+        self.say("Only the last row goes on: the hidden layer reads just {w} numbers, {p} "
+                 "parameters.", Fade(last), Fade(last.count), self.point_at(last, last.count),
+                 w="trained.width", p=f"{a}.parts.hidden")
         self.say("With the same vocabulary layer, {p} parameters in all.", Fade(arrows[2]),
                  Fade(vocab), Fade(vocab.count), Fade(total), self.point_at(total),
                  p=f"{a}.params")
@@ -319,7 +343,7 @@ class TrainedComparison(LibraryScene):
         for cell in (row[1] for row in rows):
             cell.align_to(rows[0][1], LEFT)
         legend = VGroup()
-        for part, name in (("attention", "attention"), ("hidden", "first layer of the MLP"),
+        for part, name in (("attention", "attention"), ("hidden", "hidden layer"),
                            ("vocab", "vocabulary layer"), ("token", "token and position tables")):
             swatch = Square(0.22, stroke_width=0, fill_color=shades[part], fill_opacity=1)
             legend.add(VGroup(swatch, self.label(name, 20, MUTED)).arrange(RIGHT, buff=0.12))
@@ -334,8 +358,8 @@ class TrainedComparison(LibraryScene):
             note.next_to(tip, DOWN, buff=0.08).shift(RIGHT * (note.width / 2 + 0.15))
             callouts.add(VGroup(note, Line(tip, note.get_left() + LEFT * 0.04,
                                            color=self.head_colour(1), stroke_width=2)))
-        small = self.bound("attention {a} · attention's first MLP layer {n} · the MLP's first "
-                           "layer {m}, reading {f}", 22, INK,
+        small = self.bound("attention {a} · hidden layer: {n} with attention, {m} in the MLP, "
+                           "which reads {f}", 22, INK,
                            a=f"trained.heads{first}.parts.attention",
                            n=f"trained.heads{first}.parts.hidden",
                            m="trained.mlp.parts.hidden", f="trained.mlp.flat_width")
@@ -345,14 +369,15 @@ class TrainedComparison(LibraryScene):
                  LaggedStart(*(Fade(VGroup(*row)) for row in rows), Fade(legend),
                              lag_ratio=0.3), self.point_at(table))
         attention = [seg for row in rows[1:] for seg in row[1][0] if seg.part == "attention"]
-        self.say("Attention costs {a} parameters whatever the head count: more heads, the "
-                 "same width.", Fade(small), Fade(callouts), self.point_at(*attention),
+        self.say("Attention costs {a} parameters whatever the number of heads: more heads, "
+                 "the same width.", Fade(small), Fade(callouts), self.point_at(*attention),
                  a=f"trained.heads{first}.parts.attention")
         wide = [seg for seg in rows[0][1][0] if seg.part == "hidden"]
-        self.say("The MLP is the largest because its first layer reads all {f} numbers of "
-                 "the window: {m} parameters, against {n} for attention's prediction layer.",
-                 self.point_at(*wide), f="trained.mlp.flat_width",
-                 m="trained.mlp.parts.hidden", n=f"trained.heads{first}.parts.hidden")
+        self.say("The MLP is the largest: its hidden layer reads all {f} numbers of the "
+                 "window.", self.point_at(*wide), f="trained.mlp.flat_width")
+        self.say("That is {m} parameters, against {n} for the attention models' hidden "
+                 "layer.", self.point_at(small), m="trained.mlp.parts.hidden",
+                 n=f"trained.heads{first}.parts.hidden")
 
     def what_is_measured(self) -> None:
         """No experiment: what a fair comparison of the three measures, and no claim."""
@@ -411,11 +436,21 @@ class TrainedComparison(LibraryScene):
                  Fade(legend)]
         if metric == "perplexity":
             self.say("Perplexity is the exponential of the average cross-entropy on the "
-                     "held-out texts: the lower, the more probability the model gave the "
-                     "tokens that really came.", *frame, self.point_at(legend))
+                     "held-out texts.", *frame, self.point_at(legend))
+            self.say("The lower it is, the more probability the model gave the tokens that "
+                     "really came.", self.point_at(table))
             frame = []
         template = "{name}: {m} on average, from {lo} to {hi}." if metric == "perplexity" \
             else "{name}: {m} seconds on average, from {lo} to {hi}."
+        if metric == "seconds":  # too noisy to read model by model: one look at them all
+            self.say("Each dot is one seed's seconds of training steps on one processor.",
+                     *frame, LaggedStart(*(Fade(VGroup(dots, tick, row[2]))
+                                           for row, (dots, tick) in zip(rows, marks,
+                                                                        strict=True)),
+                                         lag_ratio=0.3))
+            self.say("Where two models' dots overlap, this run cannot rank their speed.",
+                     self.point_at(table))
+            return
         for model, row, (dots, tick) in zip(self.models, rows, marks, strict=True):
             key = f"{RESULTS}.{model}.{metric}"
             spoken = "The fixed-window MLP" if model == "mlp" else "Attention with {h:head}"
@@ -432,10 +467,41 @@ class TrainedComparison(LibraryScene):
                           float(self.v.value("trained.mlp.params")) for m in self.models[1:])
             self.say("{a}, with fewer parameters." if smaller else "{a}.", Fade(against),
                      self.point_at(against), a=f"{RESULTS}.against_mlp")
-        else:
-            self.say("These are seconds on one processor, measured once per seed: where the "
-                     "dots of two models overlap, they cost about the same.",
-                     self.point_at(table))
+
+    def zoom(self) -> None:
+        """The attention models' seeds on an axis from their lowest to their highest
+        perplexity (both written at its ends): dots that merge on the axis from zero."""
+        attention = self.models[1:]
+        lowest = min(attention, key=lambda m: float(self.v.value(
+            f"{RESULTS}.{m}.perplexity_low")))
+        highest = max(attention, key=lambda m: float(self.v.value(
+            f"{RESULTS}.{m}.perplexity_high")))
+        lo_key, hi_key = (f"{RESULTS}.{lowest}.perplexity_low",
+                          f"{RESULTS}.{highest}.perplexity_high")
+        lo, hi = float(self.v.value(lo_key)), float(self.v.value(hi_key))
+        pad = (hi - lo) * 0.08 or 1.0
+        unit = CHART_WIDTH / (hi - lo + 2 * pad)
+        seeds = len(self.v.value(f"{RESULTS}.seeds"))
+        rows = []
+        for model in attention:
+            key = f"{RESULTS}.{model}.perplexity"
+            axis = Line([0, 0, 0], [CHART_WIDTH, 0, 0], color=FAINT, stroke_width=2)
+            dots = VGroup(*(Dot([unit * (float(self.v.value(f"{key}[{i}]")) - lo + pad), 0, 0],
+                                radius=0.1, color=INK) for i in range(seeds)))
+            rows.append([self.name_of(model, 24), VGroup(axis, dots)])
+        table = grid(rows, h_buff=0.45, v_buff=0.6)
+        first_axis = rows[-1][1][0]
+        ends = VGroup(self.num(lo_key, 22, MUTED, mono=False),
+                      self.num(hi_key, 22, MUTED, mono=False))
+        ends[0].next_to(first_axis.get_start() + RIGHT * unit * pad, DOWN, buff=0.25)
+        ends[1].next_to(first_axis.get_end() - RIGHT * unit * pad, DOWN, buff=0.25)
+        marks = VGroup(*(Line(end.get_top() + UP * 0.05, end.get_top() + UP * 0.2,
+                              color=MUTED, stroke_width=2) for end in ends))
+        note = self.label("zoomed in: the attention models only, one dot per seed", 20, MUTED)
+        place(VGroup(VGroup(table, ends, marks), note).arrange(DOWN, buff=0.45))
+        self.say("Zoomed in, from {lo} to {hi}: the attention models' seeds, one dot each, "
+                 "mingle.", *(Fade(VGroup(*row)) for row in rows), Fade(ends), Fade(marks),
+                 Fade(note), self.point_at(table), lo=lo_key, hi=hi_key)
 
     def continuations(self) -> None:
         prompt = self.bound("“{p} …”", 24, INK, p=f"{RESULTS}.prompt")
@@ -447,17 +513,21 @@ class TrainedComparison(LibraryScene):
         table = VGroup(*rows).arrange(DOWN, buff=0.35, aligned_edge=LEFT)
         note = self.bound("sampled from each model's first seed, seed {s}", 20, MUTED,
                           s=f"{RESULTS}.seeds[0]")
-        place(VGroup(prompt, table, note).arrange(DOWN, buff=0.4))
         best = min(self.models, key=lambda m: float(self.v.value(
             f"{RESULTS}.{m}.perplexity_mean")))
+        reading = self.bound("perplexity {p}: as unsure as a choice among {p} of {v} tokens", 22,
+                             INK, p=f"{RESULTS}.{best}.perplexity_mean", v="trained.vocab")
+        place(VGroup(prompt, table, note, reading).arrange(DOWN, buff=0.4))
         self.say("Each model, from its first seed, goes on from the lesson's sentence.",
                  Fade(prompt), Fade(note), self.point_at(prompt))
-        self.say("Read them side by side: the same prompt, the same sampling.",
+        self.say("Read them side by side: the same prompt, each sampled at the same "
+                 "temperature with the same random generator.",
                  LaggedStart(*(Fade(row) for row in rows), lag_ratio=0.4),
                  self.point_at(table))
-        self.say("Even the best mean perplexity, {p}, is as unsure as a choice among about "
-                 "{p} equally likely tokens at every step: these are words, not yet fluent "
-                 "text.", self.point_at(table), p=f"{RESULTS}.{best}.perplexity_mean")
+        self.say("Even the best mean perplexity, {p}, is as unsure as a choice among {p} of "
+                 "{v} equally likely tokens.", Fade(reading), self.point_at(reading),
+                 p=f"{RESULTS}.{best}.perplexity_mean", v="trained.vocab")
+        self.say("So these are word-like pieces, not yet fluent text.", self.point_at(table))
 
     def verdict(self) -> None:
         self.stage("What this run says")
@@ -466,12 +536,16 @@ class TrainedComparison(LibraryScene):
         against = self.bound("{a}.", 26, INK, a=f"{RESULTS}.against_mlp")
         positions = self.label("positions are not separated from attention", 24, MUTED)
         caveat = self.label("one experiment on one corpus, not a law", 24, MUTED)
-        place(VGroup(against, headline, spread, positions, caveat).arrange(DOWN, buff=0.4))
+        lines = VGroup(against, headline, spread, positions, caveat)
+        for line in lines:  # a long sentence shrinks alone, not the others with it
+            fit(line, CONTENT_WIDTH)
+        place(lines.arrange(DOWN, buff=0.4))
         self.say("{a}.", Fade(against), self.point_at(against), a=f"{RESULTS}.against_mlp")
         self.say("{v}.", Fade(headline), self.point_at(headline), v=f"{RESULTS}.verdict")
         self.say("{s}.", Fade(spread), self.point_at(spread), s=f"{RESULTS}.spread")
-        self.say("Only the attention models have a position table, so this run does not "
-                 "separate what positions add from what attention adds.", Fade(positions),
+        self.say("Only the attention models have a position table.", Fade(positions),
                  self.point_at(positions))
+        self.say("So this run does not separate what positions add from what attention adds.",
+                 self.point_at(positions, against))
         self.say("That is one experiment on one corpus, not a law.", Fade(caveat),
                  self.point_at(caveat))

@@ -217,6 +217,7 @@ def trained(doc: Doc) -> dict[str, Any]:
                            "trained.mlp.flat_width": T * w, "trained.mlp.rows": [T, w],
                            "trained.mlp.W_hidden": [T * w, h], "trained.mlp.W_vocab": [h, V],
                            "trained.mlp.logits": [V], "trained.matrix_params": w * w,
+                           "trained.projections": 3,
                            "trained.mlp.parts.token": V * w,
                            "trained.mlp.parts.hidden": (T * w) * h + h,
                            "trained.mlp.parts.vocab": h * V + V}

@@ -142,4 +142,5 @@ def test_the_trained_part_counts_by_part_and_names_no_command(shown, label: str,
     assert f"{sum(document['corpus']['documents'].values()):,} texts" in said
     assert f"{document['corpus']['documents']['test']:,} of them are held out" in said
     assert f"{document['training']['steps']:,} steps" in said
-    assert sections[-4:] == ["perplexity", "training time", "continuations", "verdict"]
+    assert sections[-5:] == ["perplexity", "perplexity, zoomed", "training time",
+                             "continuations", "verdict"]

@@ -361,6 +361,9 @@ def _trained(sheet: _Sheet, ws: Worksheet) -> None:
         prefix = f"trained.heads{heads}"
         sheet.put(f"{prefix}.params", _parameter_count(model), _C)
         sheet.put(f"{prefix}.attention_params", _parameter_count(model.attention), _C)
+        if heads == sizes.heads[0]:  # Q, K and V: the rows of the packed input projection
+            sheet.put("trained.projections", model.attention.in_proj_weight.shape[0]
+                      // sizes.width, _C)
         _parts(sheet, prefix, model)
         sheet.put(f"{prefix}.heads", heads, _C)
         sheet.put(f"{prefix}.d_head", trace["Q"].shape[-1], _C)
@@ -424,6 +427,11 @@ def _results(sheet: _Sheet, ws: Worksheet, experiment: Experiment) -> None:
         sheet.put(f"{model}.tokens_per_second", result.tokens_per_second, _W)
         sheet.put(f"{model}.best_step", result.best_step, _C)
         sheet.put(f"{model}.continuations", result.continuations, _T)
+        shipped = (doc.get("shipped") or {}).get("models", {}).get(result.model)
+        if shipped:  # the checkpoint the live slide runs
+            sheet.put(f"{model}.shipped_seed", shipped["seed"], _I)
+            sheet.put(f"{model}.shipped_step", shipped["best_step"], _C)
+            sheet.put(f"{model}.shipped_perplexity", shipped["test_perplexity"], _F1)
     best, headline, spread = verdict(results)
     sheet.put(f"{prefix}.best", model_name(best), _T)
     sheet.put(f"{prefix}.verdict", headline, _T)

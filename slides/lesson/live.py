@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from num2words import num2words
 
-from slides.context import Live, LiveModel, PromptGroup, Runs, Slot, Text
+from slides.context import Live, LiveModel, Num, PromptGroup, Runs, Slot, Text
 from slides.lesson.kit import Book, Section
 from slides.live import LIVE_SCRIPTS, MOST_TOKENS
 
@@ -36,12 +36,28 @@ MESSAGES = (
 
 
 def _name(book: Book, model: str) -> Runs:
-    """A model as the trained stack names it: ``fixed-window MLP``, ``4 × 16-wide heads``."""
+    """A model as the trained stack names it (``fixed-window MLP``, ``4 × 16-wide heads``)
+    with the checkpoint the slide runs: its seed and training step."""
+    run = f"trained.results.{model}"
+    checkpoint = {"s": book.n(f"{run}.shipped_seed"), "t": book.n(f"{run}.shipped_step")}
     if model == "mlp":
-        return book.say("fixed-window MLP")
+        return book.say("fixed-window MLP, seed {s}, step {t}", **checkpoint)
     key = f"trained.{model}"
-    return book.say("{n} × {d}-wide heads", n=book.n(f"{key}.heads"),
-                    d=book.n(f"{key}.d_head"))
+    return book.say("{n} × {d}-wide heads, seed {s}, step {t}", n=book.n(f"{key}.heads"),
+                    d=book.n(f"{key}.d_head"), **checkpoint)
+
+
+def _full(book: Book, model: str) -> Num:
+    """The test perplexity the shipped seed's full-precision checkpoint had."""
+    run = f"trained.results.{model}"
+    seeds = list(book.values.value("trained.results.seeds"))
+    return book.n(f"{run}.perplexity[{seeds.index(book.values.value(f'{run}.shipped_seed'))}]")
+
+
+def _short(book: Book, model: str) -> Runs:
+    if model == "mlp":
+        return book.say("MLP")
+    return book.say("{n}-head model", n=book.n(f"trained.{model}.heads"))
 
 
 def live_block(book: Book) -> Live:
@@ -104,6 +120,15 @@ def add_live_slide(book: Book, section: Section) -> None:
                  "line says how many of the prompt's words the vocabulary holds whole: a "
                  "prompt from outside the corpus breaks into many short tokens.",
                  m=_name(book, most)),
+        (Text("Each model runs its median seed's checkpoint with its weights in eight "
+              "bits; measured again on the test texts, its perplexity is "),
+         *(run for i, model in enumerate(block.models)
+           for run in ((Text("; ") if i else Text("")),
+                       book.n(f"trained.results.{model.model}.shipped_perplexity"),
+                       Text(" for the "), *_short(book, model.model),
+                       Text(" (with its full weights, "), _full(book, model.model),
+                       Text(")"))),
+         Text(".")),
         "The models and the runtime are files beside index.html (live/models.js, "
         "live/tokenizer.js, lib/onnxruntime-web/); the slide loads them when it is first "
         "shown and needs no network. lecture check proves every other figure of the deck; "
