@@ -512,7 +512,7 @@ def unchanged(options: BuildOptions) -> BuildResult | None:
         experiment = None
         given = options.experiment
         if given is None:  # the bundled one, when the last build of this worksheet used it
-            from worksheet.results import BUNDLED
+            from worksheet import BUNDLED_EXPERIMENT as BUNDLED
 
             used = previous.get("experiment")
             given = BUNDLED if used and Path(used["path"]) == (BUNDLED / "experiment.json"

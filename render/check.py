@@ -701,7 +701,7 @@ def _check_shipped(experiment: Any, report: CheckReport) -> dict[str, bytes]:
     except ExperimentError as error:
         report.problems.append(Problem(str(folder), str(error)))
         return {}
-    report.count("shipped model", len(graphs))
+    report.count("shipped models", len(graphs))
     return graphs
 
 

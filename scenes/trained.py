@@ -501,7 +501,7 @@ class TrainedComparison(LibraryScene):
         place(VGroup(VGroup(table, ends, marks), note).arrange(DOWN, buff=0.45))
         self.say("Zoomed in, from {lo} to {hi}: the attention models' seeds, one dot each, "
                  "mingle.", *(Fade(VGroup(*row)) for row in rows), Fade(ends), Fade(marks),
-                 Fade(note), self.point_at(table), lo=lo_key, hi=hi_key)
+                 Fade(note), self.point_at(table, ends), lo=lo_key, hi=hi_key)
 
     def continuations(self) -> None:
         prompt = self.bound("“{p} …”", 24, INK, p=f"{RESULTS}.prompt")

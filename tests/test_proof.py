@@ -223,7 +223,7 @@ def test_every_spoken_number_is_found_in_its_slot_and_parses_back(lesson: Path) 
     from render.check import _said_slots
     from render.spoken import read_spoken
 
-    values = compute_values(load_worksheet(DEFAULT_WORKSHEET))
+    values = lesson_values(load_worksheet(DEFAULT_WORKSHEET))
     heard, slots = 0, 0
     for scene, manifest in manifests(lesson).items():
         for caption in manifest["captions"]:
@@ -265,10 +265,18 @@ def plan(out: Path, *args: str | Path, code: Path | None = None) -> dict[str, st
     return dict(rows)
 
 
+def lesson_values(ws: Worksheet) -> Any:
+    """The values a lecture of ``ws`` shows: with the bundled experiment where it fits."""
+    from worksheet.results import chosen_experiment, load_experiment
+
+    chosen = chosen_experiment(None, ws)
+    return compute_values(ws, None if chosen is None else load_experiment(chosen, ws))
+
+
 def affected(out: Path, before: Worksheet, after: Worksheet) -> dict[str, str]:
     """Which scenes show a value or a worksheet fact that differs between two worksheets,
     from what each scene's manifest says it read."""
-    old, new = compute_values(before), compute_values(after)
+    old, new = lesson_values(before), lesson_values(after)
 
     def differs(key: str) -> bool:
         return key not in new or (old[key].tolist(), old[key].text) != \

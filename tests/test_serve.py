@@ -263,7 +263,10 @@ def test_an_unusable_save_shows_its_error_over_the_last_good_deck(
     error = _wait(lambda: _evaluate(page, banner), 10, "the banner")
     assert error.startswith(f"{deck_server.worksheet}: line 1 column ")
     assert "invalid JSON" in error
-    assert len(deck_server.said(re.escape(f"{deck_server.worksheet}: line 1 column "))) == 1
+    # the log line may follow the banner by a moment: wait for it, then count it once
+    logged = re.escape(f"{deck_server.worksheet}: line 1 column ")
+    _wait(lambda: deck_server.said(logged), 10, "the error in the log")
+    assert len(deck_server.said(logged)) == 1
     deck_server.save(with_entry(seed, "x"))  # valid JSON, not a worksheet
     error = _wait(lambda: "W_O" in (_evaluate(page, banner) or "") and
                   _evaluate(page, banner), 10, "the second banner")

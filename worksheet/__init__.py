@@ -16,6 +16,7 @@ from worksheet.formatting import MINUS, Style, format_number, format_value
 from worksheet.values import Figure, Values, hand_values, parse_key, read_handed_values
 
 __all__ = [
+    "BUNDLED_EXPERIMENT",
     "DEFAULT_WORKSHEET",
     "MINUS",
     "ExperimentError",
@@ -36,6 +37,8 @@ __all__ = [
 
 DEFAULT_WORKSHEET = Path(__file__).with_name("multihead-worksheet.json")
 """The worksheet the lecture is built from unless another is named."""
+BUNDLED_EXPERIMENT = Path(__file__).with_name("trained")
+"""The experiment the lecture ships (:mod:`worksheet.results`)."""
 
 _LATER = {"Worksheet": "worksheet.schema", "load_worksheet": "worksheet.schema",
           "parse_worksheet": "worksheet.schema", "compute_values": "worksheet.compute"}

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from worksheet import BUNDLED_EXPERIMENT
 from worksheet.errors import ExperimentError
 from worksheet.schema import Trained, Worksheet
 
@@ -48,7 +49,7 @@ __all__ = [
 
 FILE = "experiment.json"
 FORMAT = 1
-BUNDLED = Path(__file__).with_name("trained")
+BUNDLED = BUNDLED_EXPERIMENT
 """The experiment the lecture ships (its ``experiment.json``, tokenizer and one 8-bit
 checkpoint per model): the default for every worksheet whose trained sizes it has."""
 WITHOUT = "none"
