@@ -684,6 +684,37 @@ def _experiment(build: dict[str, Any], ws: Worksheet, report: CheckReport) -> An
     return experiment
 
 
+def _check_explorer(out: Path, ws: Worksheet, report: CheckReport) -> None:
+    """The worksheet explorer's model in the deck is the graph exported again from the
+    worksheet, byte for byte."""
+    from slides.explorer import EXPLORER_MODEL, explorer_script
+
+    file = out / "slides" / EXPLORER_MODEL
+    if not file.is_file() or file.read_text(encoding="utf-8") != explorer_script(ws):
+        report.problems.append(Problem(f"slides/{EXPLORER_MODEL}", "missing, or not the "
+                                       "graph the worksheet exports"))
+        return
+    report.count("explorer graphs")
+
+
+def _check_live_models(out: Path, graphs: dict[str, bytes], report: CheckReport) -> None:
+    """The models the live slide runs are the shipped checkpoints' graphs, byte for byte."""
+    from slides.live import MODELS
+
+    file = out / "slides" / MODELS
+    try:
+        text = file.read_text(encoding="utf-8")
+        models = json.loads(text[text.index("=") + 1:].strip().rstrip(";"))["models"]
+        shown = {m["id"]: b64decode(m["graph"]) for m in models}
+    except (OSError, ValueError, KeyError, TypeError):
+        shown = None
+    if shown != graphs:
+        report.problems.append(Problem(f"slides/{MODELS}", "missing, or its models are not "
+                                       "the graphs of the shipped checkpoints"))
+        return
+    report.count("live models", len(shown))
+
+
 def _check_shipped(experiment: Any, report: CheckReport) -> dict[str, bytes]:
     """The experiment's tokenizer and shipped checkpoints have the sha256 its record gives,
     and each checkpoint exported again gives the graph the record names."""
@@ -782,8 +813,9 @@ def check_build(out: Path, worksheet: Path | None = None, frames: bool = False,
                          missing=[entry.name for entry in entries if entry.name not in tried])
     experiment = _experiment(build, ws, report)
     values = compute_values(ws, experiment)
+    graphs: dict[str, bytes] = {}
     if experiment is not None and experiment.document.get("shipped"):
-        _check_shipped(experiment, report)
+        graphs = _check_shipped(experiment, report)
     _stale(out, build, ws, str(path), report)
     recorded = _check_files(out, build, report)
     manifests: dict[Path, dict[str, Any]] = {}
@@ -798,6 +830,9 @@ def check_build(out: Path, worksheet: Path | None = None, frames: bool = False,
                 for p, m in manifests.items()}
     if not build.get("shard"):
         _check_deck(out, values, recorded, captions, report)
+        _check_explorer(out, ws, report)
+        if graphs:
+            _check_live_models(out, graphs, report)
         _check_script(out, ws, manifests, values, report)
         _check_storyboard(out, manifests, values, recorded, report)
     report.counts["scenes"] = len(manifests)

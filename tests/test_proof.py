@@ -22,7 +22,7 @@ from outline import lecture_order
 from tests import tamper
 from tests.conftest import run_lecture as lecture
 from tests.conftest import shared
-from worksheet import DEFAULT_WORKSHEET, Worksheet, compute_values, load_worksheet
+from worksheet import DEFAULT_WORKSHEET, Style, Worksheet, compute_values, load_worksheet
 
 _SLOT_NAME = re.compile(r"\{([A-Za-z_]\w*)\}")
 SCENES = len(lecture_order(load_worksheet(DEFAULT_WORKSHEET).n_heads))
@@ -77,9 +77,13 @@ def test_every_figure_of_the_lesson_is_read_back_from_its_pixels(lesson: Path) -
     assert process.returncode == 0, process.stdout[-3000:]
     rows = frame_rows(process.stdout)
     shown = manifests(lesson)
+    values = lesson_values(load_worksheet(DEFAULT_WORKSHEET))
     assert len(rows) == len(shown) == SCENES
     for scene, manifest in shown.items():
-        placed = sum(len(s["figures"]) for s in manifest["sections"])
+        # words (a corpus's name, a verdict, a model's text) are compared as text, not
+        # read from the pixels
+        placed = sum(1 for s in manifest["sections"] for f in s["figures"]
+                     if values[f["key"]].style is not Style.TEXT)
         clip = tamper.clip_of(lesson, scene).name
         assert placed > 0 and rows[clip] == (placed, placed, placed), clip
     total = sum(figures for figures, _, _ in rows.values())
@@ -229,7 +233,8 @@ def test_every_spoken_number_is_found_in_its_slot_and_parses_back(lesson: Path) 
         for caption in manifest["captions"]:
             found = _said_slots(caption["template"], caption["spoken"], caption["words"])
             # a count said in words ("both sentences") leaves its slot out of the template
-            slots += len(set(caption["slots"]) & set(_SLOT_NAME.findall(caption["template"])))
+            slots += len([name for name in _SLOT_NAME.findall(caption["template"])
+                          if name in caption["slots"]])  # a slot said twice counts twice
             assert found is not None, (scene, caption["spoken"])
             for name, words in found:
                 if name in caption["slots"]:
@@ -373,3 +378,48 @@ def test_editing_a_slide_template_rebuilds_only_the_deck(lesson: Path, code: Pat
     template.write_text(template.read_text(encoding="utf-8") + "\n", encoding="utf-8")
     said = dry_run(lesson, code=code)
     assert "0 would render" in said and "slides would be rebuilt" in said
+
+
+def test_an_explorer_graph_other_than_the_worksheets_fails_even_when_rerecorded(
+        spoiled: Path) -> None:
+    """The deck's explorer model is exported again from the worksheet and compared byte
+    for byte: a changed graph fails even with its digest brought up to date."""
+    from outputs.files import file_digest
+    from slides.explorer import EXPLORER_MODEL
+
+    model = spoiled / "slides" / EXPLORER_MODEL
+    text = model.read_text(encoding="utf-8")
+    cut = text.index('"', text.index("=")) + 40  # a character inside the base64 graph
+    model.write_text(text[:cut] + ("A" if text[cut] != "A" else "B") + text[cut + 1:],
+                     encoding="utf-8")
+    deck_path = spoiled / "records" / "slides.json"
+    deck = json.loads(deck_path.read_text(encoding="utf-8"))
+    deck["outputs"][f"slides/{EXPLORER_MODEL}"] = file_digest(model)
+    deck_path.write_text(json.dumps(deck), encoding="utf-8")
+    stdout = failure(spoiled)
+    assert f"slides/{EXPLORER_MODEL}" in stdout and "altered" not in stdout
+
+
+def test_live_models_other_than_the_shipped_graphs_fail_even_when_rerecorded(
+        spoiled: Path) -> None:
+    """The live slide's models are compared with the graphs exported again from the shipped
+    checkpoints: one changed model fails even with its digest brought up to date."""
+    import base64
+
+    from outputs.files import file_digest
+    from slides.live import MODELS
+
+    models = spoiled / "slides" / MODELS
+    text = models.read_text(encoding="utf-8")
+    prefix, document = text.split("=", 1)
+    data = json.loads(document.strip().rstrip(";"))
+    graph = bytearray(base64.b64decode(data["models"][-1]["graph"]))
+    graph[-1] ^= 1
+    data["models"][-1]["graph"] = base64.b64encode(bytes(graph)).decode("ascii")
+    models.write_text(f"{prefix}= {json.dumps(data)};\n", encoding="utf-8")
+    deck_path = spoiled / "records" / "slides.json"
+    deck = json.loads(deck_path.read_text(encoding="utf-8"))
+    deck["outputs"][f"slides/{MODELS}"] = file_digest(models)
+    deck_path.write_text(json.dumps(deck), encoding="utf-8")
+    stdout = failure(spoiled)
+    assert f"slides/{MODELS}" in stdout and "altered" not in stdout

@@ -159,17 +159,17 @@ def trained(book: Book) -> list[Stack]:
         _corpus(book, section)
     section.add("mlp", "The fixed-window MLP reads a flattened window", [
         pictures.architecture(book, "mlp", "The fixed-window MLP: its token rows joined into "
-                              "one long row, a wide first layer, the vocabulary layer, each "
+                              "one long row, a wide hidden layer, the vocabulary layer, each "
                               "with its parameter count"),
         Para(book.say("Joining the {c} rows in order gives every slot weights of its own, so "
-                      "no position table is needed; the price is a first layer of {fh} "
+                      "no position table is needed; the price is a hidden layer of {fh} "
                       "parameters.", c=book.n("trained.context"),
                       fh=book.n("trained.mlp.parts.hidden")), fragment=1),
     ], [
         book.say("These are the real models, not the worksheet. Walk the picture left to "
                  "right: {c} token rows of {w} numbers joined into one row of {f}, a first "
                  "layer to {h} with ReLU, the vocabulary layer. Read the counts under the "
-                 "boxes: {t} in the token rows, {fh} in the first layer, {vh} in the "
+                 "boxes: {t} in the token table, {fh} in the hidden layer, {vh} in the "
                  "vocabulary layer, {p} in all.", c=book.n("trained.context"),
                  w=book.n("trained.width"), f=book.n("trained.mlp.flat_width"),
                  h=book.n("trained.hidden"), t=book.n("trained.mlp.parts.token"),
@@ -186,9 +186,10 @@ def trained(book: Book) -> list[Stack]:
                                   "weights masked for the future and the pads, the last row "
                                   "into a narrow prediction layer, the vocabulary layer, each "
                                   "with its parameter count"),
-            Para(book.say("Each grid of weights blocks the future (above the diagonal) and, "
-                          "for a short prompt padded on the left, the pads (the first "
-                          "columns): the padding mask. Only the last row goes on."),
+            Para(book.say("Each grid of weights (a row per receiver, a column per source) "
+                          "blocks the future above the diagonal and, for a short prompt padded "
+                          "on the left, the pads' columns: the padding mask. The pads' own "
+                          "rows, faint, are never used; only the last row goes on."),
                  fragment=1),
         ], [
             book.say("Walk the picture: token rows plus learned position rows ({pp} "
@@ -217,7 +218,7 @@ def trained(book: Book) -> list[Stack]:
         Table((book.say("head width"), book.say("attention parameters"),
                book.say("all parameters")), rows, corner=book.say("heads"), fragment=1),
         Para(book.say("More heads split the same width {w}: the same {a} attention "
-                      "parameters. The MLP is the largest because its first layer reads "
+                      "parameters. The MLP is the largest because its hidden layer reads "
                       "{f} numbers.", w=book.n("trained.width"),
                       a=book.n(f"{first}.parts.attention"),
                       f=book.n("trained.mlp.flat_width")), fragment=2),
@@ -225,7 +226,7 @@ def trained(book: Book) -> list[Stack]:
         book.say("Point at the attention part of the bars: {a} parameters whatever the head "
                  "count, because the heads split the same {w} coordinates. Implementations "
                  "keep one large {wq}, project first and then reshape into heads. Then the "
-                 "MLP's first layer: {m} parameters against {n}, because it reads all {f} "
+                 "MLP's hidden layer: {m} parameters against {n}, because it reads all {f} "
                  "numbers of the window.", a=book.n(f"{first}.parts.attention"),
                  w=book.n("trained.width"), wq=Math("W_Q"),
                  m=book.n("trained.mlp.parts.hidden"), n=book.n(f"{first}.parts.hidden"),
@@ -290,7 +291,7 @@ def _sizes(book: Book) -> Bullets:
                            d=book.n(f"trained.heads{heads}.d_head"),
                            p=book.n(f"trained.heads{heads}.params")))
              for heads in book.ws.lesson.trained.heads]
-    sizes.append(Item(book.say("flattened-window MLP: {p} parameters",
+    sizes.append(Item(book.say("fixed-window MLP: {p} parameters",
                                p=book.n("trained.mlp.params"))))
     return Bullets(tuple(sizes))
 
@@ -350,6 +351,8 @@ def _measured(book: Book, section: Section) -> None:
                            [f"{RESULTS}.{m}.seconds" for m, _ in models],
                            "Seconds spent in training steps by each model, one dot per "
                            "seed, the mean marked by a tick", size="short", fragment=2),
+        Para(book.say("Seconds of training steps on one processor, one dot per seed: where two "
+                      "models' dots overlap, this run cannot rank their speed."), fragment=3),
     ], [
         book.say("Read the sizes aloud; the flattened-window MLP has {p} parameters. Reveal "
                  "the training times, in seconds of training steps on one processor, one dot "

@@ -77,7 +77,8 @@ def live_block(book: Book) -> Live:
         coverage=book.say("{t} tokens, {c} characters per token; {s} of {w} words are one "
                           "token.", t=Slot("tokens"), c=Slot("characters"), s=Slot("single"),
                           w=Slot("words")),
-        columns=(book.say("model"), book.say("its next tokens"), book.say("tokens per second")),
+        columns=(book.say("model"), book.say("its likeliest next token, again and again"),
+                 book.say("tokens per second, one run here")),
         weights_caption=book.say("Where the prompt's last token looks in each of the {n} "
                                  "heads (the tallest bar is a weight of {t}):",
                                  n=book.n(f"trained.heads{most}.heads"), t=Slot("tallest")),

@@ -832,6 +832,7 @@ def _masked_cells(x: float, y: float, side: float, tone: str, size: int = 8,
             allowed = c <= r and (c >= pads or r < pads)
             shapes.append(Rect(_r(x + c * cell), _r(y + r * cell), _r(cell), _r(cell),
                                tone if allowed else "masked", "paper", 0.5,
+                               opacity=0.35 if allowed and r < pads else 1.0,
                                role="allowed" if allowed else "masked"))
     return shapes
 
@@ -853,7 +854,7 @@ def architecture(book: Book, model: str, description: str) -> Picture:
         stages.append((190.0, [(Text("joined into"),), (Text("one row of "),
                                                         book.n(f"{key}.flat_width"))],
                        None, "faint"))
-        stages.append((210.0, [(Text("first layer"),),
+        stages.append((210.0, [(Text("hidden layer"),),
                                (book.n(f"{key}.flat_width"), Text(" → "),
                                 book.n("trained.hidden"), Text(", ReLU"))],
                        f"{key}.parts.hidden", "ink"))
@@ -865,7 +866,7 @@ def architecture(book: Book, model: str, description: str) -> Picture:
                                (Text("four "), book.n("trained.width"), Text(" × "),
                                 book.n("trained.width"))],
                        f"{key}.parts.attention", "ink"))
-        stages.append((200.0, [(Text("first layer, last row"),),
+        stages.append((200.0, [(Text("hidden layer, last row"),),
                                (book.n("trained.width"), Text(" → "), book.n("trained.hidden"),
                                 Text(", ReLU"))],
                        f"{key}.parts.hidden", "faint"))
@@ -920,7 +921,7 @@ def architecture(book: Book, model: str, description: str) -> Picture:
 
 
 PART_TONES = (("token", "faint", "token and position tables"), ("position", "faint", ""),
-              ("attention", "head-1", "attention"), ("hidden", "ink", "first layer of the MLP"),
+              ("attention", "head-1", "attention"), ("hidden", "ink", "hidden layer"),
               ("vocab", "muted", "vocabulary layer"))
 """How the parameter bars colour each part, and its name in the legend ('' for none)."""
 
