@@ -36,6 +36,7 @@ import hashlib
 import json
 from base64 import b64encode
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -160,12 +161,19 @@ def _write(folder: Path, files: dict[str, str]) -> None:
 def write_runtime(folder: Path, runtime: Runtime | None = None) -> None:
     """Write ONNX Runtime Web into the deck folder ``folder`` (:data:`RUNTIME_SCRIPTS`)."""
     runtime = live_runtime() if runtime is None else runtime
-    _write(folder, {
-        ORT_SCRIPT: runtime.script.read_text(encoding="utf-8"),
-        ORT_GLUE: classic_script("LIVE_GLUE", runtime.glue.read_text(encoding="utf-8")),
-        ORT_WASM: classic_script("LIVE_WASM",
-                                 b64encode(runtime.wasm.read_bytes()).decode("ascii")),
-    })
+    _write(folder, _runtime_scripts(runtime.script, runtime.glue, runtime.wasm,
+                                    runtime.wasm.stat().st_mtime_ns))
+
+
+@cache
+def _runtime_scripts(script: Path, glue: Path, wasm: Path, _stamp: int) -> dict[str, str]:
+    """The runtime's three scripts, made once per process (the WebAssembly binary's base64
+    is 20 MB; a deck rebuilt on every save would encode it every time)."""
+    return {
+        ORT_SCRIPT: script.read_text(encoding="utf-8"),
+        ORT_GLUE: classic_script("LIVE_GLUE", glue.read_text(encoding="utf-8")),
+        ORT_WASM: classic_script("LIVE_WASM", b64encode(wasm.read_bytes()).decode("ascii")),
+    }
 
 
 def write_live(folder: Path, data: LiveData, runtime: Runtime | None = None) -> None:

@@ -472,7 +472,7 @@ def test_check_proves_the_shipped_files_against_the_experiments_record(
         assert hashlib.sha256(data).hexdigest() == entry["checkpoint"]["sha256"], name
     report = CheckReport(lecture=[], missing=[])
     graphs = _check_shipped(load_experiment(folder, default_ws), report)
-    assert not report.problems and report.counts["shipped model"] == 3
+    assert not report.problems and report.counts["shipped models"] == 3
     assert {name: hashlib.sha256(g).hexdigest() for name, g in graphs.items()} == {
         name: entry["onnx"]["sha256"] for name, entry in document["shipped"]["models"].items()}
     checkpoint = folder / "heads4.safetensors"

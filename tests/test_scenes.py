@@ -30,7 +30,12 @@ WORKSHEETS = {"default": DEFAULT_WORKSHEET, "three": THREE_HEADS,
               "markup": DATA / "markup-words.json", "seed": DATA / "seed-three-heads.json"}
 ENTRIES = {label: lecture_order(load_worksheet(path).n_heads)
            for label, path in WORKSHEETS.items()}
-CASES = [(label, entry.name) for label, entries in ENTRIES.items() for entry in entries]
+TRAINED_ON = ("default", "four")
+"""The worksheets TrainedComparison is dry-run on: it reads only the trained sizes and the
+experiment, and the other test worksheets share the default's trained sizes (and so its
+bundled experiment): their runs would be the default's again."""
+CASES = [(label, entry.name) for label, entries in ENTRIES.items() for entry in entries
+         if entry.name != "TrainedComparison" or label in TRAINED_ON]
 
 
 @pytest.fixture(scope="session")
@@ -156,7 +161,8 @@ def test_layout_fits_the_frame_without_overlaps(shown, label: str, name: str) ->
         assert_in_frame_without_overlaps(section)
 
 
-@pytest.mark.parametrize("name", [e.name for e in ENTRIES["markup"]])
+@pytest.mark.parametrize("name", [e.name for e in ENTRIES["markup"]
+                                  if ("markup", e.name) in CASES])
 def test_words_with_markup_characters_display_literally(shown, name: str) -> None:
     ws = load_worksheet(WORKSHEETS["markup"])
     allowed = set(ws.vocab) | {t for words in ws.sentences.values() for t in words}

@@ -178,7 +178,7 @@ def trained(book: Book) -> list[Stack]:
     ])
     for heads in book.ws.lesson.trained.heads:
         key = f"trained.heads{heads}"
-        section.add(f"heads{heads}", book.say("Attention with {n} × {d}-wide heads",
+        section.add(f"heads{heads}", book.say("Attention with {n} × {d}-wide " + _heads(heads),
                                                n=book.n(f"{key}.heads"),
                                                d=book.n(f"{key}.d_head")), [
             pictures.architecture(book, f"heads{heads}", "An attention model: token and "
@@ -190,7 +190,13 @@ def trained(book: Book) -> list[Stack]:
                           "blocks the future above the diagonal and, for a short prompt padded "
                           "on the left, the pads' columns: the padding mask. The pads' own "
                           "rows, faint, are never used; only the last row goes on."),
-                 fragment=1),
+                 fragment=1) if heads == book.ws.lesson.trained.heads[0] else
+            Para(book.say("Each head takes {d} of the {w} projected coordinates and has its own "
+                          "grid; the messages are joined back to {w} before {wo}: {n} × {k} × "
+                          "({w} × {d}) + {w} × {w} = {p}, as many as one wide head.",
+                          d=book.n(f"{key}.d_head"), w=book.n("trained.width"), wo=Math("W_O"),
+                          n=book.n(f"{key}.heads"), k=book.n("trained.projections"),
+                          p=book.n(f"{key}.parts.attention")), fragment=1),
         ], [
             book.say("Walk the picture: token rows plus learned position rows ({pp} "
                      "parameters); {q}, {k}, {v} and {wo}, four {w} × {w} matrices of {a} "
@@ -276,17 +282,23 @@ HOW_TO_MEASURE = ("lecture experiment --corpus stories.txt --out results",
                   "lecture build --experiment results")
 
 
+def _heads(count: int) -> str:
+    """``head`` or ``heads``, as the count wants."""
+    return "head" if count == 1 else "heads"
+
+
 def _models(book: Book) -> list[tuple[str, Runs]]:
     """``(model, its name)`` for the MLP and each attention model, in the lesson's order."""
     named: list[tuple[str, Runs]] = [("mlp", book.say("fixed-window MLP"))]
-    named += [(f"heads{h}", book.say("{n} × {d}-wide heads", n=book.n(f"trained.heads{h}.heads"),
+    named += [(f"heads{h}", book.say("{n} × {d}-wide " + _heads(h),
+                                     n=book.n(f"trained.heads{h}.heads"),
                                      d=book.n(f"trained.heads{h}.d_head")))
               for h in book.ws.lesson.trained.heads]
     return named
 
 
 def _sizes(book: Book) -> Bullets:
-    sizes = [Item(book.say("{n} × {d}-wide heads: {p} parameters",
+    sizes = [Item(book.say("{n} × {d}-wide " + _heads(heads) + ": {p} parameters",
                            n=book.n(f"trained.heads{heads}.heads"),
                            d=book.n(f"trained.heads{heads}.d_head"),
                            p=book.n(f"trained.heads{heads}.params")))

@@ -39,11 +39,12 @@ def _name(book: Book, model: str) -> Runs:
     """A model as the trained stack names it (``fixed-window MLP``, ``4 × 16-wide heads``)
     with the checkpoint the slide runs: its seed and training step."""
     run = f"trained.results.{model}"
-    checkpoint = {"s": book.n(f"{run}.shipped_seed"), "t": book.n(f"{run}.shipped_step")}
+    checkpoint = {"s": book.n(f"{run}.shipped_seed")}
     if model == "mlp":
-        return book.say("fixed-window MLP, seed {s}, step {t}", **checkpoint)
+        return book.say("fixed-window MLP, seed {s}", **checkpoint)
     key = f"trained.{model}"
-    return book.say("{n} × {d}-wide heads, seed {s}, step {t}", n=book.n(f"{key}.heads"),
+    heads = "head" if model == "heads1" else "heads"
+    return book.say("{n} × {d}-wide " + heads + ", seed {s}", n=book.n(f"{key}.heads"),
                     d=book.n(f"{key}.d_head"), **checkpoint)
 
 
