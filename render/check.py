@@ -697,22 +697,21 @@ def _check_explorer(out: Path, ws: Worksheet, report: CheckReport) -> None:
     report.count("explorer graphs")
 
 
-def _check_live_models(out: Path, graphs: dict[str, bytes], report: CheckReport) -> None:
-    """The models the live slide runs are the shipped checkpoints' graphs, byte for byte."""
-    from slides.live import MODELS
+def _check_live_models(out: Path, experiment: Any, graphs: dict[str, bytes],
+                       report: CheckReport) -> None:
+    """The live slide's models file is the one the deck's writer makes from the shipped
+    checkpoints' graphs, exported again here, byte for byte."""
+    from slides.live import MODELS, LiveData, models_script
 
+    folder = experiment.path.parent
+    tokenizer = (folder / experiment.document["tokenizer"]["file"]).read_bytes()
+    expected = models_script(LiveData(folder, dict(experiment.document), tokenizer, graphs))
     file = out / "slides" / MODELS
-    try:
-        text = file.read_text(encoding="utf-8")
-        models = json.loads(text[text.index("=") + 1:].strip().rstrip(";"))["models"]
-        shown = {m["id"]: b64decode(m["graph"]) for m in models}
-    except (OSError, ValueError, KeyError, TypeError):
-        shown = None
-    if shown != graphs:
+    if not file.is_file() or file.read_text(encoding="utf-8") != expected:
         report.problems.append(Problem(f"slides/{MODELS}", "missing, or its models are not "
                                        "the graphs of the shipped checkpoints"))
         return
-    report.count("live models", len(shown))
+    report.count("live models", len(graphs))
 
 
 def _check_shipped(experiment: Any, report: CheckReport) -> dict[str, bytes]:
@@ -832,7 +831,7 @@ def check_build(out: Path, worksheet: Path | None = None, frames: bool = False,
         _check_deck(out, values, recorded, captions, report)
         _check_explorer(out, ws, report)
         if graphs:
-            _check_live_models(out, graphs, report)
+            _check_live_models(out, experiment, graphs, report)
         _check_script(out, ws, manifests, values, report)
         _check_storyboard(out, manifests, values, recorded, report)
     report.counts["scenes"] = len(manifests)

@@ -151,6 +151,11 @@ def _models(data: LiveData) -> dict[str, Any]:
     }
 
 
+def models_script(data: LiveData) -> str:
+    """The text of the deck's :data:`MODELS` file: what ``lecture check`` compares too."""
+    return classic_script("LIVE_MODELS", _models(data))
+
+
 def _write(folder: Path, files: dict[str, str]) -> None:
     for name, text in files.items():
         target = folder / name
@@ -186,5 +191,5 @@ def write_live(folder: Path, data: LiveData, runtime: Runtime | None = None) -> 
                     + "\nwindow.LiveTokenizers = module.exports;\n})();\n",
         TOKENIZERS_LICENCE: runtime.licence.read_text(encoding="utf-8"),
         TOKENIZER: classic_script("LIVE_TOKENIZER", json.loads(data.tokenizer)),
-        MODELS: classic_script("LIVE_MODELS", _models(data)),
+        MODELS: models_script(data),
     })
