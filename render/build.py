@@ -509,6 +509,8 @@ def unchanged(options: BuildOptions) -> BuildResult | None:
             return None  # a scene it asks for was never built
         worksheet = {"path": str(options.worksheet.resolve()),
                      "sha256": _file_sha256(options.worksheet)}
+        from worksheet import NO_EXPERIMENT
+
         experiment = None
         given = options.experiment
         if given is None:  # the bundled one, when the last build of this worksheet used it
@@ -517,7 +519,7 @@ def unchanged(options: BuildOptions) -> BuildResult | None:
             used = previous.get("experiment")
             given = BUNDLED if used and Path(used["path"]) == (BUNDLED / "experiment.json"
                                                               ).resolve() else None
-        if given is not None and str(given) != "none":
+        if given is not None and str(given) != NO_EXPERIMENT:
             file = given / "experiment.json" if given.is_dir() else given
             experiment = {"path": str(file.resolve()), "sha256": _file_sha256(file)}
     except (KeyError, OSError):

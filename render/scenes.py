@@ -24,6 +24,7 @@ from narration.voices import Narration
 from outline import SceneEntry, video_stem
 from outputs.files import file_digest
 from render.config import scene_environment
+from worksheet import NO_EXPERIMENT
 
 if TYPE_CHECKING:
     from narration.track import Track
@@ -109,7 +110,8 @@ def render_scene(entry: SceneEntry, worksheet: Path, quality: str,
         env = {**os.environ, "LECTURE_WORKSHEET": str(worksheet.resolve()),
                **(narration or Narration()).environment(),
                **scene_environment(options or {}),
-               "LECTURE_EXPERIMENT": str(experiment.resolve()) if experiment else "none",
+               "LECTURE_EXPERIMENT": str(experiment.resolve()) if experiment
+               else NO_EXPERIMENT,
                "LECTURE_VALUES": str(values.resolve()) if values else ""}
         returncode, output = _run(command, env, entry, cancel)
         if returncode != 0:

@@ -19,6 +19,7 @@ __all__ = [
     "BUNDLED_EXPERIMENT",
     "DEFAULT_WORKSHEET",
     "MINUS",
+    "NO_EXPERIMENT",
     "ExperimentError",
     "Figure",
     "Style",
@@ -39,6 +40,8 @@ DEFAULT_WORKSHEET = Path(__file__).with_name("multihead-worksheet.json")
 """The worksheet the lecture is built from unless another is named."""
 BUNDLED_EXPERIMENT = Path(__file__).with_name("trained")
 """The experiment the lecture ships (:mod:`worksheet.results`)."""
+NO_EXPERIMENT = "none"
+"""The experiment setting that asks for none, even where the bundled one fits."""
 
 _LATER = {"Worksheet": "worksheet.schema", "load_worksheet": "worksheet.schema",
           "parse_worksheet": "worksheet.schema", "compute_values": "worksheet.compute"}

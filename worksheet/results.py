@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from worksheet import BUNDLED_EXPERIMENT
+from worksheet import BUNDLED_EXPERIMENT, NO_EXPERIMENT
 from worksheet.errors import ExperimentError
 from worksheet.schema import Trained, Worksheet
 
@@ -52,8 +52,7 @@ FORMAT = 1
 BUNDLED = BUNDLED_EXPERIMENT
 """The experiment the lecture ships (its ``experiment.json``, tokenizer and one 8-bit
 checkpoint per model): the default for every worksheet whose trained sizes it has."""
-WITHOUT = "none"
-"""The experiment setting that asks for none, even where the bundled one fits."""
+WITHOUT = NO_EXPERIMENT
 """The ``experiment.json`` format this lecture reads (that of :mod:`worksheet.experiment`)."""
 PERPLEXITY_SLACK = 1e-9
 """How far, relatively, a run's ``test_perplexity`` may be from ``exp(test_loss)``."""
