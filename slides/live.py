@@ -32,7 +32,6 @@ without.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from base64 import b64encode
 from dataclasses import dataclass
@@ -112,23 +111,13 @@ def live_data(experiment: Path | None) -> LiveData | None:
         raise DeckError(f"{source}: cannot read the experiment ({error})") from None
     if not ((document.get("shipped") or {}).get("models")):
         return None
-    from worksheet.graphs import shipped_graphs
+    from worksheet.graphs import shipped
 
     try:
-        graphs = shipped_graphs(folder, document)
+        files = shipped(folder, document)
     except ExperimentError as error:
         raise DeckError(str(error)) from None
-    file = folder / "tokenizer.json"
-    try:
-        tokenizer = file.read_bytes()
-    except OSError as error:
-        raise DeckError(f"{file}: cannot read the tokenizer the models were trained with "
-                        f"({error.strerror})") from None
-    recorded = (document.get("tokenizer") or {}).get("sha256")
-    if recorded and hashlib.sha256(tokenizer).hexdigest() != recorded:
-        raise DeckError(f"{file}: sha256 differs from tokenizer.sha256 of {source}; expected "
-                        "the tokenizer the experiment wrote")
-    return LiveData(folder, document, tokenizer, graphs)
+    return LiveData(folder, document, files.tokenizer, files.graphs)
 
 
 def classic_script(name: str, value: Any) -> str:

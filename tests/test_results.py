@@ -476,12 +476,14 @@ def test_check_proves_the_shipped_files_against_the_experiments_record(
     assert {name: hashlib.sha256(g).hexdigest() for name, g in graphs.items()} == {
         name: entry["onnx"]["sha256"] for name, entry in document["shipped"]["models"].items()}
     checkpoint = folder / "heads4.safetensors"
-    data = bytearray(checkpoint.read_bytes())
-    data[-1] ^= 1
-    checkpoint.write_bytes(bytes(data))
+    kept = checkpoint.read_bytes()
+    checkpoint.write_bytes(kept[:-1] + bytes([kept[-1] ^ 1]))
+    report = CheckReport(lecture=[], missing=[])
+    assert _check_shipped(load_experiment(folder, default_ws), report) == {}
+    assert "heads4.safetensors: sha256 differs" in " ".join(p.what for p in report.problems)
+    checkpoint.write_bytes(kept)
     with open(folder / "tokenizer.json", "a", encoding="utf-8") as file:
         file.write(" ")
     report = CheckReport(lecture=[], missing=[])
-    _check_shipped(load_experiment(folder, default_ws), report)
-    problems = " ".join(f"{p.path} {p.what}" for p in report.problems)
-    assert "tokenizer.json" in problems and "heads4.safetensors" in problems
+    assert _check_shipped(load_experiment(folder, default_ws), report) == {}
+    assert "tokenizer.json: sha256 differs" in " ".join(p.what for p in report.problems)

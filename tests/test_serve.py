@@ -328,7 +328,7 @@ def test_only_files_inside_the_build_folder_are_served(deck_server: Server) -> N
         assert status in (403, 404), (target, status)
         assert b"not for the web" not in body and b"<a href" not in body, target
     status, body, _ = _get(deck_server, "/slides/index.html")
-    assert status == 200 and b"/__lecture__/live.js" in body
+    assert status == 200 and b"/__lecture__/reload.js" in body
     status, _, headers = _get(deck_server, "/")
     assert status == 302 and headers["Location"] == "/slides/"
     css = next((deck_server.out / "slides").rglob("*.css"))

@@ -25,6 +25,7 @@ from __future__ import annotations
 import hashlib
 import math
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -32,8 +33,8 @@ import numpy as np
 
 from worksheet.errors import ExperimentError
 
-__all__ = ["IR_VERSION", "OPSET", "Graph", "attention_graph", "dequantise", "mlp_graph",
-           "model_graph", "quantise", "shipped_graphs"]
+__all__ = ["IR_VERSION", "OPSET", "Graph", "Shipped", "attention_graph", "dequantise",
+           "mlp_graph", "model_graph", "quantise", "shipped"]
 
 OPSET = 17
 IR_VERSION = 8
@@ -197,9 +198,21 @@ def model_graph(model: str, weights: Weights, sizes: Mapping[str, int]) -> bytes
                            int(model.removeprefix("heads")))
 
 
-def shipped_graphs(folder: Path, document: Mapping[str, Any]) -> dict[str, bytes]:
-    """Each shipped model's graph, exported again from its checkpoint in ``folder``; both
-    the checkpoint and the graph must have the sha256 the experiment's record gives.
+@dataclass(frozen=True)
+class Shipped:
+    """What an experiment ships, each file held to the sha256 its record gives."""
+
+    tokenizer: bytes
+    """``tokenizer.json`` as shipped."""
+    graphs: dict[str, bytes]
+    """Each model's ONNX graph, exported again from its checkpoint, by model name."""
+
+
+def shipped(folder: Path, document: Mapping[str, Any]) -> Shipped:
+    """The tokenizer and each shipped model's graph, exported again from its checkpoint in
+    ``folder``. The tokenizer, each checkpoint and each graph must have the sha256 the
+    experiment's record gives: the deck's live slide and ``lecture check`` both read them
+    from here.
 
     Raises
     ------
@@ -208,12 +221,22 @@ def shipped_graphs(folder: Path, document: Mapping[str, Any]) -> dict[str, bytes
     """
     from safetensors.numpy import load_file
 
-    shipped = (document.get("shipped") or {}).get("models")
-    if not shipped:
+    models = (document.get("shipped") or {}).get("models")
+    if not models:
         raise ExperimentError(f"{folder / 'experiment.json'}: shipped: missing; expected the "
                               "checkpoints an experiment written with --ship holds")
+    record = document.get("tokenizer") or {}
+    file = folder / record.get("file", "tokenizer.json")
+    try:
+        tokenizer = file.read_bytes()
+    except OSError as error:
+        raise ExperimentError(f"{file}: cannot read the tokenizer the models were trained "
+                              f"with ({error.strerror})") from None
+    if hashlib.sha256(tokenizer).hexdigest() != record.get("sha256"):
+        raise ExperimentError(f"{file}: sha256 differs from the experiment's "
+                              "tokenizer.sha256; expected the tokenizer the experiment wrote")
     graphs = {}
-    for model, entry in shipped.items():
+    for model, entry in models.items():
         file = folder / entry["checkpoint"]["file"]
         if not file.is_file():
             raise ExperimentError(f"{file}: not found; expected the checkpoint of {model} "
@@ -228,4 +251,4 @@ def shipped_graphs(folder: Path, document: Mapping[str, Any]) -> dict[str, bytes
                                   f"{model}.onnx.sha256; expected the graph the experiment "
                                   "exported")
         graphs[model] = graph
-    return graphs
+    return Shipped(tokenizer, graphs)
