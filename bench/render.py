@@ -1,5 +1,6 @@
 """Measure one scene's Manim render under glibc's default heap and under the settings a
-build gives it (``render.scenes.HEAP_FRAMES``), and check both write the same clip.
+build gives it (``render.scenes.HEAP_FRAMES``), and check both write the same clip; then
+the same scene at ``--quality draft``.
 
     .venv/bin/python bench/render.py [SCENE] [--quality l] [--repeat 2]
 
@@ -24,11 +25,11 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from outline import lecture_order  # noqa: E402
-from render.scenes import HEAP_FRAMES, SCENES_DIR  # noqa: E402
+from render.scenes import HEAP_FRAMES, MANIM_FLAGS, SCENES_DIR  # noqa: E402
 from worksheet import DEFAULT_WORKSHEET, load_worksheet  # noqa: E402
 
 
-def render(module: str, scene: str, quality: str, tunables: str | None,
+def render(module: str, scene: str, flags: tuple[str, ...], tunables: str | None,
            media: Path) -> tuple[float, float, int, str]:
     """One render: user CPU, system CPU, minor page faults, the clip's sha256."""
     env = {**os.environ, "LECTURE_WORKSHEET": str(DEFAULT_WORKSHEET),
@@ -37,7 +38,7 @@ def render(module: str, scene: str, quality: str, tunables: str | None,
     if tunables:
         env["GLIBC_TUNABLES"] = tunables
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    subprocess.run([sys.executable, "-m", "manim", "render", f"-q{quality}",
+    subprocess.run([sys.executable, "-m", "manim", "render", *flags,
                     "--disable_caching", "--progress_bar", "none", "--media_dir", str(media),
                     str(SCENES_DIR / f"{module}.py"), scene],
                    check=True, capture_output=True, env=env)
@@ -56,13 +57,17 @@ def main() -> None:
     options = parser.parse_args()
     entry = next(e for e in lecture_order(load_worksheet().n_heads) if e.name == options.scene)
     digests = set()
-    for name, tunables in (("glibc defaults", None), ("HEAP_FRAMES", HEAP_FRAMES)):
+    settings = (("glibc defaults", options.quality, None),
+                ("HEAP_FRAMES", options.quality, HEAP_FRAMES),
+                ("draft", "draft", HEAP_FRAMES))
+    for name, quality, tunables in settings:
         runs = []
         for _ in range(options.repeat):
             with tempfile.TemporaryDirectory(prefix="lecture-bench-render-") as folder:
-                runs.append(render(entry.module, entry.name, options.quality, tunables,
+                runs.append(render(entry.module, entry.name, MANIM_FLAGS[quality], tunables,
                                    Path(folder)))
-        digests.update(run[3] for run in runs)
+        if quality == options.quality:
+            digests.update(run[3] for run in runs)
         user, system = statistics.median(r[0] for r in runs), statistics.median(r[1] for r in runs)
         faults = statistics.median(r[2] for r in runs)
         print(f"{name:15s} user {user:6.1f} s  system {system:5.1f} s  "

@@ -324,9 +324,10 @@ def _narration(settings: Any) -> Any:
     return narration
 
 
-QUALITIES = {"l": "480p15", "m": "720p30", "h": "1080p60", "k": "2160p60"}
+QUALITIES = {"l": "480p15", "m": "720p30", "h": "1080p60", "k": "2160p60",
+             "draft": "480p5, l's pictures with fewer frames between, to look over quickly"}
 """Each ``--quality`` the command takes, with what it renders; Manim's letters, so ``-ql``
-means what it means to ``manim``."""
+means what it means to ``manim``, and ``draft``."""
 _QUALITY = click.option(
     "-q", "--quality", type=_Choice(list(QUALITIES)), default="l", show_default=True,
     help="Render quality, as Manim's -q: " + ", ".join(f"{name} {what}"

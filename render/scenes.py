@@ -35,7 +35,14 @@ __all__ = ["QUALITIES", "RenderError", "Tags", "clip_sound", "clip_tags", "pick_
 AAC_BITRATE = 96_000
 
 QUALITIES = {"l": "low_quality", "m": "medium_quality", "h": "high_quality",
-             "k": "fourk_quality"}
+             "k": "fourk_quality", "draft": "low_quality"}
+DRAFT_FRAME_RATE = 5
+"""Frames per second of ``draft``: ``l``'s pictures with a third of the frames between.
+Each section ends on the picture ``l`` shows, with the same figures and captions; every
+step rounds to a whole frame, so times drift by up to a frame per caption."""
+MANIM_FLAGS = {**{letter: (f"-q{letter}",) for letter in "lmhk"},
+               "draft": ("-ql", "--frame_rate", str(DRAFT_FRAME_RATE))}
+"""What Manim is given for each quality."""
 SCENES_DIR = Path(scenes.__file__).parent
 SUFFIXES = (".mp4", ".srt", ".figures.json")
 HEAP_FRAMES = "glibc.malloc.mmap_threshold=33554432:glibc.malloc.trim_threshold=268435456"
@@ -110,7 +117,8 @@ def render_scene(entry: SceneEntry, worksheet: Path, quality: str,
         When Manim fails or is cancelled, or an expected output is missing.
     """
     with tempfile.TemporaryDirectory(prefix=f"lecture-{entry.name}-") as media:
-        command = [sys.executable, "-m", "manim", "render", f"-q{quality}", "--disable_caching",
+        command = [sys.executable, "-m", "manim", "render", *MANIM_FLAGS[quality],
+                   "--disable_caching",
                    "--progress_bar", "none", "--media_dir", media,
                    str(SCENES_DIR / f"{entry.module}.py"), entry.name]
         env = {**os.environ, "LECTURE_WORKSHEET": str(worksheet.resolve()),

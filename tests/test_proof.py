@@ -20,8 +20,8 @@ import pytest
 
 from outline import lecture_order
 from tests import tamper
+from tests.conftest import LESSON_OPTIONS, shared
 from tests.conftest import run_lecture as lecture
-from tests.conftest import shared
 from worksheet import DEFAULT_WORKSHEET, Style, Worksheet, compute_values, load_worksheet
 
 _SLOT_NAME = re.compile(r"\{([A-Za-z_]\w*)\}")
@@ -33,10 +33,12 @@ ROW = re.compile(r"│ (\S+\.mp4)\s+│ (\d+)\s+│ (\d+)\s+│ (\d+)\s+│")
 
 @pytest.fixture(scope="session")
 def lesson(request: pytest.FixtureRequest) -> Path:
-    """The whole lesson, built at -ql from the default worksheet, silent (the narrated
-    build is proven on a few scenes in test_build; speaking the whole lesson would double
-    the suite's time, and what the check reads from pixels does not depend on it). Built
-    once for every worker (see ``tests.conftest.SHARED``); tests that spoil it copy it."""
+    """The whole lesson, built from the default worksheet silent and at the draft quality
+    (``-ql``'s pictures at 5 frames a second). The narrated build at ``-ql`` is proven on
+    a few scenes in test_build, which also holds draft's section ends to ``-ql``'s;
+    speaking the whole lesson at 15 frames a second would double the suite's time, and
+    what the check reads from pixels depends on neither. Built once for every worker (see
+    ``tests.conftest.SHARED``); tests that spoil it copy it."""
     return shared(request, "lesson")
 
 
@@ -254,7 +256,7 @@ def dry_run(out: Path, *args: str | Path, code: Path | None = None) -> str:
     tree when ``code`` is given)."""
     env = None if code is None else {**os.environ, "PYTHONPATH": str(code)}
     command = [sys.executable, "-c", "from render.cli import main; main()", "build",
-               "--dry-run", "--narration", "none", "--out", str(out), *map(str, args)]
+               "--dry-run", *LESSON_OPTIONS, "--out", str(out), *map(str, args)]
     process = subprocess.run(command, capture_output=True, text=True, check=False, env=env,
                              cwd=code, stdin=subprocess.DEVNULL)
     assert process.returncode == 0, process.stderr[-2000:]

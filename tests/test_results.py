@@ -21,6 +21,7 @@ from typing import Any
 import pytest
 
 from tests import experiments
+from tests.conftest import LESSON_OPTIONS, shared
 from tests.conftest import run_lecture as lecture
 from worksheet import Style, Values, Worksheet, compute_values
 from worksheet.results import load_experiment
@@ -260,11 +261,20 @@ class _Keys(HTMLParser):
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory: pytest.TempPathFactory, folder: Path) -> Path:
+    """A build with the hand-written experiment: its deck, and one short scene. The trained
+    scene itself is drawn with these results by the dry run above, and rendered (with the
+    bundled experiment) in the shared lesson, whose pixels ``tests/test_proof.py`` reads."""
     out = tmp_path_factory.mktemp("built")
-    process = lecture("build", "TrainedComparison", "--narration", "none", "--experiment",
+    process = lecture("build", "HeadWalkthrough2", "--narration", "none", "--experiment",
                       folder, "--out", out, "-j", "1")
     assert process.returncode == 0, process.stdout + process.stderr
     return out
+
+
+@pytest.fixture(scope="module")
+def lesson(request: pytest.FixtureRequest) -> Path:
+    """The whole lesson, built once for the run with the bundled experiment (read-only)."""
+    return shared(request, "lesson")
 
 
 def test_the_build_records_its_experiment_and_check_passes(built: Path, folder: Path,
@@ -297,22 +307,24 @@ def test_the_deck_shows_every_result_bound_to_its_key(built: Path, results: Valu
 
 
 def test_the_scene_and_deck_rebuild_when_the_experiment_changes(
-        built: Path, folder: Path, default_ws: Worksheet, tmp_path: Path) -> None:
+        lesson: Path, folder: Path) -> None:
+    """The lesson was built with the bundled experiment: planned again with it, the trained
+    scene and the deck are reused; with another experiment both would be made again, and
+    the scene's reason names the experiment."""
     def plan(*extra: str | Path) -> dict[str, str]:
-        process = lecture("build", "TrainedComparison", "--narration", "none", "--dry-run",
-                          "--out", built, *extra)
+        process = lecture("build", "TrainedComparison", *LESSON_OPTIONS, "--dry-run",
+                          "--out", lesson, *extra)
         assert process.returncode == 0, process.stderr
         return {"scene": next(line for line in process.stderr.splitlines()
                               if "TrainedComparison" in line),
                 "slides": process.stderr.splitlines()[-1]}
 
-    same = plan("--experiment", folder)
+    same = plan()
     assert "reused" in same["scene"] and "would be reused" in same["slides"]
-    other = experiments.document(default_ws, seconds={
-        m: tuple(s + 1.0 for s in experiments.SECONDS[m]) for m in MODELS})
-    changed = plan("--experiment", experiments.write(tmp_path / "other", other))
-    assert "would render" in changed["scene"] and "would be rebuilt" in changed["slides"]
-    without = plan()
+    changed = plan("--experiment", folder)
+    assert "would render" in changed["scene"] and "experiment" in changed["scene"]
+    assert "would be rebuilt" in changed["slides"]
+    without = plan("--experiment", "none")
     assert "would render" in without["scene"] and "experiment" in without["scene"]
 
 
