@@ -1,4 +1,5 @@
-"""Build hook: the wheel carries the Reveal.js and KaTeX files the deck uses.
+"""Build hook: the wheel carries the library files the deck uses (Reveal.js, KaTeX, and for
+the live slide ONNX Runtime Web and the tokenizers).
 
 Everything else is declared in ``pyproject.toml``. ``build_py`` copies the files
 :func:`slides.assets.vendored_files` names from ``node_modules/`` (``npm ci`` in a
@@ -32,12 +33,12 @@ def _libraries() -> list[str]:
     if missing:
         more = f" (and {len(missing) - 1} more)" if len(missing) > 1 else ""
         raise SystemExit(f"{NODE_MODULES / missing[0]}: not found{more}; the package carries "
-                         "Reveal.js and KaTeX: run `npm ci` before building it")
+                         "the deck's libraries: run `npm ci` before building it")
     return names
 
 
 class BuildWithLibraries(build_py):
-    """``build_py`` that also copies Reveal.js and KaTeX into ``slides/vendor/``."""
+    """``build_py`` that also copies the deck's libraries into ``slides/vendor/``."""
 
     def run(self) -> None:
         super().run()

@@ -15,7 +15,7 @@ for package in "${DEBIAN_PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" \
     || missing+=("$package")
 done
-# Node.js and npm fetch Reveal.js and KaTeX; Debian's npm when the machine has none.
+# Node.js and npm fetch the deck's libraries; Debian's npm when the machine has none.
 command -v npm >/dev/null 2>&1 || missing+=(npm)
 if [ ${#missing[@]} -gt 0 ]; then
   echo "setup: installing Debian packages: ${missing[*]}"
@@ -36,7 +36,9 @@ SITE=.venv/lib/python3.11/site-packages
 .venv/bin/pip install --quiet --disable-pip-version-check --no-compile -e '.[dev]'
 wait "$compiling" || true
 .venv/bin/python -m compileall -qq -j 0 -x '/(tests|torch)/' "$SITE" || true
-# Reveal.js and KaTeX for the slides, exactly as locked (never a browser download).
+# Reveal.js and KaTeX for the slides, ONNX Runtime Web and the tokenizers for the live
+# slide, exactly as locked (never a browser download; no package's install script runs:
+# the deck uses their published files as they are).
 if [ -f package-lock.json ]; then
-  npm ci --silent --no-audit --no-fund
+  npm ci --silent --no-audit --no-fund --ignore-scripts
 fi

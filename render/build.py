@@ -509,10 +509,18 @@ def unchanged(options: BuildOptions) -> BuildResult | None:
             return None  # a scene it asks for was never built
         worksheet = {"path": str(options.worksheet.resolve()),
                      "sha256": _file_sha256(options.worksheet)}
+        from worksheet import NO_EXPERIMENT
+
         experiment = None
-        if options.experiment is not None:
-            file = options.experiment / "experiment.json" if options.experiment.is_dir() \
-                else options.experiment
+        given = options.experiment
+        if given is None:  # the bundled one, when the last build of this worksheet used it
+            from worksheet import BUNDLED_EXPERIMENT as BUNDLED
+
+            used = previous.get("experiment")
+            given = BUNDLED if used and Path(used["path"]) == (BUNDLED / "experiment.json"
+                                                              ).resolve() else None
+        if given is not None and str(given) != NO_EXPERIMENT:
+            file = given / "experiment.json" if given.is_dir() else given
             experiment = {"path": str(file.resolve()), "sha256": _file_sha256(file)}
     except (KeyError, OSError):
         return None  # the full build says what is wrong
@@ -576,17 +584,18 @@ def _gather(options: BuildOptions, ws: Worksheet | None = None
     worksheet's models'), and handed on; without one they are computed when needed.
     """
     from worksheet import load_worksheet
-    from worksheet.results import load_experiment
+    from worksheet.results import chosen_experiment, load_experiment
 
     ws = ws if ws is not None else load_worksheet(options.worksheet)
     check_limits(ws)
     entries = lecture_order(ws.n_heads)
     pick_scenes(entries, options.scenes)  # a name the lecture lacks stops here, not in OUT
     experiment, values = None, None
-    if options.experiment is not None:
+    chosen = chosen_experiment(options.experiment, ws)
+    if chosen is not None:
         from worksheet import compute_values
 
-        experiment = load_experiment(options.experiment, ws)
+        experiment = load_experiment(chosen, ws)
         values = compute_values(ws, experiment)
     return ws, entries, code_fingerprint(), tool_versions(), (experiment, values)
 
@@ -750,7 +759,8 @@ def _assemble_slides(options: BuildOptions, planner: _Planner,
         return "reused", key  # the same deck from the same sources: its record holds
     from slides.deck import build_deck, find_clips, poster_sources
 
-    build_deck(planner.ws, planner.values, options.out)
+    build_deck(planner.ws, planner.values, options.out,
+               experiment=planner.experiment.path if planner.experiment else None)
     clips = _clips(options)
     sources = _deck_code(planner)
     deck = options.out / "slides"

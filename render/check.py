@@ -683,6 +683,51 @@ def _experiment(build: dict[str, Any], ws: Worksheet, report: CheckReport) -> An
     return experiment
 
 
+def _check_explorer(out: Path, ws: Worksheet, report: CheckReport) -> None:
+    """The worksheet explorer's model in the deck is the graph exported again from the
+    worksheet, byte for byte."""
+    from slides.explorer import EXPLORER_MODEL, explorer_script
+
+    file = out / "slides" / EXPLORER_MODEL
+    if not file.is_file() or file.read_text(encoding="utf-8") != explorer_script(ws):
+        report.problems.append(Problem(f"slides/{EXPLORER_MODEL}", "missing, or not the "
+                                       "graph the worksheet exports"))
+        return
+    report.count("explorer graphs")
+
+
+def _check_live_models(out: Path, experiment: Any, graphs: dict[str, bytes],
+                       report: CheckReport) -> None:
+    """The live slide's models file is the one the deck's writer makes from the shipped
+    checkpoints' graphs, exported again here, byte for byte."""
+    from slides.live import MODELS, LiveData, models_script
+
+    folder = experiment.path.parent
+    tokenizer = (folder / experiment.document["tokenizer"]["file"]).read_bytes()
+    expected = models_script(LiveData(folder, dict(experiment.document), tokenizer, graphs))
+    file = out / "slides" / MODELS
+    if not file.is_file() or file.read_text(encoding="utf-8") != expected:
+        report.problems.append(Problem(f"slides/{MODELS}", "missing, or its models are not "
+                                       "the graphs of the shipped checkpoints"))
+        return
+    report.count("live models", len(graphs))
+
+
+def _check_shipped(experiment: Any, report: CheckReport) -> dict[str, bytes]:
+    """The experiment's tokenizer and shipped checkpoints have the sha256 its record gives,
+    and each checkpoint exported again gives the graph the record names; the graphs."""
+    from worksheet import ExperimentError
+    from worksheet.graphs import shipped
+
+    try:
+        graphs = shipped(experiment.path.parent, experiment.document).graphs
+    except ExperimentError as error:
+        report.problems.append(Problem(str(experiment.path.parent), str(error)))
+        return {}
+    report.count("shipped models", len(graphs))
+    return graphs
+
+
 def _stale(out: Path, build: dict[str, Any], ws: Worksheet, ws_path: str,
            report: CheckReport) -> None:
     """The worksheet, and each output's own sources (its import closure), against what the
@@ -758,7 +803,11 @@ def check_build(out: Path, worksheet: Path | None = None, frames: bool = False,
              if scene.get("status") in (*KEPT, "failed")}  # a failed one is reported stale
     report = CheckReport(lecture=[entry.name for entry in entries],
                          missing=[entry.name for entry in entries if entry.name not in tried])
-    values = compute_values(ws, _experiment(build, ws, report))
+    experiment = _experiment(build, ws, report)
+    values = compute_values(ws, experiment)
+    graphs: dict[str, bytes] = {}
+    if experiment is not None and experiment.document.get("shipped"):
+        graphs = _check_shipped(experiment, report)
     _stale(out, build, ws, str(path), report)
     recorded = _check_files(out, build, report)
     manifests: dict[Path, dict[str, Any]] = {}
@@ -773,6 +822,9 @@ def check_build(out: Path, worksheet: Path | None = None, frames: bool = False,
                 for p, m in manifests.items()}
     if not build.get("shard"):
         _check_deck(out, values, recorded, captions, report)
+        _check_explorer(out, ws, report)
+        if graphs:
+            _check_live_models(out, experiment, graphs, report)
         _check_script(out, ws, manifests, values, report)
         _check_storyboard(out, manifests, values, recorded, report)
     report.counts["scenes"] = len(manifests)

@@ -158,16 +158,16 @@ _WORKSHEET = click.option(
 _EXPERIMENT = click.option(
     "--experiment", "experiment_path", type=click.Path(path_type=Path), default=None,
     help="The folder `lecture experiment` wrote (or its experiment.json): its results join "
-    "the values as trained.results.* (default: $LECTURE_EXPERIMENT, lecture.toml, or none).")
+    "the values as trained.results.*; `none` for none (default: $LECTURE_EXPERIMENT, "
+    "lecture.toml, or the bundled experiment when the worksheet's trained sizes are its own).")
 
 
 def _load_experiment(settings: Any, ws: Any) -> Any:
     """The settings' experiment, read and checked against the worksheet; ``None`` without."""
-    if settings.experiment is None:
-        return None
-    from worksheet.results import load_experiment
+    from worksheet.results import chosen_experiment, load_experiment
 
-    return load_experiment(settings.experiment, ws)
+    path = chosen_experiment(settings.experiment, ws)
+    return None if path is None else load_experiment(path, ws)
 
 
 def _console(stderr: bool = False) -> Console:
@@ -324,9 +324,10 @@ def _narration(settings: Any) -> Any:
     return narration
 
 
-QUALITIES = {"l": "480p15", "m": "720p30", "h": "1080p60", "k": "2160p60"}
+QUALITIES = {"l": "480p15", "m": "720p30", "h": "1080p60", "k": "2160p60",
+             "draft": "480p5, l's pictures with fewer frames between, to look over quickly"}
 """Each ``--quality`` the command takes, with what it renders; Manim's letters, so ``-ql``
-means what it means to ``manim``."""
+means what it means to ``manim``, and ``draft``."""
 _QUALITY = click.option(
     "-q", "--quality", type=_Choice(list(QUALITIES)), default="l", show_default=True,
     help="Render quality, as Manim's -q: " + ", ".join(f"{name} {what}"
@@ -363,8 +364,9 @@ def slides_command(worksheet_path: Path | None, experiment_path: Path | None,
     settings = resolve_settings({"worksheet": worksheet_path, "out": out_dir,
                                  "experiment": experiment_path})
     ws = load_worksheet(settings.worksheet)
-    index = build_deck(ws, compute_values(ws, _load_experiment(settings, ws)), settings.out,
-                       pdf=pdf)
+    experiment = _load_experiment(settings, ws)
+    index = build_deck(ws, compute_values(ws, experiment), settings.out, pdf=pdf,
+                       experiment=experiment.path if experiment else None)
     click.echo(f"wrote {index}", err=True)
 
 
@@ -750,11 +752,17 @@ def _parse_seeds(_: click.Context, __: click.Parameter, value: str) -> tuple[int
               help="Validation and test windows measured (all, when a split has fewer).")
 @click.option("--threads", type=_Whole(min=1), default=None,
               help="CPU threads for torch (default: torch's own choice).")
+@click.option("--title", "corpus_title", default="",
+              help="What the corpus is, in a few words, as the lecture names it (default: "
+              "its file or folder name).")
+@click.option("--ship", "ship_dir", type=click.Path(file_okay=False, path_type=Path),
+              default=None, help="Also write what a lecture ships here: experiment.json, "
+              "tokenizer.json and each model's median-seed checkpoint in 8 bits.")
 @_friendly
 def experiment_command(corpus: Path, worksheet_path: Path | None, out_dir: Path | None,
                        steps: int, seeds: tuple[int, ...], device: str, batch: int,
                        learning_rate: float, eval_every: int, eval_windows: int,
-                       threads: int | None) -> None:
+                       threads: int | None, corpus_title: str, ship_dir: Path | None) -> None:
     """Train the lesson's trained-comparison models on a story corpus and write
     OUT/experiment.json, OUT/tokenizer.json and one checkpoint per model and seed.
 
@@ -777,11 +785,12 @@ def experiment_command(corpus: Path, worksheet_path: Path | None, out_dir: Path 
     out = out_dir if out_dir is not None else settings.out / "experiment"
     options = ExperimentOptions(steps=steps, seeds=seeds, device=device, batch=batch,
                                 learning_rate=learning_rate, eval_every=eval_every,
-                                eval_windows=eval_windows, threads=threads)
+                                eval_windows=eval_windows, threads=threads,
+                                corpus_title=corpus_title)
     console = _console(stderr=True)
     try:
         with ExperimentProgress(console) as progress:
-            document = run_experiment(ws, corpus, out, options, progress.update)
+            document = run_experiment(ws, corpus, out, options, progress.update, ship_dir)
     except ExperimentError as error:
         _fail(str(error))
     except KeyboardInterrupt:

@@ -24,6 +24,7 @@ from narration.voices import Narration
 from outline import SceneEntry, video_stem
 from outputs.files import file_digest
 from render.config import scene_environment
+from worksheet import NO_EXPERIMENT
 
 if TYPE_CHECKING:
     from narration.track import Track
@@ -34,9 +35,22 @@ __all__ = ["QUALITIES", "RenderError", "Tags", "clip_sound", "clip_tags", "pick_
 AAC_BITRATE = 96_000
 
 QUALITIES = {"l": "low_quality", "m": "medium_quality", "h": "high_quality",
-             "k": "fourk_quality"}
+             "k": "fourk_quality", "draft": "low_quality"}
+DRAFT_FRAME_RATE = 5
+"""Frames per second of ``draft``: ``l``'s pictures with a third of the frames between.
+Each section ends on the picture ``l`` shows, with the same figures and captions; every
+step rounds to a whole frame, so times drift by up to a frame per caption."""
+MANIM_FLAGS = {**{letter: (f"-q{letter}",) for letter in "lmhk"},
+               "draft": ("-ql", "--frame_rate", str(DRAFT_FRAME_RATE))}
+"""What Manim is given for each quality."""
 SCENES_DIR = Path(scenes.__file__).parent
 SUFFIXES = (".mp4", ".srt", ".figures.json")
+HEAP_FRAMES = "glibc.malloc.mmap_threshold=33554432:glibc.malloc.trim_threshold=268435456"
+"""glibc settings for Manim's process. Manim allocates a frame-sized array for every frame
+it draws (1.6 MB at 480p, 8 MB at 1080p), and under glibc's defaults each one is mapped
+from the kernel and unmapped again: the page faults cost a tenth of a render's CPU. Kept
+in the heap instead, a render is that much faster and writes the same bytes
+(``bench/render.py`` measures it)."""
 
 
 class RenderError(RuntimeError):
@@ -103,14 +117,18 @@ def render_scene(entry: SceneEntry, worksheet: Path, quality: str,
         When Manim fails or is cancelled, or an expected output is missing.
     """
     with tempfile.TemporaryDirectory(prefix=f"lecture-{entry.name}-") as media:
-        command = [sys.executable, "-m", "manim", "render", f"-q{quality}", "--disable_caching",
+        command = [sys.executable, "-m", "manim", "render", *MANIM_FLAGS[quality],
+                   "--disable_caching",
                    "--progress_bar", "none", "--media_dir", media,
                    str(SCENES_DIR / f"{entry.module}.py"), entry.name]
         env = {**os.environ, "LECTURE_WORKSHEET": str(worksheet.resolve()),
                **(narration or Narration()).environment(),
                **scene_environment(options or {}),
-               "LECTURE_EXPERIMENT": str(experiment.resolve()) if experiment else "",
-               "LECTURE_VALUES": str(values.resolve()) if values else ""}
+               "LECTURE_EXPERIMENT": str(experiment.resolve()) if experiment
+               else NO_EXPERIMENT,
+               "LECTURE_VALUES": str(values.resolve()) if values else "",
+               "GLIBC_TUNABLES": ":".join(filter(None, (os.environ.get("GLIBC_TUNABLES"),
+                                                         HEAP_FRAMES)))}
         returncode, output = _run(command, env, entry, cancel)
         if returncode != 0:
             raise RenderError(f"{entry.name} failed (exit {returncode}): "

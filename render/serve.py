@@ -506,7 +506,7 @@ def _finishing_command(build: BuildOptions) -> str:
     if build.worksheet.resolve() != DEFAULT_WORKSHEET.resolve():
         words += ["--worksheet", str(build.worksheet)]
     if build.quality != BuildOptions.quality:
-        words += [f"-q{build.quality}"]
+        words += ["--quality", build.quality]
     if build.narration.engine != Settings.narration:
         words += ["--narration", build.narration.engine]
     if build.narration.model is not None:

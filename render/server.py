@@ -30,8 +30,8 @@ __all__ = ["LIVE", "DeckServer", "Hub"]
 LIVE = "/__lecture__/"
 """Where the live channel and its script live; no build folder holds such a name."""
 STATIC = Path(__file__).resolve().parent / "static"
-LIVE_FILES = {"live.js": "text/javascript; charset=utf-8",
-              "live.css": "text/css; charset=utf-8"}
+RELOAD_FILES = {"reload.js": "text/javascript; charset=utf-8",
+              "reload.css": "text/css; charset=utf-8"}
 DECK_PAGE = ("slides", "index.html")
 WAITING_PAGE = STATIC / "waiting.html"
 """Shown at the deck's address until the first deck is on disk."""
@@ -293,9 +293,9 @@ class _Handler(BaseHTTPRequestHandler):
             html = page.read_text(encoding="utf-8")
         except (FileNotFoundError, NotADirectoryError):
             html, deck = WAITING_PAGE.read_text(encoding="utf-8"), None
-        snippet = (f'<link rel="stylesheet" href="{LIVE}live.css">\n'
+        snippet = (f'<link rel="stylesheet" href="{LIVE}reload.css">\n'
                    f"<script>window.LECTURE_SERVE = {json.dumps({'deck': deck})};</script>\n"
-                   f'<script src="{LIVE}live.js"></script>\n')
+                   f'<script src="{LIVE}reload.js"></script>\n')
         at = html.rfind("</body>")
         html = html[:at] + snippet + html[at:] if at >= 0 else html + snippet
         self._bytes(html.encode("utf-8"), TYPES[".html"], body)
@@ -308,8 +308,8 @@ class _Handler(BaseHTTPRequestHandler):
         elif name == "state":
             self._bytes(json.dumps(self.server.hub.state(), ensure_ascii=False).encode(),
                         TYPES[".json"], body)
-        elif name in LIVE_FILES:
-            self._bytes((STATIC / name).read_bytes(), LIVE_FILES[name], body)
+        elif name in RELOAD_FILES:
+            self._bytes((STATIC / name).read_bytes(), RELOAD_FILES[name], body)
         else:
             self._refuse(HTTPStatus.NOT_FOUND, "not found")
 

@@ -1,17 +1,18 @@
-"""The trained comparison's three models: their sizes from the `trained.*` values and, when
-the build has an experiment, its results from `trained.results.*`: perplexity and
-training time with one dot per seed, each model's continuation of the lesson's sentence,
-and the verdict those numbers give."""
+"""The trained comparison's three models: each drawn with its parameters counted by part
+(`trained.*`), and, when the lecture has an experiment, what they learned from and how well
+they predict (`trained.results.*`): perplexity and training time with one dot per seed,
+each model's continuation of the lesson's sentence, and the verdict those numbers give.
+Without one, what a fair comparison measures."""
 
+import itertools
 from typing import Any
 
 from manim import (
     DOWN,
     LEFT,
     RIGHT,
-    AnimationGroup,
+    UP,
     Dot,
-    GrowFromEdge,
     LaggedStart,
     Line,
     Mobject,
@@ -26,9 +27,14 @@ from scenes.kit import (
     Fade,
     current_experiment,
 )
-from scenes.kit.palette import FAINT, NEUTRAL_FILL
+from scenes.kit.components import panel
+from scenes.kit.layout import fit
+from scenes.kit.palette import BACKGROUND, FAINT, NEUTRAL_FILL
 from scenes.kit.topic import (
+    CONTENT_BOTTOM,
+    CONTENT_WIDTH,
     LibraryScene,
+    arrow,
     grid,
     place,
 )
@@ -42,6 +48,8 @@ RESULTS = "trained.results"
 
 class TrainedComparison(LibraryScene):
     """The trained comparison's models and sizes, then, with an experiment, its results."""
+
+    draws_its_own_map = True  # the worksheet's two-head map is none of these three models
 
     def setup(self) -> None:
         super().setup()
@@ -57,16 +65,31 @@ class TrainedComparison(LibraryScene):
         self.heads = list(self.ws.lesson.trained.heads)
         self.models = ["mlp", *(f"heads{h}" for h in self.heads)]
         measured = self.options["experiment"] is not None
-        self.section("sizes")
-        self.stage("The trained models and their sizes")
-        self.sizes(measured)
+        if measured:
+            self.section("corpus")
+            self.stage("Three models, one corpus")
+            self.corpus()
+        self.section("fixed window")
+        self.stage("The fixed-window MLP")
+        self.mlp()
+        for heads in self.heads:
+            self.section(f"attention {heads}")
+            self.stage("Attention, {h:head} of {d}", h=f"trained.heads{heads}.heads",
+                       d=f"trained.heads{heads}.d_head")
+            self.attention(heads)
+        self.section("parameters")
+        self.stage("Where the parameters are")
+        self.parts()
         if not measured:
-            self.section("how to measure")
-            self.how_to_measure()
+            self.section("what a comparison measures")
+            self.what_is_measured()
             return
         self.section("perplexity")
         self.stage("Held-out perplexity, one dot per seed")
-        self.chart("perplexity", "perplexity on held-out stories: lower is better")
+        self.chart("perplexity", "perplexity on held-out texts: lower is better")
+        self.section("perplexity, zoomed")
+        self.stage("Zoomed in on the attention models")
+        self.zoom()
         self.section("training time")
         self.stage("Training time, one dot per seed")
         self.chart("seconds", "seconds of training steps")
@@ -91,74 +114,292 @@ class TrainedComparison(LibraryScene):
             return self.label("fixed-window MLP", size)
         return self.model_name(int(model.removeprefix("heads")), size)
 
-    # ----------------------------------------------------------------- sizes
+    # ----------------------------------------------------------------- the corpus
 
-    def sizes(self, measured: bool) -> None:
-        shared = self.bound("shared: vocabulary {v} · context {c} · width {w}", 24, MUTED,
-                            v="trained.vocab", c="trained.context", w="trained.width")
-        entries = [(self.label("fixed-window MLP", 26), "trained.mlp.params",
-                    "trained.mlp.W_hidden")]
-        entries += [(self.model_name(h), f"trained.heads{h}.params",
-                     f"trained.heads{h}.W_hidden") for h in self.heads]
-        largest = max(float(self.v.value(key)) for _, key, _ in entries)
-        rows = []
-        for name, key, first in entries:
-            length = max(0.05, 4.6 * float(self.v.value(key)) / largest)
-            bar = Rectangle(width=length, height=0.46, stroke_color=MUTED, stroke_width=1.5,
-                            fill_color=NEUTRAL_FILL, fill_opacity=1)
-            count = self.num(key, 26, mono=False).next_to(bar, RIGHT, buff=0.2)
-            rows.append([name, VGroup(bar, count), self.shape("first matrix", first, 22)])
-        table = grid(rows, h_buff=0.5, v_buff=0.7)
-        for bar_cell in (row[1] for row in rows):
-            bar_cell.align_to(rows[0][1], LEFT)
-        place(VGroup(shared, table).arrange(DOWN, buff=0.8))
-        self.say("Trained on short stories: vocabulary {v}, context {c}, width {w}.",
-                 LaggedStart(Fade(shared), self.point_at(shared),
-                             *(Fade(row[0]) for row in rows), lag_ratio=0.5),
-                 run_time=3.0, v="trained.vocab", c="trained.context", w="trained.width")
-        grows = [AnimationGroup(GrowFromEdge(row[1][0], LEFT), Fade(row[1][1])) for row in rows]
-        counts = {self.v.value(f"trained.heads{h}.params") for h in self.heads}
-        # Without results the shapes come in unsaid: the time goes to what is missing.
-        shapes = [] if measured else [Fade(row[2]) for row in rows]
-        if len(counts) == 1:  # one width: the head count does not change the size
-            self.say("The MLP has {m} parameters;", grows[0], *shapes,
-                     self.point_at(rows[0][0], rows[0][1]), m="trained.mlp.params")
-            self.say("attention, with {h:head} or {k}, has {p}.",
-                     LaggedStart(*grows[1:], lag_ratio=0.6),
-                     self.point_at(*(r[1] for r in rows[1:])),
-                     h=f"trained.heads{self.heads[0]}.heads",
-                     k=f"trained.heads{self.heads[-1]}.heads",
-                     p=f"trained.heads{self.heads[0]}.params")
-        else:
-            self.say("The fixed-window MLP has {m} parameters.", grows[0], *shapes,
-                     self.point_at(rows[0][0], rows[0][1]), m="trained.mlp.params")
-            for h, row, grown in zip(self.heads, rows[1:], grows[1:], strict=True):
-                self.say("Attention with {h:head}: {p}.", grown, self.point_at(row[0], row[1]),
-                         h=f"trained.heads{h}.heads", p=f"trained.heads{h}.params")
-        if not measured:
+    def corpus(self) -> None:
+        """What the three models learned from, and how long: named from the experiment."""
+        r = RESULTS
+        count = len(self.v.value(f"{r}.seeds"))
+        seed_keys = {f"k{i}": f"{r}.seeds[{i}]" for i in range(count)}
+        seeds = ", ".join(f"{{k{i}}}" for i in range(count))
+        lines = VGroup(
+            self.bound("{n} texts: {t}", 26, INK, n=f"{r}.documents.all", t=f"{r}.corpus"),
+            self.bound("{a} to train on · {b} to choose checkpoints · {c} held out for the test",
+                       22, MUTED, a=f"{r}.documents.train", b=f"{r}.documents.validation",
+                       c=f"{r}.documents.test"),
+            self.bound("one tokenizer of {v} tokens · windows of {c} tokens · width {w}",
+                       22, MUTED, v="trained.vocab", c="trained.context", w="trained.width"),
+            self.bound("{s} steps of {b} windows for every model · {n:seed}: " + seeds, 22,
+                       MUTED, s=f"{r}.steps", b=f"{r}.batch", n=f"{r}.seed_count",
+                       **seed_keys),
+        ).arrange(DOWN, buff=0.4)
+        place(lines)
+        self.say("This run, made for this lecture, trains three models to predict the next "
+                 "token.", Fade(lines[0]))
+        self.say("They learn from one corpus of {n} texts: {t}.", self.point_at(lines[0]),
+                 n=f"{r}.documents.all", t=f"{r}.corpus")
+        self.say("{c} of them are held out: no model trains on them, only the test uses them.",
+                 Fade(lines[1]), self.point_at(lines[1]), c=f"{r}.documents.test")
+        self.say("{v} more choose each model's best checkpoint.", self.point_at(lines[1]),
+                 v=f"{r}.documents.validation")
+        self.say("Each model trains for {s} steps, once with each of {k:seed}.",
+                 LaggedStart(Fade(lines[2]), Fade(lines[3]), lag_ratio=0.5),
+                 self.point_at(lines[3]), s=f"{r}.steps", k=f"{r}.seed_count")
+        self.say("A seed fixes the first weights and the order of the batches.",
+                 self.point_at(lines[3]))
+
+    # ----------------------------------------------------------------- architectures
+
+    def box(self, *lines: Mobject, colour: str = MUTED) -> VGroup:
+        """A stage of a model's picture: its lines in a rounded outline."""
+        return panel(VGroup(*lines).arrange(DOWN, buff=0.1), colour, buff=0.16)
+
+    def counted(self, stages: list[Mobject], counts: list[str | None]) -> tuple[VGroup, VGroup,
+                                                                                   VGroup]:
+        """Stages left to right with arrows, each stage's parameter count under it."""
+        row = VGroup(*stages).arrange(RIGHT, buff=0.55)
+        arrows = VGroup(*(arrow(a, b) for a, b in itertools.pairwise(stages)))
+        numbers = VGroup()
+        floor = row.get_bottom()[1] - 0.3
+        for stage, key in zip(stages, counts, strict=True):
+            if key is None:
+                continue
+            count = self.num(key, 24, INK, mono=False)
+            count.move_to([stage.get_x(), floor - count.height / 2, 0])
+            stage.count = count
+            numbers.add(count)
+        return row, arrows, numbers
+
+    def rows_icon(self, rows: int, colour: str = MUTED) -> VGroup:
+        """A stack of thin rows: a window of embedding rows."""
+        return VGroup(*(Rectangle(width=1.1, height=0.09, stroke_width=0, fill_color=colour,
+                                  fill_opacity=0.8) for _ in range(rows))).arrange(DOWN,
+                                                                                    buff=0.05)
+
+    def masked_grid(self, colour: str, pads: int = 3, size: int = 8,
+                    width: float = 1.3) -> VGroup:
+        """Receivers × sources of a padded window: the future blocked above the diagonal,
+        the pads on the left blocked for every real receiver."""
+        cell = width / size
+        cells = VGroup()
+        for r in range(size):
+            for c in range(size):
+                allowed = c <= r and (c >= pads or r < pads)
+                unused = r < pads  # a pad's own row: computed, never read
+                cells.add(Square(cell, stroke_width=0.5, stroke_color=FAINT,
+                                 fill_color=colour if allowed else NEUTRAL_FILL,
+                                 fill_opacity=(0.3 if unused else 0.85) if allowed else 1.0)
+                          .move_to([c * cell, -r * cell, 0]))
+        return cells
+
+    def total(self, key: str) -> Mobject:
+        return self.bound("{p} parameters in all", 26, INK, p=key)
+
+    def mlp(self) -> None:
+        """64 rows joined into one long row, the wide first layer, the vocabulary layer."""
+        m = "trained.mlp"
+        rows = self.box(self.rows_icon(6), self.bound("{c} rows of the", 20, INK,
+                                                      c="trained.context"),
+                        self.bound("token table, {v} × {w}", 20, MUTED, v="trained.vocab",
+                                   w="trained.width"))
+        joined = self.box(Rectangle(width=1.9, height=0.12, stroke_width=0, fill_color=MUTED,
+                                    fill_opacity=0.8),
+                          self.bound("one row of {f}", 20, INK, f=f"{m}.flat_width"))
+        hidden = self.box(self.label("hidden layer", 20), self.bound(
+            "{f} → {h}, ReLU", 20, MUTED, f=f"{m}.flat_width", h="trained.hidden"), colour=INK)
+        vocab = self.box(self.label("vocabulary layer", 20), self.bound(
+            "{h} → {v}", 20, MUTED, h="trained.hidden", v="trained.vocab"))
+        row, arrows, numbers = self.counted([rows, joined, hidden, vocab],
+                                            [f"{m}.parts.token", None, f"{m}.parts.hidden",
+                                             f"{m}.parts.vocab"])
+        total = self.total(f"{m}.params")
+        picture = VGroup(row, arrows, numbers, total)
+        total.next_to(numbers, DOWN, buff=0.55)
+        place(picture)
+        self.say("The MLP reads a window of {c} tokens: {c} rows of its token table, each "
+                 "{w} numbers wide.", Fade(rows), self.point_at(rows), c="trained.context",
+                 w="trained.width")
+        self.say("It joins them, in order, into one row of {f} numbers.",
+                 Fade(arrows[0]), Fade(joined), self.point_at(joined), f=f"{m}.flat_width")
+        self.say("No position table is needed: every slot has weights of its own.",
+                 self.point_at(rows, joined))
+        self.say("Its hidden layer maps those {f} numbers to {h}: {p} weights and biases.",
+                 Fade(arrows[1]), Fade(hidden), Fade(hidden.count),
+                 self.point_at(hidden, hidden.count), f=f"{m}.flat_width", h="trained.hidden",
+                 p=f"{m}.parts.hidden")
+        self.say("The token table holds {t} parameters; the vocabulary layer, from {h} to "
+                 "{n} tokens, holds {v}.",
+                 Fade(arrows[2]), Fade(vocab), Fade(rows.count), Fade(vocab.count),
+                 self.point_at(rows.count, vocab.count), t=f"{m}.parts.token",
+                 v=f"{m}.parts.vocab", h="trained.hidden", n="trained.vocab")
+        self.say("{p} parameters in all.", Fade(total), self.point_at(total),
+                 p=f"{m}.params")
+
+    def attention(self, heads: int) -> None:
+        """Token and position rows, the attention layer with its masked grids, the last
+        row into a narrow prediction MLP."""
+        a = f"trained.heads{heads}"
+        rows = self.box(self.rows_icon(6), self.label("token table", 20),
+                        self.label("+ position table", 20, MUTED))
+        grids = VGroup(*(self.masked_grid(self.head_colour(h + 1), width=1.3 if heads == 1
+                                          else 0.75) for h in range(heads)))
+        grids.arrange(RIGHT, buff=0.15)
+        pads = self.label("pad sources", 20, MUTED).next_to(grids[0], DOWN, buff=0.06)
+        pads.align_to(grids[0], LEFT)
+        weights = VGroup(grids, pads, self.bound(
+            "weights, {c} × {c}: a row per receiver, a column per source", 20, MUTED,
+            c="trained.context"), self.label(
+            "lit: read · dark: blocked · faint rows: the pads' own, never used", 20, MUTED))
+        VGroup(weights[2], weights[3]).arrange(DOWN, buff=0.1, aligned_edge=LEFT).next_to(
+            grids, RIGHT, buff=0.3)
+        layer = self.box(self.label("Q, K, V and W_O", 20, INK),
+                         self.bound("four {w} × {w}", 20, MUTED, w="trained.width"),
+                         colour=INK)
+        last = self.box(self.label("hidden layer", 20), self.bound(
+            "last row, {h} → {n}", 20, MUTED, h="trained.width", n="trained.hidden"))
+        vocab = self.box(self.label("vocabulary layer", 20), self.bound(
+            "{h} → {v}", 20, MUTED, h="trained.hidden", v="trained.vocab"))
+        row, arrows, numbers = self.counted([rows, layer, last, vocab],
+                                            [f"{a}.parts.token", f"{a}.parts.attention",
+                                             f"{a}.parts.hidden", f"{a}.parts.vocab"])
+        position = self.bound("+ {p} for positions", 20, MUTED, p=f"{a}.parts.position")
+        position.next_to(rows.count, DOWN, buff=0.15)
+        total = self.total(f"{a}.params")
+        total.next_to(VGroup(numbers, position), DOWN, buff=0.5)
+        weights.next_to(layer, UP, buff=0.25).align_to(layer, LEFT)
+        picture = VGroup(row, arrows, numbers, position, total, weights)
+        place(picture)
+        if heads != self.heads[0]:  # the parts around the heads were said for the first
+            self.say("{h:head} each take a slice of {d} coordinates from the same "
+                     "projections.", Fade(rows), Fade(rows.count), Fade(position),
+                     Fade(arrows[0]), Fade(layer), self.point_at(layer), h=f"{a}.heads",
+                     d=f"{a}.d_head")
+            self.say("Each has its own softmax and grid of weights; their messages are joined "
+                     "back to {w} before W_O.", Fade(weights), self.point_at(weights),
+                     w="trained.width")
+            total_sum = self.bound("{h} heads × {k} × ({w} × {d}) + {w} × {w} = {p}", 22, INK,
+                                   h=f"{a}.heads", k="trained.projections", w="trained.width",
+                                   d=f"{a}.d_head", p=f"{a}.parts.attention")
+            total_sum.next_to(VGroup(numbers, position, total), DOWN, buff=0.3)
+            if total_sum.get_bottom()[1] < CONTENT_BOTTOM:
+                total_sum.shift(UP * (CONTENT_BOTTOM - total_sum.get_bottom()[1]))
+            self.say("{h} heads times {k} slices of {w} by {d}, plus W_O's {w} by {w}: {p} "
+                     "parameters.", Fade(layer.count), Fade(total_sum),
+                     self.point_at(total_sum, layer.count), h=f"{a}.heads",
+                     k="trained.projections", w="trained.width", d=f"{a}.d_head",
+                     p=f"{a}.parts.attention")
+            self.say("Exactly as many as one wide head.", self.point_at(layer.count))
+            self.say("Everything around them stays as it was: {p} parameters in all.",
+                     *(Fade(m) for m in (arrows[1], arrows[2], last, last.count, vocab,
+                                         vocab.count, total)),
+                     self.point_at(total), p=f"{a}.params")
             return
-        mlp_first = AnimationGroup(Fade(rows[0][2]), self.point_at(rows[0][2]))
-        attention_first = AnimationGroup(Fade(VGroup(*(row[2] for row in rows[1:]))),
-                                         self.point_at(*(row[2] for row in rows[1:])))
-        self.say("The MLP's first matrix, {m}, reads the whole window; attention's, {a}, one "
-                 "token.", LaggedStart(mlp_first, attention_first, lag_ratio=1.0),
-                 run_time=6.0, m="trained.mlp.W_hidden",
-                 a=f"trained.heads{self.heads[0]}.W_hidden")
+        self.say("Attention adds a position table, a learned row for each of the {c} places "
+                 "in the window: {p} parameters.",
+                 Fade(rows), Fade(rows.count), Fade(position), self.point_at(rows, position),
+                 c="trained.context", p=f"{a}.parts.position")
+        self.say("With {h:head} of {w} coordinates, Q, K and V, and W_O, are four {w} by {w} "
+                 "matrices: {p} parameters.", Fade(arrows[0]), Fade(layer), Fade(layer.count),
+                 self.point_at(layer, layer.count), h=f"{a}.heads", w="trained.width",
+                 p=f"{a}.parts.attention")
+        self.say("Q and K make a {c} by {c} grid of weights, drawn small here.",
+                 Fade(weights), self.point_at(weights), c="trained.context")
+        self.say("The future is blocked; so are a short prompt's pads on the left, by the "
+                 "padding mask.", self.point_at(grids))
+        self.say("W_O's output is added back to the rows: the residual.", Fade(arrows[1]),
+                 self.point_at(layer))
+        self.say("Only the last row goes on: the hidden layer reads just {w} numbers, {p} "
+                 "parameters.", Fade(last), Fade(last.count), self.point_at(last, last.count),
+                 w="trained.width", p=f"{a}.parts.hidden")
+        self.say("With the same vocabulary layer, {p} parameters in all.", Fade(arrows[2]),
+                 Fade(vocab), Fade(vocab.count), Fade(total), self.point_at(total),
+                 p=f"{a}.params")
 
-    def how_to_measure(self) -> None:
-        """No experiment in this build: say how to make one, and claim nothing."""
-        self.stage("How well each predicts: not measured in this build")
-        steps = VGroup(
-            self.label("train every model on a story corpus:", 24, MUTED),
-            self.code("lecture experiment --corpus stories.txt --out results", 24),
-            self.label("then build the lecture with its results:", 24, MUTED),
-            self.code("lecture build --experiment results", 24),
-        ).arrange(DOWN, buff=0.35, aligned_edge=LEFT)
-        place(steps)
-        self.say("How well each predicts is not measured here: run lecture experiment on "
-                 "stories, then build with its results.",
-                 LaggedStart(Fade(steps[0]), Fade(steps[1]), Fade(steps[2]), Fade(steps[3]),
-                             lag_ratio=0.5), self.point_at(steps))
+    def parts(self) -> None:
+        """Each model's count as a bar split by part: attention is small, the MLP's first
+        layer is not."""
+        order = ("token", "position", "attention", "hidden", "vocab")
+        shades = {"token": FAINT, "position": FAINT, "attention": self.head_colour(1),
+                  "hidden": INK, "vocab": MUTED}
+        largest = max(float(self.v.value(f"trained.{m}.params")) for m in self.models)
+        unit = CHART_WIDTH / largest
+        rows = []
+        for model in self.models:
+            segments, x = VGroup(), 0.0
+            for part in order:
+                if model == "mlp" and part in ("position", "attention"):
+                    continue  # the fixed window has neither
+                key = f"trained.{model}.parts.{part}"
+                length = unit * float(self.v.value(key))
+                segments.add(Rectangle(width=max(length, 0.02), height=0.42, stroke_width=1,
+                                       stroke_color=BACKGROUND, fill_color=shades[part],
+                                       fill_opacity=1).move_to([x + length / 2, 0, 0]))
+                segments[-1].part = part
+                x += length
+            total = self.num(f"trained.{model}.params", 22, INK, mono=False)
+            rows.append([self.name_of(model, 22), VGroup(segments, total)])
+            total.next_to(segments, RIGHT, buff=0.2)
+        table = grid(rows, h_buff=0.4, v_buff=0.6)
+        for cell in (row[1] for row in rows):
+            cell.align_to(rows[0][1], LEFT)
+        legend = VGroup()
+        for part, name in (("attention", "attention"), ("hidden", "hidden layer"),
+                           ("vocab", "vocabulary layer"), ("token", "token and position tables")):
+            swatch = Square(0.22, stroke_width=0, fill_color=shades[part], fill_opacity=1)
+            legend.add(VGroup(swatch, self.label(name, 20, MUTED)).arrange(RIGHT, buff=0.12))
+        legend.arrange(RIGHT, buff=0.45)
+        first = self.heads[0]
+        # the attention slices are too thin to see: a callout points at each one
+        callouts = VGroup()
+        for row in rows[1:]:
+            sliver = next(seg for seg in row[1][0] if seg.part == "attention")
+            tip = sliver.get_bottom() + DOWN * 0.02
+            note = self.label("attention", 18, self.head_colour(1))
+            note.next_to(tip, DOWN, buff=0.08).shift(RIGHT * (note.width / 2 + 0.15))
+            callouts.add(VGroup(note, Line(tip, note.get_left() + LEFT * 0.04,
+                                           color=self.head_colour(1), stroke_width=2)))
+        small = self.bound("attention {a} · hidden layer: {n} with attention, {m} in the MLP, "
+                           "which reads {f}", 22, INK,
+                           a=f"trained.heads{first}.parts.attention",
+                           n=f"trained.heads{first}.parts.hidden",
+                           m="trained.mlp.parts.hidden", f="trained.mlp.flat_width")
+        table.add(callouts)
+        place(VGroup(table, legend, small).arrange(DOWN, buff=0.45))
+        self.say("Side by side, each bar split by part.",
+                 LaggedStart(*(Fade(VGroup(*row)) for row in rows), Fade(legend),
+                             lag_ratio=0.3), self.point_at(table))
+        attention = [seg for row in rows[1:] for seg in row[1][0] if seg.part == "attention"]
+        self.say("Attention costs {a} parameters whatever the number of heads: more heads, "
+                 "the same width.", Fade(small), Fade(callouts), self.point_at(*attention),
+                 a=f"trained.heads{first}.parts.attention")
+        wide = [seg for seg in rows[0][1][0] if seg.part == "hidden"]
+        self.say("The MLP is the largest: its hidden layer reads all {f} numbers of the "
+                 "window.", self.point_at(*wide), f="trained.mlp.flat_width")
+        self.say("That is {m} parameters, against {n} for the attention models' hidden "
+                 "layer.", self.point_at(small), m="trained.mlp.parts.hidden",
+                 n=f"trained.heads{first}.parts.hidden")
+
+    def what_is_measured(self) -> None:
+        """No experiment: what a fair comparison of the three measures, and no claim."""
+        self.stage("What a comparison measures")
+        lines = VGroup(
+            self.label("the same texts, tokenizer, window and number of steps for each", 24),
+            self.label("perplexity on held-out texts: exp of the cross-entropy, lower is better",
+                       24),
+            self.label("several seeds per model: the spread is what chance alone does", 24),
+            self.label("and the cost: parameters and seconds of training", 24),
+        ).arrange(DOWN, buff=0.4, aligned_edge=LEFT)
+        place(lines)
+        self.say("A fair comparison trains the three on the same texts, with the same "
+                 "tokenizer, window and number of steps.", Fade(lines[0]),
+                 self.point_at(lines[0]))
+        self.say("It measures perplexity on texts none of them trained on: the exponential of "
+                 "the cross-entropy, so lower is better.", Fade(lines[1]),
+                 self.point_at(lines[1]))
+        self.say("It trains each model with several seeds, so that the spread shows what "
+                 "chance alone does.", Fade(lines[2]), self.point_at(lines[2]))
+        self.say("And it weighs the cost: the parameters, and the seconds of training.",
+                 Fade(lines[3]), self.point_at(lines[3]))
 
     # ----------------------------------------------------------------- results
 
@@ -188,11 +429,28 @@ class TrainedComparison(LibraryScene):
             marks.append((dots, tick))
         table = grid(rows, h_buff=0.45, v_buff=0.55, aligns="lll")
         legend = self.label(axis_name + "; a tick marks the mean", 20, MUTED)
-        place(VGroup(table, legend).arrange(DOWN, buff=0.45))
+        against = self.bound("{a}.", 24, INK, a=f"{RESULTS}.against_mlp")
+        shown = [table, legend] + ([against] if metric == "perplexity" else [])
+        place(VGroup(*shown).arrange(DOWN, buff=0.45))
         frame = [*(Fade(row[0]) for row in rows), *(Fade(row[1][0]) for row in rows),
                  Fade(legend)]
+        if metric == "perplexity":
+            self.say("Perplexity is the exponential of the average cross-entropy on the "
+                     "held-out texts.", *frame, self.point_at(legend))
+            self.say("The lower it is, the more probability the model gave the tokens that "
+                     "really came.", self.point_at(table))
+            frame = []
         template = "{name}: {m} on average, from {lo} to {hi}." if metric == "perplexity" \
             else "{name}: {m} seconds on average, from {lo} to {hi}."
+        if metric == "seconds":  # too noisy to read model by model: one look at them all
+            self.say("Each dot is one seed's seconds of training steps on one processor.",
+                     *frame, LaggedStart(*(Fade(VGroup(dots, tick, row[2]))
+                                           for row, (dots, tick) in zip(rows, marks,
+                                                                        strict=True)),
+                                         lag_ratio=0.3))
+            self.say("Where two models' dots overlap, this run cannot rank their speed.",
+                     self.point_at(table))
+            return
         for model, row, (dots, tick) in zip(self.models, rows, marks, strict=True):
             key = f"{RESULTS}.{model}.{metric}"
             spoken = "The fixed-window MLP" if model == "mlp" else "Attention with {h:head}"
@@ -204,30 +462,90 @@ class TrainedComparison(LibraryScene):
                                  lag_ratio=0.3),
                      self.point_at(row[1], row[2]), **keys)
             frame = []  # the axes and names came with the first model
+        if metric == "perplexity":
+            smaller = all(float(self.v.value(f"trained.{m}.params")) <
+                          float(self.v.value("trained.mlp.params")) for m in self.models[1:])
+            self.say("{a}, with fewer parameters." if smaller else "{a}.", Fade(against),
+                     self.point_at(against), a=f"{RESULTS}.against_mlp")
+
+    def zoom(self) -> None:
+        """The attention models' seeds on an axis from their lowest to their highest
+        perplexity (both written at its ends): dots that merge on the axis from zero."""
+        attention = self.models[1:]
+        lowest = min(attention, key=lambda m: float(self.v.value(
+            f"{RESULTS}.{m}.perplexity_low")))
+        highest = max(attention, key=lambda m: float(self.v.value(
+            f"{RESULTS}.{m}.perplexity_high")))
+        lo_key, hi_key = (f"{RESULTS}.{lowest}.perplexity_low",
+                          f"{RESULTS}.{highest}.perplexity_high")
+        lo, hi = float(self.v.value(lo_key)), float(self.v.value(hi_key))
+        pad = (hi - lo) * 0.08 or 1.0
+        unit = CHART_WIDTH / (hi - lo + 2 * pad)
+        seeds = len(self.v.value(f"{RESULTS}.seeds"))
+        rows = []
+        for model in attention:
+            key = f"{RESULTS}.{model}.perplexity"
+            axis = Line([0, 0, 0], [CHART_WIDTH, 0, 0], color=FAINT, stroke_width=2)
+            dots = VGroup(*(Dot([unit * (float(self.v.value(f"{key}[{i}]")) - lo + pad), 0, 0],
+                                radius=0.1, color=INK) for i in range(seeds)))
+            rows.append([self.name_of(model, 24), VGroup(axis, dots)])
+        table = grid(rows, h_buff=0.45, v_buff=0.6)
+        first_axis = rows[-1][1][0]
+        ends = VGroup(self.num(lo_key, 22, MUTED, mono=False),
+                      self.num(hi_key, 22, MUTED, mono=False))
+        ends[0].next_to(first_axis.get_start() + RIGHT * unit * pad, DOWN, buff=0.25)
+        ends[1].next_to(first_axis.get_end() - RIGHT * unit * pad, DOWN, buff=0.25)
+        marks = VGroup(*(Line(end.get_top() + UP * 0.05, end.get_top() + UP * 0.2,
+                              color=MUTED, stroke_width=2) for end in ends))
+        note = self.label("zoomed in: the attention models only, one dot per seed", 20, MUTED)
+        place(VGroup(VGroup(table, ends, marks), note).arrange(DOWN, buff=0.45))
+        self.say("Zoomed in, from {lo} to {hi}: the attention models' seeds, one dot each, "
+                 "mingle.", *(Fade(VGroup(*row)) for row in rows), Fade(ends), Fade(marks),
+                 Fade(note), self.point_at(table, ends), lo=lo_key, hi=hi_key)
 
     def continuations(self) -> None:
         prompt = self.bound("“{p} …”", 24, INK, p=f"{RESULTS}.prompt")
         rows = []
         for model in self.models:
-            text = self.bound("{c}", 20, MUTED, c=f"{RESULTS}.{model}.continuations[0]")
-            rows.append([self.name_of(model, 22), text])
-        table = grid(rows, h_buff=0.45, v_buff=0.45)
+            text = self.bound("{c}", 22, INK, c=f"{RESULTS}.{model}.continuations[0]")
+            rows.append(VGroup(self.name_of(model, 22), text).arrange(DOWN, buff=0.12,
+                                                                      aligned_edge=LEFT))
+        table = VGroup(*rows).arrange(DOWN, buff=0.35, aligned_edge=LEFT)
         note = self.bound("sampled from each model's first seed, seed {s}", 20, MUTED,
                           s=f"{RESULTS}.seeds[0]")
-        place(VGroup(prompt, table, note).arrange(DOWN, buff=0.5))
+        best = min(self.models, key=lambda m: float(self.v.value(
+            f"{RESULTS}.{m}.perplexity_mean")))
+        reading = self.bound("perplexity {p}: as unsure as a choice among {p} of {v} tokens", 22,
+                             INK, p=f"{RESULTS}.{best}.perplexity_mean", v="trained.vocab")
+        place(VGroup(prompt, table, note, reading).arrange(DOWN, buff=0.4))
         self.say("Each model, from its first seed, goes on from the lesson's sentence.",
                  Fade(prompt), Fade(note), self.point_at(prompt))
-        self.say("Read them side by side: the same prompt, the same sampling.",
-                 LaggedStart(*(Fade(VGroup(*row)) for row in rows), lag_ratio=0.4),
+        self.say("Read them side by side: the same prompt, each sampled at the same "
+                 "temperature with the same random generator.",
+                 LaggedStart(*(Fade(row) for row in rows), lag_ratio=0.4),
                  self.point_at(table))
+        self.say("Even the best mean perplexity, {p}, is as unsure as a choice among {p} of "
+                 "{v} equally likely tokens.", Fade(reading), self.point_at(reading),
+                 p=f"{RESULTS}.{best}.perplexity_mean", v="trained.vocab")
+        self.say("So these are word-like pieces, not yet fluent text.", self.point_at(table))
 
     def verdict(self) -> None:
         self.stage("What this run says")
         headline = self.bound("{v}.", 26, INK, v=f"{RESULTS}.verdict")
         spread = self.bound("{s}.", 26, INK, s=f"{RESULTS}.spread")
+        against = self.bound("{a}.", 26, INK, a=f"{RESULTS}.against_mlp")
+        positions = self.label("positions are not separated from attention", 24, MUTED)
         caveat = self.label("one experiment on one corpus, not a law", 24, MUTED)
-        place(VGroup(headline, spread, caveat).arrange(DOWN, buff=0.45))
+        lines = VGroup(against, headline, spread, positions, caveat)
+        for line in lines:  # a long sentence shrinks alone, not the others with it
+            fit(line, CONTENT_WIDTH)
+        place(lines.arrange(DOWN, buff=0.4))
+        self.say("{a}.", Fade(against), self.point_at(against), a=f"{RESULTS}.against_mlp")
         self.say("{v}.", Fade(headline), self.point_at(headline), v=f"{RESULTS}.verdict")
         self.say("{s}.", Fade(spread), self.point_at(spread), s=f"{RESULTS}.spread")
+        self.say("Only the attention models have a position table.", Fade(positions),
+                 self.point_at(positions))
+        self.say("So this run does not separate what positions add from what attention adds.",
+                 self.point_at(positions, against))
         self.say("That is one experiment on one corpus, not a law.", Fade(caveat),
                  self.point_at(caveat))

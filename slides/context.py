@@ -26,6 +26,7 @@ __all__ = [
     "Code",
     "Columns",
     "Deck",
+    "Explorer",
     "Flow",
     "FlowStep",
     "Formula",
@@ -35,18 +36,23 @@ __all__ = [
     "Item",
     "Label",
     "Line",
+    "Live",
+    "LiveModel",
     "Math",
     "Num",
     "Panel",
     "Para",
     "Path",
     "Picture",
+    "PromptGroup",
     "Rect",
     "Row",
     "Runs",
     "Shape",
     "Slide",
+    "Slot",
     "Stack",
+    "Start",
     "Sub",
     "Switch",
     "Switcher",
@@ -109,7 +115,17 @@ class Cite:
     kind: ClassVar[str] = "cite"
 
 
-Inline = Text | Num | Word | Math | Cite
+@dataclass(frozen=True)
+class Slot:
+    """Where the live slide's script writes a figure it computes in the browser:
+    ``<span class="live-figure" data-live="NAME">``, empty in the page itself (no figure
+    of the values, so nothing that ``lecture check`` could prove)."""
+
+    name: str
+    kind: ClassVar[str] = "slot"
+
+
+Inline = Text | Num | Word | Math | Cite | Slot
 Runs = tuple[Inline, ...]
 
 
@@ -304,6 +320,108 @@ class Video:
     kind: ClassVar[str] = "video"
 
 
+@dataclass(frozen=True)
+class LiveModel:
+    """One model of the live slide: its name in the experiment (``mlp``, ``headsN``), its
+    name as the deck gives it, and its head count (``None``: the MLP)."""
+
+    model: str
+    name: Runs
+    heads: int | None = None
+
+
+@dataclass(frozen=True)
+class PromptGroup:
+    """One group of the live slide's example prompts: the experiment's ``kind`` of prompt
+    and how the slide labels the group."""
+
+    kind: str
+    label: str
+
+
+@dataclass(frozen=True)
+class Live:
+    """The trained models run in the browser (``static/live.js``): a prompt to type or
+    pick, every model's continuation and speed, and one model's attention weights.
+
+    Everything it shows is computed live, so the page holds no figure, only labels and
+    :class:`Slot` places; ``scripts`` are the files the slide loads when it is first shown
+    (paths relative to ``index.html``), ``messages`` the sentences its script says while
+    it works, by name.
+    """
+
+    models: tuple[LiveModel, ...]
+    groups: tuple[PromptGroup, ...]
+    attention: str
+    """The model whose attention weights are drawn."""
+    heads: tuple[Runs, ...]
+    """A label per head of that model."""
+    prompt_label: Runs
+    pick_label: str
+    run_label: Runs
+    coverage: Runs
+    columns: tuple[Runs, ...]
+    """Headings of the model, continuation and speed columns."""
+    weights_caption: Runs
+    weights_description: str
+    """The accessible name of the weights' picture."""
+    note: Runs
+    scripts: tuple[str, ...]
+    messages: tuple[tuple[str, str], ...]
+    fragment: int | None = None
+    kind: ClassVar[str] = "live"
+
+
+@dataclass(frozen=True)
+class Start:
+    """A sentence the explorer can start from: the worksheet's name for it and its
+    tokens' vocabulary ids."""
+
+    name: str
+    ids: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class Explorer:
+    """The worksheet's own model in the browser (``static/explorer.js``): the student
+    builds a sentence from the vocabulary and sees what the lesson computes for its last
+    token, computed live: each head's query, key and value, its weights over the
+    sentence, its message, the update and the predicted word.
+
+    Like :class:`Live`, the page holds no figure, only labels and places; ``styles``
+    names the display style (a :class:`~worksheet.Style` value) of each quantity shown,
+    as the lecture formats the same quantity; ``scripts`` are the files the slide loads
+    when it is first shown, ``messages`` the sentences its script says, by name.
+    """
+
+    vocab: tuple[str, ...]
+    """The words a sentence is made of, by id."""
+    starts: tuple[Start, ...]
+    context: int
+    """The most tokens a sentence may hold."""
+    heads: tuple[Runs, ...]
+    """A label per head."""
+    styles: tuple[tuple[str, str], ...]
+    start_label: Runs
+    add_label: Runs
+    pick_label: str
+    """The first entry of the menu that adds a word."""
+    remove_label: Runs
+    word_label: str
+    """The accessible name of the menu that changes a word of the sentence."""
+    weights_label: Runs
+    weights_description: str
+    columns: tuple[Runs, ...]
+    """Headings of the query, key, value and message columns."""
+    update: Runs
+    prediction: Runs
+    note: Runs
+    scripts: tuple[str, ...]
+    messages: tuple[tuple[str, str], ...]
+    fragment: int | None = None
+    kind: ClassVar[str] = "explorer"
+
+
 # --------------------------------------------------------------------------- pictures
 
 
@@ -458,7 +576,7 @@ class Picture:
 
 
 Block = (Para | Bullets | Formula | Table | Flow | Code | TokenStrip | Columns | Switch | Video
-         | Picture | Agenda)
+         | Picture | Agenda | Live | Explorer)
 
 
 # --------------------------------------------------------------------------- structure

@@ -11,6 +11,10 @@ Stages, each usable on its own:
 3. :func:`render_html` displays the deck through the jinja2 templates;
 4. :func:`build_deck` does all of that, then writes ``OUT/slides/`` into a staging
    folder and swaps it into place, so a failed build never leaves a half-written deck.
+   Every deck carries ONNX Runtime Web and the worksheet's own model, which the explorer
+   slide runs in the browser (:mod:`slides.live`, :mod:`slides.explorer`). Given an
+   experiment that ships its models, the deck carries them too, and the trained stack
+   ends on the live slide.
 """
 
 from __future__ import annotations
@@ -32,8 +36,10 @@ from outputs.files import OutputError, file_digest, write_text
 from slides.assets import Assets, DeckError, deck_assets
 from slides.captions import CaptionError, srt_to_vtt
 from slides.context import Deck, Runs, Slide, Stack, Text, Video
+from slides.explorer import write_explorer
 from slides.lesson import build_stacks
 from slides.lesson.kit import Book
+from slides.live import live_data, write_live, write_runtime
 from slides.pdf import print_pdf
 from slides.posters import manifest_of, poster_frame, poster_tools, write_poster
 from worksheet import Values, Worksheet
@@ -101,10 +107,12 @@ def poster_sources(clips: Sequence[Clip]) -> dict[str, dict[str, str | int]]:
             for clip in clips if clip.poster is not None}
 
 
-def deck_context(ws: Worksheet, values: Values, clips: Sequence[Clip] = ()) -> Deck:
+def deck_context(ws: Worksheet, values: Values, clips: Sequence[Clip] = (),
+                 live: bool = False) -> Deck:
     """The typed deck for a worksheet; the clips of a lesson part close its (first) stack,
-    in lecture order (a part may hold several scenes)."""
-    book = Book(ws, values)
+    in lecture order (a part may hold several scenes). With ``live``, the deck carries the
+    trained models, and the trained stack ends on the slide that runs them."""
+    book = Book(ws, values, live)
     stacks = list(build_stacks(book))
     order = {entry.name: i for i, entry in enumerate(lecture_order(ws.n_heads))}
     placed: dict[int, list[Clip]] = {}
@@ -222,11 +230,15 @@ def _copy(source: Path, target: Path) -> None:
     target.chmod(0o644)
 
 
-def build_deck(ws: Worksheet, values: Values, out: Path, *, pdf: bool = False) -> Path:
+def build_deck(ws: Worksheet, values: Values, out: Path, *, pdf: bool = False,
+               experiment: Path | None = None) -> Path:
     """Write the deck to ``out/slides/index.html`` with its assets; return that path.
 
     With ``pdf``, also ``out/slides/slides.pdf``, one page per slide at slide size.
-    Rendered clips in ``out/video/`` are copied in and shown on their part's stack.
+    Rendered clips in ``out/video/`` are copied in and shown on their part's stack. The
+    worksheet's own model and the runtime it runs on go beside the deck (the explorer
+    slide). An ``experiment`` (its folder, or its ``experiment.json``; the one ``values``
+    were computed with) that ships its models puts them in the deck, with the live slide.
 
     Raises
     ------
@@ -238,8 +250,9 @@ def build_deck(ws: Worksheet, values: Values, out: Path, *, pdf: bool = False) -
     out = Path(out)
     _prepare_output(out)
     assets = deck_assets()
+    live = live_data(experiment)
     clips = find_clips(ws, out / "video")
-    html = render_html(deck_context(ws, values, clips), assets)
+    html = render_html(deck_context(ws, values, clips, live is not None), assets)
 
     target = out / "slides"
     with _staging(out) as folder:
@@ -250,6 +263,10 @@ def build_deck(ws: Worksheet, values: Values, out: Path, *, pdf: bool = False) -
                 _copy(clip.video, folder / "video" / f"{clip.stem}.mp4")
                 if clip.poster is not None:
                     write_poster(clip.video, clip.frame, folder / clip.poster)
+            write_runtime(folder)
+            write_explorer(folder, ws)
+            if live is not None:
+                write_live(folder, live)
             write_text(folder / "index.html", html)
         except OSError as error:
             raise OutputError(f"{target}: cannot write the deck ({error})") from None

@@ -158,7 +158,11 @@ def browser() -> Iterator[Browser]:
         chromium.close()
 
 
-SHARED = {"lesson": [LECTURE, "build", "--out", "{out}", "-j", "2", "--narration", "none"]}
+LESSON_OPTIONS = ("--narration", "none", "--quality", "draft")
+"""How the shared lesson is built: silent, and at the draft quality, whose sections end on
+the frames ``-ql`` shows with a third of the frames between (``tests/test_build.py`` holds
+the two to the same figures). A build or plan against it passes the same options."""
+SHARED = {"lesson": [LECTURE, "build", "--out", "{out}", "-j", "2", *LESSON_OPTIONS]}
 """Folders made once per test run for every worker, by the command that makes each: the
 fixture of the same name returns the folder (see :func:`shared`)."""
 _MAKING: list[subprocess.Popen[bytes]] = []

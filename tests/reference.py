@@ -216,9 +216,16 @@ def trained(doc: Doc) -> dict[str, Any]:
                            "trained.hidden": h, "trained.mlp.params": counts["mlp"],
                            "trained.mlp.flat_width": T * w, "trained.mlp.rows": [T, w],
                            "trained.mlp.W_hidden": [T * w, h], "trained.mlp.W_vocab": [h, V],
-                           "trained.mlp.logits": [V]}
+                           "trained.mlp.logits": [V], "trained.matrix_params": w * w,
+                           "trained.projections": 3,
+                           "trained.mlp.parts.token": V * w,
+                           "trained.mlp.parts.hidden": (T * w) * h + h,
+                           "trained.mlp.parts.vocab": h * V + V}
     for heads in t["heads"]:
         prefix, d_head = f"trained.heads{heads}", w // heads
+        out.update({f"{prefix}.parts.token": V * w, f"{prefix}.parts.position": T * w,
+                    f"{prefix}.parts.attention": 4 * w * w, f"{prefix}.parts.hidden": w * h + h,
+                    f"{prefix}.parts.vocab": h * V + V})
         out.update({f"{prefix}.params": counts[f"heads{heads}"],
                     f"{prefix}.attention_params": 4 * w * w, f"{prefix}.heads": heads,
                     f"{prefix}.d_head": d_head, f"{prefix}.E": [T, w], f"{prefix}.W_Q": [w, w],

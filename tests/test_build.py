@@ -626,3 +626,41 @@ def test_another_piper_voice_or_espeak_speaks_and_a_missing_voice_is_refused(
     assert process.returncode == 2
     assert process.stderr.strip().count("\n") == 0 and "none.onnx" in process.stderr
     assert "Traceback" not in process.stderr and not (tmp_path / "missing").exists()
+
+
+def test_the_draft_quality_ends_each_section_on_the_frame_that_dash_ql_shows(
+        tmp_path: Path) -> None:
+    """``--quality draft`` has ``-ql``'s pictures at 5 frames a second, as the shared
+    lesson of ``tests/test_proof.py`` is built: the same captions and sections, with the
+    same figures in the same boxes; each step rounds up to a whole frame, so the times
+    drift by at most a draft frame (0.2 s) per caption; and the frame each section ends on
+    looks the same (both are compressed, so within a few levels)."""
+    from render.frames import decode_frames
+
+    clips = {}
+    for quality in ("l", "draft"):
+        lecture("render", "HeadWalkthrough2", "--narration", "none", "--quality", quality,
+                "--out", tmp_path / quality, check=True)
+        manifest = next(iter(manifests_of(tmp_path / quality).values()))
+        video = next((tmp_path / quality / "video").glob("*.mp4"))
+        clips[quality] = (manifest, decode_frames(video, [s["frame"] for s in
+                                                          manifest["sections"]]))
+    (ql, ql_frames), (draft, draft_frames) = clips["l"], clips["draft"]
+    assert (ql["frame_rate"], draft["frame_rate"]) == (15, 5)
+    drift = 0.2 * len(ql["captions"]) + 1e-6
+    assert abs(draft["duration"] - ql["duration"]) <= drift
+    timeless = [{k: v for k, v in c.items() if k not in ("start", "end")}
+                for c in draft["captions"]]
+    assert timeless == [{k: v for k, v in c.items() if k not in ("start", "end")}
+                        for c in ql["captions"]]
+    for ours, theirs in zip(draft["captions"], ql["captions"], strict=True):
+        assert abs(ours["start"] - theirs["start"]) <= 0.2 * ours["index"] + 1e-6
+    assert len(draft["sections"]) == len(ql["sections"]) > 1
+    for ours, theirs in zip(draft["sections"], ql["sections"], strict=True):
+        assert (ours["name"], ours["figures"]) == (theirs["name"], theirs["figures"])
+        assert abs((ours["frame"] + 1) / 5 - (theirs["frame"] + 1) / 15) <= drift
+        a = draft_frames[ours["frame"]].astype(int)
+        b = ql_frames[theirs["frame"]].astype(int)
+        assert a.shape == b.shape == (480, 854, 3)
+        difference = abs(a - b)
+        assert difference.mean() < 1.5 and (difference > 48).mean() < 0.002, ours["name"]

@@ -45,7 +45,7 @@ TIMING = ("train_seconds", "wall_seconds", "tokens_per_second")
 RUN_FIELDS = {"model", "class", "heads", "seed", "parameters", "steps", "best_step",
               "validation_loss", "test_loss", "test_perplexity", "train_seconds",
               "wall_seconds", "tokens_per_second", "device", "checkpoint", "continuation",
-              "curve"}
+              "curve", "files"}
 PROMPT = "The fisherman sat beside the river bank and watched the"
 
 
@@ -218,10 +218,8 @@ def test_the_split_follows_the_hash_of_each_story(reference: tuple[Path, dict[st
     assert end == doc["tokenizer"]["special"]["<|endoftext|>"] == 0
 
 
-def test_the_test_loss_is_recomputed_from_the_checkpoint(
-        reference: tuple[Path, dict[str, Any]]) -> None:
-    """A fresh model, the saved weights, the test stories encoded and windowed here."""
-    out, doc = reference
+def _test_windows(out: Path) -> tuple[torch.Tensor, torch.Tensor]:
+    """The test stories encoded and windowed here, as the documented rule says."""
     tokenizer = Tokenizer.from_file(str(out / "tokenizer.json"))
     stream = []
     for story in split_by_hash(STORIES)["test"]:
@@ -230,8 +228,15 @@ def test_the_test_loss_is_recomputed_from_the_checkpoint(
     count = len(stream) - context
     n = min(128, count)
     starts = [i * count // n for i in range(n)]
-    ids = torch.tensor([stream[s:s + context] for s in starts])
-    targets = torch.tensor([stream[s + context] for s in starts])
+    return (torch.tensor([stream[s:s + context] for s in starts]),
+            torch.tensor([stream[s + context] for s in starts]))
+
+
+def test_the_test_loss_is_recomputed_from_the_checkpoint(
+        reference: tuple[Path, dict[str, Any]]) -> None:
+    """A fresh model, the saved weights, the test stories encoded and windowed here."""
+    out, doc = reference
+    ids, targets = _test_windows(out)
     sizes = Trained(**{**SIZES, "heads": tuple(SIZES["heads"])})
     for run in doc["runs"]:
         model = FixedWindowMLP(sizes) if run["heads"] is None else AttentionLM(sizes,
@@ -437,3 +442,175 @@ def test_stories_separated_by_end_of_text_in_a_folder(tmp_path: Path) -> None:
     expected = {name: len(docs) for name, docs in split_by_hash(
         [s.replace(". ", ".\n\n", 1) for s in STORIES[:200]] + STORIES[200:]).items()}
     assert {name: len(docs) for name, docs in corpus.splits.items()} == expected
+
+
+# --------------------------------------------------------------------------- live models
+
+
+def _onnx(path: Path) -> Any:
+    """An ONNX Runtime session without graph rewrites (the CPU runtime would otherwise
+    fuse an 8-bit matrix with its product and round differently from the browser's)."""
+    import onnxruntime as ort
+
+    options = ort.SessionOptions()
+    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
+    return ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+
+
+def _padded(tokens: list[int], context: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """Left-padded with token 0 (<|endoftext|>) to a full window, and where the pads are."""
+    pads = max(0, context - len(tokens))
+    ids = torch.tensor([[0] * pads + tokens[-context:]])
+    return ids, torch.arange(context)[None] < pads
+
+
+def test_each_checkpoint_has_an_onnx_graph_that_predicts_as_torch(
+        reference: tuple[Path, dict[str, Any]]) -> None:
+    """Logits and the last receiver's weights of the graph beside each checkpoint equal the
+    full forward pass of a fresh model holding its weights, pads blocked, for five windows
+    from one token to a full one."""
+    out, doc = reference
+    sizes = Trained(**{**SIZES, "heads": tuple(SIZES["heads"])})
+    generator = torch.Generator().manual_seed(3)
+    for run in doc["runs"]:
+        files = run["files"]
+        for kind in ("checkpoint", "onnx"):
+            data = (out / files[kind]["file"]).read_bytes()
+            assert hashlib.sha256(data).hexdigest() == files[kind]["sha256"]
+        model = FixedWindowMLP(sizes) if run["heads"] is None else AttentionLM(sizes,
+                                                                               run["heads"])
+        model.load_state_dict(load_file(out / run["checkpoint"]))
+        model.eval()
+        session = _onnx(out / files["onnx"]["file"])
+        for length in (1, 3, 5, 7, 8):
+            tokens = torch.randint(1, SIZES["vocab"], (length,), generator=generator).tolist()
+            ids, padding = _padded(tokens, SIZES["context"])
+            feed = {"ids": ids.numpy()}
+            if run["heads"] is not None:
+                feed["padding"] = padding.numpy()
+            got = session.run(None, feed)
+            with torch.no_grad():
+                trace = model(ids, padding) if run["heads"] else model(ids)
+            assert abs(got[0] - trace["logits"].numpy()).max() < 1e-4, (run["model"], length)
+            if run["heads"] is not None:
+                weights = trace["A"][:, -1]
+                assert abs(got[1] - weights.numpy()).max() < 1e-6
+                pads = weights[:, :SIZES["context"] - length]
+                assert pads.numel() == 0 or float(pads.abs().max()) == 0.0
+
+
+def test_a_short_prompt_blocks_its_pads_as_sources() -> None:
+    """The padding mask as the seed writes it: a real receiver reads no pad, a pad receiver
+    keeps its causal prefix; the last row's logits alone equal the full pass's."""
+    sizes = Trained(vocab=50, context=8, width=16, hidden=32, heads=(4,))
+    torch.manual_seed(1)
+    model = AttentionLM(sizes, 4).eval()
+    ids, padding = _padded([5, 6, 7], 8)
+    with torch.no_grad():
+        trace = model(ids, padding)
+        torch.testing.assert_close(model.logits(ids, padding), trace["logits"])
+    A = trace["A"]
+    assert float(A[:, 5:, :5].abs().max()) == 0.0            # real receivers, pad sources
+    assert float(A[:, 2, :3].sum(-1).min()) == pytest.approx(1.0)  # a pad's causal prefix
+    assert float(A.triu(1).abs().max()) == 0.0               # never the future
+
+
+def test_the_prompts_come_from_the_splits_and_outside_them(
+        reference: tuple[Path, dict[str, Any]]) -> None:
+    _, doc = reference
+    splits = split_by_hash(STORIES)
+    kinds = [p["kind"] for p in doc["prompts"]]
+    assert kinds == ["training"] * 3 + ["held-out"] * 3 + ["lesson"] + ["outside"] * 2
+    for prompt in doc["prompts"]:
+        text = prompt["text"]
+        assert 24 <= len(text) <= 80 or prompt["kind"] != "training"
+        if prompt["kind"] == "lesson":
+            continue
+        if prompt["kind"] == "outside":
+            assert not any(text in story for story in STORIES)
+            continue
+        home = splits["train" if prompt["kind"] == "training" else "test"]
+        assert any(story.startswith(text + " ") for story in home), text
+    assert doc["prompts"][6]["text"] == PROMPT
+
+
+def test_the_continuation_is_sampled_with_the_pads_blocked(
+        reference: tuple[Path, dict[str, Any]]) -> None:
+    """Each run's continuation, sampled again here: the full forward pass on the last window
+    (a story start's token 0 to its left), temperature and generator seed as recorded."""
+    out, doc = reference
+    tokenizer = Tokenizer.from_file(str(out / "tokenizer.json"))
+    sizes = Trained(**{**SIZES, "heads": tuple(SIZES["heads"])})
+    sampling = doc["sampling"]
+    for run in doc["runs"]:
+        model = FixedWindowMLP(sizes) if run["heads"] is None else AttentionLM(sizes,
+                                                                               run["heads"])
+        model.load_state_dict(load_file(out / run["checkpoint"]))
+        model.eval()
+        tokens, made = tokenizer.encode(PROMPT).ids, []
+        generator = torch.Generator().manual_seed(sampling["seed"])
+        for _ in range(sampling["max_tokens"]):
+            ids, padding = _padded(tokens, SIZES["context"])
+            with torch.no_grad():
+                logits = (model(ids, padding) if run["heads"] else model(ids))["logits"]
+            p = (logits[0].double() / sampling["temperature"]).softmax(-1)
+            token = int(torch.multinomial(p, 1, generator=generator))
+            if token == 0:
+                break
+            made.append(token)
+            tokens.append(token)
+        assert run["continuation"] == tokenizer.decode(made), run["model"]
+
+
+def test_shipping_keeps_each_models_median_seed_in_8_bits(
+        tmp_path: Path, sheet: Path, corpus: Path,
+        reference: tuple[Path, dict[str, Any]]) -> None:
+    """`--ship` on a finished experiment trains nothing and writes the median seed's
+    weights in 8 bits: within half a step of each row's scale, with the test loss measured
+    again (recomputed here from the 8-bit file) and the graph's sha256."""
+    import shutil
+
+    from safetensors.numpy import load_file as load_numpy
+
+    out, doc = reference
+    copy_of = tmp_path / "run"
+    shutil.copytree(out, copy_of)
+    ship = tmp_path / "ship"
+    started = time.perf_counter()
+    run_experiment(load_worksheet(sheet), corpus, copy_of, OPTIONS, ship=ship)
+    assert time.perf_counter() - started < 20
+    shipped = json.loads((ship / "experiment.json").read_text(encoding="utf-8"))
+    assert shipped["runs"] == doc["runs"]
+    assert (ship / "tokenizer.json").read_bytes() == (out / "tokenizer.json").read_bytes()
+    assert hashlib.sha256((ship / "tokenizer.json").read_bytes()).hexdigest() == \
+        doc["tokenizer"]["sha256"]
+    sizes = Trained(**{**SIZES, "heads": tuple(SIZES["heads"])})
+    test_ids, targets = _test_windows(out)
+    for name in ("mlp", "heads1", "heads4"):
+        runs = sorted((r for r in doc["runs"] if r["model"] == name),
+                      key=lambda r: r["test_perplexity"])
+        median = runs[(len(runs) - 1) // 2]
+        entry = shipped["shipped"]["models"][name]
+        assert entry["seed"] == median["seed"]
+        file = ship / entry["checkpoint"]["file"]
+        assert hashlib.sha256(file.read_bytes()).hexdigest() == entry["checkpoint"]["sha256"]
+        small, full = load_numpy(file), load_numpy(out / median["checkpoint"])
+        weights = {}
+        for key, value in full.items():
+            if value.ndim == 2:
+                q, scale = small[key], small[key + ".scale"]
+                assert q.dtype.name == "int8" and int(abs(q.astype(int)).max()) == 127
+                restored = q.astype("float32") * scale[:, None]
+                assert (abs(restored - value) <= scale[:, None] / 2 * 1.0001).all(), key
+                weights[key] = torch.from_numpy(restored)
+            else:
+                assert (small[key] == value).all()
+                weights[key] = torch.from_numpy(small[key])
+        model = FixedWindowMLP(sizes) if median["heads"] is None else AttentionLM(
+            sizes, median["heads"])
+        model.load_state_dict(weights)
+        model.eval()
+        with torch.no_grad():
+            loss = F.cross_entropy(model(test_ids)["logits"].double(), targets).item()
+        assert entry["test_loss"] == pytest.approx(loss, abs=1e-5)
+        assert entry["test_perplexity"] == pytest.approx(math.exp(entry["test_loss"]))

@@ -178,6 +178,7 @@ def test_a_scene_reads_the_values_its_build_handed_over_and_only_those(
     hand_values(Values(marked), handed, default_ws)
     monkeypatch.setenv("LECTURE_VALUES", str(handed))
     monkeypatch.setenv("LECTURE_WORKSHEET", str(DEFAULT_WORKSHEET))
+    monkeypatch.setenv("LECTURE_EXPERIMENT", "none")  # values handed without one
     lesson._lesson.cache_clear()
     try:
         assert lesson.current_lesson()[1].text("dims.tokens") == "99"

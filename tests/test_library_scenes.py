@@ -4,30 +4,33 @@ ends, and the pictures the lesson asks for are there."""
 
 from __future__ import annotations
 
+import hashlib
+import json
 from typing import Any
 
 import pytest
 
 from tests.conftest import DRY_RUNS
 from tests.scene_runner import run_scenes
-from tests.test_scenes import ENTRIES, WORKSHEETS
+from tests.test_scenes import ENTRIES, TRAINED_ON, WORKSHEETS
 from worksheet import compute_values, load_worksheet
 
 pytestmark = pytest.mark.xdist_group(DRY_RUNS)
 """Dry runs are cached in the worker's memory: these modules share one worker."""
 
 SCENES = ("BiasFlag", "PyTorchLayer", "TrainedComparison", "ImagePatches", "BatchLab")
-CASES = [(label, name) for label in WORKSHEETS for name in SCENES]
+CASES = [(label, name) for label in WORKSHEETS for name in SCENES
+         if name != "TrainedComparison" or label in TRAINED_ON]
 
 
 @pytest.fixture(scope="module")
 def shown() -> dict[str, dict[str, Any]]:
     """Dry runs of these scenes on every test worksheet, by worksheet label and scene."""
     jobs = [(entry, WORKSHEETS[label]) for label, entries in ENTRIES.items()
-            for entry in entries if entry.name in SCENES]
+            for entry in entries if (label, entry.name) in CASES]
     results = run_scenes(jobs)
-    return {label: {name: results[(str(WORKSHEETS[label]), name)] for name in SCENES}
-            for label in WORKSHEETS}
+    return {label: {name: results[(str(WORKSHEETS[label]), name)] for name in SCENES
+                    if (label, name) in CASES} for label in WORKSHEETS}
 
 
 def _result(shown: dict, label: str, name: str) -> dict[str, Any]:
@@ -93,13 +96,52 @@ def test_the_lab_draws_the_reshape_and_the_transpose_with_bound_sides(shown, lab
         assert keys[key] == str(size), key
 
 
+
+def _counts_by_part(sizes: Any) -> dict[str, int]:
+    """Each trained model's parameters by part, from the sizes alone (weights and biases
+    of every layer written out here)."""
+    v, c, w, h = sizes.vocab, sizes.context, sizes.width, sizes.hidden
+    counts = {"trained.mlp.parts.token": v * w, "trained.mlp.parts.hidden": c * w * h + h,
+              "trained.mlp.parts.vocab": h * v + v}
+    counts["trained.mlp.params"] = v * w + c * w * h + h + h * v + v
+    for heads in sizes.heads:
+        model = f"trained.heads{heads}"
+        parts = {"token": v * w, "position": c * w, "attention": 4 * w * w,
+                 "hidden": w * h + h, "vocab": h * v + v}
+        counts.update({f"{model}.parts.{part}": n for part, n in parts.items()})
+        counts[f"{model}.params"] = sum(parts.values())
+    return counts
+
+
 @pytest.mark.parametrize(("label", "name"),
-                         [(label, "TrainedComparison") for label in WORKSHEETS])
-def test_the_trained_models_take_well_under_a_minute(shown, label: str, name: str) -> None:
-    """Without an experiment: the sizes, then how to measure them, and no claim."""
+                         [(label, "TrainedComparison") for label in TRAINED_ON])
+def test_the_trained_part_counts_by_part_and_names_no_command(shown, label: str,
+                                                               name: str) -> None:
+    """Every model drawn with its parameters counted by part (recomputed from the sizes);
+    results only with the bundled experiment, whose corpus is named; without one, what a
+    comparison measures and no claim. Never a command."""
+    from worksheet.results import BUNDLED
+
     manifest = _manifest(shown, label, name)
-    assert manifest["duration"] <= 40.0  # paced by reading time; narrated it is longer
+    ws = load_worksheet(WORKSHEETS[label])
+    figures = {f["key"]: f["text"] for s in manifest["sections"] for f in s["figures"]}
+    for key, count in _counts_by_part(ws.lesson.trained).items():
+        assert figures[key] == f"{count:,}", key
     said = " ".join(c["text"] for c in manifest["captions"])
-    assert "not measured here" in said and "lecture experiment" in said
-    assert "perplexity" not in said
-    assert manifest["options"] == {"experiment": None}
+    for tooling in ("lecture ", "--", "build", "command", ".json", "not measured"):
+        assert tooling not in said, tooling
+    sections = [s["name"] for s in manifest["sections"]]
+    if label == "four":  # trained sizes of its own: no experiment fits
+        assert manifest["options"] == {"experiment": None}
+        assert sections[-1] == "what a comparison measures"
+        assert "perplexity" in said and "lowest" not in said and "in this run" not in said
+        return
+    document = json.loads((BUNDLED / "experiment.json").read_text(encoding="utf-8"))
+    assert manifest["options"]["experiment"] == hashlib.sha256(
+        (BUNDLED / "experiment.json").read_bytes()).hexdigest()
+    assert document["corpus"]["title"] in said
+    assert f"{sum(document['corpus']['documents'].values()):,} texts" in said
+    assert f"{document['corpus']['documents']['test']:,} of them are held out" in said
+    assert f"{document['training']['steps']:,} steps" in said
+    assert sections[-5:] == ["perplexity", "perplexity, zoomed", "training time",
+                             "continuations", "verdict"]

@@ -20,9 +20,9 @@ import pytest
 
 from outline import lecture_order
 from tests import tamper
+from tests.conftest import LESSON_OPTIONS, shared
 from tests.conftest import run_lecture as lecture
-from tests.conftest import shared
-from worksheet import DEFAULT_WORKSHEET, Worksheet, compute_values, load_worksheet
+from worksheet import DEFAULT_WORKSHEET, Style, Worksheet, compute_values, load_worksheet
 
 _SLOT_NAME = re.compile(r"\{([A-Za-z_]\w*)\}")
 SCENES = len(lecture_order(load_worksheet(DEFAULT_WORKSHEET).n_heads))
@@ -33,10 +33,12 @@ ROW = re.compile(r"│ (\S+\.mp4)\s+│ (\d+)\s+│ (\d+)\s+│ (\d+)\s+│")
 
 @pytest.fixture(scope="session")
 def lesson(request: pytest.FixtureRequest) -> Path:
-    """The whole lesson, built at -ql from the default worksheet, silent (the narrated
-    build is proven on a few scenes in test_build; speaking the whole lesson would double
-    the suite's time, and what the check reads from pixels does not depend on it). Built
-    once for every worker (see ``tests.conftest.SHARED``); tests that spoil it copy it."""
+    """The whole lesson, built from the default worksheet silent and at the draft quality
+    (``-ql``'s pictures at 5 frames a second). The narrated build at ``-ql`` is proven on
+    a few scenes in test_build, which also holds draft's section ends to ``-ql``'s;
+    speaking the whole lesson at 15 frames a second would double the suite's time, and
+    what the check reads from pixels depends on neither. Built once for every worker (see
+    ``tests.conftest.SHARED``); tests that spoil it copy it."""
     return shared(request, "lesson")
 
 
@@ -77,9 +79,13 @@ def test_every_figure_of_the_lesson_is_read_back_from_its_pixels(lesson: Path) -
     assert process.returncode == 0, process.stdout[-3000:]
     rows = frame_rows(process.stdout)
     shown = manifests(lesson)
+    values = lesson_values(load_worksheet(DEFAULT_WORKSHEET))
     assert len(rows) == len(shown) == SCENES
     for scene, manifest in shown.items():
-        placed = sum(len(s["figures"]) for s in manifest["sections"])
+        # words (a corpus's name, a verdict, a model's text) are compared as text, not
+        # read from the pixels
+        placed = sum(1 for s in manifest["sections"] for f in s["figures"]
+                     if values[f["key"]].style is not Style.TEXT)
         clip = tamper.clip_of(lesson, scene).name
         assert placed > 0 and rows[clip] == (placed, placed, placed), clip
     total = sum(figures for figures, _, _ in rows.values())
@@ -223,13 +229,14 @@ def test_every_spoken_number_is_found_in_its_slot_and_parses_back(lesson: Path) 
     from render.check import _said_slots
     from render.spoken import read_spoken
 
-    values = compute_values(load_worksheet(DEFAULT_WORKSHEET))
+    values = lesson_values(load_worksheet(DEFAULT_WORKSHEET))
     heard, slots = 0, 0
     for scene, manifest in manifests(lesson).items():
         for caption in manifest["captions"]:
             found = _said_slots(caption["template"], caption["spoken"], caption["words"])
             # a count said in words ("both sentences") leaves its slot out of the template
-            slots += len(set(caption["slots"]) & set(_SLOT_NAME.findall(caption["template"])))
+            slots += len([name for name in _SLOT_NAME.findall(caption["template"])
+                          if name in caption["slots"]])  # a slot said twice counts twice
             assert found is not None, (scene, caption["spoken"])
             for name, words in found:
                 if name in caption["slots"]:
@@ -249,7 +256,7 @@ def dry_run(out: Path, *args: str | Path, code: Path | None = None) -> str:
     tree when ``code`` is given)."""
     env = None if code is None else {**os.environ, "PYTHONPATH": str(code)}
     command = [sys.executable, "-c", "from render.cli import main; main()", "build",
-               "--dry-run", "--narration", "none", "--out", str(out), *map(str, args)]
+               "--dry-run", *LESSON_OPTIONS, "--out", str(out), *map(str, args)]
     process = subprocess.run(command, capture_output=True, text=True, check=False, env=env,
                              cwd=code, stdin=subprocess.DEVNULL)
     assert process.returncode == 0, process.stderr[-2000:]
@@ -265,10 +272,18 @@ def plan(out: Path, *args: str | Path, code: Path | None = None) -> dict[str, st
     return dict(rows)
 
 
+def lesson_values(ws: Worksheet) -> Any:
+    """The values a lecture of ``ws`` shows: with the bundled experiment where it fits."""
+    from worksheet.results import chosen_experiment, load_experiment
+
+    chosen = chosen_experiment(None, ws)
+    return compute_values(ws, None if chosen is None else load_experiment(chosen, ws))
+
+
 def affected(out: Path, before: Worksheet, after: Worksheet) -> dict[str, str]:
     """Which scenes show a value or a worksheet fact that differs between two worksheets,
     from what each scene's manifest says it read."""
-    old, new = compute_values(before), compute_values(after)
+    old, new = lesson_values(before), lesson_values(after)
 
     def differs(key: str) -> bool:
         return key not in new or (old[key].tolist(), old[key].text) != \
@@ -365,3 +380,48 @@ def test_editing_a_slide_template_rebuilds_only_the_deck(lesson: Path, code: Pat
     template.write_text(template.read_text(encoding="utf-8") + "\n", encoding="utf-8")
     said = dry_run(lesson, code=code)
     assert "0 would render" in said and "slides would be rebuilt" in said
+
+
+def test_an_explorer_graph_other_than_the_worksheets_fails_even_when_rerecorded(
+        spoiled: Path) -> None:
+    """The deck's explorer model is exported again from the worksheet and compared byte
+    for byte: a changed graph fails even with its digest brought up to date."""
+    from outputs.files import file_digest
+    from slides.explorer import EXPLORER_MODEL
+
+    model = spoiled / "slides" / EXPLORER_MODEL
+    text = model.read_text(encoding="utf-8")
+    cut = text.index('"', text.index("=")) + 40  # a character inside the base64 graph
+    model.write_text(text[:cut] + ("A" if text[cut] != "A" else "B") + text[cut + 1:],
+                     encoding="utf-8")
+    deck_path = spoiled / "records" / "slides.json"
+    deck = json.loads(deck_path.read_text(encoding="utf-8"))
+    deck["outputs"][f"slides/{EXPLORER_MODEL}"] = file_digest(model)
+    deck_path.write_text(json.dumps(deck), encoding="utf-8")
+    stdout = failure(spoiled)
+    assert f"slides/{EXPLORER_MODEL}" in stdout and "altered" not in stdout
+
+
+def test_live_models_other_than_the_shipped_graphs_fail_even_when_rerecorded(
+        spoiled: Path) -> None:
+    """The live slide's models are compared with the graphs exported again from the shipped
+    checkpoints: one changed model fails even with its digest brought up to date."""
+    import base64
+
+    from outputs.files import file_digest
+    from slides.live import MODELS
+
+    models = spoiled / "slides" / MODELS
+    text = models.read_text(encoding="utf-8")
+    prefix, document = text.split("=", 1)
+    data = json.loads(document.strip().rstrip(";"))
+    graph = bytearray(base64.b64decode(data["models"][-1]["graph"]))
+    graph[-1] ^= 1
+    data["models"][-1]["graph"] = base64.b64encode(bytes(graph)).decode("ascii")
+    models.write_text(f"{prefix}= {json.dumps(data)};\n", encoding="utf-8")
+    deck_path = spoiled / "records" / "slides.json"
+    deck = json.loads(deck_path.read_text(encoding="utf-8"))
+    deck["outputs"][f"slides/{MODELS}"] = file_digest(models)
+    deck_path.write_text(json.dumps(deck), encoding="utf-8")
+    stdout = failure(spoiled)
+    assert f"slides/{MODELS}" in stdout and "altered" not in stdout

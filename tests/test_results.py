@@ -21,6 +21,7 @@ from typing import Any
 import pytest
 
 from tests import experiments
+from tests.conftest import LESSON_OPTIONS, shared
 from tests.conftest import run_lecture as lecture
 from worksheet import Style, Values, Worksheet, compute_values
 from worksheet.results import load_experiment
@@ -260,11 +261,20 @@ class _Keys(HTMLParser):
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory: pytest.TempPathFactory, folder: Path) -> Path:
+    """A build with the hand-written experiment: its deck, and one short scene. The trained
+    scene itself is drawn with these results by the dry run above, and rendered (with the
+    bundled experiment) in the shared lesson, whose pixels ``tests/test_proof.py`` reads."""
     out = tmp_path_factory.mktemp("built")
-    process = lecture("build", "TrainedComparison", "--narration", "none", "--experiment",
+    process = lecture("build", "HeadWalkthrough2", "--narration", "none", "--experiment",
                       folder, "--out", out, "-j", "1")
     assert process.returncode == 0, process.stdout + process.stderr
     return out
+
+
+@pytest.fixture(scope="module")
+def lesson(request: pytest.FixtureRequest) -> Path:
+    """The whole lesson, built once for the run with the bundled experiment (read-only)."""
+    return shared(request, "lesson")
 
 
 def test_the_build_records_its_experiment_and_check_passes(built: Path, folder: Path,
@@ -297,22 +307,24 @@ def test_the_deck_shows_every_result_bound_to_its_key(built: Path, results: Valu
 
 
 def test_the_scene_and_deck_rebuild_when_the_experiment_changes(
-        built: Path, folder: Path, default_ws: Worksheet, tmp_path: Path) -> None:
+        lesson: Path, folder: Path) -> None:
+    """The lesson was built with the bundled experiment: planned again with it, the trained
+    scene and the deck are reused; with another experiment both would be made again, and
+    the scene's reason names the experiment."""
     def plan(*extra: str | Path) -> dict[str, str]:
-        process = lecture("build", "TrainedComparison", "--narration", "none", "--dry-run",
-                          "--out", built, *extra)
+        process = lecture("build", "TrainedComparison", *LESSON_OPTIONS, "--dry-run",
+                          "--out", lesson, *extra)
         assert process.returncode == 0, process.stderr
         return {"scene": next(line for line in process.stderr.splitlines()
                               if "TrainedComparison" in line),
                 "slides": process.stderr.splitlines()[-1]}
 
-    same = plan("--experiment", folder)
+    same = plan()
     assert "reused" in same["scene"] and "would be reused" in same["slides"]
-    other = experiments.document(default_ws, seconds={
-        m: tuple(s + 1.0 for s in experiments.SECONDS[m]) for m in MODELS})
-    changed = plan("--experiment", experiments.write(tmp_path / "other", other))
-    assert "would render" in changed["scene"] and "would be rebuilt" in changed["slides"]
-    without = plan()
+    changed = plan("--experiment", folder)
+    assert "would render" in changed["scene"] and "experiment" in changed["scene"]
+    assert "would be rebuilt" in changed["slides"]
+    without = plan("--experiment", "none")
     assert "would render" in without["scene"] and "experiment" in without["scene"]
 
 
@@ -337,16 +349,22 @@ def test_check_reports_a_changed_experiment_stale_and_a_missing_one_in_one_line(
     assert lecture("check", "--out", built).returncode == 0
 
 
-def test_a_deck_without_an_experiment_says_how_to_produce_results(tmp_path: Path,
-                                                                  default_ws: Worksheet,
-                                                                  default_values: Values
-                                                                  ) -> None:
+def test_a_deck_without_an_experiment_says_what_a_comparison_measures(
+        tmp_path: Path, default_ws: Worksheet) -> None:
+    """The slides say what is compared and claim nothing; only the speaker notes say how
+    to produce results."""
+    import re
+
     from slides.deck import build_deck
 
-    index = build_deck(default_ws, default_values, tmp_path)
+    index = build_deck(default_ws, compute_values(default_ws, None), tmp_path)
     html = index.read_text(encoding="utf-8")
-    assert "lecture experiment --corpus" in html and "lecture build --experiment" in html
-    assert "more heads did better" not in html and "trained.results" not in html
+    notes = " ".join(re.findall(r'<aside class="notes">(.*?)</aside>', html, re.S))
+    shown = re.sub(r'<aside class="notes">.*?</aside>', "", html, flags=re.S)
+    assert "What a comparison measures" in shown
+    assert "lecture experiment" not in shown and "--experiment" not in shown
+    assert "lecture experiment --corpus" in notes
+    assert "lowest mean perplexity" not in html and "trained.results" not in html
 
 
 def test_lecture_toml_names_the_experiment(tmp_path: Path, folder: Path) -> None:
@@ -445,3 +463,39 @@ def test_each_dot_sits_where_its_run_measured(folder: Path, default_ws: Workshee
             run[field[what]] for run in runs.values() if run["model"] == model)
             for model in {run["model"] for run in runs.values()})
         assert ticks == pytest.approx(means, abs=2 * rounding)
+
+
+def test_check_proves_the_shipped_files_against_the_experiments_record(
+        tmp_path: Path, default_ws: Worksheet) -> None:
+    """The bundled experiment's tokenizer and checkpoints, and the graphs exported from
+    them, have the recorded sha256; one changed byte in a checkpoint or the tokenizer is
+    named as a problem."""
+    import hashlib
+    import shutil
+
+    from render.check import CheckReport, _check_shipped
+    from worksheet.results import BUNDLED
+
+    folder = tmp_path / "trained"
+    shutil.copytree(BUNDLED, folder)
+    document = json.loads((folder / "experiment.json").read_text(encoding="utf-8"))
+    for name, entry in document["shipped"]["models"].items():
+        data = (folder / entry["checkpoint"]["file"]).read_bytes()
+        assert hashlib.sha256(data).hexdigest() == entry["checkpoint"]["sha256"], name
+    report = CheckReport(lecture=[], missing=[])
+    graphs = _check_shipped(load_experiment(folder, default_ws), report)
+    assert not report.problems and report.counts["shipped models"] == 3
+    assert {name: hashlib.sha256(g).hexdigest() for name, g in graphs.items()} == {
+        name: entry["onnx"]["sha256"] for name, entry in document["shipped"]["models"].items()}
+    checkpoint = folder / "heads4.safetensors"
+    kept = checkpoint.read_bytes()
+    checkpoint.write_bytes(kept[:-1] + bytes([kept[-1] ^ 1]))
+    report = CheckReport(lecture=[], missing=[])
+    assert _check_shipped(load_experiment(folder, default_ws), report) == {}
+    assert "heads4.safetensors: sha256 differs" in " ".join(p.what for p in report.problems)
+    checkpoint.write_bytes(kept)
+    with open(folder / "tokenizer.json", "a", encoding="utf-8") as file:
+        file.write(" ")
+    report = CheckReport(lecture=[], missing=[])
+    assert _check_shipped(load_experiment(folder, default_ws), report) == {}
+    assert "tokenizer.json: sha256 differs" in " ".join(p.what for p in report.problems)

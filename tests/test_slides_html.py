@@ -19,6 +19,7 @@ from slides import deck as deck_module
 from slides.assets import DeckError, deck_assets
 from slides.captions import CaptionError, srt_to_vtt, webvtt_texts
 from slides.deck import TEMPLATES, build_deck
+from slides.explorer import EXPLORER_SCRIPTS
 from tests import reference
 from tests.conftest import DATA, THREE_HEADS
 from worksheet import DEFAULT_WORKSHEET, compute_values, load_worksheet
@@ -238,7 +239,9 @@ def test_the_deck_folder_holds_exactly_what_it_loads(built) -> None:
               for tag, attributes in page(index).tags if tag in ("script", "link")}
     loaded.discard("data:,")
     assert loaded <= files
-    expected = {asset.target for asset in deck_assets().files} | {"index.html"}
+    # the explorer's model and the runtime it runs on, loaded when its slide is shown
+    expected = {asset.target for asset in deck_assets().files} | {"index.html"} \
+        | set(EXPLORER_SCRIPTS)
     assert files == expected
     assert any(name.startswith("lib/katex/dist/fonts/") for name in files)
     for name in ("index.html", "deck.js", "deck.css", "lib/reveal/theme/white.css",

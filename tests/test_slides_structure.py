@@ -107,8 +107,10 @@ def test_every_lesson_part_has_its_stacks_with_the_expected_slides(which, reques
         "roles-shapes": 4, "projections": heads + 1,
         # Issue 11: head 1 goes through every step; a later head's stack is a recap.
         "head-1": 7, **{f"head-{h}": 4 for h in range(2, heads + 1)},
-        "wide-head": 3, "combine": 5, "prediction": 2, "other-context": 2, "grids": 8,
-        "bias": 2, "pytorch": 3, "trained": 4 + len(ws.lesson.trained.heads), "patches": 3,
+        "wide-head": 3, "combine": 5, "prediction": 2, "other-context": 3, "grids": 8,
+        # without an experiment: the models drawn, where the parameters are, what a
+        # comparison measures
+        "bias": 2, "pytorch": 3, "trained": 3 + len(ws.lesson.trained.heads), "patches": 3,
         "lab-batch": 5, "lab-training": 2, "lab-library": 2,
     }
     expected = {stack: count + (stack != "prompt") for stack, count in expected.items()}
@@ -387,3 +389,19 @@ def test_a_later_head_recaps_the_steps_without_a_head_switcher(which, request) -
         for s in stack.slides[1:]:
             assert s.switcher is not None and s.switcher.heads == (), s.id
             assert s.switcher.head is None
+
+
+def test_the_default_lecture_shows_the_bundled_results_and_the_live_models(
+        default_ws: Worksheet) -> None:
+    """With the bundled experiment: what the models learned from, the models, where the
+    parameters are, the results, the continuations and the live slide."""
+    from worksheet.results import BUNDLED, load_experiment
+
+    values = compute_values(default_ws, load_experiment(BUNDLED, default_ws))
+    deck = deck_context(default_ws, values, live=True)
+    trained = next(stack for stack in deck.stacks if stack.id == "trained")
+    heads = default_ws.lesson.trained.heads
+    assert [slide.id for slide in trained.slides[1:]] == [
+        "trained-corpus", "trained-mlp", *(f"trained-heads{h}" for h in heads),
+        "trained-width", "trained-perplexity", "trained-cost", "trained-continuations",
+        "trained-live"]

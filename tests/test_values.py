@@ -93,10 +93,17 @@ def test_values_json_lists_every_value(lecture, default_values: Values) -> None:
     result = lecture("values", "--json")
     assert result.exit_code == 0, result.stderr
     document = json.loads(result.stdout)
-    assert set(document) == {"worksheet", "values"}
+    assert set(document) == {"worksheet", "values", "experiment"}
     assert len(document["worksheet"]["sha256"]) == 64
     assert document["worksheet"]["path"].endswith("multihead-worksheet.json")
-    assert set(document["values"]) == set(default_values)
+    # the default worksheet's lecture shows the bundled experiment's results as well
+    from worksheet.results import BUNDLED
+
+    assert document["experiment"]["path"] == str((BUNDLED / "experiment.json").resolve())
+    results = {key for key in document["values"] if key.startswith("trained.results.")}
+    assert results and set(document["values"]) - results == set(default_values)
+    none = json.loads(lecture("values", "--json", "--experiment", "none").stdout)
+    assert set(none) == {"worksheet", "values"} and set(none["values"]) == set(default_values)
     entry = document["values"]["river.h1.weights"]
     assert entry["text"][5] == "0.718"
     assert entry["value"][5] == pytest.approx(0.7176441550254822, abs=1e-7)

@@ -29,7 +29,7 @@ import pytest
 
 from render.versions import PROJECT
 from slides import assets
-from slides.assets import NODE_MODULES, deck_assets, vendored_files
+from slides.assets import NODE_MODULES, deck_assets, live_runtime, vendored_files
 from worksheet import DEFAULT_WORKSHEET, Values
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -150,9 +150,9 @@ def test_an_installed_copy_of_the_libraries_comes_first(monkeypatch, tmp_path: P
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(NODE_MODULES / name, tmp_path / name)
     monkeypatch.setattr(assets, "VENDOR", tmp_path)
-    sources = {asset.source for asset in deck_assets().files}
+    sources = {asset.source for asset in deck_assets().files} | set(live_runtime().paths)
     assert sum(source.is_relative_to(tmp_path) for source in sources) == \
-        len(vendored_files(NODE_MODULES)) - 2  # each package.json is read, not copied
+        len(vendored_files(NODE_MODULES)) - 4  # each package.json is read, not copied
     assert not any(source.is_relative_to(NODE_MODULES) for source in sources)
 
 
@@ -190,8 +190,20 @@ def test_the_installed_values_are_the_checkouts(installed: Install,
     worksheet = Path(document["worksheet"]["path"])
     assert worksheet.is_relative_to(installed.site), worksheet
     assert document["worksheet"]["sha256"] == _sha256(DEFAULT_WORKSHEET.read_bytes())
+    # the wheel carries the bundled experiment, whose results join the values
+    from worksheet.results import BUNDLED, load_experiment
+
+    experiment = Path(document["experiment"]["path"])
+    assert experiment.is_relative_to(installed.site), experiment
+    assert document["experiment"]["sha256"] == _sha256(
+        (BUNDLED / "experiment.json").read_bytes())
+    from worksheet import compute_values, load_worksheet
+
+    ws = load_worksheet(DEFAULT_WORKSHEET)
+    checkout = compute_values(ws, load_experiment(BUNDLED, ws))
     assert {key: entry["text"] for key, entry in document["values"].items()} == {
-        key: default_values[key].text for key in default_values}
+        key: checkout[key].text for key in checkout}
+    assert set(default_values) < set(checkout)
 
 
 class _Loads(HTMLParser):

@@ -16,8 +16,10 @@ from worksheet.formatting import MINUS, Style, format_number, format_value
 from worksheet.values import Figure, Values, hand_values, parse_key, read_handed_values
 
 __all__ = [
+    "BUNDLED_EXPERIMENT",
     "DEFAULT_WORKSHEET",
     "MINUS",
+    "NO_EXPERIMENT",
     "ExperimentError",
     "Figure",
     "Style",
@@ -36,6 +38,10 @@ __all__ = [
 
 DEFAULT_WORKSHEET = Path(__file__).with_name("multihead-worksheet.json")
 """The worksheet the lecture is built from unless another is named."""
+BUNDLED_EXPERIMENT = Path(__file__).with_name("trained")
+"""The experiment the lecture ships (:mod:`worksheet.results`)."""
+NO_EXPERIMENT = "none"
+"""The experiment setting that asks for none, even where the bundled one fits."""
 
 _LATER = {"Worksheet": "worksheet.schema", "load_worksheet": "worksheet.schema",
           "parse_worksheet": "worksheet.schema", "compute_values": "worksheet.compute"}

@@ -60,7 +60,14 @@ from worksheet.model import (
     causal_mask,
     to_pytorch,
 )
-from worksheet.results import Experiment, mean, model_name, summarise, verdict
+from worksheet.results import (
+    Experiment,
+    against_baseline,
+    mean,
+    model_name,
+    summarise,
+    verdict,
+)
 from worksheet.schema import Worksheet
 from worksheet.values import Figure, Values
 
@@ -340,6 +347,8 @@ def _trained(sheet: _Sheet, ws: Worksheet) -> None:
     with torch.no_grad():
         trace = mlp(ids)
     sheet.put("trained.mlp.params", _parameter_count(mlp), _C)
+    sheet.put("trained.matrix_params", sizes.width * sizes.width, _C)
+    _parts(sheet, "trained.mlp", mlp)
     sheet.put("trained.mlp.flat_width", trace["flat"].shape[-1], _C)
     sheet.shape("trained.mlp.rows", trace["rows"][0])
     sheet.shape("trained.mlp.W_hidden", mlp.hidden.weight.T)
@@ -352,6 +361,10 @@ def _trained(sheet: _Sheet, ws: Worksheet) -> None:
         prefix = f"trained.heads{heads}"
         sheet.put(f"{prefix}.params", _parameter_count(model), _C)
         sheet.put(f"{prefix}.attention_params", _parameter_count(model.attention), _C)
+        if heads == sizes.heads[0]:  # Q, K and V: the rows of the packed input projection
+            sheet.put("trained.projections", model.attention.in_proj_weight.shape[0]
+                      // sizes.width, _C)
+        _parts(sheet, prefix, model)
         sheet.put(f"{prefix}.heads", heads, _C)
         sheet.put(f"{prefix}.d_head", trace["Q"].shape[-1], _C)
         sheet.shape(f"{prefix}.E", trace["E"][0])
@@ -363,6 +376,21 @@ def _trained(sheet: _Sheet, ws: Worksheet) -> None:
         sheet.shape(f"{prefix}.W_O", model.attention.out_proj.weight.T)
         sheet.shape(f"{prefix}.W_hidden", model.hidden.weight.T)
         sheet.shape(f"{prefix}.logits", trace["logits"][0])
+
+
+PARTS = {"token_embedding": "token", "position_embedding": "position",
+         "attention": "attention", "hidden": "hidden", "readout": "vocab"}
+"""A trained model's parts as its parameter count is split: ``<model>.parts.<part>``."""
+
+
+def _parts(sheet: _Sheet, prefix: str, model: nn.Module) -> None:
+    """Each part's parameters, counted from the model's own modules; they sum to all."""
+    counted = 0
+    for name, module in model.named_children():
+        count = _parameter_count(module)
+        sheet.put(f"{prefix}.parts.{PARTS[name]}", count, _C)
+        counted += count
+    assert counted == _parameter_count(model), prefix
 
 
 def _results(sheet: _Sheet, ws: Worksheet, experiment: Experiment) -> None:
@@ -377,6 +405,8 @@ def _results(sheet: _Sheet, ws: Worksheet, experiment: Experiment) -> None:
     for part in ("documents", "tokens"):
         for split in ("train", "validation", "test"):
             sheet.put(f"{prefix}.{part}.{split}", doc["corpus"][part][split], _C)
+        sheet.put(f"{prefix}.{part}.all", sum(doc["corpus"][part].values()), _C)
+    sheet.put(f"{prefix}.corpus", doc["corpus"].get("title") or "short texts", _T)
     sheet.put(f"{prefix}.device", str(doc["runs"][0].get("device", "?")), _T)
     sheet.put(f"{prefix}.prompt", doc["prompt"]["text"], _T)
     results = summarise(experiment, ws.lesson.trained)
@@ -397,10 +427,16 @@ def _results(sheet: _Sheet, ws: Worksheet, experiment: Experiment) -> None:
         sheet.put(f"{model}.tokens_per_second", result.tokens_per_second, _W)
         sheet.put(f"{model}.best_step", result.best_step, _C)
         sheet.put(f"{model}.continuations", result.continuations, _T)
+        shipped = (doc.get("shipped") or {}).get("models", {}).get(result.model)
+        if shipped:  # the checkpoint the live slide runs
+            sheet.put(f"{model}.shipped_seed", shipped["seed"], _I)
+            sheet.put(f"{model}.shipped_step", shipped["best_step"], _C)
+            sheet.put(f"{model}.shipped_perplexity", shipped["test_perplexity"], _F1)
     best, headline, spread = verdict(results)
     sheet.put(f"{prefix}.best", model_name(best), _T)
     sheet.put(f"{prefix}.verdict", headline, _T)
     sheet.put(f"{prefix}.spread", spread, _T)
+    sheet.put(f"{prefix}.against_mlp", against_baseline(results), _T)
 
 
 def _patches(sheet: _Sheet, ws: Worksheet) -> None:

@@ -26,9 +26,11 @@ uninterrupted run reaches.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import os
+import re
 import signal
 import tempfile
 import threading
@@ -96,6 +98,9 @@ class ExperimentOptions:
     """Windows of the validation and of the test split measured (all when fewer)."""
     threads: int | None = None
     """CPU threads for torch (default: torch's own choice)."""
+    corpus_title: str = ""
+    """What the corpus is, in a few words, as the lecture names it (default: the name of
+    its file or folder)."""
 
 
 @dataclass(frozen=True)
@@ -292,29 +297,45 @@ def mean_loss(model: nn.Module, windows: _Windows, starts: torch.Tensor) -> floa
     return total / len(starts)
 
 
-def _continue(model: nn.Module, tokenizer: Any, prompt: list[int], context: int,
-              device: str) -> str:
-    """The model's continuation of the prompt, sampled with the fixed generator.
+def window(tokens: list[int], context: int, end: int) -> tuple[list[int], list[bool]]:
+    """The last ``context`` tokens, left-padded with ``end`` (``<|endoftext|>``, a story
+    start in the token stream) to a full window, and which positions are pads.
 
-    The prompt is left-padded with ``<|endoftext|>`` (a story start in the token stream)
-    to a full window, since the fixed-window MLP reads exactly ``context`` tokens.
+    The fixed-window MLP reads every row of the window, pads included; the attention
+    models block the pads as sources (the padding mask).
     """
-    end = tokenizer.token_to_id(END_OF_TEXT)
-    window = ([end] * context + prompt)[-context:]
-    generator = torch.Generator().manual_seed(SAMPLING["seed"])
-    made: list[int] = []
+    pads = max(0, context - len(tokens))
+    return [end] * pads + tokens[-context:], [True] * pads + [False] * (context - pads)
+
+
+def continue_prompt(model: nn.Module, prompt: list[int], context: int, end: int,
+                    most: int, temperature: float | None = None, seed: int = 0,
+                    device: str = "cpu") -> list[int]:
+    """The tokens the model writes after ``prompt``, up to ``most`` or ``<|endoftext|>``.
+
+    Greedy (the largest logit; the lowest id among equals) without a ``temperature``;
+    otherwise sampled from the softmax at that temperature with a generator seeded with
+    ``seed``. Each step reads the last full window (:func:`window`).
+    """
+    tokens, made = list(prompt), []
+    generator = torch.Generator().manual_seed(seed)
     model.eval()
     with torch.no_grad():
-        for _ in range(SAMPLING["max_tokens"]):
-            logits = model.logits(torch.tensor([window], device=device))[0].double().cpu()
-            probabilities = (logits / SAMPLING["temperature"]).softmax(-1)
-            token = int(torch.multinomial(probabilities, 1, generator=generator))
+        for _ in range(most):
+            ids, padding = window(tokens, context, end)
+            logits = model.logits(torch.tensor([ids], device=device),
+                                  torch.tensor([padding], device=device))[0].double().cpu()
+            if temperature is None:
+                token = int(torch.argmax(logits))
+            else:
+                probabilities = (logits / temperature).softmax(-1)
+                token = int(torch.multinomial(probabilities, 1, generator=generator))
             if token == end:
                 break
             made.append(token)
-            window = [*window[1:], token]
+            tokens.append(token)
     model.train()
-    return tokenizer.decode(made)
+    return made
 
 
 # --------------------------------------------------------------------------- runs
@@ -342,6 +363,16 @@ class _Setup:
     prompt: list[int]
     report: Report
     interrupts: _Interrupts
+
+
+def _metadata(spec: ModelSpec, seed: int, step: int, quantisation: str | None = None
+              ) -> dict[str, str]:
+    """A checkpoint's metadata as one JSON text with sorted keys: safetensors writes a
+    metadata map in no fixed order, and the file's sha256 must not change between runs."""
+    about = {"model": spec.class_name, "heads": spec.heads, "seed": seed, "step": step}
+    if quantisation:
+        about["quantisation"] = quantisation
+    return {"lecture": json.dumps(about, sort_keys=True)}
 
 
 def _run(setup: _Setup, spec: ModelSpec, seed: int) -> dict[str, Any]:
@@ -412,14 +443,12 @@ def _run(setup: _Setup, spec: ModelSpec, seed: int) -> dict[str, Any]:
                               f"{state['curve'][-1]['validation_loss']}); use a lower --lr")
     model.load_state_dict(state["best"])
     test = mean_loss(model, setup.windows["test"], setup.evaluation["test"])
-    continuation = _continue(model, setup.tokenizer, setup.prompt, sizes.context, device)
     checkpoint = setup.out / f"{name}.safetensors"
     from safetensors.torch import save_file
 
     _atomic(checkpoint, lambda t: save_file(
         {k: v.contiguous() for k, v in state["best"].items()}, str(t),
-        metadata={"model": spec.class_name, "heads": str(spec.heads), "seed": str(seed),
-                  "step": str(state["best_step"])}))
+        metadata=_metadata(spec, seed, state["best_step"])))
     tokens = options.steps * options.batch * sizes.context
     result = {
         "model": spec.name, "class": spec.class_name, "heads": spec.heads, "seed": seed,
@@ -428,12 +457,145 @@ def _run(setup: _Setup, spec: ModelSpec, seed: int) -> dict[str, Any]:
         "test_perplexity": math.exp(test), "train_seconds": state["train_seconds"],
         "wall_seconds": state["wall_seconds"] + time.perf_counter() - marked,
         "tokens_per_second": tokens / state["train_seconds"], "device": device,
-        "checkpoint": checkpoint.name, "continuation": continuation, "curve": state["curve"],
+        "checkpoint": checkpoint.name, "curve": state["curve"],
     }
     _write_json(result_file, result)
     state_file.unlink(missing_ok=True)
     setup.report(Event("done", label, options.steps, options.steps, test, state["best_loss"]))
     return result
+
+
+def _sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def export_onnx(spec: ModelSpec, weights: Mapping[str, np.ndarray], sizes: Trained) -> bytes:
+    """The ONNX graph of one model's last-position prediction (:mod:`worksheet.graphs`)."""
+    from worksheet.graphs import model_graph
+
+    return model_graph(spec.name, weights, {"context": sizes.context, "vocab": sizes.vocab})
+
+
+def load_checkpoint(spec: ModelSpec, sizes: Trained, path: Path) -> nn.Module:
+    """The lesson's class holding a checkpoint's weights (8-bit rows dequantised)."""
+    from safetensors.numpy import load_file
+
+    from worksheet.graphs import SCALE, dequantise
+
+    stored = load_file(str(path))
+    weights = {name: torch.from_numpy(dequantise(value, stored[name + SCALE])
+                                      if value.dtype == np.int8 else value)
+               for name, value in stored.items() if not name.endswith(SCALE)}
+    model = spec.build(sizes)
+    model.load_state_dict(weights)
+    return model.eval()
+
+
+def _finish(setup: _Setup, spec: ModelSpec, result: dict[str, Any]) -> dict[str, Any]:
+    """A trained run's continuation of the lesson's sentence and its ONNX graph beside its
+    checkpoint, with both files' sha256 (done again whenever the document is written)."""
+    from safetensors.numpy import load_file
+
+    sizes = setup.ws.lesson.trained
+    checkpoint = setup.out / result["checkpoint"]
+    model = load_checkpoint(spec, sizes, checkpoint)
+    end = setup.tokenizer.token_to_id(END_OF_TEXT)
+    made = continue_prompt(model, setup.prompt, sizes.context, end, SAMPLING["max_tokens"],
+                           SAMPLING["temperature"], SAMPLING["seed"])
+    graph = checkpoint.with_suffix(".onnx")
+    data = export_onnx(spec, load_file(str(checkpoint)), sizes)
+    _atomic(graph, lambda t: t.write_bytes(data))
+    return {**result, "continuation": setup.tokenizer.decode(made),
+            "files": {"checkpoint": {"file": checkpoint.name, "sha256": _sha256(checkpoint)},
+                      "onnx": {"file": graph.name, "sha256": _sha256(graph)}}}
+
+
+PROMPT_CHARACTERS = (24, 80)
+"""An example prompt is a document's first line, cut at a space to at most the second
+figure, when that leaves at least the first."""
+PROMPTS_PER_SPLIT = 3
+_PLAIN = re.compile(r"[A-Z][A-Za-z]*(?:[ ,;:.!?'\"-]+[A-Za-z]+)*")
+"""A prompt is plain prose: a capital, then words of letters between spaces and
+punctuation; no digits or other symbols."""
+OUTSIDE_PROMPTS = ("def forward(self, ids):", "Der Fischer saß am Ufer und sah")
+"""Prompts from outside any English story corpus: code, and German."""
+
+
+def example_prompts(corpus: Corpus, lesson_sentence: str) -> list[dict[str, str]]:
+    """Prompts for the live models, by kind: from the first documents of the train split
+    (``training``) and of the test split (``held-out``), in corpus order, whose first line
+    is plain prose of five words or more (:data:`PROMPT_CHARACTERS`), without its last
+    word, so that the model has it to find;
+    then the lesson's sentence (``lesson``) and :data:`OUTSIDE_PROMPTS` (``outside``)."""
+    low, high = PROMPT_CHARACTERS
+    made = []
+    for split, kind in (("train", "training"), ("test", "held-out")):
+        taken = 0
+        for document in corpus.splits[split]:
+            line = " ".join(document.strip().split("\n")[0].split())
+            if len(line) > high:
+                line = line[:high + 1].rsplit(" ", 1)[0]
+            cut = line.rsplit(" ", 1)[0] if " " in line else ""
+            if len(cut) < low or not _PLAIN.fullmatch(cut) or len(cut.split()) < 5:
+                continue
+            made.append({"kind": kind, "text": cut})
+            taken += 1
+            if taken == PROMPTS_PER_SPLIT:
+                break
+    made.append({"kind": "lesson", "text": lesson_sentence})
+    made += [{"kind": "outside", "text": text} for text in OUTSIDE_PROMPTS]
+    return made
+
+
+def median_run(results: list[dict[str, Any]], model: str) -> dict[str, Any]:
+    """The run of ``model`` with the median test perplexity (the lower middle of an even
+    count; among equals the first seed)."""
+    runs = sorted((r for r in results if r["model"] == model),
+                  key=lambda r: r["test_perplexity"])
+    return runs[(len(runs) - 1) // 2]
+
+
+QUANTISATION = "int8, one scale per row of every matrix; vectors in float32"
+
+
+def _ship(setup: _Setup, specs: list[ModelSpec], document: dict[str, Any], ship: Path) -> None:
+    """``ship/``: the document, the tokenizer, and per model its median seed's checkpoint
+    with every matrix in 8 bits (:func:`worksheet.graphs.quantise`), its ONNX graph's
+    sha256 (the graph itself is exported again where it is needed), and that checkpoint's
+    test loss measured again: what the lecture ships and runs live."""
+    from safetensors.numpy import load_file, save_file
+
+    from worksheet.graphs import SCALE, quantise
+
+    ship.mkdir(parents=True, exist_ok=True)
+    sizes = setup.ws.lesson.trained
+    shipped = {}
+    for spec in specs:
+        run = median_run(document["runs"], spec.name)
+        weights = {}
+        for name, value in load_file(str(setup.out / run["checkpoint"])).items():
+            if value.ndim == 2:
+                weights[name], weights[name + SCALE] = quantise(value)
+            else:
+                weights[name] = value.astype(np.float32)
+        file = ship / f"{spec.name}.safetensors"
+        metadata = _metadata(spec, run["seed"], run["best_step"], QUANTISATION)
+        _atomic(file, lambda t, w=weights, m=metadata: save_file(w, str(t), metadata=m))
+        model = load_checkpoint(spec, sizes, file)
+        loss = mean_loss(model, setup.windows["test"], setup.evaluation["test"])
+        graph = export_onnx(spec, load_file(str(file)), sizes)
+        shipped[spec.name] = {
+            "seed": run["seed"], "best_step": run["best_step"],
+            "test_loss": loss, "test_perplexity": math.exp(loss),
+            "checkpoint": {"file": file.name, "sha256": _sha256(file)},
+            "onnx": {"file": f"{spec.name}.onnx", "sha256": hashlib.sha256(graph).hexdigest(),
+                     "bytes": len(graph)}}
+    _atomic(ship / "tokenizer.json",
+            lambda t: t.write_bytes((setup.out / "tokenizer.json").read_bytes()))
+    _write_json(ship / "experiment.json", {
+        **document, "shipped": {
+            "rule": "per model, the seed with the median test perplexity",
+            "quantisation": QUANTISATION, "models": shipped}})
 
 
 # --------------------------------------------------------------------------- experiment
@@ -515,8 +677,11 @@ def _check_plan(out: Path, plan: dict[str, Any]) -> None:
 
 def run_experiment(ws: Worksheet, corpus_path: Path, out: Path,
                    options: ExperimentOptions = ExperimentOptions(),
-                   report: Report | None = None) -> dict[str, Any]:
+                   report: Report | None = None, ship: Path | None = None) -> dict[str, Any]:
     """Train every model with every seed and write ``OUT/experiment.json``; its document.
+
+    With ``ship``, also write there what the lecture ships: the document, the tokenizer
+    and each model's median-seed checkpoint in 8 bits (:func:`_ship`).
 
     Everything is checked before anything is written: the options, the corpus, the
     tokenizer's vocabulary and the splits' sizes. A folder holding an unfinished
@@ -569,10 +734,13 @@ def run_experiment(ws: Worksheet, corpus_path: Path, out: Path,
         runs = [(spec, seed) for spec in specs for seed in options.seeds]
         report(Event("plan", "", sum(_done_steps(progress, spec, seed, options.steps)
                                      for spec, seed in runs), len(runs) * options.steps))
-        results = [_run(setup, spec, seed) for spec, seed in runs]
+        results = [_finish(setup, spec, _run(setup, spec, seed)) for spec, seed in runs]
         document = _document(ws, corpus, tokenizer, streams, evaluation, options, plan,
                              specs, results)
+        document["tokenizer"]["sha256"] = _sha256(out / "tokenizer.json")
         _write_json(out / "experiment.json", document)
+        if ship is not None:
+            _ship(setup, specs, document, ship)
     return document
 
 
@@ -597,6 +765,7 @@ def _document(ws: Worksheet, corpus: Corpus, tokenizer: Any, streams: dict[str, 
         "sizes": plan["sizes"],
         "corpus": {
             "path": corpus.source, "sha256": corpus.sha256,
+            "title": options.corpus_title or Path(corpus.source).stem,
             "split": "by the sha256 of each story's text: its first 8 bytes as a fraction of "
                      "2^64, below 0.90 train, below 0.95 validation, else test",
             "documents": {name: len(corpus.splits[name]) for name in SPLITS},
@@ -616,6 +785,7 @@ def _document(ws: Worksheet, corpus: Corpus, tokenizer: Any, streams: dict[str, 
             "eval_every": options.eval_every, "loss": "cross-entropy in nats per token",
             "threads": plan["threads"], "torch": plan["torch"], "seeds": list(options.seeds),
         },
+        "prompts": example_prompts(corpus, plan["prompt"]),
         "prompt": {"sentence": ws.walkthrough, "text": plan["prompt"],
                    "tokens": len(tokenizer.encode(plan["prompt"]).ids),
                    "padding": f"left-padded with {END_OF_TEXT} to the context"},

@@ -15,7 +15,7 @@ from torch.nn import functional as F
 from worksheet.schema import Trained, Worksheet
 
 __all__ = ["DTYPE", "AttentionLM", "FixedWindowMLP", "MultiHeadSelfAttention", "TinyLM",
-           "causal_mask", "to_pytorch"]
+           "blocked_sources", "causal_mask", "to_pytorch"]
 
 
 DTYPE = torch.float64
@@ -25,6 +25,13 @@ DTYPE = torch.float64
 def causal_mask(length: int) -> torch.Tensor:
     """``True`` where a receiver would read a later source (blocked)."""
     return torch.ones(length, length, dtype=torch.bool).triu(1)
+
+
+def blocked_sources(length: int, padding: torch.Tensor) -> torch.Tensor:
+    """``[B, T, T]``, ``True`` where a receiver may not read a source: a later source, or a
+    pad source for a real receiver (``padding`` is ``[B, T]``, ``True`` at a pad)."""
+    pads = padding[:, None, :] & ~padding[:, :, None]
+    return causal_mask(length)[None] | pads
 
 
 class MultiHeadSelfAttention(nn.Module):
@@ -136,8 +143,10 @@ class FixedWindowMLP(nn.Module):
         hidden = F.relu(self.hidden(flat))
         return {"rows": rows, "flat": flat, "hidden": hidden, "logits": self.readout(hidden)}
 
-    def logits(self, ids: torch.Tensor) -> torch.Tensor:
-        """Next-token logits ``[B, vocab]`` alone: what training and sampling need."""
+    def logits(self, ids: torch.Tensor, padding: torch.Tensor | None = None) -> torch.Tensor:
+        """Next-token logits ``[B, vocab]`` alone: what training and sampling need. The MLP
+        has no mask: it reads every row of the window, pads included (``padding`` is
+        accepted, as the attention models take it, and has no effect)."""
         return self.readout(F.relu(self.hidden(self.token_embedding(ids).flatten(1))))
 
 
@@ -152,16 +161,23 @@ class AttentionLM(nn.Module):
         self.hidden = nn.Linear(sizes.width, sizes.hidden)
         self.readout = nn.Linear(sizes.hidden, sizes.vocab)
 
-    def forward(self, ids: torch.Tensor) -> dict[str, torch.Tensor]:
-        """Every intermediate tensor of one forward pass (head tensors for batch item 0)."""
+    def forward(self, ids: torch.Tensor, padding: torch.Tensor | None = None
+                ) -> dict[str, torch.Tensor]:
+        """Every intermediate tensor of one forward pass (head tensors for batch item 0).
+
+        ``padding`` (``[B, T]``, ``True`` at a pad) blocks pad sources for real receivers,
+        as well as the future; a pad receiver keeps its causal prefix, so that no row of
+        the weights is empty (its output is never read).
+        """
         length = ids.shape[1]
-        E = self.token_embedding(ids) + self.position_embedding(torch.arange(length))
+        E = self.embed(ids)
         heads = self.attention.num_heads
         W_q, W_k, W_v = self.attention.in_proj_weight.chunk(3)
         per_head = [(E[0] @ W.T).reshape(length, heads, -1).transpose(0, 1)
                     for W in (W_q, W_k, W_v)]
-        delta, A = self.attention(E, E, E, attn_mask=causal_mask(length),
-                                  average_attn_weights=False)
+        blocked = blocked_sources(length, padding).repeat_interleave(heads, dim=0) \
+            if padding is not None else causal_mask(length)
+        delta, A = self.attention(E, E, E, attn_mask=blocked, average_attn_weights=False)
         H = A[0] @ per_head[2]
         joined = H.transpose(0, 1).reshape(length, -1)
         updated = E + delta
@@ -170,16 +186,29 @@ class AttentionLM(nn.Module):
                 "H": H, "joined": joined, "delta": delta, "hidden": hidden,
                 "logits": self.readout(hidden)}
 
-    def logits(self, ids: torch.Tensor) -> torch.Tensor:
+    def logits(self, ids: torch.Tensor, padding: torch.Tensor | None = None) -> torch.Tensor:
         """Next-token logits ``[B, vocab]`` alone, equal to ``forward(ids)["logits"]``.
 
         The prediction reads only the last row of the update, and under the causal mask
-        the last receiver reads every source, so only the last query is attended with:
-        the same layer and weights, a ``T``-th of the score work.
+        the last receiver reads every source but the pads, so only the last query is
+        attended with: the same layer and weights, a ``T``-th of the score work.
         """
-        length = ids.shape[1]
-        E = self.token_embedding(ids) + self.position_embedding(
-            torch.arange(length, device=ids.device))
+        E = self.embed(ids)
         last = E[:, -1:]
-        delta, _ = self.attention(last, E, E, need_weights=False)
+        delta, _ = self.attention(last, E, E, key_padding_mask=padding, need_weights=False)
         return self.readout(F.relu(self.hidden((last + delta)[:, 0])))
+
+    def embed(self, ids: torch.Tensor) -> torch.Tensor:
+        """Token rows plus position rows: ``E`` of shape ``[B, T, width]``."""
+        return self.token_embedding(ids) + self.position_embedding(
+            torch.arange(ids.shape[1], device=ids.device))
+
+    def last(self, ids: torch.Tensor, padding: torch.Tensor | None = None
+             ) -> tuple[torch.Tensor, torch.Tensor]:
+        """``(logits [B, vocab], A [B, heads, T])``: the last position's prediction and
+        each head's weights over the sources."""
+        E = self.embed(ids)
+        last = E[:, -1:]
+        delta, A = self.attention(last, E, E, key_padding_mask=padding,
+                                  need_weights=True, average_attn_weights=False)
+        return self.readout(F.relu(self.hidden((last + delta)[:, 0]))), A[:, :, 0]

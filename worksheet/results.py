@@ -25,14 +25,19 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from worksheet import BUNDLED_EXPERIMENT, NO_EXPERIMENT
 from worksheet.errors import ExperimentError
 from worksheet.schema import Trained, Worksheet
 
 __all__ = [
+    "BUNDLED",
     "FILE",
     "FORMAT",
+    "WITHOUT",
     "Experiment",
     "ModelResult",
+    "against_baseline",
+    "chosen_experiment",
     "load_experiment",
     "mean",
     "model_name",
@@ -44,6 +49,10 @@ __all__ = [
 
 FILE = "experiment.json"
 FORMAT = 1
+BUNDLED = BUNDLED_EXPERIMENT
+"""The experiment the lecture ships (its ``experiment.json``, tokenizer and one 8-bit
+checkpoint per model): the default for every worksheet whose trained sizes it has."""
+WITHOUT = NO_EXPERIMENT
 """The ``experiment.json`` format this lecture reads (that of :mod:`worksheet.experiment`)."""
 PERPLEXITY_SLACK = 1e-9
 """How far, relatively, a run's ``test_perplexity`` may be from ``exp(test_loss)``."""
@@ -75,6 +84,22 @@ class Experiment:
         """The runs of one model, in the order of the seeds."""
         by_seed = {run["seed"]: run for run in self.document["runs"] if run["model"] == model}
         return [by_seed[seed] for seed in self.seeds]
+
+
+def _bundled_sizes() -> Any:
+    try:
+        return json.loads((BUNDLED / FILE).read_text(encoding="utf-8")).get("sizes")
+    except (OSError, ValueError):
+        return None
+
+
+def chosen_experiment(given: Path | str | None, ws: Worksheet) -> Path | None:
+    """The experiment a lecture of ``ws`` shows: the one given; none for
+    :data:`WITHOUT`; without one, the bundled experiment when it has the worksheet's
+    trained sizes (otherwise none: the lecture then says what a comparison measures)."""
+    if given is not None:
+        return None if str(given) == WITHOUT else Path(given)
+    return BUNDLED if _bundled_sizes() == _sizes(ws.lesson.trained) else None
 
 
 def model_names(sizes: Trained) -> list[str]:
@@ -310,3 +335,18 @@ def verdict(results: Sequence[ModelResult]) -> tuple[str, str, str]:
     others = " and ".join(model_name(r.model) for r in close)
     return best.model, headline, (f"Its seeds overlap with those of {others}: the difference "
                                   "is within the spread over seeds")
+
+
+def against_baseline(results: Sequence[ModelResult]) -> str:
+    """What the attention models' perplexities say against the fixed-window MLP's: every
+    seed of each beats every seed of the MLP, or not (then whose seeds overlap)."""
+    mlp = next(r for r in results if r.model == "mlp")
+    attention = [r for r in results if r.model != "mlp"]
+    behind = [r for r in attention if max(r.perplexity) >= min(mlp.perplexity)]
+    if not behind:
+        which = "Both attention models" if len(attention) == 2 else \
+            "Every attention model" if len(attention) > 2 else "Attention"
+        return f"{which} beat the fixed-window MLP with every seed" if len(attention) > 1 \
+            else f"{which} beats the fixed-window MLP with every seed"
+    names = " and ".join(model_name(r.model) for r in behind)
+    return f"The seeds of {names} overlap with those of the fixed-window MLP"

@@ -12,7 +12,7 @@ from typing import Any
 
 from narration.voices import Voice, open_voice
 from worksheet import DEFAULT_WORKSHEET, Values, Worksheet, load_worksheet, read_handed_values
-from worksheet.results import Experiment, load_experiment
+from worksheet.results import Experiment, chosen_experiment, load_experiment
 
 LESSON_WORDS: frozenset[str] = frozenset()
 """Words the lesson itself brings to ``{slot}`` texts, besides the worksheet's strings."""
@@ -22,7 +22,8 @@ LESSON_WORDS: frozenset[str] = frozenset()
 def _lesson(path: str, stamp: float, experiment: str = "", experiment_stamp: float = 0.0
             ) -> tuple[Worksheet, Values, Experiment | None]:
     ws = load_worksheet(path)
-    results = load_experiment(Path(experiment), ws) if experiment else None
+    chosen = chosen_experiment(experiment or None, ws)
+    results = load_experiment(chosen, ws) if chosen is not None else None
     handed = os.environ.get("LECTURE_VALUES")
     values = read_handed_values(Path(handed), ws, results) if handed else None
     if values is None:  # run on its own (plain manim): compute them here
@@ -43,7 +44,8 @@ def _current() -> tuple[str, float, str, float]:
 
 def current_lesson() -> tuple[Worksheet, Values]:
     """The worksheet named by ``$LECTURE_WORKSHEET`` (or the default) and its values, with
-    the results of the experiment named by ``$LECTURE_EXPERIMENT`` when it names one."""
+    the results of the experiment named by ``$LECTURE_EXPERIMENT`` (unset: the bundled one
+    where it fits; ``none``: none)."""
     return _lesson(*_current())[:2]
 
 

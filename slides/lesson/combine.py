@@ -22,6 +22,7 @@ from slides.context import (
     Word,
 )
 from slides.lesson import pictures
+from slides.lesson.explorer import add_explorer_slide
 from slides.lesson.kit import CONCAT, Book, Section, Steps
 
 __all__ = ["combine", "grids", "other_context", "prediction"]
@@ -286,6 +287,7 @@ def other_context(book: Book) -> list[Stack]:
         "its prediction. Ask the room which head's message changed most between the "
         "contexts, and why. The lab computes these same numbers in one batch.",
     ])
+    add_explorer_slide(book, section)
     return [section.stack()]
 
 

@@ -69,6 +69,9 @@ class Book:
 
     ws: Worksheet
     values: Values
+    live: bool = False
+    """Whether the deck carries the trained models to run in the browser (then the trained
+    stack ends on the live slide, :mod:`slides.lesson.live`)."""
 
     # ------------------------------------------------------------------ shape of the lesson
 

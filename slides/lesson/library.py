@@ -19,7 +19,7 @@ from slides.context import (
     Table,
     Text,
 )
-from slides.lesson import pictures
+from slides.lesson import live, pictures
 from slides.lesson.kit import Book, Section
 from worksheet.results import model_name
 
@@ -150,98 +150,160 @@ def pytorch(book: Book) -> list[Stack]:
 
 
 def trained(book: Book) -> list[Stack]:
-    """The genuinely trained comparison: sizes and shapes of its models."""
+    """The genuinely trained comparison: what the models learned from, each model drawn
+    with its parameters counted by part, then the results (or, without an experiment, what
+    a comparison measures)."""
     section = Section("trained", "trained", "The trained comparison")
-    section.add("mlp", "The live MLP reads a flattened window", [
-        Flow((
-            FlowStep(book.say("token rows"), (book.n("trained.mlp.rows"),)),
-            FlowStep(book.say("flattened"), (book.n("trained.mlp.flat_width"),), 1),
-            FlowStep(book.say("hidden, {w}", w=book.n("trained.mlp.W_hidden")),
-                     (book.n("trained.hidden"),), 2),
-            FlowStep(book.say("logits"), (book.n("trained.mlp.logits"),), 3),
-        )),
-        Para(book.say("{p} parameters, most of them in the first layer.",
-                      p=book.n("trained.mlp.params")), fragment=4),
+    measured = RESULTS_KEY in book.values
+    if measured:
+        _corpus(book, section)
+    section.add("mlp", "The fixed-window MLP reads a flattened window", [
+        pictures.architecture(book, "mlp", "The fixed-window MLP: its token rows joined into "
+                              "one long row, a wide hidden layer, the vocabulary layer, each "
+                              "with its parameter count"),
+        Para(book.say("Joining the {c} rows in order gives every slot weights of its own, so "
+                      "no position table is needed; the price is a hidden layer of {fh} "
+                      "parameters.", c=book.n("trained.context"),
+                      fh=book.n("trained.mlp.parts.hidden")), fragment=1),
     ], [
-        book.say("Now switch to the real browser models, not the worksheet. Walk the flow and "
-                 "read the parameter count aloud: {p}, most of it in the first layer. The "
-                 "baseline flattens the window in a fixed order, so every slot has weights "
-                 "of its own and no position table is needed.",
+        book.say("These are the real models, not the worksheet. Walk the picture left to "
+                 "right: {c} token rows of {w} numbers joined into one row of {f}, a first "
+                 "layer to {h} with ReLU, the vocabulary layer. Read the counts under the "
+                 "boxes: {t} in the token table, {fh} in the hidden layer, {vh} in the "
+                 "vocabulary layer, {p} in all.", c=book.n("trained.context"),
+                 w=book.n("trained.width"), f=book.n("trained.mlp.flat_width"),
+                 h=book.n("trained.hidden"), t=book.n("trained.mlp.parts.token"),
+                 fh=book.n("trained.mlp.parts.hidden"), vh=book.n("trained.mlp.parts.vocab"),
                  p=book.n("trained.mlp.params")),
     ])
     for heads in book.ws.lesson.trained.heads:
         key = f"trained.heads{heads}"
-        section.add(f"heads{heads}", book.say("Attention with {n} × {d}-wide heads",
+        section.add(f"heads{heads}", book.say("Attention with {n} × {d}-wide " + _heads(heads),
                                                n=book.n(f"{key}.heads"),
                                                d=book.n(f"{key}.d_head")), [
-            Flow((
-                FlowStep(book.say("{e}", e=Math("E")), (book.n(f"{key}.E"),)),
-                FlowStep(book.say("each head's {q}", q=Math("Q")), (book.n(f"{key}.Q"),), 1),
-                FlowStep(book.say("each head's {a}", a=Math("A")), (book.n(f"{key}.A"),), 2),
-                FlowStep(book.say("each head's {h}", h=Math("H")), (book.n(f"{key}.H"),), 3),
-                FlowStep(book.say("joined"), (book.n(f"{key}.joined"),), 4),
-                FlowStep(book.say("{wo}", wo=Math("W_O")), (book.n(f"{key}.W_O"),), 5),
-                FlowStep(book.say("MLP in"), (book.n(f"{key}.W_hidden"),), 6),
-            )),
-            Para(book.say("{p} parameters in all, {a} of them in attention.",
-                          p=book.n(f"{key}.params"), a=book.n(f"{key}.attention_params")),
-                 fragment=7),
+            pictures.architecture(book, f"heads{heads}", "An attention model: token and "
+                                  "position rows, the attention layer with each head's "
+                                  "weights masked for the future and the pads, the last row "
+                                  "into a narrow prediction layer, the vocabulary layer, each "
+                                  "with its parameter count"),
+            Para(book.say("Each grid of weights (a row per receiver, a column per source) "
+                          "blocks the future above the diagonal and, for a short prompt padded "
+                          "on the left, the pads' columns: the padding mask. The pads' own "
+                          "rows, faint, are never used; only the last row goes on."),
+                 fragment=1) if heads == book.ws.lesson.trained.heads[0] else
+            Para(book.say("Each head takes {d} of the {w} projected coordinates and has its own "
+                          "grid; the messages are joined back to {w} before {wo}: {n} × {k} × "
+                          "({w} × {d}) + {w} × {w} = {p}, as many as one wide head.",
+                          d=book.n(f"{key}.d_head"), w=book.n("trained.width"), wo=Math("W_O"),
+                          n=book.n(f"{key}.heads"), k=book.n("trained.projections"),
+                          p=book.n(f"{key}.parts.attention")), fragment=1),
         ], [
-            book.say("Walk the flow for {n} heads, each {d} wide, reading the shapes aloud. "
-                     "Reveal the count: {p} parameters, {a} of them in attention. Each head "
-                     "has its own softmax with future and padding masks, and the joined heads "
-                     "go through {wo} before the residual.", n=book.n(f"{key}.heads"),
-                     d=book.n(f"{key}.d_head"), p=book.n(f"{key}.params"),
-                     a=book.n(f"{key}.attention_params"), wo=Math("W_O")),
+            book.say("Walk the picture: token rows plus learned position rows ({pp} "
+                     "parameters); {q}, {k}, {v} and {wo}, four {w} × {w} matrices of {a} "
+                     "parameters, split into {n} heads of {d} coordinates, each with its own "
+                     "softmax; each grid's dark cells are the future and the pads of a short "
+                     "prompt padded on the left. Only the last row feeds the prediction MLP, "
+                     "{w} numbers instead of {f}: {hh} parameters. {p} in all.",
+                     pp=book.n(f"{key}.parts.position"), q=Math("W_Q"), k=Math("W_K"),
+                     v=Math("W_V"), wo=Math("W_O"), w=book.n("trained.width"),
+                     a=book.n(f"{key}.parts.attention"), n=book.n(f"{key}.heads"),
+                     d=book.n(f"{key}.d_head"), f=book.n("trained.mlp.flat_width"),
+                     hh=book.n(f"{key}.parts.hidden"), p=book.n(f"{key}.params")),
         ])
+    first = f"trained.heads{book.ws.lesson.trained.heads[0]}"
     rows = tuple(Row((book.n(f"trained.heads{heads}.heads"),), (
         Cell((book.n(f"trained.heads{heads}.d_head"),)),
-        Cell((book.n(f"trained.heads{heads}.attention_params"),)),
+        Cell((book.n(f"trained.heads{heads}.parts.attention"),)),
         Cell((book.n(f"trained.heads{heads}.params"),)),
     )) for heads in book.ws.lesson.trained.heads)
-    section.add("width", "Keep the total width fixed", [
+    models = _models(book)
+    section.add("width", "Where the parameters are", [
+        pictures.parameter_bars(book, [name for _, name in models], [m for m, _ in models],
+                                "Each model's parameters as one bar split by part: "
+                                "embeddings, attention, first MLP layer, vocabulary layer"),
         Table((book.say("head width"), book.say("attention parameters"),
-               book.say("all parameters")), rows, corner=book.say("heads")),
-        Para(book.say("More heads split the same width {w}: more attention patterns, each "
-                      "comparing fewer coordinates, for the same parameter count.",
-                      w=book.n("trained.width")), fragment=1),
+               book.say("all parameters")), rows, corner=book.say("heads"), fragment=1),
+        Para(book.say("More heads split the same width {w}: the same {a} attention "
+                      "parameters. The MLP is the largest because its hidden layer reads "
+                      "{f} numbers.", w=book.n("trained.width"),
+                      a=book.n(f"{first}.parts.attention"),
+                      f=book.n("trained.mlp.flat_width")), fragment=2),
     ], [
-        book.say("Point at the table: the attention parameter counts match across the head "
-                 "counts. More heads split the same width {w} into more patterns, each "
-                 "comparing fewer coordinates. Implementations keep one large {wq}, project "
-                 "first and then reshape the result into heads.", w=book.n("trained.width"),
-                 wq=Math("W_Q")),
+        book.say("Point at the attention part of the bars: {a} parameters whatever the head "
+                 "count, because the heads split the same {w} coordinates. Implementations "
+                 "keep one large {wq}, project first and then reshape into heads. Then the "
+                 "MLP's hidden layer: {m} parameters against {n}, because it reads all {f} "
+                 "numbers of the window.", a=book.n(f"{first}.parts.attention"),
+                 w=book.n("trained.width"), wq=Math("W_Q"),
+                 m=book.n("trained.mlp.parts.hidden"), n=book.n(f"{first}.parts.hidden"),
+                 f=book.n("trained.mlp.flat_width")),
     ])
-    if RESULTS_KEY in book.values:
+    if measured:
         _measured(book, section)
     else:
         _unmeasured(book, section)
     return [section.stack()]
 
 
+def _corpus(book: Book, section: Section) -> None:
+    """What the models learned from and for how long, as the experiment records it."""
+    r = RESULTS
+    seeds = len(book.values.value(f"{r}.seeds"))
+    section.add("corpus", "Three models, one corpus", [
+        Bullets((
+            Item(book.say("{n} texts: {t}", n=book.n(f"{r}.documents.all"),
+                          t=book.n(f"{r}.corpus"))),
+            Item(book.say("{a} to train on, {b} to choose checkpoints, {c} held out for the "
+                          "test", a=book.n(f"{r}.documents.train"),
+                          b=book.n(f"{r}.documents.validation"),
+                          c=book.n(f"{r}.documents.test")), 1),
+            Item(book.say("one tokenizer of {v} tokens, windows of {c} tokens, width {w}",
+                          v=book.n("trained.vocab"), c=book.n("trained.context"),
+                          w=book.n("trained.width")), 2),
+            Item(book.say("{s} steps of {b} windows for every model, with seeds " + ", ".join(
+                f"{{k{i}}}" for i in range(seeds)), s=book.n(f"{r}.steps"),
+                b=book.n(f"{r}.batch"),
+                **{f"k{i}": book.n(f"{r}.seeds[{i}]") for i in range(seeds)}), 3),
+        )),
+    ], [
+        book.say("Leave the worksheet: these models were really trained. Name the corpus: "
+                 "{n} texts, {t}. Each text went to training, validation or test by a hash of "
+                 "its words, so {c} texts are held out. Every model saw the same batches for "
+                 "{s} steps, once per seed.", n=book.n(f"{r}.documents.all"),
+                 t=book.n(f"{r}.corpus"), c=book.n(f"{r}.documents.test"),
+                 s=book.n(f"{r}.steps")),
+    ])
+
+
 RESULTS = "trained.results"
 RESULTS_KEY = f"{RESULTS}.verdict"
-"""Present only when the build has an experiment (``lecture build --experiment DIR``)."""
+"""Present only when the lecture has an experiment (the bundled one, or one given)."""
 HOW_TO_MEASURE = ("lecture experiment --corpus stories.txt --out results",
                   "lecture build --experiment results")
+
+
+def _heads(count: int) -> str:
+    """``head`` or ``heads``, as the count wants."""
+    return "head" if count == 1 else "heads"
 
 
 def _models(book: Book) -> list[tuple[str, Runs]]:
     """``(model, its name)`` for the MLP and each attention model, in the lesson's order."""
     named: list[tuple[str, Runs]] = [("mlp", book.say("fixed-window MLP"))]
-    named += [(f"heads{h}", book.say("{n} × {d}-wide heads", n=book.n(f"trained.heads{h}.heads"),
+    named += [(f"heads{h}", book.say("{n} × {d}-wide " + _heads(h),
+                                     n=book.n(f"trained.heads{h}.heads"),
                                      d=book.n(f"trained.heads{h}.d_head")))
               for h in book.ws.lesson.trained.heads]
     return named
 
 
 def _sizes(book: Book) -> Bullets:
-    sizes = [Item(book.say("{n} × {d}-wide heads: {p} parameters",
+    sizes = [Item(book.say("{n} × {d}-wide " + _heads(heads) + ": {p} parameters",
                            n=book.n(f"trained.heads{heads}.heads"),
                            d=book.n(f"trained.heads{heads}.d_head"),
                            p=book.n(f"trained.heads{heads}.params")))
              for heads in book.ws.lesson.trained.heads]
-    sizes.append(Item(book.say("flattened-window MLP: {p} parameters",
+    sizes.append(Item(book.say("fixed-window MLP: {p} parameters",
                                p=book.n("trained.mlp.params"))))
     return Bullets(tuple(sizes))
 
@@ -265,6 +327,8 @@ def _per_seed(book: Book, metric: str, fragment: int | None = None) -> Table:
 def _measured(book: Book, section: Section) -> None:
     """The experiment's results: tables over seeds, dot charts, continuations, verdict."""
     models = _models(book)
+    best = min((m for m, _ in models),
+               key=lambda m: float(book.value(f"{RESULTS}.{m}.perplexity_mean")))
     section.add("perplexity", "Compare held-out next-token prediction", [
         Formula(r"\text{perplexity} = \exp(\text{cross-entropy})"),
         _per_seed(book, "perplexity"),
@@ -272,19 +336,25 @@ def _measured(book: Book, section: Section) -> None:
                            [f"{RESULTS}.{m}.perplexity" for m, _ in models],
                            "Test perplexity of each model, one dot per seed, the mean "
                            "marked by a tick; lower is better", size="short", fragment=1),
-        Para(book.say("{v}. {s}.", v=book.n(RESULTS_KEY), s=book.n(f"{RESULTS}.spread")),
-             fragment=2),
+        Para(book.say("{a}. {v}. {s}.", a=book.n(f"{RESULTS}.against_mlp"),
+                      v=book.n(RESULTS_KEY), s=book.n(f"{RESULTS}.spread")), fragment=2),
         Para(book.say("One experiment on one corpus, not a law: {n} seeds, {s} steps of {b} "
-                      "windows of {c} tokens each.", n=book.n(f"{RESULTS}.seed_count"),
-                      s=book.n(f"{RESULTS}.steps"), b=book.n(f"{RESULTS}.batch"),
-                      c=book.n(f"{RESULTS}.context")), fragment=3),
+                      "windows of {c} tokens each. Only the attention models have a position "
+                      "table, so it does not separate what positions add.",
+                      n=book.n(f"{RESULTS}.seed_count"), s=book.n(f"{RESULTS}.steps"),
+                      b=book.n(f"{RESULTS}.batch"), c=book.n(f"{RESULTS}.context")),
+             fragment=3),
     ], [
         book.say("Read the formula aloud: perplexity is the exponential of the cross-entropy, "
-                 "so lower is better. Every model saw the same stories, tokenizer, context "
-                 "and {s} updates; each seed is one dot. Reveal the chart, then the verdict: "
-                 "{v}. {o}. Say that this is one experiment, not a law: other data, sizes or "
-                 "budgets may order the models differently.", s=book.n(f"{RESULTS}.steps"),
-                 v=book.n(RESULTS_KEY), o=book.n(f"{RESULTS}.spread")),
+                 "so lower is better; the best mean, {p}, is as unsure as a choice among "
+                 "about {p} equally likely tokens. Every model saw the same texts, tokenizer, "
+                 "context and {s} updates; each seed is one dot. Reveal the chart, then the "
+                 "verdict: {a}. {v}. {o}. Say that this is one experiment, not a law: other "
+                 "data, sizes or budgets may order the models differently, and this run does "
+                 "not separate positions from attention.", s=book.n(f"{RESULTS}.steps"),
+                 p=book.n(f"{RESULTS}.{best}.perplexity_mean"),
+                 a=book.n(f"{RESULTS}.against_mlp"), v=book.n(RESULTS_KEY),
+                 o=book.n(f"{RESULTS}.spread")),
     ])
     section.add("cost", "Compare size and training time too", [
         _sizes(book),
@@ -293,10 +363,12 @@ def _measured(book: Book, section: Section) -> None:
                            [f"{RESULTS}.{m}.seconds" for m, _ in models],
                            "Seconds spent in training steps by each model, one dot per "
                            "seed, the mean marked by a tick", size="short", fragment=2),
+        Para(book.say("Seconds of training steps on one processor, one dot per seed: where two "
+                      "models' dots overlap, this run cannot rank their speed."), fragment=3),
     ], [
         book.say("Read the sizes aloud; the flattened-window MLP has {p} parameters. Reveal "
-                 "the training times, in seconds of training steps on the same machine, one "
-                 "dot per seed: the cost of each model in this run.",
+                 "the training times, in seconds of training steps on one processor, one dot "
+                 "per seed: where two models' dots overlap, they cost about the same.",
                  p=book.n("trained.mlp.params")),
     ])
     rows = tuple(Row(name, (Cell((book.n(f"{RESULTS}.{model}.continuations[0]"),)),))
@@ -310,38 +382,28 @@ def _measured(book: Book, section: Section) -> None:
         "seed's checkpoint with the same generator for every model. Ask the room which reads "
         "most like a story, and whether that agrees with the perplexities.",
     ])
+    live.add_live_slide(book, section)
 
 
 def _unmeasured(book: Book, section: Section) -> None:
-    """No experiment in this build: the conditions of a fair comparison and how to run
-    one; no claim about which model does better."""
-    section.add("perplexity", "Compare held-out next-token prediction", [
+    """No experiment: what a fair comparison of the three measures; no claim about which
+    does better, and (on the slide) no word on how to run one."""
+    section.add("perplexity", "What a comparison measures", [
         Formula(r"\text{perplexity} = \exp(\text{cross-entropy})"),
         Bullets((
-            Item(book.say("same stories, tokenizer, context of {c} tokens and update budget "
-                          "for every model", c=book.n("trained.context")), 1),
-            Item(book.say("checkpoints chosen on validation data; several seeds per model"), 2),
-            Item(book.say("lower perplexity means more probability on the observed tokens"), 3),
+            Item(book.say("the same texts, tokenizer, window of {c} tokens and number of "
+                          "steps for every model", c=book.n("trained.context")), 1),
+            Item(book.say("perplexity on held-out texts: lower means more probability on "
+                          "the tokens that really came"), 2),
+            Item(book.say("several seeds per model: the spread is what chance alone does"), 3),
+            Item(book.say("and the cost: parameters and seconds of training"), 4),
         )),
-        Para(book.say("Not measured in this build: train the models, then build with the "
-                      "results."), fragment=4),
-        Code(tuple((Text(line),) for line in HOW_TO_MEASURE), fragment=4),
     ], [
         book.say("Read the formula aloud: perplexity is the exponential of the cross-entropy, "
-                 "so lower is better. Reveal the conditions: the same stories, tokenizer, "
-                 "context of {c} tokens and budget. This build has no experiment, so make no "
-                 "claim about which model does better; the commands shown produce one.",
-                 c=book.n("trained.context")),
-    ])
-    section.add("cost", "Compare size and training time too", [
-        _sizes(book),
-        Para(book.say("Training time is measured by the same experiment, on the same machine "
-                      "for every model."), fragment=1),
-    ], [
-        book.say("Read the sizes aloud; the attention models' counts follow from the shared "
-                 "width, the flattened-window MLP has {p}. How long each trains is measured "
-                 "by the experiment, not part of this worksheet.",
-                 p=book.n("trained.mlp.params")),
+                 "so lower is better. Reveal the conditions of a fair comparison. This lecture "
+                 "has no results for this worksheet's sizes, so make no claim about which "
+                 "model does better. (To show results: {a}, then {b}.)",
+                 a=Text(HOW_TO_MEASURE[0]), b=Text(HOW_TO_MEASURE[1])),
     ])
 
 

@@ -39,6 +39,7 @@ __all__ = [
     "BAR_LENGTH",
     "BESIDE_MOST",
     "COLUMN_HEIGHT",
+    "architecture",
     "arcs",
     "beside",
     "column_bars",
@@ -49,6 +50,7 @@ __all__ = [
     "model_map",
     "output_projection",
     "paired_bars",
+    "parameter_bars",
     "shift",
     "signed_bars",
     "tensor_steps",
@@ -814,3 +816,144 @@ def patches(book: Book, description: str, size: str = "full") -> Picture:
                            "neutral", 3.0, dashed=True, role="patch"))
     return Picture(strip_left + per_row * strip_cell + 20, top + side * cell + 20,
                    description, tuple(shapes), size)
+
+
+# --------------------------------------------------------------------------- trained models
+
+
+def _masked_cells(x: float, y: float, side: float, tone: str, size: int = 8,
+                  pads: int = 3) -> list[Shape]:
+    """A receivers × sources grid of a padded window: the future blocked above the
+    diagonal, the pads on the left blocked for every real receiver (masked cells dark)."""
+    cell = side / size
+    shapes: list[Shape] = []
+    for r in range(size):
+        for c in range(size):
+            allowed = c <= r and (c >= pads or r < pads)
+            shapes.append(Rect(_r(x + c * cell), _r(y + r * cell), _r(cell), _r(cell),
+                               tone if allowed else "masked", "paper", 0.5,
+                               opacity=0.35 if allowed and r < pads else 1.0,
+                               role="allowed" if allowed else "masked"))
+    return shapes
+
+
+def architecture(book: Book, model: str, description: str) -> Picture:
+    """One trained model left to right, each stage in a box with its parameter count
+    (``trained.<model>.parts.*``) under it: the fixed-window MLP's rows joined into one
+    long row before its wide first layer; an attention model's token and position rows,
+    its heads' grids (future and pads masked) inside the attention layer, then the last
+    row into a narrow prediction layer. The total goes underneath."""
+    key = f"trained.{model}"
+    box_h, top, gap, art = 190.0, 20.0, 46.0, 96.0
+    stages: list[tuple[float, list[tuple[Glyph, ...]], str | None, str]] = []
+    if model == "mlp":
+        stages.append((200.0, [(book.n("trained.context"), Text(" rows of the")),
+                               (Text("token table, "), book.n("trained.vocab"), Text(" × "),
+                                book.n("trained.width"))],
+                       f"{key}.parts.token", "faint"))
+        stages.append((190.0, [(Text("joined into"),), (Text("one row of "),
+                                                        book.n(f"{key}.flat_width"))],
+                       None, "faint"))
+        stages.append((210.0, [(Text("hidden layer"),),
+                               (book.n(f"{key}.flat_width"), Text(" → "),
+                                book.n("trained.hidden"), Text(", ReLU"))],
+                       f"{key}.parts.hidden", "ink"))
+    else:
+        heads = int(model.removeprefix("heads"))
+        stages.append((180.0, [(Text("token table"),), (Text("+ position table"),)],
+                       f"{key}.parts.token", "faint"))
+        stages.append((250.0, [(Text("Q, K, V and "), *_w_o()),
+                               (Text("four "), book.n("trained.width"), Text(" × "),
+                                book.n("trained.width"))],
+                       f"{key}.parts.attention", "ink"))
+        stages.append((200.0, [(Text("hidden layer, last row"),),
+                               (book.n("trained.width"), Text(" → "), book.n("trained.hidden"),
+                                Text(", ReLU"))],
+                       f"{key}.parts.hidden", "faint"))
+    stages.append((190.0, [(Text("vocabulary layer"),),
+                           (book.n("trained.hidden"), Text(" → "), book.n("trained.vocab"))],
+                   f"{key}.parts.vocab", "faint"))
+    shapes: list[Shape] = []
+    x = 10.0
+    for i, (width, lines, count, stroke) in enumerate(stages):
+        shapes.append(Rect(x, top, width, box_h, "paper", stroke, 3.0 if stroke == "ink"
+                           else 1.5, role="box"))
+        picture_top = top + 14
+        if i == 0:
+            for r in range(8):
+                shapes.append(Rect(_r(x + width / 2 - 55), _r(picture_top + 4 + r * 11), 110,
+                                   7, "muted", role="row"))
+        elif model == "mlp" and i == 1:
+            shapes.append(Rect(_r(x + 14), _r(picture_top + art / 2 - 5), width - 28, 10,
+                               "muted", role="row"))
+        elif model != "mlp" and i == 1:
+            heads = int(model.removeprefix("heads"))
+            across_count = min(heads, 4)
+            side = min(art - 8, (width - 24) / across_count - 8)
+            span = across_count * side + (across_count - 1) * 8
+            for h in range(heads):
+                gx = x + width / 2 - span / 2 + (h % 4) * (side + 8)
+                shapes += _masked_cells(gx, picture_top + (art - side) / 2 - 8 + (h // 4) * side,
+                                        side, head_tone(h + 1))
+            shapes.append(_label(x + width / 2, picture_top + art + 2, Text("weights, "),
+                                 book.n("trained.context"), Text(" × "),
+                                 book.n("trained.context"), Text(", drawn small"),
+                                 anchor="middle", size=16.0, tone="muted"))
+        for line_no, glyphs in enumerate(lines):
+            shapes.append(_label(x + width / 2, top + art + 44 + line_no * 24, *glyphs,
+                                 anchor="middle", size=_SMALL,
+                                 tone="ink" if line_no == 0 else "muted"))
+        if count is not None:
+            shapes.append(_label(x + width / 2, top + box_h + 30, book.n(count),
+                                 anchor="middle", size=_FONT, bold=True))
+        if model != "mlp" and i == 0:
+            shapes.append(_label(x + width / 2, top + box_h + 54, Text("+ "),
+                                 book.n(f"{key}.parts.position"), Text(" positions"),
+                                 anchor="middle", size=_SMALL, tone="muted"))
+        if i < len(stages) - 1:
+            shapes += _arrow(x + width + 4, top + box_h / 2, x + width + gap - 4,
+                             top + box_h / 2)
+        x += width + gap
+    right = x - gap + 10
+    shapes.append(_label(right / 2, top + box_h + 92, book.n(f"{key}.params"),
+                         Text(" parameters in all"), anchor="middle", size=_FONT))
+    return Picture(right, top + box_h + 106, description, tuple(shapes), "full")
+
+
+PART_TONES = (("token", "faint", "token and position tables"), ("position", "faint", ""),
+              ("attention", "head-1", "attention"), ("hidden", "ink", "hidden layer"),
+              ("vocab", "muted", "vocabulary layer"))
+"""How the parameter bars colour each part, and its name in the legend ('' for none)."""
+
+
+def parameter_bars(book: Book, labels: Sequence[tuple[Glyph, ...]], models: Sequence[str],
+                   description: str, fragment: int | None = None) -> Picture:
+    """One bar per model, as long as its parameter count and split by part
+    (``trained.<model>.parts.*``, :data:`PART_TONES`), the count after it; a legend under."""
+    row, left, span = 56.0, 230.0, 520.0
+    largest = max(float(book.value(f"trained.{m}.params")) for m in models)
+    unit = span / largest
+    shapes: list[Shape] = []
+    for i, (label, model) in enumerate(zip(labels, models, strict=True)):
+        y = 20 + i * row
+        shapes.append(_label(left - 14, y + 24, *label, anchor="end", fragment=fragment))
+        x = left
+        for part, tone, _ in PART_TONES:
+            key = f"trained.{model}.parts.{part}"
+            if key not in book.values:
+                continue
+            length = unit * float(book.value(key))
+            shapes.append(Rect(_r(x), y, _r(max(length, 1.0)), 34.0, tone, "paper", 1.0,
+                               role="part", draws=key, fragment=fragment))
+            x += length
+        shapes.append(_label(x + 12, y + 24, book.n(f"trained.{model}.params"),
+                             fragment=fragment))
+    y = 30 + len(models) * row
+    x = 40.0
+    for _, tone, name in PART_TONES:
+        if not name:
+            continue
+        shapes.append(Rect(_r(x), y - 14, 18.0, 18.0, tone, role="swatch"))
+        shapes.append(_label(x + 26, y, Text(name), size=_SMALL, tone="muted"))
+        x += 26 + _span((Text(name),), _SMALL) + 30
+    return Picture(max(left + span + 140, x), y + 16, description, tuple(shapes), "strip")

@@ -3,7 +3,9 @@
 - ``three-heads.json``: three heads of width two, model width six, nine-token sentences,
   three sentences, eleven position rows;
 - ``one-wide-head.json``: one head of width eight, twelve tokens (the widest layout);
-- ``four-heads.json``: four heads of width two, model width eight, three tokens;
+- ``four-heads.json``: four heads of width two, model width eight, three tokens; its
+  trained comparison has other sizes than the bundled experiment's (a smaller vocabulary,
+  three attention models), so its lecture shows no results;
 - ``markup-words.json``: the default worksheet with words that contain ``<``, ``&`` and
   quotes, which must display literally;
 - ``seed-three-heads.json``: ``three-heads.json`` in the seed notebook's own schema, with
@@ -99,6 +101,8 @@ def main() -> None:
         }, {"river": "water", "cheque": "teller"}, context=4),
         "markup-words.json": markup_words(),
     }
+    worksheets["four-heads.json"]["lesson"]["trained"] = {
+        "vocab": 2000, "context": 64, "width": 64, "hidden": 256, "heads": [1, 2, 4]}
     worksheets["seed-three-heads.json"] = {key: value for key, value in
                                            worksheets["three-heads.json"].items()
                                            if key != "lesson"}
