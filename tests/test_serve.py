@@ -386,11 +386,12 @@ def test_ctrl_c_stops_cleanly_and_the_build_checks(tmp_path: Path, seed: dict[st
 
 @pytest.fixture(scope="module")
 def one_clip(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A silent build of the prediction scene alone (it shows what W_O updates)."""
+    """A silent build of the prediction scene alone (it shows what W_O updates), at the
+    draft quality (what is served does not depend on it)."""
     out = tmp_path_factory.mktemp("one-clip")
-    built = subprocess.run([LECTURE, "build", "PredictionMLP", "--narration", "none", "--out",
-                            str(out)], capture_output=True, text=True, check=False,
-                           stdin=subprocess.DEVNULL)
+    built = subprocess.run([LECTURE, "build", "PredictionMLP", "--narration", "none",
+                            "--quality", "draft", "--out", str(out)], capture_output=True,
+                           text=True, check=False, stdin=subprocess.DEVNULL)
     assert built.returncode == 0, built.stderr
     return out
 
@@ -409,7 +410,8 @@ def test_a_scene_the_edit_touched_rerenders_and_its_clip_swaps_in(
     label = """() => { const l = document.querySelector('#prediction-clip .lecture-serve-redoing');
         return l && l.checkVisibility() && l.textContent; }"""
     digest = "document.querySelector('#prediction-clip video').dataset.sha256"
-    with serving(out, worksheet, "PredictionMLP", "--narration", "none") as server:
+    with serving(out, worksheet, "PredictionMLP", "--narration", "none", "--quality",
+                 "draft") as server:
         assert server.state()["clips"] == []  # the build's clip holds for this worksheet
         open_on(page, server, "prediction-clip")
         before = page.evaluate(digest)

@@ -24,6 +24,9 @@ from outputs.files import file_digest
 from tests.conftest import run_lecture as lecture
 
 MARKUP = Path(__file__).parent / "data" / "markup-words.json"
+DRAFT = ("--narration", "none", "--quality", "draft")
+"""Silent, at the draft quality: the storyboard takes each section's end from the
+manifest's own frame rate, whichever it is."""
 # The opening scene and a later one whose captions quote "<river>" and "fisher"man".
 SCENES = ["RiverBankPrompt", "OtherContext"]
 WIDTH = 427
@@ -32,8 +35,7 @@ WIDTH = 427
 @pytest.fixture(scope="module")
 def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("storyboard")
-    process = lecture("build", *SCENES, "--worksheet", MARKUP, "--narration", "none",
-                      "-j", "2", "--out", out)
+    process = lecture("build", *SCENES, "--worksheet", MARKUP, *DRAFT, "-j", "2", "--out", out)
     assert process.returncode == 0, process.stderr[-3000:]
     return out
 
@@ -183,8 +185,7 @@ def test_a_no_change_build_extracts_nothing_and_keeps_every_file(copy: Path) -> 
     before = {p: (p.stat().st_mtime_ns, p.read_bytes())
               for p in sorted((copy / "storyboard").iterdir())}
     page = (copy / "storyboard.html").read_bytes()
-    process = lecture("build", *SCENES, "--worksheet", MARKUP, "--narration", "none",
-                      "--out", copy)
+    process = lecture("build", *SCENES, "--worksheet", MARKUP, *DRAFT, "--out", copy)
     assert process.returncode == 0, process.stderr[-2000:]
     images = sum(len(m["sections"]) for m in manifests(copy))
     assert f"storyboard 0 frames extracted, {images} reused" in process.stderr
@@ -201,8 +202,7 @@ def test_only_the_frames_of_a_re_rendered_scene_are_extracted(copy: Path,
     edited.write_text(json.dumps(doc), encoding="utf-8")
     river = sorted((copy / "storyboard").glob("*-RiverBankPrompt-*.jpg"))
     kept = {p: p.stat().st_mtime_ns for p in river}
-    process = lecture("build", *SCENES, "--worksheet", edited, "--narration", "none",
-                      "--out", copy)
+    process = lecture("build", *SCENES, "--worksheet", edited, *DRAFT, "--out", copy)
     assert process.returncode == 0, process.stderr[-2000:]
     states = {s["name"]: s["status"] for s in
               json.loads((copy / "build.json").read_text(encoding="utf-8"))["scenes"]}

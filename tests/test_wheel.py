@@ -239,7 +239,8 @@ def test_the_installed_deck_loads_only_its_vendored_libraries(installed: Install
 
 
 def test_the_installed_build_renders_a_scene_that_checks(installed: Install) -> None:
-    built = installed.run("build", "RiverBankPrompt", "--narration", "none", "--out", "built")
+    built = installed.run("build", "RiverBankPrompt", "--narration", "none", "--quality",
+                          "draft", "--out", "built")
     assert built.returncode == 0, built.stderr[-3000:]
     out = installed.work / "built"
     record = json.loads((out / "build.json").read_text(encoding="utf-8"))
