@@ -22,6 +22,10 @@ LECTURE = str(Path(sys.executable).with_name("lecture"))
 # Two short scenes that do not depend on W_O and a short one that does (the prediction
 # reads the row W_O updates): every test that edits W_O re-renders it, narrated.
 SCENES = ["RiverBankPrompt", "HeadWalkthrough2", "PredictionMLP"]
+DRAFT = ("--quality", "draft")
+"""For the tests whose point is not the picture (outputs, voices, shards, failures): the
+draft quality renders the same sections in about half the time. The module's build and
+every test that rebuilds it stay at -ql."""
 
 
 def lecture(*args: str | Path, check: bool = False) -> subprocess.CompletedProcess[str]:
@@ -317,7 +321,8 @@ def test_shards_merge_into_one_build_without_rerendering(tmp_path: Path) -> None
     shards = []
     for index in (1, 2):
         out = tmp_path / f"shard{index}"
-        process = lecture("build", *scenes, "--out", out, "--shard", f"{index}/2", check=True)
+        process = lecture("build", *scenes, *DRAFT, "--out", out, "--shard", f"{index}/2",
+                          check=True)
         assert "1 rendered" in process.stderr and "slides not built (shard)" in process.stderr
         shards.append(out)
     mine = [{n for n, s in statuses(out).items() if s == "rendered"} for out in shards]
@@ -326,7 +331,7 @@ def test_shards_merge_into_one_build_without_rerendering(tmp_path: Path) -> None
     for out in shards:
         for folder in ("video", "records"):
             shutil.copytree(out / folder, merged / folder, dirs_exist_ok=True)
-    lecture("build", *scenes, "--out", merged, check=True)
+    lecture("build", *scenes, *DRAFT, "--out", merged, check=True)
     assert statuses(merged) == dict.fromkeys(scenes, "reused")
     assert lecture("check", "--out", merged).returncode == 0
 
@@ -367,7 +372,7 @@ def _manim_pids(scene: str, under: int) -> list[int]:
 
 def test_a_failing_scene_is_reported_and_the_others_finish(tmp_path: Path) -> None:
     out = tmp_path / "out"
-    process = subprocess.Popen([LECTURE, "build", "RiverBankPrompt", "HeadWalkthrough2",
+    process = subprocess.Popen([LECTURE, "build", "RiverBankPrompt", "HeadWalkthrough2", *DRAFT,
                                 "--out", str(out), "-j", "2"], stdout=subprocess.PIPE,
                                stderr=subprocess.PIPE, text=True)
     _wait_for(lambda: bool(_manim_pids("HeadWalkthrough2", process.pid)))
@@ -408,7 +413,7 @@ def test_srt_captions_match_recomputed_tensors(built: Path) -> None:
 
 
 def test_render_writes_numbered_outputs_and_list_shows_durations(tmp_path: Path) -> None:
-    lecture("render", "RiverBankPrompt", "--out", tmp_path, check=True)
+    lecture("render", "RiverBankPrompt", *DRAFT, "--out", tmp_path, check=True)
     names = sorted(p.name for p in (tmp_path / "video").iterdir())
     assert names == ["01-RiverBankPrompt.figures.json", "01-RiverBankPrompt.mp4",
                      "01-RiverBankPrompt.srt"]
@@ -553,7 +558,8 @@ def test_a_sound_track_shorter_than_its_cues_fails_the_check(built: Path,
 def test_silent_narration_still_renders_silent_clips(tmp_path: Path) -> None:
     from render.scenes import clip_sound
 
-    lecture("render", "RiverBankPrompt", "--narration", "none", "--out", tmp_path, check=True)
+    lecture("render", "RiverBankPrompt", "--narration", "none", *DRAFT, "--out", tmp_path,
+            check=True)
     manifest = next(iter(manifests_of(tmp_path).values()))
     assert manifest["narration"]["engine"] == "none"
     assert all(c["speech"] is None for c in manifest["captions"])
@@ -567,7 +573,7 @@ def test_rendering_speaks_without_a_network(tmp_path: Path) -> None:
             ["unshare", "--net", "true"], check=False).returncode != 0:
         pytest.skip("cannot make a network namespace here")
     env = {**os.environ, "LECTURE_SPEECH_CACHE": str(tmp_path / "empty-cache")}
-    process = subprocess.run(["unshare", "--net", LECTURE, "render", "RiverBankPrompt",
+    process = subprocess.run(["unshare", "--net", LECTURE, "render", "RiverBankPrompt", *DRAFT,
                               "--out", str(tmp_path / "out")], capture_output=True, text=True,
                              check=False, env=env)
     assert process.returncode == 0, process.stderr[-2000:]
@@ -610,9 +616,9 @@ def test_another_piper_voice_or_espeak_speaks_and_a_missing_voice_is_refused(
     mine.parent.mkdir()
     shutil.copyfile(model, mine)
     shutil.copyfile(f"{model}.json", f"{mine}.json")
-    lecture("render", "RiverBankPrompt", "--voice", mine, "--out", tmp_path / "mine",
+    lecture("render", "RiverBankPrompt", "--voice", mine, *DRAFT, "--out", tmp_path / "mine",
             check=True)
-    lecture("render", "RiverBankPrompt", "--narration", "espeak", "--out",
+    lecture("render", "RiverBankPrompt", "--narration", "espeak", *DRAFT, "--out",
             tmp_path / "espeak", check=True)
     engines = {}
     for name in ("mine", "espeak"):

@@ -315,7 +315,7 @@ def test_an_interrupted_experiment_resumes_to_the_same_result(
 def test_ctrl_c_on_the_command_stops_and_the_same_command_resumes(
         tmp_path: Path, sheet: Path, corpus: Path) -> None:
     """A real SIGINT to a real process: exit 130 with a line saying how to go on."""
-    flags = ["--steps", "200", "--seeds", "5", "--batch", "16", "--eval-every", "10",
+    flags = ["--steps", "100", "--seeds", "5", "--batch", "16", "--eval-every", "10",
              "--eval-windows", "64", "--threads", "1", "--device", "cpu"]
     command = [sys.executable, "-c", "from render.cli import main; main()", "experiment",
                "--corpus", str(corpus), "--worksheet", str(sheet), *flags]
@@ -334,7 +334,7 @@ def test_ctrl_c_on_the_command_stops_and_the_same_command_resumes(
     assert not (out / "experiment.json").exists()
     subprocess.run([*command, "--out", str(out)], env=env, cwd=tmp_path, check=True,
                    capture_output=True)
-    options = ExperimentOptions(steps=200, seeds=(5,), batch=16, eval_every=10,
+    options = ExperimentOptions(steps=100, seeds=(5,), batch=16, eval_every=10,
                                 eval_windows=64, threads=1, device="cpu")
     whole = run_experiment(load_worksheet(sheet), corpus, tmp_path / "whole", options)
     resumed = json.loads((out / "experiment.json").read_text(encoding="utf-8"))

@@ -265,8 +265,8 @@ def built(tmp_path_factory: pytest.TempPathFactory, folder: Path) -> Path:
     scene itself is drawn with these results by the dry run above, and rendered (with the
     bundled experiment) in the shared lesson, whose pixels ``tests/test_proof.py`` reads."""
     out = tmp_path_factory.mktemp("built")
-    process = lecture("build", "HeadWalkthrough2", "--narration", "none", "--experiment",
-                      folder, "--out", out, "-j", "1")
+    process = lecture("build", "HeadWalkthrough2", *LESSON_OPTIONS, "--experiment", folder,
+                      "--out", out, "-j", "1")
     assert process.returncode == 0, process.stdout + process.stderr
     return out
 
