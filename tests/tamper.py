@@ -121,6 +121,15 @@ def rerecord_file(out: Path, scene: str, path: Path) -> None:
     record_path.write_text(json.dumps(record), encoding="utf-8")
 
 
+def rerecord_deck_file(out: Path, rel: str) -> None:
+    """Bring the deck record's digest of ``slides/REL`` up to date with the file as it is
+    now, as a tamperer who knows the records would."""
+    record = out / "records" / "slides.json"
+    deck = json.loads(record.read_text(encoding="utf-8"))
+    deck["outputs"][f"slides/{rel}"] = file_digest(out / "slides" / rel)
+    record.write_text(json.dumps(deck), encoding="utf-8")
+
+
 def strip_sound(out: Path, scene: str) -> None:
     """Keep only the video of ``scene``'s clip (tags and all), as a silent render would."""
     clip = clip_of(out, scene)

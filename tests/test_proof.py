@@ -386,7 +386,6 @@ def test_an_explorer_graph_other_than_the_worksheets_fails_even_when_rerecorded(
         spoiled: Path) -> None:
     """The deck's explorer model is exported again from the worksheet and compared byte
     for byte: a changed graph fails even with its digest brought up to date."""
-    from outputs.files import file_digest
     from slides.explorer import EXPLORER_MODEL
 
     model = spoiled / "slides" / EXPLORER_MODEL
@@ -394,10 +393,7 @@ def test_an_explorer_graph_other_than_the_worksheets_fails_even_when_rerecorded(
     cut = text.index('"', text.index("=")) + 40  # a character inside the base64 graph
     model.write_text(text[:cut] + ("A" if text[cut] != "A" else "B") + text[cut + 1:],
                      encoding="utf-8")
-    deck_path = spoiled / "records" / "slides.json"
-    deck = json.loads(deck_path.read_text(encoding="utf-8"))
-    deck["outputs"][f"slides/{EXPLORER_MODEL}"] = file_digest(model)
-    deck_path.write_text(json.dumps(deck), encoding="utf-8")
+    tamper.rerecord_deck_file(spoiled, EXPLORER_MODEL)
     stdout = failure(spoiled)
     assert f"slides/{EXPLORER_MODEL}" in stdout and "altered" not in stdout
 
@@ -408,7 +404,6 @@ def test_live_models_other_than_the_shipped_graphs_fail_even_when_rerecorded(
     checkpoints: one changed model fails even with its digest brought up to date."""
     import base64
 
-    from outputs.files import file_digest
     from slides.live import MODELS
 
     models = spoiled / "slides" / MODELS
@@ -419,9 +414,6 @@ def test_live_models_other_than_the_shipped_graphs_fail_even_when_rerecorded(
     graph[-1] ^= 1
     data["models"][-1]["graph"] = base64.b64encode(bytes(graph)).decode("ascii")
     models.write_text(f"{prefix}= {json.dumps(data)};\n", encoding="utf-8")
-    deck_path = spoiled / "records" / "slides.json"
-    deck = json.loads(deck_path.read_text(encoding="utf-8"))
-    deck["outputs"][f"slides/{MODELS}"] = file_digest(models)
-    deck_path.write_text(json.dumps(deck), encoding="utf-8")
+    tamper.rerecord_deck_file(spoiled, MODELS)
     stdout = failure(spoiled)
     assert f"slides/{MODELS}" in stdout and "altered" not in stdout
