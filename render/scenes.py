@@ -35,22 +35,22 @@ __all__ = ["QUALITIES", "RenderError", "Tags", "clip_sound", "clip_tags", "pick_
 AAC_BITRATE = 96_000
 
 QUALITIES = {"l": "low_quality", "m": "medium_quality", "h": "high_quality",
-             "k": "fourk_quality", "draft": "low_quality"}
+             "k": "fourk_quality"}
 DRAFT_FRAME_RATE = 5
 """Frames per second of ``draft``: ``l``'s pictures with a third of the frames between.
 Each section ends on the picture ``l`` shows, with the same figures and captions; every
 step rounds to a whole frame, so times drift by up to a frame per caption."""
-MANIM_FLAGS = {**{letter: (f"-q{letter}",) for letter in "lmhk"},
+MANIM_FLAGS = {**{letter: (f"-q{letter}",) for letter in QUALITIES},
                "draft": ("-ql", "--frame_rate", str(DRAFT_FRAME_RATE))}
-"""What Manim is given for each quality."""
+"""What Manim is given for each quality: its own letters, and ``draft``."""
 SCENES_DIR = Path(scenes.__file__).parent
 SUFFIXES = (".mp4", ".srt", ".figures.json")
 HEAP_FRAMES = "glibc.malloc.mmap_threshold=33554432:glibc.malloc.trim_threshold=268435456"
 """glibc settings for Manim's process. Manim allocates a frame-sized array for every frame
 it draws (1.6 MB at 480p, 8 MB at 1080p), and under glibc's defaults each one is mapped
 from the kernel and unmapped again: the page faults cost a tenth of a render's CPU. Kept
-in the heap instead, a render is that much faster and writes the same bytes
-(``bench/render.py`` measures it)."""
+in the heap instead, a render is that much faster and draws the same frames
+(``bench/render.py`` measures it and compares the clips)."""
 
 
 class RenderError(RuntimeError):

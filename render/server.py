@@ -31,7 +31,7 @@ LIVE = "/__lecture__/"
 """Where the live channel and its script live; no build folder holds such a name."""
 STATIC = Path(__file__).resolve().parent / "static"
 RELOAD_FILES = {"reload.js": "text/javascript; charset=utf-8",
-              "reload.css": "text/css; charset=utf-8"}
+                "reload.css": "text/css; charset=utf-8"}
 DECK_PAGE = ("slides", "index.html")
 WAITING_PAGE = STATIC / "waiting.html"
 """Shown at the deck's address until the first deck is on disk."""

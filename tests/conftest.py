@@ -205,6 +205,17 @@ def shared(request: pytest.FixtureRequest, name: str) -> Path:
     return out
 
 
+@pytest.fixture(scope="session")
+def lesson(request: pytest.FixtureRequest) -> Path:
+    """The whole lesson, built from the default worksheet silent and at the draft quality
+    (``-ql``'s pictures at 5 frames a second). The narrated build at ``-ql`` is proven on
+    a few scenes in test_build, which also holds draft's section ends to ``-ql``'s;
+    speaking the whole lesson at 15 frames a second would double the suite's time, and
+    what the check reads from pixels depends on neither. Built once for every worker (see
+    :data:`SHARED`), with the bundled experiment; tests that spoil it copy it."""
+    return shared(request, "lesson")
+
+
 def pytest_configure(config: pytest.Config) -> None:
     """Deliver Ctrl-C to the processes the tests start. A run started in the background by
     a shell without job control (as CI may start it) inherits SIGINT ignored, and so would

@@ -20,7 +20,7 @@ import pytest
 
 from outline import lecture_order
 from tests import tamper
-from tests.conftest import LESSON_OPTIONS, shared
+from tests.conftest import LESSON_OPTIONS
 from tests.conftest import run_lecture as lecture
 from worksheet import DEFAULT_WORKSHEET, Style, Worksheet, compute_values, load_worksheet
 
@@ -29,17 +29,6 @@ SCENES = len(lecture_order(load_worksheet(DEFAULT_WORKSHEET).n_heads))
 """Scenes of the default lecture: one per part's scene, a walkthrough per head."""
 
 ROW = re.compile(r"│ (\S+\.mp4)\s+│ (\d+)\s+│ (\d+)\s+│ (\d+)\s+│")
-
-
-@pytest.fixture(scope="session")
-def lesson(request: pytest.FixtureRequest) -> Path:
-    """The whole lesson, built from the default worksheet silent and at the draft quality
-    (``-ql``'s pictures at 5 frames a second). The narrated build at ``-ql`` is proven on
-    a few scenes in test_build, which also holds draft's section ends to ``-ql``'s;
-    speaking the whole lesson at 15 frames a second would double the suite's time, and
-    what the check reads from pixels depends on neither. Built once for every worker (see
-    ``tests.conftest.SHARED``); tests that spoil it copy it."""
-    return shared(request, "lesson")
 
 
 @pytest.fixture()

@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 
 from tests import experiments
-from tests.conftest import LESSON_OPTIONS, shared
+from tests.conftest import LESSON_OPTIONS
 from tests.conftest import run_lecture as lecture
 from worksheet import Style, Values, Worksheet, compute_values
 from worksheet.results import load_experiment
@@ -269,12 +269,6 @@ def built(tmp_path_factory: pytest.TempPathFactory, folder: Path) -> Path:
                       "--out", out, "-j", "1")
     assert process.returncode == 0, process.stdout + process.stderr
     return out
-
-
-@pytest.fixture(scope="module")
-def lesson(request: pytest.FixtureRequest) -> Path:
-    """The whole lesson, built once for the run with the bundled experiment (read-only)."""
-    return shared(request, "lesson")
 
 
 def test_the_build_records_its_experiment_and_check_passes(built: Path, folder: Path,
