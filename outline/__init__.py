@@ -73,6 +73,10 @@ class Part:
     ``scenes/`` that defines it; ``{h}`` in name and title marks a scene made once per head."""
     steps: tuple[str, ...]
     """Which of :data:`STEPS` the part is about."""
+    opening: str = ""
+    """The sentence its first clip opens with, over the model map with :attr:`steps` lit:
+    where the part is in the model and why it is there (none when the clip draws its own
+    map)."""
 
     def __post_init__(self) -> None:
         unknown = [step for step in self.steps if step not in STEPS]
@@ -98,37 +102,64 @@ class SceneEntry:
 
 
 PARTS: tuple[Part, ...] = (
-    Part("prompt", (("story", "RiverBankPrompt", "The river-bank prompt"),), ("prediction",)),
+    Part("prompt", (("story", "RiverBankPrompt", "The river-bank prompt"),), ("prediction",),
+         opening=("Everything in this lesson serves the last box of the model: a guess for "
+                  "the next word.")),
     Part("details", (("story", "SeveralKindsOfDetail",
-                      "One token needs several kinds of detail"),), ("heads",)),
+                      "One token needs several kinds of detail"),), ("heads",),
+         opening=("Inside the attention heads first: why one word may want more than one "
+                  "reading of its context.")),
     Part("one-two-heads", (("story", "OneHeadTwoHeads",
-                            "One head, two heads, and the two-source toy"),), ("heads",)),
+                            "One head, two heads, and the two-source toy"),), ("heads",),
+         opening=("Still in the attention heads: one head makes one mixture, several heads "
+                  "make several.")),
     Part("readings", (("story", "SettingAndPerson", "Setting and person readings"),),
-         ("heads",)),
+         ("heads",),
+         opening=("The heads again, now on our own sentence, where each one favours "
+                  "different words.")),
     Part("roles-shapes", (("story", "MayaRecall", "Recall: query, key and value"),
                           ("layer", "RolesAndShapes", "Query, key, value and every shape")),
-         ("embeddings", "heads")),
+         ("embeddings", "heads"),
+         opening=("From the embeddings into the heads: the query, key and value a head "
+                  "makes from each row.")),
     Part("projections", (("layer", "ReceiverProjections",
                           "Projections for the final receiver"),), ("heads",)),
     Part("head-walkthrough", (("walkthrough", "HeadWalkthrough{h}",
-                               "Head {h}, step by step"),), ("heads",)),
+                               "Head {h}, step by step"),), ("heads",),
+         opening=("Now inside a single head, one step at a time, with every number "
+                  "computed.")),
     Part("wide-head", (("layer", "OneWideHead", "One wide head against separate heads"),),
          ("heads",)),
     Part("combine", (("combine", "ConcatOutputResidual", "Concatenate, W_O, residual"),),
-         ("concat", "W_O", "residual")),
+         ("concat", "W_O", "residual"),
+         opening=("After the heads come three steps: joining their messages, the output "
+                  "projection W_O, and the residual.")),
     Part("prediction", (("combine", "PredictionMLP", "The prediction MLP"),),
-         ("MLP", "prediction")),
+         ("MLP", "prediction"),
+         opening=("The last two boxes: the MLP turns the updated row into a guess for the "
+                  "next word.")),
     Part("other-context", (("combine", "OtherContext", "The other bank"),),
-         ("heads", "prediction")),
-    Part("grids", (("grids", "AttentionGrids", "Attention grids"),), ("heads", "concat")),
-    Part("bias", (("bias", "BiasFlag", "The bias flag"),), ("heads",)),
+         ("heads", "prediction"),
+         opening=("The heads and the prediction once more, now for the worksheet's other "
+                  "sentences.")),
+    Part("grids", (("grids", "AttentionGrids", "Attention grids"),), ("heads", "concat"),
+         opening=("Every receiver at once: each head's weights as a grid, and the messages "
+                  "they join into.")),
+    Part("bias", (("bias", "BiasFlag", "The bias flag"),), ("heads",),
+         opening=("A detail inside the heads: whether their projections carry a bias.")),
     Part("pytorch", (("pytorch", "PyTorchLayer", "nn.MultiheadAttention with copied weights"),),
-         ("heads", "concat", "W_O")),
+         ("heads", "concat", "W_O"),
+         opening=("The heads, the join and W_O together, as PyTorch's own attention layer "
+                  "computes them.")),
     Part("trained", (("trained", "TrainedComparison", "The trained comparison's three models"),),
          STEPS),
     Part("patches", (("patches", "ImagePatches", "Image patches as embedding rows"),),
-         ("embeddings",)),
-    Part("lab", (("lab", "BatchLab", "The batch lab"),), ("embeddings", "heads", "concat")),
+         ("embeddings",),
+         opening=("For images only the first box changes: patches of pixels become the "
+                  "embedding rows.")),
+    Part("lab", (("lab", "BatchLab", "The batch lab"),), ("embeddings", "heads", "concat"),
+         opening=("From the embeddings through the heads and the join, for a whole batch of "
+                  "sentences at once.")),
 )
 """The lesson, part by part, in running order."""
 

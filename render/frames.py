@@ -10,7 +10,8 @@ cannot be read is a failure, not a skip.
 Reading a crop: the box plus a small margin is split by Otsu's threshold into background
 (the larger class) and ink, ink is scaled to a fixed digit height and binarised, marks
 that lie mostly outside the glyph box (a neighbour, a highlight frame) are dropped, and so
-is the dot inside DejaVu Sans Mono's zero, which tesseract otherwise reads as a nine. Three
+is the dot inside DejaVu Sans Mono's zero, which tesseract otherwise reads as a nine (where
+a dim zero's dot touches its ring, the dot is found at higher ink levels). Three
 such preparations are read; when they disagree, two more are read and the most frequent
 reading wins (a tie is a failure). Periods and commas, the one pair tesseract confuses at
 480p, are then settled by the height of their marks.
@@ -126,6 +127,32 @@ def _without_rules(mask: np.ndarray) -> np.ndarray:
     return mask
 
 
+DOT_LEVELS = (0.5, 0.65, 0.8)
+"""Ink levels at which the dot inside a zero is looked for: a dim zero (a head's colour on
+the dark background) joins its dot to its ring at the reading level, not at all of these."""
+
+
+def _zero_dots(scaled: np.ndarray, level: float) -> np.ndarray:
+    """The dots nested inside another mark (a zero's) where the ink exceeds ``level``,
+    grown by two pixels to take the faint ink that joins them to the ring."""
+    from scipy import ndimage
+
+    strong = _without_rules(scaled > level)
+    labels, _ = ndimage.label(strong, structure=np.ones((3, 3)))
+    boxes = ndimage.find_objects(labels)
+    dots = np.zeros_like(strong)
+    for number, box in enumerate(boxes, start=1):
+        if any(other != number and _nested(box, boxes[other - 1])
+               for other in range(1, len(boxes) + 1)):
+            dots |= labels == number
+    return ndimage.binary_dilation(dots, iterations=2)
+
+
+def _nested(inner: tuple[slice, slice], outer: tuple[slice, slice]) -> bool:
+    """Whether box ``inner`` lies strictly within box ``outer``."""
+    return all(o.start < i.start and i.stop < o.stop for i, o in zip(inner, outer, strict=True))
+
+
 def _keep(mask: np.ndarray, glyphs: tuple[int, int, int, int]) -> np.ndarray:
     """Drop marks mostly outside the glyph box and marks nested inside another mark."""
     from scipy import ndimage
@@ -140,12 +167,8 @@ def _keep(mask: np.ndarray, glyphs: tuple[int, int, int, int]) -> np.ndarray:
         part = labels[box] == number
         keep[number] = (part & inside[box]).sum() * 2 >= part.sum()
 
-    def nested(a: tuple[slice, slice], b: tuple[slice, slice]) -> bool:
-        return all(outer.start < inner.start and inner.stop < outer.stop
-                   for inner, outer in zip(a, b, strict=True))
-
     for number, box in enumerate(boxes, start=1):
-        if keep[number] and any(keep[other] and other != number and nested(box, boxes[other - 1])
+        if keep[number] and any(keep[other] and other != number and _nested(box, boxes[other - 1])
                                 for other in range(1, count + 1)):
             keep[number] = False
     return keep[labels]
@@ -169,7 +192,10 @@ def prepare(frame: np.ndarray, box: Sequence[float], how: _Preparation) -> np.nd
         size, Image.Resampling.LANCZOS)) / 255.0
     glyphs = (max(0, int((left - x0) * scale)), max(0, int((top - y0) * scale)),
               int(np.ceil((right - x0) * scale)), int(np.ceil((bottom - y0) * scale)))
-    mask = _keep(_without_rules(scaled > how.level), glyphs)
+    inked = _without_rules(scaled > how.level)
+    for level in DOT_LEVELS:
+        inked &= ~_zero_dots(scaled, level)
+    mask = _keep(inked, glyphs)
     page = np.full((mask.shape[0] + 2 * PAD, mask.shape[1] + 2 * PAD), 255, dtype=np.uint8)
     page[PAD:PAD + mask.shape[0], PAD:PAD + mask.shape[1]] = np.where(mask, 0, 255)
     return page

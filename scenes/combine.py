@@ -1,4 +1,4 @@
-"""After the heads: join their messages, map them back with W_O, add the residual, predict
+"""After the heads: join their messages, mix them with W_O, add the residual, predict
 the next word, and read a different context with the same parameters."""
 
 from __future__ import annotations
@@ -101,7 +101,7 @@ class ConcatOutputResidual(LectureScene):
         self.receiver = self.ws.sentences[s][self.last]
         self.path = self.mixing_row()
         self.section("messages")
-        self.heading = self.title("Join the messages, map them back, add them")
+        self.heading = self.title("Join the messages, mix them with W_O, add them")
         self.messages()
         self.section("concatenate")
         self.concatenate()
@@ -183,22 +183,24 @@ class ConcatOutputResidual(LectureScene):
     def one_matrix(self) -> None:
         layout = self.projection_layout()
         pointer = self.unpoint()
-        with self.silence("the joined row turns into a column beside W_O"):
+        with self.silence("the joined row moves to the left of W_O"):
             self.play(fade_out(self.labelled), fade_out(self.shape),
                       *optional(pointer))
-            self.play(Transform(self.joined, layout.column))
+            self.play(Transform(self.joined, layout.joined))
         template = "W_O is one matrix of shape {shape}: a row for each joined coordinate, " \
                    "a column for each coordinate of the update."
-        self.say(template, cued(template, [("a row", self.point_at(VGroup(*self.W.cells[0]))),
+        self.say(template, cued(template, [("a row", self.point_at(VGroup(*self.W.cells[0]),
+                                                                  buff=0.05)),
                                            ("a column", self.point_at(self.column_of(0)))],
                                 opening=[fade_in(self.times, self.W)]),
                  shape="shapes.W_O")
         template = "Its rows fall into blocks of {d}, one per head: each block multiplies " \
                    "only its own head's message." if self.ws.n_heads > 1 else \
             "With one head, all {d} rows multiply that head's message."
-        blocks = [(cue, self.point_at(self.block_rows(h), self.joined_block(h)))
+        blocks = [(cue, self.point_at(self.block_rows(h), self.joined_block(h), each=True,
+                                        buff=0.05))
                   for h, cue in zip(range(1, self.ws.n_heads + 1),
-                                    ("{d}", "one per", "multiplies", "own"), strict=False)]
+                                    ("Its", "one per", "multiplies", "own"), strict=False)]
         if self.ws.n_heads == 1:
             blocks = [("rows", blocks[0][1])]
         self.say(template, cued(template, [(cue, AnimationGroup(anim, fade_in(self.bars[h])))
@@ -218,12 +220,13 @@ class ConcatOutputResidual(LectureScene):
                    f"{self.s}.update_terms[{i}][0]")
         template = "Yet a row reaches every column, so a head's coordinate can write into any " \
                    "coordinate of the update."
-        self.say(template, cued(template, [("a row", self.point_at(VGroup(*self.W.cells[i]))),
+        self.say(template, cued(template, [("a row", self.point_at(VGroup(*self.W.cells[i]),
+                                                                  buff=0.05)),
                                            ("any", self.point_at(self.W.col_names))]))
         template = "Follow head {h}'s {f} coordinate, {m}: its W_O entry in the {g} column " \
                    "is {w}."
         self.say(template, cued(template, [("{m}", self.point_at(self.joined[i])),
-                                           ("{w}", self.point_at(self.W.cells[i][0]))]),
+                                           ("{w}", self.point_at(self.W.cells[i][0], buff=0.05))]),
                  h=f"dims.head_numbers[{h - 1}]", m=m, w=w, words={"f": f, "g": g})
         template = "Their product, {m} × {w} = {t}, is what head {h}'s {f} writes into {g}."
         self.say(template, cued(template, [("Their", fade_in(self.path_line)),
@@ -260,7 +263,7 @@ class ConcatOutputResidual(LectureScene):
         last = f"[{self.last}][0]"
         self.say("The residual connection adds the update to the receiver's own input row: "
                  "E′ = E + ΔE.", fade_in(table))
-        template = "For {f}, {e} + {u} = {p}."
+        template = "For {f}, {e} + " + self.signed("u", f"{self.s}.delta{last}") + " = {p}."
         self.say(template, cued(template, [("{e}", self.point_at(table.column[0])),
                                            ("{u}", self.point_at(table.column[1])),
                                            ("{p}", self.point_at(table.column[2]))]),
@@ -290,10 +293,9 @@ class ConcatOutputResidual(LectureScene):
         return VGroup(*self.joined[(h - 1) * self.d:h * self.d])
 
     def projection_layout(self) -> VGroup:
-        """The joined column beside W_O (a bar per head's block of rows); under W_O's
-        columns each head's share and their sum ΔE; to the right one coordinate's path and
-        the sum for the first feature. The joined row's target positions come back as
-        ``column``."""
+        """The joined row times W_O (a bar per head's block of rows); under W_O's columns
+        each head's share and their sum ΔE; to the right one coordinate's path and the sum
+        for the first feature. The joined row's place comes back as ``joined``."""
         s, last, n = self.s, self.last, self.ws.d_model
         columns = shown_indices(n)
         names = [self.feature(c, SIZE) for c in columns]
@@ -304,7 +306,7 @@ class ConcatOutputResidual(LectureScene):
         gap = max(0.45, *(name.width for name in names),
                   max(m.width for m in below) + 0.3)
         tall = n > ELIDE_AFTER  # eight rows: set them closer so the labels stay legible
-        W = self.matrix("params.W_O", size=SIZE, v_buff=0.1 if tall else 0.22,
+        W = self.matrix("params.W_O", size=SIZE, v_buff=0.14 if tall else 0.22,
                         col_labels=names, h_buff=gap)
         rights = [VGroup(*(row[k] for row in W.cells)).get_right()[0]
                   for k in range(len(columns))]
@@ -322,20 +324,20 @@ class ConcatOutputResidual(LectureScene):
             x = W.brackets.get_right()[0] + 0.18
             bars.add(Line([x, top, 0], [x, bottom, 0], stroke_color=self.head_colour(h),
                           stroke_width=5))
-        column = self.joined.copy().scale(W.cells[0][0].height / self.joined[0][1].height)
-        column.arrange(DOWN, buff=0)
-        for cell, row in zip(column, W.cells, strict=True):
-            cell.set_y(row[0].get_y())
-        column.shift(RIGHT * (W.brackets.get_left()[0] - 0.8 - column.get_right()[0]))
+        # A row times a matrix: the joined row on the left of W_O, level with its middle.
+        joined = self.joined.copy().next_to(W.brackets, LEFT, buff=0.9)
+        joined.set_y(W.body.get_y())
         name = self.bound("W_O, shape {shape}, in blocks of {d} rows", SIZE, INK,
                           shape="shapes.W_O", d="dims.d_head")
         name.next_to(W.brackets, DOWN, buff=0.2)
         W.add(name)
         times = VGroup(self.label("×", 30, MUTED).move_to(
-            [(column.get_right()[0] + W.brackets.get_left()[0]) / 2, W.body.get_y(), 0]),
-            self.label("joined", 22).next_to(column, DOWN, buff=0.2).align_to(name, DOWN))
+            [(joined.get_right()[0] + W.brackets.get_left()[0]) / 2, W.body.get_y(), 0]),
+            self.label("joined row", 22).next_to(joined, DOWN, buff=0.2))
         pitch, y = (0.4 if tall else 0.46), name.get_bottom()[1] - (0.35 if tall else 0.45)
-        label_right = W.brackets.get_left()[0] - 0.2
+        # The labels end left of W_O, and left of the widest number under its first column.
+        label_right = min(W.brackets.get_left()[0] - 0.2,
+                          rights[0] - max(m.width for m in below[:1 + self.ws.n_heads]) - 0.3)
 
         def row(label: Mobject, key: str, colour: str, at: float) -> VGroup:
             numbers = VGroup(*(self.label("…", SIZE, colour) if c is None else
@@ -363,7 +365,7 @@ class ConcatOutputResidual(LectureScene):
                        mono=True, m=f"{s}.joined[{last}][{i}]", w=w,
                        t=f"{s}.update_terms[{i}][0]"))
         path_line.arrange(DOWN, buff=0.15, aligned_edge=LEFT)
-        body = VGroup(column, times, W, bars, shares, delta, rule)
+        body = VGroup(joined, times, W, bars, shares, delta, rule)
 
         def scale(group: Mobject) -> float:
             return min(GROW, FRAME_WIDTH / group.width, (TOP - BOTTOM) / group.height)
@@ -383,7 +385,7 @@ class ConcatOutputResidual(LectureScene):
         layout = VGroup(body, side)
         layout.scale(scale(layout))
         layout.move_to([0, (TOP + BOTTOM) / 2, 0])
-        layout.column = column
+        layout.joined = joined
         self.W, self.times, self.shares, self.delta, self.rule = W, times, shares, delta, rule
         self.bars, self.path_line, self.equation = bars, path_line, equation
         return layout
@@ -510,7 +512,7 @@ class PredictionMLP(LectureScene):
         self.say(template, cued(template, [("{v}", fade_in(self.table.count)),
                                            ("all", self.point_at(self.table.count))],
                                 opening=[fade_in(self.readout)]), v="dims.vocab")
-        self.say("These are the words with the largest ones.", fade_in(self.table.words),
+        self.say("The words listed here have the largest logits.", fade_in(self.table.words),
                  fade_in(self.table.logits), self.point_at(self.table.logits[0]))
 
     def probabilities(self) -> None:
@@ -551,7 +553,7 @@ class PredictionMLP(LectureScene):
         for (cell,), value in zip(hidden.cells, self.v.value(f"{s}.hidden"), strict=True):
             if value <= 0:  # what ReLU zeroed; the negatives before it keep their colour
                 cell.set_color(MUTED)
-        parts = [self.headed(row, self.bound("E′, last row: {n}", SMALL, MUTED,
+        parts = [self.headed(row, self.bound("E′, last row ({n} numbers)", SMALL, MUTED,
                                              n="dims.d_model")),
                  self.arrow("× W_hidden + b_hidden"),
                  self.headed(pre, self.bound("{n} pre-activations", SMALL, MUTED,
@@ -731,7 +733,7 @@ class OtherContext(LectureScene):
         words = VGroup(*(self.word(t, size).move_to([0, -(j + 1) * pitch, 0], aligned_edge=RIGHT)
                          for j, t in enumerate(tokens)))
         receiver = self.highlight(words[self.last], MUTED)
-        header.move_to([0, 0.1, 0], aligned_edge=UP + RIGHT)
+        header.move_to([0, 0.3, 0], aligned_edge=UP + RIGHT)
         tokens_group = VGroup(header, words, receiver)
         heads = []
         for h in range(1, self.ws.n_heads + 1):

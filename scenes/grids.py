@@ -140,7 +140,7 @@ class AttentionGrids(LectureScene):
             template = "In head {h}'s grid the bottom row is the receiver we followed: its " \
                        "largest weight, {x}, goes to “{w}”."
             self.say(template, cued(template, [("bottom row", self.point_at(grid.rows[self.last])),
-                                               ("{x}", self.point_at(grid.top_cell))]),
+                                               ("{x}", self.point_at(grid.top_cell, buff=0))]),
                      h=f"dims.head_numbers[{h - 1}]",
                      x=f"{self.s}.h{h}.A[{self.last}][{top}]", words={"w": self.tokens[top]})
 

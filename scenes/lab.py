@@ -126,7 +126,7 @@ class BatchLab(LibraryScene):
 
         # The block with its side labels, and room kept on its right for the heads to
         # spread out into; the table of shapes beside it; all centred in the content area.
-        tokens.next_to(front, LEFT, buff=0.25)
+        tokens.next_to(front, LEFT, buff=0.4)
         model.next_to(front, DOWN, buff=0.2)
         split.next_to(model, DOWN, buff=0.15)
         depth.next_to(block[0].face, RIGHT, buff=0.15).align_to(block[0].face, UP)
@@ -223,8 +223,8 @@ class BatchLab(LibraryScene):
         self.say("Cross-entropy scores the logits against the observed targets, never against "
                  "sampled words: loss {l}.", Fade(before), self.point_at(before), l="lab.loss")
         if every:
-            self.say("One backward pass reaches every projection: all of the "
-                     "{t:parameter tensor} get finite gradients.", Fade(grads),
+            self.say("One backward pass reaches every projection: each of the "
+                     "{t:parameter tensor} receives a finite gradient.", Fade(grads),
                      self.point_at(grads), t="lab.param_tensors")
         else:
             self.say("One backward pass: {f} of the {t:parameter tensor} get finite "
@@ -245,17 +245,24 @@ class BatchLab(LibraryScene):
         new = row[-1]
         facts = VGroup(self.bound("next id {i}", 24, i="lab.next_id"),
                        self.bound("probability {p}", 24, p="lab.next_prob"),
-                       self.shape("history", "lab.shape.history", 24)
+                       self.bound("history: {n:token}, window: {c}", 24,
+                                  n="lab.shape.history[1]", c="dims.context")
                        ).arrange(DOWN, aligned_edge=LEFT, buff=0.3)
         note = self.label("weights stay fixed; crop the history to the context window", 20,
                           MUTED)
+        longer = self.v.value("lab.shape.history[1]") > self.v.value("dims.context")
         place(VGroup(row, facts, note).arrange(DOWN, buff=0.8))
         self.say("At inference the weights stay fixed, and the model reads the “{s}” prefix.",
                  Fade(row[:-1]), self.point_at(row[:-1]), words={"s": name})
         self.say("It takes the most probable next id, {i}: “{w}”, with probability {p}.",
-                 Fade(facts[:2]), Fade(new), self.point_at(new, facts[:2]), words={"w": word},
+                 Fade(facts[:2]), Fade(new), self.point_at(new, facts[:2], each=True),
+                 words={"w": word},
                  i="lab.next_id", p="lab.next_prob")
-        self.say("Appending it makes the history {h}.", Fade(facts[2]),
-                 self.point_at(facts[2]), h="lab.shape.history")
-        self.say("Repeat to keep generating, keeping only the last context-window tokens.",
-                 Fade(note), self.point_at(note))
+        self.say("Appending it makes the history {n:token} long, " + (
+            "one more than the window of {c}." if longer else "still within the window of "
+            "{c}."), Fade(facts[2]), self.point_at(facts[2]), n="lab.shape.history[1]",
+            c="dims.context")
+        self.say("To keep generating, repeat the step, feeding the model only the last {c} "
+                 "tokens." if longer else "Repeat to keep generating; once the history "
+                 "outgrows the window, only its last {c} tokens are fed in.",
+                 Fade(note), self.point_at(note), c="dims.context")

@@ -120,8 +120,9 @@ class RolesAndShapes(LectureScene):
                  self.point_at(stages["embeddings"]))
         self.say("Every head reads those rows, each with its own projections.",
                  self.point_at(stages["heads"]))
-        self.say("Their messages are joined side by side, and W_O maps them back to the "
-                 "model's width.", self.point_at(stages["concat"], stages["W_O"]))
+        self.say("Their messages are joined side by side, and W_O mixes every joined "
+                 "coordinate into an update as wide as the model.",
+                 self.point_at(stages["concat"], stages["W_O"]))
         self.say("That update is added to each row: the residual.",
                  self.point_at(stages["residual"]))
         self.say("The last row then goes through the MLP to predict the next word.",
@@ -253,7 +254,7 @@ class RolesAndShapes(LectureScene):
             card(self.label("last row of E′", CARD_SIZE), self.shape("", "shapes.last_row")),
         ])
         fit(row, 12.6)
-        label = self.label("after the heads", 20, MUTED).next_to(row, UP, buff=0.08)
+        label = self.label("after the heads", 20, MUTED).next_to(row, UP, buff=0.2)
         label.align_to(row, LEFT)
         after = VGroup(row, label).next_to(heading, DOWN, buff=0.6).set_x(0)
         cards = row.cards
@@ -332,7 +333,8 @@ class ReceiverProjections(LectureScene):
                  Write(heading), fade_in(query), h=number)
         self.say("Each query coordinate is that row dotted with one column of W_Q,",
                  self.point_at(query.matrices[0]))
-        self.say("giving " + inner + ".", self.point_at(query.results[0]), **keys)
+        self.say("and together they give the query " + inner + ".",
+                 self.point_at(query.results[0]), **keys)
         self.shown = VGroup(heading, query)
 
     def source_rows(self, head: int) -> None:
@@ -587,11 +589,11 @@ class OneWideHead(LectureScene):
         fit(lines, 13.0).move_to(DOWN * 0.2)
         inner_w, keys_w = vector("w", f"{self.s}.wide.message", self.ws.d_model)
         inner_j, keys_j = vector("s", f"{self.s}.joined[{self.last}]", self.ws.d_model)
-        self.say("Mixing the values with that single row gives the receiver its message:",
-                 fade_in(wide))
-        self.say(inner_w + ".", self.point_at(wide), run_time=3.0, **keys_w)  # drawn as read
+        self.say("Mixing the values with that single row, the wide head sends the message "
+                 + inner_w + ".", fade_in(wide), self.point_at(wide), **keys_w)
         if len(self.heads) > 1:
-            self.say("The separate heads, each with its own row, joined, give it", fade_in(joined))
+            self.say("The separate heads, each with its own row, send " + inner_j
+                     + " once joined.", fade_in(joined), self.point_at(joined), **keys_j)
         else:
-            self.say("The one head, on its own, gives the same:", fade_in(joined))
-        self.say(inner_j + ".", self.point_at(joined), run_time=3.0, **keys_j)
+            self.say("The one head, on its own, sends the same: " + inner_j + ".",
+                     fade_in(joined), self.point_at(joined), **keys_j)

@@ -11,7 +11,6 @@ from manim import (
     Create,
     LaggedStart,
     Square,
-    SurroundingRectangle,
     VGroup,
     Write,
 )
@@ -209,10 +208,9 @@ class PyTorchLayer(LibraryScene):
         panel = VGroup(block, frame(block, MUTED, 0.25))
         fit(panel, CONTENT_WIDTH)
         results = self.results
-        self.unpoint()
+        pointer = self.unpoint()
         self.play(Fade(VGroup(self.inputs, self.heading), appear=False),
-                  *(Fade(m, appear=False) for m in self.mobjects
-                    if isinstance(m, SurroundingRectangle)), run_time=0.5)
+                  *([] if pointer is None else [pointer]), run_time=0.5)
         self.heading = self.title("Scratch layer and PyTorch agree")
         self.play(Write(self.heading), results.animate.move_to([0, 1.6, 0]), run_time=0.6)
         panel.next_to(results, DOWN, buff=0.8)

@@ -73,7 +73,7 @@ class RiverBankPrompt(LectureScene):
         blank = self.label("next word?", 22).next_to(row[-1], UP, buff=0.45)
         self.say("The blank has no row yet. Everything we compute serves one goal: "
                  "a better guess for that blank.", FadeIn(row[-1]), FadeIn(blank),
-                 self.point_at(row[-1], blank))
+                 self.point_at(row[-1]))
         self.wait(0.5)
 
 
@@ -200,7 +200,7 @@ class SeveralKindsOfDetail(LectureScene):
             start = source.get_top() + UP * 0.12
             end_x = receiver.get_left()[0] + receiver.width * (rank + 1) / (len(readings) + 1)
             end = np.array([end_x, box.get_top()[1] + 0.04, 0.0])
-            arrow = arc_arrow(start, end, 0.5 + 0.95 * rank, ILLUSTRATION)
+            arrow = arc_arrow(start, end, 0.5 + 1.0 * rank, ILLUSTRATION)
             arrows.add(arrow)
             # Left of the apex, where the wider arcs above are still high.
             role = self.label(f"{reading.role} head", ROLE_SIZE, ILLUSTRATION)
@@ -299,10 +299,15 @@ class OneHeadTwoHeads(LectureScene):
                       self.retitle(heading, "Several heads send several messages"))
             self.say("With {h:head}, the same receiver asks {q:query} at once, one per head.",
                      fade_in(*(r.node for r in several)), h="dims.heads", q="dims.heads")
-            for head, reader in zip(heads, several, strict=True):
+            said = ("Head {h} uses its own keys and weights: its widest arrow comes from "
+                    "“{w}”, and it sends its own message.",
+                    "Head {h} weighs the same words differently; its widest arrow comes from "
+                    "“{w}”.",
+                    "Head {h} leans most on “{w}” and sends a third message.",
+                    "And head {h} favours “{w}”.")
+            for head, reader, template in zip(heads, several, said, strict=False):
                 top = self.v.value(f"{self.s}.h{head}.top_source")
-                self.say("Head {h}: its own keys and weights. Its widest arrow comes from "
-                         "“{w}”, and it sends its own message.",
+                self.say(template,
                          LaggedStart(*map(Create, reader.fan), lag_ratio=0.2, run_time=3),
                          Create(reader.link), fade_in(reader.message),
                          h=f"dims.head_numbers[{head - 1}]", words={"w": self.tokens[top]})
@@ -382,7 +387,8 @@ class OneHeadTwoHeads(LectureScene):
         self.say("One head with weights {a} and {b} mixes both coordinates with that same "
                  "pair:", FadeIn(one), fade_in(shared.header), *map(grow, shared.bars),
                  self.unpoint(), a=w["a"], b=w["b"])
-        result = [glyph for i in (6, 7) for glyph in one.figure_glyphs(i)]  # m0 and m1
+        (start, _), (_, end) = one.spans[6], one.spans[7]  # m0 and m1, with their brackets
+        result = [glyph for glyph in one.submobjects[start - 1:end + 1] if glyph.has_points()]
         self.say("the result is [{m0}, {m1}].", self.point_at(*result),
                  m0="toy.one_head[0]", m1="toy.one_head[1]")
 
@@ -496,13 +502,19 @@ class SettingAndPerson(LectureScene):
         name = self.bound("Head {h}: the {role} reading", 24, colour,
                           h=f"dims.head_numbers[{head - 1}]", words={"role": role})
         name.next_to(node, DOWN, buff=0.4)
-        self.say("Head {h}, our {role} head: its arrows are drawn from its computed weights.",
+        first = head == 1
+        self.say("Head {h}, our {role} head: its arrows are drawn from its computed weights."
+                 if first else "Now head {h}, the {role} head, with its own weights.",
                  fade_in(node, name), LaggedStart(*map(Create, fan), lag_ratio=0.08),
                  words={"role": role}, h=f"dims.head_numbers[{head - 1}]")
-        self.say("Its largest weight goes to “{w}”: {x}.", Create(box), fade_in(weight),
+        self.say("Its largest weight goes to “{w}”: {x}." if first else
+                 "This time “{w}” gets the widest arrow, {x}.", Create(box), fade_in(weight),
                  words={"w": self.tokens[top]}, x=f"{p}.weights[{top}]")
-        self.say("Every other arrow is thinner, but none is missing.", self.point_at(self.row))
-        self.say("So the message this head sends is mostly what “{w}” carries in its values.",
+        if first:
+            self.say("Every other arrow is thinner, but none is missing.",
+                     self.point_at(self.row))
+        self.say("So the message this head sends is mostly what “{w}” carries in its values."
+                 if first else "Its message leans on what “{w}” carries.",
                  self.point_at(node), words={"w": self.tokens[top]})
         return VGroup(fan, node, name, box, weight)
 
@@ -590,7 +602,7 @@ class MayaRecall(LectureScene):
         self.play(fade_in(self.note, self.table_headers,
                           *(VGroup(r.word, r.key) for r in self.rows)))
         self.say("The query meets each key: multiply coordinates in pairs, then add.",
-                 self.point_at(self.query, self.rows[0].key))
+                 self.point_at(self.query, self.rows[0].key, each=True))
         for row in self.rows:
             template = ("Its own key, at position {p}: {d}." if row.j == self.last else
                         "For “{w}” at position {p}: {d}.")

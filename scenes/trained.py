@@ -244,7 +244,7 @@ class TrainedComparison(LibraryScene):
         grids = VGroup(*(self.masked_grid(self.head_colour(h + 1), width=1.3 if heads == 1
                                           else 0.75) for h in range(heads)))
         grids.arrange(RIGHT, buff=0.15)
-        pads = self.label("pad sources", 20, MUTED).next_to(grids[0], DOWN, buff=0.06)
+        pads = self.label("pad sources", 20, MUTED).next_to(grids[0], DOWN, buff=0.15)
         pads.align_to(grids[0], LEFT)
         weights = VGroup(grids, pads, self.bound(
             "weights, {c} × {c}: a row per receiver, a column per source", 20, MUTED,
@@ -285,7 +285,7 @@ class TrainedComparison(LibraryScene):
                 total_sum.shift(UP * (CONTENT_BOTTOM - total_sum.get_bottom()[1]))
             self.say("{h} heads times {k} slices of {w} by {d}, plus W_O's {w} by {w}: {p} "
                      "parameters.", Fade(layer.count), Fade(total_sum),
-                     self.point_at(total_sum, layer.count), h=f"{a}.heads",
+                     self.point_at(total_sum, layer.count, each=True), h=f"{a}.heads",
                      k="trained.projections", w="trained.width", d=f"{a}.d_head",
                      p=f"{a}.parts.attention")
             self.say("Exactly as many as one wide head.", self.point_at(layer.count))
@@ -296,7 +296,8 @@ class TrainedComparison(LibraryScene):
             return
         self.say("Attention adds a position table, a learned row for each of the {c} places "
                  "in the window: {p} parameters.",
-                 Fade(rows), Fade(rows.count), Fade(position), self.point_at(rows, position),
+                 Fade(rows), Fade(rows.count), Fade(position),
+                 self.point_at(rows, position, each=True),
                  c="trained.context", p=f"{a}.parts.position")
         self.say("With {h:head} of {w} coordinates, Q, K and V, and W_O, are four {w} by {w} "
                  "matrices: {p} parameters.", Fade(arrows[0]), Fade(layer), Fade(layer.count),
@@ -305,7 +306,7 @@ class TrainedComparison(LibraryScene):
         self.say("Q and K make a {c} by {c} grid of weights, drawn small here.",
                  Fade(weights), self.point_at(weights), c="trained.context")
         self.say("The future is blocked; so are a short prompt's pads on the left, by the "
-                 "padding mask.", self.point_at(grids))
+                 "padding mask.", self.point_at(grids, pads, each=True))
         self.say("W_O's output is added back to the rows: the residual.", Fade(arrows[1]),
                  self.point_at(layer))
         self.say("Only the last row goes on: the hidden layer reads just {w} numbers, {p} "
@@ -546,6 +547,6 @@ class TrainedComparison(LibraryScene):
         self.say("Only the attention models have a position table.", Fade(positions),
                  self.point_at(positions))
         self.say("So this run does not separate what positions add from what attention adds.",
-                 self.point_at(positions, against))
+                 self.point_at(positions, against, each=True))
         self.say("That is one experiment on one corpus, not a law.", Fade(caveat),
                  self.point_at(caveat))

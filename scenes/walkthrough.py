@@ -303,10 +303,11 @@ class HeadWalkthrough(LectureScene):
                  LaggedStart(*(grow(cell) for cell in first.cells), lag_ratio=0.1,
                              run_time=2.5), h=self.h_key, g="dims.head_numbers[0]")
         top = self.v.value(f"{self.p}.top_source")
-        self.say("Its weights grow beside head {g}'s: “{w}” gets {x}.",
+        self.say("Head {h}'s own weights appear next to them; its largest, {x}, goes to "
+                 "“{w}”.",
                  LaggedStart(*(grow(cell) for cell in mine.cells), lag_ratio=0.1,
                              run_time=2.5), self.point_at(words.cells[top], mine.cells[top]),
-                 g="dims.head_numbers[0]", words={"w": self.tokens[top]},
+                 h=self.h_key, words={"w": self.tokens[top]},
                  x=f"{self.p}.weights[{top}]")
         lead = self.v.value(f"{ones}.top_source")
         self.say("Head {g} gave its largest weight, {y}, to “{u}”.",

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from outline import SceneEntry
+from tests.crossing import layout_faults
 
 
 def _run(entry: SceneEntry, worksheet: str, values: str = "") -> dict[str, Any]:
@@ -33,6 +34,7 @@ def _run(entry: SceneEntry, worksheet: str, values: str = "") -> dict[str, Any]:
             cls = type(entry.name, (getattr(module, entry.family),), {"head": entry.head})
         else:
             cls = getattr(module, entry.name)
+        cls = _watched(cls)
         # A media folder per worker: Manim's text cache is not safe to share while writing.
         media = Path(tempfile.gettempdir()) / f"lecture-tests-media-{os.getpid()}"
         with tempconfig({"dry_run": True, "quality": "low_quality", "disable_caching": True,
@@ -46,8 +48,38 @@ def _run(entry: SceneEntry, worksheet: str, values: str = "") -> dict[str, Any]:
     except Exception:  # reported to the test, which fails with the traceback
         return {"scene": entry.name, "error": traceback.format_exc()}
     return {"scene": entry.name, "error": None, "manifest": manifest,
+            "faults": scene.layout_faults,
             "sections": [{"name": s.name, "texts": [asdict(t) for t in s.texts]}
                          for s in scene.sections]}
+
+
+def _watched(cls: type) -> type:
+    """The scene class, noting after every animation and at every section end where the
+    picture at rest breaks the layout rules (:mod:`tests.crossing`), each fault once."""
+
+    class Watched(cls):  # type: ignore[misc, valid-type]
+        layout_faults: list[str]
+
+        def setup(self) -> None:
+            self.layout_faults = []
+            super().setup()
+
+        def play(self, *animations: Any, **kwargs: Any) -> None:
+            super().play(*animations, **kwargs)
+            self.note_layout()
+
+        def _record_section(self) -> None:
+            self.note_layout()
+            super()._record_section()
+
+        def note_layout(self) -> None:
+            for fault in layout_faults(self.mobjects):
+                said = f"{self._section}: {fault}"
+                if not any(noted.endswith(said) for noted in self.layout_faults):
+                    self.layout_faults.append(f"{float(self.time):.1f} s, {said}")
+
+    Watched.__name__ = Watched.__qualname__ = cls.__name__  # the manifest names the scene
+    return Watched
 
 
 def _hand_values(worksheets: set[str], folder: Path) -> dict[str, str]:

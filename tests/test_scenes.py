@@ -161,6 +161,33 @@ def test_layout_fits_the_frame_without_overlaps(shown, label: str, name: str) ->
         assert_in_frame_without_overlaps(section)
 
 
+@pytest.mark.parametrize(("label", "name"), CASES)
+def test_at_rest_no_text_touches_another_and_no_edge_strikes_a_text(shown, label: str,
+                                                                    name: str) -> None:
+    """After every animation and at every section end (the dry run's watch)."""
+    faults = _result(shown, label, name)["faults"]
+    assert faults == [], "\n".join(faults[:10])
+
+
+def test_the_layout_rules_see_a_touch_and_a_strike_but_not_an_outline_around() -> None:
+    from manim import LEFT, RIGHT, Line, SurroundingRectangle, Text
+
+    from tests.crossing import layout_faults
+
+    share = Text("share", font_size=24)
+    touching = Text("−2.228", font_size=24).next_to(share, RIGHT, buff=0.01)
+    apart = Text("−2.228", font_size=24).next_to(share, RIGHT, buff=0.2)
+    assert len(layout_faults([share, touching])) == 1
+    assert layout_faults([share, apart]) == []
+    assert layout_faults([share, SurroundingRectangle(share, buff=0.08)]) == []
+    assert len(layout_faults([share, SurroundingRectangle(share, buff=0.0)])) == 1
+    struck = Line(LEFT * 3, RIGHT * 3).move_to(share)
+    assert len(layout_faults([share, struck])) == 1
+    line = Text("= [8.4, 2.4]", font_size=24)  # glyphs: "=", "[", "8", …; spaces draw none
+    assert layout_faults([line, SurroundingRectangle(line[1:], buff=0.05)]) == []
+    assert len(layout_faults([line, SurroundingRectangle(line[2:], buff=0.05)])) == 1
+
+
 @pytest.mark.parametrize("name", [e.name for e in ENTRIES["markup"]
                                   if ("markup", e.name) in CASES])
 def test_words_with_markup_characters_display_literally(shown, name: str) -> None:
@@ -306,6 +333,51 @@ def test_captions_count_in_good_english(shown, label: str, name: str) -> None:
                 text = text.replace(word, "…")
         for pattern in _BAD_ENGLISH:
             assert not pattern.search(text), (pattern.pattern, caption["text"])
+
+
+OPENING_WORDS = 5
+"""How many words of a clip's first sentence make its opening."""
+
+
+@pytest.mark.parametrize("label", list(WORKSHEETS))
+def test_no_opening_sentence_starts_more_than_three_clips(label: str) -> None:
+    results = run_scenes([(e, WORKSHEETS[label]) for e in ENTRIES[label]
+                          if (label, e.name) in CASES])
+    openings: dict[str, list[str]] = {}
+    for (_, name), result in results.items():
+        assert result["error"] is None, result["error"]
+        first = result["manifest"]["captions"][0]["template"]
+        openings.setdefault(" ".join(first.split()[:OPENING_WORDS]), []).append(name)
+    assert all(len(names) <= 3 for names in openings.values()), \
+        {opening: names for opening, names in openings.items() if len(names) > 3}
+
+
+def _words_beside_numbers(caption: dict[str, Any]) -> list[str]:
+    """The words of a caption outside its numbers (a figure that is a sentence counts, and
+    so does "=", which is said "equals")."""
+    text = caption["text"]
+    for figure in caption["figures"]:
+        if not re.search(r"[A-Za-z]", figure["text"]):
+            text = text.replace(figure["text"], " ", 1)
+    return re.findall(r"[A-Za-z][\w′'’]+|=", text)
+
+
+@pytest.mark.parametrize(("label", "name"), CASES)
+def test_no_caption_is_a_bare_list_of_numbers(shown, label: str, name: str) -> None:
+    for caption in _result(shown, label, name)["manifest"]["captions"]:
+        assert len(_words_beside_numbers(caption)) >= 2, caption["text"]
+
+
+def test_a_bare_list_is_told_from_a_sentence() -> None:
+    def caption(text: str, *figures: str) -> dict[str, Any]:
+        return {"text": text, "figures": [{"text": f} for f in figures]}
+
+    assert _words_beside_numbers(caption("[2.023, 0.075].", "2.023", "0.075")) == []
+    assert len(_words_beside_numbers(caption("giving [1.68, 1.37].", "1.68", "1.37"))) == 1
+    assert len(_words_beside_numbers(caption("Head 2 gives “river” 0.718.", "2",
+                                             "0.718"))) == 3
+    assert len(_words_beside_numbers(caption("Both models beat the MLP.",
+                                             "Both models beat the MLP"))) == 5
 
 
 def test_the_english_rules_catch_what_the_review_found() -> None:

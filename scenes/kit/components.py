@@ -106,7 +106,8 @@ class Components:
         arrows = VGroup()
         for source, weight in zip(sources, weights, strict=True):
             width = max(0.6, max_width * float(weight))
-            arrows.add(Arrow(source.get_bottom(), receiver.get_top(), buff=0.08,
+            # Leaving from below the word, so a slanted arrow clears its descenders.
+            arrows.add(Arrow(source.get_bottom() + DOWN * 0.06, receiver.get_top(), buff=0.08,
                              stroke_width=width, color=colour,
                              max_tip_length_to_length_ratio=0.06,
                              stroke_opacity=0.35 + 0.65 * float(weight)))

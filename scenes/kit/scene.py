@@ -24,13 +24,14 @@ from manim import (
     Scene,
     SurroundingRectangle,
     Text,
+    VGroup,
     VMobject,
     config,
 )
 from manim.animation.animation import Wait, prepare_animation
 from manim.utils.family import extract_mobject_family_members
 
-from outline import STEP_NAMES, check_limits, lecture_order
+from outline import check_limits, lecture_order
 from scenes.kit.components import Components, WeightBar, model_map
 from scenes.kit.fade import Fade
 from scenes.kit.laid_out import LAID_OUT
@@ -102,7 +103,8 @@ class LectureScene(Components, Scene):
     """Scenes that open their part with their own model map set this."""
 
     def where_we_are(self) -> None:
-        """Open a lesson part with the model map, the part's steps lit and named.
+        """Open a lesson part with the model map, the part's steps lit, and its opening
+        sentence.
 
         Only the first scene of a part does it (later scenes of the part go on from there).
         """
@@ -113,14 +115,13 @@ class LectureScene(Components, Scene):
             return
         from outline import part
 
-        steps = part(mine.part).steps
-        self.where = steps
-        whole = model_map(self, lit=steps, size=20).move_to([0, 0.2, 0])
-        named = [STEP_NAMES[step] for step in steps]
-        said = "the whole layer" if len(named) == len(STEP_NAMES) else named[0] \
-            if len(named) == 1 else \
-            ", ".join(named[:-1]) + (" and " if len(named) == 2 else ", and ") + named[-1]
-        self.say(f"Where we are in the model: {said}.", Fade(whole))
+        opened = part(mine.part)
+        if not opened.opening:
+            raise ValueError(f"outline part {opened.id!r}: give it an opening sentence, which "
+                             f"{name} says over the model map")
+        self.where = opened.steps
+        whole = model_map(self, lit=opened.steps, size=20).move_to([0, 0.2, 0])
+        self.say(opened.opening, Fade(whole))
         self._section = "where we are"  # recorded with the map on screen
         self._record_section()
         self._section = "opening"
@@ -389,11 +390,18 @@ class LectureScene(Components, Scene):
         self._heading = new
         return AnimationGroup(Fade(heading, appear=False), Fade(new))
 
-    def point_at(self, *mobs: Mobject, colour: str = INK) -> Animation:
+    def point_at(self, *mobs: Mobject, colour: str = INK, each: bool = False,
+                 buff: float = 0.08) -> Animation:
         """Outline what the voice is naming now (an outline, never a fill, so the value
-        inside keeps its colour); the previous pointer goes away in the same step."""
-        outline = SurroundingRectangle(Group(*mobs), color=colour, buff=0.08,
-                                       stroke_width=3.5, corner_radius=0.05)
+        inside keeps its colour); the previous pointer goes away in the same step.
+
+        One outline goes round all of ``mobs``; with ``each``, one round each of them (two
+        things far apart, whose common outline would cut through what lies between). A
+        cell of a packed grid is outlined on its own edge (``buff=0``)."""
+        outlines = [SurroundingRectangle(Group(*group), color=colour, buff=buff,
+                                         stroke_width=3.5, corner_radius=0.05)
+                    for group in ([[m] for m in mobs] if each else [mobs])]
+        outline = outlines[0] if len(outlines) == 1 else VGroup(*outlines)
         old, self._pointer = self._pointer, outline
         if old is None:
             return Create(outline)
