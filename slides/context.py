@@ -102,6 +102,35 @@ class Math:
     tex: str
     kind: ClassVar[str] = "math"
 
+    @property
+    def plain(self) -> tuple[tuple[str, str], ...]:
+        """The formula without KaTeX, as ``(text, "" | "sub" | "sup")`` runs: for the
+        speaker view, which shows the notes without the deck's style sheets."""
+        return _plain_tex(self.tex)
+
+
+_TEX_SYMBOLS = {"Delta": "Δ", "alpha": "α", "infty": "∞", "odot": " ⊙ ", "cdot": " · ",
+                "top": "T", "times": " × ", "sqrt": "√"}
+
+
+def _plain_tex(tex: str) -> tuple[tuple[str, str], ...]:
+    """Plain runs of the little TeX the deck writes: symbols, ``\\operatorname{}``,
+    ``\\sqrt{}``, thin spaces, and one level of subscripts and superscripts."""
+    import re
+
+    text = re.sub(r"\\operatorname\{([^}]*)\}", r"\1", tex).replace("\\,", "\u2009")
+    text = re.sub(r"\\([A-Za-z]+) ?", lambda m: _TEX_SYMBOLS.get(m.group(1), m.group(1)), text)
+    text = re.sub(" +", " ", text)
+    runs: list[tuple[str, str]] = []
+    for piece in re.finditer(r"([_^])(\{[^}]*\}|.)|([^_^]+)", text):
+        if piece.group(3) is not None:
+            run = (piece.group(3).replace("{", "").replace("}", ""), "")
+        else:
+            run = (piece.group(2).strip("{}"), "sub" if piece.group(1) == "_" else "sup")
+        if run[0]:
+            runs.append(run)
+    return tuple(runs)
+
 
 @dataclass(frozen=True)
 class Cite:

@@ -63,6 +63,9 @@ class Clip:
     """sha256 of the video file."""
     frame: int | None = None
     """The frame its poster shows (``None``: no poster)."""
+    steps: tuple[str, ...] = ()
+    """Its sections' names in order, from its manifest (the map's opening, and names that
+    carry a head's number, left out)."""
 
     @property
     def poster(self) -> str | None:
@@ -92,8 +95,14 @@ def find_clips(ws: Worksheet, video_folder: Path) -> tuple[Clip, ...]:
                 captions = srt_to_vtt(subtitles.read_text(encoding="utf-8"), str(subtitles))
             except (CaptionError, OSError, UnicodeDecodeError) as error:
                 raise DeckError(f"{subtitles}: cannot use these captions ({error})") from None
+        manifest = manifest_of(video)
+        # Named steps only: a section named by a head's number is a repeat of its kind.
+        steps = tuple(dict.fromkeys(
+            section["name"] for section in (manifest or {}).get("sections", [])
+            if section["name"] not in ("where we are", "opening")
+            and not any(char.isdigit() for char in section["name"])))
         clips.append(Clip(entry, stem, video, captions, file_digest(video),
-                          poster_frame(video, manifest_of(video))))
+                          poster_frame(video, manifest), steps))
     return tuple(clips)
 
 
@@ -161,9 +170,15 @@ def _clip_slide(book: Book, stack: Stack, clip: Clip, suffix: str) -> Slide:
           if not suffix else (Text("”, the part's next clip in lecture order, which goes on "
                                    "from the last one: let it run, then sum up the part."),)),
     )]
-    steps = [STEP_NAMES[step] for step in part(clip.entry.part).steps]
-    notes.append((Text("It opens on the model map with " + _listed(steps) + " lit; its "
-                       "poster is its last step, a good frame to pause on and sum up."),))
+    lesson_part = part(clip.entry.part)
+    if not suffix and lesson_part.opening:
+        lit = [STEP_NAMES[step] for step in lesson_part.steps]
+        notes.append((Text(f"It opens on the model map with {_listed(lit)} lit, saying: "
+                           f"“{lesson_part.opening}”"),))
+    if clip.steps:
+        notes.append((Text(f"Its steps, in order: {_listed(list(clip.steps))}. The poster is "
+                           f"the end of the last, “{clip.steps[-1]}”: a frame to pause on and "
+                           "sum up."),))
     return Slide(f"{stack.id}-clip{suffix}", title,
                  (Video(f"video/{clip.stem}.mp4", captions, clip.digest, clip.poster),),
                  tuple(notes), stack.part, stack.head, role="clip")

@@ -266,6 +266,30 @@ def test_switchers_show_the_other_sentences_and_heads_numbers(browser, decks, sl
         assert seen.errors == []
 
 
+@pytest.mark.parametrize("key", ["Space", "Enter"])
+def test_a_focused_switcher_button_takes_space_and_enter_without_changing_slide(
+        browser, decks, key: str) -> None:
+    built = decks["default"]
+    with opened(browser, built, "disk") as (seen, _):
+        page = seen.page
+        go(page, "head-1-weights")
+        before = page.evaluate("JSON.stringify(Reveal.getIndices())")
+        page.focus('#head-1-weights .switcher button[data-value="cheque"]')
+        page.keyboard.press(key)
+        assert page.evaluate("JSON.stringify(Reveal.getIndices())") == before
+        assert page.get_attribute('#head-1-weights button[data-value="cheque"]',
+                                  "aria-pressed") == "true"
+        _check_panel(page, built.values, "head-1-weights", "cheque", 1)
+        assert seen.errors == []
+
+
+def test_speaker_notes_write_formulas_as_text_for_the_speaker_view(decks) -> None:
+    html = decks["default"].index.read_text(encoding="utf-8")
+    notes = re.findall(r'<aside class="notes">(.*?)</aside>', html, re.S)
+    assert any('class="math-plain">W<sub>O</sub>' in note for note in notes)
+    assert not any("\\(" in note or "\\" in note for note in notes)
+
+
 def test_the_context_switcher_changes_the_prediction(browser, decks) -> None:
     built = decks["default"]
     with opened(browser, built, "disk") as (seen, _):

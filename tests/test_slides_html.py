@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import re
 from base64 import b64decode
+from html import unescape
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -179,6 +180,26 @@ def test_only_the_references_slide_names_works_with_digits(built) -> None:
                    "Illustrated Transformer"):
         assert needed in cited, needed
     assert references.count("<cite>") == len(page(built["default"]).cited)
+
+
+def _prose(index: Path) -> str:
+    """The deck's text as a viewer reads it, figures included (notes and code left out)."""
+    html = index.read_text(encoding="utf-8")
+    html = re.sub(r'<aside class="notes">.*?</aside>', " ", html, flags=re.S)
+    html = re.sub(r"<(script|style|pre|code)\b.*?</\1>", " ", html, flags=re.S)
+    return unescape(re.sub(r"<[^>]+>", "", html))
+
+
+_SLIPS = re.compile(r"\b[Aa] (?:8|11|18|8\d)\b|\w \.(?=\s|$)|\w ,")
+""""a" before a number said with a vowel ("a 8×8"), and a space before a full stop or a
+comma ("the glass ."), which the reviews found."""
+
+
+@pytest.mark.parametrize("which", list(WORKSHEETS))
+def test_the_prose_has_no_slip_the_reviews_found(built, which: str) -> None:
+    text = _prose(built[which])
+    assert [text[max(0, m.start() - 30):m.end() + 10] for m in _SLIPS.finditer(text)] == []
+    assert _SLIPS.search("A 8×8 image") and _SLIPS.search("the glass . It")
 
 
 def test_the_templates_show_no_digit() -> None:

@@ -53,6 +53,8 @@ def concept_slides(ws: Worksheet) -> list[str]:
     heads = range(1, ws.n_heads + 1)
     steps = ("qk", "dots", "softmax", "weights", "values", "contributions", "message")
     return [
+        "details-coat", "details-readings", "details-agreement", "details-object-event",
+        "details-swap-event",
         "one-two-heads-one-head", "one-two-heads-several-heads", "one-two-heads-toy",
         *(f"readings-h{h}" for h in heads), "readings-all", "roles-shapes-shapes",
         *(f"head-1-{step}" for step in steps),
@@ -491,3 +493,34 @@ def test_lecture_check_compares_the_numbers_inside_the_pictures(built: Path,
     assert wrong == [(key, spoiled, shown)]
     assert report.mismatches[0].where.startswith("slides/index.html line ")
     assert not report.ok
+
+
+# ------------------------------------------------------------------ the detail sketches
+
+
+def _arc_heights(d: str, xs: np.ndarray) -> np.ndarray:
+    """Heights above its feet of a quadratic arc ``M x0 y0 Q cx cy x1 y1`` at ``xs``."""
+    x0, y0, cx, cy, x1, _ = (float(n) for n in re.findall(r"-?[\d.]+", d))
+    t = np.linspace(0.0, 1.0, 2001)
+    x = (1 - t) ** 2 * x0 + 2 * (1 - t) * t * cx + t ** 2 * x1
+    y = (1 - t) ** 2 * y0 + 2 * (1 - t) * t * cy + t ** 2 * y0
+    return np.interp(xs, x, y0 - y, left=np.nan, right=np.nan)
+
+
+def test_the_detail_sketches_draw_one_arrow_per_clue_and_no_two_arrows_cross(case) -> None:
+    deck: Deck = case["deck"]
+    for id, clues in (("details-coat", 3), ("details-readings", 3), ("details-agreement", 2),
+                      ("details-object-event", 2), ("details-swap-event", 2)):
+        (picture,) = pictures_in(slide(deck, id).blocks)
+        arcs = [shape.d for shape in picture.shapes if getattr(shape, "role", "") == "clue"]
+        assert len(arcs) == clues, id
+        tokens = [shape for shape in picture.shapes if getattr(shape, "role", "") == "token"]
+        assert all(0 <= t.x and t.x + t.w <= picture.width for t in tokens), id
+        for a, b in ((a, b) for a in arcs for b in arcs if a != b):
+            xs = np.linspace(0, picture.width, 4001)
+            ha, hb = _arc_heights(a, xs), _arc_heights(b, xs)
+            both = ~np.isnan(ha) & ~np.isnan(hb)
+            difference = ha[both] - hb[both]
+            # where both arcs stand, one stays above the other (touching only at a foot)
+            assert (difference[np.abs(difference) > 1.0] > 0).all() or \
+                (difference[np.abs(difference) > 1.0] < 0).all(), id

@@ -412,8 +412,8 @@ def patches(book: Book) -> list[Stack]:
     section = Section("patches", "patches", "Image patches")
     count = int(book.value("patches.count"))
     section.add("cut", "Image patches can supply the embedding rows", [
-        Para(book.say("A {a}×{a} image cut into {n} patches of {p}×{p} pixels; each patch "
-                      "flattens to {v} values.", a=book.n("patches.side"),
+        Para(book.say("An image of {a}×{a} pixels, cut into {n} patches of {p}×{p} pixels; "
+                      "each patch flattens to {v} values.", a=book.n("patches.side"),
                       n=book.n("patches.count"), p=book.n("patches.size"),
                       v=book.n("patches.values_per_patch"))),
         pictures.patches(book, "The image's pixels (darker is larger) with its patches "

@@ -42,6 +42,7 @@ __all__ = [
     "architecture",
     "arcs",
     "beside",
+    "clue_arcs",
     "column_bars",
     "dot_chart",
     "head_tone",
@@ -220,6 +221,71 @@ def arcs(book: Book, sentence: str, lanes: Sequence[tuple[str, int | None, tuple
                              size=_FONT, rotate=-35.0, bold=j == book.last,
                              tone="ink" if j == book.last else "muted"))
     return Picture(width, bottom + 120, description, tuple(shapes), size)
+
+
+def clue_arcs(words: Sequence[str], clues: Sequence[tuple[int, str, int]],
+              description: str) -> Picture:
+    """An illustration sentence as a row of tokens, its last the receiver, with an arrow
+    bowing from each clue word to the receiver, and the reading it stands for named
+    under its word.
+
+    ``clues`` holds ``(source index, reading, reveal step)``. An arc from further away
+    rises higher, in proportion, and lands further right on the receiver, so no two arcs
+    cross; names that would touch go on a lower line.
+    """
+    size, gap, pad, chip_h, name_size = 26.0, 22.0, 8.0, 38.0, 20.0
+    widths = [_span((Text(word),), size) + 2 * pad for word in words]
+    total = sum(widths) + gap * (len(words) - 1)
+    width = max(total + 60.0, 760.0)
+    lefts, x = [], (width - total) / 2
+    for w in widths:
+        lefts.append(x)
+        x += w + gap
+    centres = [left + w / 2 for left, w in zip(lefts, widths, strict=True)]
+    receiver = len(words) - 1
+    nearest = sorted(clues, key=lambda clue: -clue[0])
+    ends = [centres[receiver] + 12.0 * (rank - (len(clues) - 1) / 2)
+            for rank in range(len(clues))]
+    # As high as wide, in proportion: two arcs then fall at one slope, and the longer one,
+    # landing further right, stays above the shorter everywhere.
+    rises = [0.4 * (end - centres[source]) for end, (source, _, _) in zip(ends, nearest,
+                                                                         strict=True)]
+    base = 20.0 + max(rises, default=0.0)
+    foot = base - 6
+    shapes: list[Shape] = []
+    for j, (left, w) in enumerate(zip(lefts, widths, strict=True)):
+        focus = j == receiver or any(source == j for source, _, _ in clues)
+        shapes.append(Rect(_r(left), _r(base), _r(w), chip_h, "paper",
+                           "ink" if j == receiver else "faint", 2.5 if j == receiver else 1.5,
+                           role="token"))
+        shapes.append(_label(centres[j], base + 27, Text(words[j]), anchor="middle",
+                             size=size, bold=focus, tone="ink" if focus else "muted"))
+    shapes.append(_label(lefts[receiver] + widths[receiver] + 10, base + 27, Text("receiver"),
+                         anchor="start", size=name_size, tone="muted"))
+    lines: list[list[tuple[float, float]]] = []
+    lowest = base + chip_h
+    for rank, (source, _, step) in enumerate(nearest):
+        start, end = centres[source], ends[rank]
+        middle, rise = (start + end) / 2, rises[rank]
+        shapes.append(Path(f"M {_r(start)} {_r(foot)} Q {_r(middle)} {_r(foot - 2 * rise)} "
+                           f"{_r(end)} {_r(foot)}", "ink", 2.5, role="clue", fragment=step))
+        shapes.append(Path(_arrowhead(end, foot, end - middle, 2 * rise).d, "ink",
+                           filled=True, role="arrowhead", fragment=step))
+    for source, reading, step in sorted(clues):
+        half = _span((Text(reading),), name_size) / 2 + 6
+        span = (centres[source] - half, centres[source] + half)
+        line = next((k for k, taken in enumerate(lines)
+                     if all(span[1] < a or b < span[0] for a, b in taken)), len(lines))
+        if line == len(lines):
+            lines.append([])
+        lines[line].append(span)
+        y = base + chip_h + 26 + 26 * line
+        lowest = max(lowest, y)
+        shapes.append(_label(centres[source], y, Text(reading), anchor="middle",
+                             size=name_size, tone="ink", bold=True, fragment=step))
+    right = max(width, lefts[receiver] + widths[receiver] + 10 + _span((Text("receiver"),),
+                                                                       name_size) + 20)
+    return Picture(_r(right), _r(lowest + 14), description, tuple(shapes), "strip")
 
 
 # --------------------------------------------------------------------------- bars

@@ -60,11 +60,20 @@ def prompt(book: Book) -> list[Stack]:
 
 
 def _example(book: Book, section: Section, name: str, title: str, sentence: str,
-             clues: tuple[str, ...], point: str, notes: list[str]) -> None:
-    """An illustration slide: the example sentence, its clues one by one, then the point."""
+             clues: tuple[tuple[str, str], ...], point: str, notes: list[str]) -> None:
+    """An illustration slide: the example sentence as tokens whose last is the receiver,
+    then each clue in turn, an arrow from its word with a line saying what it gives, then
+    the point. ``clues`` holds ``(source word, what the reading retrieves)``; the arrow is
+    named by the text before the colon."""
+    words = sentence.split()
+    readings = [(words.index(source), clue.split(":")[0], step)
+                for step, (source, clue) in enumerate(clues, 1)]
+    described = "; ".join(f"the {clue.split(':')[0]} arrow from {source} "
+                          f"({clue.split(':', 1)[1].strip()})" for source, clue in clues)
     section.add(name, title, [
-        Para(book.say(sentence), style="example"),
-        Bullets(tuple(Item(book.say(clue), step) for step, clue in enumerate(clues, 1))),
+        pictures.clue_arcs(words, readings, f"The sentence “{sentence} …” as tokens, "
+                           f"{words[-1]} the receiver; {described}"),
+        Bullets(tuple(Item(book.say(clue), step) for step, (_, clue) in enumerate(clues, 1))),
         Para(book.say(point), fragment=len(clues) + 1),
     ], notes)
 
@@ -74,7 +83,8 @@ def details(book: Book) -> list[Stack]:
     section = Section("details", "details", "Several kinds of detail")
     _example(book, section, "coat", "One word can need several kinds of detail",
              "Mia buttoned her red wool hooded coat",
-             ("colour: red", "material: wool", "shape: hooded"),
+             (("red", "colour: red"), ("wool", "material: wool"),
+              ("hooded", "shape: hooded")),
              "One head can already read several words, but it reads them all with one set "
              "of weights. Do we want the same mixture for every kind of detail?", [
                  "Read the sentence and reveal the three clues one at a time: red, wool, "
@@ -82,7 +92,13 @@ def details(book: Book) -> list[Stack]:
                  "material and shape at once. Say that this illustrates possible readings; it "
                  "is not attention measured in a trained model.",
              ])
+    coat = "Mia buttoned her red wool hooded coat".split()
     section.add("readings", "Separate heads can keep separate readings", [
+        pictures.clue_arcs(coat, [(3, "colour head", 1), (4, "material head", 2),
+                                  (5, "shape head", 3)],
+                           "The coat sentence as tokens, coat the receiver, with one arrow "
+                           "per head: a colour head from red, a material head from wool, a "
+                           "shape head from hooded"),
         Bullets((
             Item(book.say("a colour head might favour red"), 1),
             Item(book.say("a material head might favour wool"), 2),
@@ -98,9 +114,9 @@ def details(book: Book) -> list[Stack]:
         "mixture of sources.",
     ])
     _example(book, section, "agreement", "The nearest noun is not always the subject",
-             "The dogs near the gate usually ___",
-             ("subject clue: dogs is plural, so “bark” fits and “barks” does not",
-              "location clue: gate says where the dogs are"),
+             "The dogs near the gate usually",
+             (("dogs", "subject: dogs is plural, so “bark” fits and “barks” does not"),
+              ("gate", "location: gate says where the dogs are")),
              "Two heads can keep both clues without having to favour the same source.", [
                  "Read the sentence and ask the room: bark or barks? Point at dogs for the "
                  "agreement and at gate for the location, and note that the nearer noun, "
@@ -108,9 +124,9 @@ def details(book: Book) -> list[Stack]:
                  "two heads can keep both.",
              ])
     _example(book, section, "object-event", "An object and an event are different clues",
-             "She dropped the glass . It ___",
-             ("one reading retrieves what “It” refers to: glass",
-              "another retrieves what happened to it: dropped"),
+             "She dropped the glass . It",
+             (("glass", "reference: what “It” refers to, the glass"),
+              ("dropped", "event: what happened to it, dropped")),
              "Together they make “broke” a plausible continuation, not a certain one.", [
                  "Read it with the full stop as a token of its own, so It is the receiver. "
                  "Reveal the two clues, glass and dropped, and ask what comes next: broke is "
@@ -118,9 +134,9 @@ def details(book: Book) -> list[Stack]:
                  "head does not wait for the reference head.",
              ])
     _example(book, section, "swap-event", "Change the event, keep the object",
-             "She washed the glass . It ___",
-             ("the object clue is unchanged: glass",
-              "the event clue now supports “sparkled” instead"),
+             "She washed the glass . It",
+             (("glass", "reference: unchanged, the glass"),
+              ("washed", "event: now washed, which supports “sparkled” instead")),
              "Separate messages carry the object clue and the event clue side by side.", [
                  "Change one word, dropped becomes washed, and ask the room for a new guess. "
                  "The object clue stays on glass; only the event clue moves. Warn that this "

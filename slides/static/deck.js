@@ -144,6 +144,11 @@
 
   document.querySelectorAll("section.switchable").forEach(function (slide) {
     slide.querySelectorAll(".switcher button").forEach(function (button) {
+      /* Space and Enter press a focused switcher button, as on any button; the deck,
+       * which listens on the document, must not take them to change the slide too. */
+      button.addEventListener("keydown", function (event) {
+        if (event.key === " " || event.key === "Enter") event.stopPropagation();
+      });
       button.addEventListener("click", function () {
         slide.dataset[button.dataset.axis] = button.dataset.value;
         var stack = stackOf(slide);
