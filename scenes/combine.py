@@ -242,7 +242,7 @@ class ConcatOutputResidual(LectureScene):
         self.say("Adding the shares gives the update ΔE for the receiver.",
                  Create(self.rule), fade_in(self.delta), self.point_at(self.delta))
         self.say("Concatenating and multiplying by W_O once computes exactly this sum.",
-                 self.point_at(self.joined, self.W))
+                 self.point_at(self.joined, self.W, each=True))
 
     def first_coordinate(self) -> None:
         feature = self.ws.lesson.features[0]
@@ -324,16 +324,23 @@ class ConcatOutputResidual(LectureScene):
             x = W.brackets.get_right()[0] + 0.18
             bars.add(Line([x, top, 0], [x, bottom, 0], stroke_color=self.head_colour(h),
                           stroke_width=5))
-        # A row times a matrix: the joined row on the left of W_O, level with its middle.
-        joined = self.joined.copy().next_to(W.brackets, LEFT, buff=0.9)
-        joined.set_y(W.body.get_y())
+        # A row times a matrix: the joined row on the left of W_O, level with its middle;
+        # a long row (eight numbers) goes on the line above, the × before W_O.
+        joined = self.joined.copy()
         name = self.bound("W_O, shape {shape}, in blocks of {d} rows", SIZE, INK,
                           shape="shapes.W_O", d="dims.d_head")
         name.next_to(W.brackets, DOWN, buff=0.2)
         W.add(name)
-        times = VGroup(self.label("×", 30, MUTED).move_to(
-            [(joined.get_right()[0] + W.brackets.get_left()[0]) / 2, W.body.get_y(), 0]),
-            self.label("joined row", 22).next_to(joined, DOWN, buff=0.2))
+        sign, called = self.label("×", 30, MUTED), self.label("joined row", 22)
+        if tall:  # the row's left end is set once the share labels are placed
+            joined.next_to(W.col_names, UP, buff=0.45)
+            sign.next_to(W.brackets, LEFT, buff=0.3)
+        else:
+            joined.next_to(W.brackets, LEFT, buff=0.9).set_y(W.body.get_y())
+            sign.move_to([(joined.get_right()[0] + W.brackets.get_left()[0]) / 2,
+                          W.body.get_y(), 0])
+            called.next_to(joined, DOWN, buff=0.2)
+        times = VGroup(sign, called)
         pitch, y = (0.4 if tall else 0.46), name.get_bottom()[1] - (0.35 if tall else 0.45)
         # The labels end left of W_O, and left of the widest number under its first column.
         label_right = min(W.brackets.get_left()[0] - 0.2,
@@ -365,13 +372,17 @@ class ConcatOutputResidual(LectureScene):
                        mono=True, m=f"{s}.joined[{last}][{i}]", w=w,
                        t=f"{s}.update_terms[{i}][0]"))
         path_line.arrange(DOWN, buff=0.15, aligned_edge=LEFT)
-        body = VGroup(joined, times, W, bars, shares, delta, rule)
+        core = VGroup(times, W, bars, shares, delta, rule)
+        if tall:  # over the labels and W_O, clear of the path and sum beside W_O below it
+            joined.align_to(core, LEFT)
+            called.next_to(joined, UP, buff=0.15).align_to(joined, LEFT)
+        body = VGroup(joined, core)
 
         def scale(group: Mobject) -> float:
             return min(GROW, FRAME_WIDTH / group.width, (TOP - BOTTOM) / group.height)
 
         # The path and the sum beside W_O, or under the shares when that leaves them larger.
-        beside = self.water_sum(max(4.0, FRAME_WIDTH - body.width - 0.7))
+        beside = self.water_sum(max(4.0, FRAME_WIDTH - core.width - 0.7))
         side = VGroup(path_line.copy(), beside).arrange(DOWN, buff=0.45, aligned_edge=LEFT)
         side.next_to(bars, RIGHT, buff=0.7).align_to(W.col_names, UP)
         under = self.water_sum(max(4.0, FRAME_WIDTH - path_line.width - 0.8))
@@ -392,7 +403,8 @@ class ConcatOutputResidual(LectureScene):
 
     def water_sum(self, width: float) -> VGroup:
         """The first feature's update as message coordinate × W_O entry terms, in head colours:
-        the factors on one line, their products and the total on the next."""
+        the factors on one line, their products and the total on the next (more than four
+        terms: the products alone)."""
         s, last = self.s, self.last
         terms = [i for i in range(self.ws.d_model)
                  if self.v.value(f"{s}.update_terms[{i}][0]") != 0] or \
@@ -408,6 +420,11 @@ class ConcatOutputResidual(LectureScene):
             products.append(self.bound((plus or "= ") + self.signed("t", t, place > 0), SIZE,
                                        colour, mono=True, t=t))
         products.append(self.bound("= {x}", SIZE, INK, mono=True, x=f"{s}.delta[{last}][0]"))
+        if len(terms) > ELIDE_AFTER:  # many terms: their products alone, after the name
+            t = f"{s}.update_terms[{terms[0]}][0]"
+            first = self.bound(self.signed("t", t, False), SIZE,
+                               self.head_colour(self.owner(terms[0])), mono=True, t=t)
+            return VGroup(flow([factors[0], first, *products[1:]], width))
         return VGroup(flow(factors, width), flow(products, width)).arrange(
             DOWN, buff=0.22, aligned_edge=LEFT)
 

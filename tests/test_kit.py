@@ -163,6 +163,40 @@ def test_a_cued_step_shows_nothing_before_its_moment() -> None:
     assert float(late.get_fill_opacity()) == pytest.approx(float(early.get_fill_opacity()))
 
 
+def test_a_cued_step_that_removes_an_outline_leaves_no_ghost_in_the_frames(tmp_path) -> None:
+    """Manim draws a still background and a list of moving mobjects, both made when a
+    step begins: an outline faded out by a cued step must vanish from the frames at once,
+    and one created by a later cue must appear, not wait for the next step."""
+    from manim import BLUE, RED, Rectangle, Scene, tempconfig
+
+    from scenes.kit import Cued, fade_in, fade_out
+
+    old = Rectangle(width=4, height=2, color=RED, stroke_width=12).shift([-3, 0, 0])
+    new = Rectangle(width=4, height=2, color=BLUE, stroke_width=12).shift([3, 0, 0])
+    frames = []
+
+    class Swap(Scene):
+        def construct(self) -> None:
+            self.add(old)
+            self.play(Cued([(0.0, fade_out(old)), (1.0, fade_in(new)), (2.5, fade_in())]),
+                      run_time=3.0)
+
+    with tempconfig({"quality": "low_quality", "frame_rate": 5, "disable_caching": True,
+                     "write_to_movie": False, "verbosity": "ERROR", "progress_bar": "none",
+                     "media_dir": str(tmp_path)}):
+        scene = Swap()
+        add_frame = scene.renderer.add_frame
+        scene.renderer.add_frame = lambda frame, num_frames=1: (
+            frames.append(frame.copy()), add_frame(frame, num_frames))
+        scene.render()
+    last = frames[-1]
+    height, width = last.shape[:2]
+    left, right = last[:, : width // 2, :3], last[:, width // 2:, :3]
+    assert (left[..., 0] > 150).sum() == 0  # no red left of the middle: the old outline
+    assert (right[..., 2] > 150).sum() > 100  # the blue outline drawn on the right
+    assert len(frames) >= 10
+
+
 def test_a_scene_reads_the_values_its_build_handed_over_and_only_those(
         default_ws, default_values, tmp_path, monkeypatch) -> None:
     """A build computes the values once and hands them to every scene's process; a scene

@@ -362,7 +362,12 @@ class Cued(Animation):
         self.done = [False] * len(self.steps)
         self.scene: Scene | None = None
         kwargs.setdefault("run_time", max(self.natural, 1e-3))
-        super().__init__(Group(), **{"rate_func": lambda t: t, **kwargs})
+        # What the steps move counts as moving: Manim paints everything else once, before
+        # the step, into a still background, where a pointer faded out by a later step
+        # would stay drawn to the end of the step (a ghost outline). As an "introducer"
+        # the group is not added to the scene (each step adds its own).
+        super().__init__(Group(*(animation.mobject for _, animation in self.steps)),
+                         **{"rate_func": lambda t: t, "introducer": True, **kwargs})
 
     def _setup_scene(self, scene: Scene) -> None:
         self.scene = scene
@@ -387,6 +392,7 @@ class Cued(Animation):
 
     def interpolate(self, alpha: float) -> None:
         now = self.rate_func(alpha) * self.natural
+        before = (sum(self.started), sum(self.done))
         for index, (start, animation) in enumerate(self.steps):
             if self.done[index] or now < start:
                 continue
@@ -395,6 +401,11 @@ class Cued(Animation):
                 self._end(index)
             else:
                 self._start(index).interpolate(progress)
+        if self.scene is not None and (sum(self.started), sum(self.done)) != before:
+            # A step added or removed something: Manim draws the list of moving mobjects it
+            # made when the whole step began, so it is made again from the scene as it is
+            # now (an empty list would make Manim draw everything over the still part).
+            self.scene.moving_mobjects = self.scene.get_moving_mobjects(self) or [Mobject()]
 
     def update_mobjects(self, dt: float) -> None:
         for index, (_, animation) in enumerate(self.steps):
