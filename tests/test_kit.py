@@ -190,7 +190,7 @@ def test_a_cued_step_that_removes_an_outline_leaves_no_ghost_in_the_frames(tmp_p
             frames.append(frame.copy()), add_frame(frame, num_frames))
         scene.render()
     last = frames[-1]
-    height, width = last.shape[:2]
+    width = last.shape[1]
     left, right = last[:, : width // 2, :3], last[:, width // 2:, :3]
     assert (left[..., 0] > 150).sum() == 0  # no red left of the middle: the old outline
     assert (right[..., 2] > 150).sum() > 100  # the blue outline drawn on the right
