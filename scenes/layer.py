@@ -98,6 +98,7 @@ class RolesAndShapes(LectureScene):
 
     def construct(self) -> None:
         heading, page = self.overview()
+        heading, page = self.coordinates(heading, page)
         heading, page = self.roles(heading, page)
         heading, page = self.listing(heading, page)
         heading, inside = self.inside_each_head(heading, page)
@@ -130,6 +131,39 @@ class RolesAndShapes(LectureScene):
         self.say("This part of the lecture opens up the heads.",
                  self.point_at(stages["heads"]))
         return heading, whole
+
+    def coordinates(self, heading: Mobject, previous: Mobject) -> tuple[Mobject, Mobject]:
+        """What a row's coordinates stand for in this worksheet: each was given a name. A
+        few token rows under the names, the largest entry of the first pointed at."""
+        self.section("coordinates")
+        s, features = self.ws.walkthrough, self.ws.lesson.features
+        tokens = self.ws.sentences[s]
+        picks = list(dict.fromkeys(
+            [self.v.value(f"{s}.h{h}.top_source") for h in range(1, min(2, self.ws.n_heads) + 1)]
+            + [len(tokens) - 1]))
+        rows = [self.ws.vocab.index(tokens[j]) for j in picks]
+        shown = shown_indices(self.ws.d_model)
+        names = [self.label("…", 22, MUTED) if c is None else
+                 self.bound("{f}", 22, MUTED, words={"f": features[c]}) for c in shown]
+        table = self.matrix("params.tok_emb", rows=rows, size=24, h_buff=0.7,
+                            row_labels=[self.word(tokens[j], 24) for j in picks],
+                            col_labels=names)
+        note = self.label("token rows, before positions are added", 20, MUTED)
+        group = VGroup(table, note.next_to(table, DOWN, buff=0.45)).move_to(DOWN * 0.2)
+        named = {f"f{c}": features[c] for c in range(self.ws.d_model)}
+        listing = ", ".join("{" + f"f{c}" + "}" for c in range(self.ws.d_model - 1)) + \
+            (" and " if self.ws.d_model > 1 else "") + "{" + f"f{self.ws.d_model - 1}" + "}"
+        heading, title = self.new_title(heading, "What a row's coordinates stand for here")
+        self.say("In this hand-made worksheet, each coordinate of a row has a meaning we "
+                 "gave it: " + listing + ".", self.unpoint(), fade_out(previous), title,
+                 fade_in(group), words=named)
+        row = self.v.value(f"params.tok_emb[{rows[0]}]")
+        k = max((k for k, c in enumerate(shown) if c is not None), key=lambda k: row[shown[k]])
+        self.say("“{w}” is built mostly of {f}, {x}. A trained model learns its coordinates, "
+                 "and they seldom have names.", self.point_at(table.cells[0][k]),
+                 words={"w": tokens[picks[0]], "f": features[shown[k]]},
+                 x=f"params.tok_emb[{rows[0]}][{shown[k]}]")
+        return heading, group
 
     def roles(self, heading: Mobject, previous: Mobject) -> tuple[Mobject, Mobject]:
         """The receiver's query, a source's key and the same source's value, one at a time,

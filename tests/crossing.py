@@ -123,3 +123,18 @@ def _through_glyphs(edges: np.ndarray, text: Text) -> bool:
     glyphs = np.array([_box(g) for g in text.submobjects if g.has_points()]).reshape(-1, 4)
     return bool(_crossing(edges, glyphs + np.array([-EDGE_GAP, -EDGE_GAP, EDGE_GAP,
                                                     EDGE_GAP])).any())
+
+
+TITLE_BAND = 3.1
+"""Shapes centred above this height (frame units) are the title's; the rest is content."""
+
+
+def shown_below_title(mobjects: Sequence[Mobject]) -> int:
+    """How many visible shapes stand under the title band: what a viewer has to look at."""
+    seen: set[int] = set()
+    for top in mobjects:
+        for part in top.family_members_with_points():
+            if isinstance(part, VMobject) and any(_visible(part)) \
+                    and float(part.get_center()[1]) < TITLE_BAND:
+                seen.add(id(part))
+    return len(seen)

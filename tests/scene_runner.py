@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from outline import SceneEntry
-from tests.crossing import layout_faults
+from tests.crossing import layout_faults, shown_below_title
 
 
 def _run(entry: SceneEntry, worksheet: str, values: str = "") -> dict[str, Any]:
@@ -48,7 +48,7 @@ def _run(entry: SceneEntry, worksheet: str, values: str = "") -> dict[str, Any]:
     except Exception:  # reported to the test, which fails with the traceback
         return {"scene": entry.name, "error": traceback.format_exc()}
     return {"scene": entry.name, "error": None, "manifest": manifest,
-            "faults": scene.layout_faults,
+            "faults": scene.layout_faults, "rests": scene.rests,
             "sections": [{"name": s.name, "texts": [asdict(t) for t in s.texts]}
                          for s in scene.sections]}
 
@@ -59,14 +59,18 @@ def _watched(cls: type) -> type:
 
     class Watched(cls):  # type: ignore[misc, valid-type]
         layout_faults: list[str]
+        rests: list[tuple[float, int]]
+        """After every animation: when it ended and how many shapes were shown under the
+        title band."""
 
         def setup(self) -> None:
-            self.layout_faults = []
+            self.layout_faults, self.rests = [], []
             super().setup()
 
         def play(self, *animations: Any, **kwargs: Any) -> None:
             super().play(*animations, **kwargs)
             self.note_layout()
+            self.rests.append((round(float(self.time), 3), shown_below_title(self.mobjects)))
 
         def _record_section(self) -> None:
             self.note_layout()

@@ -169,6 +169,17 @@ def test_at_rest_no_text_touches_another_and_no_edge_strikes_a_text(shown, label
     assert faults == [], "\n".join(faults[:10])
 
 
+@pytest.mark.parametrize(("label", "name"), CASES)
+def test_no_sentence_is_spoken_over_an_empty_screen(shown, label: str, name: str) -> None:
+    """After every animation that ends while a sentence is spoken, something stands under
+    the title: a sentence never goes on over a blank or faded-out picture."""
+    result = _result(shown, label, name)
+    for caption in result["manifest"]["captions"]:
+        for moment, count in result["rests"]:
+            if caption["start"] < moment < caption["end"] - 1e-3:
+                assert count > 0, (caption["text"], moment)
+
+
 def test_the_layout_rules_see_a_touch_and_a_strike_but_not_an_outline_around() -> None:
     from manim import LEFT, RIGHT, Line, SurroundingRectangle, Text
 

@@ -242,11 +242,12 @@ def test_heatmap_cells_are_shaded_by_weight_and_masked_exactly_in_the_future(cas
                       for r in picture.shapes if isinstance(r, Rect) and r.role == "masked"}
             assert masked == future
             weights = [r for r in picture.shapes if isinstance(r, Rect) and r.role == "weight"]
-            assert len(weights) == n * (n + 1) // 2
+            heads = {cell.draws.split(".h")[1].split(".")[0] for cell in weights}
+            assert len(weights) == len(heads) * n * (n + 1) // 2
             for cell in weights:
                 assert cell.opacity == pytest.approx(fresh(ref, cell.draws), abs=0.006)
                 assert cell.fill == f"head-{cell.draws.split('.h')[1].split('.')[0]}"
-            grids += 1
+            grids += len(heads)
     assert grids == len(ws.sentences) * ws.n_heads
 
 

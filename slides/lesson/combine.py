@@ -327,7 +327,7 @@ def grids(book: Book) -> list[Stack]:
                  e=Math("E"), wq=Math("W_Q"), wk=Math("W_K"), wv=Math("W_V")),
     ], switcher)
     s = book.sentence
-    section.add("mask", "One head makes one attention grid", [
+    section.add("mask", "The mask keeps every receiver in its past", [
         Columns((
             (pictures.mask(book, s, "The causal mask added to the scores: zero where the "
                            "receiver may read, minus infinity in the grey future cells",
@@ -351,12 +351,10 @@ def grids(book: Book) -> list[Stack]:
                  z=book.n(f"{s}.mask[{book.last}][{book.last}]")),
     ])
 
-    def heat(s: str, h: int | None) -> tuple[Block, ...]:
-        head = h or 1
-        return (pictures.heatmap(book, s, f"{s}.h{head}.A", head,
-                                 "This head's attention grid as a heat map: each allowed cell "
-                                 "shaded by its weight in the head's colour, future cells grey",
-                                 size="full"),)
+    def heat(s: str, _: int | None) -> tuple[Block, ...]:
+        return (pictures.heatmaps(book, s, "Every head's attention grid as a heat map, side "
+                                  "by side: each allowed cell shaded by its weight in the "
+                                  "head's colour, future cells grey"),)
 
     def grid(s: str, h: int | None) -> tuple[Block, ...]:
         head = h or 1
@@ -366,10 +364,10 @@ def grids(book: Book) -> list[Stack]:
                             focus=(book.last,), shade=True, causal=True,
                             tone=pictures.head_tone(head)),)
 
-    switch, switcher = book.switch(heat, heads=True)
+    switch, switcher = book.switch(heat, heads=False)
     section.add("heads", "Each head makes its own grid", [switch], [
         book.say("Point at the darkest cells of each row: that is where the receiver reads. "
-                 "Switch heads to show that each head makes its own grid from the same {e}; "
+                 "The grids stand side by side: each head makes its own from the same {e}; "
                  "the grey triangle is the future, the same for every head. Ask the room "
                  "which source column lights up for each head, and why.", e=Math("E")),
     ], switcher)

@@ -213,9 +213,12 @@ def wide_head(book: Book) -> list[Stack]:
         pictures.paired_bars(book, s, rows, "For every source, the wide head's weight beside "
                              "each head's weight, bar lengths equal to the weights",
                              fragment=1),
-        Para(book.say("The wide head uses one row for every value coordinate. Separate "
-                      "heads keep separate rows, and {wo} combines them later.",
-                      wo=Math("W_O")), fragment=2),
+        Para(book.say("One row serves every coordinate: the wide head gives “{t}” {w}, "
+                      "where the {name} head gave it {x}. Separate heads keep separate rows, "
+                      "and {wo} combines them later.", t=book.token(s, book.top(s, 1)),
+                      name=book.head(1), w=book.n(f"{s}.wide.weights[{book.top(s, 1)}]"),
+                      x=book.n(f"{s}.h1.weights[{book.top(s, 1)}]"), wo=Math("W_O")),
+             fragment=2),
     ], [
         book.say("Point at each source's bars: the wide head's weight beside each head's "
                  "weight. Ask the room between which sources the wide head had to compromise. "

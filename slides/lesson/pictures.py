@@ -47,6 +47,7 @@ __all__ = [
     "dot_chart",
     "head_tone",
     "heatmap",
+    "heatmaps",
     "mask",
     "model_map",
     "output_projection",
@@ -473,9 +474,12 @@ def shift(book: Book, sentence: str, before: str, after: str, offset: str, tone:
         zero = origin + (0 - low) * scale
         shapes.append(Line(_r(zero), 30, _r(zero), 40 + row * book.length, "faint", 1.5,
                            role="zero"))
-        shapes.append(_label(origin + panel / 2 - 30, 22, Text("+ "),
+        shapes.append(_label(origin + panel / 2 - 30, 22,
+                             Text(f"{_ORDINALS[c]} coordinate, shifted by "),
                              book.n(f"{offset}[{c}]"), anchor="middle", tone="muted",
                              size=_SMALL))
+        shapes.append(_label(zero, 58 + row * book.length, Text("zero"), anchor="middle",
+                             tone="muted", size=_SMALL))
     for j in range(book.length):
         y = 46 + j * row
         shapes.append(_label(left - 12, y + 6, book.token(sentence, j), anchor="end",
@@ -490,8 +494,12 @@ def shift(book: Book, sentence: str, before: str, after: str, offset: str, tone:
                 shapes += _arrow(x1, y, x2, y, "ink", fragment)
             shapes.append(Rect(_r(x2 - 4), _r(y - 4), 8, 8, "ink", role="point",
                                draws=f"{after}[{j}][{c}]", fragment=fragment))
-    return Picture(left + panel * width, 60 + row * book.length, description, tuple(shapes),
+    return Picture(left + panel * width, 66 + row * book.length, description, tuple(shapes),
                    size)
+
+
+_ORDINALS = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth")
+"""Coordinates named in words (a picture's prose holds no digit)."""
 
 
 # --------------------------------------------------------------------------- grids
@@ -539,7 +547,56 @@ def heatmap(book: Book, sentence: str, key: str, head: int | None, description: 
     if book.last in numbers:
         y = top + book.last * cell
         shapes.append(Rect(left, y, cell * n, cell, "none", "ink", 2.5, role="focus"))
-    return Picture(left + cell * n + 20, top + cell * n + 10, description, tuple(shapes), size)
+    bottom = top + cell * n
+    # What the axes and the shading mean, under the grid: a swatch from pale to full.
+    shapes.append(_label(left, bottom + 26, Text("row: receiver · column: source"),
+                         size=_SMALL, tone="muted"))
+    steps = 5
+    for k in range(steps):
+        shapes.append(Rect(left + k * 18, bottom + 38, 18, 14, tone,
+                           opacity=_r((k + 1) / steps), role="scale"))
+    shapes.append(_label(left + steps * 18 + 8, bottom + 50,
+                         Text("more weight, darker · grey: the future"), size=_SMALL,
+                         tone="muted"))
+    width = max(left + cell * n + 20, left + steps * 18 + 8
+                + _span((Text("more weight, darker · grey: the future"),), _SMALL) + 10)
+    return Picture(width, bottom + 62, description, tuple(shapes), size)
+
+
+def heatmaps(book: Book, sentence: str, description: str) -> Picture:
+    """Every head's receiver × source grid side by side, each allowed cell shaded by its
+    weight in its head's colour, the future grey; the receivers named once, on the left,
+    each grid's sources above it and its head's name above them."""
+    n, left, top, gap = book.length, 150.0, 150.0, 40.0
+    cell = min(_CELL, 880.0 / (len(book.heads) * n))
+    shapes: list[Shape] = [
+        _label(left - 8, top + i * cell + cell / 2 + 7, book.token(sentence, i), anchor="end",
+               size=_FONT, bold=i == book.last) for i in range(n)]
+    for k, head in enumerate(book.heads):
+        x0 = left + k * (n * cell + gap)
+        tone, key = head_tone(head), f"{sentence}.h{head}.A"
+        shapes.append(_label(x0 + n * cell / 2, 24, book.head(head), Text(" head"),
+                             anchor="middle", tone=tone, bold=True, size=_FONT))
+        shapes += [_label(x0 + j * cell + cell / 2 + 4, top - 8, book.token(sentence, j),
+                          size=_FONT, rotate=-45.0, tone="muted") for j in range(n)]
+        for i in range(n):
+            for j in range(n):
+                x, y, entry = x0 + j * cell, top + i * cell, f"{key}[{i}][{j}]"
+                if j > i:
+                    shapes.append(Rect(_r(x), _r(y), _r(cell), _r(cell), "masked", "paper",
+                                       1.0, role="masked", draws=entry))
+                    continue
+                shapes.append(Rect(_r(x), _r(y), _r(cell), _r(cell), "paper", "faint", 1.0,
+                                   role="cell"))
+                shapes.append(Rect(_r(x), _r(y), _r(cell), _r(cell), tone,
+                                   opacity=_r(float(book.value(entry))), role="weight",
+                                   draws=entry))
+    bottom = top + n * cell
+    shapes.append(_label(left, bottom + 26, Text("row: receiver · column: source · more "
+                                                 "weight, darker · grey: the future"),
+                         size=_FONT, tone="muted"))
+    width = left + len(book.heads) * (n * cell + gap)
+    return Picture(_r(width), _r(bottom + 42), description, tuple(shapes), "full")
 
 
 def mask(book: Book, sentence: str, description: str, size: str = "panel") -> Picture:

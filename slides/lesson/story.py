@@ -157,6 +157,8 @@ def one_two_heads(book: Book) -> list[Stack]:
         Para(book.say("One query, at the final “{r}”, decides how much to read from each of "
                       "the {t} known tokens. The head mixes their values with those weights "
                       "into one message.", r=book.receiver(), t=book.n("dims.tokens"))),
+        Para(book.say("The arcs are computed: they are the weights of one wide head, made "
+                      "from our heads' projections joined side by side."), style="note"),
         Formula(r"m = \sum_j \alpha_j\, v_j", fragment=1),
     ], [
         book.say("Point at the arcs: one head, one weight row over the {t} known tokens, each "
