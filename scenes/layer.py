@@ -149,7 +149,8 @@ class RolesAndShapes(LectureScene):
                             row_labels=[self.word(tokens[j], 24) for j in picks],
                             col_labels=names)
         note = self.label("token rows, before positions are added", 20, MUTED)
-        group = VGroup(table, note.next_to(table, DOWN, buff=0.45)).move_to(DOWN * 0.2)
+        table.scale(1.4)
+        group = VGroup(table, note.next_to(table, DOWN, buff=0.5)).move_to(DOWN * 0.2)
         named = {f"f{c}": features[c] for c in range(self.ws.d_model)}
         listing = ", ".join("{" + f"f{c}" + "}" for c in range(self.ws.d_model - 1)) + \
             (" and " if self.ws.d_model > 1 else "") + "{" + f"f{self.ws.d_model - 1}" + "}"

@@ -160,13 +160,13 @@ class SeveralKindsOfDetail(LectureScene):
         self.section("washed")
         washed = self.example([*event[:1], "washed", *event[2:]],
                               [Reading(3, "reference"), Reading(1, "event")],
-                              "a plausible next word: “sparkled”")
+                              "a plausible next word: “gleamed”")
         self.play(fade_out(glass), fade_in(*(m for m in washed if m is not washed.hint)),
                   self.retitle(self._heading, "Same object, another event"))
         self.say("Keep the glass, change the event: she washed it.",
                  self.point_at(washed.words[1]))
         self.say("The object clue stays;", self.point_at(washed.words[3]))
-        self.say("the event clue changes, and now a word like “sparkled” fits better than "
+        self.say("the event clue changes, and now a word like “gleamed” fits better than "
                  "“broke”.", fade_in(washed.hint), self.point_at(washed.hint))
         learned = self.label("trained heads learn their roles from the loss", 22, MUTED)
         learned.next_to(washed.hint, DOWN, buff=0.3)

@@ -75,6 +75,8 @@ def _example(book: Book, section: Section, name: str, title: str, sentence: str,
                            f"{words[-1]} the receiver; {described}"),
         Bullets(tuple(Item(book.say(clue), step) for step, (_, clue) in enumerate(clues, 1))),
         Para(book.say(point), fragment=len(clues) + 1),
+        Para(book.say("An illustration, not measured attention: the other words still get "
+                      "some weight."), style="note"),
     ], notes)
 
 
@@ -123,7 +125,8 @@ def details(book: Book) -> list[Stack]:
                  "gate, does not decide the verb. Two clues sit at two different sources, so "
                  "two heads can keep both.",
              ])
-    _example(book, section, "object-event", "An object and an event are different clues",
+    _example(book, section, "object-event", "What “It” refers to and what happened are "
+             "different clues",
              "She dropped the glass . It",
              (("glass", "reference: what “It” refers to, the glass"),
               ("dropped", "event: what happened to it, dropped")),
@@ -136,7 +139,7 @@ def details(book: Book) -> list[Stack]:
     _example(book, section, "swap-event", "Change the event, keep the object",
              "She washed the glass . It",
              (("glass", "reference: unchanged, the glass"),
-              ("washed", "event: now washed, which supports “sparkled” instead")),
+              ("washed", "event: now washed, which supports “gleamed” instead")),
              "Separate messages carry the object clue and the event clue side by side.", [
                  "Change one word, dropped becomes washed, and ask the room for a new guess. "
                  "The object clue stays on glass; only the event clue moves. Warn that this "
@@ -157,8 +160,8 @@ def one_two_heads(book: Book) -> list[Stack]:
         Para(book.say("One query, at the final “{r}”, decides how much to read from each of "
                       "the {t} known tokens. The head mixes their values with those weights "
                       "into one message.", r=book.receiver(), t=book.n("dims.tokens"))),
-        Para(book.say("The arcs are computed: they are the weights of one wide head, made "
-                      "from our heads' projections joined side by side."), style="note"),
+        Para(book.say("The arcs are computed weights of one head built from this "
+                      "worksheet's numbers; a later part shows how it is made."), style="note"),
         Formula(r"m = \sum_j \alpha_j\, v_j", fragment=1),
     ], [
         book.say("Point at the arcs: one head, one weight row over the {t} known tokens, each "
