@@ -210,8 +210,8 @@ class ConcatOutputResidual(LectureScene):
     def shares_step(self) -> None:
         template = "A head's message times its own block is that head's share of the update, " \
                    "one number per column."
-        cues = [("share", self.point_at(self.shares)), ("column", self.point_at(self.column_of(0)))]
-        self.say(template, cued(template, cues, opening=[fade_in(self.shares)]))
+        self.say(template, cued(template, [("share", self.point_at(self.shares))],
+                                opening=[fade_in(self.shares)]))
 
     def mixing(self) -> None:
         i, h = self.path, self.owner(self.path)

@@ -202,8 +202,8 @@ class AttentionGrids(LectureScene):
                  "side by side.", self.retitle(self._heading, "Join coordinates, keep the rows"),
                  ReplacementTransform(self.formula, formula), fade_out(self.blocks, self.shape),
                  fade_in(J), *([pointer] if pointer else []))
-        template = "That gives shape {shape}, still one row per token. W_O then maps each " \
-                   "row back to the model's width."
+        template = "That gives shape {shape}, still one row per token. W_O then mixes each " \
+                   "row into an update for that token."
         self.say(template, cued(template, [("{shape}", self.point_at(J[-1])),
                                            ("W_O", self.point_at(VGroup(*J.cells[self.last])))]),
                  shape="shapes.joined")

@@ -99,7 +99,7 @@ def combine(book: Book) -> list[Stack]:
     # A wider model's matrix needs the slide to itself: its terms table would leave the
     # picture's labels too small to read in a hall.
     wide = book.width > NARROW_MODEL
-    section.add("w-o", book.say("{wo} maps the joined row back to the model", wo=Math("W_O")), [
+    section.add("w-o", book.say("{wo} mixes the joined row into an update", wo=Math("W_O")), [
         *((projection,) if wide else (Columns(((_update_terms(book),), (projection,))),)),
         Para(book.say("Each joined coordinate scales its row of {wo}; adding down the rows "
                       "gives the update {d}.", wo=Math("W_O"), d=Math(r"\Delta e")),

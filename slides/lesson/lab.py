@@ -200,7 +200,7 @@ def _batch(book: Book) -> Stack:
                       ("lab.shape.delta", "BTF", (Text("ΔE"),), None)],
                [_tensor("transpose"), _tensor("reshape"), (Text("W"), pictures.Sub("O"))],
                "Transpose the heads back behind the tokens, reshape so the heads' "
-               "coordinates sit side by side, then map back to the model width", None),
+               "coordinates sit side by side, then mix them with W_O into the model's width", None),
     ], [
         "Point at the picture from left to right: transpose first, then reshape. Reshaping "
         "the head-first layout directly would mix token rows with head rows.",

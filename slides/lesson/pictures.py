@@ -620,7 +620,9 @@ def mask(book: Book, sentence: str, description: str, size: str = "panel") -> Pi
                                    draws=entry))
                 shapes.append(_label(x + cell / 2, y + cell / 2 + 7, book.n(entry),
                                      anchor="middle", size=_FONT))
-    return Picture(left + cell * n + 20, top + cell * n + 10, description, tuple(shapes), size)
+    shapes.append(_label(left, top + cell * n + 28, Text("row: receiver · column: source"),
+                         size=_FONT, tone="muted"))
+    return Picture(left + cell * n + 20, top + cell * n + 40, description, tuple(shapes), size)
 
 
 # --------------------------------------------------------------------------- tensors
