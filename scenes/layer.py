@@ -27,6 +27,7 @@ from manim import (
 
 from scenes.kit import (
     BAR_UNIT,
+    ENGLISH,
     INK,
     MUTED,
     SAFE_BOTTOM,
@@ -152,8 +153,7 @@ class RolesAndShapes(LectureScene):
         table.scale(1.4)
         group = VGroup(table, note.next_to(table, DOWN, buff=0.5)).move_to(DOWN * 0.2)
         named = {f"f{c}": features[c] for c in range(self.ws.d_model)}
-        listing = ", ".join("{" + f"f{c}" + "}" for c in range(self.ws.d_model - 1)) + \
-            (" and " if self.ws.d_model > 1 else "") + "{" + f"f{self.ws.d_model - 1}" + "}"
+        listing = ENGLISH.join(["{" + slot + "}" for slot in named])
         heading, title = self.new_title(heading, "What a row's coordinates stand for here")
         self.say("In this hand-made worksheet, each coordinate of a row has a meaning we "
                  "gave it: " + listing + ".", self.unpoint(), fade_out(previous), title,

@@ -13,6 +13,7 @@ has a ``kind`` naming the partial that displays it (``blocks/<kind>.html.j2``).
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -116,8 +117,6 @@ _TEX_SYMBOLS = {"Delta": "Δ", "alpha": "α", "infty": "∞", "odot": " ⊙ ", "
 def _plain_tex(tex: str) -> tuple[tuple[str, str], ...]:
     """Plain runs of the little TeX the deck writes: symbols, ``\\operatorname{}``,
     ``\\sqrt{}``, thin spaces, and one level of subscripts and superscripts."""
-    import re
-
     text = re.sub(r"\\operatorname\{([^}]*)\}", r"\1", tex).replace("\\,", "\u2009")
     text = re.sub(r"\\([A-Za-z]+) ?", lambda m: _TEX_SYMBOLS.get(m.group(1), m.group(1)), text)
     text = re.sub(" +", " ", text)

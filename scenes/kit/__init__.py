@@ -56,6 +56,7 @@ from scenes.kit.palette import HEAD_COLOURS, INK, MUTED, NEGATIVE
 from scenes.kit.scene import BREATH, LONGEST_SILENCE, LectureScene
 from scenes.kit.text import (
     ELIDE_AFTER,
+    ENGLISH,
     Bound,
     Filled,
     Word,
@@ -74,6 +75,7 @@ __all__ = [
     "BREATH",
     "CODE_LITERALS",
     "ELIDE_AFTER",
+    "ENGLISH",
     "FONT",
     "HEAD_COLOURS",
     "INK",

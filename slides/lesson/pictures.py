@@ -521,6 +521,25 @@ def _grid_labels(book: Book, sentence: str, bold_last: bool) -> list[Shape]:
     return labels
 
 
+def _weight_cells(book: Book, key: str, tone: str, left: float, top: float,
+                  cell: float) -> list[Shape]:
+    """A receiver × source grid's cells from ``left, top``: each allowed cell shaded by its
+    weight ``key[i][j]`` in ``tone``, every future cell grey."""
+    shapes: list[Shape] = []
+    for i in range(book.length):
+        for j in range(book.length):
+            x, y, entry = _r(left + j * cell), _r(top + i * cell), f"{key}[{i}][{j}]"
+            if j > i:
+                shapes.append(Rect(x, y, _r(cell), _r(cell), "masked", "paper", 1.0,
+                                   role="masked", draws=entry))
+                continue
+            shapes.append(Rect(x, y, _r(cell), _r(cell), "paper", "faint", 1.0, role="cell"))
+            shapes.append(Rect(x, y, _r(cell), _r(cell), tone,
+                               opacity=_r(float(book.value(entry))), role="weight",
+                               draws=entry))
+    return shapes
+
+
 def heatmap(book: Book, sentence: str, key: str, head: int | None, description: str,
             numbers: Sequence[int] = (), size: str = "panel") -> Picture:
     """A receiver × source grid: each allowed cell shaded by its weight in the head's
@@ -529,21 +548,11 @@ def heatmap(book: Book, sentence: str, key: str, head: int | None, description: 
     cell, left, top = _CELL, _GRID_LEFT, _GRID_TOP
     tone = head_tone(head)
     shapes: list[Shape] = _grid_labels(book, sentence, bold_last=True)
-    for i in range(n):
-        y = top + i * cell
-        for j in range(n):
-            x = left + j * cell
-            entry = f"{key}[{i}][{j}]"
-            if j > i:
-                shapes.append(Rect(x, y, cell, cell, "masked", "paper", 1.0, role="masked",
-                                   draws=entry))
-                continue
-            shapes.append(Rect(x, y, cell, cell, "paper", "faint", 1.0, role="cell"))
-            shapes.append(Rect(x, y, cell, cell, tone, opacity=_r(float(book.value(entry))),
-                               role="weight", draws=entry))
-            if i in numbers:
-                shapes.append(_label(x + cell / 2, y + cell / 2 + 5, book.n(entry),
-                                     anchor="middle", size=12.0))
+    shapes += _weight_cells(book, key, tone, left, top, cell)
+    for i in numbers:
+        for j in range(i + 1):
+            shapes.append(_label(left + j * cell + cell / 2, top + i * cell + cell / 2 + 5,
+                                 book.n(f"{key}[{i}][{j}]"), anchor="middle", size=12.0))
     if book.last in numbers:
         y = top + book.last * cell
         shapes.append(Rect(left, y, cell * n, cell, "none", "ink", 2.5, role="focus"))
@@ -579,18 +588,7 @@ def heatmaps(book: Book, sentence: str, description: str) -> Picture:
                              anchor="middle", tone=tone, bold=True, size=_FONT))
         shapes += [_label(x0 + j * cell + cell / 2 + 4, top - 8, book.token(sentence, j),
                           size=_FONT, rotate=-45.0, tone="muted") for j in range(n)]
-        for i in range(n):
-            for j in range(n):
-                x, y, entry = x0 + j * cell, top + i * cell, f"{key}[{i}][{j}]"
-                if j > i:
-                    shapes.append(Rect(_r(x), _r(y), _r(cell), _r(cell), "masked", "paper",
-                                       1.0, role="masked", draws=entry))
-                    continue
-                shapes.append(Rect(_r(x), _r(y), _r(cell), _r(cell), "paper", "faint", 1.0,
-                                   role="cell"))
-                shapes.append(Rect(_r(x), _r(y), _r(cell), _r(cell), tone,
-                                   opacity=_r(float(book.value(entry))), role="weight",
-                                   draws=entry))
+        shapes += _weight_cells(book, key, tone, x0, top, cell)
     bottom = top + n * cell
     shapes.append(_label(left, bottom + 26, Text("row: receiver · column: source · more "
                                                  "weight, darker · grey: the future"),
