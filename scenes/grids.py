@@ -151,9 +151,10 @@ class AttentionGrids(LectureScene):
                    / (len(self.heads) * len(self.tokens)))
         shaded = [self.grid(h, cell=cell, numbers=False, words=h == 1) for h in self.heads]
         self.page = side_by_side(shaded, grow=1.5)
-        self.say("Side by side, with shading only: the first row is the same in every "
-                 "head, since the first receiver can read only itself.", fade_in(self.page),
-                 self.point_at(*(grid.rows[0] for grid in shaded), each=True))
+        template = "Side by side, with shading only: the first row is the same in every " \
+                   "head, since the first receiver can read only itself."
+        self.say(template, cued(template, [("first row", self.point_at(
+            *(grid.rows[0] for grid in shaded), each=True))], opening=[fade_in(self.page)]))
         template = "Further down, each head spreads its weights its own way."
         self.say(template, cued(template, [("each", self.point_at(shaded[0].cells)),
                                            ("own", self.point_at(shaded[-1].cells))]))

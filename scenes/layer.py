@@ -33,6 +33,7 @@ from scenes.kit import (
     SAFE_BOTTOM,
     LectureScene,
     code,
+    cued,
     fade_in,
     fade_out,
     fit,
@@ -160,8 +161,10 @@ class RolesAndShapes(LectureScene):
                  fade_in(group), words=named)
         row = self.v.value(f"params.tok_emb[{rows[0]}]")
         k = max((k for k, c in enumerate(shown) if c is not None), key=lambda k: row[shown[k]])
-        self.say("“{w}” is built mostly of {f}, {x}. A trained model learns its coordinates, "
-                 "and they seldom have names.", self.point_at(table.cells[0][k]),
+        template = "“{w}” is built mostly of {f}, {x}. A trained model learns its " \
+                   "coordinates, and they seldom have names."
+        self.say(template, cued(template, [("“{w}”", self.point_at(VGroup(*table.cells[0]))),
+                                           ("{x}", self.point_at(table.cells[0][k]))]),
                  words={"w": tokens[picks[0]], "f": features[shown[k]]},
                  x=f"params.tok_emb[{rows[0]}][{shown[k]}]")
         return heading, group
