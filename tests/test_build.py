@@ -23,9 +23,10 @@ LECTURE = str(Path(sys.executable).with_name("lecture"))
 # reads the row W_O updates): every test that edits W_O re-renders it, narrated.
 SCENES = ["RiverBankPrompt", "HeadWalkthrough2", "PredictionMLP"]
 DRAFT = ("--quality", "draft")
-"""For the tests whose point is not the picture (outputs, voices, shards, failures): the
-draft quality renders the same sections in about half the time. The module's build and
-every test that rebuilds it stay at -ql."""
+"""Every build here but one is at the draft quality: -ql's pictures at 5 frames a second,
+in about half the time, narrated all the same. What -ql adds is only frames between
+the section ends, and the test of the draft quality renders -ql beside it and holds the
+two to the same frames."""
 
 
 def lecture(*args: str | Path, check: bool = False) -> subprocess.CompletedProcess[str]:
@@ -58,7 +59,7 @@ def edit_w_o(doc_path: Path, target: Path) -> Path:
 @pytest.fixture(scope="module")
 def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("build")
-    lecture("build", *SCENES, "--out", out, "-j", "2", check=True)
+    lecture("build", *SCENES, *DRAFT, "--out", out, "-j", "2", check=True)
     return out
 
 
@@ -84,7 +85,7 @@ def test_check_passes_on_a_fresh_build(built: Path) -> None:
 def test_a_rebuild_with_nothing_changed_renders_nothing(built: Path) -> None:
     before = digests(built)
     started = time.perf_counter()
-    process = lecture("build", *SCENES, "--out", built, check=True)
+    process = lecture("build", *SCENES, *DRAFT, "--out", built, check=True)
     elapsed = time.perf_counter() - started
     assert statuses(built) == dict.fromkeys(SCENES, "reused")
     assert "0 rendered" in process.stderr and "slides reused" in process.stderr
@@ -99,7 +100,7 @@ def _nothing_to_do(out: Path, **changes: Any) -> Any:
     from render.build import BuildOptions, unchanged
 
     options = {"worksheet": DEFAULT_WORKSHEET, "out": out, "scenes": tuple(SCENES),
-               "narration": Narration(), **changes}
+               "narration": Narration(), "quality": "draft", **changes}
     return unchanged(BuildOptions(**options))
 
 
@@ -150,7 +151,8 @@ def test_a_build_with_nothing_to_do_neither_validates_nor_computes(built: Path,
     out = tmp_path / "copy"
     shutil.copytree(built, out)
     process = subprocess.run([sys.executable, "-X", "importtime", LECTURE, "build", *SCENES,
-                              "--out", str(out)], capture_output=True, text=True, check=False)
+                              *DRAFT, "--out", str(out)], capture_output=True, text=True,
+                             check=False)
     assert process.returncode == 0, process.stderr[-2000:]
     imported = {line.split("|")[-1].strip() for line in process.stderr.splitlines()
                 if line.startswith("import time:")}
@@ -179,7 +181,8 @@ def test_a_w_o_edit_rerenders_exactly_the_dependent_scenes(built: Path,
         depends = any(key.split("[")[0] in changed for key in reads)
         expected[scene] = "rendered" if depends else "reused"
     assert set(expected.values()) == {"rendered", "reused"}
-    process = lecture("build", *SCENES, "--out", out, "--worksheet", edited, check=True)
+    process = lecture("build", *SCENES, *DRAFT, "--out", out, "--worksheet", edited,
+                      check=True)
     assert statuses(out) == expected
     assert "values changed" in process.stderr
     assert json.loads((out / "build.json").read_text())["slides"]["status"] == "rebuilt"
@@ -253,7 +256,7 @@ def _wait_for(predicate, seconds: float = 60) -> None:
 
 
 def _start_build(out: Path, worksheet: Path) -> subprocess.Popen[str]:
-    return subprocess.Popen([LECTURE, "build", *SCENES, "--out", str(out), "--worksheet",
+    return subprocess.Popen([LECTURE, "build", *SCENES, *DRAFT, "--out", str(out), "--worksheet",
                              str(worksheet), "-j", "1"], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, start_new_session=True)
 
@@ -271,7 +274,7 @@ def test_a_killed_build_leaves_the_previous_outputs_and_the_next_one_completes(
     os.killpg(process.pid, signal.SIGKILL)
     process.wait()
     assert digests(out) == before  # nothing half-written, nothing replaced
-    finished = lecture("build", *SCENES, "--out", out, "--worksheet", edited)
+    finished = lecture("build", *SCENES, *DRAFT, "--out", out, "--worksheet", edited)
     assert finished.returncode == 0, finished.stderr
     assert not (out / ".build.lock").exists()
     assert lecture("check", "--out", out).returncode == 0
@@ -598,7 +601,7 @@ def test_a_rebuild_synthesises_only_the_sentences_that_changed(built: Path,
     shutil.copytree(built, out)
     edited = edit_w_o(DEFAULT_WORKSHEET, tmp_path / "edited.json")
     env = {**os.environ, "LECTURE_SPEECH_CACHE": str(cache)}
-    process = subprocess.run([LECTURE, "build", *SCENES, "--out", str(out), "--worksheet",
+    process = subprocess.run([LECTURE, "build", *SCENES, *DRAFT, "--out", str(out), "--worksheet",
                               str(edited)], capture_output=True, text=True, check=False, env=env)
     assert process.returncode == 0, process.stderr[-2000:]
     said_before = {c["spoken"] for m in before.values() for c in m["captions"]}
