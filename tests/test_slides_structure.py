@@ -14,6 +14,7 @@ import pytest
 
 from outline import PARTS, lecture_order
 from slides.context import (
+    Agenda,
     Block,
     Code,
     Deck,
@@ -21,6 +22,7 @@ from slides.context import (
     Math,
     Num,
     Panel,
+    Para,
     Picture,
     Slide,
     Switch,
@@ -119,6 +121,31 @@ def test_every_lesson_part_has_its_stacks_with_the_expected_slides(which, reques
         assert stack.slides[0].role == "title", stack.id
     assert [s.head for s in deck.stacks if s.part == "head-walkthrough"] == \
         list(range(1, heads + 1))
+
+
+@pytest.mark.parametrize("which", ["default", "three"])
+def test_each_stack_opens_on_the_model_map_with_its_parts_steps_lit(which, request) -> None:
+    """Issue 24: a title slide orients as its part's first clip does: the model map with
+    the part's steps lit (one head's box in a head's stack), the part's opening sentence,
+    then the agenda."""
+    deck: Deck = request.getfixturevalue(f"{which}_deck")
+    ws: Worksheet = request.getfixturevalue("default_ws" if which == "default" else "three_ws")
+    for stack in deck.stacks:
+        first = stack.slides[0]
+        if not any(isinstance(block, Agenda) for block in first.blocks):
+            continue  # the deck's own title and the references
+        lesson_part = next(p for p in PARTS if p.id == stack.part)
+        picture, *rest = first.blocks
+        assert isinstance(picture, Picture), stack.id
+        lit = [shape for shape in picture.shapes if getattr(shape, "role", "") == "lit"]
+        heads = 0 if "heads" not in lesson_part.steps else 1 if stack.head else ws.n_heads
+        assert len(lit) == len(lesson_part.steps) - ("heads" in lesson_part.steps) + heads, \
+            stack.id
+        said = [block for block in rest if isinstance(block, Para)]
+        shown = "".join(run.text if isinstance(run, Text) else run.tex
+                        for block in said for run in block.runs)
+        assert shown == lesson_part.opening, stack.id
+        assert isinstance(rest[-1], Agenda), stack.id
 
 
 LAB_MOST = 12

@@ -11,8 +11,17 @@ from collections.abc import Callable
 
 from outline import PARTS
 from slides.context import Stack
-from slides.lesson import combine, lab, layer, library, references, story, walkthrough
+from slides.lesson import (
+    combine,
+    lab,
+    layer,
+    library,
+    references,
+    story,
+    walkthrough,
+)
 from slides.lesson.kit import Book
+from slides.lesson.openings import placed
 
 __all__ = ["BUILDERS", "build_stacks"]
 
@@ -39,7 +48,8 @@ BUILDERS: dict[str, Callable[[Book], list[Stack]]] = {
 
 
 def build_stacks(book: Book) -> tuple[Stack, ...]:
-    """Every stack of the deck, part by part in lecture order, then the references.
+    """Every stack of the deck, part by part in lecture order, then the references; each
+    stack's title slide opens on the model map (:func:`~slides.lesson.openings.placed`).
 
     Raises
     ------
@@ -50,5 +60,5 @@ def build_stacks(book: Book) -> tuple[Stack, ...]:
     missing = [part for part in parts if part not in BUILDERS]
     if missing:
         raise KeyError(f"no slides for lesson part(s) {', '.join(missing)}")
-    lesson = [stack for part in parts for stack in BUILDERS[part](book)]
+    lesson = [placed(book, stack) for part in parts for stack in BUILDERS[part](book)]
     return (*lesson, *references.references(book))

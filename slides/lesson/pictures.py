@@ -744,16 +744,18 @@ def tensor_steps(book: Book, steps: Sequence[Step],
 # --------------------------------------------------------------------------- the model map
 
 
-def model_map(book: Book, lit: str, head: int | None = None, size: str = "strip",
+def model_map(book: Book, lit: str | Sequence[str], head: int | None = None,
+              size: str = "strip",
               spans: Sequence[tuple[str, str, tuple[Glyph, ...]]] = ()) -> Picture:
     """The layer from embeddings to the next word, in :data:`outline.STEPS` order, with
-    the step ``lit`` outlined in ink and every other box neutral; the heads are one box
-    per head in its colour (``head`` alone when given).
+    the step ``lit`` (or each of several) outlined in ink and every other box neutral; the
+    heads are one box per head in its colour (``head`` alone when given).
 
     ``spans`` holds ``(first, last, name)``: a bracket under the boxes from step ``first``
     to step ``last`` with its name below, such as the code class that computes them; each
     next span goes one level lower."""
-    unknown = [step for step in (lit, *(s for first, last, _ in spans for s in (first, last)))
+    lit = (lit,) if isinstance(lit, str) else tuple(lit)
+    unknown = [step for step in (*lit, *(s for first, last, _ in spans for s in (first, last)))
                if step not in STEPS]
     if unknown:
         raise ValueError(f"model map: unknown step {unknown[0]!r}; expected one of {STEPS}")
@@ -766,7 +768,7 @@ def model_map(book: Book, lit: str, head: int | None = None, size: str = "strip"
     x = 10.0
     centres: dict[str, float] = {}
     for step in STEPS:
-        on = step == lit
+        on = step in lit
         if step == "heads":
             count = book.ws.n_heads
             each = (tall + 44) / count
@@ -808,8 +810,9 @@ def model_map(book: Book, lit: str, head: int | None = None, size: str = "strip"
     return Picture(x - gap + 10, bottom, _describe(lit), tuple(shapes), size)
 
 
-def _describe(lit: str) -> str:
-    return f"The model from embeddings to the next word; this slide is about the step {lit}"
+def _describe(lit: Sequence[str]) -> str:
+    return (f"The model from embeddings to the next word; this slide is about the "
+            f"step{'s' if len(lit) > 1 else ''} {', '.join(lit)}")
 
 
 # --------------------------------------------------------------------------- W_O
