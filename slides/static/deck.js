@@ -55,18 +55,23 @@
   /* Whether everything on the slide lies inside its padding box and inside its column
    * (the bottom padding keeps clear of the slide number and the arrows). */
   function fits(slide) {
-    var box = slide.getBoundingClientRect(), style = getComputedStyle(slide);
-    var bottom = box.top + slide.clientHeight - parseFloat(style.paddingBottom);
+    /* In print, a slide grows with its content: its page is the bound. */
+    var page = slide.closest(".pdf-page"), style = getComputedStyle(slide);
+    var box = (page || slide).getBoundingClientRect();
+    var height = page ? page.clientHeight : slide.clientHeight;
+    var width = page ? page.clientWidth : slide.clientWidth;
+    var bottom = box.top + height - parseFloat(style.paddingBottom);
     for (var k = 0; k < slide.children.length; k++) {
       var block = slide.children[k];
       if (!block.matches("aside.notes") && block.getBoundingClientRect().bottom > bottom + 1) {
         return false;
       }
     }
-    var right = box.left + slide.clientWidth - parseFloat(style.paddingRight);
+    var right = box.left + width - parseFloat(style.paddingRight);
     var wide = slide.querySelectorAll("table, pre, p, ol, ul, .column, .formula, .flow, figure");
     for (var m = 0; m < wide.length; m++) {
-      if (!wide[m].closest("aside.notes, [hidden]")
+      // (not "[hidden]": in print, Reveal.js marks every slide but the current one hidden)
+      if (!wide[m].closest("aside.notes") && wide[m].checkVisibility()
           && wide[m].getBoundingClientRect().right > right + 1) return false;
     }
     var listings = slide.querySelectorAll("pre.code code");
