@@ -12,6 +12,7 @@ from manim import (
     LEFT,
     RIGHT,
     UP,
+    Circle,
     Dot,
     LaggedStart,
     Line,
@@ -270,13 +271,14 @@ class TrainedComparison(LibraryScene):
         picture = VGroup(row, arrows, numbers, position, total, weights)
         place(picture)
         if heads != self.heads[0]:  # the parts around the heads were said for the first
+            cut, joined = self.slices(a, heads, layer)
             self.say("{h:head} each take a slice of {d} coordinates from the same "
                      "projections.", Fade(rows), Fade(rows.count), Fade(position),
-                     Fade(arrows[0]), Fade(layer), self.point_at(layer), h=f"{a}.heads",
-                     d=f"{a}.d_head")
+                     Fade(arrows[0]), Fade(layer), Fade(cut), self.point_at(cut.pieces),
+                     h=f"{a}.heads", d=f"{a}.d_head")
             self.say("Each has its own softmax and grid of weights; their messages are joined "
-                     "back to {w} before W_O.", Fade(weights), self.point_at(weights),
-                     w="trained.width")
+                     "back to {w} before W_O.", Fade(weights), Fade(joined),
+                     self.point_at(weights, joined, each=True), w="trained.width")
             total_sum = self.bound("{h} heads × {k} × ({w} × {d}) + {w} × {w} = {p}", 22, INK,
                                    h=f"{a}.heads", k="trained.projections", w="trained.width",
                                    d=f"{a}.d_head", p=f"{a}.parts.attention")
@@ -284,7 +286,8 @@ class TrainedComparison(LibraryScene):
             if total_sum.get_bottom()[1] < CONTENT_BOTTOM:
                 total_sum.shift(UP * (CONTENT_BOTTOM - total_sum.get_bottom()[1]))
             self.say("{h} heads times {k} slices of {w} by {d}, plus W_O's {w} by {w}: {p} "
-                     "parameters.", Fade(layer.count), Fade(total_sum),
+                     "parameters.", Fade(cut, appear=False), Fade(joined, appear=False),
+                     Fade(layer.count), Fade(total_sum),
                      self.point_at(total_sum, layer.count, each=True), h=f"{a}.heads",
                      k="trained.projections", w="trained.width", d=f"{a}.d_head",
                      p=f"{a}.parts.attention")
@@ -307,14 +310,48 @@ class TrainedComparison(LibraryScene):
                  Fade(weights), self.point_at(weights), c="trained.context")
         self.say("The future is blocked; so are a short prompt's pads on the left, by the "
                  "padding mask.", self.point_at(grids, pads, each=True))
+        plus = self.sum_node(arrows[1])
         self.say("W_O's output is added back to the rows: the residual.", Fade(arrows[1]),
-                 self.point_at(layer))
+                 Fade(plus), self.point_at(plus))
         self.say("Only the last row goes on: the hidden layer reads just {w} numbers, {p} "
                  "parameters.", Fade(last), Fade(last.count), self.point_at(last, last.count),
                  w="trained.width", p=f"{a}.parts.hidden")
         self.say("With the same vocabulary layer, {p} parameters in all.", Fade(arrows[2]),
                  Fade(vocab), Fade(vocab.count), Fade(total), self.point_at(total),
                  p=f"{a}.params")
+
+    def slices(self, a: str, heads: int, layer: Mobject) -> tuple[VGroup, VGroup]:
+        """Under the projections, to their right: one projected row cut into the heads'
+        slices (each in its head's colour, its width written under it), and below it the
+        heads' messages joined back into one row of the full width."""
+        width = 5.2
+        pieces = VGroup(*(Rectangle(width=width / heads, height=0.32, stroke_color=BACKGROUND,
+                                    stroke_width=3, fill_color=self.head_colour(h + 1),
+                                    fill_opacity=0.85) for h in range(heads)))
+        pieces.arrange(RIGHT, buff=0)
+        sizes = VGroup(*(self.num(f"{a}.d_head", 20, INK, mono=False)
+                         .next_to(piece, DOWN, buff=0.1) for piece in pieces))
+        name = self.bound("a projected row of {w}, cut into {h:head}", 20, MUTED,
+                          w="trained.width", h=f"{a}.heads").next_to(pieces, UP, buff=0.12)
+        cut = VGroup(name, pieces, sizes)
+        cut.pieces = VGroup(pieces, sizes)
+        bar = Rectangle(width=width, height=0.32, stroke_width=0, fill_color=MUTED,
+                        fill_opacity=0.8)
+        caption = self.bound("their messages, joined: {w} again, into W_O", 20, MUTED,
+                             w="trained.width").next_to(bar, DOWN, buff=0.12)
+        joined = VGroup(bar, caption).next_to(cut, DOWN, buff=0.45)
+        picture = VGroup(cut, joined)
+        left = layer.get_right()[0] + 0.5
+        fit(picture, 6.9 - left, layer.get_bottom()[1] - 0.3 - CONTENT_BOTTOM)
+        picture.next_to([left, layer.get_bottom()[1] - 0.3, 0], DOWN + RIGHT, buff=0)
+        return cut, joined
+
+    def sum_node(self, link: Mobject) -> VGroup:
+        """A small ⊕ on an arrow: where the rows are added back (the residual)."""
+        ring = Circle(radius=0.15, color=INK, stroke_width=2.5).set_fill(BACKGROUND, 1.0)
+        arms = VGroup(Line(LEFT * 0.08, RIGHT * 0.08), Line(DOWN * 0.08, UP * 0.08))
+        arms.set_stroke(INK, 2.5)
+        return VGroup(ring, arms).move_to(link.get_center())
 
     def parts(self) -> None:
         """Each model's count as a bar split by part: attention is small, the MLP's first
