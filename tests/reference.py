@@ -29,12 +29,14 @@ __all__ = [
     "embed",
     "expected_at",
     "head_final_row",
+    "joined_pieces",
     "lab",
     "lm_loss",
     "lm_parameters",
     "patches",
     "sentence",
     "softmax",
+    "softmax_asides",
     "token_ids",
     "toy",
     "trained",
@@ -52,6 +54,8 @@ ADAMW_EPS = 1e-8
 """``torch.optim.AdamW``'s default ``eps``."""
 ADAMW_WEIGHT_DECAY = 0.01
 """``torch.optim.AdamW``'s default ``weight_decay``."""
+RGB = 3
+"""Values per pixel of a colour image."""
 SLACK = 1e-12
 """Relative slack of :func:`within_display` for a true value on a rounding tie, which two
 float64 computations may round either way. Far above float64 rounding (about 1e-16), far
@@ -127,6 +131,20 @@ def head_final_row(E: np.ndarray, W_Q: np.ndarray, W_K: np.ndarray,
             "A": A, "H": A @ V}
 
 
+def softmax_asides(dots: np.ndarray, scale: float) -> dict[str, Any]:
+    """The final receiver's softmax two other ways: without dividing the dot products by
+    ``scale`` (``unscaled.weights``), and with the largest score subtracted before
+    exponentiating (``stable.*``: ``max scores exps denominator weights``)."""
+    raw = np.exp(dots)
+    scores = dots / scale
+    largest = scores.max()
+    shifted = scores - largest
+    exps = np.exp(shifted)
+    return {"unscaled.weights": raw / raw.sum(), "stable.max": largest,
+            "stable.scores": shifted, "stable.exps": exps, "stable.denominator": exps.sum(),
+            "stable.weights": exps / exps.sum()}
+
+
 def _projections(doc: Doc, kind: str) -> list[np.ndarray]:
     return [_array(p[kind]) for p in doc["headsLesson"]["projections"]]
 
@@ -138,8 +156,9 @@ def sentence(doc: Doc, name: str) -> dict[str, Any]:
     -------
     dict
         ``ids E mask heads joined update_terms delta E_prime wide hidden_pre hidden logits
-        probs prediction W_O``; ``heads[h]`` holds :func:`head_final_row`'s steps plus
-        ``share``, that head's part of the update.
+        probs prediction W_O probs_sum ranked probs_rest``; ``heads[h]`` holds
+        :func:`head_final_row`'s steps plus ``share``, that head's part of the update;
+        ``probs_rest[k]`` is the probability outside the ``k`` most probable words.
     """
     E = embed(doc, name)
     W_O = _array(doc["headsLesson"]["W_O"])
@@ -156,11 +175,14 @@ def sentence(doc: Doc, name: str) -> dict[str, Any]:
     hidden_pre = updated @ _array(doc["W_hidden"]) + _array(doc["b_hidden"])
     logits = np.maximum(hidden_pre, 0) @ _array(doc["W_vocab"]) + _array(doc["b_vocab"])
     probs = softmax(logits[-1])
+    ranked = np.argsort(-probs, kind="stable")  # most probable first, ties by id
     return {"ids": token_ids(doc, name), "E": E, "mask": _causal(len(E)).astype(int),
             "heads": heads, "joined": joined, "update_terms": joined[-1][:, None] * W_O,
             "delta": delta, "E_prime": updated, "wide": wide, "hidden_pre": hidden_pre[-1],
             "hidden": np.maximum(hidden_pre[-1], 0), "logits": logits, "probs": probs,
-            "prediction": int(np.argmax(probs)), "W_O": W_O}
+            "prediction": int(np.argmax(probs)), "W_O": W_O, "probs_sum": probs.sum(),
+            "ranked": ranked,
+            "probs_rest": np.array([probs[ranked[k:]].sum() for k in range(len(probs) + 1)])}
 
 
 # --------------------------------------------------------------------------- lesson extras
@@ -228,7 +250,8 @@ def trained(doc: Doc) -> dict[str, Any]:
                     f"{prefix}.parts.vocab": h * V + V})
         out.update({f"{prefix}.params": counts[f"heads{heads}"],
                     f"{prefix}.attention_params": 4 * w * w, f"{prefix}.heads": heads,
-                    f"{prefix}.d_head": d_head, f"{prefix}.E": [T, w], f"{prefix}.W_Q": [w, w],
+                    f"{prefix}.d_head": d_head, f"{prefix}.scale": math.sqrt(d_head),
+                    f"{prefix}.E": [T, w], f"{prefix}.W_Q": [w, w],
                     f"{prefix}.Q": [T, d_head], f"{prefix}.A": [T, T],
                     f"{prefix}.H": [T, d_head], f"{prefix}.joined": [T, w],
                     f"{prefix}.W_O": [w, w], f"{prefix}.W_hidden": [w, h],
@@ -362,6 +385,20 @@ def adamw_first_step(params: Mapping[str, np.ndarray], grads: Mapping[str, np.nd
     return out
 
 
+def joined_pieces(heads: int, length: int) -> dict[str, np.ndarray]:
+    """``lab.mix.*``: the (token position, head number) of piece ``k`` of joined row ``r``.
+
+    Joined right, row ``r`` is token ``r`` with every head's piece in head order. Reshaped
+    without the transpose, the rows are read in memory order, every token of head 1 first:
+    piece ``k`` of row ``r`` is message row ``c = r·H + k`` of that order, head ``c // T``
+    and token ``c % T`` (both counted from one here).
+    """
+    r, k = np.meshgrid(np.arange(length), np.arange(heads), indexing="ij")
+    c = r * heads + k
+    return {"lab.mix.right_token": r + 1, "lab.mix.right_head": k + 1,
+            "lab.mix.wrong_token": c % length + 1, "lab.mix.wrong_head": c // length + 1}
+
+
 def lab(doc: Doc) -> dict[str, Any]:
     """``lab.*``: the batch of every sentence, its shapes, loss, one AdamW step, one token."""
     names = list(doc["sentences"])
@@ -384,6 +421,7 @@ def lab(doc: Doc) -> dict[str, Any]:
         "lab.shape.logits": [batch, vocab], "lab.A_weights": batch * heads * length * length,
         "lab.params": sum(p.size for p in params.values()), "lab.param_tensors": len(params),
         "lab.learning_rate": float(doc["lesson"]["lab"]["learningRate"]),
+        **joined_pieces(heads, length),
     }
     targets = doc["lesson"]["targets"]
     if targets:
@@ -443,6 +481,9 @@ def values(doc: Doc) -> dict[str, Any]:
         for kind in "QKV":
             out[f"params.h{h}.W_{kind}"] = _array(head[kind])
         out[f"params.h{h}.W_O"] = W_O[(h - 1) * d_head:h * d_head]
+        reads = np.abs(_array(head["K"])).sum(axis=1)
+        out[f"params.h{h}.K_reads"] = reads
+        out[f"params.h{h}.K_order"] = np.argsort(-reads, kind="stable")
     out["params.W_O"] = W_O
     for key in ("W_hidden", "b_hidden", "W_vocab", "b_vocab"):
         out[f"params.{key}"] = _array(doc[key])
@@ -452,11 +493,14 @@ def values(doc: Doc) -> dict[str, Any]:
     cases = {name: sentence(doc, name) for name in names}
     for name, case in cases.items():
         for key in ("ids", "E", "mask", "joined", "update_terms", "delta", "E_prime",
-                    "hidden_pre", "hidden", "logits", "probs", "prediction"):
+                    "hidden_pre", "hidden", "logits", "probs", "prediction", "probs_sum",
+                    "ranked", "probs_rest"):
             out[f"{name}.{key}"] = case[key]
         for h, head in enumerate(case["heads"], start=1):
             for step in ("Q", "K", "V", *row_steps, "share"):
                 out[f"{name}.h{h}.{step}"] = head[step]
+            for step, value in softmax_asides(head["dots"], head["scale"]).items():
+                out[f"{name}.h{h}.{step}"] = value
         for step in row_steps:
             out[f"{name}.wide.{step}"] = case["wide"][step]
         if lesson["targets"]:
@@ -472,6 +516,7 @@ def values(doc: Doc) -> dict[str, Any]:
         "shapes.joined": [length, n_heads * d_head], "shapes.W_O": [n_heads * d_head, width],
         "shapes.W_O_block": [d_head, width], "shapes.delta": [length, width],
         "shapes.E_prime": [length, width], "shapes.last_row": [1, width],
+        "shapes.W_Q_packed": [width, n_heads * d_head], "shapes.q_packed": [1, n_heads * d_head],
     })
 
     # nn.MultiheadAttention packs Q, K and V into one [3d, d] weight (and one 3d bias);
@@ -485,8 +530,13 @@ def values(doc: Doc) -> dict[str, Any]:
         "bias.extra": 4 * width, "bias.offsets_per_projection": width,
         "bias.head_slice": d_head, "bias.in_proj_weight": [3 * width, width],
         "bias.in_proj_bias": [3 * width], "bias.out_proj_weight": [width, width],
-        "bias.out_proj_bias": [width],
+        "bias.out_proj_bias": [width], "bias.in_proj_block": [width, width],
+        "bias.projections": 4, "bias.weights_per_projection": width * width,
     })
+    zero_rows = [r for r, row in enumerate(cases[names[0]]["heads"][0]["Q"]) if not np.any(row)]
+    out["bias.zero_rows"] = len(zero_rows)
+    if zero_rows:
+        out["bias.zero_row"] = zero_rows[0]
 
     out.update({f"toy.{key}": value for key, value in toy(doc).items()})
 
@@ -516,6 +566,11 @@ def values(doc: Doc) -> dict[str, Any]:
         "patches.shape.image": [side, side], "patches.shape.flat": [count, per_patch],
         "patches.shape.W": [per_patch, p_width], "patches.shape.rows": [count, p_width],
         "patches.shape.sequence": [count + 1, p_width],
+        # a colour image: three values (red, green, blue) per pixel, channels first
+        "patches.channels": RGB, "patches.values_per_patch_rgb": per_patch * RGB,
+        "patches.shape.image_rgb": [RGB, side, side],
+        "patches.shape.flat_rgb": [count, per_patch * RGB],
+        "patches.shape.W_rgb": [per_patch * RGB, p_width],
     })
 
     out.update(lab(doc))

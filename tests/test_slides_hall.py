@@ -33,10 +33,11 @@ from playwright.sync_api import Browser, Page
 from outline import lecture_order
 from slides.deck import build_deck
 from slides.pdf import SLIDE_SIZE
+from tests.conftest import THREE_HEADS
 from tests.test_slides_browser import READY, go
 from tests.test_slides_html import rendered_clips
 from tests.test_slides_pictures import concept_slides
-from worksheet import Values, Worksheet
+from worksheet import Values, Worksheet, compute_values, load_worksheet
 
 TEXT_PX, TABLE_PX, PHONE_PX = 24, 20, 12
 PICTURE_PX = 16
@@ -113,10 +114,117 @@ ROOM_TO_GROW = """() => {
 }"""
 
 
+OVERLAP_PX = 3
+"""How far two texts' ink may run into each other, in CSS pixels, before they overlap."""
+HALF = SLIDE_SIZE[1] / 2
+"""Issue 24: a content slide's content reaches at least half way down the slide."""
+
+# Every slide in every switcher state, all fragments shown: the text boxes that overlap
+# (two texts' ink boxes sharing more than OVERLAP_PX both ways), and where the slide's
+# content ends. A text box is a text node's line box, or a whole formula or picture label,
+# trimmed to the middle of its line so that the leading of stacked lines does not count.
+STATE_LAYOUT = """(overlapPx) => {
+  Reveal.configure({transition: 'none', fragments: false});
+  const found = [];
+  const KEEP = 0.6;
+  const corners = (x, y, w, h, map) => {
+    const cut = h * (1 - KEEP) / 2;
+    return [[x, y + cut], [x + w, y + cut], [x + w, y + h - cut], [x, y + h - cut]].map(map);
+  };
+  const flat = (r) => corners(r.left, r.top, r.width, r.height, p => p);
+  const drawn = (text) => {  // an SVG label's own box, turned as the label is turned
+    const b = text.getBBox(), m = text.getScreenCTM();
+    return corners(b.x, b.y, b.width, b.height,
+                   ([x, y]) => [m.a * x + m.c * y + m.e, m.b * x + m.d * y + m.f]);
+  };
+  const depth = (p, q) => {  // least overlap of two convex quads along their edges' normals
+    let least = Infinity;
+    for (const poly of [p, q]) {
+      for (let i = 0; i < 4; i++) {
+        const [x1, y1] = poly[i], [x2, y2] = poly[(i + 1) % 4];
+        const len = Math.hypot(x2 - x1, y2 - y1);
+        if (len < 1e-6) continue;
+        const nx = (y1 - y2) / len, ny = (x2 - x1) / len;
+        const along = (poly2) => poly2.map(([x, y]) => x * nx + y * ny);
+        const a = along(p), b = along(q);
+        least = Math.min(least, Math.min(Math.max(...a), Math.max(...b))
+                                - Math.max(Math.min(...a), Math.min(...b)));
+      }
+    }
+    return least;
+  };
+  const boxes = (slide) => {
+    const out = [];
+    const seen = new Set();
+    const walker = document.createTreeWalker(slide, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      const element = node.parentElement;
+      if (!node.textContent.trim() || element.closest('aside.notes')
+          || !element.checkVisibility()) continue;
+      const whole = element.closest('.katex, svg text');
+      if (whole) {
+        if (seen.has(whole)) continue;
+        seen.add(whole);
+        out.push([whole.textContent.trim(), whole.matches('svg text') ? drawn(whole)
+                  : flat(whole.getBoundingClientRect()), whole]);
+        continue;
+      }
+      const range = document.createRange();
+      range.selectNodeContents(node);
+      for (const r of range.getClientRects()) {
+        if (r.width < 1 || r.height < 1) continue;
+        out.push([node.textContent.trim(), flat(r), element]);
+      }
+    }
+    return out;
+  };
+  const states = (slide) => {
+    const axes = [...slide.querySelectorAll('.switcher .choices')].map(
+      group => [...group.querySelectorAll('button')]);
+    let combos = [[]];
+    for (const buttons of axes) {
+      combos = combos.flatMap(c => buttons.map(b => [...c, b]));
+    }
+    return combos;
+  };
+  for (const slide of Reveal.getSlides()) {
+    const at = Reveal.getIndices(slide);
+    Reveal.slide(at.h, at.v);
+    for (const combo of states(slide)) {
+      combo.forEach(button => button.click());
+      const state = combo.map(b => b.dataset.value).join('/');
+      const texts = boxes(slide);
+      for (let i = 0; i < texts.length; i++) {
+        for (let j = i + 1; j < texts.length; j++) {
+          const [a, ra, ea] = texts[i], [b, rb, eb] = texts[j];
+          if (ea === eb) continue;
+          if (depth(ra, rb) > overlapPx) {
+            found.push(['overlap', slide.id, state, a.slice(0, 30), b.slice(0, 30)]);
+          }
+        }
+      }
+      const top = slide.getBoundingClientRect().top;
+      const shown = [...slide.querySelectorAll(
+        'p, li, table, figure, pre, img, video, .formula, .tokens, .katex-display')]
+        .filter(e => e.checkVisibility() && !e.closest('aside.notes'));
+      const end = Math.max(0, ...shown.map(e => e.getBoundingClientRect().bottom - top));
+      found.push(['end', slide.id, state, slide.dataset.role || '', end]);
+    }
+  }
+  return found;
+}"""
+
+
 @pytest.fixture(scope="module")
 def default_deck(tmp_path_factory: pytest.TempPathFactory, default_ws: Worksheet,
                  default_values: Values) -> Path:
     return build_deck(default_ws, default_values, tmp_path_factory.mktemp("hall"))
+
+
+@pytest.fixture(scope="module")
+def three_deck(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    ws = load_worksheet(THREE_HEADS)
+    return build_deck(ws, compute_values(ws), tmp_path_factory.mktemp("three"))
 
 
 def _manifest(video: Path, frame: int) -> None:
@@ -310,6 +418,48 @@ def test_the_choice_carries_through_the_stack_and_the_heading_follows(
         page.close()
 
 
+# ------------------------------------------------------------------ layout in every state
+
+
+def _state_layout(browser: Browser, index: Path, spoil: str = "") -> list[list]:
+    page = _open(browser, index)
+    try:
+        if spoil:
+            page.evaluate(spoil)
+        return page.evaluate(STATE_LAYOUT, OVERLAP_PX)
+    finally:
+        page.close()
+
+
+@pytest.mark.parametrize("which", ["default", "three"])
+def test_no_two_texts_overlap_and_content_slides_fill_half_in_every_state(
+        browser, request, which: str) -> None:
+    """Issue 24: at 1280×720, on every slide in every switcher state with every fragment
+    shown, no text runs into another (a turned label is measured turned), and every slide
+    but a title slide has content reaching at least half way down."""
+    found = _state_layout(browser, request.getfixturevalue(f"{which}_deck"))
+    overlaps = [row[1:] for row in found if row[0] == "overlap"]
+    ends = [row[1:] for row in found if row[0] == "end"]
+    assert len({(slide, state) for slide, state, *_ in ends}) > 100  # every state was seen
+    assert overlaps == []
+    assert [(slide, state, round(end)) for slide, state, role, end in ends
+            if role != "title" and end < HALF] == []
+
+
+def test_the_layout_sweep_sees_a_text_laid_over_another(browser, default_deck: Path) -> None:
+    """The sweep above can fail: a paragraph moved onto the title is an overlap, and a
+    slide emptied but for its title ends above half."""
+    found = _state_layout(browser, default_deck, """() => {
+        const slide = document.getElementById('combine-residual');
+        const p = slide.querySelector('p:not(.kicker)');
+        p.style.position = 'absolute'; p.style.top = '60px'; p.style.left = '60px';
+        const empty = document.getElementById('grids-code');
+        empty.querySelectorAll(':scope > :not(h2, .kicker, aside)').forEach(
+            e => e.remove()); }""")
+    assert any(row[:2] == ["overlap", "combine-residual"] for row in found)
+    assert any(row[:2] == ["end", "grids-code"] and row[4] < HALF for row in found)
+
+
 # ------------------------------------------------------------------ pictures
 
 
@@ -406,6 +556,41 @@ def test_print_numbers_every_page_and_leaves_out_the_switchers(browser,
             .some(e => getComputedStyle(e).display !== 'none')""") is False
     finally:
         page.close()
+
+
+# Each printed page: its slide, and how far its content reaches right and down from the
+# page's corner (KaTeX's own clipped drawings and hidden speech text aside).
+PRINTED_EXTENT = """() => [...document.querySelectorAll('.pdf-page')].map(page => {
+  const box = page.getBoundingClientRect();
+  const shown = [...page.querySelectorAll('section *')].filter(e => e.checkVisibility()
+      && !e.closest('aside.notes, .katex-mathml, .katex svg')
+      && e.getBoundingClientRect().height > 0);
+  const rects = shown.map(e => e.getBoundingClientRect());
+  return [page.querySelector('section').id, box.width, box.height,
+          Math.max(0, ...rects.map(r => r.right - box.left)),
+          Math.max(0, ...rects.map(r => r.bottom - box.top))];
+})"""
+
+
+@pytest.mark.parametrize("which", ["default", "three"])
+def test_every_printed_page_holds_its_content_within_its_edges(browser, request,
+                                                               which: str) -> None:
+    """Issue 24: printed, each slide is fitted to its page as on screen (the W_O slide
+    reached 732 px down and tables ran off the right edge on 17 pages)."""
+    width, height = SLIDE_SIZE
+    page = browser.new_page(viewport={"width": width, "height": height})
+    try:
+        page.add_init_script("window.addEventListener('pdf-ready', () => "
+                             "{ window.__deckPrinted = true; });")
+        page.goto(request.getfixturevalue(f"{which}_deck").as_uri() + "?print-pdf")
+        page.wait_for_function("() => window.__deckPrinted === true", timeout=60_000)
+        page.evaluate("document.fonts.ready.then(() => true)")
+        extents = page.evaluate(PRINTED_EXTENT)
+    finally:
+        page.close()
+    assert len(extents) > 80
+    assert [(slide, round(right), round(bottom)) for slide, w, h, right, bottom in extents
+            if right > w + 1 or bottom > h + 1] == []
 
 
 # ------------------------------------------------------------------ stacks and clips

@@ -10,7 +10,9 @@ import json
 import re
 import shutil
 from collections.abc import Iterator
+from dataclasses import replace
 from html.parser import HTMLParser
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
@@ -23,11 +25,16 @@ from slides.context import (
     Code,
     Columns,
     Deck,
+    Explorer,
     Label,
+    Line,
+    Live,
     Num,
+    Para,
     Picture,
     Rect,
     Slide,
+    Stack,
     Switch,
     Text,
 )
@@ -36,10 +43,16 @@ from slides.context import (
 )
 from slides.deck import build_deck, deck_context
 from slides.lesson.pictures import ARC_WIDTH, BAR_LENGTH, COLUMN_HEIGHT
-from slides.lesson.walkthrough import RECAP
 from tests import reference
 from tests.conftest import DATA, THREE_HEADS
-from worksheet import DEFAULT_WORKSHEET, Worksheet, compute_values, load_worksheet
+from worksheet import (
+    BUNDLED_EXPERIMENT,
+    DEFAULT_WORKSHEET,
+    Worksheet,
+    compute_values,
+    load_worksheet,
+)
+from worksheet.results import load_experiment
 
 WORKSHEETS = {"default": DEFAULT_WORKSHEET, "three": THREE_HEADS}
 SEED_THREE = DATA / "seed-three-heads.json"
@@ -48,27 +61,24 @@ ROUNDING = 0.01
 """Coordinates are written with two decimals."""
 
 
+def exempt(slide: Slide) -> bool:
+    """Whether a slide may go without a picture: a stack's title slide (its agenda), a
+    clip, the references, or a slide the viewer works with (the explorer, the live
+    models). Every other slide explains a step of the lesson."""
+    return (slide.role in ("title", "clip") or slide.id.endswith("-title")
+            or slide.part == "references"
+            or any(isinstance(block, (Explorer, Live)) for block in slide.blocks))
+
+
+def concept_ids(deck: Deck) -> list[str]:
+    """The deck's slides that explain a step of the lesson, each of which must show a
+    picture: all of them but the exempt ones, so a new slide is one too."""
+    return [s.id for s in deck.slides if not exempt(s)]
+
+
 def concept_slides(ws: Worksheet) -> list[str]:
-    """The slides that explain a step of the lesson, each of which must show a picture."""
-    heads = range(1, ws.n_heads + 1)
-    steps = ("qk", "dots", "softmax", "weights", "values", "contributions", "message")
-    return [
-        "details-coat", "details-readings", "details-agreement", "details-object-event",
-        "details-swap-event",
-        "one-two-heads-one-head", "one-two-heads-several-heads", "one-two-heads-toy",
-        *(f"readings-h{h}" for h in heads), "readings-all", "roles-shapes-shapes",
-        *(f"head-1-{step}" for step in steps),
-        *(f"head-{h}-{step}" for h in heads[1:] for step in RECAP),
-        "wide-head-wider", "wide-head-preferences",
-        "combine-together", "combine-concat", "combine-w-o", "combine-blocks",
-        "combine-residual", "prediction-mlp", "other-context-switch",
-        "grids-project", "grids-mask", "grids-heads", "grids-join", "grids-code", "grids-call",
-        "bias-offset", "bias-flag", "pytorch-layer", "pytorch-model",
-        "patches-cut", "patches-rows", "patches-cls",
-        "lab-batch-model", "lab-batch-batch", "lab-batch-heads", "lab-batch-attend",
-        "lab-batch-join", "lab-training-step" if ws.lesson.targets else "lab-training-no-targets",
-        "lab-training-generate", "lab-library-check",
-    ]
+    """The concept slides of the worksheet's deck (:func:`concept_ids`)."""
+    return concept_ids(deck_context(ws, compute_values(ws)))
 
 
 @pytest.fixture(scope="module", params=list(WORKSHEETS))
@@ -133,12 +143,48 @@ def fresh(ref: dict[str, Any], key: str) -> float:
 
 def test_every_concept_slide_shows_a_picture_in_every_state(case) -> None:
     deck: Deck = case["deck"]
-    ids = {s.id for s in deck.slides}
-    wanted = concept_slides(case["ws"])
-    assert set(wanted) <= ids, sorted(set(wanted) - ids)
-    for id in wanted:
-        for shown in panels(slide(deck, id).blocks):
-            assert pictures_in(shown), id
+    wanted = concept_ids(deck)
+    left_out = [s for s in deck.slides if s.id not in wanted]
+    # what may go without a picture is the stacks' titles, the references and the explorer
+    assert {s.role or s.id for s in left_out} == {"title", "other-context-explorer"}
+    assert len(left_out) == len(deck.stacks) + 1
+    assert len(wanted) > 70
+    missing = [id for id in wanted
+               if not all(pictures_in(shown) for shown in panels(slide(deck, id).blocks))]
+    assert missing == []
+
+
+def test_a_new_slide_without_a_picture_is_caught(case) -> None:
+    """The rule is every slide but the exempt ones, so a slide added without a picture
+    is a concept slide that fails, not one a hand-kept list forgot."""
+    deck: Deck = case["deck"]
+    bare = Slide("grids-new-idea", (Text("A new idea"),), (Para((Text("In words only."),)),),
+                 ((Text("Say it."),),), "grids")
+    grown = Deck(deck.title, (*deck.stacks, Stack("grids", "grids", (Text("More"),), (bare,))))
+    assert "grids-new-idea" in concept_ids(grown)
+    assert not pictures_in(bare.blocks)
+
+
+def test_with_the_experiment_every_result_slide_shows_a_picture_too() -> None:
+    """The bundled experiment adds the corpus, the results and the continuations: each
+    of them a concept slide with its picture."""
+    ws = load_worksheet(DEFAULT_WORKSHEET)
+    deck = deck_context(ws, compute_values(ws, load_experiment(BUNDLED_EXPERIMENT, ws)))
+    wanted = concept_ids(deck)
+    assert {"trained-corpus", "trained-perplexity", "trained-cost",
+            "trained-continuations"} <= set(wanted)
+    assert [id for id in wanted if not pictures_in(slide(deck, id).blocks)] == []
+
+
+def test_no_slide_repeats_the_picture_of_the_slide_before(case) -> None:
+    """Each concept slide's picture shows its own step (the call of every head is not
+    the single head's function again): no two neighbours in a stack share a picture."""
+    for stack in case["deck"].stacks:
+        shown = [(s.id, {tuple(replace(shape, fragment=None) for shape in p.shapes)
+                         for p in pictures_in(s.blocks)})  # revealed later or not
+                 for s in stack.slides if not exempt(s)]
+        for (before, a), (after, b) in pairwise(shown):
+            assert not a & b, (before, after)
 
 
 def test_every_picture_is_an_accessible_svg_with_a_view_box(built: Path) -> None:
@@ -408,6 +454,180 @@ def test_a_worksheet_without_targets_pictures_its_training_slide_all_the_same() 
     assert "lab-training-step" not in ids
     for id in ("lab-training-no-targets", "lab-training-generate", "lab-batch-batch"):
         assert id in concept_slides(ws) and pictures_in(slide(deck, id).blocks), id
+
+
+# ------------------------------------------------------------------ the student review
+
+
+def _top(ref: dict[str, Any], sentence: str, h: int) -> int:
+    """The source a head weights most at the receiver, recomputed from its weights."""
+    return int(np.argmax(np.asarray(ref[f"{sentence}.h{h}.weights"], dtype=float)))
+
+
+def _bars(picture: Picture) -> list[Rect]:
+    return [s for s in picture.shapes if isinstance(s, Rect) and s.role == "bar"]
+
+
+def _words(label: Label) -> str:
+    return "".join(g.text for g in label.glyphs)
+
+
+def test_each_heads_favourite_source_is_its_strongest_weight(case) -> None:
+    """The roles slide draws, for every head, the weight of the source it weights most;
+    the other-context slide does so for every sentence and head, in the head's colour."""
+    ws: Worksheet = case["ws"]
+    ref = case["ref"]
+    heads = range(1, ws.n_heads + 1)
+    (roles,) = pictures_in(slide(case["deck"], "roles-shapes-roles").blocks)
+    (every,) = pictures_in(slide(case["deck"], "other-context-every").blocks)
+    for picture, sentences in ((roles, [ws.walkthrough]), (every, list(ws.sentences))):
+        expected = [(f"{s}.h{h}.weights[{_top(ref, s, h)}]", f"head-{h}")
+                    for s in sentences for h in heads]
+        assert [(bar.draws, bar.fill) for bar in _bars(picture)] == expected
+
+
+def test_the_toys_bars_are_named_and_a_legend_names_each_heads_colour(case) -> None:
+    ws: Worksheet = case["ws"]
+    (picture,) = [p for p in pictures_in(slide(case["deck"], "one-two-heads-toy").blocks)
+                  if _bars(p)]
+    swatches = [s for s in picture.shapes if isinstance(s, Rect) and s.role == "swatch"]
+    assert [s.fill for s in swatches] == ["head-1", "head-2"]
+    texts = [s for s in picture.shapes if isinstance(s, Label) and not s.key]
+    for swatch in swatches:  # each swatch has its name beside it, on its line
+        (name,) = [t for t in texts if abs(t.y - (swatch.y + 16)) <= 4 and t.x > swatch.x]
+        assert "head" in _words(name) and "coordinate" in _words(name)
+    sources = ws.lesson.toy.sources
+    for bar in _bars(picture):
+        row, i = (int(k) for k in re.findall(r"\[(\d+)\]", bar.draws))
+        assert bar.fill == f"head-{row + 1}"
+        (name,) = [t for t in texts if t.anchor == "end" and abs(t.y - (bar.y + 16)) <= 4]
+        assert _words(name) == sources[i]
+
+
+def test_the_joined_block_names_the_head_of_each_group_of_columns(case) -> None:
+    ws: Worksheet = case["ws"]
+    for id in ("combine-concat", "grids-join"):
+        for shown in panels(slide(case["deck"], id).blocks):
+            (picture,) = pictures_in(shown)
+            cells = [s for s in picture.shapes if isinstance(s, Rect) and s.role == "block"]
+            joined_x = max(c.x for c in cells) - (ws.n_heads * ws.d_head - 1) * cells[0].w
+            headers = [s for s in picture.shapes if isinstance(s, Label) and s.rotate]
+            assert [_words(h) for h in headers] == list(ws.lesson.head_names), id
+            for h, header in enumerate(headers):
+                group = [c for c in cells if c.x >= joined_x - ROUNDING
+                         and c.fill == f"head-{h + 1}"]
+                assert min(c.x for c in group) <= header.x + 4 <= max(c.x + c.w for c in group)
+                assert header.y < min(c.y for c in group)
+
+
+def test_the_offset_picture_has_a_legend_and_ticks_at_the_receivers_query(case) -> None:
+    """Every row moves by the same arrow, in the offset's direction; the axis under each
+    coordinate is ticked where the receiver's query was and where it goes, and those
+    ticks are labelled with their own numbers."""
+    ws: Worksheet = case["ws"]
+    ref = case["ref"]
+    s, last = ws.walkthrough, ws.length - 1
+    (picture,) = pictures_in(slide(case["deck"], "bias-offset").blocks)
+    swatches = [x for x in picture.shapes if isinstance(x, Rect) and x.role == "swatch"]
+    assert [x.fill for x in swatches] == ["head-1"]
+    names = [_words(x) for x in picture.shapes if isinstance(x, Label) and not x.key]
+    assert "Q" in names and "Q + bQ" in names
+    offset = np.asarray(ref["bias.offset"], dtype=float)
+    points = {x.draws: x for x in picture.shapes if getattr(x, "role", "") == "point"}
+    ticks = [x for x in picture.shapes if isinstance(x, Line) and x.role == "tick"]
+    labels = {x.key: x for x in picture.shapes if isinstance(x, Label) and x.key}
+    for c in range(len(offset)):
+        shifts = []
+        for j in range(ws.length):
+            before = points[f"{s}.h1.Q[{j}][{c}]"].x + 1.5
+            after = float(re.match(r"M ([-\d.]+)", points[f"bias.Q_offset[{j}][{c}]"].d)[1])
+            shifts.append(after - before)
+        assert max(shifts) - min(shifts) <= 2 * ROUNDING
+        assert np.sign(shifts[0]) == np.sign(offset[c])
+        for key, x in ((f"{s}.h1.Q[{last}][{c}]", points[f"{s}.h1.Q[{last}][{c}]"].x + 1.5),
+                       (f"bias.Q_offset[{last}][{c}]", after)):
+            assert any(abs(t.x1 - x) <= 2 * ROUNDING for t in ticks), key
+            assert abs(labels[key].x - x) <= 2 * ROUNDING, key
+
+
+def test_the_vocabulary_bars_outline_the_predicted_and_the_observed_word(case) -> None:
+    ws: Worksheet = case["ws"]
+    ref = case["ref"]
+    s = ws.walkthrough
+    probs = np.asarray(ref[f"{s}.probs"], dtype=float)
+    outlined = {int(np.argmax(probs))}
+    if ws.lesson.targets:
+        outlined.add(ws.vocab.index(ws.lesson.targets[s]))
+    found, drawn = set(), []
+    for picture in pictures_in(slide(case["deck"], "prediction-probabilities").blocks):
+        bars = _bars(picture)
+        drawn += [int(re.findall(r"\[(\d+)\]", b.draws)[0]) for b in bars]
+        for focus in (x for x in picture.shapes if isinstance(x, Rect) and x.role == "focus"):
+            (bar,) = [b for b in bars if focus.y <= b.y <= focus.y + focus.h]
+            found.add(int(re.findall(r"\[(\d+)\]", bar.draws)[0]))
+    assert drawn == list(range(len(ws.vocab)))
+    assert found == outlined
+
+
+def test_every_heads_message_is_drawn_in_its_colour(case) -> None:
+    ws: Worksheet = case["ws"]
+    ref = case["ref"]
+    (picture,) = pictures_in(slide(case["deck"], "wide-head-complete").blocks)
+    expected = [(f"{ws.walkthrough}.h{h}.message[{c}]", h) for h in range(1, ws.n_heads + 1)
+                for c in range(ws.d_head)]
+    bars = _bars(picture)
+    assert [b.draws for b in bars] == [key for key, _ in expected]
+    for bar, (key, h) in zip(bars, expected, strict=True):
+        assert bar.fill == ("negative" if fresh(ref, key) < 0 else f"head-{h}")
+        assert bar.fragment == h  # revealed with the head's row of the table
+
+
+def test_the_grid_of_numbers_draws_its_last_row_beside_it(case) -> None:
+    ws: Worksheet = case["ws"]
+    ref = case["ref"]
+    last = ws.length - 1
+    for panel in next(b for b in slide(case["deck"], "grids-numbers").blocks
+                      if isinstance(b, Switch)).panels:
+        (picture,) = pictures_in(panel.blocks)
+        bars = _bars(picture)
+        key = f"{panel.sentence}.h{panel.head}.A"
+        assert [b.draws for b in bars] == [f"{key}[{last}][{j}]" for j in range(ws.length)]
+        assert {b.fill for b in bars} == {f"head-{panel.head}"}
+        weights = np.asarray(ref[key], dtype=float)[last]
+        top = int(np.argmax(weights))
+        for bar, weight in zip(bars, weights, strict=True):
+            assert bar.w == pytest.approx(bars[top].w * weight / weights[top], abs=ROUNDING)
+
+
+def test_the_call_of_every_head_starts_from_the_same_input_rows(case) -> None:
+    """The head function's picture is one head's steps; the next slide's calls it once
+    per head on the same input rows and joins the blocks."""
+    ws: Worksheet = case["ws"]
+    (code,) = pictures_in(slide(case["deck"], "grids-code").blocks)
+    (call,) = pictures_in(slide(case["deck"], "grids-call").blocks)
+    code_names = [_words(x) for x in code.shapes if isinstance(x, Label) and x.bold]
+    call_names = [_words(x) for x in call.shapes if isinstance(x, Label) and x.bold]
+    first = ws.lesson.head_names[0]
+    assert code_names == ["E", f"Q{first}", f"K{first}", f"V{first}", "scores", "A",
+                          f"H{first}"]
+    assert call_names[0] == "E" and call_names[-3:] == ["joined", "ΔE", "E′"]
+    heads = {x.fill for x in call.shapes if isinstance(x, Rect) and x.role == "block"}
+    assert {f"head-{h}" for h in range(1, ws.n_heads + 1)} <= heads
+
+
+def test_the_prompts_arrows_come_from_each_heads_favourite_word(case) -> None:
+    ws: Worksheet = case["ws"]
+    ref = case["ref"]
+    s = ws.walkthrough
+    (picture,) = pictures_in(slide(case["deck"], "prompt-receiver").blocks)
+    chips = [x for x in picture.shapes if isinstance(x, Rect) and x.role == "token"]
+    assert len(chips) == ws.length
+    arrows = [x for x in picture.shapes if getattr(x, "role", "") == "clue"]
+    starts = {x.tone: float(re.match(r"M ([-\d.]+)", x.d)[1]) for x in arrows}
+    assert set(starts) == {f"head-{h}" for h in range(1, ws.n_heads + 1)}
+    for h in range(1, ws.n_heads + 1):
+        chip = chips[_top(ref, s, h)]
+        assert chip.x <= starts[f"head-{h}"] <= chip.x + chip.w
 
 
 # ------------------------------------------------------------------ W_O as a formula

@@ -106,13 +106,18 @@ def test_every_lesson_part_has_its_stacks_with_the_expected_slides(which, reques
     # the deck closes on its references.
     expected = {
         "prompt": 2, "details": 5, "one-two-heads": 3, "readings": heads + 1,
-        "roles-shapes": 4, "projections": heads + 1,
-        # Issue 11: head 1 goes through every step; a later head's stack is a recap.
-        "head-1": 7, **{f"head-{h}": 4 for h in range(2, heads + 1)},
+        # the projections end on one packed projection split into heads and the features
+        # each head reads
+        "roles-shapes": 4, "projections": heads + 3,
+        # Issue 11: head 1 goes through every step; a later head's stack is a recap. The
+        # first head's softmax is followed by why the scores are scaled and the stable
+        # softmax.
+        "head-1": 9, **{f"head-{h}": 4 for h in range(2, heads + 1)},
         "wide-head": 3, "combine": 5, "prediction": 2, "other-context": 3, "grids": 8,
-        # without an experiment: the models drawn, where the parameters are, what a
-        # comparison measures
-        "bias": 2, "pytorch": 3, "trained": 3 + len(ws.lesson.trained.heads), "patches": 3,
+        # PyTorch's layer adds what its block leaves out; the patches add colour patches.
+        # Without an experiment, the trained stack: the models drawn, where the parameters
+        # are, what a comparison measures.
+        "bias": 2, "pytorch": 4, "trained": 3 + len(ws.lesson.trained.heads), "patches": 4,
         "lab-batch": 5, "lab-training": 2, "lab-library": 2,
     }
     expected = {stack: count + (stack != "prompt") for stack, count in expected.items()}
@@ -280,7 +285,7 @@ def test_switchable_slides_hold_a_panel_for_every_sentence_and_head(which, reque
     walkthrough = [s for s in switchable if s.part == "head-walkthrough"]
     titles = [s for s in deck.slides if s.part == "head-walkthrough" and s.role == "title"]
     assert len(titles) == ws.n_heads and all(s.switcher is None for s in titles)
-    assert len(walkthrough) == 7 + 4 * (ws.n_heads - 1)
+    assert len(walkthrough) == 9 + 4 * (ws.n_heads - 1)
     assert {s.id for s in switchable if s.part == "grids"} == \
         {"grids-project", "grids-heads", "grids-numbers", "grids-join"}
     for s in switchable:
@@ -403,7 +408,8 @@ def test_a_later_head_recaps_the_steps_without_a_head_switcher(which, request) -
     deck: Deck = request.getfixturevalue(f"{which}_deck")
     ws: Worksheet = request.getfixturevalue("default_ws" if which == "default" else "three_ws")
     stacks = {s.head: s for s in deck.stacks if s.part == "head-walkthrough"}
-    steps = ["qk", "dots", "softmax", "weights", "values", "contributions", "message"]
+    steps = ["qk", "dots", "softmax", "scale", "stable", "weights", "values", "contributions",
+             "message"]
     assert [s.id for s in stacks[1].slides] == ["head-1-title", *(f"head-1-{x}" for x in steps)]
     for h in range(2, ws.n_heads + 1):
         assert [s.id for s in stacks[h].slides] == \

@@ -11,17 +11,31 @@ zero):
     scores, ``2`` for a width of four), heads, tokens, vocabulary, hidden size, context, and the
     labels ``positions`` (1…T) and ``head_numbers`` (1…H) that scenes and slides show.
 ``params.*``
-    the worksheet's parameters, including each head's block ``params.hN.W_O``.
+    the worksheet's parameters, including each head's block ``params.hN.W_O``, and
+    ``params.hN.K_reads``: how much of each input feature a head's keys read (the sum of
+    the absolute entries of that feature's row of its ``W_K``), and ``params.hN.K_order``:
+    the features from the most read to the least (ties in feature order).
 ``S.*``
     ``ids``, ``E``; per head ``Q K V products dots scale scores exps denominator weights
-    weights_sum contributions message A H share top_source``; ``mask joined delta E_prime
-    update_terms hidden_pre hidden logits probs prediction target``; ``S.wide.*`` for one
-    wide head.
+    weights_sum contributions message A H share top_source``, and two asides on the final
+    receiver's softmax: ``unscaled.weights`` (the softmax of the dot products without the
+    division by the square root of the head width) and ``stable.max stable.scores
+    stable.exps stable.denominator stable.weights`` (the largest score subtracted before
+    exponentiating); ``mask joined delta E_prime update_terms hidden_pre hidden logits probs
+    prediction target``, with ``probs_sum``, ``ranked`` (the vocabulary from the most
+    probable word down) and ``probs_rest`` (``probs_rest[k]``: the probability of every word
+    outside the ``k`` most probable); ``S.wide.*`` for one wide head.
 ``shapes.*``
-    shapes of every matrix in the layer, for the walkthrough sentence.
+    shapes of every matrix in the layer, for the walkthrough sentence, and of the heads'
+    query projections packed side by side (``W_Q_packed``, ``q_packed``).
 ``bias.* toy.* mha.* trained.* patches.* lab.*``
-    the bias flag, the two-source toy, the PyTorch comparison, the trained-model sizes,
-    the image-patch example and the batch lab.
+    the bias flag (with ``zero_rows``, how many of head 1's query rows of the walkthrough
+    sentence are all zero, and ``zero_row``, the first of them, only when there is one), the
+    two-source toy, the PyTorch comparison, the trained-model sizes
+    (with each attention model's score scale ``trained.headsN.scale``), the image-patch
+    example (with its colour version: ``channels``, ``values_per_patch_rgb``,
+    ``shape.image_rgb``, ``shape.flat_rgb``, ``shape.W_rgb``) and the batch lab (with
+    ``lab.mix.*``: where each piece of a joined row comes from, joined right and wrong).
 ``trained.results.*``
     only with an experiment (:mod:`worksheet.results`): what it trained on and how
     (``seeds``, ``seed_count``, ``steps``, ``batch``, ``context``, ``tokens_per_step``,
@@ -176,6 +190,10 @@ def _params(sheet: _Sheet, ws: Worksheet) -> None:
         for kind in ("Q", "K", "V"):
             sheet.put(f"params.h{h}.W_{kind}", _t(getattr(head, kind)), _P)
         sheet.put(f"params.h{h}.W_O", W_O[(h - 1) * ws.d_head:h * ws.d_head], _P)
+        reads = _t(head.K).abs().sum(dim=-1)
+        sheet.put(f"params.h{h}.K_reads", reads, _P)
+        sheet.put(f"params.h{h}.K_order", torch.sort(reads, descending=True, stable=True)
+                  .indices, _I)
     sheet.put("params.W_O", W_O, _P)
     sheet.put("params.W_hidden", _t(ws.W_hidden), _P)
     sheet.put("params.b_hidden", _t(ws.b_hidden), _P)
@@ -214,6 +232,24 @@ def _attention_row(sheet: _Sheet, prefix: str, Q: torch.Tensor, K: torch.Tensor,
     return A
 
 
+def _softmax_asides(sheet: _Sheet, prefix: str, Q: torch.Tensor, K: torch.Tensor) -> None:
+    """Two asides on the final receiver's softmax: its weights had the dot products not
+    been divided by the square root of the head width (a sharper row), and the stable
+    softmax, which subtracts the largest score before exponentiating (the same row)."""
+    dots = K @ Q[-1]
+    scores = dots / math.sqrt(Q.shape[-1])
+    sheet.put(f"{prefix}.unscaled.weights", dots.softmax(dim=-1), _F3)
+    largest = scores.max()
+    shifted = scores - largest
+    exps = shifted.exp()
+    denominator = exps.sum()
+    sheet.put(f"{prefix}.stable.max", largest, _F3)
+    sheet.put(f"{prefix}.stable.scores", shifted, _F3)
+    sheet.put(f"{prefix}.stable.exps", exps, _F3)
+    sheet.put(f"{prefix}.stable.denominator", denominator, _F3)
+    sheet.put(f"{prefix}.stable.weights", exps / denominator, _F3)
+
+
 def _sentence(sheet: _Sheet, ws: Worksheet, model: TinyLM, name: str) -> None:
     ids = torch.tensor([ws.ids(name)])
     with torch.no_grad():
@@ -230,6 +266,7 @@ def _sentence(sheet: _Sheet, ws: Worksheet, model: TinyLM, name: str) -> None:
             sheet.put(f"{prefix}.{kind}", tensor, _P)
             parts[kind].append(tensor)
         A = _attention_row(sheet, prefix, Q, K, V)
+        _softmax_asides(sheet, prefix, Q, K)
         H = A @ V
         messages.append(H)
         sheet.put(f"{prefix}.share", H @ W_O[(h - 1) * ws.d_head:h * ws.d_head], _F3)
@@ -251,6 +288,13 @@ def _sentence(sheet: _Sheet, ws: Worksheet, model: TinyLM, name: str) -> None:
     sheet.put(f"{name}.hidden", F.relu(hidden_pre[-1]), _F3)
     sheet.put(f"{name}.logits", logits, _F3)
     sheet.put(f"{name}.probs", probs, _F3)
+    # The vocabulary from the most probable word down (ties in vocabulary order), and the
+    # probability left outside the k most probable words, for every k from 0 to the size.
+    ranked = torch.sort(probs, descending=True, stable=True).indices
+    outside = torch.cat([probs[ranked].flip(0).cumsum(dim=0).flip(0), probs.new_zeros(1)])
+    sheet.put(f"{name}.probs_sum", probs.sum(), _F3)
+    sheet.put(f"{name}.ranked", ranked, _I)
+    sheet.put(f"{name}.probs_rest", outside, _F3)
     sheet.put(f"{name}.prediction", int(probs.argmax()), _I)
     if name in ws.lesson.targets:
         sheet.put(f"{name}.target", ws.vocab.index(ws.lesson.targets[name]), _I)
@@ -268,6 +312,9 @@ def _shapes(sheet: _Sheet, ws: Worksheet) -> None:
     for kind in ("Q", "K", "V"):
         sheet.shape(f"shapes.W_{kind}", shape_of(f"params.h1.W_{kind}"))
         sheet.shape(f"shapes.{kind}", shape_of(f"{name}.h1.{kind}"))
+    packed = torch.cat([_t(head.Q) for head in ws.heads], dim=-1)  # one W_Q for every head
+    sheet.shape("shapes.W_Q_packed", packed)
+    sheet.shape("shapes.q_packed", _t(values[f"{name}.E"].tolist())[-1:] @ packed)
     sheet.shape("shapes.KT", shape_of(f"{name}.h1.K")[::-1])
     sheet.shape("shapes.q_row", [1, *shape_of(f"{name}.h1.Q")[1:]])
     sheet.shape("shapes.scores", shape_of(f"{name}.h1.A"))
@@ -302,6 +349,16 @@ def _bias(sheet: _Sheet, ws: Worksheet) -> None:
     sheet.shape("bias.in_proj_bias", with_bias.in_proj_bias)
     sheet.shape("bias.out_proj_weight", with_bias.out_proj.weight)
     sheet.shape("bias.out_proj_bias", with_bias.out_proj.bias)
+    # The packed weight stacks the query, key and value matrices, each stored [out, in].
+    blocks = with_bias.in_proj_weight.split(ws.d_model)
+    sheet.shape("bias.in_proj_block", blocks[0])
+    sheet.put("bias.projections", len(blocks) + 1, _C)  # and the output projection
+    sheet.put("bias.weights_per_projection", blocks[0].numel(), _C)
+    # Rows the projection sends to zero: with the bias, such a row becomes the bias itself.
+    zero_rows = [r for r, row in enumerate(Q) if not bool(row.any())]
+    sheet.put("bias.zero_rows", len(zero_rows), _C)
+    if zero_rows:
+        sheet.put("bias.zero_row", zero_rows[0], _I)
 
 
 def _toy(sheet: _Sheet, ws: Worksheet) -> None:
@@ -367,6 +424,7 @@ def _trained(sheet: _Sheet, ws: Worksheet) -> None:
         _parts(sheet, prefix, model)
         sheet.put(f"{prefix}.heads", heads, _C)
         sheet.put(f"{prefix}.d_head", trace["Q"].shape[-1], _C)
+        sheet.put(f"{prefix}.scale", math.sqrt(trace["Q"].shape[-1]), _P)
         sheet.shape(f"{prefix}.E", trace["E"][0])
         sheet.shape(f"{prefix}.W_Q", model.attention.in_proj_weight.chunk(3)[0].T)
         sheet.shape(f"{prefix}.Q", trace["Q"][0])
@@ -439,6 +497,10 @@ def _results(sheet: _Sheet, ws: Worksheet, experiment: Experiment) -> None:
     sheet.put(f"{prefix}.against_mlp", against_baseline(results), _T)
 
 
+RGB_CHANNELS = 3
+"""Values per pixel of a colour image: red, green and blue."""
+
+
 def _patches(sheet: _Sheet, ws: Worksheet) -> None:
     patches = ws.lesson.patches
     image, size = _t(patches.image), patches.size
@@ -463,6 +525,16 @@ def _patches(sheet: _Sheet, ws: Worksheet) -> None:
     sheet.shape("patches.shape.W", patches.projection.shape)
     sheet.shape("patches.shape.rows", rows)
     sheet.shape("patches.shape.sequence", sequence)
+    # The same cut of a colour image: the grey image in each of the RGB channels, channels
+    # first as PyTorch stores images; a patch then flattens to every channel's pixels.
+    colour = image.expand(RGB_CHANNELS, *image.shape)
+    flat_rgb = (colour.unfold(1, size, size).unfold(2, size, size)  # [C, rows, cols, P, P]
+                .permute(1, 2, 0, 3, 4).reshape(flat.shape[0], -1))
+    sheet.put("patches.channels", colour.shape[0], _C)
+    sheet.put("patches.values_per_patch_rgb", flat_rgb.shape[1], _C)
+    sheet.shape("patches.shape.image_rgb", colour)
+    sheet.shape("patches.shape.flat_rgb", flat_rgb)
+    sheet.shape("patches.shape.W_rgb", [flat_rgb.shape[1], patches.projection.shape[1]])
 
 
 def _lab(sheet: _Sheet, ws: Worksheet) -> None:
@@ -489,6 +561,7 @@ def _lab(sheet: _Sheet, ws: Worksheet) -> None:
                         ("delta", delta), ("logits", logits)]:
         sheet.shape(f"lab.shape.{key}", tensor)
     sheet.put("lab.A_weights", A.numel(), _C)
+    _joined_pieces(sheet, messages.shape)
     sheet.put("lab.params", _parameter_count(model), _C)
     sheet.put("lab.param_tensors", len(list(model.parameters())), _C)
     sheet.put("lab.learning_rate", ws.lesson.learning_rate, _P)
@@ -504,6 +577,25 @@ def _lab(sheet: _Sheet, ws: Worksheet) -> None:
     sheet.put("lab.next_id", next_id[0, 0], _I)
     sheet.put("lab.next_prob", next_logits.softmax(dim=-1)[0, next_id[0, 0]], _F3)
     sheet.shape("lab.shape.history", torch.cat([history, next_id], dim=1))
+
+
+def _joined_pieces(sheet: _Sheet, shape: torch.Size) -> None:
+    """Where each head-width piece of the first sentence's joined rows comes from.
+
+    The messages ``[batch, heads, tokens, d_head]`` are joined into ``[batch, tokens,
+    heads × d_head]`` twice: transposed back before the reshape (``right``), and reshaped
+    directly (``wrong``, which fills a row with consecutive token rows of one head). For
+    piece ``k`` of row ``r``: ``lab.mix.right_token[r][k]`` is its token's position (1…T)
+    and ``lab.mix.right_head[r][k]`` its head's number (1…H); likewise ``wrong_*``.
+    """
+    batch, heads, tokens, width = shape
+    position = torch.arange(1, tokens + 1).view(1, 1, tokens, 1).expand(shape)
+    head = torch.arange(1, heads + 1).view(1, heads, 1, 1).expand(shape)
+    for name, label in (("token", position), ("head", head)):
+        right = label.transpose(1, 2).reshape(batch, tokens, heads * width)
+        wrong = label.reshape(batch, tokens, heads * width)
+        sheet.put(f"lab.mix.right_{name}", right[0, :, ::width], _I)
+        sheet.put(f"lab.mix.wrong_{name}", wrong[0, :, ::width], _I)
 
 
 def _lab_step(sheet: _Sheet, ws: Worksheet, model: TinyLM, X: torch.Tensor) -> None:

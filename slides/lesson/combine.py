@@ -24,6 +24,7 @@ from slides.context import (
 from slides.lesson import pictures
 from slides.lesson.explorer import add_explorer_slide
 from slides.lesson.kit import CONCAT, Book, Section, Steps
+from slides.lesson.layout import across
 
 __all__ = ["combine", "grids", "other_context", "prediction"]
 
@@ -31,9 +32,32 @@ RESIDUAL = r"E' = E + \Delta E"
 _BARS_PER_COLUMN = 10
 _MAP_BESIDE_MESSAGES = 3
 """With more heads, their message lines fill the slide and the model map stays out."""
+_NAMED_BLOCKS = 3
+"""The most heads whose message blocks each carry the head's name above them."""
 
 
 DELTA = rf"\Delta E = {CONCAT}\, W_O"
+
+
+ROW_SPAN = 160.0
+"""How long a weight of one is drawn in the bars beside a grid of numbers."""
+
+
+def _last_row(book: Book, s: str, h: int, upright: bool = False) -> pictures.Picture:
+    """The grid's outlined last row as bars in the head's colour: the receiver's weights,
+    which the walkthrough computed one step at a time. Beside the grid the bars lie down,
+    a row per source; under a wide grid they stand up, a column per source."""
+    keys = [f"{s}.h{h}.A[{book.last}][{j}]" for j in range(book.length)]
+    tokens = [(book.token(s, j),) for j in range(book.length)]
+    if upright:
+        return pictures.column_bars(book, tokens, keys, pictures.head_tone(h),
+                                    "The grid's last row as upright bars: the weight the "
+                                    "final receiver gives each source", size="short")
+    return pictures.weight_bars(
+        book, tokens, keys, pictures.head_tone(h),
+        "The grid's last row as bars: the weight the final receiver gives each source",
+        per_unit=ROW_SPAN, legend=[(pictures.head_tone(h), (Text("the receiver's row"),), None)],
+        size="narrow")
 
 
 def _head_groups(book: Book) -> tuple[tuple[Runs, ...], tuple[int, ...]]:
@@ -167,6 +191,23 @@ def combine(book: Book) -> list[Stack]:
     return [section.stack()]
 
 
+def _one_call(book: Book) -> pictures.Picture:
+    """One call of the head function, line by line, for the first head: the input rows,
+    its queries, keys and values, the scores (future grey), the weights, the messages."""
+    name = Word(book.ws.lesson.head_names[0], sup=True)
+    return pictures.tensor_steps(
+        book, [("shapes.E", "TF", (Text("E"),), None),
+               *((f"shapes.{kind}", "Td", (Text(kind), name), 1) for kind in "QKV"),
+               ("shapes.scores", "TS", (Text("scores"),), None),
+               ("shapes.A", "TS", (Text("A"),), None),
+               ("shapes.H", "Td", (Text("H"), name), 1)],
+        [(Text("project"),), None, None, (Text("QKᵀ/√d + M"),), (Text("softmax"),),
+         (Text("A V"),)],
+        "One call of the head function for the first head, line by line: the input rows, "
+        "the head's queries, keys and values, the scores with the future grey, the "
+        "weights, and the messages", size="strip", masked=True, reach=64.0, cell=12.0)
+
+
 def _projecting(book: Book, h: int) -> pictures.Picture:
     """The token rows times one head's query matrix, as blocks: E neutral, the rest in the
     head's colour."""
@@ -181,13 +222,21 @@ def _projecting(book: Book, h: int) -> pictures.Picture:
 
 
 def _joining(book: Book) -> pictures.Picture:
-    """Each head's message rows as a block in its colour, joined side by side."""
-    heads: list[pictures.Step] = [("shapes.H", "Td", (book.head(h),), h) for h in book.heads]
+    """Each head's message rows as a block in its colour, joined side by side, the joined
+    block's columns headed by the head they came from."""
+    # each block named by its head while few heads leave room; the joined block's
+    # headers name them all
+    named = book.ws.n_heads <= _NAMED_BLOCKS
+    heads: list[pictures.Step] = [
+        ("shapes.H", "Td", (Text("H"), *((Word(book.ws.lesson.head_names[h - 1], sup=True),)
+                                        if named else ())), h)
+        for h in book.heads]
     joined: pictures.Step = ("shapes.joined", "TD", (Text("joined"),), None)
     return pictures.tensor_steps(
         book, [*heads, joined], [*([None] * (book.ws.n_heads - 1)), (Text("concat"),)],
         "Each head's message matrix as a block in its colour; concatenation puts them side "
-        "by side, one row per token", size="strip")
+        "by side, one row per token, each group of columns headed by its head",
+        size="strip", cell=max(12.0, min(18.0, 36.0 / book.head_width)), headers=True)
 
 
 NARROW_MODEL = 4
@@ -245,7 +294,14 @@ def prediction(book: Book) -> list[Stack]:
     return [section.stack()]
 
 
+PROBABILITY_SPAN = 300.0
+"""How long a probability of one is drawn in the vocabulary's bars (two columns of bars
+share the slide's width)."""
+
+
 def _vocabulary_bars(book: Book, s: str) -> Columns:
+    """The vocabulary's probabilities as bars, a column of pictures of at most
+    :data:`_BARS_PER_COLUMN` words each; the predicted and the observed word outlined."""
     vocab = book.ws.vocab
     chunks = [range(start, min(start + _BARS_PER_COLUMN, len(vocab)))
               for start in range(0, len(vocab), _BARS_PER_COLUMN)]
@@ -253,10 +309,11 @@ def _vocabulary_bars(book: Book, s: str) -> Columns:
     target_id = int(book.value(f"{s}.target")) if book.observed else None
     columns: list[tuple[Block, ...]] = []
     for chunk in chunks:
-        rows = tuple(Row((Word(vocab[i]),), (
-            Cell((book.n(f"{s}.probs[{i}]"),), fill=float(book.value(f"{s}.probs[{i}]"))),),
-            style="focus" if i in (prediction_id, target_id) else "") for i in chunk)
-        columns.append((Table((), rows, style="bars"),))
+        columns.append((pictures.weight_bars(
+            book, [(Word(vocab[i]),) for i in chunk], [f"{s}.probs[{i}]" for i in chunk],
+            "neutral", "The probability of each word of the vocabulary as a bar; the "
+            "predicted and the observed word outlined", per_unit=PROBABILITY_SPAN,
+            focus=[k for k, i in enumerate(chunk) if i in (prediction_id, target_id)]),))
     return Columns(tuple(columns))
 
 
@@ -280,15 +337,33 @@ def other_context(book: Book) -> list[Stack]:
     section.add("every", "Every context, every head", [
         Table((*((book.head(h),) for h in book.heads), book.say("prediction")), rows,
               corner=book.say("final messages")),
+        _favourites(book),
         Para(book.say("Same parameters, different contexts: the heads' messages and the "
                       "prediction follow the words."), fragment=1),
     ], [
         "Point at the table row by row: each sentence's final message from every head, and "
         "its prediction. Ask the room which head's message changed most between the "
         "contexts, and why. The lab computes these same numbers in one batch.",
+        "The bars say why: in each context, each head's strongest source and its weight, in "
+        "the head's colour. The heads keep their parameters; the words they find change.",
     ])
     add_explorer_slide(book, section)
     return [section.stack()]
+
+
+def _favourites(book: Book) -> pictures.Picture:
+    """For every sentence and head, the weight the head gives its strongest source at the
+    final receiver, as a bar in the head's colour, named by the sentence and the source."""
+    pairs = [(s, h) for s in book.sentences for h in book.heads]
+    return pictures.weight_bars(
+        book, [(Word(s),) if h == 1 else () for s, h in pairs],
+        [f"{s}.h{h}.weights[{book.top(s, h)}]" for s, h in pairs],
+        [pictures.head_tone(h) for _, h in pairs],
+        "For every sentence and every head, a bar as long as the weight the head gives its "
+        "strongest source at the final receiver, in the head's colour",
+        values=[(book.n(f"{s}.h{h}.weights[{book.top(s, h)}]"), Text(" on "),
+                 book.token(s, book.top(s, h)), Text(", "), book.head(h), Text(" head"))
+                for s, h in pairs], size="strip")
 
 
 def _context_panel(book: Book, s: str) -> tuple[Block, ...]:
@@ -358,11 +433,14 @@ def grids(book: Book) -> list[Stack]:
 
     def grid(s: str, h: int | None) -> tuple[Block, ...]:
         head = h or 1
-        return (book.matrix(f"{s}.h{head}.A", book.token_rows(s),
+        table = book.matrix(f"{s}.h{head}.A", book.token_rows(s),
                             tuple((book.token(s, j),) for j in range(book.length)),
                             corner=book.labelled("A", head),
                             focus=(book.last,), shade=True, causal=True,
-                            tone=pictures.head_tone(head)),)
+                            tone=pictures.head_tone(head))
+        if across(table) <= pictures.BESIDE_MOST:
+            return (Columns(((table,), (_last_row(book, s, head),))),)
+        return (table, _last_row(book, s, head, upright=True))
 
     switch, switcher = book.switch(heat, heads=False)
     section.add("heads", "Each head makes its own grid", [switch], [
@@ -401,7 +479,7 @@ def grids(book: Book) -> list[Stack]:
                  "tokens the next layer sees.", h=Math("h")),
     ], switcher)
     section.add("code", "One head is the single-head calculation again", [
-        pictures.model_map(book, "heads"),
+        _one_call(book),
         Code((
             book.say("def head(E, W_Q, W_K, W_V):"),
             book.say("    Q, K, V = E @ W_Q, E @ W_K, E @ W_V"),
@@ -415,17 +493,23 @@ def grids(book: Book) -> list[Stack]:
         "Read the function aloud line by line: project, score, mask, softmax, mix. It is Part "
         "II's head, unchanged. The point: multi-head attention adds no new attention rule, "
         "only more calls, each with its own head's matrices.",
+        "The picture follows the lines one by one for the first head: the input rows, its "
+        "queries, keys and values, the masked scores, the weights and the messages.",
     ])
     section.add("call", "Call it once per head", [
         pictures.tensor_steps(
-            book, [*(("shapes.H", "Td", (book.head(h),), h) for h in book.heads),
+            book, [("shapes.E", "TF", (Text("E"),), None),
+                   *(("shapes.H", "Td", (Text("H"), Word(book.ws.lesson.head_names[h - 1],
+                                                          sup=True)), h) for h in book.heads),
                    ("shapes.joined", "TD", (Text("joined"),), None),
                    ("shapes.delta", "TF", (Text("ΔE"),), None),
                    ("shapes.E_prime", "TF", (Text("E′"),), None)],
-            [*([None] * (book.ws.n_heads - 1)), (Text("concat"),),
-             (Text("times "), Text("W"), pictures.Sub("O")), (Text("plus E"),)],
-            "Each head's message block, joined side by side, mapped by the output "
-            "projection and added to the input rows", size="strip"),
+            [(Text("head(E)"),), *([None] * (book.ws.n_heads - 1)),
+             (Text("concat"),), (Text("times "), Text("W"), pictures.Sub("O")),
+             (Text("plus E"),)],
+            "The same input rows go into one call per head, each returning its message "
+            "block in the head's colour; the blocks are joined side by side, mapped by the "
+            "output projection and added to the input rows", size="strip", reach=72.0),
         Code((
             book.say("H = [head(E, W_Q[h], W_K[h], W_V[h]) for h in heads]"),
             (*book.say("joined = concat(H)             # "), book.n("shapes.joined")),
@@ -450,10 +534,16 @@ def grids(book: Book) -> list[Stack]:
             Item(book.say("inference: weights stay fixed; run the prefix, choose a token, "
                           "append it, repeat"), 4),
         )),
+        pictures.model_map(book, ("heads", "W_O"), spans=(
+            ("heads", "prediction", (Text("one loss at the next word: gradients reach every "
+                                          "head and "), Text("W"), pictures.Sub("O"))),)),
     ], [
         book.say("Reveal the lines one by one and stress the second: one loss sends gradients "
                  "into every head's projections and into {wo}. No example is labelled with a "
                  "head's role, so any roles are found, not given. The full executable loop is "
                  "in the lab at the end.", wo=Math("W_O")),
+        book.say("Point at the map: the loss is measured at the next word, and the bracket "
+                 "spans every step it trains, the lit heads and {wo} among them.",
+                 wo=Math("W_O")),
     ])
     return [section.stack()]

@@ -276,6 +276,11 @@ def _training(book: Book) -> Stack:
     return section.stack()
 
 
+def _other(book: Book) -> str:
+    """A sentence other than the walkthrough's (the walkthrough's own when it is alone)."""
+    return next((s for s in book.sentences if s != book.sentence), book.sentence)
+
+
 # --------------------------------------------------------------------------- the library
 
 
@@ -319,6 +324,10 @@ def _library(book: Book) -> Stack:
     section.add("next", "Next: read a different sequence", [
         *_cells([("delta, A = mha(E, E, E)", "self-attention: one sequence")],
                 [("delta, A = mha(E_target, E_source, E_source)", "cross-attention")]),
+        pictures.cross_attention(
+            book, _other(book), book.sentence, "Cross-attention on two sentences: the "
+            "queries come from one, the keys and values from the other, and every token of "
+            "the other can reach the final receiver", fragment=1),
         Para(book.say("Queries from one sequence, keys and values from another: the same "
                       "layer, a different input."), fragment=2),
         Para(book.say("Meanwhile, the trained experiment's notebook inspects the multi-head "
@@ -326,7 +335,9 @@ def _library(book: Book) -> Stack:
     ], [
         book.say("Point at the three arguments: so far {q}, {k} and {v} came from the same "
                  "rows. Reveal the second line: cross-attention takes the queries from one "
-                 "sequence and the keys and values from another.",
+                 "sequence and the keys and values from another. In the picture the queries "
+                 "come from one of our sentences and the keys and values from the other; with "
+                 "no shared future to hide, every source can reach the receiver.",
                  q=Math("Q"), k=Math("K"), v=Math("V")),
         "Leave with the notebook: it opens the trained multi-head checkpoint so students "
         "can see each head's weights for themselves.",

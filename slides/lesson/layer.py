@@ -17,8 +17,9 @@ from slides.context import (
     Sub,
     Table,
     Text,
+    Word,
 )
-from slides.lesson import pictures
+from slides.lesson import asides, pictures
 from slides.lesson.kit import Book, Section
 
 __all__ = ["projections", "roles_shapes", "wide_head"]
@@ -38,16 +39,24 @@ def roles_shapes(book: Book) -> list[Stack]:
         )),
         Formula(r"q_i^{(h)} = e_i\,W_Q^{(h)},\qquad k_j^{(h)} = e_j\,W_K^{(h)},\qquad "
                 r"v_j^{(h)} = e_j\,W_V^{(h)}", fragment=4),
+        _roles(book),
     ], [
         "Reveal the three roles one at a time and say each in plain words: the query is what "
         "the receiver looks for, the key what a source offers, the value what it sends. "
         "Point at the formula: every head has its own three projections. A superscript names "
         "the head, a subscript the token.",
+        "Point at the picture: the same input rows on the left, and every head's own "
+        "queries, keys and values in its colour, one row per token.",
     ])
     section.add("recap", "Recap: a query meets a key", [
         Para(book.say("In Part II's later-layer example, the query at “She” looked for a "
                       "person. The key at “Maya” matched that request, and Maya's value "
                       "supplied the details.")),
+        pictures.clue_arcs(
+            MAYA, [(0, "key: a person; value: her details", None)],
+            "Part II's example in words: the query at She looks for a person, Maya's key "
+            "offers one, and an arrow carries Maya's value to She",
+            receiver_name="query: looking for a person", rise=0.25),
         Para(book.say("A head keeps these roles apart with three separate projections."),
              fragment=1),
     ], [
@@ -90,6 +99,15 @@ def roles_shapes(book: Book) -> list[Stack]:
                           name=book.head(h), r=book.receiver(),
                           src=book.token(s, book.top(s, h))), h)
             for h in book.heads)),
+        pictures.weight_bars(
+            book, [(book.token(s, book.top(s, h)),) for h in book.heads],
+            [f"{s}.h{h}.weights[{book.top(s, h)}]" for h in book.heads],
+            [pictures.head_tone(h) for h in book.heads],
+            "For each head, a bar as long as the weight it gives its strongest source at the "
+            "final receiver, in the head's colour",
+            values=[(book.n(f"{s}.h{h}.weights[{book.top(s, h)}]"), Text(" from the "),
+                     book.head(h), Text(" head")) for h in book.heads],
+            fragments=list(book.heads), size="short"),
         Para(book.say("The names are our reading of chosen numbers. Training learns the "
                       "projections without assigning these jobs."),
              fragment=book.ws.n_heads + 1),
@@ -103,6 +121,88 @@ def roles_shapes(book: Book) -> list[Stack]:
                    "the room whether a trained model's heads come with names.")),
     ])
     return [section.stack()]
+
+
+MAYA = ("Maya", "reached", "the", "door", ".", "She")
+"""Part II's example in words: She's query looks for a person, and Maya offers one."""
+NARROW_HEAD = 4
+"""The widest head whose coordinates stand side by side as lanes of bars."""
+
+
+def _positioned(book: Book) -> pictures.Picture:
+    """The input rows of every occurrence of the receiver's token (found by its id), one
+    lane each, one bar per feature: the same token row, made different by position."""
+    s, last = book.sentence, book.last
+    token_id = int(book.value(f"{s}.ids[{last}]"))
+    places = [j for j in range(book.length) if int(book.value(f"{s}.ids[{j}]")) == token_id]
+    return replace(pictures.signed_bars(
+        book, [(book.feature(c),) for c in range(book.width)],
+        [[f"{s}.E[{j}][{c}]" for j in places] for c in range(book.width)],
+        ["ink" if j == last else "neutral" for j in places],
+        "The input row of the receiver's token at each position where it stands, one lane "
+        "per position, one bar per feature", size="strip",
+        names=[(Text("“"), book.token(s, j), Text("” at "), book.pos(j)) for j in places]),
+        fragment=3)
+
+
+def _roles(book: Book) -> pictures.Picture:
+    """The input rows, then every head's queries, keys and values in the head's colour."""
+    steps: list[pictures.Step] = [("shapes.E", "TF", (Text("E"),), None)]
+    for h in book.heads:
+        # the head's name on each block while two heads leave room; its colour says it
+        name = (Word(book.ws.lesson.head_names[h - 1], sup=True),) if book.ws.n_heads <= 2 \
+            else ()
+        steps += [(f"shapes.{kind}", "Td", (Text(kind), *name), h) for kind in "QKV"]
+    return pictures.tensor_steps(
+        book, steps, [(Text("project"),), *([None] * (len(steps) - 2))],
+        "The input rows, then each head's own queries, keys and values as blocks in the "
+        "head's colour, one row per token", size="strip",
+        cell=max(10.0, min(20.0, 48.0 / book.head_width, 60.0 / book.ws.n_heads)),
+        reach=70.0)
+
+
+def _projected(book: Book, h: int) -> pictures.Picture:
+    """The head's query of the receiver and the key and value of its strongest source, as
+    bars (one lane per coordinate), revealed with the lines that name them; a wider head's
+    projection as blocks instead."""
+    s, last, top = book.sentence, book.last, book.top(book.sentence, h)
+    if book.head_width > NARROW_HEAD:
+        name = Word(book.ws.lesson.head_names[h - 1], sup=True)
+        return pictures.tensor_steps(
+            book, [("shapes.E", "TF", (Text("E"),), None),
+                   ("shapes.W_Q", "Fd", (Text("W"), pictures.Sub("Q"), name), h),
+                   ("shapes.Q", "Td", (Text("Q"), name), h)], [(Text("×"),), (Text("="),)],
+            "Every token row times the head's query matrix: a block of queries in the "
+            "head's colour, one row per token", size="short", reach=40.0)
+    coordinates = range(book.head_width)
+    return pictures.signed_bars(
+        book, [(Text("query of “"), book.receiver(), Text("”")),
+               (Text("key of “"), book.token(s, top), Text("”")),
+               (Text("value of “"), book.token(s, top), Text("”"))],
+        [[f"{s}.h{h}.Q[{last}][{c}]" for c in coordinates],
+         [f"{s}.h{h}.K[{top}][{c}]" for c in coordinates],
+         [f"{s}.h{h}.V[{top}][{c}]" for c in coordinates]], pictures.head_tone(h),
+        "The receiver's query and the strongest source's key and value as bars, one lane "
+        "per coordinate of the head", size="short", fragments=(1, 2, 2))
+
+
+def _messages(book: Book) -> pictures.Picture:
+    """Every head's message at the receiver as bars in its colour, revealed with its row
+    of the table: one lane per coordinate, or (a wide head) one row per coordinate."""
+    s = book.sentence
+    coordinates = range(book.head_width)
+    if book.head_width <= NARROW_HEAD:
+        labels = [(book.head(h),) for h in book.heads]
+        groups = [[f"{s}.h{h}.message[{c}]" for c in coordinates] for h in book.heads]
+        heads = list(book.heads)
+    else:
+        labels = [(book.head(h),) if c == 0 else () for h in book.heads for c in coordinates]
+        groups = [[f"{s}.h{h}.message[{c}]"] for h in book.heads for c in coordinates]
+        heads = [h for h in book.heads for _ in coordinates]
+    return pictures.signed_bars(
+        book, labels, groups, "neutral", "Each head's message at the final receiver as bars "
+        "in the head's colour, one per coordinate", size="short", fragments=heads,
+        row_tones=[pictures.head_tone(h) for h in heads])
 
 
 def projections(book: Book) -> list[Stack]:
@@ -129,11 +229,15 @@ def projections(book: Book) -> list[Stack]:
             (Para(book.say("The receiver's row is its token row plus its position row.")),
              rows),
         )),
+        _positioned(book),
     ], [
         book.say("Point at the highlighted last row of {e}: the row of the final “{r}”, "
                  "{v}. Reveal the table: its token row plus its position row gives that row. "
                  "The feature names are invented for teaching, and every head starts from this "
                  "same {e}.", e=Math("E"), r=book.receiver(), v=book.listing(f"{s}.E[{last}]")),
+        book.say("Then point at the bars: the rows of “{r}” wherever it stands in the "
+                 "sentence. One token row, different position rows, so the rows differ and a "
+                 "head can tell the positions apart.", r=book.receiver()),
     ])
     for h in book.heads:
         top = book.top(s, h)
@@ -150,6 +254,7 @@ def projections(book: Book) -> list[Stack]:
             Para(book.say("Key and value of {src}: {k} and {v}", src=book.token(s, top),
                           k=book.listing(f"{s}.h{h}.K[{top}]"),
                           v=book.listing(f"{s}.h{h}.V[{top}]")), fragment=2),
+            _projected(book, h),
         ], [
             book.say("Point at the {name} head's three matrices. Reveal the query of the final "
                      "“{r}”, {q}: each coordinate is the input row times one column of {wq}. "
@@ -160,6 +265,7 @@ def projections(book: Book) -> list[Stack]:
                      src=book.token(s, top), k=book.listing(f"{s}.h{h}.K[{top}]"),
                      v=book.listing(f"{s}.h{h}.V[{top}]"), wk=Math("W_K"), wv=Math("W_V")),
         ])
+    asides.projection_asides(book, section)
     return [section.stack()]
 
 
@@ -177,6 +283,7 @@ def wide_head(book: Book) -> list[Stack]:
     section.add("complete", "Every head has its message", [
         Table((book.say("denominator"), book.say("strongest source"), book.say("message")),
               rows, corner=book.say("head")),
+        _messages(book),
         Para(book.say("Queries and keys chose the weights; values supplied the content. "
                       "Each head's calculation is independent of the others."),
              fragment=book.ws.n_heads + 1),
@@ -184,6 +291,8 @@ def wide_head(book: Book) -> list[Stack]:
         "Reveal the table one head at a time and read each denominator and message aloud. "
         "Point out that each head ran its own softmax, and that every source contributed to "
         "every message. The point: the heads' calculations are independent of one another.",
+        "Point at the bars as each head appears: its message, one bar per coordinate in the "
+        "head's colour. The messages are as wide as a head, and the next part joins them.",
     ])
     section.add("wider", "What if we made one head wider?", [
         Para(book.say("Join the heads' projections into one head of width {m}. Its dot "

@@ -19,7 +19,7 @@ from slides.context import (
     Table,
     Text,
 )
-from slides.lesson import live, pictures
+from slides.lesson import asides, live, pictures
 from slides.lesson.kit import Book, Section
 from worksheet.results import model_name
 
@@ -41,7 +41,7 @@ def bias(book: Book) -> list[Stack]:
         ), pictures.shift(book, s, f"{s}.h1.Q", "bias.Q_offset", "bias.offset",
                           pictures.head_tone(1), "Every query row before and after the "
                           "offset, one panel per coordinate: each arrow is the same shift",
-                          fragment=1)),
+                          fragment=1), below=True),
     ], [
         book.say("Point at the offset {b}, {v}, and reveal the shifted queries: every query "
                  "row of the {name} head moves by the same arrow. Say that this offset is "
@@ -111,6 +111,8 @@ def pytorch(book: Book) -> list[Stack]:
     section.add("same", "Same weights, same answers", [
         Para(book.say("Copy the scratch projections and {wo} into the library layer, then "
                       "compare.", wo=Math("W_O"))),
+        pictures.model_map(book, ("heads", "concat", "W_O"), spans=(
+            ("heads", "W_O", (Text("one library layer, our weights copied in"),)),)),
         Bullets((
             Item(book.say("largest difference in ΔE: {d}", d=book.n("mha.max_diff_delta")), 1),
             Item(book.say("largest difference in the attention weights: {d}",
@@ -124,7 +126,10 @@ def pytorch(book: Book) -> list[Stack]:
                  "{a} in the attention weights. The point: only float rounding separates the "
                  "scratch code from the library.", d=book.n("mha.max_diff_delta"),
                  a=book.n("mha.max_diff_A")),
+        "Point at the bracket on the map: the library layer stands in for the heads, their "
+        "concatenation and the output projection, and nothing else.",
     ])
+    asides.outside_the_block(book, section)
     section.add("model", "Back to the complete multi-head model", [
         pictures.model_map(book, "prediction"),
         Flow((
@@ -265,6 +270,12 @@ def _corpus(book: Book, section: Section) -> None:
                 b=book.n(f"{r}.batch"),
                 **{f"k{i}": book.n(f"{r}.seeds[{i}]") for i in range(seeds)}), 3),
         )),
+        pictures.weight_bars(
+            book, [book.say("training"), book.say("validation"), book.say("test")],
+            [f"{r}.documents.{part}" for part in ("train", "validation", "test")], "neutral",
+            "The texts split three ways, each bar as long as its share of all the texts",
+            per_unit=pictures.BAR_LENGTH / float(book.value(f"{r}.documents.all")),
+            size="short", fragments=(1, 1, 1)),
     ], [
         book.say("Leave the worksheet: these models were really trained. Name the corpus: "
                  "{n} texts, {t}. Each text went to training, validation or test by a hash of "
@@ -373,14 +384,24 @@ def _measured(book: Book, section: Section) -> None:
     ])
     rows = tuple(Row(name, (Cell((book.n(f"{RESULTS}.{model}.continuations[0]"),)),))
                  for model, name in models)
+    means = [f"{RESULTS}.{model}.perplexity_mean" for model, _ in models]
     section.add("continuations", "The same sentence, continued by each model", [
         Para(book.say("“{p} …”", p=book.n(f"{RESULTS}.prompt"))),
         Table((book.say("continuation, first seed ({s})", s=book.n(f"{RESULTS}.seeds[0]")),),
               rows, corner=book.say("model"), style="words", fragment=1),
+        pictures.weight_bars(
+            book, [name for _, name in models], means, "neutral",
+            "Each model's mean test perplexity as a bar, to hold beside its continuation: "
+            "shorter is better", per_unit=pictures.BAR_LENGTH / max(
+                float(book.value(key)) for key in means),
+            values=[(book.n(key), Text(" mean perplexity")) for key in means],
+            size="short", fragments=[2] * len(means)),
     ], [
         "Read the lesson's sentence, then each model's continuation: sampled from the first "
         "seed's checkpoint with the same generator for every model. Ask the room which reads "
         "most like a story, and whether that agrees with the perplexities.",
+        "Then reveal the bars, each model's mean perplexity, so the room can check its "
+        "answer against the measurement.",
     ])
     live.add_live_slide(book, section)
 
@@ -388,6 +409,7 @@ def _measured(book: Book, section: Section) -> None:
 def _unmeasured(book: Book, section: Section) -> None:
     """No experiment: what a fair comparison of the three measures; no claim about which
     does better, and (on the slide) no word on how to run one."""
+    models = _models(book)
     section.add("perplexity", "What a comparison measures", [
         Formula(r"\text{perplexity} = \exp(\text{cross-entropy})"),
         Bullets((
@@ -398,6 +420,13 @@ def _unmeasured(book: Book, section: Section) -> None:
             Item(book.say("several seeds per model: the spread is what chance alone does"), 3),
             Item(book.say("and the cost: parameters and seconds of training"), 4),
         )),
+        pictures.weight_bars(
+            book, [name for _, name in models], [f"trained.{m}.params" for m, _ in models],
+            "neutral", "The cost side of the comparison: each model's parameter count as a "
+            "bar of proportional length", per_unit=pictures.BAR_LENGTH / max(
+                float(book.value(f"trained.{m}.params")) for m, _ in models),
+            values=[(book.n(f"trained.{m}.params"), Text(" parameters")) for m, _ in models],
+            size="short", fragments=[4] * len(models)),
     ], [
         book.say("Read the formula aloud: perplexity is the exponential of the cross-entropy, "
                  "so lower is better. Reveal the conditions of a fair comparison. This lecture "
@@ -428,6 +457,7 @@ def patches(book: Book) -> list[Stack]:
                  n=book.n("patches.count"), s=book.n("patches.size"),
                  v=book.n("patches.values_per_patch")),
     ])
+    asides.colour_patches(book, section)
     rows = int(book.value("patches.total_rows"))
     section.add("rows", "One shared projection makes the rows", [
         pictures.tensor_steps(

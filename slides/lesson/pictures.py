@@ -21,7 +21,6 @@ from slides.context import (
     Glyph,
     Label,
     Line,
-    Num,
     Path,
     Picture,
     Rect,
@@ -44,6 +43,7 @@ __all__ = [
     "beside",
     "clue_arcs",
     "column_bars",
+    "cross_attention",
     "dot_chart",
     "head_tone",
     "heatmap",
@@ -224,15 +224,24 @@ def arcs(book: Book, sentence: str, lanes: Sequence[tuple[str, int | None, tuple
     return Picture(width, bottom + 120, description, tuple(shapes), size)
 
 
-def clue_arcs(words: Sequence[str], clues: Sequence[tuple[int, str, int]],
-              description: str) -> Picture:
+Clue = tuple[int, str | tuple[Glyph, ...], int | None]
+"""A clue of :func:`clue_arcs`: its source's index, the reading it stands for, its reveal
+step (``None``: shown with the slide)."""
+
+
+def clue_arcs(words: Sequence[str], clues: Sequence[Clue], description: str,
+              receiver_name: str = "receiver", tones: Sequence[str] = (),
+              rise: float = 0.4) -> Picture:
     """An illustration sentence as a row of tokens, its last the receiver, with an arrow
     bowing from each clue word to the receiver, and the reading it stands for named
     under its word.
 
-    ``clues`` holds ``(source index, reading, reveal step)``. An arc from further away
-    rises higher, in proportion, and lands further right on the receiver, so no two arcs
-    cross; names that would touch go on a lower line.
+    ``clues`` holds ``(source index, reading, reveal step)``; a reading is prose or glyphs
+    (such as a head's name). An arc from further away rises higher, in proportion, and
+    lands further right on the receiver, so no two arcs cross; names that would touch go
+    on a lower line. ``receiver_name`` is written after the last token; ``tones``, one per
+    clue, colour the arrows (a head's colour for a head's clue; ink without). ``rise`` is
+    an arc's height for its length: lower keeps a long sentence's arcs flat.
     """
     size, gap, pad, chip_h, name_size = 26.0, 22.0, 8.0, 38.0, 20.0
     widths = [_span((Text(word),), size) + 2 * pad for word in words]
@@ -244,13 +253,13 @@ def clue_arcs(words: Sequence[str], clues: Sequence[tuple[int, str, int]],
         x += w + gap
     centres = [left + w / 2 for left, w in zip(lefts, widths, strict=True)]
     receiver = len(words) - 1
-    nearest = sorted(clues, key=lambda clue: -clue[0])
+    # the clues by their source, nearest the receiver first
+    nearest = sorted(range(len(clues)), key=lambda k: -clues[k][0])
     ends = [centres[receiver] + 12.0 * (rank - (len(clues) - 1) / 2)
             for rank in range(len(clues))]
     # As high as wide, in proportion: two arcs then fall at one slope, and the longer one,
     # landing further right, stays above the shorter everywhere.
-    rises = [0.4 * (end - centres[source]) for end, (source, _, _) in zip(ends, nearest,
-                                                                         strict=True)]
+    rises = [rise * (end - centres[clues[k][0]]) for end, k in zip(ends, nearest, strict=True)]
     base = 20.0 + max(rises, default=0.0)
     foot = base - 6
     shapes: list[Shape] = []
@@ -261,64 +270,96 @@ def clue_arcs(words: Sequence[str], clues: Sequence[tuple[int, str, int]],
                            role="token"))
         shapes.append(_label(centres[j], base + 27, Text(words[j]), anchor="middle",
                              size=size, bold=focus, tone="ink" if focus else "muted"))
-    shapes.append(_label(lefts[receiver] + widths[receiver] + 10, base + 27, Text("receiver"),
-                         anchor="start", size=name_size, tone="muted"))
+    shapes.append(_label(lefts[receiver] + widths[receiver] + 10, base + 27,
+                         Text(receiver_name), anchor="start", size=name_size, tone="muted"))
     lines: list[list[tuple[float, float]]] = []
     lowest = base + chip_h
-    for rank, (source, _, step) in enumerate(nearest):
+    for rank, k in enumerate(nearest):
+        source, _, step = clues[k]
+        tone = tones[k] if tones else "ink"
         start, end = centres[source], ends[rank]
-        middle, rise = (start + end) / 2, rises[rank]
-        shapes.append(Path(f"M {_r(start)} {_r(foot)} Q {_r(middle)} {_r(foot - 2 * rise)} "
-                           f"{_r(end)} {_r(foot)}", "ink", 2.5, role="clue", fragment=step))
-        shapes.append(Path(_arrowhead(end, foot, end - middle, 2 * rise).d, "ink",
+        middle, height = (start + end) / 2, rises[rank]
+        shapes.append(Path(f"M {_r(start)} {_r(foot)} Q {_r(middle)} {_r(foot - 2 * height)} "
+                           f"{_r(end)} {_r(foot)}", tone, 3.0 if tones else 2.5, role="clue",
+                           fragment=step))
+        shapes.append(Path(_arrowhead(end, foot, end - middle, 2 * height).d, tone,
                            filled=True, role="arrowhead", fragment=step))
-    for source, reading, step in sorted(clues):
-        half = _span((Text(reading),), name_size) / 2 + 6
-        span = (centres[source] - half, centres[source] + half)
-        line = next((k for k, taken in enumerate(lines)
+    for source, reading, step in sorted(clues, key=lambda clue: (clue[0], clue[2] or 0)):
+        glyphs = (Text(reading),) if isinstance(reading, str) else reading
+        half = _span(glyphs, name_size) / 2 + 6
+        centre = max(centres[source], half)  # a long name under the first word stays in view
+        span = (centre - half, centre + half)
+        line = next((n for n, taken in enumerate(lines)
                      if all(span[1] < a or b < span[0] for a, b in taken)), len(lines))
         if line == len(lines):
             lines.append([])
         lines[line].append(span)
         y = base + chip_h + 26 + 26 * line
         lowest = max(lowest, y)
-        shapes.append(_label(centres[source], y, Text(reading), anchor="middle",
+        shapes.append(_label(centre, y, *glyphs, anchor="middle",
                              size=name_size, tone="ink", bold=True, fragment=step))
-    right = max(width, lefts[receiver] + widths[receiver] + 10 + _span((Text("receiver"),),
-                                                                       name_size) + 20)
+    right = max(width, lefts[receiver] + widths[receiver] + 10
+                + _span((Text(receiver_name),), name_size) + 20)
     return Picture(_r(right), _r(lowest + 14), description, tuple(shapes), "strip")
 
 
 # --------------------------------------------------------------------------- bars
 
 
+Legend = Sequence[tuple[str, tuple[Glyph, ...], int | None]]
+"""Entries of a picture's legend: ``(tone, name, reveal step)``, one line each."""
+
+
+def _legend(entries: Legend, x: float, y: float) -> tuple[list[Shape], float]:
+    """A swatch and its name per line from ``(x, y)``; returns the shapes and the height."""
+    shapes: list[Shape] = []
+    for i, (tone, name, fragment) in enumerate(entries):
+        top = y + i * 30.0
+        shapes.append(Rect(x, _r(top + 4), 26.0, 18.0, tone, role="swatch", fragment=fragment))
+        shapes.append(_label(x + 36, top + 20, *name, size=_MIDDLE, fragment=fragment))
+    return shapes, 30.0 * len(entries) + (8.0 if entries else 0.0)
+
+
 def weight_bars(book: Book, labels: Sequence[tuple[Glyph, ...]], keys: Sequence[str],
                 tones: str | Sequence[str], description: str,
-                values: Sequence[Sequence[Num]] = (), size: str = "panel",
-                fragments: Sequence[int | None] = (), per_unit: float = BAR_LENGTH) -> Picture:
+                values: Sequence[Sequence[Glyph]] = (), size: str = "panel",
+                fragments: Sequence[int | None] = (), per_unit: float = BAR_LENGTH,
+                legend: Legend = (), focus: Sequence[int] = ()) -> Picture:
     """One bar per key, its length the value times ``per_unit`` (for a weight in [0, 1]:
     :data:`BAR_LENGTH`; for counts, the longest bar's share of it).
 
-    ``tones`` is one tone or one per bar; ``values`` optionally writes other numbers after
-    each bar instead of the key's own.
+    ``tones`` is one tone or one per bar; ``values`` optionally writes other glyphs after
+    each bar instead of the key's own number. The picture is as wide as its longest bar
+    and the label after it. ``legend`` names the tones above the bars; the rows in
+    ``focus`` are outlined, as a table outlines the row it names.
     """
-    row, left = 36.0, 180.0
-    shapes: list[Shape] = []
+    row = 36.0
+    left = 26.0 + max((_span(label, _FONT) for label in labels), default=0.0)
+    shapes, top = _legend(legend, 20.0, 8.0)
+    top += 8.0
+    right = max((20.0 + 36 + _span(name, _MIDDLE) + 10 for _, name, _ in legend),
+                default=0.0)
+    bars: list[tuple[float, int | None]] = []
     for i, (label, key) in enumerate(zip(labels, keys, strict=True)):
-        y = 16 + i * row
+        y = top + i * row
         tone = tones if isinstance(tones, str) else tones[i]
         fragment = fragments[i] if fragments else None
         length = _r(float(book.value(key)) * per_unit)
         shapes.append(_label(left - 12, y + 20, *label, anchor="end", tone="ink",
-                             fragment=fragment))
+                             bold=i in focus, fragment=fragment))
         shapes.append(Rect(left, _r(y + 4), length, row - 10, tone, role="bar", draws=key,
                            fragment=fragment))
         glyphs = tuple(values[i]) if values else (book.n(key),)
         shapes.append(_label(left + length + 10, y + 22, *glyphs, tone="ink",
                              fragment=fragment))
-    shapes.append(Line(left, 10, left, 16 + row * len(keys), "muted", 2.0, role="axis"))
-    return Picture(left + BAR_LENGTH + 150, 24 + row * len(keys), description, tuple(shapes),
-                   size)
+        right = max(right, left + length + 10 + _span(glyphs, _FONT) + 16)
+        bars.append((y, fragment))
+    for i in focus:
+        y, fragment = bars[i]
+        shapes.append(Rect(6, _r(y), _r(right - 12), row - 2, "none", "ink", 2.5, role="focus",
+                           fragment=fragment))
+    shapes.append(Line(left, top - 6, left, top + row * len(keys), "muted", 2.0, role="axis"))
+    return Picture(_r(right), _r(top + 8 + row * len(keys)), description, tuple(shapes), size)
 
 
 def dot_chart(book: Book, labels: Sequence[tuple[Glyph, ...]], keys: Sequence[str],
@@ -410,13 +451,15 @@ when a row has several bars (one bar a row reaches :data:`_SPAN`)."""
 def signed_bars(book: Book, labels: Sequence[tuple[Glyph, ...]],
                 groups: Sequence[Sequence[str]], tone: str | Sequence[str], description: str,
                 size: str = "panel", names: Sequence[tuple[Glyph, ...]] = (),
-                fragments: Sequence[int | None] = ()) -> Picture:
+                fragments: Sequence[int | None] = (),
+                row_tones: Sequence[str] = ()) -> Picture:
     """Bars that may be negative: one row per label, one bar per key of its group. A
     group's bars stand side by side in lanes, one per coordinate (or per name, written over
     its lane), as the table beside them sets them in columns, each lane with its own zero
     line and as wide as its own bars and their labels. Negative bars take the ``negative``
     tone and grow to the left; one scale for the whole picture, so lengths compare across
-    lanes. ``tone`` is one tone, or one per lane."""
+    lanes. ``tone`` is one tone, or one per lane; ``row_tones``, one per row, overrides it
+    (a row per head, in the head's colour)."""
     drawn = [float(book.value(k)) for group in groups for k in group]
     low, high = -min(min(drawn, default=0.0), 0.0), max(max(drawn, default=0.0), 0.0)
     count = max((len(g) for g in groups), default=1)
@@ -447,7 +490,8 @@ def signed_bars(book: Book, labels: Sequence[tuple[Glyph, ...]],
             length = _r(abs(value) * scale)
             zero = zeros[c]
             shapes.append(Rect(_r(zero if value >= 0 else zero - length), _r(y + (row - bar) / 2),
-                               length, bar, tones[c] if value >= 0 else "negative",
+                               length, bar, "negative" if value < 0 else
+                               row_tones[i] if row_tones else tones[c],
                                role="bar", draws=key, fragment=fragment))
             if length >= _LEGIBLE or len(groups) * count <= 12:
                 shapes.append(_label(zero + (length + 8 if value >= 0 else -length - 8),
@@ -459,47 +503,111 @@ def signed_bars(book: Book, labels: Sequence[tuple[Glyph, ...]],
 
 def shift(book: Book, sentence: str, before: str, after: str, offset: str, tone: str,
           description: str, size: str = "panel", fragment: int | None = None) -> Picture:
-    """Each row's coordinates before and after adding one offset: an arrow per entry,
-    all of the same length because the offset is shared by every position."""
+    """Each row's coordinates before and after adding one offset, one panel per coordinate:
+    a tick in ``tone`` where the row was, an arrow to where it goes, every arrow of one
+    length because the offset is shared by every position. Under each panel an axis
+    with ticks at zero and at the receiver's values before and after, the value after
+    written a line lower (the receiver's row is bold); a legend above names the tick and
+    the arrow."""
     width = len(book.values.value(f"{before}[0]"))
     entries = [float(book.value(f"{k}[{j}][{c}]")) for k in (before, after)
                for j in range(book.length) for c in range(width)]
-    low, high = min(min(entries), 0.0), max(entries)
-    panel, left = 300.0, 150.0
-    scale = (panel - 60) / max(high - low, 1e-12)
-    row = 28.0
-    shapes: list[Shape] = []
+    low, high = min(min(entries), 0.0), max(max(entries), 0.0)
+    left = 24.0 + max(_span((book.token(sentence, j),), _MIDDLE) for j in range(book.length))
+    panel, margin, row, top = 330.0, 40.0, 32.0, 104.0
+    scale = (panel - 2 * margin) / max(high - low, 1e-12)
+    last = book.last
+    bottom = top + row * book.length
+    # the legend: a tick for before, an arrow for after
+    shapes: list[Shape] = [
+        Rect(left, 12, 3.0, 22.0, tone, role="swatch"),
+        _label(left + 14, 31, Text("Q"), size=_FONT),
+        *_arrow(left + 60, 23, left + 100, 23, "ink", fragment),
+        _label(left + 110, 31, Text("Q + b"), Sub("Q"), size=_FONT, fragment=fragment),
+    ]
     for c in range(width):
         origin = left + c * panel
-        zero = origin + (0 - low) * scale
-        shapes.append(Line(_r(zero), 30, _r(zero), 40 + row * book.length, "faint", 1.5,
-                           role="zero"))
-        shapes.append(_label(origin + panel / 2 - 30, 22,
-                             Text(f"{_ORDINALS[c]} coordinate, shifted by "),
-                             book.n(f"{offset}[{c}]"), anchor="middle", tone="muted",
-                             size=_SMALL))
-        shapes.append(_label(zero, 58 + row * book.length, Text("zero"), anchor="middle",
-                             tone="muted", size=_SMALL))
+
+        def at(value: float, origin: float = origin) -> float:
+            return origin + margin + (value - low) * scale
+
+        zero = at(0.0)
+        shapes.append(Line(_r(zero), top - 8, _r(zero), bottom, "faint", 1.5, role="zero"))
+        shapes.append(_label(origin + panel / 2, top - 30, Text(f"{_ORDINALS[c]} coordinate, "
+                                                                 "shifted by "),
+                             book.n(f"{offset}[{c}]"), anchor="middle", size=_MIDDLE))
+        # the axis, with ticks at zero and at the receiver's values before and after
+        shapes.append(Line(_r(at(low)), bottom + 8, _r(at(high)), bottom + 8, "muted", 2.0,
+                           role="axis"))
+        was, now = (float(book.value(f"{k}[{last}][{c}]")) for k in (before, after))
+        ticks = [(at(was), f"{before}[{last}][{c}]", None),
+                 (at(now), f"{after}[{last}][{c}]", fragment)]
+        for x, _, step in ticks:
+            shapes.append(Line(_r(x), bottom + 2, _r(x), bottom + 16, "ink", 2.0, role="tick",
+                               fragment=step))
+        for line, (x, key, step) in enumerate(ticks):  # before, then after a line lower
+            shapes.append(_label(x, bottom + 40 + 26 * line, book.n(key), anchor="middle",
+                                 size=_FONT, fragment=step))
+        if abs(zero - at(was)) > 70:
+            shapes.append(Line(_r(zero), bottom + 2, _r(zero), bottom + 16, "muted", 2.0,
+                               role="tick"))
+            shapes.append(_label(zero, bottom + 40, Text("zero"), anchor="middle",
+                                 size=_FONT, tone="muted"))
     for j in range(book.length):
-        y = 46 + j * row
-        shapes.append(_label(left - 12, y + 6, book.token(sentence, j), anchor="end",
-                             size=_SMALL, bold=j == book.last))
+        y = top + j * row + row / 2
+        shapes.append(_label(left - 12, y + 7, book.token(sentence, j), anchor="end",
+                             size=_MIDDLE, bold=j == last))
         for c in range(width):
             origin = left + c * panel
-            x1 = origin + (float(book.value(f"{before}[{j}][{c}]")) - low) * scale
-            x2 = origin + (float(book.value(f"{after}[{j}][{c}]")) - low) * scale
-            shapes.append(Rect(_r(x1 - 4), _r(y - 4), 8, 8, tone, role="point",
+            x1 = origin + margin + (float(book.value(f"{before}[{j}][{c}]")) - low) * scale
+            x2 = origin + margin + (float(book.value(f"{after}[{j}][{c}]")) - low) * scale
+            shapes.append(Rect(_r(x1 - 1.5), _r(y - 11), 3.0, 22.0, tone, role="point",
                                draws=f"{before}[{j}][{c}]"))
-            if abs(x2 - x1) > 2:
-                shapes += _arrow(x1, y, x2, y, "ink", fragment)
-            shapes.append(Rect(_r(x2 - 4), _r(y - 4), 8, 8, "ink", role="point",
-                               draws=f"{after}[{j}][{c}]", fragment=fragment))
-    return Picture(left + panel * width, 66 + row * book.length, description, tuple(shapes),
-                   size)
+            shapes.append(Line(_r(x1), _r(y), _r(x2), _r(y), "ink", 3.0, role="shift",
+                               fragment=fragment))
+            shapes.append(replace(_arrowhead(x2, y, x2 - x1, 0.0, "ink", 8.0),
+                                  draws=f"{after}[{j}][{c}]", role="point",
+                                  fragment=fragment))
+    return Picture(_r(left + panel * width), bottom + 76, description, tuple(shapes), size)
 
 
 _ORDINALS = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth")
 """Coordinates named in words (a picture's prose holds no digit)."""
+
+
+def cross_attention(book: Book, target: str, source: str, description: str,
+                    fragment: int | None = None) -> Picture:
+    """Cross-attention drawn on two sentences: the ``source`` sentence's tokens above,
+    which give the keys and values, the ``target`` sentence's below, which give the
+    queries, and a line from every source token into the target's final receiver."""
+    size, gap, pad, chip_h, name_size = 22.0, 14.0, 8.0, 36.0, _MIDDLE
+    names = ((Text("keys and values"),), (Text("queries"),))
+    left = 24.0 + max(_span(name, name_size) for name in names)
+    rows = ((source, 20.0), (target, 200.0))
+    shapes: list[Shape] = []
+    centres: dict[str, list[float]] = {}
+    right = 0.0
+    for (sentence, y), name in zip(rows, names, strict=True):
+        shapes.append(_label(left - 16, y + 25, *name, anchor="end", size=name_size,
+                             tone="muted"))
+        x, centres[sentence] = left, []
+        for j in range(book.length):
+            word = book.token(sentence, j)
+            w = _span((word,), size) + 2 * pad
+            receiver = sentence == target and j == book.last
+            shapes.append(Rect(_r(x), y, _r(w), chip_h, "paper", "ink" if receiver else "faint",
+                               2.5 if receiver else 1.5, role="token"))
+            shapes.append(_label(x + w / 2, y + 25, word, anchor="middle", size=size,
+                                 bold=receiver, tone="ink" if receiver or sentence == source
+                                 else "muted"))
+            centres[sentence].append(x + w / 2)
+            x += w + gap
+        right = max(right, x)
+    end = centres[target][book.last]
+    for j, start in enumerate(centres[source]):
+        spread = (j - (book.length - 1) / 2) * 4.0
+        shapes += _arrow(start, 20.0 + chip_h + 4, end + spread, 200.0 - 6, "muted", fragment)
+    return Picture(_r(right + 10), 200.0 + chip_h + 12, description, tuple(shapes), "strip")
 
 
 # --------------------------------------------------------------------------- grids
@@ -685,17 +793,23 @@ head (for a single head's tensor)."""
 def tensor_steps(book: Book, steps: Sequence[Step],
                  operations: Sequence[tuple[Glyph, ...] | None], description: str,
                  size: str = "full", cell: float = 14.0, masked: bool = False,
-                 reach: float = 90.0, added: tuple[Glyph, ...] = ()) -> Picture:
+                 reach: float = 90.0, added: tuple[Glyph, ...] = (),
+                 headers: bool = False) -> Picture:
     """Tensors left to right, each drawn from its shape value and labelled with it.
 
     ``steps`` holds :data:`Step` tuples; an empty key draws the tensor with the sizes seen
     so far rearranged by ``axes``. ``operations`` names the arrows between them
-    (reshape, transpose…); ``None`` sets two tensors side by side without an arrow.
-    ``reach`` is an arrow's length: shorter lets a long chain keep its labels' size.
-    ``added`` outlines the last tensor's last row and writes its glyphs beside it (what
-    the final step appended, such as a generated token).
+    (reshape, transpose…); ``None`` sets two tensors side by side without an arrow, as far
+    apart as their labels need. ``reach`` is an arrow's length: shorter lets a long chain
+    keep its labels' size. ``added`` outlines the last tensor's last row and writes its
+    glyphs beside it (what the final step appended, such as a generated token).
+    ``headers`` names, over a tensor of joined coordinates (axes ending in ``D``), the head
+    each group of columns came from.
     """
-    x, top = 20.0, 44.0
+    lift = 0.0
+    if headers:
+        lift = max(_span((book.head(h),), _SMALL) for h in book.heads) * 0.71 + 12
+    x, top = 20.0, 44.0 + lift
     shapes: list[Shape] = []
     heights: list[float] = []
     sizes: dict[str, int] = {}
@@ -714,8 +828,16 @@ def tensor_steps(book: Book, steps: Sequence[Step],
         shapes += drawn
         heights.append(height)
         bottom = top + height + 30
-        shapes.append(_label(x, top - 18, *name, bold=True))
-        right = max(right, x + _span(name, _FONT))
+        named = headers and axes.endswith("D") and not batched
+        shapes.append(_label(x, top - 18 - (lift if named else 0.0), *name, bold=True))
+        name_right = x + _span(name, _FONT)
+        right = max(right, name_right)
+        if named:
+            for h in book.heads:
+                centre = x + ((h - 1) + 0.5) * book.head_width * cell
+                shapes.append(_label(centre - 4, top - 8, book.head(h), size=_SMALL,
+                                     rotate=-45.0, tone="ink"))
+                right = max(right, centre + _span((book.head(h),), _SMALL) * 0.71)
         if key:
             shown = book.n(key)
             shapes.append(_label(x, bottom + 6, shown, tone="ink", size=_FONT))
@@ -731,7 +853,7 @@ def tensor_steps(book: Book, steps: Sequence[Step],
             right = max(right, x + width + 64 + _span(added, _FONT))
         x += width + 30
         if i < len(operations) and operations[i] is None:
-            x += 10
+            x = max(x + 10, name_right + 16)  # side by side, but never name on name
         elif i < len(operations):
             shapes += _arrow(x, top + 60, x + reach, top + 60)
             shapes.append(_label(x + reach / 2, top + 45, *(operations[i] or ()),

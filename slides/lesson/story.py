@@ -49,14 +49,32 @@ def prompt(book: Book) -> list[Stack]:
         Para(book.say("The final “{r}”, at position {p}, is the receiver: the last token we "
                       "know. The blank has no query yet.", r=book.receiver(), p=book.pos(
                           book.last)), fragment=1),
+        _favourites(book),
+        Para(book.say("Each arrow points from the word one of our {h} heads will read most.",
+                      h=book.n("dims.heads")), fragment=2),
     ], [
         book.say("Read the sentence aloud and ask the room to guess the blank before anything "
                  "else. Then point at the highlighted final “{r}”, at position {p}: it is the "
                  "receiver, the last token we know, and the blank has no query yet. Most "
                  "guesses use two clues, where we are and who is there; keep both in mind.",
                  r=book.receiver(), p=book.pos(book.last)),
+        book.say("Reveal the arrows: each head of this worksheet, in its own colour, reads "
+                 "most from one earlier word. The rest of the lecture computes those weights; "
+                 "for now the arrows only say where each head looks."),
     ])
     return [section.stack()]
+
+
+def _favourites(book: Book) -> pictures.Picture:
+    """The walkthrough sentence with an arrow from each head's favourite source (read from
+    its key) into the receiver, in the head's colour and named by the head."""
+    s = book.sentence
+    words = [book.token(s, j).text for j in range(book.length)]
+    clues = [(book.top(s, h), (book.head(h),), 2) for h in book.heads]
+    return pictures.clue_arcs(
+        words, clues, "The prompt as tokens, the final token the receiver, with one arrow "
+        "per head from the word that head reads most", tones=[pictures.head_tone(h)
+                                                             for h in book.heads], rise=0.2)
 
 
 def _example(book: Book, section: Section, name: str, title: str, sentence: str,
@@ -222,8 +240,13 @@ def _toy(book: Book) -> list[Block]:
         book, [(Word(name),) for _ in range(2) for name in sources],
         [f"toy.weights[{row}][{i}]" for row in range(2) for i in range(len(sources))],
         [pictures.head_tone(row + 1) for row in range(2) for _ in sources],
-        "Two weight rows over the two sources: the first coordinate's and the second's",
-        fragments=[one if row == 0 else two for row in range(2) for _ in sources])
+        "Two weight rows over the two sources, each in its head's colour: the first "
+        "head's weights, for the first coordinate, then the second head's, for the second",
+        fragments=[one if row == 0 else two for row in range(2) for _ in sources],
+        legend=[(pictures.head_tone(1), (Text("one head; later the first head, for the "
+                                              "first coordinate"),), one),
+                (pictures.head_tone(2), (Text("the second head, for the second "
+                                              "coordinate"),), two)])
     return [
         Columns(((values, bars), (
             Para(book.say("One head, weights {w}: the message is {m}. Both coordinates use "

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from slides.context import Block, Cell, Columns, Formula, Math, Para, Row, Stack, Table, Text
-from slides.lesson import pictures
+from slides.lesson import asides, pictures
 from slides.lesson.kit import Book, Prose, Section, Steps
 
 __all__ = ["RECAP", "head_walkthrough"]
@@ -43,6 +43,7 @@ def _head_stack(book: Book, h: int) -> Stack:
         switch, switcher = book.switch(lambda s, _, build=build: build(book, s, h),
                                        heads=False)
         section.add(id, book.say(title), [switch], notes(book, h), switcher)
+        asides.after_step(book, section, id, h)
     return section.stack()
 
 
