@@ -3,6 +3,9 @@ figure bound to a value key, and a word only when the worksheet or the lesson ho
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import numpy as np
 import pytest
 
 from scenes.kit import (
@@ -163,17 +166,32 @@ def test_a_cued_step_shows_nothing_before_its_moment() -> None:
     assert float(late.get_fill_opacity()) == pytest.approx(float(early.get_fill_opacity()))
 
 
+def rendered_frames(scene_class: type, folder: Path) -> list[np.ndarray]:
+    """Every frame a small scene renders at 5 frames a second, as RGBA arrays."""
+    from manim import tempconfig
+
+    frames: list[np.ndarray] = []
+    with tempconfig({"quality": "low_quality", "frame_rate": 5, "disable_caching": True,
+                     "write_to_movie": False, "verbosity": "ERROR", "progress_bar": "none",
+                     "media_dir": str(folder)}):
+        scene = scene_class()
+        add_frame = scene.renderer.add_frame
+        scene.renderer.add_frame = lambda frame, num_frames=1: (
+            frames.append(frame.copy()), add_frame(frame, num_frames))
+        scene.render()
+    return frames
+
+
 def test_a_cued_step_that_removes_an_outline_leaves_no_ghost_in_the_frames(tmp_path) -> None:
     """Manim draws a still background and a list of moving mobjects, both made when a
     step begins: an outline faded out by a cued step must vanish from the frames at once,
     and one created by a later cue must appear, not wait for the next step."""
-    from manim import BLUE, RED, Rectangle, Scene, tempconfig
+    from manim import BLUE, RED, Rectangle, Scene
 
     from scenes.kit import Cued, fade_in, fade_out
 
     old = Rectangle(width=4, height=2, color=RED, stroke_width=12).shift([-3, 0, 0])
     new = Rectangle(width=4, height=2, color=BLUE, stroke_width=12).shift([3, 0, 0])
-    frames = []
 
     class Swap(Scene):
         def construct(self) -> None:
@@ -181,20 +199,41 @@ def test_a_cued_step_that_removes_an_outline_leaves_no_ghost_in_the_frames(tmp_p
             self.play(Cued([(0.0, fade_out(old)), (1.0, fade_in(new)), (2.5, fade_in())]),
                       run_time=3.0)
 
-    with tempconfig({"quality": "low_quality", "frame_rate": 5, "disable_caching": True,
-                     "write_to_movie": False, "verbosity": "ERROR", "progress_bar": "none",
-                     "media_dir": str(tmp_path)}):
-        scene = Swap()
-        add_frame = scene.renderer.add_frame
-        scene.renderer.add_frame = lambda frame, num_frames=1: (
-            frames.append(frame.copy()), add_frame(frame, num_frames))
-        scene.render()
+    frames = rendered_frames(Swap, tmp_path)
     last = frames[-1]
     width = last.shape[1]
     left, right = last[:, : width // 2, :3], last[:, width // 2:, :3]
     assert (left[..., 0] > 150).sum() == 0  # no red left of the middle: the old outline
     assert (right[..., 2] > 150).sum() > 100  # the blue outline drawn on the right
     assert len(frames) >= 10
+
+
+def test_a_cued_step_that_takes_away_an_outline_keeps_drawing_what_lies_after_it(
+        tmp_path) -> None:
+    """A cued step that fades out an outline added before a box it does not touch, and
+    later fades in something else, keeps drawing that box in every frame: it lies between
+    the taken-away outline and the next touched mobject, and was once in neither the still
+    background nor the moving part, so it vanished until the step ended."""
+    from manim import BLUE, GREEN, RED, Rectangle, Scene
+
+    from scenes.kit import Cued, fade_in, fade_out
+
+    old = Rectangle(width=3, height=2, color=RED, stroke_width=12).shift([-4, 0, 0])
+    kept = Rectangle(width=3, height=2, color=GREEN, stroke_width=12)
+    new = Rectangle(width=3, height=2, color=BLUE, stroke_width=12).shift([4, 0, 0])
+
+    class Keep(Scene):
+        def construct(self) -> None:
+            self.add(old, kept)
+            self.play(Cued([(0.0, fade_out(old)), (1.5, fade_in(new))]), run_time=3.0)
+
+    frames = rendered_frames(Keep, tmp_path)
+    width = frames[0].shape[1]
+    middle = [frame[:, width // 3: 2 * width // 3, :3].astype(int) for frame in frames]
+    green = [int(((part[..., 1] > 150) & (part[..., 2] < 150)).sum()) for part in middle]
+    assert len(frames) >= 10
+    assert min(green) > 100, green  # the untouched box in every frame
+    assert (frames[-1][:, : width // 3, 0] > 150).sum() == 0  # the red outline gone
 
 
 def test_a_scene_reads_the_values_its_build_handed_over_and_only_those(

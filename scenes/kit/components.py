@@ -27,6 +27,8 @@ from manim import (
     config,
 )
 from manim.animation.animation import prepare_animation
+from manim.utils.family import extract_mobject_family_members
+from manim.utils.iterables import list_update
 
 from outline import STEPS
 from scenes.kit.fade import fade_in
@@ -80,11 +82,11 @@ class Components:
         body = VGroup(*(item for row in cells for item in row))
         body.arrange_in_grid(rows=len(picked), cols=width, buff=(h_buff, v_buff),
                              cell_alignment=RIGHT)
-        brackets = _brackets(body)
-        group = VGroup(body, brackets)
+        sides = brackets(body)
+        group = VGroup(body, sides)
         if row_labels is not None:
             labels = VGroup(*row_labels)
-            edge = brackets[0].get_left()[0] - 0.2
+            edge = sides[0].get_left()[0] - 0.2
             for label, row in zip(labels, cells, strict=True):
                 label.set_y(row[0].get_y())
                 label.shift(RIGHT * (edge - label.get_right()[0]))
@@ -96,7 +98,7 @@ class Components:
             group.add(heads)
         group.cells = cells
         group.body = body
-        group.brackets = brackets
+        group.brackets = sides
         return group
 
     def fan(self, sources: Sequence[Mobject], receiver: Mobject, weights_key: str,
@@ -172,8 +174,8 @@ class WeightBar(VGroup):
         return self.bar.width * self._height / (self.bar.height * self._unit)
 
 
-def _brackets(body: Mobject, pad: float = 0.12, arm: float = 0.12) -> VGroup:
-    """Square brackets around a block of numbers."""
+def brackets(body: Mobject, pad: float = 0.12, arm: float = 0.12) -> VGroup:
+    """Square brackets around a block or a row of numbers."""
     left, right = body.get_left()[0] - pad, body.get_right()[0] + pad
     bottom, top = body.get_bottom()[1] - pad, body.get_top()[1] + pad
 
@@ -404,8 +406,18 @@ class Cued(Animation):
         if self.scene is not None and (sum(self.started), sum(self.done)) != before:
             # A step added or removed something: Manim draws the list of moving mobjects it
             # made when the whole step began, so it is made again from the scene as it is
-            # now (an empty list would make Manim draw everything over the still part).
-            self.scene.moving_mobjects = self.scene.get_moving_mobjects(self) or [Mobject()]
+            # now. Everything the still background (painted as the step began) does not
+            # hold is drawn: counting only from the first mobject a step touches would
+            # drop whatever lies between a mobject a step took away and the next touched
+            # one, and it would vanish until the step ends. (An empty list would make
+            # Manim draw everything over the still part.)
+            scene = self.scene
+            still = {id(mob) for mob in scene.static_mobjects}
+            shown = extract_mobject_family_members(
+                list_update(scene.mobjects, scene.foreground_mobjects),
+                use_z_index=scene.renderer.camera.use_z_index, only_those_with_points=True)
+            scene.moving_mobjects = [mob for mob in shown if id(mob) not in still] \
+                or [Mobject()]
 
     def update_mobjects(self, dt: float) -> None:
         for index, (_, animation) in enumerate(self.steps):

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import math
 import os
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -32,8 +32,8 @@ from manim.animation.animation import Wait, prepare_animation
 from manim.utils.family import extract_mobject_family_members
 
 from outline import check_limits, lecture_order
-from scenes.kit.components import Components, WeightBar, model_map
-from scenes.kit.fade import Fade
+from scenes.kit.components import Components, WeightBar, cued, model_map
+from scenes.kit.fade import Fade, fade_out
 from scenes.kit.laid_out import LAID_OUT
 from scenes.kit.layout import (
     CAPTION_WORDS_PER_SECOND,
@@ -66,6 +66,10 @@ counts toward it."""
 
 LONGEST_SILENCE = 1.5
 """Longer quiet stretches in a narrated scene are marked with :meth:`LectureScene.silence`."""
+
+Cue = tuple[str, Callable[[], Animation]]
+"""A fragment of a spoken sentence and what to make and play when the voice reaches it
+(see :meth:`LectureScene.tell`)."""
 
 
 class LectureScene(Components, Scene):
@@ -411,3 +415,34 @@ class LectureScene(Components, Scene):
         """Take the pointer away (``None`` when nothing is pointed at)."""
         old, self._pointer = self._pointer, None
         return None if old is None else Fade(old, appear=False)
+
+    def tell(self, template: str, *shown: Animation, cues: Sequence[Cue] = (),
+             **keys: object) -> None:
+        """Say one sentence that may point at several things in turn: the last sentence's
+        pointer leaves as it begins, ``shown`` plays from its start, and each cue's step
+        plays as the voice reaches its fragment (made here, after the old pointer has been
+        taken away, so that each new outline replaces the one before)."""
+        away = self.unpoint()
+        opening = [*shown, *([away] if away else [])]
+        if cues:
+            steps = [(fragment, make()) for fragment, make in cues]
+            self.say(template, cued(template, steps, opening=opening), **keys)
+        else:
+            self.say(template, *opening, **keys)
+
+    def gone(self, *mobs: Mobject) -> Animation:
+        """Fade out ``mobs`` as the scene holds them: a page whose parts came on one by one
+        is taken away part by part, which a fade inside a cued step needs (it removes only
+        what it is given)."""
+        wanted = {id(m) for mob in mobs for m in mob.get_family()}
+        held: list[Mobject] = []
+
+        def walk(items: Sequence[Mobject]) -> None:
+            for item in items:
+                if id(item) in wanted:
+                    held.append(item)
+                elif any(id(m) in wanted for m in item.get_family()):
+                    walk(item.submobjects)
+
+        walk(self.mobjects)
+        return fade_out(*held)

@@ -213,6 +213,12 @@ class Bound(Text):
         start, end = self.spans[index]
         return [glyph for glyph in self.submobjects[start:end] if glyph.has_points()]
 
+    def figures_span(self, first: int, last: int, before: int = 0, after: int = 0) -> VGroup:
+        """The drawn glyphs from figure ``first`` to figure ``last``, with ``before`` and
+        ``after`` characters more (a vector's brackets), to point at or colour."""
+        start, end = self.spans[first][0] - before, self.spans[last][1] + after
+        return VGroup(*(glyph for glyph in self.submobjects[start:end] if glyph.has_points()))
+
 
 def _check_bound(text: str, figures: Sequence[tuple[str, str]],
                  spans: Sequence[tuple[int, int]], words: Sequence[str]) -> None:
