@@ -290,12 +290,16 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         if item.get_closest_marker("xdist_group") is None and _module_artefacts(item):
             item.add_marker(pytest.mark.xdist_group(Path(item.nodeid.split("::")[0]).stem))
 
-    def rank(item: pytest.Item) -> int:
+    def rank(item: pytest.Item) -> tuple[int, int]:
         if _shares(item):
-            return len(FIRST) + 1
+            return len(FIRST) + 1, 0
         marker = item.get_closest_marker("xdist_group")
         group = marker.args[0] if marker and marker.args else marker.kwargs.get("name") \
             if marker else None
-        return FIRST.index(group) if group in FIRST else len(FIRST)
+        # Within the dry runs, the scene rules come first: their fixture dry-runs every
+        # scene the session needs in one pool of processes, and the other modules then
+        # find their runs made (a small pool per module would leave a core idle).
+        later = group == DRY_RUNS and not item.nodeid.startswith("tests/test_scenes.py")
+        return (FIRST.index(group) if group in FIRST else len(FIRST)), int(later)
 
     items.sort(key=rank)  # stable: within a rank, the collection's order

@@ -25,11 +25,18 @@ half of an outline's stroke (3.5 wide is 0.035 frame units)."""
 _SAMPLES = np.linspace(0.0, 1.0, 7)
 
 
+def _opaque(rgbas: np.ndarray) -> bool:
+    """Whether any of these colours can be seen (one colour, the usual case, without a
+    NumPy reduction: the dry runs ask this of every shape after every animation)."""
+    if len(rgbas) == 1:
+        return float(rgbas[0, 3]) > 0.01
+    return bool(len(rgbas)) and float(rgbas[:, 3].max()) > 0.01
+
+
 def _visible(part: VMobject) -> tuple[bool, bool]:
-    """Whether its fill, and whether its stroke, can be seen."""
-    fill = float(part.get_fill_opacity()) > 0.01
-    stroke = float(part.get_stroke_opacity()) > 0.01 and float(part.get_stroke_width()) > 0
-    return fill, stroke
+    """Whether its fill, and whether its stroke, can be seen (read from the colour arrays
+    Cairo draws from, which is also much quicker than Manim's getters)."""
+    return _opaque(part.fill_rgbas), part.stroke_width > 0 and _opaque(part.stroke_rgbas)
 
 
 def _texts(mobjects: Iterable[Mobject]) -> list[Text]:
@@ -129,12 +136,26 @@ TITLE_BAND = 3.1
 """Shapes centred above this height (frame units) are the title's; the rest is content."""
 
 
-def shown_below_title(mobjects: Sequence[Mobject]) -> int:
-    """How many visible shapes stand under the title band: what a viewer has to look at."""
+def glance(mobjects: Sequence[Mobject]) -> tuple[int, int]:
+    """What a viewer sees, in one pass over the visible shapes: a digest of the picture as
+    drawn (every visible shape's points and colours; two moments with the same digest look
+    the same, and the scenes use no animation that returns to where it began), and how many
+    shapes stand under the title band (what a viewer has to look at)."""
     seen: set[int] = set()
+    digest = []
+    below = 0
     for top in mobjects:
         for part in top.family_members_with_points():
-            if isinstance(part, VMobject) and any(_visible(part)) \
-                    and float(part.get_center()[1]) < TITLE_BAND:
-                seen.add(id(part))
-    return len(seen)
+            if id(part) in seen or not isinstance(part, VMobject) or not any(_visible(part)):
+                continue
+            seen.add(id(part))
+            digest.append((part.points.tobytes(), part.fill_rgbas.tobytes(),
+                           part.stroke_rgbas.tobytes(), part.stroke_width))
+            heights = (part.get_all_points() if part.submobjects else part.points)[:, 1]
+            below += (float(heights.min()) + float(heights.max())) / 2 < TITLE_BAND
+    return hash(tuple(digest)), below
+
+
+def drawn(mobjects: Sequence[Mobject]) -> int:
+    """A digest of the picture as drawn."""
+    return glance(mobjects)[0]

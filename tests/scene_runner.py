@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from outline import SceneEntry
-from tests.crossing import layout_faults, shown_below_title
+from tests.crossing import drawn, glance, layout_faults
 
 
 def _run(entry: SceneEntry, worksheet: str, values: str = "") -> dict[str, Any]:
@@ -48,7 +48,8 @@ def _run(entry: SceneEntry, worksheet: str, values: str = "") -> dict[str, Any]:
     except Exception:  # reported to the test, which fails with the traceback
         return {"scene": entry.name, "error": traceback.format_exc()}
     return {"scene": entry.name, "error": None, "manifest": manifest,
-            "faults": scene.layout_faults, "rests": scene.rests,
+            "faults": scene.layout_faults, "rests": scene.rests, "pointed": scene.pointed,
+            "changes": scene.changes,
             "sections": [{"name": s.name, "texts": [asdict(t) for t in s.texts]}
                          for s in scene.sections]}
 
@@ -62,15 +63,39 @@ def _watched(cls: type) -> type:
         rests: list[tuple[float, int]]
         """After every animation: when it ended and how many shapes were shown under the
         title band."""
+        changes: list[tuple[float, float]]
+        """The animations after which the picture differs from before: (start, end)."""
+        pointed: list[list[Any]]
+        """Each pointer's outline: the caption it was made with (counted from zero), and
+        the ends of the first and the last animation after which it was shown."""
 
         def setup(self) -> None:
-            self.layout_faults, self.rests = [], []
+            self.layout_faults, self.rests, self.pointed, self.changes = [], [], [], []
+            self._outlines: list[tuple[Any, int]] = []
             super().setup()
 
+        def point_at(self, *mobs: Any, **kwargs: Any) -> Any:
+            made = super().point_at(*mobs, **kwargs)
+            # pointed at with the sentence about to be said (a step's animations are made
+            # as its arguments)
+            self._outlines.append((self._pointer, len(self.captions)))
+            self.pointed.append([len(self.captions), None, None])
+            return made
+
         def play(self, *animations: Any, **kwargs: Any) -> None:
+            before, start = drawn(self.mobjects), round(float(self.time), 3)
             super().play(*animations, **kwargs)
             self.note_layout()
-            self.rests.append((round(float(self.time), 3), shown_below_title(self.mobjects)))
+            now = round(float(self.time), 3)
+            after, below = glance(self.mobjects)
+            if now > start and after != before:
+                self.changes.append((start, now))
+            self.rests.append((now, below))
+            shown = {id(m) for m in self.get_mobject_family_members()}
+            for (outline, _), seen in zip(self._outlines, self.pointed, strict=True):
+                if id(outline) in shown:
+                    seen[1] = now if seen[1] is None else seen[1]
+                    seen[2] = now
 
         def _record_section(self) -> None:
             self.note_layout()

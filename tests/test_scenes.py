@@ -4,6 +4,7 @@ fresh recomputation, no number appears unbound, and the layout fits and stays le
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from itertools import combinations, pairwise
 from string import Formatter
 from typing import Any
@@ -36,6 +37,22 @@ experiment, and the other test worksheets share the default's trained sizes (and
 bundled experiment): their runs would be the default's again."""
 CASES = [(label, entry.name) for label, entries in ENTRIES.items() for entry in entries
          if entry.name != "TrainedComparison" or label in TRAINED_ON]
+
+
+def dry_runs(names: Sequence[str], labels: Sequence[str]) -> dict[str, dict[str, Any]]:
+    """The dry runs of the scenes ``names`` on the worksheets ``labels`` (those of
+    :data:`WORKSHEETS` that have them), by label then scene name: a scene that raised fails
+    the test that asked for it. Runs already made in this worker are not made again."""
+    jobs = [(entry, WORKSHEETS[label]) for label in labels for entry in ENTRIES[label]
+            if entry.name in names]
+    results = run_scenes(jobs)
+    made: dict[str, dict[str, Any]] = {}
+    for entry, path in jobs:
+        result = results[(str(path), entry.name)]
+        assert result["error"] is None, f"{entry.name} on {path.name}: {result['error']}"
+        label = next(label for label in labels if WORKSHEETS[label] == path)
+        made.setdefault(label, {})[entry.name] = result
+    return made
 
 
 @pytest.fixture(scope="session")
@@ -180,6 +197,60 @@ def test_no_sentence_is_spoken_over_an_empty_screen(shown, label: str, name: str
                 assert count > 0, (caption["text"], moment)
 
 
+def pointer_faults(captions: list[dict[str, Any]],
+                   pointed: list[list[Any]]) -> list[str]:
+    """Issue 24's pointer rule: an outline that points appears while a sentence is spoken,
+    and is gone as the sentence after next begins (the next may still be about it: it
+    goes with that sentence's first animation at the latest); a pointer swapped for the
+    next inside one animation is within its sentence."""
+    faults = []
+    for _, first, last in pointed:
+        if first is None:  # shown and gone again within one (cued) animation
+            continue
+        said = [k for k, c in enumerate(captions)
+                if c["start"] - TIME_SLACK <= first <= c["end"] + TIME_SLACK]
+        if not said:
+            faults.append(f"a pointer appears at {first:.2f} s, between sentences")
+            continue
+        k = said[0]
+        if k + 2 < len(captions) and last > captions[k + 2]["start"] + TIME_SLACK:
+            faults.append(f"the pointer of “{captions[k]['text']}” stays until {last:.2f} s, "
+                          f"into the sentence after next, at {captions[k + 2]['start']:.2f} s")
+    return faults
+
+
+TIME_SLACK = 0.01
+"""Seconds: animation ends and caption times are rounded to the millisecond."""
+
+
+@pytest.mark.parametrize(("label", "name"), CASES)
+def test_a_pointer_appears_in_its_sentence_and_is_gone_when_the_one_after_next_begins(
+        shown, label: str, name: str) -> None:
+    result = _result(shown, label, name)
+    assert pointer_faults(result["manifest"]["captions"], result["pointed"]) == []
+
+
+def test_the_pointer_rule_sees_a_late_pointer_and_one_that_stays() -> None:
+    captions = [{"text": t, "start": s, "end": e}
+                for t, s, e in (("one", 0.0, 2.0), ("two", 2.5, 4.0), ("three", 4.5, 6.0))]
+    assert pointer_faults(captions, [[0, 1.0, 4.5], [1, None, None]]) == []
+    assert len(pointer_faults(captions, [[0, 2.2, 3.0]])) == 1  # between sentences
+    assert len(pointer_faults(captions, [[0, 1.0, 5.0]])) == 1  # into the third
+
+
+def test_the_still_rule_sees_a_change_of_place_or_colour_but_not_an_unseen_one() -> None:
+    from manim import RIGHT, Square
+
+    from tests.crossing import drawn
+
+    square = Square()
+    before = drawn([square])
+    assert drawn([square.copy()]) == before
+    assert drawn([square.copy().shift(RIGHT)]) != before
+    assert drawn([square.copy().set_color("#D55E00")]) != before
+    assert drawn([square, Square().set_opacity(0)]) == before  # drawn, but not to be seen
+
+
 def test_the_layout_rules_see_a_touch_and_a_strike_but_not_an_outline_around() -> None:
     from manim import LEFT, RIGHT, Line, SurroundingRectangle, Text
 
@@ -288,8 +359,15 @@ def test_nothing_is_drawn_in_the_subtitle_band(shown, label: str, name: str) -> 
 
 @pytest.mark.parametrize(("label", "name"), CASES)
 def test_no_still_stretch_is_longer_than_the_limit(shown, label: str, name: str) -> None:
-    start, end = _result(shown, label, name)["manifest"]["longest_still"]
+    """As the stills meter measures a clip: a still lasts until the picture changes, not
+    until the next animation (one that ends where it began shows nothing new)."""
+    result = _result(shown, label, name)
+    start, end = result["manifest"]["longest_still"]
     assert end - start <= STILL_LIMIT + 1e-6, (start, end)
+    edges = [0.0, *(t for change in sorted(result["changes"]) for t in change),
+             max([float(end), *(c["end"] for c in result["manifest"]["captions"])])]
+    stills = [(a, b) for a, b in zip(edges[::2], edges[1::2], strict=True) if b > a]
+    assert [(a, b) for a, b in stills if b - a > STILL_LIMIT + 1e-6] == []
 
 
 @pytest.mark.parametrize(("label", "name"), CASES)
