@@ -12,6 +12,7 @@ from manim import (
     LEFT,
     RIGHT,
     UP,
+    AnimationGroup,
     Arrow,
     Create,
     FadeIn,
@@ -20,6 +21,7 @@ from manim import (
     Mobject,
     ReplacementTransform,
     RoundedRectangle,
+    Transform,
     VGroup,
     VMobject,
     Write,
@@ -28,7 +30,9 @@ from manim import (
 from scenes.kit import (
     INK,
     MUTED,
+    Bound,
     LectureScene,
+    cued,
     fade_in,
     fade_out,
     fit,
@@ -40,6 +44,16 @@ from scenes.kit.palette import FAINT
 
 ILLUSTRATION_SIZE = 30
 ROLE_SIZE = 22
+GLOSSARY = (("query", "what the receiving word looks for"),
+            ("key", "what each word offers to be matched"),
+            ("value", "what a word sends if it is chosen"))
+"""The three roles in plain words, shown the first time the lecture names them."""
+GLOSS_SIZE = 22
+GLOSS_WIDTH = 4.8
+"""The glossary's width once it has moved aside for the arrows."""
+GLOSS_RIGHT = 1.9
+"""The glossary ends this far left of the centre, clear of the receiver's box."""
+GLOSS_TOP = -1.05
 
 
 class RiverBankPrompt(LectureScene):
@@ -233,6 +247,10 @@ class SeveralKindsOfDetail(LectureScene):
 # ---------------------------------------------------------------------- one head, two heads
 
 
+NODE_Y = 0.75
+"""How far below the centre a reading's receiver stands, with its name and message under it."""
+
+
 def chip(content: Mobject, colour: str, width: float = 0.0) -> VGroup:
     """A rounded box around ``content``, at least ``width`` wide: a receiver or a message."""
     frame = RoundedRectangle(corner_radius=0.12, width=max(width, content.width + 0.4),
@@ -281,11 +299,30 @@ class OneHeadTwoHeads(LectureScene):
         self.row = self.token_row(self.tokens, width=12.4).move_to(UP * 1.9)
         mark = self.highlight(self.row[self.last], INK)
         (single,) = self.receivers([None])
-        self.say("With one head, the final “{w}” forms a single query.", Write(heading),
+        self.say("With one head, the final “{w}” reads the sentence just one way.",
+                 Write(heading),
                  fade_in(self.row), Create(mark), fade_in(single.node), words=receiver)
-        self.say("It gives each known token a weight, drawn as the arrow's width: here, the "
-                 "computed weights of one wide head.",
-                 LaggedStart(*map(Create, single.fan), lag_ratio=0.3, run_time=4))
+        glossary = self.glossary(single.node)
+        said = ("A query is what the receiving word looks for; a key is what each word offers "
+                "to be matched; a value is what a word sends if it is chosen.")
+        self.say(said, cued(said, [
+            ("A query", AnimationGroup(fade_in(glossary[0]), self.point_at(
+                glossary[0], single.node, each=True))),
+            ("a key", AnimationGroup(fade_in(glossary[1]), self.point_at(
+                glossary[1], self.row, each=True))),
+            ("a value", AnimationGroup(fade_in(glossary[2]), self.point_at(glossary[2])))]))
+        # The glossary makes way for the arrows: it moves to the lower left, smaller, and
+        # stays there while the one head is on screen.
+        aside = glossary.copy()
+        fit(aside, GLOSS_WIDTH)
+        aside.move_to([0, GLOSS_TOP - aside.height / 2, 0])
+        aside.align_to([-GLOSS_RIGHT - GLOSS_WIDTH, 0, 0], LEFT)
+        self.say("Its query, matched with every key, gives each known token a weight, drawn as "
+                 "the arrow's width: here, the computed weights of one wide head.",
+                 LaggedStart(AnimationGroup(self.unpoint(), Transform(glossary, aside),
+                                            run_time=0.8),
+                             LaggedStart(*map(Create, single.fan), lag_ratio=0.3, run_time=4),
+                             lag_ratio=1.0))
         self.say("With those weights it mixes their values into one message.",
                  Create(single.link), fade_in(single.message))
         self.say("That message can hold several features, but all of them were mixed with "
@@ -295,7 +332,7 @@ class OneHeadTwoHeads(LectureScene):
         heads = list(range(1, self.ws.n_heads + 1))
         if len(heads) > 1:
             several = self.receivers(heads)
-            self.play(fade_out(single), self.unpoint(),
+            self.play(fade_out(single, glossary), self.unpoint(),
                       self.retitle(heading, "Several heads send several messages"))
             self.say("With {h:head}, the same receiver asks {q:query} at once, one per head.",
                      fade_in(*(r.node for r in several)), h="dims.heads", q="dims.heads")
@@ -320,8 +357,20 @@ class OneHeadTwoHeads(LectureScene):
 
         self.section("toy")
         away = self.unpoint()
-        self.play(fade_out(self._heading, self.row, mark, *several), *filter(None, [away]))
+        rest = [glossary] if len(heads) == 1 else []
+        self.play(fade_out(self._heading, self.row, mark, *several, *rest),
+                  *filter(None, [away]))
         self.toy()
+
+    def glossary(self, receiver: Mobject) -> VGroup:
+        """Query, key and value in plain words, one line each, between the sentence and the
+        receiver, where the arrows will go."""
+        lines = VGroup(*(on_baseline(VGroup(self.label(f"{term}:", GLOSS_SIZE),
+                                            self.label(meaning, GLOSS_SIZE, MUTED)), 0.2)
+                         for term, meaning in GLOSSARY))
+        lines.arrange(DOWN, buff=0.25, aligned_edge=LEFT)
+        middle = (self.row.get_bottom()[1] + receiver.get_top()[1]) / 2
+        return fit(lines, 12.0).move_to([0, middle, 0])
 
     def receivers(self, heads: Sequence[int | None]) -> list[VGroup]:
         """One receiver node per head (``None``: one wide head), fed by a fan whose widths
@@ -400,6 +449,10 @@ class OneHeadTwoHeads(LectureScene):
                           24, self.head_colour(2), t1="toy.two_heads[1]", c=w["c"],
                           d=w["d"], v01=v["v01"], v11=v["v11"])]
         lines.add(*two)
+        away = self.unpoint()  # the outline goes before the lines it circles make room
+        if away is not None:
+            with self.silence("the outline leaves before the lines move"):
+                self.play(away, run_time=0.3)
         self.place(lines)
         own = [self.bar_column(self.label(("first head", "second head")[k], 20,
                                           self.head_colour(k + 1)), f"toy.weights[{k}]",
@@ -407,7 +460,7 @@ class OneHeadTwoHeads(LectureScene):
                for k in (0, 1)]
         self.say("Two heads can each keep a row of their own: the first gets {t0} from the "
                  "first coordinate;", fade_in(two[0], own[0].header), *map(grow, own[0].bars),
-                 self.unpoint(), t0="toy.two_heads[0]")
+                 t0="toy.two_heads[0]")
         self.say("the second, with weights {c} and {d}, gets {t1} from the second.",
                  fade_in(two[1], own[1].header), *map(grow, own[1].bars),
                  self.point_at(*own[1].bars), t1="toy.two_heads[1]", c=w["c"], d=w["d"])
@@ -423,9 +476,10 @@ class OneHeadTwoHeads(LectureScene):
         lines.add(*needs, verdict)
         self.place(lines)
         self.say("With these values fixed, {x0} needs a “{s}” weight of {r0},",
-                 fade_in(needs[0]), words=names, x0="toy.two_heads[0]", r0="toy.required[0]")
-        self.say("and {x1} needs {r1}.", fade_in(needs[1]), x1="toy.two_heads[1]",
-                 r1="toy.required[1]")
+                 fade_in(needs[0]), self.point_at(needs[0]), words=names,
+                 x0="toy.two_heads[0]", r0="toy.required[0]")
+        self.say("and {x1} needs {r1}.", fade_in(needs[1]), self.point_at(needs[1]),
+                 x1="toy.two_heads[1]", r1="toy.required[1]")
         self.say("A single weight row would have to be both at once." if clash
                  else "Here a single weight row could do both.", fade_in(verdict),
                  self.point_at(verdict))
@@ -490,18 +544,21 @@ class SettingAndPerson(LectureScene):
             self.side_by_side(heading)
 
     def reading(self, head: int) -> VGroup:
-        """One head's panel: its fan, its top source's weight and its name."""
+        """One head's panel: its fan, its top source's weight, its name, and its message
+        written as a sum of weighted value rows, the top source's term first."""
         p, colour = f"{self.s}.h{head}", self.head_colour(head)
         top = self.v.value(f"{p}.top_source")
         role = self.ws.lesson.head_names[head - 1]
         node = chip(self.word(self.tokens[self.last], 26, colour), colour, 5.0)
-        node.move_to(DOWN * 1.5)
+        node.move_to(DOWN * NODE_Y)
         fan = spread(self.fan(list(self.row), node, f"{p}.weights", colour), node)
         weight = self.num(f"{p}.weights[{top}]", 22, colour).next_to(self.row[top], UP, 0.2)
         box = self.highlight(self.row[top], colour)
         name = self.bound("Head {h}: the {role} reading", 24, colour,
                           h=f"dims.head_numbers[{head - 1}]", words={"role": role})
-        name.next_to(node, DOWN, buff=0.4)
+        name.next_to(node, DOWN, buff=0.3)
+        total = self.message_sum(head)
+        fit(total.next_to(name, DOWN, buff=0.35), 12.4)
         first = head == 1
         self.say("Head {h}, our {role} head: its arrows are drawn from its computed weights."
                  if first else "Now head {h}, the {role} head, with its own weights.",
@@ -513,20 +570,56 @@ class SettingAndPerson(LectureScene):
         if first:
             self.say("Every other arrow is thinner, but none is missing.",
                      self.point_at(self.row))
-        self.say("So the message this head sends is mostly what “{w}” carries in its values."
-                 if first else "Its message leans on what “{w}” carries.",
-                 self.point_at(node), words={"w": self.tokens[top]})
-        return VGroup(fan, node, name, box, weight)
+        width = len(self.v.value(f"{p}.message"))
+        inner, keys = vector("m", f"{p}.message", width)
+        if first:
+            self.say("Its message adds up every source's value row, each times its weight.",
+                     fade_in(total), self.point_at(total))
+            said = "The heaviest weight, {x}, scales “{w}”'s value row; with every other " \
+                "term it makes the message, " + inner + "."
+            cues = [("{x}", self.point_at(total.term, self.row[top], each=True)),
+                    (inner, self.point_at(total.result))]
+            self.say(said, cued(said, cues), words={"w": self.tokens[top]},
+                     x=f"{p}.weights[{top}]", **keys)
+        else:
+            said = "Its message, " + inner + ", gives the heaviest weight, {x}, to “{w}”'s " \
+                "value row."
+            cues = [(inner, self.point_at(total.result)),
+                    ("{x}", self.point_at(total.term, self.row[top], each=True))]
+            self.say(said, fade_in(total), cued(said, cues), words={"w": self.tokens[top]},
+                     x=f"{p}.weights[{top}]", **keys)
+        return VGroup(fan, node, name, box, weight, total)
+
+    def message_sum(self, head: int) -> Bound:
+        """``message = weight × value row + … = message`` for a head, the term of the source
+        it weighs most written out; attributes ``term`` and ``result`` (their glyphs)."""
+        p, top = f"{self.s}.h{head}", self.v.value(f"{self.s}.h{head}.top_source")
+        width = len(self.v.value(f"{p}.message"))
+        value, v_keys = vector("v", f"{p}.V[{top}]", width)
+        message, m_keys = vector("m", f"{p}.message", width)
+        total = self.bound("message = {x} × " + value + " + … = " + message, 22, INK,
+                           mono=True, x=f"{p}.weights[{top}]", **v_keys, **m_keys)
+        colour = self.head_colour(head)
+        for index in (0, *range(len(v_keys) + 1, len(total.figures))):
+            if not total.figures[index][1].startswith("−"):  # negatives keep their colour
+                for glyph in total.figure_glyphs(index):
+                    glyph.set_fill(colour)  # the weight and the message, in the head's colour
+        total.term = total.figures_span(0, len(v_keys), after=1)
+        total.result = total.figures_span(len(v_keys) + 1, len(total.figures) - 1, 1, 1)
+        return total
 
     def side_by_side(self, heading: Mobject) -> None:
-        """All heads at once, each with its own fan and receiver copy."""
+        """All heads at once, each with its own fan and receiver copy, and each head's
+        message under its name."""
         n = self.ws.n_heads
-        spacing = min(3.6, 12.4 / n)
+        messages = VGroup(*(self.vec(f"{self.s}.h{head}.message", 20, self.head_colour(head))
+                            for head in range(1, n + 1)))
+        spacing = min(max(3.6, max(m.width for m in messages) + 0.4), 12.4 / n)
         group = VGroup()
-        for head in range(1, n + 1):
+        for head, message in zip(range(1, n + 1), messages, strict=True):
             colour = self.head_colour(head)
             node = chip(self.word(self.tokens[self.last], 24, colour), colour, spacing - 0.4)
-            node.move_to([(head - 1 - (n - 1) / 2) * spacing, -1.5, 0])
+            node.move_to([(head - 1 - (n - 1) / 2) * spacing, -NODE_Y, 0])
             name = self.bound("Head {h}: {role}", 22, colour,
                               h=f"dims.head_numbers[{head - 1}]",
                               words={"role": self.ws.lesson.head_names[head - 1]})
@@ -534,11 +627,17 @@ class SettingAndPerson(LectureScene):
             fan = self.fan(list(self.row), node, f"{self.s}.h{head}.weights", colour,
                            max_width=10.0)
             group.add(VGroup(spread(fan, node), node, name))
+            fit(message.next_to(name, DOWN, buff=0.3), spacing - 0.2)
         note = self.label("hand-chosen numbers, not a trained model", 22, MUTED)
         note.next_to(heading, DOWN, buff=0.25)
         self.say("All the heads read at once, from the same input rows.",
                  self.retitle(heading, "Reading with {h:all head} at once", h="dims.heads"),
                  LaggedStart(*map(fade_in, group), lag_ratio=0.4))
+        self.say("So the final “{w}” receives {n:message}, one from each head, each mixed "
+                 "with that head's own weights.",
+                 LaggedStart(*map(fade_in, messages), lag_ratio=0.4),
+                 self.point_at(*messages, each=True), n="dims.heads",
+                 words={"w": self.tokens[self.last]})
         self.say("These are our hand-chosen numbers;", fade_in(note), self.point_at(note))
         self.say("the role names describe what we built them to do, not jobs a trained model "
                  "is given.", self.point_at(*(reader[2] for reader in group)))

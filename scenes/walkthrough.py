@@ -4,8 +4,10 @@
 count; each only sets ``head``. The first head gets the full walk: the query beside every
 key, each dot product with its coordinate factors, the scores as weight bars, every value
 row shrinking by its weight and the rows adding up into the message. Each later head gets
-a short recap beside the first head's numbers, unless ``$LECTURE_FULL_HEADS`` (``lecture
-render --full-heads``) asks for the full walk for every head.
+a short recap of the same computation (its query beside its keys, its scores, the sum of
+their exponentials, its weights as bars beside the first head's, and its largest weighted
+value rows adding up to its message), unless ``$LECTURE_FULL_HEADS`` (``lecture render
+--full-heads``) asks for the full walk for every head.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from manim import (
     DOWN,
     LEFT,
     RIGHT,
+    Animation,
     AnimationGroup,
     Create,
     LaggedStart,
@@ -31,12 +34,16 @@ from manim import (
 
 from scenes.kit import (
     INK,
+    Bound,
+    Fade,
     LectureScene,
-    column_shifts,
+    cued,
     current_lesson,
     fade_in,
     fade_out,
+    fit,
     grow,
+    on_baseline,
     shown_indices,
     vector,
 )
@@ -53,6 +60,15 @@ FOOT_Y = -2.42
 GAP = 0.5
 LEAST_SIZE = 15.5
 """The smallest font size a header may shrink to (figures stay legible at 480p from 15)."""
+RECAP_LAST_ROW = -1.55
+"""Where the recap's rows end: two lines go under them."""
+SUM_Y = -2.0
+"""The recap's first line under the rows: the sum of the exponentials, then the message
+written as its largest weighted value rows."""
+LINE_GAP = 0.5
+"""From the last row to the line under it, and from one such line to the next."""
+TERMS = 2
+"""How many of the largest weighted value rows the recap writes out in the message's sum."""
 
 
 def full_heads_requested() -> bool:
@@ -63,7 +79,7 @@ def full_heads_requested() -> bool:
 class HeadWalkthrough(LectureScene):
     """One head for the final receiver: query and keys, dot products, scaling, weights as
     bars, values scaled by their weights and summed into the message (or, for later heads,
-    a recap beside head one's weights and message)."""
+    the same steps in brief, their weights beside head one's)."""
 
     head = 1
 
@@ -80,11 +96,24 @@ class HeadWalkthrough(LectureScene):
         self.last = len(self.tokens) - 1
         self.colour = self.head_colour(self.head)
         self.h_key = f"dims.head_numbers[{self.head - 1}]"
+        self.width = len(self.v.value(f"{self.p}.Q[{self.last}]"))
+        full = self.head == 1 or self.read_full_heads()
         rows = len(self.tokens)
-        self.row_h = min(0.42, (ROWS_TOP - FOOT_Y - 0.5) / max(1, rows - 1))
+        bottom = FOOT_Y + 0.5 if full else RECAP_LAST_ROW
+        self.row_h = min(0.42, (ROWS_TOP - bottom) / max(1, rows - 1))
         self.size = min(22.0, self.row_h * 52)
         self.ys = [ROWS_TOP - j * self.row_h for j in range(rows)]
-        if self.head == 1 or self.read_full_heads():
+        # The lines under the rows follow a short table up.
+        self.foot_y = max(FOOT_Y, self.ys[-1] - LINE_GAP)
+        self.sum_y = max(SUM_Y, self.ys[-1] - LINE_GAP)
+        self.message_y = self.sum_y - LINE_GAP
+        self.visible: list[str] = []
+        self.ghosts: list[Mobject] = []
+        self.followers: dict[str, list[Mobject]] = {}
+        """What moves with a column when it slides (a sum written under it)."""
+        self.shifts: dict[str, float] = {}
+        """How far each column kept by the last :meth:`reflow` slides."""
+        if full:
             self.walk()
         else:
             self.recap()
@@ -185,7 +214,7 @@ class HeadWalkthrough(LectureScene):
         exps = self.columns["exp"]
         self.total = self.bound("sum = {t}", self.size * self.scale, INK, mono=True,
                                 t=f"{self.p}.denominator")
-        self.total.move_to([0, FOOT_Y, 0]).align_to(exps, RIGHT)
+        self.total.move_to([0, self.foot_y, 0]).align_to(exps, RIGHT)
         self.line = Line(exps.get_corner(DOWN + LEFT), exps.get_corner(DOWN + RIGHT),
                          stroke_color=FAINT, stroke_width=2).shift(DOWN * 0.12)
         self.followers["exp"] = [self.total, self.line]
@@ -198,16 +227,16 @@ class HeadWalkthrough(LectureScene):
     def weights(self) -> None:
         self.switch(["word", "exp", "weight"], bring=False)
         bars = self.columns["weight"]
-        one = self.bound("sum = {one}", self.size * self.scale, INK, mono=True,
-                         one=f"{self.p}.weights_sum")
-        one.move_to([0, FOOT_Y, 0]).align_to(bars, LEFT)
-        self.followers["weight"] = [one]
+        self.one = self.bound("sum = {one}", self.size * self.scale, INK, mono=True,
+                              one=f"{self.p}.weights_sum")
+        self.one.move_to([0, self.foot_y, 0]).align_to(bars, LEFT)
+        self.followers["weight"] = [self.one]
         self.say("Each exponential divided by {t} is a weight, drawn as a bar.",
                  fade_in(bars.header), self.point_at(self.total),
                  LaggedStart(*(grow(cell) for cell in bars.cells), lag_ratio=0.15,
                              run_time=3.0), t=f"{self.p}.denominator")
-        self.say("The weights sum to {one}.", fade_in(one), self.point_at(*bars.cells, one),
-                 one=f"{self.p}.weights_sum")
+        self.say("The weights sum to {one}.", fade_in(self.one),
+                 self.point_at(*bars.cells, self.one), one=f"{self.p}.weights_sum")
         top = self.top_source()
         self.say("“{w}” gets the longest bar, {x}.",
                  self.point_at(*self.row_cells(top, "word", "weight")),
@@ -232,18 +261,27 @@ class HeadWalkthrough(LectureScene):
         inner_v, keys_v = vector("v", f"{self.p}.V[{top}]", self.width)
         inner_c, keys_c = vector("c", f"{self.p}.contributions[{top}]", self.width)
         weight, value, part = self.row_cells(top, "weight", "value", "contribution")
+        self.followers.pop("weight", None)
         self.say("The weight scales the whole value row: “{w}” keeps {x} of its row.",
-                 fade_in(parts.header),
+                 fade_in(parts.header), fade_out(self.one),
                  LaggedStart(self.point_at(weight), AnimationGroup(
                      self.point_at(value, part), self.shrink(top)), lag_ratio=1.0,
                      run_time=3.5), words={"w": self.tokens[top]},
                  x=f"{self.p}.weights[{top}]")
         ghost = self.ghosts.pop()
-        # The pointer follows the voice: the weight, the value row, then the product.
-        self.say("In numbers: {x} × " + inner_v + " = " + inner_c + ".",
-                 LaggedStart(self.point_at(weight), self.point_at(value), AnimationGroup(
-                     fade_out(ghost), self.point_at(part), Write(part)), lag_ratio=1.0,
-                     run_time=7.0), x=f"{self.p}.weights[{top}]", **keys_v, **keys_c)
+        self.product = product = self.written_product(top)
+        # The product written out under the rows, each factor outlined with its cell as the
+        # voice names it: the weight, the value row, then the product.
+        said = "In numbers: {x} × " + inner_v + " = " + inner_c + "."
+        factors = [product.figures_span(0, 0), product.figures_span(1, self.width_shown, 1, 1),
+                   product.figures_span(self.width_shown + 1, 2 * self.width_shown, 1, 1)]
+        self.say(said, cued(said, [
+            ("{x}", self.point_at(weight, factors[0], each=True)),
+            (inner_v, self.point_at(value, factors[1], each=True)),
+            (inner_c, AnimationGroup(fade_out(ghost), Write(part),
+                                     self.point_at(part, factors[2], each=True)))],
+            opening=[fade_in(product)], step=0.8),
+            x=f"{self.p}.weights[{top}]", **keys_v, **keys_c)
         rest = [j for j in range(len(self.tokens)) if j != top]
         self.say("Every other row shrinks by its own weight: a small weight pulls it close "
                  "to zero.", LaggedStart(*map(self.shrink, rest), lag_ratio=0.15,
@@ -252,19 +290,34 @@ class HeadWalkthrough(LectureScene):
                  fade_out(*self.ghosts), LaggedStart(*(fade_in(parts.cells[j]) for j in rest),
                                                      lag_ratio=0.1, run_time=2.0))
 
+    def written_product(self, top: int) -> Bound:
+        """``weight × value row = contribution`` for source ``top``, on the line under the
+        rows, ending under the contributions."""
+        inner_v, keys_v = vector("v", f"{self.p}.V[{top}]", self.width)
+        inner_c, keys_c = vector("c", f"{self.p}.contributions[{top}]", self.width)
+        product = self.bound("{x} × " + inner_v + " = " + inner_c, self.size * self.scale,
+                             INK, mono=True, x=f"{self.p}.weights[{top}]", **keys_v, **keys_c)
+        for glyph in product.figure_glyphs(0):
+            glyph.set_fill(self.colour)  # the weight as its bar's number shows it
+        fit(product, TABLE_WIDTH)
+        product.move_to([0, self.foot_y, 0]).align_to(self.columns["contribution"], RIGHT)
+        return product.shift(RIGHT * max(0.0, -TABLE_WIDTH / 2 - product.get_left()[0]))
+
     def message(self) -> None:
         parts = self.columns["contribution"]
         total = self.vec(f"{self.p}.message", self.size * self.scale, self.colour,
                          template="message = {v}")
-        total.move_to([0, FOOT_Y, 0]).align_to(parts, RIGHT)
+        total.move_to([0, self.foot_y, 0]).align_to(parts, RIGHT)
         line = Line(parts.get_corner(DOWN + LEFT), parts.get_corner(DOWN + RIGHT),
                     stroke_color=FAINT, stroke_width=2).shift(DOWN * 0.12)
         ghosts = [cell.copy() for cell in parts.cells]
         target = total[len("message = "):]
         gather = [Transform(ghost, target.copy().set_opacity(0)) for ghost in ghosts]
+        # The written product gives way to the sum on the line under the rows.
         self.say("Add the weighted rows coordinate by coordinate.", Create(line),
-                 LaggedStart(AnimationGroup(*gather, run_time=2.0), fade_in(total),
-                             lag_ratio=0.6, run_time=3.0))
+                 LaggedStart(Fade(self.product, appear=False, run_time=0.6), LaggedStart(
+                     AnimationGroup(*gather, run_time=2.0), fade_in(total), lag_ratio=0.6),
+                     lag_ratio=1.0))
         self.remove(*ghosts)
         inner, keys = vector("m", f"{self.p}.message", self.width)
         self.say("That sum, " + inner + ", is head {h}'s message for “{r}”.",
@@ -275,67 +328,178 @@ class HeadWalkthrough(LectureScene):
     # ------------------------------------------------------------------ the recap
 
     def recap(self) -> None:
-        """Head one's weights and message, and this head's beside them."""
-        ones = f"{self.ws.walkthrough}.h1"
-        size = self.size
-        words = self.column([self.word(t, size) for t in self.tokens], RIGHT)
-        mine = self.bar_column(self.head_label(self.head, size), self.p, self.colour)
-        first = self.bar_column(self.head_label(1, size), ones, self.head_colour(1))
-        table = [words, first, mine]
-        scale = min(1.0, TABLE_WIDTH / (sum(c.width for c in table) + 4 * GAP))
-        for column in table:
-            column.scale(scale, about_point=[0, HEADER_Y, 0])
-        for column, shift in zip(table, column_shifts(table, 0, 2 * GAP), strict=True):
-            column.shift(RIGHT * shift)
-        VGroup(*table).set_x(0)
-        messages = [self.vec(f"{key}.message", size * scale, colour)
-                    for key, colour in ((ones, self.head_colour(1)), (self.p, self.colour))]
-        for text, column in zip(messages, (first, mine), strict=True):
-            text.move_to([column.get_center()[0], FOOT_Y, 0])
-        label = self.label("message", size * scale, MUTED)
-        label.move_to([0, FOOT_Y, 0]).align_to(words, RIGHT).align_to(messages[0], DOWN)
+        """This head's query beside its keys, its scores and the sum of their
+        exponentials; its weights as bars beside head one's; then its value rows scaled by
+        its weights, the largest terms written out, adding up to its message."""
+        self.recap_columns()
+        self.section("recap scores")
+        self.heading = self.title("Head {h}, beside head {g}", h=self.h_key,
+                                  g="dims.head_numbers[0]")
+        self.heading.set_color(self.colour)
+        self.recap_scores()
+        self.section("recap sum")
+        self.recap_sum()
         self.section("recap weights")
-        heading = self.title("Head {h}, beside head {g}", h=self.h_key,
-                             g="dims.head_numbers[0]")
-        heading.set_color(self.colour)
-        self.say("Head {h} takes the same steps as head {g}, with its own queries, keys and "
-                 "values.", Write(heading), fade_in(words, first.header, mine.header),
-                 LaggedStart(*(grow(cell) for cell in first.cells), lag_ratio=0.1,
-                             run_time=2.5), h=self.h_key, g="dims.head_numbers[0]")
-        top = self.v.value(f"{self.p}.top_source")
-        self.say("Head {h}'s own weights appear next to them; its largest, {x}, goes to "
-                 "“{w}”.",
-                 LaggedStart(*(grow(cell) for cell in mine.cells), lag_ratio=0.1,
-                             run_time=2.5), self.point_at(words.cells[top], mine.cells[top]),
-                 h=self.h_key, words={"w": self.tokens[top]},
-                 x=f"{self.p}.weights[{top}]")
-        lead = self.v.value(f"{ones}.top_source")
-        self.say("Head {g} gave its largest weight, {y}, to “{u}”.",
-                 self.point_at(words.cells[lead], first.cells[lead]),
-                 g="dims.head_numbers[0]", words={"u": self.tokens[lead]},
-                 y=f"{ones}.weights[{lead}]")
+        self.recap_weights()
         self.section("recap message")
-        inner, keys = vector("m", f"{self.p}.message", len(self.v.value(f"{self.p}.message")))
-        self.say("Mixed by these weights, its values give the message " + inner + ".",
-                 fade_in(label, *messages), self.point_at(messages[1]), **keys)
+        self.recap_message()
         self.wait(0.5)
 
-    def bar_column(self, header: Mobject, prefix: str, colour: str) -> VGroup:
-        """Weight bars of one head, a bar's length its weight, the number at its end."""
-        return self.column([self.bar(prefix, j, colour, self.size)
-                            for j in range(len(self.tokens))], LEFT, header)
+    def recap_scores(self) -> None:
+        """The query over the keys, then one score per key."""
+        self.arrange(["word", "key", "score", "exp"])
+        self.visible = ["word", "key", "score", "exp"]
+        keys, scores = self.columns["key"], self.columns["score"]
+        size = self.size * self.scale
+        self.qvec = self.vec(f"{self.p}.Q[{self.last}]", size, self.colour)
+        self.qvec.move_to([0, QUERY_Y, 0]).align_to(keys, RIGHT)
+        self.query = self.bound("query of “{r}”:", size, self.colour,
+                                words={"r": self.tokens[self.last]})
+        self.query.next_to(self.qvec, LEFT, buff=0.2).align_to(self.qvec, DOWN)
+        inner, slots = vector("q", f"{self.p}.Q[{self.last}]", self.width)
+        said = "Head {h} repeats each step with its own query, " + inner + \
+            ", and its own keys."
+        self.say(said, cued(said, [("query", self.point_at(self.query, self.qvec)),
+                                   ("keys", self.point_at(*keys.cells))], opening=[
+            Write(self.heading), fade_in(self.columns["word"], keys.header),
+            LaggedStart(*map(fade_in, keys.cells), lag_ratio=0.15, run_time=2.0),
+            fade_in(self.query, self.qvec)]), h=self.h_key, **slots)
+        top = self.top_source()
+        away = optional(self.unpoint())  # before the next pointer is made
+        said = "Each dot product divided by √{d} is a score; “{w}” scores highest."
+        self.say(said, cued(said, [
+            ("Each", AnimationGroup(fade_in(scores.header), *away)),
+            ("score;", LaggedStart(*map(fade_in, scores.cells), lag_ratio=0.15)),
+            ("“{w}”", self.point_at(*self.row_cells(top, "word", "key", "score")))],
+            step=1.2), d="dims.d_head", words={"w": self.tokens[top]})
+
+    def recap_sum(self) -> None:
+        """The exponentials of the scores and their sum, the softmax's denominator."""
+        exps = self.columns["exp"]
+        self.total = self.bound("sum = {t}", self.size * self.scale, INK, mono=True,
+                                t=f"{self.p}.denominator")
+        self.total.move_to([0, self.sum_y, 0]).align_to(exps, RIGHT)
+        self.line = Line(exps.get_corner(DOWN + LEFT), exps.get_corner(DOWN + RIGHT),
+                         stroke_color=FAINT, stroke_width=2).shift(DOWN * 0.12)
+        self.followers["exp"] = [self.total, self.line]
+        away = optional(self.unpoint())
+        said = "Exponentials of the scores add up to {t}."
+        self.say(said, cued(said, [("{t}", AnimationGroup(
+            Create(self.line), fade_in(self.total), self.point_at(self.total)))], opening=[
+            fade_in(exps.header), *away,
+            LaggedStart(*map(fade_in, exps.cells), lag_ratio=0.1, run_time=1.5)]),
+            t=f"{self.p}.denominator")
+
+    def recap_weights(self) -> None:
+        """The exponentials over their sum: this head's bars, beside head one's."""
+        first, mine = self.columns["first"], self.columns["weight"]
+        moves = self.reflow(["word", "first", "exp", "weight"])
+        # The query leaves and the columns slide first; the sum is outlined where it lands.
+        slide = AnimationGroup(fade_out(self.query, self.qvec), *optional(self.unpoint()),
+                               *moves)
+        said = "Divided by that sum, they become head {h}'s weights, drawn beside head {g}'s."
+        self.say(said, cued(said, [
+            ("Divided", slide),
+            ("sum", self.point_at(self.landed(self.total, "exp"))),
+            ("they", AnimationGroup(fade_in(mine.header), LaggedStart(
+                *(grow(cell) for cell in mine.cells), lag_ratio=0.1))),
+            ("beside", AnimationGroup(fade_in(first.header), LaggedStart(
+                *(grow(cell) for cell in first.cells), lag_ratio=0.1)))], step=1.0),
+            h=self.h_key, g="dims.head_numbers[0]")
+        top = self.top_source()
+        lead = int(self.v.value(f"{self.ws.walkthrough}.h1.top_source"))
+        words = self.columns["word"].cells
+        said = "Its largest, {x}, goes to “{w}”; head {g}'s went to “{u}”." if lead != top \
+            else "Its largest, {x}, goes to “{w}”, as head {g}'s did."
+        self.say(said, cued(said, [
+            ("{x}", self.point_at(words[top], mine.cells[top], each=True)),
+            ("head {g}'s", self.point_at(words[lead], first.cells[lead], each=True))]),
+            x=f"{self.p}.weights[{top}]", g="dims.head_numbers[0]",
+            words={"w": self.tokens[top], **({"u": self.tokens[lead]} if lead != top else {})})
+
+    def recap_message(self) -> None:
+        """The value rows; the largest terms of the weighted sum, then every head's
+        message under its bars."""
+        values, mine = self.columns["value"], self.columns["weight"]
+        moves = self.reflow(["word", "first", "weight", "value"])
+        self.followers.pop("exp")
+        terms, tail = self.message_terms()
+        messages = self.message_line()
+        inner, keys = vector("m", f"{self.p}.message", self.width)
+        top = self.top_source()
+        # The exponentials leave and the bars close up first; then the value rows come.
+        slide = AnimationGroup(fade_away(self.columns["exp"], self.total, self.line),
+                               *optional(self.unpoint()), *moves)
+        said = "Each value row is scaled by its weight; the rows add up to head {h}'s " \
+            "message, " + inner + "."
+        self.say(said, cued(said, [
+            ("Each", slide),
+            ("value row", AnimationGroup(fade_in(values.header), LaggedStart(
+                *map(fade_in, values.cells), lag_ratio=0.1))),
+            ("scaled", AnimationGroup(fade_in(*terms), self.point_at(
+                VGroup(self.landed(mine.cells[top], "weight"), values.cells[top]), terms[0],
+                each=True))),
+            ("add up", fade_in(tail)),
+            (inner, AnimationGroup(fade_in(messages), self.point_at(
+                tail.result, messages.mine, each=True)))], step=1.0),
+            h=self.h_key, **keys)
+
+    def message_terms(self) -> tuple[list[Bound], Bound]:
+        """The message as a sum: this head's largest weighted value rows, each ``weight ×
+        value row``, then ``+ … = message``; laid out on the line under the rows."""
+        weights = self.v.value(f"{self.p}.weights")
+        order = sorted(range(len(weights)), key=lambda j: -weights[j])
+        shown = order if len(order) <= TERMS + 1 else order[:TERMS]
+        size = self.size * self.scale
+        terms = []
+        for rank, j in enumerate(shown):
+            inner, keys = vector(f"v{rank}_", f"{self.p}.V[{j}]", self.width)
+            term = self.bound(("+ " if rank else "") + "{a} × " + inner, size, INK,
+                              mono=True, a=f"{self.p}.weights[{j}]", **keys)
+            for glyph in term.figure_glyphs(0):
+                glyph.set_fill(self.colour)  # the weight, coloured as its bar's number
+            terms.append(term)
+        inner, keys = vector("m", f"{self.p}.message", self.width)
+        tail = self.bound(("+ … " if len(shown) < len(order) else "") + "= " + inner, size,
+                          INK, mono=True, **keys)
+        for index, (_, text) in enumerate(tail.figures):
+            if not text.startswith("−"):  # a negative keeps the colour of negatives
+                for glyph in tail.figure_glyphs(index):
+                    glyph.set_fill(self.colour)  # the message, as under its bars
+        tail.result = tail.figures_span(0, len(keys) - 1, 1, 1)
+        line = on_baseline(VGroup(*terms, tail), 0.2 * size / 20)
+        fit(line, TABLE_WIDTH)
+        value = self.columns["value"]
+        line.move_to([0, self.sum_y, 0]).set_x(self.lefts["value"] + value.width - line.width / 2)
+        line.shift(RIGHT * max(0.0, -TABLE_WIDTH / 2 - line.get_left()[0]))
+        return terms, tail
+
+    def message_line(self) -> VGroup:
+        """``message`` and each head's message under its weight bars."""
+        size = self.size * self.scale
+        ones = f"{self.ws.walkthrough}.h1"
+        label = self.label("message", size, MUTED)
+        first = self.vec(f"{ones}.message", size, self.head_colour(1))
+        mine = self.vec(f"{self.p}.message", size, self.colour)
+        for text, name in ((first, "first"), (mine, "weight")):
+            text.move_to([0, self.message_y, 0]).align_to([self.lefts[name], 0, 0], LEFT)
+        words = self.columns["word"]
+        label.move_to([0, self.message_y, 0]).align_to([self.lefts["word"] + words.width, 0, 0],
+                                                  RIGHT)
+        line = VGroup(label, first, mine)
+        line.mine = mine
+        return line
 
     # ------------------------------------------------------------------ building blocks
 
     def build_columns(self) -> None:
         """Every column of the walk, scaled once so the widest step fits the frame."""
         size, p, last = self.size, self.p, self.last
-        self.width = len(self.v.value(f"{p}.Q[{last}]"))
 
         def header(text: str) -> Mobject:
             return self.label(text, size * 0.8, MUTED)
 
-        makers: dict[str, tuple[Mobject, Callable[[int], Mobject], Any]] = {
+        self.make_columns({
             "word": (header("token"), lambda j: self.word(self.tokens[j], size), RIGHT),
             "key": (header("key"), lambda j: self.vec(f"{p}.K[{j}]", size), RIGHT),
             "query": (header("query"),
@@ -353,10 +517,7 @@ class HeadWalkthrough(LectureScene):
             "value": (header("value row"), lambda j: self.vec(f"{p}.V[{j}]", size), RIGHT),
             "contribution": (header("weight × value"),
                              lambda j: self.vec(f"{p}.contributions[{j}]", size), RIGHT),
-        }
-        self.columns = {name: self.column([cell(j) for j in range(len(self.tokens))], side,
-                                          head)
-                        for name, (head, cell, side) in makers.items()}
+        })
         wide = self.wide = ["word", "key", "query", "expr", "dot"]
         steps = [["word", "key", "query"], ["word", "expr", "dot"],
                  ["word", "dot", "score", "exp"], ["word", "exp", "weight"],
@@ -364,18 +525,63 @@ class HeadWalkthrough(LectureScene):
         self.roomy = self.natural(wide) <= TABLE_WIDTH
         if self.roomy:
             steps.append(wide)
+        self.fit_columns(steps)
+
+    def recap_columns(self) -> None:
+        """The recap's columns: this head's keys, scores, exponentials, weights and value
+        rows, and head one's weights; scaled once so that each step fits the frame."""
+        size, p = self.size, self.p
+
+        def header(text: str) -> Mobject:
+            return self.label(text, size * 0.8, MUTED)
+
+        ones = f"{self.ws.walkthrough}.h1"
+        self.make_columns({
+            "word": (header("token"), lambda j: self.word(self.tokens[j], size), RIGHT),
+            "key": (header("key"), lambda j: self.vec(f"{p}.K[{j}]", size), RIGHT),
+            "score": (self.bound("q·k ÷ √{d}", size * 0.8, MUTED, d="dims.d_head"),
+                      lambda j: self.num(f"{p}.scores[{j}]", size), RIGHT),
+            "exp": (header("exp(score)"), lambda j: self.num(f"{p}.exps[{j}]", size), RIGHT),
+            "first": (self.head_label(1, size * 0.8),
+                      lambda j: self.bar(ones, j, self.head_colour(1), size), LEFT),
+            "weight": (self.head_label(self.head, size * 0.8),
+                       lambda j: self.bar(p, j, self.colour, size), LEFT),
+            "value": (header("value row"), lambda j: self.vec(f"{p}.V[{j}]", size), RIGHT),
+        })
+        # A bar column is at least as wide as the message written under it.
+        for name, key in (("first", f"{ones}.message"), ("weight", f"{p}.message")):
+            self.least[name] = self.vec(key, size).width
+        self.fit_columns([["word", "key", "score", "exp"], ["word", "first", "exp", "weight"],
+                          ["word", "first", "weight", "value"]])
+
+    def make_columns(self, makers: dict[str, tuple[Mobject, Callable[[int], Mobject], Any]]
+                     ) -> None:
+        """Columns by name from ``(header, cell maker, aligned side)``."""
+        self.sides = {name: side for name, (_, _, side) in makers.items()}
+        self.columns = {name: self.column([cell(j) for j in range(len(self.tokens))], side,
+                                          head)
+                        for name, (head, cell, side) in makers.items()}
+        self.least: dict[str, float] = {}
+        """Widths a column keeps free for what is written under it."""
+        self.lefts: dict[str, float] = {}
+        """Where each column of the current layout starts."""
+
+    def fit_columns(self, steps: Sequence[Sequence[str]]) -> None:
+        """Scale every column once so that the widest step fits the table's width."""
         self.scale = min(1.0, *(TABLE_WIDTH / self.natural(step) for step in steps))
-        for column, (_, _, side) in zip(self.columns.values(), makers.values(), strict=True):
+        for name, column in self.columns.items():
             column.scale(self.scale, about_point=[0, HEADER_Y, 0])
             if column.header.font_size < LEAST_SIZE:  # headers stay legible in a tight table
-                column.header.scale(LEAST_SIZE / column.header.font_size, about_edge=side)
-        self.visible: list[str] = []
-        self.ghosts: list[Mobject] = []
-        self.followers: dict[str, list[Mobject]] = {}
-        """What moves with a column when it slides (a sum written under it)."""
+                column.header.scale(LEAST_SIZE / column.header.font_size,
+                                    about_edge=self.sides[name])
+        self.least = {name: width * self.scale for name, width in self.least.items()}
+
+    def span(self, name: str) -> float:
+        """How much room a column takes in a row of columns."""
+        return max(self.columns[name].width, self.least.get(name, 0.0))
 
     def natural(self, names: Sequence[str]) -> float:
-        return sum(self.columns[n].width for n in names) + GAP * (len(names) - 1)
+        return sum(self.span(n) for n in names) + GAP * (len(names) - 1)
 
     def column(self, cells: Sequence[Mobject], side: Any, header: Mobject | None = None
                ) -> VGroup:
@@ -408,6 +614,11 @@ class HeadWalkthrough(LectureScene):
             parts.append("{" + f"q{i}" + "}×{" + f"k{i}" + "}")
         return " + ".join(parts), slots
 
+    @property
+    def width_shown(self) -> int:
+        """How many entries of a row of the head's width are shown (the rest elided)."""
+        return sum(i is not None for i in shown_indices(self.width))
+
     def top_source(self) -> int:
         return int(self.v.value(f"{self.p}.top_source"))
 
@@ -429,10 +640,17 @@ class HeadWalkthrough(LectureScene):
 
     def arrange(self, names: Sequence[str]) -> None:
         """Set columns side by side, the table centred in the frame."""
-        columns = [self.columns[n] for n in names]
         left = max(-TABLE_WIDTH / 2, -self.natural(names) / 2)
-        for column, shift in zip(columns, column_shifts(columns, left, GAP), strict=True):
-            column.shift(RIGHT * shift)
+        for name in names:
+            column = self.columns[name]
+            column.shift(RIGHT * (left - column.get_left()[0]))
+            self.lefts[name] = left
+            left += self.span(name) + GAP
+
+    def landed(self, mob: Mobject, name: str) -> Mobject:
+        """Where ``mob``, of column ``name`` (or following it), will stand once the column
+        has slid: a copy to point at before the slide is played."""
+        return mob.copy().shift(RIGHT * self.shifts.get(name, 0.0))
 
     def new_title(self, text: str) -> Any:
         """The heading for a new topic, in the head's colour."""
@@ -441,32 +659,43 @@ class HeadWalkthrough(LectureScene):
         self.heading.set_color(self.colour)
         return change
 
-    def switch(self, names: list[str], animate: bool = True, bring: bool = True,
-               layout: list[str] | None = None) -> None:
+    def reflow(self, names: list[str], layout: list[str] | None = None) -> list[Animation]:
         """From the visible columns to ``names``, placed as in ``layout`` (the next steps'
-        columns, so they need not slide again): leaving ones fade, kept ones slide; new
-        ones fade in (``bring``) or are left for the next step to reveal."""
+        columns, so they need not slide again): the animations that fade the leaving
+        columns and slide the kept ones (with what follows them). New columns are left for
+        the caller to reveal; :attr:`lefts` tells where they will stand."""
         layout = layout or names
-        if not animate:
-            self.arrange(layout)
-            self.visible = list(names)
-            return
         leaving = [self.columns[n] for n in self.visible if n not in names]
         kept = [n for n in names if n in self.visible]
         before = {n: self.columns[n].get_left()[0] for n in kept}
         self.arrange(layout)
-        moves = []
+        moves: list[Animation] = [fade_away(*leaving)] if leaving else []
+        self.shifts = {}
         for n in kept:
             target = self.columns[n].get_left()[0]
+            self.shifts[n] = target - before[n]
             self.columns[n].shift(RIGHT * (before[n] - target))
             if abs(target - before[n]) > 1e-3:
                 moving = VGroup(self.columns[n], *self.followers.get(n, []))
                 moves.append(moving.animate.shift(RIGHT * (target - before[n])))
-        arriving = [self.columns[n] for n in names if n not in self.visible] if bring else []
         self.visible = list(names)
-        pointer = self.unpoint()
-        steps = [([fade_out(*leaving)] if leaving else []) + ([pointer] if pointer else []),
-                 moves, [fade_in(*arriving)] if arriving else []]
+        return moves
+
+    def switch(self, names: list[str], animate: bool = True, bring: bool = True,
+               layout: list[str] | None = None) -> None:
+        """From the visible columns to ``names`` (see :meth:`reflow`), in a silence: leaving
+        ones fade, kept ones slide; new ones fade in (``bring``) or are left for the next
+        step to reveal."""
+        if not animate:
+            self.arrange(layout or names)
+            self.visible = list(names)
+            return
+        arriving = [self.columns[n] for n in names if n not in self.visible] if bring else []
+        leaving = [n for n in self.visible if n not in names]
+        moves = self.reflow(names, layout)
+        fading, sliding = (moves[:1], moves[1:]) if leaving else ([], moves)
+        steps = [fading + optional(self.unpoint()), sliding,
+                 [fade_in(*arriving)] if arriving else []]
         if not any(steps):
             return
         with self.silence("the table trades columns for the next step"):
@@ -474,6 +703,17 @@ class HeadWalkthrough(LectureScene):
                 if step:
                     self.play(*step, run_time=run_time)
 
+
+def optional(animation: Animation | None) -> list[Animation]:
+    """An animation that may be ``None`` (nothing to take away), as a list to unpack."""
+    return [] if animation is None else [animation]
+
+
+def fade_away(*mobjects: Mobject) -> Animation:
+    """Fade mobjects out piece by piece, however their pieces came on screen (a column
+    whose cells faded in one by one, a bar grown apart from its number): played inside a
+    cued step, a fade takes off screen only what the scene holds as it is given."""
+    return fade_out(*(part for mob in mobjects for part in mob.family_members_with_points()))
 
 
 def _generate() -> None:

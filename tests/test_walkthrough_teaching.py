@@ -1,0 +1,236 @@
+"""What the head walkthrough and the opening story show a student, checked against a fresh
+numpy computation: a later head's recap computes its message on screen (its query beside
+its keys, its scores, the sum of their exponentials, its weights beside head 1's, its
+largest weighted value rows adding up to the message); the first head writes out its top
+source's contribution as weight × value row while the voice says it; the opening defines
+query, key and value before it uses them; the readings draw each head's message.
+
+Scenes run as dry runs (no video), as in ``test_scenes.py``."""
+
+from __future__ import annotations
+
+import math
+import re
+from typing import Any
+
+import numpy as np
+import pytest
+
+from tests import reference
+from tests.conftest import DRY_RUNS
+from tests.test_scenes import WORKSHEETS, dry_runs
+from worksheet import load_worksheet
+
+pytestmark = pytest.mark.xdist_group(DRY_RUNS)
+"""Dry runs are cached in the worker's memory: these modules share one worker."""
+
+LABELS = ("default", "four")
+SCENES = ("OneHeadTwoHeads", "SettingAndPerson", "HeadWalkthrough1", "HeadWalkthrough2")
+WALKED = {label: load_worksheet(WORKSHEETS[label]).walkthrough for label in LABELS}
+"""The sentence each worksheet walks through."""
+ROLES = ("query", "key", "value")
+
+
+@pytest.fixture(scope="module")
+def shown(monkeypatch_module: pytest.MonkeyPatch) -> dict[str, dict[str, Any]]:
+    """Each scene's dry run (by worksheet label, then scene), later heads recapped."""
+    monkeypatch_module.delenv("LECTURE_FULL_HEADS", raising=False)
+    return dry_runs(SCENES, LABELS)
+
+@pytest.fixture(scope="module")
+def monkeypatch_module() -> Any:
+    patch = pytest.MonkeyPatch()
+    yield patch
+    patch.undo()
+
+
+@pytest.fixture(scope="module")
+def sentence() -> dict[str, dict[str, Any]]:
+    """The walkthrough sentence's arithmetic per worksheet, recomputed in numpy."""
+    made = {}
+    for label, path in ((label, WORKSHEETS[label]) for label in LABELS):
+        ws = load_worksheet(path)
+        made[label] = reference.sentence(ws.document, ws.walkthrough)
+    return made
+
+
+def number(text: str) -> float:
+    return float(text.replace("−", "-").replace(",", ""))
+
+
+def close(text: str, expected: float) -> bool:
+    """Whether a displayed number shows ``expected`` to its last shown digit."""
+    digits = re.search(r"\.(\d+)", text.split("e")[0])
+    unit = 10.0 ** -(len(digits.group(1)) if digits else 0)
+    if "e" in text:
+        unit *= 10.0 ** int(text.split("e")[1])
+    return abs(number(text) - float(expected)) <= unit / 2 + 1e-9 * max(1.0, abs(expected))
+
+
+def section(result: dict[str, Any], name: str) -> list[dict[str, Any]]:
+    """The texts on screen at the end of a section."""
+    (found,) = [s["texts"] for s in result["sections"] if s["name"] == name]
+    return found
+
+
+def figures(texts: list[dict[str, Any]]) -> dict[str, str]:
+    return {key: text for t in texts for key, text in t["figures"]}
+
+
+def caption(result: dict[str, Any], words: str) -> tuple[int, dict[str, Any]]:
+    (found,) = [(k, c) for k, c in enumerate(result["manifest"]["captions"])
+                if words in c["template"]]
+    return found
+
+
+# --------------------------------------------------------------------------- the recap
+
+
+@pytest.mark.parametrize("label", list(LABELS))
+def test_the_recap_puts_head_twos_query_beside_its_keys_with_one_score_each(
+        shown, sentence, label: str) -> None:
+    head = sentence[label]["heads"][1]
+    on_screen = figures(section(shown[label]["HeadWalkthrough2"], "recap scores"))
+    p, last = f"{WALKED[label]}.h2", len(head["K"]) - 1
+    for c, q in enumerate(head["Q"][last]):
+        assert close(on_screen[f"{p}.Q[{last}][{c}]"], q)
+    for j, (key, score) in enumerate(zip(head["K"], head["scores"], strict=True)):
+        for c, k in enumerate(key):
+            assert close(on_screen[f"{p}.K[{j}][{c}]"], k), (j, c)
+        assert close(on_screen[f"{p}.scores[{j}]"], score), j
+        assert math.isclose(score, head["Q"][last] @ key / math.sqrt(len(key)))
+
+
+@pytest.mark.parametrize("label", list(LABELS))
+def test_the_recap_shows_and_says_the_sum_of_the_exponentials(shown, sentence,
+                                                                label: str) -> None:
+    head = sentence[label]["heads"][1]
+    result = shown[label]["HeadWalkthrough2"]
+    on_screen = figures(section(result, "recap sum"))
+    total = float(np.exp(head["scores"]).sum())
+    assert close(on_screen[f"{WALKED[label]}.h2.denominator"], total)
+    for j, e in enumerate(np.exp(head["scores"])):
+        assert close(on_screen[f"{WALKED[label]}.h2.exps[{j}]"], e)
+    _, said = caption(result, "add up to {t}")
+    assert [f["key"] for f in said["figures"]] == [f"{WALKED[label]}.h2.denominator"]
+
+
+@pytest.mark.parametrize("label", list(LABELS))
+def test_the_recap_draws_head_twos_weights_beside_head_ones(shown, sentence,
+                                                            label: str) -> None:
+    result = shown[label]["HeadWalkthrough2"]
+    (bars,) = [s["bars"] for s in result["manifest"]["sections"]
+               if s["name"] == "recap weights"]
+    count = len(sentence[label]["heads"][0]["weights"])
+    assert {b["key"] for b in bars} == {f"{WALKED[label]}.h{h}.weights[{j}]" for h in (1, 2)
+                                        for j in range(count)}
+    head = sentence[label]["heads"][1]
+    top = int(np.argmax(head["weights"]))
+    _, said = caption(result, "Its largest, {x}")
+    assert said["figures"][0]["key"] == f"{WALKED[label]}.h2.weights[{top}]"
+    assert close(said["figures"][0]["text"], head["weights"][top])
+    assert said["words"]["w"] == load_worksheet(WORKSHEETS[label]).sentences[WALKED[label]][top]
+
+
+@pytest.mark.parametrize("label", list(LABELS))
+def test_the_recap_adds_the_largest_weighted_value_rows_into_the_message(
+        shown, sentence, label: str) -> None:
+    """The line under the rows reads ``w × v + w × v + … = message``: its terms are the
+    largest weights with their value rows, and they and the rest add up to the message."""
+    head = sentence[label]["heads"][1]
+    result = shown[label]["HeadWalkthrough2"]
+    texts = section(result, "recap message")
+    on_screen = figures(texts)
+    for j, row in enumerate(head["V"]):
+        for c, v in enumerate(row):
+            assert close(on_screen[f"{WALKED[label]}.h2.V[{j}][{c}]"], v)
+    terms = [t for t in texts if "×" in t["text"]]
+    assert terms, "the message is written as a sum of weighted value rows"
+    shown_sources = []
+    for term in terms:
+        weight_key = term["figures"][0][0]
+        j = int(re.search(r"weights\[(\d+)\]", weight_key).group(1))
+        assert [key for key, _ in term["figures"][1:]] == \
+            [f"{WALKED[label]}.h2.V[{j}][{c}]" for c in range(len(head["V"][j]))]
+        shown_sources.append(j)
+    ranked = list(np.argsort(-head["weights"], kind="stable"))
+    assert shown_sources == ranked[:len(shown_sources)]
+    assert len(shown_sources) >= min(2, len(ranked))
+    (tail,) = [t for t in texts if t["text"].lstrip("+ …").startswith("=")]
+    message = [text for _, text in tail["figures"]]
+    assert [key for key, _ in tail["figures"]] == \
+        [f"{WALKED[label]}.h2.message[{c}]" for c in range(len(head["message"]))]
+    written = sum(head["weights"][j] * head["V"][j] for j in shown_sources)
+    rest = sum((head["weights"][j] * head["V"][j] for j in ranked[len(shown_sources):]),
+               np.zeros_like(written))
+    assert all(close(text, m) for text, m in zip(message, written + rest, strict=True))
+    assert ("…" in tail["text"]) == (len(shown_sources) < len(ranked))
+    # Every head's message stands under its own bars, head 1's for comparison.
+    ones = sentence[label]["heads"][0]["message"]
+    assert all(close(on_screen[f"{WALKED[label]}.h1.message[{c}]"], m) for c, m in enumerate(ones))
+
+
+def test_the_recap_is_short(shown) -> None:
+    """Read at caption pace; narrated, its sentences took 35 s (the limit is 40)."""
+    assert shown["default"]["HeadWalkthrough2"]["manifest"]["duration"] <= 30.0
+
+
+# --------------------------------------------------------------------------- head 1
+
+
+def test_head_one_writes_the_top_contribution_as_weight_times_value(shown,
+                                                                     sentence) -> None:
+    head = sentence["default"]["heads"][0]
+    result = shown["default"]["HeadWalkthrough1"]
+    top = int(np.argmax(head["weights"]))
+    width = len(head["V"][top])
+    p = f"{WALKED['default']}.h1"
+    keys = [f"{p}.weights[{top}]", *(f"{p}.V[{top}][{c}]" for c in range(width)),
+            *(f"{p}.contributions[{top}][{c}]" for c in range(width))]
+    (product,) = [t for t in section(result, "contributions")
+                  if [key for key, _ in t["figures"]] == keys]
+    assert "×" in product["text"] and "=" in product["text"]
+    shown_figures = [text for _, text in product["figures"]]
+    assert close(shown_figures[0], head["weights"][top])
+    for c in range(width):
+        assert close(shown_figures[1 + c], head["V"][top][c])
+        assert close(shown_figures[1 + width + c], head["weights"][top] * head["V"][top][c])
+    k, said = caption(result, "In numbers")
+    assert [f["key"] for f in said["figures"]] == keys
+    # The weight, the value row and the product are each pointed at as the voice says them.
+    assert sum(made == k for made, _, _ in result["pointed"]) >= 3
+
+
+# --------------------------------------------------------------------------- the story
+
+
+@pytest.mark.parametrize("label", list(LABELS))
+def test_the_opening_defines_query_key_and_value_before_using_them(shown,
+                                                                   label: str) -> None:
+    result = shown[label]["OneHeadTwoHeads"]
+    captions = [c["text"] for c in result["manifest"]["captions"]]
+    first = next(k for k, text in enumerate(captions)
+                 if re.search(r"\b(quer(y|ies)|keys?|values?)\b", text))
+    definition = captions[first]
+    for role in ROLES:
+        assert re.search(rf"\ba {role} is\b", definition, re.IGNORECASE), definition
+    texts = [t["text"] for t in section(result, "one head")]
+    assert all(f"{role}:" in texts for role in ROLES), texts
+
+
+@pytest.mark.parametrize("label", list(LABELS))
+def test_each_reading_draws_the_message_its_head_sends(shown, sentence,
+                                                      label: str) -> None:
+    result = shown[label]["SettingAndPerson"]
+    heads = sentence[label]["heads"]
+    for h, head in enumerate(heads, start=1):
+        on_screen = figures(section(result, f"head {h}"))
+        top = int(np.argmax(head["weights"]))
+        assert close(on_screen[f"{WALKED[label]}.h{h}.weights[{top}]"], head["weights"][top])
+        for c, (v, m) in enumerate(zip(head["V"][top], head["message"], strict=True)):
+            assert close(on_screen[f"{WALKED[label]}.h{h}.V[{top}][{c}]"], v)
+            assert close(on_screen[f"{WALKED[label]}.h{h}.message[{c}]"], m)
+    together = figures(section(result, "side by side"))
+    for h, head in enumerate(heads, start=1):
+        assert all(close(together[f"{WALKED[label]}.h{h}.message[{c}]"], m)
+                   for c, m in enumerate(head["message"]))
