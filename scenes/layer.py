@@ -19,8 +19,10 @@ from manim import (
     FadeIn,
     FadeOut,
     LaggedStart,
+    Line,
     Mobject,
     Rectangle,
+    TransformFromCopy,
     VGroup,
     Write,
 )
@@ -33,7 +35,6 @@ from scenes.kit import (
     SAFE_BOTTOM,
     LectureScene,
     code,
-    cued,
     fade_in,
     fade_out,
     fit,
@@ -46,6 +47,8 @@ from scenes.kit import (
 
 CARD_SIZE = 22
 CODE_SIZE = 19
+MAP_SIZE = 28
+"""Label size of this file's model maps: the whole frame wide, legible at 480p."""
 MIN_SCALE = 0.8
 """Smallest shrink that keeps the projections' smallest labels legible at 480p."""
 
@@ -66,6 +69,8 @@ joined = torch.cat(H, dim=-1)
 E_prime = E + joined @ W_O
 """
 """Multi-head attention: the same function once per head, joined, then W_O."""
+
+"""A fragment of a sentence and what makes its step (made when the sentence begins)."""
 
 
 def card(*lines: Mobject, colour: str = MUTED) -> VGroup:
@@ -95,17 +100,38 @@ def stack(frame: Mobject, colours: list[str], step: float = 0.1) -> VGroup:
 
 
 class RolesAndShapes(LectureScene):
-    """Where the heads sit in the model, the query, key and value roles, one head as code,
-    then the shape of every matrix in the layer."""
+    """Where the heads sit in the model, what a row's coordinates mean, one token's query,
+    key and value, the shape of every matrix in the layer, the heads' messages joined, one
+    head as code, and the whole in one line."""
 
     def construct(self) -> None:
+        self.s = self.ws.walkthrough
+        self.tokens = self.ws.sentences[self.s]
+        self.last = len(self.tokens) - 1
         heading, page = self.overview()
         heading, page = self.coordinates(heading, page)
         heading, page = self.roles(heading, page)
+        heading, page = self.inside_each_head(heading, page)
+        heading, page = self.after_the_heads(heading, page)
         heading, page = self.listing(heading, page)
-        heading, inside = self.inside_each_head(heading, page)
-        after = self.after_the_heads(heading, inside)
-        self.receiver_rows(after)
+        self.summary(heading, page)
+
+    def gone(self, *mobs: Mobject) -> Animation:
+        """Fade out ``mobs`` as the scene holds them: a page whose parts came on one by one
+        is taken away part by part, which a fade inside a cued step needs (it removes only
+        what it is given)."""
+        wanted = {id(m) for mob in mobs for m in mob.get_family()}
+        held: list[Mobject] = []
+
+        def walk(items: Sequence[Mobject]) -> None:
+            for item in items:
+                if id(item) in wanted:
+                    held.append(item)
+                elif any(id(m) in wanted for m in item.get_family()):
+                    walk(item.submobjects)
+
+        walk(self.mobjects)
+        return fade_out(*held)
 
     def new_title(self, old: Mobject, text: str) -> tuple[Mobject, Animation]:
         """A new heading for a new topic, and the step that swaps it for ``old``."""
@@ -113,42 +139,41 @@ class RolesAndShapes(LectureScene):
         return new, AnimationGroup(fade_out(old), fade_in(new))
 
     def overview(self) -> tuple[Mobject, Mobject]:
-        """The whole model, small, each part named as the voice reaches it."""
+        """The whole model, each part named as the voice reaches it."""
         self.section("the model")
         heading = self.title("Where the heads sit in the model")
-        whole = model_map(self, lit=("heads",), size=20).move_to(DOWN * 0.2)
+        whole = model_map(self, lit=("heads",), size=MAP_SIZE).move_to(DOWN * 0.2)
         stages = whole.stages
-        self.say("Here is the whole model. Each token's row starts as a token embedding "
-                 "plus a position embedding.", Write(heading), fade_in(whole),
-                 self.point_at(stages["embeddings"]))
-        self.say("Every head reads those rows, each with its own projections.",
-                 self.point_at(stages["heads"]))
-        self.say("Their messages are joined side by side, and W_O mixes every joined "
-                 "coordinate into an update as wide as the model.",
-                 self.point_at(stages["concat"], stages["W_O"]))
-        self.say("That update is added to each row: the residual.",
-                 self.point_at(stages["residual"]))
-        self.say("The last row then goes through the MLP to predict the next word.",
-                 self.point_at(stages["MLP"], stages["prediction"]))
-        self.say("This part of the lecture opens up the heads.",
-                 self.point_at(stages["heads"]))
+        self.tell("Here is the whole model. Each token's row starts as a token embedding "
+                  "plus a position embedding.", Write(heading), fade_in(whole),
+                  cues=[("Each", lambda: self.point_at(stages["embeddings"]))])
+        self.tell("Every head reads those rows, each with its own projections.",
+                  cues=[("Every", lambda: self.point_at(stages["heads"]))])
+        self.tell("Their messages are joined side by side, and W_O mixes every joined "
+                  "coordinate into an update as wide as the model.",
+                  cues=[("joined", lambda: self.point_at(stages["concat"])),
+                        ("W_O", lambda: self.point_at(stages["W_O"]))])
+        self.tell("That update is added to each row: the residual.",
+                  cues=[("added", lambda: self.point_at(stages["residual"]))])
+        self.tell("The last row then goes through the MLP to predict the next word.",
+                  cues=[("MLP", lambda: self.point_at(stages["MLP"], stages["prediction"]))])
+        self.tell("This part of the lecture opens up the heads.",
+                  cues=[("heads", lambda: self.point_at(stages["heads"]))])
         return heading, whole
 
     def coordinates(self, heading: Mobject, previous: Mobject) -> tuple[Mobject, Mobject]:
         """What a row's coordinates stand for in this worksheet: each was given a name. A
         few token rows under the names, the largest entry of the first pointed at."""
         self.section("coordinates")
-        s, features = self.ws.walkthrough, self.ws.lesson.features
-        tokens = self.ws.sentences[s]
+        s, features = self.s, self.ws.lesson.features
         picks = list(dict.fromkeys(
             [self.v.value(f"{s}.h{h}.top_source") for h in range(1, min(2, self.ws.n_heads) + 1)]
-            + [len(tokens) - 1]))
-        rows = [self.ws.vocab.index(tokens[j]) for j in picks]
+            + [self.last]))
+        rows = [self.ws.vocab.index(self.tokens[j]) for j in picks]
         shown = shown_indices(self.ws.d_model)
-        names = [self.label("…", 22, MUTED) if c is None else
-                 self.bound("{f}", 22, MUTED, words={"f": features[c]}) for c in shown]
+        names = [self.feature(c, 22) for c in shown]
         table = self.matrix("params.tok_emb", rows=rows, size=24, h_buff=0.7,
-                            row_labels=[self.word(tokens[j], 24) for j in picks],
+                            row_labels=[self.word(self.tokens[j], 24) for j in picks],
                             col_labels=names)
         note = self.label("token rows, before positions are added", 20, MUTED)
         table.scale(1.4)
@@ -156,83 +181,75 @@ class RolesAndShapes(LectureScene):
         named = {f"f{c}": features[c] for c in range(self.ws.d_model)}
         listing = ENGLISH.join(["{" + slot + "}" for slot in named])
         heading, title = self.new_title(heading, "What a row's coordinates stand for here")
-        self.say("In this hand-made worksheet, each coordinate of a row has a meaning we "
-                 "gave it: " + listing + ".", self.unpoint(), fade_out(previous), title,
-                 fade_in(group), words=named)
+        self.tell("In this hand-made worksheet, each coordinate of a row has a meaning we "
+                  "gave it: " + listing + ".", self.gone(previous), title, fade_in(group),
+                  cues=[("coordinate", lambda: self.point_at(VGroup(*names)))], words=named)
         row = self.v.value(f"params.tok_emb[{rows[0]}]")
         k = max((k for k, c in enumerate(shown) if c is not None), key=lambda k: row[shown[k]])
-        template = "“{w}” is built mostly of {f}, {x}. A trained model learns its " \
-                   "coordinates, and they seldom have names."
-        self.say(template, cued(template, [("“{w}”", self.point_at(VGroup(*table.cells[0]))),
-                                           ("{x}", self.point_at(table.cells[0][k]))]),
-                 words={"w": tokens[picks[0]], "f": features[shown[k]]},
-                 x=f"params.tok_emb[{rows[0]}][{shown[k]}]")
+        mostly = row[shown[k]] > 0 and row[shown[k]] == max(row)  # the row's largest part
+        template = ("“{w}” is built mostly of {f}, {x}." if mostly else
+                    "In “{w}”'s row, {f} holds {x}, the largest entry shown.") + \
+            " A trained model learns its coordinates, and they seldom have names."
+        self.tell(template, cues=[("“{w}”", lambda: self.point_at(VGroup(*table.cells[0]))),
+                                  ("{x}", lambda: self.point_at(table.cells[0][k]))],
+                  words={"w": self.tokens[picks[0]], "f": features[shown[k]]},
+                  x=f"params.tok_emb[{rows[0]}][{shown[k]}]")
         return heading, group
 
     def roles(self, heading: Mobject, previous: Mobject) -> tuple[Mobject, Mobject]:
-        """The receiver's query, a source's key and the same source's value, one at a time,
-        and what becomes of them."""
+        """One token's row of E, and the query, key and value head 1 makes from it, one at a
+        time, each card naming the token; then what becomes of them."""
         self.section("roles")
-        tokens = self.ws.sentences[self.ws.walkthrough]
-        source = self.v.value(f"{self.ws.walkthrough}.h1.top_source")
-        specs = [(tokens[-1], "query", "asks: what am I", "looking for?"),
-                 (tokens[source], "key", "advertises: what can", "I be found by?"),
-                 (tokens[source], "value", "carries: what do I", "pass on if chosen?")]
-        cards = VGroup()
-        for token, role, first, second in specs:
-            body = VGroup(self.word(token, 28), self.label(role, 30, INK),
-                          VGroup(self.label(first, 22, MUTED), self.label(second, 22, MUTED))
-                          .arrange(DOWN, buff=0.1)).arrange(DOWN, buff=0.3)
-            cards.add(panel(body, MUTED, 3.9))
-        cards.arrange(RIGHT, buff=0.45)
-        uses = VGroup(self.label("query · key  →  how well they match  →  weight", 24),
-                      self.label("weight × value  →  part of the receiver's message", 24))
-        uses.arrange(DOWN, buff=0.3, aligned_edge=LEFT)
-        group = fit(VGroup(cards, uses).arrange(DOWN, buff=0.7), 13.0).move_to(DOWN * 0.3)
+        j, colour = self.v.value(f"{self.s}.h1.top_source"), self.head_colour(1)
+        word = self.tokens[j]
+        names = [self.feature(c, 20) for c in shown_indices(self.ws.d_model)]
+        spacing = max(0.5, max(name.width for name in names) + 0.3 - 0.35)
+        row = self.matrix(f"{self.s}.E", rows=[j], size=24, h_buff=spacing,
+                          row_labels=[self.word(word, 26)], col_labels=names)
+        row.add(self.label("its row of E, position added", 20, MUTED)
+                .next_to(row, UP, buff=0.2))
+        specs = [("Q", "query", "q", "asks: what am I", "looking for?"),
+                 ("K", "key", "k", "advertises: what can", "I be found by?"),
+                 ("V", "value", "v", "carries: what do I", "pass on if chosen?")]
+        cards, vectors = VGroup(), []
+        for kind, role, name, first, second in specs:
+            key = f"{self.s}.h1.{kind}[{j}]"
+            vector_shown = self.vec(key, 22, colour, template=name + " = {v}")
+            vectors.append(vector_shown)
+            body = VGroup(VGroup(self.label(role + " of", 26, INK), self.word(word, 26))
+                          .arrange(RIGHT, buff=0.15), vector_shown,
+                          VGroup(self.label(first, 20, MUTED), self.label(second, 20, MUTED))
+                          .arrange(DOWN, buff=0.08)).arrange(DOWN, buff=0.22)
+            cards.add(panel(body, colour, 3.9))
+        cards.arrange(RIGHT, buff=0.4)
+        maker = self.bound("Head {h} makes from it:", 22, colour, h="dims.head_numbers[0]")
+        maker.next_to(cards, UP, buff=0.2).align_to(cards, LEFT)
+        uses = VGroup(self.label("query · key  →  how well they match  →  weight", 22),
+                      self.label("weight × value  →  part of the receiver's message", 22))
+        uses.arrange(DOWN, buff=0.25, aligned_edge=LEFT)
+        group = VGroup(row, VGroup(maker, cards), uses).arrange(DOWN, buff=0.5)
+        top = heading.get_bottom()[1] - 0.35
+        group.scale(min(1.3, 13.0 / group.width, (top - (SAFE_BOTTOM + 0.2)) / group.height))
+        group.move_to([0, top - group.height / 2, 0])
         heading, title = self.new_title(heading, "Queries ask, keys advertise, values carry")
-        self.say("From its row, every token makes three new ones. Its query says what it "
-                 "is looking for;", self.unpoint(), fade_out(previous), title,
-                 fade_in(cards[0]))
-        self.say("its key advertises what it can be found by;", fade_in(cards[1]))
-        self.say("and its value holds what it passes on.", fade_in(cards[2]))
-        self.say("A receiver's query meets each source's key: a good match means a large "
-                 "weight,", fade_in(uses[0]))
-        self.say("and that weight scales the source's value.", fade_in(uses[1]))
+        self.tell("Follow one token, “{w}”. Head {h} multiplies its row of E by three "
+                  "matrices of its own, making three new rows.", self.gone(previous), title,
+                  fade_in(row, maker), cues=[("its row", lambda: self.point_at(row.body))],
+                  words={"w": word}, h="dims.head_numbers[0]")
+        for (kind, role, name, *_), card_shown, shown in zip(specs, cards, vectors,
+                                                             strict=True):
+            inner, keys = vector(name, f"{self.s}.h1.{kind}[{j}]", self.ws.d_head)
+            says = {"query": "says what “{w}” is looking for;",
+                    "key": "advertises what it can be found by;",
+                    "value": "holds what it passes on if chosen."}[role]
+            opening = {"query": "Its query, ", "key": "its key, ", "value": "and its value, "}
+            self.tell(opening[role] + inner + ", " + says, fade_in(card_shown),
+                      cues=[(role, lambda shown=shown: self.point_at(shown))],
+                      words={"w": word}, **keys)
+        self.tell("A receiver's query meets each source's key: a good match means a large "
+                  "weight,", fade_in(uses[0]))
+        self.tell("and that weight scales the source's value.", fade_in(uses[1]))
         return heading, group
-
-    def listing(self, heading: Mobject, previous: Mobject) -> tuple[Mobject, Mobject]:
-        """One head as a short function, then the layer calling it once per head."""
-        self.section("one head in code")
-        one = code(HEAD_CODE, CODE_SIZE)
-        layer = code(LAYER_CODE, CODE_SIZE)
-        calls = VGroup()
-        for head in range(1, self.ws.n_heads + 1):
-            colour = self.head_colour(head)
-            calls.add(panel(VGroup(self.head_label(head, 18),
-                                   self.label("own W_Q, W_K, W_V", 16, colour))
-                            .arrange(DOWN, buff=0.08), colour, buff=0.1))
-        calls.arrange(DOWN, buff=0.15)
-        upper = VGroup(one, calls).arrange(RIGHT, buff=0.7)
-        page = VGroup(upper, layer).arrange(DOWN, buff=0.4, aligned_edge=LEFT)
-        page.next_to(heading, DOWN, buff=0.5).set_x(0)
-        line = one.lines
-        heading, title = self.new_title(heading, "One head is still the Part II calculation")
-        self.say("No new attention rule is needed: one head is a function of E and three "
-                 "matrices.", fade_out(previous), title, fade_in(line[0]),
-                 self.point_at(line[0]))
-        self.say("It projects E into queries, keys and values,", fade_in(line[1]),
-                 self.point_at(line[1]))
-        self.say("scores every receiver against every source, divided by the square root "
-                 "of the query width,", fade_in(line[2]), self.point_at(line[2]))
-        self.say("hides the future with the causal mask, and takes a softmax along each "
-                 "row;", fade_in(line[3], line[4], line[5]), self.point_at(*line[3:6]))
-        self.say("the weights then mix the values.", fade_in(line[6]), self.point_at(line[6]))
-        self.say("Multi-head attention calls it once per head, each time with that head's "
-                 "own W_Q, W_K and W_V.", fade_in(layer.lines[0]),
-                 *(fade_in(c) for c in calls), self.point_at(layer.lines[0]))
-        self.say("It joins the heads' messages side by side, applies W_O, and adds the "
-                 "result to E.", fade_in(*layer.lines[1:]), self.point_at(*layer.lines[1:]))
-        return heading, page
 
     def shape(self, name: str, key: str, colour: str = INK) -> Mobject:
         """``name  [rows, columns]`` (or the shape alone) with the shape bound to its key."""
@@ -266,23 +283,27 @@ class RolesAndShapes(LectureScene):
         group.add(label)
         heading, title = self.new_title(heading, "Every matrix in the layer, and its shape")
         cards = project.cards
-        self.say("In each head, E, {e}, meets that head's W_Q, W_K and W_V, each {w}.",
-                 self.unpoint(), fade_out(previous), title, fade_in(frames, label),
-                 project.step(0), project.step(1),
-                 e="shapes.E", w="shapes.W_Q")
-        self.say("Q, K and V come out {q} each, and Kᵀ is {kt}.", project.step(2),
-                 project.step(3), self.point_at(cards[2], cards[3]), q="shapes.Q",
-                 kt="shapes.KT")
-        self.say("Q times Kᵀ scores every receiver against every source: {s}.",
-                 attend.step(0), self.point_at(attend.cards[0]), s="shapes.scores")
-        self.say("The mask and softmax keep that shape, so A is {a};", attend.step(1),
-                 self.point_at(attend.cards[1]), a="shapes.A")
-        self.say("and H = AV is {h}, one message row per token.", attend.step(2),
-                 self.point_at(attend.cards[2]), h="shapes.H")
+        self.tell("In each head, E, {e}, meets that head's W_Q, W_K and W_V, each {w}.",
+                  self.gone(previous), title, fade_in(frames, label), project.step(0),
+                  project.step(1), cues=[("{e}", lambda: self.point_at(cards[0])),
+                                         ("{w}", lambda: self.point_at(cards[1]))],
+                  e="shapes.E", w="shapes.W_Q")
+        self.tell("Q, K and V come out {q} each, and Kᵀ is {kt}.", project.step(2),
+                  project.step(3), cues=[("{q}", lambda: self.point_at(cards[2])),
+                                         ("{kt}", lambda: self.point_at(cards[3]))],
+                  q="shapes.Q", kt="shapes.KT")
+        self.tell("Q times Kᵀ scores every receiver against every source: {s}.",
+                  attend.step(0), cues=[("Q", lambda: self.point_at(attend.cards[0]))],
+                  s="shapes.scores")
+        self.tell("The mask and softmax keep that shape, so A is {a};", attend.step(1),
+                  cues=[("The", lambda: self.point_at(attend.cards[1]))], a="shapes.A")
+        self.tell("and H = AV is {h}, one message row per token.", attend.step(2),
+                  cues=[("H", lambda: self.point_at(attend.cards[2]))], h="shapes.H")
         return heading, group
 
-    def after_the_heads(self, heading: Mobject, inside: VGroup) -> VGroup:
-        """Joining the head messages, W_O, the update and the residual, one at a time."""
+    def after_the_heads(self, heading: Mobject, inside: VGroup) -> tuple[Mobject, VGroup]:
+        """The heads' messages for the last token joined into one row, drawn; then every
+        row joined, W_O, the update and the residual, one card at a time."""
         self.section("after the heads")
         row = flow([
             card(self.label("joined heads", CARD_SIZE), self.shape("", "shapes.joined")),
@@ -294,38 +315,160 @@ class RolesAndShapes(LectureScene):
         fit(row, 12.6)
         label = self.label("after the heads", 20, MUTED).next_to(row, UP, buff=0.2)
         label.align_to(row, LEFT)
-        after = VGroup(row, label).next_to(heading, DOWN, buff=0.6).set_x(0)
+        after = VGroup(row, label).next_to(heading, DOWN, buff=0.5).set_x(0)
+        join = self.join_picture()
+        room = after.get_bottom()[1] - 0.6 - (SAFE_BOTTOM + 0.2)
+        join.scale(min(1.3, 13.0 / join.width, room / join.height))
+        join.next_to(after, DOWN, buff=0.6).set_x(0)
         cards = row.cards
-        _, title = self.new_title(heading, "After the heads: join, W_O, residual")
-        self.play(self.unpoint(), fade_out(inside), title)
-        self.say("The heads' H matrices are joined side by side, coordinates next to "
-                 "coordinates, giving {j}.", fade_in(label), row.step(0),
-                 self.point_at(cards[0]), j="shapes.joined")
-        self.say("W_O, {o}, turns that into ΔE, {d};", row.step(1), row.step(2),
-                 self.point_at(cards[1], cards[2]), o="shapes.W_O", d="shapes.delta")
-        self.say("adding E gives E′, still {p}.", row.step(3), self.point_at(cards[3]),
-                 p="shapes.E_prime")
-        self.say("Only the last row of E′, {r}, goes on to predict the next word.",
-                 row.step(4), self.point_at(cards[4]), r="shapes.last_row")
-        return after
+        heading, title = self.new_title(heading, "After the heads: join, W_O, residual")
+        word = {"w": self.tokens[self.last]}
+        several = self.ws.n_heads > 1
+        self.tell("Take the last token, “{w}”: each head sends it a message row of width {d}."
+                  if several else "Take the last token, “{w}”: its one head sends it a "
+                  "message row of width {d}.", self.gone(inside), title, fade_in(join.messages),
+                  cues=[("head", lambda: self.point_at(*join.messages.rows, each=True))],
+                  words=word, d="dims.d_head")
+        self.tell("Joining sets them side by side, coordinates next to coordinates: one row "
+                  "of width {j}." if several else "With one head, joining keeps its "
+                  "coordinates as they are: one row of width {j}.", cues=[
+                      ("Joining" if several else "joining",
+                       lambda: AnimationGroup(*join.moves)),
+                      ("one row", lambda: AnimationGroup(fade_in(join.frame),
+                                                         self.point_at(join.joined,
+                                                                       *join.frame[:2])))],
+                  j="dims.joined")
+        self.tell("Every token's row is joined the same way, giving {j}.", fade_in(label),
+                  row.step(0), cues=[("giving", lambda: self.point_at(cards[0]))],
+                  j="shapes.joined")
+        self.tell("W_O, {o}, turns that into ΔE, {d};", row.step(1), row.step(2),
+                  cues=[("W_O", lambda: self.point_at(cards[1], cards[2]))],
+                  o="shapes.W_O", d="shapes.delta")
+        self.tell("adding E gives E′, still {p}.", row.step(3),
+                  cues=[("adding", lambda: self.point_at(cards[3]))], p="shapes.E_prime")
+        self.tell("Only the last row of E′, {r}, goes on to predict the next word.",
+                  row.step(4), cues=[("Only", lambda: self.point_at(cards[4]))],
+                  r="shapes.last_row")
+        return heading, VGroup(after, join)
 
-    def receiver_rows(self, after: Mobject) -> None:
-        """The single rows that belong to the final receiver, each as it is named."""
-        self.section("one receiver")
-        rows = VGroup(self.shape("its query row q", "shapes.q_row"),
-                      self.shape("one head's message", "shapes.message"),
-                      self.shape("that head's W_O block", "shapes.W_O_block"))
-        rows.arrange(DOWN, buff=0.3, aligned_edge=LEFT)
-        label = self.label("the final receiver", 20, MUTED)
-        group = VGroup(label, rows).arrange(DOWN, buff=0.2, aligned_edge=LEFT)
-        group.next_to(after, DOWN, buff=0.6).set_x(0)
-        self.say("For the final receiver alone: its query row is {q};", fade_in(label),
-                 fade_in(rows[0]), self.point_at(rows[0]), q="shapes.q_row")
-        self.say("each head's message is {m};", fade_in(rows[1]), self.point_at(rows[1]),
-                 m="shapes.message")
-        self.say("and each message meets its own {b} block of W_O.", fade_in(rows[2]),
-                 self.point_at(rows[2]), b="shapes.W_O_block")
-        self.play(self.unpoint())
+    def join_picture(self) -> VGroup:
+        """Each head's message row for the last token, spaced apart, and the joined row they
+        close up into: each head's coordinates in their own place and colour.
+
+        Attributes: ``messages`` (with ``rows``: each head's bracketed numbers),
+        ``joined`` (the joined numbers), ``frame`` (its brackets, each head's underline and
+        the label) and ``moves``
+        (each head's numbers copied into the joined row)."""
+        size, d = 22, self.ws.d_head
+        heads = range(1, self.ws.n_heads + 1)
+        pieces, rows = VGroup(), []
+        for h in heads:
+            colour = self.head_colour(h)
+            numbers = VGroup(*(self.num(f"{self.s}.h{h}.H[{self.last}][{c}]", size, colour)
+                               for c in range(d))).arrange(RIGHT, buff=0.3)
+            bracketed = VGroup(self.label("[", size + 4, MUTED), numbers,
+                               self.label("]", size + 4, MUTED)).arrange(RIGHT, buff=0.12)
+            rows.append(bracketed)
+            pieces.add(VGroup(self.head_label(h, 20), bracketed).arrange(DOWN, buff=0.3))
+        pieces.arrange(RIGHT, buff=0.9, aligned_edge=DOWN)
+        heard = self.bound("messages for “{w}”, width {d} each", 20, MUTED,
+                           words={"w": self.tokens[self.last]}, d="dims.d_head")
+        messages = VGroup(pieces, heard.next_to(pieces, UP, buff=0.3))
+        joined = VGroup()
+        for h in heads:
+            for c in range(d):
+                k = (h - 1) * d + c
+                joined.add(self.num(f"{self.s}.joined[{self.last}][{k}]", size,
+                                    self.head_colour(h)))
+        joined.arrange(RIGHT, buff=0.3)
+        frame = VGroup(self.label("[", size + 4, MUTED), self.label("]", size + 4, MUTED))
+        frame[0].next_to(joined, LEFT, buff=0.12)
+        frame[1].next_to(joined, RIGHT, buff=0.12)
+        for h in heads:  # each head's share of the row underlined in its colour
+            share = VGroup(*joined[(h - 1) * d:h * d])
+            frame.add(Line(share.get_corner(DOWN + LEFT), share.get_corner(DOWN + RIGHT),
+                           stroke_color=self.head_colour(h), stroke_width=3).shift(DOWN * 0.24))
+        row = VGroup(joined, frame).next_to(pieces, DOWN, buff=0.6)
+        row.set_x(pieces.get_x())
+        width = self.bound("joined: one row, width {j}", 20, MUTED, j="dims.joined")
+        frame.add(width.next_to(row, DOWN, buff=0.3))
+        picture = VGroup(messages, row)
+        picture.messages, picture.joined, picture.frame = messages, joined, frame
+        messages.rows = rows
+        numbers = [r[1] for r in rows]
+        # Introducers: a cued step adds what they make to the scene itself.
+        picture.moves = [TransformFromCopy(numbers[h - 1], VGroup(*joined[(h - 1) * d:h * d]),
+                                           introducer=True) for h in heads]
+        return picture
+
+    def listing(self, heading: Mobject, previous: Mobject) -> tuple[Mobject, Mobject]:
+        """One head as a short function, then the layer calling it once per head: the steps
+        just worked through, as code."""
+        self.section("one head in code")
+        one = code(HEAD_CODE, CODE_SIZE)
+        layer = code(LAYER_CODE, CODE_SIZE)
+        calls = VGroup()
+        for head in range(1, self.ws.n_heads + 1):
+            colour = self.head_colour(head)
+            calls.add(panel(VGroup(self.head_label(head, 18),
+                                   self.label("own W_Q, W_K, W_V", 16, colour))
+                            .arrange(DOWN, buff=0.08), colour, buff=0.1))
+        calls.arrange(DOWN, buff=0.15)
+        upper = VGroup(one, calls).arrange(RIGHT, buff=0.7)
+        page = VGroup(upper, layer).arrange(DOWN, buff=0.4, aligned_edge=LEFT)
+        page.next_to(heading, DOWN, buff=0.5).set_x(0)
+        line = one.lines
+        heading, title = self.new_title(heading, "The same steps as code")
+        self.tell("The same steps, written as code: one head is a function of E and three "
+                  "matrices.", self.gone(previous), title, fade_in(line[0]),
+                  cues=[("one head", lambda: self.point_at(line[0]))])
+        self.tell("It projects E into queries, keys and values, then scores every receiver "
+                  "against every source;", cues=[
+                      ("projects", lambda: AnimationGroup(fade_in(line[1]),
+                                                          self.point_at(line[1]))),
+                      ("scores", lambda: AnimationGroup(fade_in(line[2]),
+                                                        self.point_at(line[2])))])
+        self.tell("the causal mask hides the future, a softmax turns each row into weights, "
+                  "and the weights mix the values.", cues=[
+                      ("mask", lambda: AnimationGroup(fade_in(*line[3:6]),
+                                                      self.point_at(*line[3:6]))),
+                      ("mix", lambda: AnimationGroup(fade_in(line[6]),
+                                                     self.point_at(line[6])))])
+        self.tell("Multi-head attention calls it once per head, each time with that head's "
+                  "own W_Q, W_K and W_V.", fade_in(layer.lines[0]),
+                  *(fade_in(c) for c in calls),
+                  cues=[("calls", lambda: self.point_at(layer.lines[0]))])
+        self.tell("It joins the heads' messages side by side, applies W_O, and adds the "
+                  "result to E.", fade_in(*layer.lines[1:]),
+                  cues=[("joins", lambda: self.point_at(layer.lines[1])),
+                        ("applies", lambda: self.point_at(layer.lines[2]))])
+        return heading, page
+
+    def summary(self, heading: Mobject, previous: Mobject) -> None:
+        """The model once more, the layer's path lit, under one line that says it all."""
+        self.section("in one line")
+        whole = model_map(self, lit=("heads", "concat", "W_O", "residual"), size=MAP_SIZE)
+        line = self.label("every head: E → Q, K, V → A → H      then: join → W_O → E + ΔE",
+                          26, INK)
+        group = VGroup(whole, fit(panel(line, MUTED, buff=0.25), 13.0))
+        group.arrange(DOWN, buff=0.8).move_to(DOWN * 0.3)
+        stages = whole.stages
+        _, title = self.new_title(heading, "The layer in one line")
+        self.tell("In one line: every head turns E into queries, keys and values, then "
+                  "weights, then messages;", self.gone(previous), title, fade_in(whole),
+                  Write(group[1]),
+                  cues=[("every head", lambda: self.point_at(stages["heads"]))])
+        self.tell("the messages are joined, mixed by W_O, and added back to each row.",
+                  cues=[("joined", lambda: self.point_at(stages["concat"])),
+                        ("W_O", lambda: self.point_at(stages["W_O"])),
+                        ("added", lambda: self.point_at(stages["residual"]))])
+        self.play(*filter(None, [self.unpoint()]))
+
+    def feature(self, index: int | None, size: float) -> Mobject:
+        """A feature name (a worksheet word), or "…" for an elided coordinate."""
+        if index is None:
+            return self.label("…", size, MUTED)
+        return self.bound("{f}", size, MUTED, words={"f": self.ws.lesson.features[index]})
 
 
 # ---------------------------------------------------------------------- projections
