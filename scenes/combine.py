@@ -29,14 +29,16 @@ from scenes.kit import (
     MUTED,
     SAFE_BOTTOM,
     LectureScene,
+    baseline,
+    brackets,
     column_shifts,
     cued,
     fade_in,
     fade_out,
     fit,
+    on_baseline,
     separator,
     shown_indices,
-    vector,
     weight_cell,
 )
 from scenes.kit.palette import FAINT
@@ -52,6 +54,8 @@ __all__ = [
 SIZE = 20
 """Number size in these scenes, before any fitting."""
 SMALL = 17
+LABEL = 20
+"""Size of the labels naming a joined coordinate by head and feature."""
 FRAME_WIDTH = 13.2
 TOP = 2.9
 """Highest y for content under a title."""
@@ -91,6 +95,37 @@ def strip(numbers: Sequence[Mobject], colours: Sequence[str], width: float,
     return cells.arrange(RIGHT, buff=0)
 
 
+def feature(scene: LectureScene, c: int | None, size: float, template: str = "{f}",
+            colour: str = MUTED) -> Mobject:
+    """A feature name (a worksheet word) for coordinate ``c``, or "…" for an elided one."""
+    if c is None:
+        return scene.label("…", size, colour)
+    return scene.bound(template, size, colour, words={"f": scene.ws.lesson.features[c]})
+
+
+def owner(scene: LectureScene, coordinate: int) -> int:
+    """The head whose message supplies a joined coordinate."""
+    return coordinate // scene.ws.d_head + 1
+
+
+def coordinate_label(scene: LectureScene, c: int, size: float = LABEL,
+                     stacked: bool = False) -> Mobject:
+    """``H2 person``: the head a joined coordinate comes from and its feature, in the
+    head's colour; ``stacked``, the head over the feature (a narrow label for a cell)."""
+    h, colour = owner(scene, c), scene.head_colour(owner(scene, c))
+    if not stacked:
+        return scene.bound("H{h} {f}", size, colour, h=f"dims.head_numbers[{h - 1}]",
+                           words={"f": scene.ws.lesson.features[c]})
+    return VGroup(scene.bound("H{h}", size, colour, h=f"dims.head_numbers[{h - 1}]"),
+                  feature(scene, c, size, colour=colour)).arrange(DOWN, buff=0.06)
+
+
+def negative(number: Mobject) -> bool:
+    """Whether a bound number shows a negative value (the kit colours those)."""
+    figures = getattr(number, "figures", ())
+    return bool(figures) and figures[0][1].startswith("−")
+
+
 class ConcatOutputResidual(LectureScene):
     """The heads' messages joined side by side; W_O one matrix whose rows fall in per-head
     blocks, any head's coordinate writing into any output coordinate; ΔE and E′ = E + ΔE."""
@@ -120,7 +155,7 @@ class ConcatOutputResidual(LectureScene):
 
     def owner(self, coordinate: int) -> int:
         """The head whose message supplies a joined coordinate."""
-        return coordinate // self.d + 1
+        return owner(self, coordinate)
 
     def mixing_row(self) -> int:
         """The joined coordinate whose path into the first output coordinate the scene
@@ -134,24 +169,42 @@ class ConcatOutputResidual(LectureScene):
     # ------------------------------------------------------------------ steps
 
     def messages(self) -> None:
+        heads = range(1, self.ws.n_heads + 1)
         numbers = [[self.num(f"{self.s}.h{h}.message[{i}]", SIZE, self.head_colour(h))
-                    for i in range(self.d)] for h in range(1, self.ws.n_heads + 1)]
+                    for i in range(self.d)] for h in heads]
+        names = [[feature(self, (h - 1) * self.d + i, SMALL) for i in range(self.d)]
+                 for h in heads]
         joined = [self.num(f"{self.s}.joined[{self.last}][{i}]", SIZE,
                            self.head_colour(self.owner(i))) for i in range(self.ws.d_model)]
-        widths = [n.width for n in joined] + [n.width for row in numbers for n in row]
+        self.joined_labels = VGroup(*(coordinate_label(self, i, stacked=True)
+                                      for i in range(self.ws.d_model)))
+        widths = [n.width for n in joined] + [n.width for row in numbers for n in row] + \
+            [n.width for n in self.joined_labels] + [n.width for row in names for n in row]
         self.cell_width = max(widths) + 0.28
         self.strips = VGroup(*(strip(row, [self.head_colour(h)] * self.d, self.cell_width)
-                               for h, row in enumerate(numbers, start=1)))
-        labelled = VGroup(*(VGroup(self.head_label(h, 22), block).arrange(DOWN, buff=0.22)
-                            for h, block in enumerate(self.strips, start=1)))
-        labelled.arrange(RIGHT, buff=0.8)
+                               for h, row in zip(heads, numbers, strict=True)))
+        labelled = VGroup()
+        for h, block, row in zip(heads, self.strips, names, strict=True):
+            for name, cell in zip(row, block, strict=True):
+                name.next_to(cell, UP, buff=0.12)
+            top = VGroup(*row)
+            for name in row:  # the names stand on one line, whatever their descenders
+                name.shift(UP * (baseline(row[0]) - baseline(name)))
+            labelled.add(VGroup(self.head_label(h, 22).next_to(top, UP, buff=0.18), top, block))
+        labelled.arrange(RIGHT, buff=0.8, aligned_edge=DOWN)
         each = self.bound("{d} numbers each", 20, MUTED, d="dims.d_head")
         labelled.add(each.next_to(labelled, DOWN, buff=0.25))
         fit(labelled, FRAME_WIDTH)
         labelled.move_to(UP * 1.3)
         self.joined = strip(joined, [self.head_colour(self.owner(i))
                                      for i in range(self.ws.d_model)], self.cell_width)
-        self.joined.match_height(self.strips[0]).move_to(DOWN * 0.8)
+        for label, cell in zip(self.joined_labels, self.joined, strict=True):
+            label.next_to(cell, UP, buff=0.12)
+        for label in self.joined_labels:  # the features on one line, whatever they hold
+            label.shift(UP * (baseline(self.joined_labels[0][1]) - baseline(label[1])))
+        self.joined_row = VGroup(self.joined, self.joined_labels)
+        self.joined_row.scale(self.strips[0].height / self.joined.height)
+        self.joined_row.shift(DOWN * 0.8 - self.joined.get_center())
         self.labelled = labelled
         template = "Every head has handed the receiver “{w}” its own message of {d} numbers."
         self.say(template, cued(template, [*zip(("handed", "own", "message", "of"),
@@ -161,7 +214,8 @@ class ConcatOutputResidual(LectureScene):
                  words={"w": self.receiver}, d="dims.d_head")
 
     def concatenate(self) -> None:
-        joins = [TransformFromCopy(block, VGroup(*self.joined[(h - 1) * self.d:h * self.d]))
+        joins = [AnimationGroup(TransformFromCopy(block, self.joined_block(h)),
+                                fade_in(*self.joined_labels[(h - 1) * self.d:h * self.d]))
                  for h, block in enumerate(self.strips, start=1)]
         self.shape = self.bound("{h} × {d} = {n} numbers in one joined row" if self.ws.n_heads > 1
                                 else "one joined row: {n} numbers", 22, MUTED,
@@ -177,7 +231,7 @@ class ConcatOutputResidual(LectureScene):
         template = "Coordinates are joined, not added: {h} heads × {d} numbers make one row " \
                    "of {n}."
         self.say(template, cued(template, [("{n}", fade_in(self.shape)),
-                                           ("{n}.", self.point_at(self.joined))]),
+                                           ("{n}.", self.point_at(self.joined_row))]),
                  h="dims.heads", d="dims.d_head", n="dims.joined")
 
     def one_matrix(self) -> None:
@@ -186,24 +240,25 @@ class ConcatOutputResidual(LectureScene):
         with self.silence("the joined row moves to the left of W_O"):
             self.play(fade_out(self.labelled), fade_out(self.shape),
                       *optional(pointer))
-            self.play(Transform(self.joined, layout.joined))
+            self.play(Transform(self.joined_row, layout.joined_row))
         template = "W_O is one matrix of shape {shape}: a row for each joined coordinate, " \
                    "a column for each coordinate of the update."
-        self.say(template, cued(template, [("a row", self.point_at(VGroup(*self.W.cells[0]),
-                                                                  buff=0.05)),
-                                           ("a column", self.point_at(self.column_of(0)))],
-                                opening=[fade_in(self.times, self.W)]),
-                 shape="shapes.W_O")
+        self.say(template, cued(template, [("a row", self.point_at(
+            self.W.row_names, self.joined_labels, each=True)),
+            ("a column", self.point_at(self.W.col_names))],
+            opening=[fade_in(self.times, self.W)]), shape="shapes.W_O")
         template = "Its rows fall into blocks of {d}, one per head: each block multiplies " \
                    "only its own head's message." if self.ws.n_heads > 1 else \
             "With one head, all {d} rows multiply that head's message."
-        blocks = [(cue, self.point_at(self.block_rows(h), self.joined_block(h), each=True,
-                                        buff=0.05))
+        blocks = [(cue, self.point_at(self.block_rows(h), self.joined_block(h, labelled=True),
+                                        each=True, buff=0.05))
                   for h, cue in zip(range(1, self.ws.n_heads + 1),
                                     ("Its", "one per", "multiplies", "own"), strict=False)]
         if self.ws.n_heads == 1:
             blocks = [("rows", blocks[0][1])]
-        self.say(template, cued(template, [(cue, AnimationGroup(anim, fade_in(self.bars[h])))
+        # Each bar comes before its pointer: what joins the scene after a pointer would go
+        # unseen while the next step fades that pointer.
+        self.say(template, cued(template, [(cue, AnimationGroup(fade_in(self.bars[h]), anim))
                                            for h, (cue, anim) in enumerate(blocks)]),
                  d="dims.d_head")
 
@@ -220,18 +275,19 @@ class ConcatOutputResidual(LectureScene):
                    f"{self.s}.update_terms[{i}][0]")
         template = "Yet a row reaches every column, so a head's coordinate can write into any " \
                    "coordinate of the update."
-        self.say(template, cued(template, [("a row", self.point_at(VGroup(*self.W.cells[i]),
-                                                                  buff=0.05)),
-                                           ("any", self.point_at(self.W.col_names))]))
+        row = VGroup(*self.W.cells[i])  # the numbers: an outline round its label as well
+        # would pass through the next row's label
+        self.say(template, cued(template, [("a row", self.point_at(row, buff=0.05))]))
+        coordinate = VGroup(self.joined[i], self.joined_labels[i])
         template = "Follow head {h}'s {f} coordinate, {m}: its W_O entry in the {g} column " \
                    "is {w}."
-        self.say(template, cued(template, [("{m}", self.point_at(self.joined[i])),
+        self.say(template, cued(template, [("{m}", self.point_at(coordinate)),
                                            ("{w}", self.point_at(self.W.cells[i][0], buff=0.05))]),
                  h=f"dims.head_numbers[{h - 1}]", m=m, w=w, words={"f": f, "g": g})
         template = "Their product, {m} × {w} = {t}, is what head {h}'s {f} writes into {g}."
         self.say(template, cued(template, [("Their", fade_in(self.path_line)),
                                            ("{t}", self.point_at(self.path_line)),
-                                           ("{f} writes", self.point_at(self.joined[i])),
+                                           ("{f} writes", self.point_at(coordinate)),
                                            ("into {g}", self.point_at(self.W.col_names[0]))]),
                  m=m, w=w, t=t, h=f"dims.head_numbers[{h - 1}]", words={"f": f, "g": g})
         template = "It is the {g} entry of head {h}'s share: {t}."
@@ -242,40 +298,49 @@ class ConcatOutputResidual(LectureScene):
         self.say("Adding the shares gives the update ΔE for the receiver.",
                  Create(self.rule), fade_in(self.delta), self.point_at(self.delta))
         self.say("Concatenating and multiplying by W_O once computes exactly this sum.",
-                 self.point_at(self.joined, self.W, each=True))
+                 self.point_at(self.joined_row, self.W, each=True))
 
     def first_coordinate(self) -> None:
-        feature = self.ws.lesson.features[0]
+        feature_name = self.ws.lesson.features[0]
+        equation = self.equation
         template = "In all, the {f} coordinate is each joined number times the {g} entry of " \
-                   "its row, summed. Terms with a zero entry drop out; the rest add to {x}."
-        self.say(template, cued(template, [("{g}", self.point_at(self.column_of(0))),
-                                           ("{x}", self.point_at(self.equation[-1]))],
-                                opening=[fade_in(self.equation)]),
-                 words={"f": feature, "g": feature}, x=f"{self.s}.delta[{self.last}][0]")
+                   "its row, summed."
+        self.say(template, cued(template, [("{g}", self.point_at(self.column_of(0)))],
+                                opening=[fade_in(equation.factors)]),
+                 words={"f": feature_name, "g": feature_name})
+        total = f"{self.s}.delta[{self.last}][0]"
+        if len(equation.greyed):
+            template = "Terms with a zero entry drop out; the rest add to {x}."
+            cues = [("drop out", self.point_at(*equation.greyed, each=True)),
+                    ("{x}", self.point_at(equation.total))]
+        else:
+            template = "The terms add up to {x}."
+            cues = [("{x}", self.point_at(equation.total))]
+        self.say(template, cued(template, cues, opening=[fade_in(equation.products)]), x=total)
 
     def residual(self) -> None:
         pointer = self.unpoint()
-        self.play(*map(fade_out, [self.W, self.joined, self.times, self.shares, self.rule,
+        self.play(*map(fade_out, [self.W, self.joined_row, self.times, self.shares, self.rule,
                                  self.delta, self.equation, self.path_line, self.bars]),
                   *optional(pointer), self.retitle(self.heading, "Add the update: E′ = E + ΔE"))
-        table = self.residual_table()
-        feature = self.ws.lesson.features[0]
+        table, rows = self.residual_layout()
+        feature_name = self.ws.lesson.features[0]
         last = f"[{self.last}][0]"
         self.say("The residual connection adds the update to the receiver's own input row: "
                  "E′ = E + ΔE.", fade_in(table))
         template = "For {f}, {e} + " + self.signed("u", f"{self.s}.delta{last}") + " = {p}."
-        self.say(template, cued(template, [("{e}", self.point_at(table.column[0])),
-                                           ("{u}", self.point_at(table.column[1])),
+        self.say(template, cued(template, [("{f}", self.point_at(table.first)),
                                            ("{p}", self.point_at(table.column[2]))]),
-                 words={"f": feature}, e=f"{self.s}.E{last}", u=f"{self.s}.delta{last}",
+                 words={"f": feature_name}, e=f"{self.s}.E{last}", u=f"{self.s}.delta{last}",
                  p=f"{self.s}.E_prime{last}")
         template = "Every token row is updated the same way, so E′ keeps the shape of E, " \
                    "{shape}."
-        self.say(template, cued(template, [("Every", self.point_at(table[0])),
-                                           ("E′", fade_in(table.shape)),
-                                           ("{shape}", self.point_at(table.shape))]),
-                 shape="shapes.E_prime")
-        self.say("Its last row goes on to the prediction.", self.point_at(table.result))
+        self.say(template, cued(template, [("Every", AnimationGroup(
+            fade_in(rows), self.point_at(rows.matrix.body, rows.matrix.row_labels))),
+            ("{shape}", AnimationGroup(fade_in(rows.shape), self.point_at(rows.shape)))]),
+            shape="shapes.E_prime")
+        self.say("Its last row goes on to the prediction.",
+                 self.point_at(rows.last_row, table.result, each=True, buff=0.07))
         self.wait(0.5)
 
     # ------------------------------------------------------------------ layouts
@@ -285,20 +350,24 @@ class ConcatOutputResidual(LectureScene):
         return VGroup(self.W.col_names[c], *(row[c] for row in self.W.cells))
 
     def block_rows(self, h: int) -> VGroup:
-        """The rows of W_O that multiply head ``h``'s message."""
-        return VGroup(*(cell for row in self.W.cells[(h - 1) * self.d:h * self.d]
-                        for cell in row))
+        """The rows of W_O that multiply head ``h``'s message, with their labels."""
+        rows = range((h - 1) * self.d, h * self.d)
+        return VGroup(*(cell for r in rows for cell in self.W.cells[r]),
+                      *(self.W.row_names[r] for r in rows))
 
-    def joined_block(self, h: int) -> VGroup:
-        return VGroup(*self.joined[(h - 1) * self.d:h * self.d])
+    def joined_block(self, h: int, labelled: bool = False) -> VGroup:
+        """Head ``h``'s cells of the joined row (with their labels when ``labelled``)."""
+        picked = slice((h - 1) * self.d, h * self.d)
+        return VGroup(*self.joined[picked], *(self.joined_labels[picked] if labelled else ()))
 
     def projection_layout(self) -> VGroup:
-        """The joined row times W_O (a bar per head's block of rows); under W_O's columns
-        each head's share and their sum ΔE; to the right one coordinate's path and the sum
-        for the first feature. The joined row's place comes back as ``joined``."""
+        """The joined row times W_O (a bar and a label per head's block of rows); under
+        W_O's columns each head's share and their sum ΔE; to the right one coordinate's
+        path and the sum for the first feature. The joined row's place comes back as
+        ``joined_row``."""
         s, last, n = self.s, self.last, self.ws.d_model
         columns = shown_indices(n)
-        names = [self.feature(c, SIZE) for c in columns]
+        names = [feature(self, c, SIZE) for c in columns]
         below = [self.num(f"{key}[{c}]", SIZE) for c in columns if c is not None
                  for key in [f"{s}.delta[{last}]",
                              *(f"{s}.h{h}.share[{last}]" for h in range(1, self.ws.n_heads + 1))]]
@@ -318,30 +387,35 @@ class ConcatOutputResidual(LectureScene):
                        stroke_color=FAINT, stroke_width=1.5))
         W.col_names = VGroup(*names)
         bars = VGroup()
+        x = W.brackets.get_right()[0] + 0.18
         for h in range(1, self.ws.n_heads + 1):
             rows = W.cells[(h - 1) * self.d:h * self.d]
             top, bottom = rows[0][0].get_top()[1], rows[-1][0].get_bottom()[1]
-            x = W.brackets.get_right()[0] + 0.18
             bars.add(Line([x, top, 0], [x, bottom, 0], stroke_color=self.head_colour(h),
                           stroke_width=5))
+        # Each row named by the joined coordinate it multiplies: "H2 person".
+        W.row_names = VGroup(*(coordinate_label(self, r).move_to(
+            [x + 0.22, row[0].get_y(), 0], aligned_edge=LEFT) for r, row in enumerate(W.cells)))
+        W.add(W.row_names)
         # A row times a matrix: the joined row on the left of W_O, level with its middle;
         # a long row (eight numbers) goes on the line above, the × before W_O.
-        joined = self.joined.copy()
+        joined = self.joined_row.copy()
         name = self.bound("W_O, shape {shape}, in blocks of {d} rows", SIZE, INK,
                           shape="shapes.W_O", d="dims.d_head")
         name.next_to(W.brackets, DOWN, buff=0.2)
         W.add(name)
         sign, called = self.label("×", 30, MUTED), self.label("joined row", 22)
         if tall:  # the row's left end is set once the share labels are placed
-            joined.next_to(W.col_names, UP, buff=0.45)
+            joined.next_to(W.col_names, UP, buff=0.3)
             sign.next_to(W.brackets, LEFT, buff=0.3)
         else:
-            joined.next_to(W.brackets, LEFT, buff=0.9).set_y(W.body.get_y())
+            joined.next_to(W.brackets, LEFT, buff=0.9)
+            joined.shift(UP * (W.body.get_y() - joined[0].get_y()))
             sign.move_to([(joined.get_right()[0] + W.brackets.get_left()[0]) / 2,
                           W.body.get_y(), 0])
             called.next_to(joined, DOWN, buff=0.2)
         times = VGroup(sign, called)
-        pitch, y = (0.4 if tall else 0.46), name.get_bottom()[1] - (0.35 if tall else 0.45)
+        pitch, y = (0.36 if tall else 0.46), name.get_bottom()[1] - (0.32 if tall else 0.45)
         # The labels end left of W_O, and left of the widest number under its first column.
         label_right = min(W.brackets.get_left()[0] - 0.2,
                           rights[0] - max(m.width for m in below[:1 + self.ws.n_heads]) - 0.3)
@@ -375,7 +449,7 @@ class ConcatOutputResidual(LectureScene):
         core = VGroup(times, W, bars, shares, delta, rule)
         if tall:  # over the labels and W_O, clear of the path and sum beside W_O below it
             joined.align_to(core, LEFT)
-            called.next_to(joined, UP, buff=0.15).align_to(joined, LEFT)
+            called.next_to(joined[0], LEFT, buff=0.25)
         body = VGroup(joined, core)
 
         def scale(group: Mobject) -> float:
@@ -384,7 +458,7 @@ class ConcatOutputResidual(LectureScene):
         # The path and the sum beside W_O, or under the shares when that leaves them larger.
         beside = self.water_sum(max(4.0, FRAME_WIDTH - core.width - 0.7))
         side = VGroup(path_line.copy(), beside).arrange(DOWN, buff=0.45, aligned_edge=LEFT)
-        side.next_to(bars, RIGHT, buff=0.7).align_to(W.col_names, UP)
+        side.next_to(W.row_names, RIGHT, buff=0.7).align_to(W.col_names, UP)
         under = self.water_sum(max(4.0, FRAME_WIDTH - path_line.width - 0.8))
         low = VGroup(path_line.copy(), under).arrange(RIGHT, buff=0.8, aligned_edge=UP)
         low.next_to(body, DOWN, buff=0.4).align_to(body, LEFT)
@@ -396,83 +470,123 @@ class ConcatOutputResidual(LectureScene):
         layout = VGroup(body, side)
         layout.scale(scale(layout))
         layout.move_to([0, (TOP + BOTTOM) / 2, 0])
-        layout.joined = joined
+        layout.joined_row = joined
         self.W, self.times, self.shares, self.delta, self.rule = W, times, shares, delta, rule
         self.bars, self.path_line, self.equation = bars, path_line, equation
         return layout
 
     def water_sum(self, width: float) -> VGroup:
-        """The first feature's update as message coordinate × W_O entry terms, in head colours:
-        the factors on one line, their products and the total on the next (more than four
-        terms: the products alone)."""
+        """The first feature's update as joined coordinate × W_O entry terms in their
+        heads' colours, a term whose entry is zero greyed; then the products of the other
+        terms and their total. With more than four terms, their products alone after the
+        name (the greyed ones included). Attributes ``factors``, ``products``, ``greyed``
+        (the greyed terms) and ``total``."""
         s, last = self.s, self.last
-        terms = [i for i in range(self.ws.d_model)
-                 if self.v.value(f"{s}.update_terms[{i}][0]") != 0] or \
-            list(range(self.ws.d_model))
-        factors: list[Mobject] = [self.feature(0, SIZE, "{f} update =")]
+        terms = list(range(self.ws.d_model))
+        zero = {i for i in terms if self.v.value(f"params.W_O[{i}][0]") == 0}
+        few = len(terms) <= ELIDE_AFTER
+        name = feature(self, 0, SIZE, "{f} update =")
+        factors: list[Mobject] = [name]
         products: list[Mobject] = []
+        greyed: list[Mobject] = []
         for place, i in enumerate(terms):
-            colour, plus = self.head_colour(self.owner(i)), "+ " if place else ""
-            a, t = f"{s}.joined[{last}][{i}]", f"{s}.update_terms[{i}][0]"
-            b = f"params.W_O[{i}][0]"
-            factors.append(self.bound(plus + self.signed("a", a) + " × " + self.signed("b", b),
-                                      SIZE, colour, mono=True, a=a, b=b))
-            products.append(self.bound((plus or "= ") + self.signed("t", t, place > 0), SIZE,
-                                       colour, mono=True, t=t))
-        products.append(self.bound("= {x}", SIZE, INK, mono=True, x=f"{s}.delta[{last}][0]"))
-        if len(terms) > ELIDE_AFTER:  # many terms: their products alone, after the name
-            t = f"{s}.update_terms[{terms[0]}][0]"
-            first = self.bound(self.signed("t", t, False), SIZE,
-                               self.head_colour(self.owner(terms[0])), mono=True, t=t)
-            return VGroup(flow([factors[0], first, *products[1:]], width))
-        return VGroup(flow(factors, width), flow(products, width)).arrange(
-            DOWN, buff=0.22, aligned_edge=LEFT)
+            a, b = f"{s}.joined[{last}][{i}]", f"params.W_O[{i}][0]"
+            colour = MUTED if i in zero else self.head_colour(self.owner(i))
+            if few:
+                factors.append(self.bound(("+ " if place else "") + self.signed("a", a) + " × "
+                                          + self.signed("b", b), SIZE, colour, mono=True, a=a,
+                                          b=b))
+                if i in zero:
+                    greyed.append(factors[-1])
+        for place, i in enumerate([i for i in terms if not few or i not in zero] or terms):
+            t = f"{s}.update_terms[{i}][0]"
+            colour = MUTED if i in zero else self.head_colour(self.owner(i))
+            products.append(self.bound(("+ " if place else "= " if few else "")
+                                       + self.signed("t", t, place > 0), SIZE, colour,
+                                       mono=True, t=t))
+            if i in zero and not few:
+                greyed.append(products[-1])
+        total = self.bound("= {x}", SIZE, INK, mono=True, x=f"{s}.delta[{last}][0]")
+        if few:
+            factors_flow, products_flow = flow(factors, width), flow([*products, total], width)
+            equation = VGroup(factors_flow, products_flow).arrange(DOWN, buff=0.22,
+                                                                   aligned_edge=LEFT)
+        else:
+            equation = flow([name, *products, total], width)
+            factors_flow, products_flow = VGroup(name), VGroup(*products, total)
+        equation.factors, equation.products = factors_flow, products_flow
+        equation.greyed, equation.total = greyed, total
+        return equation
 
     def signed(self, slot: str, key: str, enclosed: bool = True) -> str:
         """A template slot for ``key``, in parentheses when its value is negative and
         ``enclosed`` (a factor, or a term after the first)."""
-        negative = self.v.value(key) < 0
-        return "({" + slot + "})" if negative and enclosed else "{" + slot + "}"
+        is_negative = self.v.value(key) < 0
+        return "({" + slot + "})" if is_negative and enclosed else "{" + slot + "}"
 
-    def residual_table(self) -> VGroup:
+    def residual_layout(self) -> tuple[VGroup, VGroup]:
+        """On the left, the receiver's input row, update and their sum under the feature
+        names (``column``: the first coordinate's three numbers, ``first``: that column with
+        its name, ``result``: the sum's row); on the right E′ for every token, the
+        receiver's row bright and the others muted (``matrix``, ``last_row``, ``shape``)."""
         s, last = self.s, self.last
         columns = shown_indices(self.ws.d_model)
         rows = [("input row E", "E"), ("update ΔE", "delta"), ("E′ = E + ΔE", "E_prime")]
         cells: list[Mobject] = [VGroup()]
-        cells += [self.feature(c, SMALL) if c is not None else VGroup() for c in columns]
+        cells += [feature(self, c, SMALL) if c is not None else VGroup() for c in columns]
         for text, key in rows:
-            cells.append(self.label(text, 22, MUTED))
-            cells += [self.num(f"{s}.{key}[{last}][{c}]", 24) if c is not None
-                      else self.label("…", 24) for c in columns]
-        table = VGroup(*cells).arrange_in_grid(rows=len(rows) + 1, cols=len(columns) + 1,
-                                               buff=(0.55, 0.35), cell_alignment=RIGHT)
+            cells.append(self.label(text, 20, MUTED))
+            cells += [self.num(f"{s}.{key}[{last}][{c}]", 22) if c is not None
+                      else self.label("…", 22) for c in columns]
+        grid = VGroup(*cells).arrange_in_grid(rows=len(rows) + 1, cols=len(columns) + 1,
+                                              buff=(0.45, 0.35), cell_alignment=RIGHT)
         width = len(columns) + 1
         numbers = VGroup(*cells[2 * width + 1:3 * width])
         rule = separator(numbers.width + 0.3).next_to(numbers, DOWN, buff=0.17)
+        table = VGroup(grid, rule)
+        table.column = [cells[(r + 1) * width + 1] for r in range(len(rows))]
+        table.first = VGroup(cells[1], *table.column)
+        table.result = VGroup(*cells[3 * width:4 * width])
+
+        tokens = self.ws.sentences[s]
+        labels = [self.word(t, SMALL, INK if j == last else MUTED) for j, t in enumerate(tokens)]
+        matrix = self.matrix(f"{s}.E_prime", size=SMALL, v_buff=0.18, h_buff=0.35,
+                             row_labels=labels,
+                             col_labels=[feature(self, c, SMALL) for c in columns])
+        for r, row in enumerate(matrix.cells):
+            for cell in row:  # the other tokens' rows muted; negatives keep their colour
+                if r != last and not negative(cell):
+                    cell.set_color(MUTED)
+        matrix.row_labels = VGroup(*labels)
+        title = self.label("E′ for every token", SMALL, MUTED)
+        title.next_to(matrix, UP, buff=0.25)
         shape = self.bound("E′ has shape {shape}", 22, MUTED, shape="shapes.E_prime")
-        shape.next_to(table, DOWN, buff=0.45)
-        group = VGroup(table, rule, shape)
-        fit(group, FRAME_WIDTH)
-        group.move_to([0, 0.2, 0])
-        group.column = [cells[(r + 1) * width + 1] for r in range(len(rows))]
-        group.result = VGroup(*cells[3 * width:4 * width])
-        group.shape = shape
-        group.remove(shape)
-        return group
-
-    def feature(self, c: int | None, size: float, template: str = "{f}") -> Mobject:
-        """A feature name (a worksheet word), or "…" for an elided column."""
-        if c is None:
-            return self.label("…", size, MUTED)
-        return self.bound(template, size, MUTED, words={"f": self.ws.lesson.features[c]})
-
+        shape.next_to(matrix, DOWN, buff=0.3)
+        every = VGroup(title, matrix)
+        both = VGroup(table, VGroup(every, shape)).arrange(RIGHT, buff=0.8)
+        fit(both, FRAME_WIDTH, TOP - BOTTOM)
+        both.move_to([0, (TOP + BOTTOM) / 2, 0])
+        every.matrix, every.shape = matrix, shape
+        every.last_row = VGroup(labels[last], *matrix.cells[last])
+        return table, every
 
 
 TOP_WORDS = 5
-"""How many of the most probable words the prediction shows."""
+"""How many of the most probable words the prediction lists."""
 BAR = 3.0
 """Length of a probability bar for probability one."""
-HEAD_SIZE = 16
+LONG_ROW = 12
+"""Longer hidden rows show their first entries, "…", and their last."""
+HEAD_SIZE = 17
+"""Size of the head labels over the other context's weight columns."""
+
+
+def row_indices(length: int) -> list[int | None]:
+    """Entries a hidden row shows: all of them, or for a long row its first ones, ``None``
+    for the elided middle, and its last."""
+    if length <= LONG_ROW:
+        return list(range(length))
+    return [*range(LONG_ROW - 2), None, length - 1]
 
 
 class PredictionMLP(LectureScene):
@@ -498,156 +612,253 @@ class PredictionMLP(LectureScene):
         self.build_pipeline()
         template = "Only the receiver's updated row E′ feeds the prediction: {n} numbers that " \
                    "now carry context from every head."
-        self.say(template, cued(template, [("{n}", self.point_at(self.row[0].body))],
-                                opening=[Write(heading), fade_in(self.row)]), n="dims.d_model")
+        self.say(template, cued(template, [("{n}", self.point_at(self.row.body,
+                                                                self.row.brackets))],
+                                opening=[Write(heading), fade_in(self.stages[0])]),
+                 n="dims.d_model")
 
     def hidden_layer(self) -> None:
-        pre, hidden = self.steps[1][0], self.steps[3][0]
-        template = "W_hidden and b_hidden turn it into {n} hidden pre-activations."
-        self.say(template, cued(template, [("{n}", self.point_at(pre.body))],
-                                opening=[fade_in(*self.steps[:2])]), n="dims.hidden")
+        into, pre, relu, hidden = self.stages[1:]
+        template = "W_hidden, a {d} × {n} matrix, and the bias b_hidden map these {d} numbers " \
+                   "to {n}."
+        self.say(template, cued(template, [("to {n}", AnimationGroup(
+            fade_in(pre), self.point_at(pre.row)))], opening=[fade_in(into)]),
+            d="dims.d_model", n="dims.hidden")
+        template = "Each is a pre-activation: a weighted sum of E′ plus a bias, before any " \
+                   "ReLU."
+        self.say(template, cued(template, [("pre-activation", self.point_at(pre.name))]))
         template = "ReLU keeps the positive ones and sets the negative ones to zero."
         values = self.v.value(f"{self.s}.hidden_pre")
-        self.marks = VGroup(*(self.highlight(column.cells[r][0], INK)
-                              for column in (pre, hidden) for r, value in enumerate(values)
-                              if value <= 0))
+        self.marks = VGroup(*(self.highlight(row.cells[place], INK)
+                              for row in (pre.row, hidden.row)
+                              for place, i in enumerate(row.shown)
+                              if i is not None and values[i] <= 0))
         half = len(self.marks) // 2
-        cues = [("ReLU", fade_in(*self.steps[2:]))]
+        cues = [("ReLU", AnimationGroup(fade_in(relu, hidden), *optional(self.unpoint())))]
         if half:
-            cues += [("negative", AnimationGroup(*optional(self.unpoint()),
-                                                 Create(self.marks[:half]))),
+            cues += [("negative", Create(self.marks[:half])),
                      ("zero", Create(self.marks[half:]))]
         self.say(template, cued(template, cues))
 
     def logits(self) -> None:
+        hidden = self.stages[-1]
         pointer = self.unpoint()
-        with self.silence("the pipeline slides over to make room for the logits"):
-            self.play(*map(fade_out, [self.row, *self.steps[:-1], self.marks]),
-                      *optional(pointer))
-            self.play(self.steps[-1].animate.shift(RIGHT * self.slide))
+        with self.silence("the hidden row moves up to make room for the logits"):
+            self.play(*map(fade_out, [*self.stages[:-1], self.marks]), *optional(pointer))
+            self.play(Transform(hidden, self.raised))
         template = "W_vocab and b_vocab give one logit per vocabulary word, {v} in all."
-        self.say(template, cued(template, [("{v}", fade_in(self.table.count)),
-                                           ("all", self.point_at(self.table.count))],
-                                opening=[fade_in(self.readout)]), v="dims.vocab")
-        self.say("The words listed here have the largest logits.", fade_in(self.table.words),
-                 fade_in(self.table.logits), self.point_at(self.table.logits[0]))
+        table = self.table
+        self.say(template, cued(template, [
+            ("logit", fade_in(table.words, table.logits, table.others)),
+            ("{v}", AnimationGroup(fade_in(table.count), self.point_at(table.count)))],
+            opening=[fade_in(self.readout.stem, self.readout[1][0])]), v="dims.vocab")
+        template = "A logit is a raw score, larger for a likelier word; the largest come first."
+        self.say(template, cued(template, [("raw score", self.point_at(table.logits))]))
 
     def probabilities(self) -> None:
         p = self.v.value(f"{self.s}.prediction")
+        table = self.table
         template = "Softmax over the whole vocabulary turns logits into probabilities; each " \
                    "bar is as long as its probability."
-        self.say(template, cued(template, [("Softmax", fade_in(self.table.probs)),
-                                           ("probabilities", self.point_at(self.table.probs[0])),
-                                           ("bar", AnimationGroup(*map(Create, self.table.bars)))]))
+        self.say(template, cued(template, [  # the bars before the pointer round them
+            ("Softmax", fade_in(table.probs)),
+            ("probabilities", self.point_at(table.probs)),
+            ("bar", AnimationGroup(*map(Create, table.bars),
+                                   self.point_at(table.probs, table.bars)))]))
+        total = f"{self.s}.probs_sum"
+        if len(table.rest):
+            template = "The other words share what is left, {r}, so the probabilities of all " \
+                       "{v} words add up to {one}."
+            self.say(template, cued(template, [
+                ("{r}", AnimationGroup(fade_in(table.rest), self.point_at(table.rest_row))),
+                ("{one}", AnimationGroup(fade_in(table.total), self.point_at(table.total)))]),
+                r=f"{self.s}.probs_rest[{table.shown}]", v="dims.vocab", one=total)
+        else:
+            template = "The probabilities of all {v} words add up to {one}."
+            self.say(template, cued(template, [("{one}", AnimationGroup(
+                fade_in(table.total), self.point_at(table.total)))]), v="dims.vocab", one=total)
         template = "“{w}” gets {x}: the predicted word."
-        place = self.table.place
-        self.say(template, cued(template, [("{w}", self.point_at(self.table.words[0][place])),
-                                           ("{x}", self.point_at(self.table.probs[0][place],
-                                                                 self.table.bars[place])),
-                                           ("predicted", fade_in(self.predicted))]),
+        place = table.place
+        self.say(template, cued(template, [("{w}", self.point_at(table.word_cells[place])),
+                                           ("{x}", self.point_at(table.prob_cells[place],
+                                                                 table.bars[place])),
+                                           ("predicted", AnimationGroup(
+                                               fade_in(table.predicted), self.point_at(
+                                                   table.prob_cells[place], table.bars[place],
+                                                   table.predicted)))]),
                  words={"w": self.ws.vocab[p]}, x=f"{self.s}.probs[{p}]")
 
     def two_choices(self) -> None:
         template = "Two softmaxes, two jobs: attention weights choose which source positions " \
                    "a head reads, and vocabulary probabilities choose which word comes next."
         pointer = self.unpoint()
-        self.say(template, cued(template, [("attention", fade_in(self.contrast[0])),
-                                           ("vocabulary", fade_in(self.contrast[1])),
-                                           ("which word", self.point_at(self.contrast[1]))],
-                                opening=optional(pointer)))
+        with self.silence("the hidden row gives way to the two jobs"):
+            self.play(fade_out(self.stages[-1], self.readout.stem, *self.readout[1]),
+                      *optional(pointer), run_time=0.8)
+        self.say(template, cued(template, [
+            ("attention", AnimationGroup(fade_in(self.contrast[0]),
+                                         self.point_at(self.contrast[0]))),
+            ("vocabulary", AnimationGroup(fade_in(self.contrast[1]),
+                                          self.point_at(self.contrast[1])))]))
         self.wait(0.5)
 
     # ------------------------------------------------------------------ layout
 
     def build_pipeline(self) -> None:
-        """E′ → pre-activations → ReLU, then the hidden row beside the top words."""
+        """E′'s last row → pre-activations → ReLU → the hidden row, one row under another
+        with their names on the left; then, for the logits, the hidden row raised to the
+        top (``raised``), the readout arrow and the table of the most probable words."""
         s, last = self.s, self.last
-        features = self.ws.lesson.features
-        row = self.matrix(f"{s}.E_prime[{last}]", size=SIZE, v_buff=0.22, row_labels=[
-            self.bound("{f}", SMALL, MUTED, words={"f": f}) for f in features])
-        pre = self.matrix(f"{s}.hidden_pre", size=SIZE, v_buff=0.22)
-        hidden = self.matrix(f"{s}.hidden", size=SIZE, v_buff=0.22)
-        for (cell,), value in zip(hidden.cells, self.v.value(f"{s}.hidden"), strict=True):
-            if value <= 0:  # what ReLU zeroed; the negatives before it keep their colour
-                cell.set_color(MUTED)
-        parts = [self.headed(row, self.bound("E′, last row ({n} numbers)", SMALL, MUTED,
-                                             n="dims.d_model")),
-                 self.arrow("× W_hidden + b_hidden"),
-                 self.headed(pre, self.bound("{n} pre-activations", SMALL, MUTED,
-                                             n="dims.hidden")),
-                 self.arrow("ReLU"), self.headed(hidden, "hidden")]
+        columns = shown_indices(self.ws.d_model)
+        names = [feature(self, c, SMALL) for c in columns]
+        self.row = self.matrix(f"{s}.E_prime", rows=[last], size=SIZE, h_buff=0.35,
+                               col_labels=names)
+        for c, name in zip(columns, names, strict=True):
+            if c is None:  # "…" stands low in its line: level it with the feature names
+                name.set_y(names[0].get_y())
+        stages = [self.stage(self.row, self.bound("E′, last row: {n} numbers", SMALL, MUTED,
+                                                  n="dims.d_model")),
+                  self.arrow(self.bound("× W_hidden ({d} × {n}) + b_hidden", SMALL, MUTED,
+                                        d="dims.d_model", n="dims.hidden")),
+                  self.stage(self.row_vector(f"{s}.hidden_pre"),
+                             self.bound("{n} pre-activations", SMALL, MUTED, n="dims.hidden")),
+                  self.arrow(self.label("ReLU: negatives become zero", SMALL, MUTED)),
+                  self.stage(self.row_vector(f"{s}.hidden"), self.label("hidden", SMALL, MUTED))]
+        values = self.v.value(f"{s}.hidden")
+        for place, i in enumerate(stages[4].row.shown):
+            if i is not None and values[i] <= 0:  # what ReLU zeroed
+                stages[4].row.cells[place].set_color(MUTED)
+        self.stages = self.stack(stages)
+        fit(self.stages, FRAME_WIDTH, TOP - BOTTOM)
+        self.stages.move_to([0, (TOP + BOTTOM) / 2, 0])
+
+        raised = self.stages[-1].copy()
+        self.table = self.top_words()
+        self.readout = self.arrow(VGroup(
+            self.bound("× W_vocab ({n} × {v}) + b_vocab", SMALL, MUTED, n="dims.hidden",
+                       v="dims.vocab"), self.table.count).arrange(DOWN, buff=0.12,
+                                                                  aligned_edge=LEFT))
+        after = self.stack([raised, self.readout, self.table])
+        fit(after, FRAME_WIDTH, TOP - BOTTOM)
+        after.move_to([0, (TOP + BOTTOM) / 2, 0]).align_to([0, TOP, 0], UP)
+        self.table.set_x(0)
+        self.raised = raised
         self.contrast = VGroup(
-            self.label("attention weights: which sources a head reads", 22, MUTED),
+            self.label("attention weights: which sources a head reads", 22, INK),
             self.label("vocabulary probabilities: which word comes next", 22, INK),
         ).arrange(DOWN, buff=0.2, aligned_edge=LEFT)
-        self.contrast.move_to([0, BOTTOM + self.contrast.height / 2, 0])
-        above = self.contrast.get_top()[1] + 0.3
-        pipeline = VGroup(*parts).arrange(RIGHT, buff=0.25)
-        top = max(part[1].get_y() for part in parts[::2])
-        for part in parts[::2]:
-            part[1].set_y(top)
-        fit(pipeline, FRAME_WIDTH, TOP - above)
-        pipeline.move_to([0, (TOP + above) / 2, 0])
-        self.row, self.steps = parts[0], parts[1:]
-        self.table = self.top_words()
-        self.readout = self.arrow("× W_vocab + b_vocab")
-        after = VGroup(self.readout, self.table)
-        self.slide = -7.0 + 0.3 - parts[-1].get_left()[0]
-        left = parts[-1].get_right()[0] + self.slide + 0.25
-        after.arrange(RIGHT, buff=0.25)
-        fit(after, 7.0 - 0.3 - left)
-        after.next_to([left, parts[-1].get_y(), 0], RIGHT, buff=0)
-        self.readout.set_y(parts[-1].get_y())
-        self.predicted = self.table.predicted
+        fit(self.contrast, FRAME_WIDTH)
+        self.contrast.move_to([0, (TOP + self.table.get_top()[1]) / 2, 0])
 
-    def headed(self, column: VGroup, header: str | Mobject) -> VGroup:
-        label = self.label(header, SMALL, MUTED) if isinstance(header, str) else header
-        label.next_to(column.brackets, UP, buff=0.25)
-        return VGroup(column, label)
+    def stack(self, parts: Sequence[Mobject]) -> VGroup:
+        """Parts one under another: a stage's row starting at one line, its name right-aligned
+        before it; an arrow's stem under the rows' first entries; the words of a table
+        right-aligned under the names."""
+        stages = [part for part in parts if hasattr(part, "row")]
+        line = 0.0
+        for part in stages:
+            part.shift(RIGHT * (line - part.row.get_left()[0]))
+        names = max(part.name.get_right()[0] for part in stages)
+        y = 0.0
+        for part in parts:
+            if hasattr(part, "stem"):
+                part.shift(RIGHT * (line + 0.5 - part.stem.get_x()))
+            elif hasattr(part, "word_cells"):
+                part.shift(RIGHT * (names - part.word_cells.get_right()[0]))
+            part.shift(UP * (y - part.get_top()[1]))
+            y = part.get_bottom()[1] - 0.2
+        return VGroup(*parts)
 
-    def arrow(self, text: str) -> VGroup:
-        label = self.label(text, SMALL, MUTED)
-        length = max(1.2, label.width + 0.2)
-        line = Arrow(LEFT * length / 2, RIGHT * length / 2, buff=0, stroke_width=3,
-                     color=MUTED, max_tip_length_to_length_ratio=0.15)
-        return VGroup(line, label.next_to(line, UP, buff=0.12))
+    def stage(self, row: VGroup, name: Mobject) -> VGroup:
+        """A row of numbers with its name on the left, level with its numbers."""
+        name.next_to(row.brackets, LEFT, buff=0.3).set_y(row.body.get_y())
+        stage = VGroup(row, name)
+        stage.row, stage.name = row, name
+        return stage
+
+    def row_vector(self, key: str) -> VGroup:
+        """A vector value as one bracketed row of numbers: ``cells`` in order, ``shown`` the
+        index of each (``None`` for "…"), ``body`` and ``brackets``."""
+        shown = row_indices(len(self.v.value(key)))
+        cells = [self.label("…", SIZE) if i is None else self.num(f"{key}[{i}]", SIZE)
+                 for i in shown]
+        body = VGroup(*cells).arrange(RIGHT, buff=0.3)
+        row = VGroup(body, brackets(body))
+        row.cells, row.shown, row.body, row.brackets = cells, shown, body, row[1]
+        return row
+
+    def arrow(self, label: Mobject) -> VGroup:
+        """A short downward arrow with its label on its right."""
+        stem = Arrow(UP * 0.35, DOWN * 0.35, buff=0, stroke_width=3, color=MUTED,
+                     max_tip_length_to_length_ratio=0.25)
+        arrow = VGroup(stem, label.next_to(stem, RIGHT, buff=0.2))
+        arrow.stem = stem
+        return arrow
 
     def top_words(self) -> VGroup:
-        """The most probable words: word, logit, probability and a bar of that length."""
+        """The most probable words: word, logit, probability and a bar of that length; the
+        other words' share; and under a rule, all the words' total."""
         s, last = self.s, self.last
+        ranked = self.v.value(f"{s}.ranked")
         probs = self.v.value(f"{s}.probs")
-        order = sorted(range(len(probs)), key=lambda i: -probs[i])[:TOP_WORDS]
-        pitch = 0.55
+        shown = min(TOP_WORDS, len(ranked))
+        pitch = 0.48
+
+        def bar(value: float, y: float) -> Rectangle:
+            return Rectangle(width=max(0.02, BAR * value), height=0.28, stroke_width=0,
+                             fill_color=MUTED, fill_opacity=1.0).move_to([3.5, y, 0],
+                                                                        aligned_edge=LEFT)
+
+        def at(mob: Mobject, x: float, y: float) -> Mobject:
+            return mob.move_to([x, y, 0], aligned_edge=RIGHT)
+
         headers = [self.label(t, SMALL, MUTED) for t in ("word", "logit", "probability")]
         words, logits, values, bars = VGroup(), VGroup(), VGroup(), VGroup()
-        for place, i in enumerate(order):
+        for place, i in enumerate(ranked[:shown]):
             y = -place * pitch
-            words.add(self.word(self.ws.vocab[i], 22).move_to([0, y, 0], aligned_edge=RIGHT))
-            logits.add(self.num(f"{s}.logits[{last}][{i}]", SIZE)
-                       .move_to([1.7, y, 0], aligned_edge=RIGHT))
-            values.add(self.num(f"{s}.probs[{i}]", SIZE).move_to([3.2, y, 0],
-                                                                 aligned_edge=RIGHT))
-            bars.add(Rectangle(width=max(0.02, BAR * probs[i]), height=0.3, stroke_width=0,
-                               fill_color=MUTED, fill_opacity=1.0)
-                     .move_to([3.5, y, 0], aligned_edge=LEFT))
+            words.add(at(self.word(self.ws.vocab[i], 22), 0, y))
+            logits.add(at(self.num(f"{s}.logits[{last}][{i}]", SIZE), 1.7, y))
+            values.add(at(self.num(f"{s}.probs[{i}]", SIZE), 3.2, y))
+            bars.add(bar(probs[i], y))
         for header, column in zip(headers, (words, logits, values), strict=True):
             header.next_to(column, UP, buff=0.3).align_to(column, RIGHT)
+        y = -shown * pitch
+        others, rest = VGroup(), VGroup()
+        if shown < len(ranked):
+            others.add(at(self.label("the other words", 22, MUTED), 0, y),
+                       at(self.label("…", SIZE, MUTED), 1.7, y))
+            key = f"{s}.probs_rest[{shown}]"
+            rest.add(at(self.num(key, SIZE), 3.2, y), bar(self.v.value(key), y))
+            y -= pitch
+        y -= 0.12  # room for the rule
+        every = at(self.bound("all {v} words", 22, INK, v="dims.vocab"), 0, y)
+        whole = bar(self.v.value(f"{s}.probs_sum"), y)
+        left = min(every.get_left()[0], words.get_left()[0], *(m.get_left()[0] for m in others))
+        rule = Line([left - 0.1, y + (pitch + 0.12) / 2, 0],
+                    [whole.get_right()[0] + 0.1, y + (pitch + 0.12) / 2, 0],
+                    stroke_color=MUTED, stroke_width=1.5)
+        total = VGroup(rule, every, at(self.num(f"{s}.probs_sum", SIZE), 3.2, y), whole)
         p = self.v.value(f"{s}.prediction")
-        place = order.index(p) if p in order else 0
+        place = list(ranked[:shown]).index(p) if p in ranked[:shown] else 0
         predicted = self.label("predicted", SMALL, INK).next_to(bars[place], RIGHT, buff=0.2)
-        count = self.bound("{v} vocabulary words; the largest logits:", SMALL, INK, v="dims.vocab")
-        count.next_to(VGroup(*headers), UP, buff=0.3).align_to(words, LEFT)
-        table = VGroup(words, logits, values, bars, *headers, predicted, count)
-        table.place, table.predicted, table.count = place, predicted, count
+        count = self.bound("{v} vocabulary words, one logit each", SMALL, INK,
+                           v="dims.vocab")
+        total.add(self.label("(each value rounded)", SMALL, MUTED).next_to(whole, RIGHT,
+                                                                          buff=0.2))
+        table = VGroup(*headers, words, logits, values, bars, others, rest, total, predicted)
+        table.place, table.predicted, table.count, table.shown = place, predicted, count, shown
         table.words = VGroup(words, headers[0])
         table.logits = VGroup(logits, headers[1])
         table.probs = VGroup(values, headers[2])
-        table.bars, table.order = bars, order
+        table.word_cells, table.prob_cells = words, values
+        table.bars, table.others, table.rest, table.total = bars, others, rest, total
+        table.rest_row = VGroup(others, rest)
         return table
 
 
 class OtherContext(LectureScene):
-    """The same parameters on the other sentences: weights, messages and prediction change."""
+    """The same parameters on the other sentences: weights, messages, the updated row and
+    the prediction change."""
 
     def construct(self) -> None:
         self.names = list(self.ws.sentences)
@@ -666,9 +877,14 @@ class OtherContext(LectureScene):
         for h in range(1, self.ws.n_heads + 1):
             self.weights(h)
         self.section("messages")
+        self.regroup()
         self.messages()
+        self.section("updated rows")
+        self.updated_rows()
         self.section("prediction")
         self.prediction()
+        self.section("same word")
+        self.same_word()
 
     def listing(self, slot: str, names: list[str]) -> str:
         """``the {b0} sentence and the {b1} sentence`` for any number of names."""
@@ -678,6 +894,10 @@ class OtherContext(LectureScene):
     # ------------------------------------------------------------------ steps
 
     def weights(self, h: int) -> None:
+        heads = [column.heads[h - 1] for column in self.columns]
+        self.say("Head {h} weighs its sources anew in each context.",
+                 *map(fade_in, heads), self.point_at(*heads, each=True),
+                 h=f"dims.head_numbers[{h - 1}]")
         words: dict[str, str] = {}
         keys: dict[str, str] = {}
         parts, cues = [], []
@@ -688,62 +908,139 @@ class OtherContext(LectureScene):
             parts.append("“{w#}” ({x#}) in the {s#} sentence".replace("#", str(i)))
             cues.append((f"{{x{i}}}", self.point_at(column.heads[h - 1].cells[top])))
         template = "Its largest weight goes to " + ", ".join(parts) + "."
-        self.say("Head {h} weighs its sources anew in each context.",
-                 *(fade_in(c.heads[h - 1]) for c in self.columns),
-                 h=f"dims.head_numbers[{h - 1}]")
         self.say(template, cued(template, cues), words=words, **keys)
 
-    def messages(self) -> None:
-        first, second = self.names[:2]
-        width = self.ws.d_head
-        inner_a, keys_a = vector("a", f"{first}.h1.message", width)
-        inner_b, keys_b = vector("b", f"{second}.h1.message", width)
+    def regroup(self) -> None:
         pointer = self.unpoint()
-        self.say("New weights mix different value rows, so every message changes.",
-                 *(fade_in(c.messages) for c in self.columns), *optional(pointer))
-        template = "Head {h} sends " + inner_a + " in the {s} sentence but " + inner_b + \
-            " in the {t} one."
+        with self.silence("the sentences turn into lines to make room for the messages"):
+            self.play(*(fade_out(*column.heads) for column in self.columns),
+                      *optional(pointer), run_time=0.8)
+            self.play(*(Transform(column.tokens, block.line)
+                        for column, block in zip(self.columns, self.blocks, strict=True)))
+
+    def messages(self) -> None:
+        first, second = self.blocks[:2]
+        self.say("The new weights mix the value rows differently, so every head's message "
+                 "changes.", *(fade_in(block.messages) for block in self.blocks))
+        shown, hidden = [], set(range(self.ws.d_head)) - set(self.shown)
+        for c in self.shown:
+            if c is None and hidden:
+                shown.append(None)
+            elif c is not None and owner(self, c) == 1:
+                shown.append(c)
+        keys: dict[str, str] = {}
+        for slot, name in (("a", self.names[0]), ("b", self.names[1])):
+            keys.update({f"{slot}{c}": f"{name}.joined[{self.last}][{c}]"
+                         for c in shown if c is not None})
+
+        def vector(slot: str) -> str:
+            return "[" + ", ".join("…" if c is None else "{" + f"{slot}{c}" + "}"
+                                   for c in shown) + "]"
+
+        coordinates = [c for c in shown if c is not None]
+        template = "Head {h} sends " + vector("a") + " in the {s} sentence but " + \
+            vector("b") + " in the {t} one."
         self.say(template, cued(template, [
-            ("{a0}", self.point_at(self.columns[0].messages[0])),
-            ("{b0}", self.point_at(self.columns[1].messages[0]))]),
-            h="dims.head_numbers[0]", words={"s": first, "t": second}, **keys_a, **keys_b)
+            (f"{{a{coordinates[0]}}}", self.point_at(first.head_one)),
+            (f"{{b{coordinates[0]}}}", self.point_at(first.head_one, second.head_one,
+                                                      each=True))]),
+            h="dims.head_numbers[0]", words={"s": self.names[0], "t": self.names[1]}, **keys)
+        before, after = (self.strongest(name) for name in self.names[:2])
+        if before != after and {before, after} <= set(coordinates):
+            template = "Its strongest coordinate moves from {f} to {g}."
+            self.say(template, cued(template, [
+                ("{f}", self.point_at(first.coordinate(before))),
+                ("{g}", self.point_at(first.coordinate(before), second.coordinate(after),
+                                      each=True))]),
+                words={"f": self.ws.lesson.features[before],
+                       "g": self.ws.lesson.features[after]})
+
+    def updated_rows(self) -> None:
+        rows = [block.updated for block in self.blocks]
+        template = "So the receiver's updated row E′ changes too."
+        self.say(template, cued(template, [("E′", self.point_at(*rows, each=True))],
+                                opening=[fade_in(*rows)]))
 
     def prediction(self) -> None:
         words: dict[str, str] = {}
         keys: dict[str, str] = {}
         parts, cues = [], []
-        pointer = self.unpoint()
-        rows = self.point_at(*(c.messages for c in self.columns))
-        for i, (name, column) in enumerate(zip(self.names, self.columns, strict=True)):
+        for i, (name, block) in enumerate(zip(self.names, self.blocks, strict=True)):
             p = self.v.value(f"{name}.prediction")
             words[f"w{i}"], words[f"s{i}"] = self.ws.vocab[p], name
             keys[f"x{i}"] = f"{name}.probs[{p}]"
             parts.append("“{w#}” ({x#}) after the {s#} sentence".replace("#", str(i)))
-            cues.append((f"{{w{i}}}", AnimationGroup(fade_in(column.prediction),
-                                                     self.point_at(column.prediction))))
-        template = "The updated row changes, and so does the prediction: " + ", ".join(parts) \
-            + "."
-        self.say(template, cued(template, [("updated", rows), *cues], opening=optional(pointer)),
-                 words=words, **keys)
+            cues.append((f"{{w{i}}}", AnimationGroup(fade_in(block.prediction),
+                                                     self.point_at(block.prediction))))
+        template = "Each sentence gets its own prediction: " + ", ".join(parts) + "."
+        self.say(template, cued(template, cues), words=words, **keys)
+
+    def same_word(self) -> None:
+        word = self.shared_word()
+        receivers = [column.tokens[1][self.last] for column in self.columns]
+        readings = [VGroup(block.grid, block.prediction) for block in self.blocks]
+        cues: list[tuple[str, Animation]] = []
+        if word is None:
+            template = "Same receiver, same parameters: only the context differs, and with " \
+                       "it the reading."
+        else:
+            template = "Same word “{b}”, same receiver, same parameters: only the context " \
+                       "differs, and with it the reading."
+            found = [column.tokens[1][self.ws.sentences[name].index(word)]
+                     for name, column in zip(self.names, self.columns, strict=True)]
+            cues.append(("{b}", self.point_at(*found, each=True)))
+        cues += [("receiver", self.point_at(*receivers, each=True, buff=0.16)),
+                 ("reading", self.point_at(*readings, each=True))]
+        self.say(template, cued(template, cues), words={} if word is None else {"b": word})
         self.wait(0.5)
+
+    # ------------------------------------------------------------------ choices
+
+    def strongest(self, name: str) -> int:
+        """Head 1's message coordinate of the largest size in sentence ``name``."""
+        message = self.v.value(f"{name}.h1.message")
+        return max(range(len(message)), key=lambda i: (abs(message[i]), -i))
+
+    def shared_word(self) -> str | None:
+        """The first word of the first sentence that every sentence has, other than the
+        receiver's word (in any case), or ``None``."""
+        receiver = self.ws.sentences[self.names[0]][self.last].lower()
+        for token in self.ws.sentences[self.names[0]]:
+            if token.lower() != receiver and all(token in self.ws.sentences[name]
+                                                 for name in self.names[1:]):
+                return token
+        return None
 
     # ------------------------------------------------------------------ layout
 
     def build(self) -> None:
+        """The sentences side by side, each head's weights beside their tokens; and the
+        reading that follows: each sentence on one line over its messages and E′."""
         numbers = [self.num(f"{self.names[0]}.h1.weights[{j}]", SMALL)
                    for j in range(self.ws.length)]
         labels = [self.head_label(h, HEAD_SIZE) for h in range(1, self.ws.n_heads + 1)]
-        self.cell = max(m.width for m in [*numbers, *labels]) + 0.12
+        self.cell = max(m.width for m in [*numbers, *labels]) + 0.22
         self.columns = [self.context(name) for name in self.names]
         for column, shift in zip(self.columns, column_shifts(self.columns, 0.0), strict=True):
             column.shift(RIGHT * shift)
         group = VGroup(*self.columns)
-        group.scale(min(1.25, FRAME_WIDTH / group.width, (TOP - BOTTOM) / group.height))
+        scale = min(1.25, FRAME_WIDTH / group.width, (TOP - BOTTOM) / group.height)
+        group.scale(scale)
         group.move_to([0, (TOP + BOTTOM) / 2, 0])
+        self.shown = shown_indices(self.ws.d_model)
+        self.blocks = [self.reading(name, column.tokens.copy().scale(1 / scale))
+                       for name, column in zip(self.names, self.columns, strict=True)]
+        top = 0.0
+        for block in self.blocks:  # one under another, their tokens starting at one line
+            block.shift(LEFT * block.line[1].get_left()[0] + UP * (top - block.get_top()[1]))
+            top = block.get_bottom()[1] - 0.45
+        blocks = VGroup(*self.blocks)
+        blocks.scale(min(1.2, FRAME_WIDTH / blocks.width, (TOP - BOTTOM) / blocks.height))
+        blocks.move_to([0, (TOP + BOTTOM) / 2, 0])
 
     def context(self, name: str) -> VGroup:
-        """One sentence: its tokens, each head's weight beside every token, each head's
-        message for the receiver, and the predicted word."""
+        """One sentence: its tokens, the receiver marked, and each head's weight beside
+        every token."""
         tokens = self.ws.sentences[name]
         pitch, size = 0.36, 18
         header = self.bound("{n}", 24, INK, words={"n": name})
@@ -758,26 +1055,59 @@ class OtherContext(LectureScene):
             cells = VGroup()
             for j in range(len(tokens)):
                 key = f"{name}.h{h}.weights[{j}]"
-                box, ink = weight_cell(colour, self.v.value(key), self.cell - 0.06,
+                box, ink = weight_cell(colour, self.v.value(key), self.cell - 0.16,
                                        pitch - 0.06)
                 box.move_to([x, -(j + 1) * pitch, 0])
                 cells.add(VGroup(box, self.num(key, SMALL, ink).move_to(box)))
             label = self.head_label(h, HEAD_SIZE).move_to([x, header.get_y(), 0])
+            label.shift(UP * (baseline(header) - baseline(label)))  # on the name's line
             head = VGroup(label, cells)
             head.cells = cells
             heads.append(head)
-        messages = VGroup()
-        for h in range(1, self.ws.n_heads + 1):
-            inner, keys = vector("m", f"{name}.h{h}.message", self.ws.d_head)
-            messages.add(self.bound("Head {h} " + inner, SMALL, self.head_colour(h), mono=True,
-                                    h=f"dims.head_numbers[{h - 1}]", **keys))
-        messages.arrange(DOWN, buff=0.16, aligned_edge=LEFT)
-        messages.next_to(words, DOWN, buff=0.3).align_to(words, LEFT)
+        column = VGroup(tokens_group, *heads)
+        column.tokens, column.heads = tokens_group, heads
+        return column
+
+    def reading(self, name: str, line: VGroup) -> VGroup:
+        """One sentence on one line (``line``: its name, tokens and receiver mark, as the
+        column has them), under it the receiver's joined messages and updated row E′
+        under the feature names (``grid``; ``messages`` with the names, ``updated``), and
+        its prediction beside them."""
+        header, words, receiver = line
+        on_baseline(words, 0.16)
+        receiver.move_to(words[self.last])
+        header.next_to(words, LEFT, buff=0.45)
+        header.shift(UP * (baseline(words[0]) - baseline(header)))
+        cells: list[Mobject] = [VGroup()]
+        cells += [VGroup() if c is None else coordinate_label(self, c, SMALL, stacked=True)
+                  for c in self.shown]
+        cells.append(self.label("messages", SMALL, MUTED))
+        cells += [self.label("…", SMALL) if c is None else
+                  self.num(f"{name}.joined[{self.last}][{c}]", SMALL,
+                           self.head_colour(owner(self, c))) for c in self.shown]
+        cells.append(self.label("E′", SMALL, MUTED))
+        cells += [self.label("…", SMALL) if c is None else
+                  self.num(f"{name}.E_prime[{self.last}][{c}]", SMALL) for c in self.shown]
+        width = len(self.shown) + 1
+        grid = VGroup(*cells).arrange_in_grid(rows=3, cols=width, buff=(0.4, 0.14),
+                                              cell_alignment=RIGHT)
+        grid.next_to(words, DOWN, buff=0.3).align_to(words, LEFT)
         p = self.v.value(f"{name}.prediction")
         prediction = self.bound("predicts “{w}”, {x}", 20, INK, words={"w": self.ws.vocab[p]},
                                 x=f"{name}.probs[{p}]")
-        prediction.next_to(messages, DOWN, buff=0.25).align_to(messages, LEFT)
-        column = VGroup(tokens_group, *heads, messages, prediction)
-        column.tokens, column.heads = tokens_group, heads
-        column.messages, column.prediction = messages, prediction
-        return column
+        prediction.next_to(grid, RIGHT, buff=0.7).set_y(cells[2 * width].get_y())
+        block = VGroup(line, grid, prediction)
+        block.line, block.grid, block.prediction = line, grid, prediction
+        block.messages = VGroup(*cells[1:2 * width])
+        block.updated = VGroup(*cells[2 * width:])
+        names, numbers = cells[1:width], cells[width + 1:2 * width]
+        block.head_one = VGroup(*(part for c, name_cell, number in zip(
+            self.shown, names, numbers, strict=True) if c is not None and owner(self, c) == 1
+            for part in (name_cell, number)))
+
+        def coordinate(c: int) -> VGroup:
+            k = self.shown.index(c)
+            return VGroup(names[k], numbers[k])
+
+        block.coordinate = coordinate
+        return block
