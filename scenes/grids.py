@@ -105,23 +105,6 @@ class AttentionGrids(LectureScene):
         self.section("joined")
         self.joined()
 
-    def gone(self, *mobs: Mobject) -> Animation:
-        """Fade out ``mobs`` as the scene holds them: a page whose parts came on one by one
-        is taken away part by part, which a fade inside a cued step needs (it removes only
-        what it is given)."""
-        wanted = {id(m) for mob in mobs for m in mob.get_family()}
-        held: list[Mobject] = []
-
-        def walk(items: Sequence[Mobject]) -> None:
-            for item in items:
-                if id(item) in wanted:
-                    held.append(item)
-                elif any(id(m) in wanted for m in item.get_family()):
-                    walk(item.submobjects)
-
-        walk(self.mobjects)
-        return fade_out(*held)
-
     def leave(self, *mobs: Mobject) -> list[Animation]:
         """Fades taking ``mobs`` and the pointer away."""
         away = self.unpoint()

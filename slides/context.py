@@ -564,7 +564,8 @@ class Picture:
 
     ``description`` is its accessible name (``aria-label``); ``size`` names how much of
     the slide it takes (``strip``: full width, short; ``short``: shorter still;
-    ``panel``: beside other blocks; ``full``: the slide's main figure). A picture is never
+    ``panel``: beside other blocks; ``narrow``: beside a wide table, its column no wider
+    than the picture; ``full``: the slide's main figure). A picture is never
     drawn larger than :data:`ZOOM` times its own units, so small diagrams keep their
     proportions to the text.
     """

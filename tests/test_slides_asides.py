@@ -18,11 +18,12 @@ import numpy as np
 import pytest
 
 from outline import STEPS
-from slides.context import Bullets, Columns, Deck, Label, Num, Picture, Rect, Slide, Switch
+from slides.context import Bullets, Deck, Label, Num, Picture, Rect, Slide, Switch
 from slides.deck import deck_context
 from slides.lesson.pictures import COLUMN_HEIGHT
 from tests import reference
 from tests.conftest import DATA, THREE_HEADS
+from tests.test_slides_pictures import panels, pictures_in
 from worksheet import DEFAULT_WORKSHEET, Values, compute_values, load_worksheet
 
 WORKSHEETS = {"default": DEFAULT_WORKSHEET, "three": THREE_HEADS,
@@ -54,25 +55,6 @@ def close(actual: object, expected: object) -> None:
 
 def slide(deck: Deck, id: str) -> Slide:
     return next(s for s in deck.slides if s.id == id)
-
-
-def states(s: Slide) -> list[tuple[Any, ...]]:
-    """The blocks of each state a viewer can be shown (each switcher panel's)."""
-    switches = [b for b in s.blocks if isinstance(b, Switch)]
-    if not switches:
-        return [s.blocks]
-    return [panel.blocks for switch in switches for panel in switch.panels]
-
-
-def pictures_in(blocks: tuple[Any, ...]) -> list[Picture]:
-    found: list[Picture] = []
-    for block in blocks:
-        if isinstance(block, Picture):
-            found.append(block)
-        elif isinstance(block, Columns):
-            for column in block.columns:
-                found += pictures_in(column)
-    return found
 
 
 def drawn(picture: Picture, role: str | None = None) -> dict[str, Rect]:
@@ -190,7 +172,7 @@ def test_each_aside_stands_where_its_lesson_needs_it(case) -> None:
             assert ids[at + len(asides)] == f"{stack_id}-{after}", stack_id
         for id in ids[at:at + len(asides)]:
             assert slide(deck, id).notes, id
-            for shown in states(slide(deck, id)):
+            for shown in panels(slide(deck, id).blocks):
                 assert pictures_in(shown), id
     later = [s.id for st in deck.stacks if st.part == "head-walkthrough" and st.head != 1
              for s in st.slides]
