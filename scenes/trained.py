@@ -466,17 +466,20 @@ class TrainedComparison(LibraryScene):
             rows.append([self.name_of(model, 24), VGroup(axis, dots, tick), figures])
             marks.append((dots, tick))
         table = grid(rows, h_buff=0.45, v_buff=0.55, aligns="lll")
-        legend = self.label(axis_name + "; a tick marks the mean", 20, MUTED)
+        scale = self.axis_ends(rows[-1][1][0], unit, metric)
+        legend = self.label(axis_name + "; the axis starts at zero; a tall tick marks the mean",
+                            20, MUTED)
         against = self.bound("{a}.", 24, INK, a=f"{RESULTS}.against_mlp")
-        shown = [table, legend] + ([against] if metric == "perplexity" else [])
+        body = VGroup(table, scale)
+        shown = [body, legend] + ([against] if metric == "perplexity" else [])
         place(VGroup(*shown).arrange(DOWN, buff=0.45))
         frame = [*(Fade(row[0]) for row in rows), *(Fade(row[1][0]) for row in rows),
-                 Fade(legend)]
+                 Fade(scale), Fade(legend)]
         if metric == "perplexity":
             self.say("Perplexity is the exponential of the average cross-entropy on the "
                      "held-out texts.", *frame, self.point_at(legend))
             self.say("The lower it is, the more probability the model gave the tokens that "
-                     "really came.", self.point_at(table))
+                     "really came.", self.point_at(body))
             frame = []
         template = "{name}: {m} on average, from {lo} to {hi}." if metric == "perplexity" \
             else "{name}: {m} seconds on average, from {lo} to {hi}."
@@ -487,7 +490,7 @@ class TrainedComparison(LibraryScene):
                                                                         strict=True)),
                                          lag_ratio=0.3))
             self.say("Where two models' dots overlap, this run cannot rank their speed.",
-                     self.point_at(table))
+                     self.point_at(body))
             return
         for model, row, (dots, tick) in zip(self.models, rows, marks, strict=True):
             key = f"{RESULTS}.{model}.{metric}"
@@ -505,6 +508,20 @@ class TrainedComparison(LibraryScene):
                           float(self.v.value("trained.mlp.params")) for m in self.models[1:])
             self.say("{a}, with fewer parameters." if smaller else "{a}.", Fade(against),
                      self.point_at(against), a=f"{RESULTS}.against_mlp")
+
+    def axis_ends(self, axis: Line, unit: float, metric: str) -> VGroup:
+        """Under the lowest axis, the smallest and the largest value any seed reached, each
+        at its place with a short mark: the chart's scale in its own numbers."""
+        lows = [f"{RESULTS}.{m}.{metric}_low" for m in self.models]
+        highs = [f"{RESULTS}.{m}.{metric}_high" for m in self.models]
+        ends = VGroup()
+        for key in (min(lows, key=lambda k: float(self.v.value(k))),
+                    max(highs, key=lambda k: float(self.v.value(k)))):
+            x = axis.get_start() + RIGHT * unit * float(self.v.value(key))
+            mark = Line(x + DOWN * 0.36, x + DOWN * 0.48, color=MUTED, stroke_width=2)
+            ends.add(VGroup(mark, self.num(key, 20, MUTED, mono=False).next_to(mark, DOWN,
+                                                                               buff=0.08)))
+        return ends
 
     def zoom(self) -> None:
         """The attention models' seeds on an axis from their lowest to their highest

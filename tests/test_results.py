@@ -232,6 +232,37 @@ def test_the_results_fit_the_frame_legibly_above_the_subtitles(shown: dict[str, 
     assert shown["manifest"]["lowest"]["y"] >= SUBTITLE_BAND_TOP - 1e-6
 
 
+def _alone_under(texts: list[dict[str, Any]], key: str, bottom: float) -> dict[str, Any]:
+    """The one text below ``bottom`` that shows the figure ``key`` and nothing else."""
+    found = [t for t in texts if [k for k, _ in t["figures"]] == [key]
+             and t["text"] == t["figures"][0][1] and t["box"][3] < bottom]
+    assert len(found) == 1, (key, [t["text"] for t in texts])
+    return found[0]
+
+
+def test_each_chart_writes_its_scale_under_its_lowest_axis(shown: dict[str, Any],
+                                                            folder: Path) -> None:
+    """Each dot chart (an axis from zero) writes, under its last row, the smallest and
+    the largest value any seed reached, left to right: the chart's scale in its own
+    numbers, recomputed here from the experiment's record."""
+    doc = json.loads((folder / "experiment.json").read_text(encoding="utf-8"))
+    for name, metric, measure in (("perplexity", "perplexity",
+                                   lambda r: math.exp(r["test_loss"])),
+                                  ("training time", "seconds", lambda r: r["train_seconds"])):
+        by_model = {m: [measure(r) for r in doc["runs"] if r["model"] == m] for m in MODELS}
+        low = min(MODELS, key=lambda m: min(by_model[m]))
+        high = max(MODELS, key=lambda m: max(by_model[m]))
+        texts = next(s for s in shown["sections"] if s["name"] == name)["texts"]
+        bottom = min(t["box"][1] for t in texts
+                     if t["text"].startswith(("attention", "fixed-window")))
+
+        lo, hi = (_alone_under(texts, key, bottom)
+                  for key in (f"trained.results.{low}.{metric}_low",
+                              f"trained.results.{high}.{metric}_high"))
+        assert lo["text"] == one(min(by_model[low])) and hi["text"] == one(max(by_model[high]))
+        assert lo["box"][2] < hi["box"][0]
+
+
 # --------------------------------------------------------------------------- build and check
 
 
