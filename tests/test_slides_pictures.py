@@ -378,6 +378,36 @@ def test_the_model_map_lights_the_step_of_its_slide(case) -> None:
             assert [box.fill for box in lit_boxes] == [f"head-{h}"]
 
 
+def test_the_bias_flag_lights_every_head_and_w_o_and_nothing_else(case) -> None:
+    (picture,) = pictures_in(slide(case["deck"], "bias-flag").blocks)
+    lit = [s for s in picture.shapes if isinstance(s, Rect) and s.role == "lit"]
+    heads = [box.fill for box in lit if box.fill.startswith("head-")]
+    assert heads == [f"head-{h}" for h in range(1, case["ws"].n_heads + 1)]
+    bold = {"".join(g.text for g in s.glyphs) for s in picture.shapes
+            if isinstance(s, Label) and s.bold}
+    assert bold == {*case["ws"].lesson.head_names, "WO"}
+    assert len(lit) == case["ws"].n_heads + 1
+
+
+def test_the_cls_row_is_named_outlined_and_alone_goes_to_a_class(case) -> None:
+    """The classification picture names the first row CLS, outlines it in the sequence and
+    in the encoder's output (both the sequence's shape), draws it alone, and ends on the
+    classifier's answer for the whole image."""
+    (picture,) = pictures_in(slide(case["deck"], "patches-cls").blocks)
+    rows = [int(v) for v in case["ref"]["patches.shape.sequence"]]
+    outlined = [s for s in picture.shapes if isinstance(s, Rect) and s.role == "cls"]
+    assert len(outlined) == 3
+    texts = {"".join(g.text for g in s.glyphs): s for s in picture.shapes
+             if isinstance(s, Label)}
+    assert texts["CLS"].x < outlined[0].x and \
+        outlined[0].y < texts["CLS"].y < outlined[0].y + outlined[0].h + 10
+    assert [s.glyphs[0].text for s in picture.shapes if isinstance(s, Label)
+            and s.glyphs and s.glyphs[0].text == str(rows)] == [str(rows)] * 2
+    (answer,) = [s for s in picture.shapes if isinstance(s, Rect) and s.role == "class"]
+    assert answer.x > max(box.x for box in outlined)
+    assert "the image's class" in texts
+
+
 def test_the_shapes_picture_draws_one_cell_per_number_of_each_tensor(case) -> None:
     """Tensor blocks are drawn to size: counted from the worksheet's own dimensions."""
     ws: Worksheet = case["ws"]

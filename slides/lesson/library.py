@@ -49,13 +49,10 @@ def bias(book: Book) -> list[Stack]:
                  "projection bias is the same for every position and every example.",
                  b=Math("b_Q"), v=book.listing("bias.offset"), name=book.head(1)),
     ])
-    counts = ("bias.params_without", "bias.params_with")
-    per_unit = pictures.BAR_LENGTH / max(float(book.value(key)) for key in counts)
     section.add("flag", "Which projections the bias flag touches", [
-        pictures.weight_bars(book, (book.say("without biases"), book.say("with biases")),
-                             counts, "neutral", "The layer's parameter count without and "
-                             "with biases, as bars of proportional length",
-                             size="short", fragments=(None, 1), per_unit=per_unit),
+        pictures.model_map(book, ("heads", "W_O"), spans=(
+            ("heads", "heads", book.say("+ offsets on Q, K, V")),
+            ("W_O", "W_O", book.say("+ an offset")))),
         Bullets((
             Item(book.say("without biases: {n} parameters", n=book.n("bias.params_without"))),
             Item(book.say("with biases: {n} parameters, {e} more", n=book.n("bias.params_with"),
@@ -69,10 +66,11 @@ def bias(book: Book) -> list[Stack]:
         Para(book.say("The flag leaves the mask, the position embeddings and the prediction "
                       "layers alone."), fragment=4),
     ], [
-        book.say("Point at the two bars and read the counts aloud: {a} parameters without "
-                 "biases, {b} with them, {e} more. Reveal where they sit: {w} offsets for each "
-                 "projection. The flag leaves the mask, the positions and the prediction "
-                 "layers alone; PyTorch switches biases on by default.",
+        book.say("Point at the lit boxes: the heads' query, key and value projections and "
+                 "{o} each gain an offset row. Read the counts aloud: {a} parameters without "
+                 "biases, {b} with them, {e} more, {w} offsets for each projection. The "
+                 "flag leaves the mask, the positions and the prediction layers alone; "
+                 "PyTorch switches biases on by default.", o=Math("W_O"),
                  a=book.n("bias.params_without"), b=book.n("bias.params_with"),
                  e=book.n("bias.extra"), w=book.n("bias.offsets_per_projection")),
     ])
@@ -490,13 +488,10 @@ def patches(book: Book) -> list[Stack]:
             Item(book.say("the final CLS row feeds a classifier trained with the image "
                           "label"), 2),
         )),
-        pictures.tensor_steps(
-            book, [("patches.shape.sequence", "TF", (Text("sequence"),), None),
-                   ("patches.shape.sequence", "TF", (Text("updated"),), None),
-                   ("", "F", (Text("CLS row"),), None)],
-            [(Text("encoder"),), (Text("first row"),), (Text("classifier"),)],
-            "The sequence of rows, CLS first, keeps its shape through the encoder; only the "
-            "updated CLS row goes on to the classifier", size="strip", cell=26.0),
+        pictures.classify_from_cls(
+            book, "The sequence of rows with the CLS row first; the encoder updates every row "
+            "and keeps the shape; only the updated CLS row goes on to the classifier, which "
+            "names one class for the whole image"),
         Para(book.say("Next in the series: from pixels to an image class."), fragment=3),
     ], [
         "Reveal the three steps: prepend a CLS row, let an encoder update every row without a "

@@ -863,6 +863,56 @@ def tensor_steps(book: Book, steps: Sequence[Step],
     return Picture(_r(max(x, right + 10)), height, description, tuple(shapes), size)
 
 
+def classify_from_cls(book: Book, description: str, size: str = "strip",
+                      cell: float = 26.0) -> Picture:
+    """The patch sequence with its CLS row first, named and outlined; the encoder's
+    updated rows, the same shape, the CLS row outlined again; that row alone; and the
+    classifier's answer, one class for the whole image."""
+    shape = [int(v) for v in book.values.value("patches.shape.sequence")]
+    x, top, reach = 20.0 + _span((Text("patches"),), _SMALL) + 34.0, 44.0, 90.0
+    shapes: list[Shape] = []
+    heights: list[float] = []
+
+    def row_outline(left: float, width: float) -> Rect:
+        return Rect(_r(left - 2), _r(top - 2), _r(width + 4), cell + 4, "none", "ink", 3.0,
+                    role="cls")
+
+    def arrow(name: str) -> None:
+        nonlocal x
+        shapes.extend(_arrow(x, top + cell / 2, x + reach, top + cell / 2))
+        shapes.append(_label(x + reach / 2, top + cell / 2 - 12, Text(name),
+                             anchor="middle", size=_SMALL, tone="muted"))
+        x += reach + 30
+
+    for i, name in enumerate(("sequence", "updated")):
+        drawn, width, height = _block(book, shape, "TF", x, top, cell, False, None)
+        shapes += drawn
+        shapes.append(row_outline(x, width))
+        shapes.append(_label(x, top - 18, Text(name), bold=True))
+        shapes.append(_label(x, top + height + 36, book.n("patches.shape.sequence"),
+                             size=_FONT))
+        if i == 0:  # the first row is the learned CLS row; the patches' rows follow
+            shapes.append(_label(x - 14, top + cell / 2 + 7, Text("CLS"), anchor="end"))
+            shapes.append(_label(x - 14, top + (cell + height) / 2 + 7, Text("patches"),
+                                 anchor="end", tone="muted", size=_SMALL))
+        heights.append(height)
+        x += width + 30
+        arrow(("encoder", "first row")[i])
+    drawn, width, _ = _block(book, shape[1:], "F", x, top, cell, False, None)
+    shapes += drawn
+    shapes.append(row_outline(x, width))
+    shapes.append(_label(x, top - 18, Text("CLS row"), bold=True))
+    x += width + 30
+    arrow("classifier")
+    answer = (Text("the image's class"),)
+    box = _span(answer, _FONT) + 24
+    shapes.append(Rect(_r(x), _r(top - 8), _r(box), cell + 16, "none", "ink", 2.0,
+                       role="class"))
+    shapes.append(_label(x + box / 2, top + cell / 2 + 7, *answer, anchor="middle"))
+    x += box + 10
+    return Picture(_r(x), top + max(heights) + 50, description, tuple(shapes), size)
+
+
 # --------------------------------------------------------------------------- the model map
 
 
