@@ -957,7 +957,7 @@ class OtherContext(LectureScene):
 
     def updated_rows(self) -> None:
         rows = [block.updated for block in self.blocks]
-        template = "So the receiver's updated row E′ changes too."
+        template = "Through W_O and the residual, the receiver's updated row E′ changes too."
         self.say(template, cued(template, [("E′", self.point_at(*rows, each=True))],
                                 opening=[fade_in(*rows)]))
 
@@ -1070,44 +1070,54 @@ class OtherContext(LectureScene):
 
     def reading(self, name: str, line: VGroup) -> VGroup:
         """One sentence on one line (``line``: its name, tokens and receiver mark, as the
-        column has them), under it the receiver's joined messages and updated row E′
-        under the feature names (``grid``; ``messages`` with the names, ``updated``), and
-        its prediction beside them."""
+        column has them), under it the receiver's joined messages under their heads, the
+        features (the heads' coordinates above, the model's below), its updated row E′
+        (``grid``; ``messages`` with the heads and features, ``updated``), and its
+        prediction beside them."""
         header, words, receiver = line
         on_baseline(words, 0.16)
         receiver.move_to(words[self.last])
         header.next_to(words, LEFT, buff=0.45)
         header.shift(UP * (baseline(words[0]) - baseline(header)))
         cells: list[Mobject] = [VGroup()]
-        cells += [VGroup() if c is None else coordinate_label(self, c, SMALL, stacked=True)
+        cells += [VGroup() if c is None else
+                  self.bound("H{h}", SMALL, self.head_colour(owner(self, c)),
+                             h=f"dims.head_numbers[{owner(self, c) - 1}]")
                   for c in self.shown]
         cells.append(self.label("messages", SMALL, MUTED))
         cells += [self.label("…", SMALL) if c is None else
                   self.num(f"{name}.joined[{self.last}][{c}]", SMALL,
                            self.head_colour(owner(self, c))) for c in self.shown]
+        # between the two rows, the features: each head's coordinates above, the model's
+        # (E′ is in the model's coordinates, not the heads') below
+        cells.append(VGroup())
+        cells += [VGroup() if c is None else feature(self, c, SMALL) for c in self.shown]
         cells.append(self.label("E′", SMALL, MUTED))
         cells += [self.label("…", SMALL) if c is None else
                   self.num(f"{name}.E_prime[{self.last}][{c}]", SMALL) for c in self.shown]
         width = len(self.shown) + 1
-        grid = VGroup(*cells).arrange_in_grid(rows=3, cols=width, buff=(0.4, 0.14),
+        grid = VGroup(*cells).arrange_in_grid(rows=4, cols=width, buff=(0.4, 0.1),
                                               cell_alignment=RIGHT)
+        for cell in cells[2 * width:]:  # room for an outline between the two rows
+            cell.shift(DOWN * 0.12)
         grid.next_to(words, DOWN, buff=0.3).align_to(words, LEFT)
         p = self.v.value(f"{name}.prediction")
         prediction = self.bound("predicts “{w}”, {x}", 20, INK, words={"w": self.ws.vocab[p]},
                                 x=f"{name}.probs[{p}]")
-        prediction.next_to(grid, RIGHT, buff=0.7).set_y(cells[2 * width].get_y())
+        prediction.next_to(grid, RIGHT, buff=0.7).set_y(cells[3 * width].get_y())
         block = VGroup(line, grid, prediction)
         block.line, block.grid, block.prediction = line, grid, prediction
         block.messages = VGroup(*cells[1:2 * width])
         block.updated = VGroup(*cells[2 * width:])
-        names, numbers = cells[1:width], cells[width + 1:2 * width]
-        block.head_one = VGroup(*(part for c, name_cell, number in zip(
-            self.shown, names, numbers, strict=True) if c is not None and owner(self, c) == 1
-            for part in (name_cell, number)))
+        heads, numbers = cells[1:width], cells[width + 1:2 * width]
+        features = cells[2 * width + 1:3 * width]
+        block.head_one = VGroup(*(part for c, head, number, name_cell in zip(
+            self.shown, heads, numbers, features, strict=True)
+            if c is not None and owner(self, c) == 1 for part in (head, number)))
 
         def coordinate(c: int) -> VGroup:
             k = self.shown.index(c)
-            return VGroup(names[k], numbers[k])
+            return VGroup(heads[k], numbers[k])
 
         block.coordinate = coordinate
         return block

@@ -178,19 +178,33 @@ def test_the_two_jobs_read_alike(runs) -> None:
 
 @pytest.mark.parametrize("label", ["default", "four"])
 def test_each_context_shows_its_labelled_messages_and_updated_row(runs, label: str) -> None:
+    """Each joined coordinate stands under the head it came from; the features stand
+    between the messages and E′, so E′ (in the model's coordinates, not the heads') is
+    named by feature alone, each name just under its message coordinate and just over
+    its E′ coordinate."""
     ws, numpy, _, last = setup(label)
     found = texts(runs[label]["OtherContext"], "updated rows")
     names = {t["text"] for t in found}
+
+    def near(box: list[float], text: str, above: bool) -> list[dict[str, Any]]:
+        return [t for t in found if t["text"] == text
+                and t["box"][0] < box[2] and box[0] < t["box"][2]
+                and (box[3] <= t["box"][1] < box[3] + 0.8 if above
+                     else box[1] - 0.8 < t["box"][3] <= box[1])]
+
     for name in ws.sentences:
         for c in shown_indices(ws.d_model):
             if c is None:
                 continue
-            for key in (f"{name}.joined[{last}][{c}]", f"{name}.E_prime[{last}][{c}]"):
-                box = one(found, key)["box"]
-                over = [t for t in found if t["text"] == ws.lesson.features[c]
-                        and t["box"][0] < box[2] and box[0] < t["box"][2]
-                        and box[3] <= t["box"][1] < box[3] + 1.2]
-                assert over, (key, box)
+            message = one(found, f"{name}.joined[{last}][{c}]")["box"]
+            updated = one(found, f"{name}.E_prime[{last}][{c}]")["box"]
+            feature = ws.lesson.features[c]
+            assert near(message, f"H{c // ws.d_head + 1}", above=True), (name, c)
+            assert near(message, feature, above=False) == near(updated, feature, above=True)
+            assert len(near(updated, feature, above=True)) == 1, (name, c)
+            assert not [t for t in found if t["text"].startswith("H")
+                        and t["box"][0] < updated[2] and updated[0] < t["box"][2]
+                        and updated[3] <= t["box"][1] < message[1]], "no head over E′"
         assert {"messages", "E′"} <= names
     first, second = list(ws.sentences)[:2]
     assert not np.allclose(numpy[f"{first}.E_prime"][last], numpy[f"{second}.E_prime"][last])
