@@ -133,7 +133,7 @@ class PyTorchLayer(LibraryScene):
         self.say("Then it joins the heads' messages and applies W_O.",
                  self.point_at(join, w_o))
         self.say("It stops there. Position rows come in from outside; the residual and the "
-                 "vocabulary head stay in our own model.", Fade(before), Fade(after),
+                 "prediction layers stay in our own model.", Fade(before), Fade(after),
                  *map(Create, flow), self.point_at(before, after, each=True), run_time=2.5)
 
     # ----------------------------------------------------------------- constructor

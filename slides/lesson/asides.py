@@ -469,7 +469,7 @@ def outside_the_block(book: Book, section: Section) -> None:
             Item(book.say("position rows: we add them to {e} before the call", e=Math("E")),
                  1),
             Item(book.say("the residual: {r} is ours", r=Math(r"E' = E + \Delta E")), 2),
-            Item(book.say("the vocabulary head: the MLP and the next-word layer"), 3),
+            Item(book.say("the prediction layers: the MLP and the next-word layer"), 3),
             Item(book.say("the training loop: loss, gradients and updates"), 4),
         )),
     ], [

@@ -254,8 +254,10 @@ def _training(book: Book) -> Stack:
             "none. Say how to add them, then go straight on to generation.",
         ])
     section.add("generate", "Generate one token, then repeat", [*_cells(
-        [("logits = model(history[:, -context:])", book.say(
-            "at most {c} tokens", c=book.n("dims.context")))],
+        [("model.load_state_dict(worksheet_weights)", book.say(
+            "the worksheet's weights, not the stepped ones")),
+         ("logits = model(history[:, -context:])", book.say(
+             "at most {c} tokens", c=book.n("dims.context")))],
         [("next_id = logits.argmax()", book.say(
             "{i} ({w}), p = {p}", i=book.n("lab.next_id"), w=book.vocab("lab.next_id"),
             p=book.n("lab.next_prob")))],
@@ -265,7 +267,9 @@ def _training(book: Book) -> Stack:
               "The first sentence's history, then the same history with the chosen token "
               "appended as one more row", 2,
               added=(book.n("lab.next_id"), Text(" "), book.vocab("lab.next_id")))], [
-        book.say("The weights stay fixed; only the history grows. Say the first sentence's "
+        book.say("Generation restarts from the worksheet's own weights, so its numbers "
+                 "match the lecture's prediction; they stay fixed, and only the history "
+                 "grows. Say the first sentence's "
                  "choice aloud: {w}, with probability {p}.", w=book.vocab("lab.next_id"),
                  p=book.n("lab.next_prob")),
         book.say("Point at the crop: the model never sees more than the last {c} tokens, "
@@ -312,7 +316,7 @@ def _library(book: Book) -> Stack:
                masked=True, cell=min(12.0, 120.0 / book.length)),
     ], [
         book.say("The library layer replaces every head, their concatenation and {wo}; "
-                 "position tables, the residual, the vocabulary head and the training loop "
+                 "position tables, the residual, the prediction layers and the training loop "
                  "stay ours.", wo=Math("W_O")),
         book.say("Point at the copy line: comparing two random layers would prove nothing. "
                  "At the call, point at the picture: the update has the shape of {e}, and "

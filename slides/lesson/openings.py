@@ -14,10 +14,21 @@ from slides.context import Agenda, Math, Para, Stack
 from slides.lesson import pictures
 from slides.lesson.kit import Book
 
-__all__ = ["placed"]
+__all__ = ["OWN_OPENINGS", "placed"]
 
 _FORMULAS = {"W_O": Math("W_O")}
 """Names in an opening sentence that the deck writes as formulas."""
+
+OWN_OPENINGS: dict[str, tuple[tuple[str, ...], str]] = {
+    "lab-training": (("MLP", "prediction"),
+                     "The same model in code, now learning: a loss on the observed next words, "
+                     "one optimizer step, then generation one token at a time."),
+    "lab-library": (("heads", "concat", "W_O"),
+                    "PyTorch's own attention layer in place of the hand-written heads, and "
+                    "where the series goes next."),
+}
+"""The steps and sentence of a stack that shares its part with others but covers other
+ground (the lab's later stacks); every other stack opens as its part does."""
 
 
 def placed(book: Book, stack: Stack) -> Stack:
@@ -30,9 +41,10 @@ def placed(book: Book, stack: Stack) -> Stack:
             isinstance(block, Agenda) for block in first.blocks):
         return stack
     lesson_part = part(stack.part)
-    lead: list = [pictures.model_map(book, lesson_part.steps, head=stack.head)]
-    if lesson_part.opening:
-        template = lesson_part.opening
+    steps, opening = OWN_OPENINGS.get(stack.id, (lesson_part.steps, lesson_part.opening))
+    lead: list = [pictures.model_map(book, steps, head=stack.head)]
+    if opening:
+        template = opening
         for name in _FORMULAS:
             template = template.replace(name, "{" + name + "}")
         lead.append(Para(book.say(template, **_FORMULAS), style="lead"))
