@@ -107,8 +107,7 @@ PARTS: tuple[Part, ...] = (
                   "the next word.")),
     Part("details", (("story", "SeveralKindsOfDetail",
                       "One token needs several kinds of detail"),), ("heads",),
-         opening=("Inside the attention heads first: why one word may want more than one "
-                  "reading of its context.")),
+         opening=("First: why one word may want more than one reading of its context.")),
     Part("one-two-heads", (("story", "OneHeadTwoHeads",
                             "One head, two heads, and the two-source toy"),), ("heads",),
          opening=("Still in the attention heads: one head makes one mixture, several heads "

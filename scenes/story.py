@@ -15,12 +15,14 @@ from manim import (
     AnimationGroup,
     Arrow,
     Create,
+    DashedVMobject,
     FadeIn,
     FadeOut,
     LaggedStart,
     Mobject,
     ReplacementTransform,
     RoundedRectangle,
+    SurroundingRectangle,
     Transform,
     VGroup,
     VMobject,
@@ -38,6 +40,7 @@ from scenes.kit import (
     fit,
     grow,
     on_baseline,
+    shown_indices,
     vector,
 )
 from scenes.kit.palette import FAINT
@@ -130,8 +133,12 @@ class SeveralKindsOfDetail(LectureScene):
                            MUTED).next_to(heading, DOWN, buff=0.2)
         coat = self.example(["Mia", "buttoned", "her", "red", "wool", "hooded", "coat"],
                             [Reading(3, "colour"), Reading(4, "material"), Reading(5, "shape")])
+        reader = self.label("head: one reader that forms its own weights over the sentence",
+                            ROLE_SIZE, MUTED).next_to(coat.receiver, DOWN, buff=0.5).set_x(0)
         self.say("At “coat”, more than one earlier word is useful.", Write(heading),
                  fade_in(badge, coat.words, coat.receiver), Create(coat.box))
+        self.say("Each reader of the sentence is called a head: it forms its own weights over "
+                 "the words.", fade_in(reader))
         for n, line in enumerate(("One head could favour “red”, for its colour;",
                                   "another “wool”, for its material;",
                                   "a third “hooded”, for its shape.")):
@@ -142,7 +149,7 @@ class SeveralKindsOfDetail(LectureScene):
                  self.point_at(badge))
 
         self.section("dogs")
-        self.play(fade_out(coat), self.unpoint(),
+        self.play(fade_out(coat, reader), self.unpoint(),
                   self.retitle(heading, "The subject, not the nearest noun"))
         dogs = self.example(["The", "dogs", "near", "the", "gate", "usually"],
                             [Reading(1, "subject"), Reading(4, "location")],
@@ -152,13 +159,15 @@ class SeveralKindsOfDetail(LectureScene):
                  fade_in(dogs.roles[0]))
         self.say("and so is the place, “gate”. Separate heads can keep both.",
                  Create(dogs.arrows[1]), fade_in(dogs.roles[1]))
+        right, wrong = self.clues(dogs, 1, 4)
         self.say("The verb that follows must agree with “dogs”: “bark”, not “barks”.",
-                 fade_in(dogs.hint), self.point_at(dogs.words[1]))
-        self.say("The nearer singular “gate” does not decide it.",
-                 self.point_at(dogs.words[4]))
+                 fade_in(dogs.hint, right), self.point_at(dogs.words[1]))
+        self.say("The nearer noun “gate” is singular: a misleading clue for the verb.",
+                 self.unpoint(), Create(wrong.outline), fade_in(wrong.note),
+                 dogs.words[4].animate.set_color(MUTED))
 
         self.section("glass")
-        self.play(fade_out(dogs), self.unpoint(),
+        self.play(fade_out(dogs, right, wrong),
                   self.retitle(self._heading, "What “It” refers to, and what happened"))
         event = ["She", "dropped", "the", "glass", ".", "It"]
         glass = self.example(event, [Reading(3, "reference"), Reading(1, "event")],
@@ -204,7 +213,7 @@ class SeveralKindsOfDetail(LectureScene):
         row = on_baseline(VGroup(*(self.label(w, ILLUSTRATION_SIZE) for w in words)), 0.3)
         fit(row.move_to(DOWN * 0.6), 12.5)
         receiver = row[-1]
-        box = self.highlight(receiver, INK)
+        box = self.highlight(receiver, MUTED)  # a white outline is what the voice names
         note = self.label("receiver", ROLE_SIZE, MUTED).next_to(box, DOWN, buff=0.15)
         nearest_first = sorted(readings, key=lambda r: -r.source)
         arrows, roles = VGroup(), VGroup()
@@ -230,6 +239,25 @@ class SeveralKindsOfDetail(LectureScene):
             group.hint.set_x(0)
             group.add(group.hint)
         return group
+
+    def clues(self, example: VGroup, good: int, bad: int) -> tuple[Mobject, VGroup]:
+        """Under the words, the clue that decides (named) and the misleading one: a dashed
+        muted outline with its own name, so that it never reads as a right clue.
+
+        The misleading clue's result has attributes ``outline`` and ``note``."""
+        words = example.words
+        right = self.label("agreement clue", ROLE_SIZE - 2, INK)
+        right.next_to(words[good], DOWN, buff=0.22)
+        outline = DashedVMobject(SurroundingRectangle(words[bad], color=MUTED, buff=0.08,
+                                                      stroke_width=3), num_dashes=24)
+        note = self.label("misleading", ROLE_SIZE - 2, MUTED)
+        note.next_to(outline, DOWN, buff=0.14)
+        clear = example.receiver.get_left()[0] - 0.25  # clear of "receiver" beside it
+        if note.get_right()[0] > clear:
+            note.shift(LEFT * (note.get_right()[0] - clear))
+        wrong = VGroup(outline, note)
+        wrong.outline, wrong.note = outline, note
+        return right, wrong
 
     def bridge(self, badge: Mobject) -> None:
         """Back to the worksheet's sentence, where every number will be computed."""
@@ -660,12 +688,13 @@ def shown_sources(tops: Sequence[int], last: int, wanted: int = 3) -> list[int]:
 
 @dataclass
 class SourceRow:
-    """One source in the recall: its word, key, match, weight, value and arrow."""
+    """One source in the recall: its word, key, match, score, weight, value and arrow."""
 
     j: int
     word: Mobject
     key: Mobject
     match: Mobject
+    score: Mobject
     weight: Mobject
     value: Mobject
     arrow: Mobject
@@ -688,46 +717,88 @@ class MayaRecall(LectureScene):
         self.section("query")
         top = self.v.value(f"{self.p}.top_source")
         tops = [top] + ([self.v.value(f"{self.s}.h2.top_source")] if self.ws.n_heads > 1 else [])
-        self.layout(shown_sources(tops, self.last))
+        self.layout(shown_sources(tops, self.last), top)
         query, q_keys = vector("q", f"{self.p}.Q[{self.last}]", self.ws.d_head)
         retitled = self.retitle(heading, "The same roles in numbers: head {h}",
                                 h="dims.head_numbers[0]")
-        self.say("Now our own numbers, in head {h}. The final “{w}” makes the query "
-                 + query + ".", retitled,
-                 fade_in(self.receiver), self.point_at(self.query),
+        self.say("Now our numbers, head {h}: the final “{w}” makes the query " + query + ".",
+                 retitled, fade_in(self.receiver), self.point_at(self.query),
                  h="dims.head_numbers[0]", words={"w": self.tokens[self.last]}, **q_keys)
 
         self.section("keys")
-        self.play(fade_in(self.note, self.table_headers,
-                          *(VGroup(r.word, r.key) for r in self.rows)))
-        self.say("The query meets each key: multiply coordinates in pairs, then add.",
-                 self.point_at(self.query, self.rows[0].key, each=True))
-        for row in self.rows:
-            template = ("Its own key, at position {p}: {d}." if row.j == self.last else
-                        "For “{w}” at position {p}: {d}.")
-            self.say(template, fade_in(row.match), self.point_at(row.key, row.match),
-                     words={"w": self.tokens[row.j]}, p=f"dims.positions[{row.j}]",
-                     d=f"{self.p}.dots[{row.j}]")
-
-        self.section("weights")
         favourite = next(r for r in self.rows if r.j == top)
-        self.say("Scaled, then put through a softmax over all {n:source}, the matches become "
-                 "weights.", *(ReplacementTransform(r.match, r.weight) for r in self.rows),
-                 ReplacementTransform(self.headers[2], self.headers[3]), self.unpoint(),
-                 n="dims.tokens")
+        others = [r for r in self.rows if r is not favourite]
+        with self.silence("the keys come in"):
+            self.play(fade_in(self.note, self.table_headers,
+                              *(VGroup(r.word, r.key) for r in self.rows)), self.unpoint(),
+                      run_time=0.8)
+        self.say("For “{w}”, multiply query and key coordinate by coordinate, then add: {d}.",
+                 fade_in(self.work[0], favourite.match),
+                 self.point_at(self.query, favourite.key, each=True),
+                 words={"w": self.tokens[top]}, d=f"{self.p}.dots[{top}]")
+        self.say("The other keys likewise.", fade_in(*(r.match for r in others)),
+                 self.point_at(*(r.match for r in others), each=True))
+
+        self.section("scores")
+        self.say("Divided by √{dk}, which is {r}, “{w}” scores {s}.", fade_in(self.work[1]),
+                 *(ReplacementTransform(r.match, r.score) for r in self.rows),
+                 ReplacementTransform(self.headers[2], self.headers[3]),
+                 self.point_at(favourite.score), words={"w": self.tokens[top]},
+                 dk="dims.d_head", r="dims.sqrt_d_head", s=f"{self.p}.scores[{top}]")
+
+        self.section("softmax")
+        self.say("Softmax: the exponential of {s} is {e}; all {n} exponentials sum to {t}.",
+                 fade_in(self.work[2]), self.point_at(self.work[2]),
+                 s=f"{self.p}.scores[{top}]", e=f"{self.p}.exps[{top}]", n="dims.tokens",
+                 t=f"{self.p}.denominator")
+        self.say("So the weight is {e} ÷ {t} = {x}.", fade_in(self.work[3]),
+                 *(ReplacementTransform(r.score, r.weight) for r in self.rows),
+                 ReplacementTransform(self.headers[3], self.headers[4]),
+                 self.point_at(self.work[3], favourite.weight, each=True),
+                 e=f"{self.p}.exps[{top}]", t=f"{self.p}.denominator",
+                 x=f"{self.p}.weights[{top}]")
         self.say("Drawn as arrow widths: “{w}” gets the most, {x}.",
                  LaggedStart(*(Create(r.arrow) for r in self.rows), lag_ratio=0.3),
                  self.point_at(favourite.word, favourite.weight),
                  words={"w": self.tokens[top]}, x=f"{self.p}.weights[{top}]")
 
         self.section("values")
-        self.say("Each source also has a value: what it passes on.",
-                 LaggedStart(*(fade_in(r.value) for r in self.rows), lag_ratio=0.3),
-                 self.point_at(*(r.value for r in self.rows)))
+        self.values_apart()
+
+        self.section("message")
         message, m_keys = vector("m", f"{self.p}.message", self.ws.d_head)
         self.say("Weighted and added over all {n}, the values give the message " + message
-                 + ".", fade_in(self.message), self.point_at(self.message), n="dims.tokens",
-                 **m_keys)
+                 + ".", fade_out(*self.projections), fade_in(self.message),
+                 self.point_at(self.message), n="dims.tokens", **m_keys)
+
+    def values_apart(self) -> None:
+        """The values come in; where the hand-chosen W_V has W_K's entries (so each value
+        equals its key) both matrices are shown side by side and the voice says so; either
+        way, what sets the two roles apart."""
+        p = "params.h1"
+        same = self.v.value(f"{p}.W_V") == self.v.value(f"{p}.W_K")
+        values = [r.value for r in self.rows]
+        self.projections = []
+        if same:
+            pair = VGroup(*(VGroup(self.label(name, 22), self.matrix(f"{p}.{name}", size=20,
+                                                                     v_buff=0.1))
+                            .arrange(RIGHT, buff=0.2) for name in ("W_K", "W_V")))
+            pair.arrange(RIGHT, buff=0.7)
+            note = self.label("same entries, chosen by hand", 20, MUTED)
+            shown = VGroup(pair, note).arrange(RIGHT, buff=0.5)
+            fit(shown, 12.5, 1.6).move_to([0, -1.85, 0])
+            self.projections = [shown]
+            self.say("Each source also has a value; here W_V has the same entries as W_K, so "
+                     "values equal keys.", fade_out(*self.work),
+                     LaggedStart(*(fade_in(v) for v in values), lag_ratio=0.3),
+                     fade_in(shown), self.point_at(*values, pair, each=True))
+        else:
+            self.say("Each source also has a value, made by its own matrix W_V.",
+                     fade_out(*self.work),
+                     LaggedStart(*(fade_in(v) for v in values), lag_ratio=0.3),
+                     self.point_at(*values))
+        self.say("They stay separate parameters: keys decide the match, values carry what is "
+                 "mixed.", self.point_at(*(r.key for r in self.rows), *values, each=True))
 
     def in_words(self, heading: Mobject) -> Mobject:
         """Part II's verbal example: She's query asks for a person, Maya's key matches,
@@ -748,11 +819,11 @@ class MayaRecall(LectureScene):
         got.set_x(query.get_x())
         carry = Arrow(value.get_right(), got.get_left(), buff=0.15, color=INK,
                       stroke_width=4, max_tip_length_to_length_ratio=0.08)
-        self.say("Recall Part II's example in words. At “She”, the query asks for a person.",
+        self.say("Recall Part II: at “She”, the query asks for a person.",
                  Write(heading), fade_in(badge, she, query))
-        self.say("Maya's key advertises a person, so it matches that query well.",
+        self.say("Maya's key offers one: a good match.",
                  fade_in(maya, key), Create(match), fade_in(note))
-        self.say("So Maya's value, the details about her, flows to “She”.",
+        self.say("So Maya's value, details about her, flows to “She”.",
                  fade_in(value), Create(carry),
                  fade_in(got), self.point_at(badge))
         self.play(fade_out(badge, maya, she, query, key, value, match, note, carry, got),
@@ -764,34 +835,36 @@ class MayaRecall(LectureScene):
         body = VGroup(self.label(role, 24), self.label(text, 20, MUTED)).arrange(DOWN, buff=0.12)
         return chip(body, FAINT, 4.4)
 
-    def layout(self, sources: Sequence[int]) -> None:
+    def layout(self, sources: Sequence[int], top: int) -> None:
         """The receiver with its query on the left; one row per shown source on the right
-        (word, key, match or weight, value) under column headers; an arrow from each
-        source to the receiver, as wide as its weight; the message at the bottom."""
+        (word, key, match then score then weight, value) under column headers; an arrow from
+        each source to the receiver, as wide as its weight; under them the worked lines for
+        the favourite source ``top``, later the message."""
         p, size = self.p, 22
         node = chip(self.word(self.tokens[self.last], 28), self.colour)
         self.query = self.vec(f"{p}.Q[{self.last}]", size)
         self.receiver = VGroup(node, self.label("query", 20, MUTED), self.query)
         self.receiver.arrange(DOWN, buff=0.2).to_edge(LEFT, buff=0.45)
-        ys = [1.2 - 1.2 * i for i in range(len(sources))]
+        ys = [1.5 - 0.95 * i for i in range(len(sources))]
         self.receiver.shift(UP * ((ys[0] + ys[-1]) / 2 - node.get_y()))
         rows = [SourceRow(j, self.bound("“{w}” ({p})", size, words={"w": self.tokens[j]},
                                         p=f"dims.positions[{j}]"),
                           self.vec(f"{p}.K[{j}]", size), self.num(f"{p}.dots[{j}]", size),
+                          self.num(f"{p}.scores[{j}]", size),
                           self.num(f"{p}.weights[{j}]", size, self.colour),
                           self.vec(f"{p}.V[{j}]", size), VMobject())
                  for j in sources]
-        self.headers = [self.label(text, 20, MUTED)
-                        for text in ("source (position)", "key", "q·k", "weight", "value")]
+        self.headers = [self.label(text, 20, MUTED) for text in
+                        ("source (position)", "key", "q·k", "score", "weight", "value")]
         cells = [[r.word for r in rows], [r.key for r in rows],
-                 [r.match for r in rows] + [r.weight for r in rows], [r.value for r in rows]]
-        heads = [self.headers[0], self.headers[1], *self.headers[2:4], self.headers[4]]
+                 [m for r in rows for m in (r.match, r.score, r.weight)], [r.value for r in rows]]
+        heads = self.headers
         for row, y in zip(rows, ys, strict=True):
-            for mob in (row.word, row.key, row.match, row.weight, row.value):
+            for mob in (row.word, row.key, row.match, row.score, row.weight, row.value):
                 mob.set_y(y)
         for header in heads:
             header.set_y(ys[0] + 0.6)
-        groups = list(zip(cells, [[heads[0]], [heads[1]], heads[2:4], [heads[4]]], strict=True))
+        groups = list(zip(cells, [[heads[0]], [heads[1]], heads[2:5], [heads[5]]], strict=True))
         widths = [max(m.width for m in column + header) for column, header in groups]
         room = 6.75 - self.receiver.get_right()[0]  # wide rows: the arrows get less room
         start = x = self.receiver.get_right()[0] + min(1.8, max(0.9, room - sum(widths)
@@ -808,14 +881,45 @@ class MayaRecall(LectureScene):
             for header in heads:  # the headers stay legible however far the table shrinks
                 if header.font_size < 15.5:
                     header.scale(15.5 / header.font_size)
-        self.table_headers = VGroup(heads[0], heads[1], heads[2], heads[4])
+        self.table_headers = VGroup(heads[0], heads[1], heads[2], heads[5])
+        self.work = self.worked(top)
         self.message = self.vec(f"{p}.message", size, template="message = Σ weight × value = {v}")
         self.message.move_to([0, -2.3, 0]).align_to(self.receiver, LEFT)
         self.note = self.bound("a few of the {n:source}", 20, MUTED, n="dims.tokens")
-        self.note.move_to([0, -2.3, 0]).align_to(table, RIGHT)
+        self.note.next_to(table, DOWN, buff=0.3).align_to(table, RIGHT)
         for i, row in enumerate(rows):
             end = node.get_right() + DOWN * 0.12 * (i - (len(rows) - 1) / 2)
             width = max(1.0, 16.0 * float(self.v.value(f"{p}.weights[{row.j}]")))
             row.arrow = Arrow(row.word.get_left(), end, buff=0.12, color=self.colour,
                               stroke_width=width, max_tip_length_to_length_ratio=0.12)
         self.rows = rows
+
+    def worked(self, j: int) -> list[Mobject]:
+        """Source ``j``'s arithmetic in full, a line per step under the table: the dot
+        product coordinate by coordinate, the score, the softmax, and its quotient (the
+        last written after the softmax's line, as its own step)."""
+        p, size = self.p, 20
+        factors, products, slots = [], [], {}
+        for i in shown_indices(self.ws.d_head):
+            if i is None:
+                factors.append("…")
+                products.append("…")
+                continue
+            slots |= {f"q{i}": f"{p}.Q[{self.last}][{i}]", f"k{i}": f"{p}.K[{j}][{i}]",
+                      f"m{i}": f"{p}.products[{j}][{i}]"}
+            factors.append("{" + f"q{i}" + "} × {" + f"k{i}" + "}")
+            products.append("{" + f"m{i}" + "}")
+        dot = self.bound("q·k = " + " + ".join(factors) + " = " + " + ".join(products)
+                         + " = {d}", size, mono=True, d=f"{p}.dots[{j}]", **slots)
+        score = self.bound("score = q·k ÷ √{dk} = {d} ÷ {r} = {s}", size, mono=True,
+                           dk="dims.d_head", d=f"{p}.dots[{j}]", r="dims.sqrt_d_head",
+                           s=f"{p}.scores[{j}]")
+        soft = self.bound("weight = exp({s}) ÷ sum of all exps = {e} ÷ {t}", size,
+                          mono=True, s=f"{p}.scores[{j}]", e=f"{p}.exps[{j}]",
+                          t=f"{p}.denominator")
+        lines = VGroup(dot, score, soft).arrange(DOWN, buff=0.22, aligned_edge=LEFT)
+        fit(lines, 12.6).move_to([0, -1.95, 0]).align_to(self.receiver, LEFT)
+        quotient = self.bound("= {x}", soft.font_size, self.colour, mono=True,
+                              x=f"{p}.weights[{j}]").next_to(soft, RIGHT, buff=0.25)
+        quotient.set_y(soft.get_y())
+        return [dot, score, soft, quotient]
