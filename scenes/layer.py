@@ -34,6 +34,7 @@ from scenes.kit import (
     MUTED,
     SAFE_BOTTOM,
     LectureScene,
+    brackets,
     code,
     fade_in,
     fade_out,
@@ -115,23 +116,6 @@ class RolesAndShapes(LectureScene):
         heading, page = self.after_the_heads(heading, page)
         heading, page = self.listing(heading, page)
         self.summary(heading, page)
-
-    def gone(self, *mobs: Mobject) -> Animation:
-        """Fade out ``mobs`` as the scene holds them: a page whose parts came on one by one
-        is taken away part by part, which a fade inside a cued step needs (it removes only
-        what it is given)."""
-        wanted = {id(m) for mob in mobs for m in mob.get_family()}
-        held: list[Mobject] = []
-
-        def walk(items: Sequence[Mobject]) -> None:
-            for item in items:
-                if id(item) in wanted:
-                    held.append(item)
-                elif any(id(m) in wanted for m in item.get_family()):
-                    walk(item.submobjects)
-
-        walk(self.mobjects)
-        return fade_out(*held)
 
     def new_title(self, old: Mobject, text: str) -> tuple[Mobject, Animation]:
         """A new heading for a new topic, and the step that swaps it for ``old``."""
@@ -475,13 +459,16 @@ class RolesAndShapes(LectureScene):
 
 
 class ReceiverProjections(LectureScene):
-    """Each head's query for the final receiver, and its top source's key and value."""
+    """What a row's coordinates stand for, each head's query for the final receiver (one
+    column of W_Q per query coordinate), and its top source's key and value; the second head
+    onwards says only what differs."""
 
     draws_its_own_map = True  # it opens with the map, heads lit
 
     def construct(self) -> None:
         self.s = self.ws.walkthrough
         self.tokens = self.ws.sentences[self.s]
+        self.last = len(self.tokens) - 1
         self.shown: VGroup | None = None
         self.section("where we are")
         heading = self.title("Back inside the heads: projections")
@@ -493,7 +480,10 @@ class ReceiverProjections(LectureScene):
         self.shown = VGroup(heading, whole)
         for head in range(1, self.ws.n_heads + 1):
             self.section(f"head {head} query")
-            self.query(head)
+            if head == 1:
+                self.first_query()
+            else:
+                self.later_query(head)
             self.source_rows(head)
 
     def clear(self) -> None:
@@ -501,21 +491,90 @@ class ReceiverProjections(LectureScene):
         if self.shown is not None:
             self.play(*filter(None, [self.unpoint()]), fade_out(self.shown))
 
-    def query(self, head: int) -> None:
-        """The receiver's input row times this head's W_Q."""
-        p, colour, last = f"{self.s}.h{head}", self.head_colour(head), len(self.tokens) - 1
-        number = f"dims.head_numbers[{head - 1}]"
-        self.clear()
-        heading = self.title("Head {h}: the receiver's query", h=number).set_color(colour)
-        query = self.projection(last, [(f"params.h{head}.W_Q", f"{p}.Q", "W_Q", "q")],
+    def reads(self, key: str) -> list[int] | None:
+        """The input feature each column of the matrix ``key`` copies, when every column
+        has a single nonzero entry (a hand-made selector); otherwise ``None``."""
+        matrix = self.v.value(key)
+        picked = []
+        for c in range(len(matrix[0])):
+            rows = [i for i, row in enumerate(matrix) if row[c] != 0]
+            if len(rows) != 1:
+                return None
+            picked.append(rows[0])
+        return picked
+
+    def feature_words(self, indices: Sequence[int], name: str = "f") -> tuple[str, dict]:
+        """``{f0}, {f1} and {f2}``: the features named, and the words that fill them."""
+        named = {f"{name}{k}": self.ws.lesson.features[i] for k, i in enumerate(indices)}
+        return ENGLISH.join(["{" + slot + "}" for slot in named]), named
+
+    def query_picture(self, head: int) -> tuple[Mobject, VGroup]:
+        p, colour = f"{self.s}.h{head}", self.head_colour(head)
+        heading = self.title("Head {h}: the receiver's query",
+                             h=f"dims.head_numbers[{head - 1}]").set_color(colour)
+        query = self.projection(self.last, [(f"params.h{head}.W_Q", f"{p}.Q", "W_Q", "q")],
                                 colour, heading)
-        inner, keys = vector("q", f"{p}.Q[{last}]", self.ws.d_head)
-        self.say("Head {h} multiplies the receiver's input row by its own W_Q.",
-                 Write(heading), fade_in(query), h=number)
-        self.say("Each query coordinate is that row dotted with one column of W_Q,",
-                 self.point_at(query.matrices[0]))
-        self.say("and together they give the query " + inner + ".",
-                 self.point_at(query.results[0]), **keys)
+        return heading, query
+
+    def first_query(self) -> None:
+        """The receiver's row and what its coordinates mean, then the row times W_Q: one
+        column of W_Q per query coordinate."""
+        p, number = f"{self.s}.h1", "dims.head_numbers[0]"
+        self.clear()
+        heading, query = self.query_picture(1)
+        source, pieces = query
+        cells = [cell for cell in source.cells[0]]
+        shown = shown_indices(self.ws.d_model)
+        listing, named = self.feature_words(range(self.ws.d_model))
+        self.tell("The receiver's row has one coordinate per feature, each named by hand for "
+                  "this example: " + listing + ".", Write(heading), fade_in(source),
+                  cues=[("feature", lambda: self.point_at(source[-1]))], words=named)
+        row = self.v.value(f"{self.s}.E[{self.last}]")
+        largest = max((c for c in shown if c is not None), key=lambda c: row[c])
+        alone = all(x == 0 for c, x in enumerate(row) if c != largest) and row[largest] > 0
+        words = {"w": self.tokens[self.last], "f": self.ws.lesson.features[largest]}
+        cell = cells[shown.index(largest)]
+        template = ("“{w}” holds only {f}, {x}: {f} is a toy feature we gave to function "
+                    "words such as “{w}”." if alone else
+                    "Of the coordinates shown, the largest in “{w}”'s row is {f}, {x}.")
+        self.tell(template, cues=[("{x}", lambda: self.point_at(cell))], words=words,
+                  x=f"{self.s}.E[{self.last}][{largest}]")
+        self.tell("A real model learns its own features, and they need not have names.",
+                  cues=[("features", lambda: self.point_at(source[-1]))])
+        W, result = query.matrices[0], query.results[0]
+        column = VGroup(*(r[0] for r in W.cells))
+        first = result.cells[0][0]
+        self.tell("Head {h} multiplies this row by its own W_Q.", fade_in(pieces),
+                  cues=[("W_Q", lambda: self.point_at(W))], h=number)
+        self.tell("The query's first coordinate is this row dotted with the first column of "
+                  "W_Q: {x}.", cues=[("first column", lambda: self.point_at(
+                      source.body, column, first, each=True))],
+                  x=f"{p}.Q[{self.last}][0]")
+        inner, keys = vector("q", f"{p}.Q[{self.last}]", self.ws.d_head)
+        self.tell("Each coordinate has its own column; together they make the query "
+                  + inner + ".", cues=[("query", lambda: self.point_at(result))], **keys)
+        self.shown = VGroup(heading, query)
+
+    def later_query(self, head: int) -> None:
+        """The same row through this head's own W_Q: only what differs is said."""
+        p, number = f"{self.s}.h{head}", f"dims.head_numbers[{head - 1}]"
+        self.clear()
+        heading, query = self.query_picture(head)
+        W, result = query.matrices[0], query.results[0]
+        inner, keys = vector("q", f"{p}.Q[{self.last}]", self.ws.d_head)
+        self.tell("Head {h} takes the same row through its own W_Q, so the query changes: "
+                  + inner + ".", Write(heading), fade_in(query),
+                  cues=[("W_Q", lambda: self.point_at(W)),
+                        ("changes", lambda: self.point_at(result))], h=number, **keys)
+        q = self.v.value(f"{p}.Q[{self.last}]")
+        live = [c for c, x in enumerate(q) if x != 0]
+        keyed = self.reads(f"params.h{head}.W_K")
+        if len(live) == 1 and keyed is not None and live[0] in shown_indices(len(q)):
+            c = live[0]
+            cell = result.cells[0][shown_indices(len(q)).index(c)]
+            self.tell("Only one coordinate is nonzero, and this head's keys hold {f} there: "
+                      "the query asks for {f}.", cues=[("Only", lambda: self.point_at(cell))],
+                      words={"f": self.ws.lesson.features[keyed[c]]})
         self.shown = VGroup(heading, query)
 
     def source_rows(self, head: int) -> None:
@@ -531,33 +590,80 @@ class ReceiverProjections(LectureScene):
         inner_k, keys_k = vector("k", f"{p}.K[{top}]", self.ws.d_head)
         inner_v, keys_v = vector("v", f"{p}.V[{top}]", self.ws.d_head)
         words = {"w": self.tokens[top]}
+        same = self.v.value(f"params.h{head}.W_K") == self.v.value(f"params.h{head}.W_V")
+        keyed = self.reads(f"params.h{head}.W_K")
         both = self.projection(top, [key, value], colour, heading)
         if both.scaled >= MIN_SCALE:
             self.section(f"head {head} key and value")
             self.clear()
-            self.say("Its strongest source, “{w}”, sends its own row through W_K and W_V.",
-                     fade_in(heading, both), words=words)
-            self.say("The key " + inner_k + " decides how well it matches;",
-                     self.point_at(both.results[0]), **keys_k)
-            self.say("the value " + inner_v + " is what it would pass on.",
-                     self.point_at(both.results[1]), **keys_v)
+            if head > 1:
+                self.tell("Its strongest source, “{w}”, gives the key " + inner_k + " and the "
+                          "value " + inner_v + ".", fade_in(heading, both),
+                          cues=[("key", lambda: self.point_at(both.results[0])),
+                                ("value", lambda: self.point_at(both.results[1]))],
+                          words=words, **keys_k, **keys_v)
+                self.differs(head, keyed, both.matrices[0])
+                self.shown = VGroup(heading, both)
+                return
+            self.tell("Its strongest source, “{w}”, sends its own row through W_K and W_V.",
+                      fade_in(heading, both), cues=[("W_K", lambda: self.point_at(
+                          *both.matrices, each=True))], words=words)
+            holds, named = ("", {}) if keyed is None else self.feature_words(
+                [keyed[c] for c in range(self.ws.d_head) if c in shown_indices(self.ws.d_head)],
+                "g")
+            self.tell("The key " + inner_k + (", its " + holds + "," if holds else "")
+                      + " decides how well it matches;",
+                      cues=[("key", lambda: self.point_at(both.results[0]))],
+                      words=named, **keys_k)
+            self.tell("the value " + inner_v + " is what it would pass on.",
+                      cues=[("value", lambda: self.point_at(both.results[1]))], **keys_v)
+            if same:
+                note = self.label("same entries here, two separate parameters", 20, MUTED)
+                note.next_to(VGroup(*both.matrices), DOWN, buff=0.25)
+                if note.get_bottom()[1] < SAFE_BOTTOM + 0.1:
+                    note.next_to(both[0], RIGHT, buff=0.4)
+                self.tell("W_K and W_V have equal entries here only to keep the arithmetic "
+                          "easy; they are separate parameters with different jobs.",
+                          fade_in(note), cues=[("equal", lambda: self.point_at(
+                              *both.matrices, each=True))])
+                both.add(note)
             self.shown = VGroup(heading, both)
             return
         self.section(f"head {head} key")
         self.clear()
         first = self.projection(top, [key], colour, heading)
-        self.say("Its strongest source, “{w}”, sends its own row through W_K.",
-                 fade_in(heading, first), words=words)
-        self.say("The key " + inner_k + " decides how well it matches.",
-                 self.point_at(first.results[0]), **keys_k)
+        self.tell("Its strongest source, “{w}”, sends its own row through W_K:",
+                  fade_in(heading, first), cues=[("W_K", lambda: self.point_at(
+                      first.matrices[0]))], words=words)
+        self.tell("the key " + inner_k + " decides how well it matches.",
+                  cues=[("key", lambda: self.point_at(first.results[0]))], **keys_k)
+        if head > 1:
+            self.differs(head, keyed, first.matrices[0])
         self.section(f"head {head} value")
         second = self.projection(top, [value], colour, heading)
         self.play(*filter(None, [self.unpoint()]), fade_out(first))
-        self.say("The same row through W_V gives the value " + inner_v + ":",
-                 fade_in(second), **keys_v)
-        self.say("what “{w}” would pass on if chosen.", self.point_at(second.results[0]),
-                 words=words)
+        self.tell("The same row through W_V gives the value " + inner_v + ", what “{w}” "
+                  "would pass on if chosen.", fade_in(second),
+                  cues=[("value", lambda: self.point_at(second.results[0]))], words=words,
+                  **keys_v)
+        if same and head == 1:
+            self.tell("W_V has the same entries as W_K here only to keep the arithmetic easy; "
+                      "they are separate parameters with different jobs.",
+                      cues=[("W_V", lambda: self.point_at(second.matrices[0]))])
         self.shown = VGroup(heading, second)
+
+    def differs(self, head: int, keyed: list[int] | None, matrix: Mobject) -> None:
+        """What this head's keys hold, against the first head's: said only when both key
+        matrices copy one feature per column."""
+        first = self.reads("params.h1.W_K")
+        if keyed is None or first is None or keyed == first:
+            return
+        columns = [c for c in range(self.ws.d_head) if c in shown_indices(self.ws.d_head)]
+        mine, named = self.feature_words([keyed[c] for c in columns], "f")
+        theirs, other = self.feature_words([first[c] for c in columns], "g")
+        self.tell("Its W_K reads " + mine + ", where head {h}'s read " + theirs + ".",
+                  cues=[("W_K", lambda: self.point_at(matrix))],
+                  words={**named, **other}, h="dims.head_numbers[0]")
 
     def feature(self, index: int | None, size: float) -> Mobject:
         """A feature name (a worksheet word), or "…" for an elided coordinate."""
@@ -604,8 +710,10 @@ class ReceiverProjections(LectureScene):
 
 
 class OneWideHead(LectureScene):
-    """The heads' projections joined into one wide head: one weight row serves every value
-    coordinate, while separate heads keep a row each."""
+    """The heads' projections, numbers and all, joined into one wide head; why its one
+    weight row favours the source whose matches add up most; one weight row serves every
+    value coordinate, while separate heads keep a row each; the messages, coordinate by
+    coordinate."""
 
     draws_its_own_map = True  # it opens with the map, heads lit
 
@@ -621,7 +729,7 @@ class OneWideHead(LectureScene):
                  Write(heading), fade_in(whole), self.point_at(whole.stages["heads"]))
         self.play(self.unpoint(), fade_out(whole))
         self.section("own projections")
-        self.join_projections()
+        self.join_projections(heading)
         self.section("scale")
         self.play(self.unpoint(), fade_out(self.blocks))
         self.scales()
@@ -630,40 +738,76 @@ class OneWideHead(LectureScene):
         self.weight_table(heading)
         self.section("compare")
         self.compare()
+        shown = [self.table, self.boxes]
+        if len(self.heads) > 1:
+            self.section("pooled")
+            self.play(*filter(None, [self.unpoint()]), fade_out(*shown))
+            self.pooled(heading)
+            shown = [self.sums]
         self.section("messages")
-        self.play(*filter(None, [self.unpoint()]), fade_out(self.table, self.boxes))
-        self.messages()
+        self.play(*filter(None, [self.unpoint()]), fade_out(*shown))
+        self.messages(heading)
 
-    def join_projections(self) -> None:
-        """Each head's W_Q as a block; the blocks close up into one wide W_Q."""
-        unit = min(0.6, 7.0 / (len(self.heads) * self.ws.d_head), 3.6 / self.ws.d_model)
+    def join_projections(self, heading: Mobject) -> None:
+        """Each head's W_Q with its numbers; the blocks close up into one wide W_Q, every
+        entry kept."""
+        size = 22
+        mats = VGroup()
         parts = VGroup()
         for head in self.heads:
             colour = self.head_colour(head)
-            block = Rectangle(width=unit * self.ws.d_head, height=unit * self.ws.d_model,
-                              stroke_color=colour, stroke_width=2, fill_color=colour,
-                              fill_opacity=0.3)
-            name = self.head_label(head, 22).next_to(block, DOWN, buff=0.2)
-            shape = self.bound("{s}", 20, colour, s="shapes.W_Q").next_to(block, UP, 0.2)
-            parts.add(VGroup(block, name, shape))
-        parts.arrange(RIGHT, buff=0.6).move_to(DOWN * 0.2)
-        self.say("Each head has its own W_Q, {s}.", fade_in(parts), s="shapes.W_Q")
+            mat = self.matrix(f"params.h{head}.W_Q", size=size, colour=colour)
+            name = self.head_label(head, 22).next_to(mat, DOWN, buff=0.2)
+            shape = self.bound("W_Q  {s}", 20, colour, s="shapes.W_Q").next_to(mat, UP, 0.2)
+            mats.add(mat)
+            parts.add(VGroup(mat, name, shape))
+        parts.arrange(RIGHT, buff=0.6, aligned_edge=UP)
+        first = mats[0]
+        names = VGroup(*(self.feature(i, 20) for i in range(self.ws.d_model)))
+        for label, row in zip(names, first.cells, strict=True):
+            label.set_y(row[0].get_y())
+        names.arrange(DOWN, buff=0, aligned_edge=RIGHT, center=False)
+        for label, row in zip(names, first.cells, strict=True):
+            label.set_y(row[0].get_y())
+            label.shift(RIGHT * (first.brackets[0].get_left()[0] - 0.2 - label.get_right()[0]))
+        page = VGroup(names, parts)
+        top = heading.get_bottom()[1] - 0.4
+        before = page.width
+        room = top - 0.3 - (SAFE_BOTTOM + 0.3)
+        page.scale(min(1.8, 13.0 / page.width, room / page.height))
+        gap = 0.45 * page.width / before
+        page.move_to([0, top - page.height / 2 - 0.3, 0])
+        self.say("Each head has its own W_Q, {s}, with the numbers it was given.",
+                 fade_in(page), self.point_at(*mats, each=True), s="shapes.W_Q")
         self.say("The same holds for W_K and W_V: every head owns its three projections.",
-                 self.point_at(parts))
+                 self.unpoint())
         self.section("join projections")
-        blocks = VGroup(*(part[0] for part in parts))
-        closed = blocks.copy().arrange(RIGHT, buff=0).move_to(blocks)
+        bodies = VGroup(*(mat.body for mat in mats))
+        closed = bodies.copy().arrange(RIGHT, buff=gap).move_to(bodies)
+        closed.align_to(bodies, UP)
+        closed.set_x(bodies.get_x())
+        sides = brackets(closed)
+        shift = names.get_right()[0] - (sides[0].get_left()[0] - 0.2)  # names stay beside
         wide = self.bound("one wide W_Q  [{m}, {j}]", 24, INK, m="dims.d_model",
-                          j="dims.joined").next_to(closed, UP, buff=0.25)
-        moves = [part[0].animate.shift(target.get_center() - part[0].get_center())
-                 for part, target in zip(parts, closed, strict=True)]
+                          j="dims.joined").next_to(VGroup(closed, sides), UP, buff=0.25)
+        moves = [mat.body.animate.shift(target.get_center() - mat.body.get_center())
+                 for mat, target in zip(mats, closed, strict=True)]
         self.say("Set side by side, they are the projections of one wide head; no entry "
-                 "changes.", self.unpoint(), *moves,
-                 *(FadeOut(VGroup(part[1], part[2])) for part in parts), FadeIn(wide))
+                 "changes.", *moves, names.animate.shift(LEFT * shift),
+                 *(FadeOut(VGroup(part[1], part[2], mat.brackets))
+                   for part, mat in zip(parts, mats, strict=True)),
+                 FadeIn(sides), FadeIn(wide))
         self.say("Joined, the wide projection has {j} columns: every query, key and value "
-                 "is {k} coordinates long.", self.point_at(wide), j="dims.joined",
+                 "is {k} coordinates long.", self.point_at(wide, VGroup(closed, sides), each=True),
+                 j="dims.joined",
                  k="dims.joined")
-        self.blocks = VGroup(blocks, wide)
+        self.blocks = VGroup(bodies, names, sides, wide)
+
+    def feature(self, index: int | None, size: float) -> Mobject:
+        """A feature name (a worksheet word), or "…" for an elided coordinate."""
+        if index is None:
+            return self.label("…", size, MUTED)
+        return self.bound("{f}", size, MUTED, words={"f": self.ws.lesson.features[index]})
 
     def scales(self) -> None:
         """The wide head's √ scale against each head's."""
@@ -760,21 +904,188 @@ class OneWideHead(LectureScene):
                      self.point_at(*(cell for cells in self.cells[1:] for cell in cells)))
         self.boxes = boxes
 
-    def messages(self) -> None:
-        """The wide head's message against the separate heads' joined messages."""
-        wide = self.vec(f"{self.s}.wide.message", 26, INK,
-                        template="wide head's message:  {v}")
-        joined = self.vec(f"{self.s}.joined[{self.last}]", 26, INK,
-                          template="separate heads, joined:  {v}")
-        lines = VGroup(wide, joined).arrange(DOWN, buff=0.5, aligned_edge=LEFT)
-        fit(lines, 13.0).move_to(DOWN * 0.2)
-        inner_w, keys_w = vector("w", f"{self.s}.wide.message", self.ws.d_model)
-        inner_j, keys_j = vector("s", f"{self.s}.joined[{self.last}]", self.ws.d_model)
-        self.say("Mixing the values with that single row, the wide head sends the message "
-                 + inner_w + ".", fade_in(wide), self.point_at(wide), **keys_w)
-        if len(self.heads) > 1:
-            self.say("The separate heads, each with its own row, send " + inner_j
-                     + " once joined.", fade_in(joined), self.point_at(joined), **keys_j)
+    def pooled(self, heading: Mobject) -> None:
+        """Why the wide head favours its top source: its dot product for a source is the
+        sum of every head's, divided once by √(joined width). The wide head's favourite and
+        each head's favourite, summed term by term in the heads' colours."""
+        top = self.v.value(f"{self.s}.wide.top_source")
+        picks = list(dict.fromkeys([top] + [self.v.value(f"{self.s}.h{h}.top_source")
+                                            for h in self.heads]))
+        size = 26
+        header = VGroup(*(self.head_label(h, 20) for h in self.heads),
+                        self.label("wide dot product", 20, MUTED),
+                        self.bound("÷ √{j}", 20, MUTED, j="dims.joined"),
+                        self.label("wide score", 20, MUTED))
+        rows = []
+        for j in picks:
+            terms = [self.num(f"{self.s}.h{h}.dots[{j}]", size, self.head_colour(h))
+                     for h in self.heads]
+            cells = [self.word(self.tokens[j], size)]
+            for k, term in enumerate(terms):
+                cells += [term] if k == 0 else [self.label("+", size, MUTED), term]
+            cells += [self.label("=", size, MUTED), self.num(f"{self.s}.wide.dots[{j}]", size),
+                      self.num(f"{self.s}.wide.scale", size, MUTED),
+                      self.num(f"{self.s}.wide.scores[{j}]", size)]
+            line = VGroup(*cells)
+            line.terms, line.word = VGroup(*terms), cells[0]
+            line.sum, line.scale, line.score = cells[-3], cells[-2], cells[-1]
+            rows.append(line)
+        # Columns: word, each head's term (with "+" between), "=", sum, scale, score.
+        count = len(rows[0])
+        term_columns = [1 + 2 * k for k in range(len(self.heads))]
+        headed = dict(zip([*term_columns, count - 3, count - 2, count - 1], header,
+                          strict=True))
+        widths = [max([row[c].width for row in rows]
+                      + ([headed[c].width] if c in headed else [])) for c in range(count)]
+        xs, at = [], 0.0
+        for c, width in enumerate(widths):
+            xs.append(at + width / 2)
+            at += width + (0.5 if c in (0, count - 3, count - 2) else 0.25)
+        for r, row in enumerate(rows):
+            for c, cell in enumerate(row):
+                cell.move_to([xs[c], -r * 0.8, 0])
+                if c == 0:
+                    cell.shift(RIGHT * (xs[0] + widths[0] / 2 - cell.get_right()[0]))
+        for c, label in headed.items():
+            label.move_to([xs[c], 0.75, 0])
+        table = VGroup(header, *rows)
+        top_y = heading.get_bottom()[1] - 0.5
+        table.scale(min(1.3, 13.0 / table.width, (top_y - (SAFE_BOTTOM + 0.3)) / table.height))
+        table.move_to([0, top_y - table.height / 2, 0])
+        self.sums = table
+        first = rows[0]
+        words = {"w": self.tokens[top]}
+        self.tell("Why does the wide head favour “{w}”? For each source, its dot product adds "
+                  "up every head's.", fade_in(header, first),
+                  cues=[("adds", lambda: self.point_at(first.terms, first.sum))], words=words)
+        slots = {f"a{chr(97 + k)}": f"{self.s}.h{h}.dots[{top}]"
+                 for k, h in enumerate(self.heads)}
+        terms = " + ".join("{" + slot + "}" for slot in slots)
+        self.tell("For “{w}”: " + terms + " = {c}, divided by √{j} = {x}, gives the score {y}.",
+                  cues=[("{c}", lambda: self.point_at(first.sum)),
+                        ("{x}", lambda: self.point_at(first.scale)),
+                        ("{y}", lambda: self.point_at(first.score))],
+                  words=words, c=f"{self.s}.wide.dots[{top}]", j="dims.joined",
+                  x=f"{self.s}.wide.scale", y=f"{self.s}.wide.scores[{top}]", **slots)
+        for row, j in zip(rows[1:], picks[1:], strict=True):
+            favourite = next(h for h in self.heads
+                             if self.v.value(f"{self.s}.h{h}.top_source") == j)
+            slots = {f"a{chr(97 + k)}": f"{self.s}.h{h}.dots[{j}]"
+                     for k, h in enumerate(self.heads)}
+            terms = " + ".join("{" + slot + "}" for slot in slots)
+            self.tell("Head {h}'s favourite, “{w}”, totals " + terms + " = {c}: a lower "
+                      "score, {y}.", fade_in(row),
+                      cues=[("totals", lambda row=row: self.point_at(row.terms, row.sum)),
+                            ("{y}", lambda row=row: self.point_at(row.score))],
+                      words={"w": self.tokens[j]}, h=f"dims.head_numbers[{favourite - 1}]",
+                      c=f"{self.s}.wide.dots[{j}]", y=f"{self.s}.wide.scores[{j}]", **slots)
+        self.tell("So one weight row pools every head's match, and “{w}”, with the largest "
+                  "total, gets the largest weight.", words=words,
+                  cues=[("“{w}”", lambda: self.point_at(first))])
+
+    def message_labels(self) -> list[Mobject]:
+        """Above each shown message coordinate: the feature its value column copies (when
+        that head's W_V copies one feature per column), else the head it comes from."""
+        labels: list[Mobject] = []
+        d = self.ws.d_head
+        for k in shown_indices(self.ws.d_model):
+            if k is None:
+                labels.append(self.label("…", 20, MUTED))
+                continue
+            head, column = k // d + 1, k % d
+            copies = self.copies(f"params.h{head}.W_V")
+            if copies is None:
+                labels.append(self.head_label(head, 20))
+            else:
+                labels.append(self.bound("{f}", 20, self.head_colour(head),
+                                         words={"f": self.ws.lesson.features[copies[column]]}))
+        return labels
+
+    def copies(self, key: str) -> list[int] | None:
+        """The input feature each column of the matrix ``key`` copies, when every column
+        has a single nonzero entry; otherwise ``None``."""
+        matrix = self.v.value(key)
+        picked = []
+        for c in range(len(matrix[0])):
+            rows = [i for i, row in enumerate(matrix) if row[c] != 0]
+            if len(rows) != 1:
+                return None
+            picked.append(rows[0])
+        return picked
+
+    def messages(self, heading: Mobject) -> None:
+        """The wide head's message against the separate heads' joined messages, under the
+        name of what each coordinate carries."""
+        shown = shown_indices(self.ws.d_model)
+        d = self.ws.d_head
+        size = 26
+        names = self.message_labels()
+        wide_key, joined_key = f"{self.s}.wide.message", f"{self.s}.joined[{self.last}]"
+
+        def row(key: str, coloured: bool) -> list[Mobject]:
+            return [self.label("…", size, MUTED) if k is None else
+                    self.num(f"{key}[{k}]", size,
+                             self.head_colour(k // d + 1) if coloured else INK)
+                    for k in shown]
+
+        wide_row, joined_row = row(wide_key, False), row(joined_key, True)
+        pitch = max(m.width for m in [*names, *wide_row, *joined_row]) + 0.45
+        for c, (name, a, b) in enumerate(zip(names, wide_row, joined_row, strict=True)):
+            for mob, y in ((name, 0.8), (a, 0.0), (b, -0.8)):
+                mob.move_to([c * pitch, y, 0])
+        titles = VGroup(self.label("wide head", 22, INK),
+                        self.label("separate heads, joined", 22, INK))
+        start = min(m.get_left()[0] for m in [*names, *wide_row, *joined_row])
+        for title, y in zip(titles, (0.0, -0.8), strict=True):
+            title.move_to([start - 0.5, y, 0], aligned_edge=RIGHT)
+        wide_line = VGroup(titles[0], *wide_row)
+        joined_line = VGroup(titles[1], *joined_row)
+        head_row = VGroup(*names)
+        table = VGroup(head_row, wide_line, joined_line)
+        fit(table, 13.0)
+        table.move_to([0, (heading.get_bottom()[1] + SAFE_BOTTOM) / 2, 0])
+        known = all(self.copies(f"params.h{h}.W_V") is not None for h in self.heads)
+        named = {}
+        if known:
+            parts = []
+            for k in shown:
+                if k is None:
+                    parts.append("…")
+                    continue
+                feature = self.copies(f"params.h{k // d + 1}.W_V")[k % d]
+                named[f"f{k}"] = self.ws.lesson.features[feature]
+                parts.append("{f" + str(k) + "} {x" + str(k) + "}")
+            listing = ENGLISH.join(parts)
         else:
-            self.say("The one head, on its own, sends the same: " + inner_j + ".",
-                     fade_in(joined), self.point_at(joined), **keys_j)
+            listing = ""
+        keys_w = {f"x{k}": f"{wide_key}[{k}]" for k in shown if k is not None}
+        keys_j = {f"x{k}": f"{joined_key}[{k}]" for k in shown if k is not None}
+        inner_w, vec_w = vector("w", wide_key, self.ws.d_model)
+        inner_j, vec_j = vector("s", joined_key, self.ws.d_model)
+        self.tell("Each coordinate of a message carries one feature of the values, named "
+                  "above it." if known else "Each coordinate of a message comes from one "
+                  "head's values; that head is named above it.", fade_in(head_row),
+                  cues=[("named", lambda: self.point_at(head_row))])
+        if known:
+            self.tell("Mixed with that single row, the wide head's message carries "
+                      + listing + ".", fade_in(wide_line),
+                      cues=[("carries", lambda: self.point_at(wide_line))],
+                      words=named, **keys_w)
+        else:
+            self.tell("Mixed with that single row, the wide head's message is " + inner_w
+                      + ", coordinate by coordinate.", fade_in(wide_line),
+                      cues=[("message", lambda: self.point_at(wide_line))], **vec_w)
+        if len(self.heads) == 1:
+            self.tell("The one head, on its own, sends the same: " + inner_j + ".",
+                      fade_in(joined_line), cues=[("same", lambda: self.point_at(joined_line))],
+                      **vec_j)
+        elif known:
+            self.tell("The separate heads, each with its own row, send " + listing
+                      + " once joined.", fade_in(joined_line),
+                      cues=[("separate", lambda: self.point_at(joined_line))],
+                      words=named, **keys_j)
+        else:
+            self.tell("The separate heads, each with its own row, send " + inner_j
+                      + " once joined.", fade_in(joined_line),
+                      cues=[("separate", lambda: self.point_at(joined_line))], **vec_j)
+        self.play(*filter(None, [self.unpoint()]))
