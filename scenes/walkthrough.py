@@ -27,6 +27,7 @@ from manim import (
     Line,
     Mobject,
     MoveToTarget,
+    ReplacementTransform,
     Transform,
     VGroup,
     Write,
@@ -69,6 +70,16 @@ LINE_GAP = 0.5
 """From the last row to the line under it, and from one such line to the next."""
 TERMS = 2
 """How many of the largest weighted value rows the recap writes out in the message's sum."""
+WEIGHTS_STEP = ["exp", "weight", "first"]
+"""The recap's columns as the weights are made: the exponentials, then this head's weights
+made from them, then head one's for comparison (last, so no column sits between a head's
+exponentials and its weights)."""
+MESSAGE_STEP = ["weight", "value", "contribution", "first"]
+"""The recap's columns as the message is made: this head's weights, value rows and their
+products, head one's weights last."""
+COLUMN_BUFF = (0.16, 0.06)
+"""The room an outline round a whole column of rows keeps from their brackets (across) and
+from the header above (up)."""
 
 
 def full_heads_requested() -> bool:
@@ -108,7 +119,6 @@ class HeadWalkthrough(LectureScene):
         self.sum_y = max(SUM_Y, self.ys[-1] - LINE_GAP)
         self.message_y = self.sum_y - LINE_GAP
         self.visible: list[str] = []
-        self.ghosts: list[Mobject] = []
         self.followers: dict[str, list[Mobject]] = {}
         """What moves with a column when it slides (a sum written under it)."""
         self.shifts: dict[str, float] = {}
@@ -204,10 +214,17 @@ class HeadWalkthrough(LectureScene):
             self.switch(["word", "dot", "score"], bring=False,
                         layout=["word", "dot", "score", "exp"])
         scores = self.columns["score"]
-        self.say("Divide each dot product by √{d}, which is {r}, to keep the scores moderate.",
+        self.say("Each score is its dot product divided by √{d}, which is {r}.",
                  fade_in(scores.header), self.point_at(scores.header),
                  LaggedStart(*map(fade_in, scores.cells), lag_ratio=0.15, run_time=2.5),
                  d="dims.d_head", r="dims.sqrt_d_head")
+        top = self.top_source()
+        said = "Why √{d}? The key width is {d}, and a wider key adds up more products; " \
+            "dividing by the square root of the width keeps scores from growing with it."
+        self.say(said, cued(said, [
+            ("Why", self.point_at(*self.row_cells(top, "dot", "score"))),
+            ("dividing", self.point_at(scores.header))],
+            step=0.8), d="dims.d_head")
 
     def exponentials(self) -> None:
         self.visible.append("exp")
@@ -235,7 +252,8 @@ class HeadWalkthrough(LectureScene):
                  fade_in(bars.header), self.point_at(self.total),
                  LaggedStart(*(grow(cell) for cell in bars.cells), lag_ratio=0.15,
                              run_time=3.0), t=f"{self.p}.denominator")
-        self.say("The weights sum to {one}.", fade_in(self.one),
+        self.say("The weights sum to {one}. Exponentials divided by their sum: this step is "
+                 "the softmax.", fade_in(self.one),
                  self.point_at(*bars.cells, self.one), one=f"{self.p}.weights_sum")
         top = self.top_source()
         self.say("“{w}” gets the longest bar, {x}.",
@@ -244,15 +262,27 @@ class HeadWalkthrough(LectureScene):
 
     def values(self) -> None:
         with self.silence("the exponentials leave; the bars stay"):
-            self.play(fade_out(self.total, self.line), self.unpoint(),
+            self.play(fade_out(self.total, self.line, self.one), self.unpoint(),
                       self.new_title("Head {h}: mixing the values"), run_time=0.8)
             self.followers.pop("exp")
+            self.followers.pop("weight")
             self.switch(["word", "weight", "value"], bring=False,
                         layout=["word", "weight", "value", "contribution"])
         values = self.columns["value"]
         self.say("Each token also offers a value row: the content that gets mixed.",
                  fade_in(values.header),
                  LaggedStart(*map(fade_in, values.cells), lag_ratio=0.15, run_time=2.5))
+        self.note = None
+        if self.v.value(f"params.h{self.head}.V_is_K"):
+            self.note = self.label("chosen by hand: here W_V has the same entries as W_K",
+                                   self.note_size, MUTED)
+            self.note.move_to([0, self.foot_y, 0]).align_to(values, RIGHT)
+            self.note.shift(RIGHT * max(0.0, -TABLE_WIDTH / 2 - self.note.get_left()[0]))
+            self.say("In this hand-made worksheet, W_V has the same entries as W_K, so each "
+                     "value row equals its key.", fade_in(self.note),
+                     self.point_at(*values.cells))
+            self.say("They are still two separate parameters: the keys decide the match, the "
+                     "values carry what is mixed.", self.point_at(self.note))
 
     def contributions(self) -> None:
         self.visible.append("contribution")
@@ -261,14 +291,14 @@ class HeadWalkthrough(LectureScene):
         inner_v, keys_v = vector("v", f"{self.p}.V[{top}]", self.width)
         inner_c, keys_c = vector("c", f"{self.p}.contributions[{top}]", self.width)
         weight, value, part = self.row_cells(top, "weight", "value", "contribution")
-        self.followers.pop("weight", None)
+        leaving = [self.note] if self.note is not None else []
         self.say("The weight scales the whole value row: “{w}” keeps {x} of its row.",
-                 fade_in(parts.header), fade_out(self.one),
+                 fade_in(parts.header), *([fade_out(*leaving)] if leaving else []),
                  LaggedStart(self.point_at(weight), AnimationGroup(
                      self.point_at(value, part), self.shrink(top)), lag_ratio=1.0,
                      run_time=3.5), words={"w": self.tokens[top]},
                  x=f"{self.p}.weights[{top}]")
-        ghost = self.ghosts.pop()
+        self.section("written product")
         self.product = product = self.written_product(top)
         # The product written out under the rows, each factor outlined with its cell as the
         # voice names it: the weight, the value row, then the product.
@@ -278,17 +308,15 @@ class HeadWalkthrough(LectureScene):
         self.say(said, cued(said, [
             ("{x}", self.point_at(weight, factors[0], each=True)),
             (inner_v, self.point_at(value, factors[1], each=True)),
-            (inner_c, AnimationGroup(fade_out(ghost), Write(part),
-                                     self.point_at(part, factors[2], each=True)))],
+            (inner_c, self.point_at(part, factors[2], each=True))],
             opening=[fade_in(product)], step=0.8),
             x=f"{self.p}.weights[{top}]", **keys_v, **keys_c)
         rest = [j for j in range(len(self.tokens)) if j != top]
         self.say("Every other row shrinks by its own weight: a small weight pulls it close "
                  "to zero.", LaggedStart(*map(self.shrink, rest), lag_ratio=0.15,
                                          run_time=3.5), self.unpoint())
-        self.say("Written out, each shrunken row is its weight times its value.",
-                 fade_out(*self.ghosts), LaggedStart(*(fade_in(parts.cells[j]) for j in rest),
-                                                     lag_ratio=0.1, run_time=2.0))
+        self.say("Each row of this column is its weight times its value row.",
+                 self.point_at(*parts.cells, buff=COLUMN_BUFF))
 
     def written_product(self, top: int) -> Bound:
         """``weight × value row = contribution`` for source ``top``, on the line under the
@@ -313,11 +341,15 @@ class HeadWalkthrough(LectureScene):
         ghosts = [cell.copy() for cell in parts.cells]
         target = total[len("message = "):]
         gather = [Transform(ghost, target.copy().set_opacity(0)) for ghost in ghosts]
+        rounding = self.label("sums use the unrounded numbers", self.note_size,
+                              MUTED)
+        rounding.move_to([0, self.foot_y, 0]).align_to([self.lefts["word"], 0, 0], LEFT)
         # The written product gives way to the sum on the line under the rows.
-        self.say("Add the weighted rows coordinate by coordinate.", Create(line),
+        self.say("Add the weighted rows coordinate by coordinate; the sums use the unrounded "
+                 "numbers.", Create(line),
                  LaggedStart(Fade(self.product, appear=False, run_time=0.6), LaggedStart(
-                     AnimationGroup(*gather, run_time=2.0), fade_in(total), lag_ratio=0.6),
-                     lag_ratio=1.0))
+                     AnimationGroup(*gather, run_time=2.0), fade_in(total, rounding),
+                     lag_ratio=0.6), lag_ratio=1.0))
         self.remove(*ghosts)
         inner, keys = vector("m", f"{self.p}.message", self.width)
         self.say("That sum, " + inner + ", is head {h}'s message for “{r}”.",
@@ -360,18 +392,39 @@ class HeadWalkthrough(LectureScene):
         said = "Head {h} repeats each step with its own query, " + inner + \
             ", and its own keys."
         self.say(said, cued(said, [("query", self.point_at(self.query, self.qvec)),
-                                   ("keys", self.point_at(*keys.cells))], opening=[
+                                   ("keys", self.point_at(*keys.cells, buff=COLUMN_BUFF))],
+                       opening=[
             Write(self.heading), fade_in(self.columns["word"], keys.header),
             LaggedStart(*map(fade_in, keys.cells), lag_ratio=0.15, run_time=2.0),
             fade_in(self.query, self.qvec)]), h=self.h_key, **slots)
         top = self.top_source()
+        self.worked = self.worked_score(top)
         away = optional(self.unpoint())  # before the next pointer is made
-        said = "Each dot product divided by √{d} is a score; “{w}” scores highest."
+        said = "Each score is q·k ÷ √{d}; “{w}” scores highest, {x} ÷ {r} = {s}."
         self.say(said, cued(said, [
             ("Each", AnimationGroup(fade_in(scores.header), *away)),
-            ("score;", LaggedStart(*map(fade_in, scores.cells), lag_ratio=0.15)),
-            ("“{w}”", self.point_at(*self.row_cells(top, "word", "key", "score")))],
-            step=1.2), d="dims.d_head", words={"w": self.tokens[top]})
+            ("score", LaggedStart(*map(fade_in, scores.cells), lag_ratio=0.15)),
+            ("“{w}”", self.point_at(*self.row_cells(top, "word", "key", "score"))),
+            ("{x}", AnimationGroup(fade_in(self.worked), self.point_at(
+                self.worked.dot, self.qvec, self.columns["key"].cells[top], each=True))),
+            ("{s}", self.point_at(self.worked.score, scores.cells[top], each=True))], step=1.0),
+            d="dims.d_head", words={"w": self.tokens[top]}, x=f"{self.p}.dots[{top}]",
+            r="dims.sqrt_d_head", s=f"{self.p}.scores[{top}]")
+
+    def worked_score(self, top: int) -> Bound:
+        """``q×k + q×k = dot ÷ √d = score`` for source ``top``, on the line under the rows,
+        ending under the scores."""
+        terms, slots = self.terms(top)
+        worked = self.bound(terms + " = {d} ÷ {r} = {s}", self.size * self.scale, INK,
+                            mono=True, d=f"{self.p}.dots[{top}]", r="dims.sqrt_d_head",
+                            s=f"{self.p}.scores[{top}]", **slots)
+        fit(worked, TABLE_WIDTH)
+        worked.move_to([0, self.sum_y, 0]).align_to(self.columns["score"], RIGHT)
+        worked.shift(RIGHT * max(0.0, -TABLE_WIDTH / 2 - worked.get_left()[0]))
+        count = len(slots)
+        worked.dot = worked.figures_span(0, count, 0, 0)
+        worked.score = worked.figures_span(count + 2, count + 2, 0, 0)
+        return worked
 
     def recap_sum(self) -> None:
         """The exponentials of the scores and their sum, the softmax's denominator."""
@@ -386,18 +439,18 @@ class HeadWalkthrough(LectureScene):
         said = "Exponentials of the scores add up to {t}."
         self.say(said, cued(said, [("{t}", AnimationGroup(
             Create(self.line), fade_in(self.total), self.point_at(self.total)))], opening=[
-            fade_in(exps.header), *away,
+            fade_in(exps.header), *away, fade_out(self.worked),
             LaggedStart(*map(fade_in, exps.cells), lag_ratio=0.1, run_time=1.5)]),
             t=f"{self.p}.denominator")
 
     def recap_weights(self) -> None:
         """The exponentials over their sum: this head's bars, beside head one's."""
         first, mine = self.columns["first"], self.columns["weight"]
-        moves = self.reflow(["word", "first", "exp", "weight"])
+        moves = self.reflow(["word", *WEIGHTS_STEP])
         # The query leaves and the columns slide first; the sum is outlined where it lands.
         slide = AnimationGroup(fade_out(self.query, self.qvec), *optional(self.unpoint()),
                                *moves)
-        said = "Divided by that sum, they become head {h}'s weights, drawn beside head {g}'s."
+        said = "Divided by that sum, they are head {h}'s weights, beside head {g}'s."
         self.say(said, cued(said, [
             ("Divided", slide),
             ("sum", self.point_at(self.landed(self.total, "exp"))),
@@ -421,7 +474,8 @@ class HeadWalkthrough(LectureScene):
         """The value rows; the largest terms of the weighted sum, then every head's
         message under its bars."""
         values, mine = self.columns["value"], self.columns["weight"]
-        moves = self.reflow(["word", "first", "weight", "value"])
+        parts = self.columns["contribution"]
+        moves = self.reflow(["word", *MESSAGE_STEP])
         self.followers.pop("exp")
         terms, tail = self.message_terms()
         messages = self.message_line()
@@ -430,18 +484,20 @@ class HeadWalkthrough(LectureScene):
         # The exponentials leave and the bars close up first; then the value rows come.
         slide = AnimationGroup(fade_away(self.columns["exp"], self.total, self.line),
                                *optional(self.unpoint()), *moves)
-        said = "Each value row is scaled by its weight; the rows add up to head {h}'s " \
-            "message, " + inner + "."
+        said = "Each weight times its value row fills this column; many small weights add " \
+            "up, too, into head {h}'s message, " + inner + "."
         self.say(said, cued(said, [
             ("Each", slide),
             ("value row", AnimationGroup(fade_in(values.header), LaggedStart(
                 *map(fade_in, values.cells), lag_ratio=0.1))),
-            ("scaled", AnimationGroup(fade_in(*terms), self.point_at(
-                VGroup(self.landed(mine.cells[top], "weight"), values.cells[top]), terms[0],
-                each=True))),
-            ("add up", fade_in(tail)),
+            ("fills", AnimationGroup(fade_in(parts.header, *terms), LaggedStart(
+                *map(fade_in, parts.cells), lag_ratio=0.1), self.point_at(
+                VGroup(self.landed(mine.cells[top], "weight"), values.cells[top],
+                       parts.cells[top]), terms[0], each=True))),
+            ("small", self.point_at(*parts.cells, buff=COLUMN_BUFF)),
+            ("into", fade_in(tail)),
             (inner, AnimationGroup(fade_in(messages), self.point_at(
-                tail.result, messages.mine, each=True)))], step=1.0),
+                tail.result, messages.mine, each=True)))], step=0.9),
             h=self.h_key, **keys)
 
     def message_terms(self) -> tuple[list[Bound], Bound]:
@@ -469,8 +525,9 @@ class HeadWalkthrough(LectureScene):
         tail.result = tail.figures_span(0, len(keys) - 1, 1, 1)
         line = on_baseline(VGroup(*terms, tail), 0.2 * size / 20)
         fit(line, TABLE_WIDTH)
-        value = self.columns["value"]
-        line.move_to([0, self.sum_y, 0]).set_x(self.lefts["value"] + value.width - line.width / 2)
+        parts = self.columns["contribution"]
+        line.move_to([0, self.sum_y, 0]).set_x(self.lefts["contribution"] + parts.width
+                                               - line.width / 2)
         line.shift(RIGHT * max(0.0, -TABLE_WIDTH / 2 - line.get_left()[0]))
         return terms, tail
 
@@ -484,9 +541,19 @@ class HeadWalkthrough(LectureScene):
         for text, name in ((first, "first"), (mine, "weight")):
             text.move_to([0, self.message_y, 0]).align_to([self.lefts[name], 0, 0], LEFT)
         words = self.columns["word"]
-        label.move_to([0, self.message_y, 0]).align_to([self.lefts["word"] + words.width, 0, 0],
-                                                  RIGHT)
+        # Right-aligned under the tokens, kept inside the table and clear of the message.
+        room = self.lefts["weight"] - GAP * 0.4 - max(-TABLE_WIDTH / 2, self.lefts["word"])
+        if label.width > room:
+            label.scale(max(room, label.width * LEAST_SIZE / label.font_size) / label.width)
+        label.move_to([0, self.message_y, 0]).align_to(
+            [min(self.lefts["word"] + words.width, self.lefts["weight"] - GAP * 0.4), 0, 0],
+            RIGHT)
+        label.shift(RIGHT * max(0.0, -TABLE_WIDTH / 2 - label.get_left()[0]))
         line = VGroup(label, first, mine)
+        names, words = self.coordinate_words("V")
+        if names:  # what each coordinate of this head's message holds
+            line.add(self.bound("(" + names + ")", self.note_size, MUTED, words=words)
+                     .next_to(mine, RIGHT, buff=0.2).align_to(mine, DOWN))
         line.mine = mine
         return line
 
@@ -501,7 +568,8 @@ class HeadWalkthrough(LectureScene):
 
         self.make_columns({
             "word": (header("token"), lambda j: self.word(self.tokens[j], size), RIGHT),
-            "key": (header("key"), lambda j: self.vec(f"{p}.K[{j}]", size), RIGHT),
+            "key": (self.named_header("key", "K", size), lambda j: self.vec(f"{p}.K[{j}]", size),
+                    RIGHT),
             "query": (header("query"),
                       lambda j: self.vec(f"{p}.Q[{last}]", size, self.colour), LEFT),
             "expr": (header("query × key"),
@@ -509,12 +577,13 @@ class HeadWalkthrough(LectureScene):
                                           **self.terms(j)[1]), RIGHT),
             "dot": (header("dot"), lambda j: self.bound("= {d}", size, mono=True,
                                                         d=f"{p}.dots[{j}]"), RIGHT),
-            "score": (self.bound("÷ √{d} = {r}", size * 0.8, MUTED, d="dims.d_head",
-                                 r="dims.sqrt_d_head"),
+            "score": (self.bound("score = dot ÷ √{d} (= {r})", size * 0.8, MUTED,
+                                 d="dims.d_head", r="dims.sqrt_d_head"),
                       lambda j: self.num(f"{p}.scores[{j}]", size), RIGHT),
             "exp": (header("exp(score)"), lambda j: self.num(f"{p}.exps[{j}]", size), RIGHT),
             "weight": (header("weight"), lambda j: self.bar(p, j, self.colour, size), LEFT),
-            "value": (header("value row"), lambda j: self.vec(f"{p}.V[{j}]", size), RIGHT),
+            "value": (self.named_header("value row", "V", size),
+                      lambda j: self.vec(f"{p}.V[{j}]", size), RIGHT),
             "contribution": (header("weight × value"),
                              lambda j: self.vec(f"{p}.contributions[{j}]", size), RIGHT),
         })
@@ -538,21 +607,55 @@ class HeadWalkthrough(LectureScene):
         ones = f"{self.ws.walkthrough}.h1"
         self.make_columns({
             "word": (header("token"), lambda j: self.word(self.tokens[j], size), RIGHT),
-            "key": (header("key"), lambda j: self.vec(f"{p}.K[{j}]", size), RIGHT),
-            "score": (self.bound("q·k ÷ √{d}", size * 0.8, MUTED, d="dims.d_head"),
+            "key": (self.named_header("key", "K", size), lambda j: self.vec(f"{p}.K[{j}]", size),
+                    RIGHT),
+            "score": (self.bound("score = q·k ÷ √{d}", size * 0.8, MUTED, d="dims.d_head"),
                       lambda j: self.num(f"{p}.scores[{j}]", size), RIGHT),
             "exp": (header("exp(score)"), lambda j: self.num(f"{p}.exps[{j}]", size), RIGHT),
             "first": (self.head_label(1, size * 0.8),
                       lambda j: self.bar(ones, j, self.head_colour(1), size), LEFT),
             "weight": (self.head_label(self.head, size * 0.8),
                        lambda j: self.bar(p, j, self.colour, size), LEFT),
-            "value": (header("value row"), lambda j: self.vec(f"{p}.V[{j}]", size), RIGHT),
+            "value": (self.named_header("value row", "V", size),
+                      lambda j: self.vec(f"{p}.V[{j}]", size), RIGHT),
+            "contribution": (header("weight × value"),
+                             lambda j: self.vec(f"{p}.contributions[{j}]", size), RIGHT),
         })
         # A bar column is at least as wide as the message written under it.
         for name, key in (("first", f"{ones}.message"), ("weight", f"{p}.message")):
             self.least[name] = self.vec(key, size).width
-        self.fit_columns([["word", "key", "score", "exp"], ["word", "first", "exp", "weight"],
-                          ["word", "first", "weight", "value"]])
+        self.fit_columns([["word", "key", "score", "exp"], ["word", *WEIGHTS_STEP],
+                          ["word", *MESSAGE_STEP]])
+
+    @property
+    def note_size(self) -> float:
+        """The font size of a muted note beside the table: a header's, legible however
+        tight the table."""
+        return max(LEAST_SIZE, self.size * self.scale * 0.8)
+
+    def named_header(self, text: str, kind: str, size: float) -> Mobject:
+        """A column header, with the feature each coordinate holds when this head's ``W_K``
+        (``kind`` ``K``) or ``W_V`` (``V``) copies one feature per coordinate."""
+        names, words = self.coordinate_words(kind)
+        if not names:
+            return self.label(text, size * 0.8, MUTED)
+        return self.bound(text + " (" + names + ")", size * 0.8, MUTED, words=words)
+
+    def coordinate_words(self, kind: str, last: str = ", ") -> tuple[str, dict[str, str]]:
+        """``{c0}, {c1}`` naming the features the shown coordinates of this head's keys
+        (``K``) or values (``V``) hold (``last`` before the last name), and the words that
+        fill them; empty when some coordinate mixes features."""
+        picked = [int(i) for i in self.v.value(f"params.h{self.head}.{kind}_features")]
+        if min(picked) < 0:
+            return "", {}
+        parts, words = [], {}
+        for i in shown_indices(len(picked)):
+            if i is None:
+                parts.append("…")
+                continue
+            words[f"c{i}"] = self.ws.lesson.features[picked[i]]
+            parts.append("{" + f"c{i}" + "}")
+        return ", ".join(parts[:-1]) + (last if len(parts) > 1 else "") + parts[-1], words
 
     def make_columns(self, makers: dict[str, tuple[Mobject, Callable[[int], Mobject], Any]]
                      ) -> None:
@@ -625,16 +728,12 @@ class HeadWalkthrough(LectureScene):
     def row_cells(self, j: int, *names: str) -> list[Mobject]:
         return [self.columns[n].cells[j] for n in names]
 
-    def shrink(self, j: int) -> Transform:
-        """A copy of value row ``j`` moves to its contribution's place, scaled by its
-        weight: the picture of ``weight × value`` before its numbers are written out."""
+    def shrink(self, j: int) -> ReplacementTransform:
+        """A copy of value row ``j`` moves to its contribution's place and turns into its
+        numbers, ``weight × value``, written at the table's size."""
         value = self.columns["value"].cells[j]
         part = self.columns["contribution"].cells[j]
-        ghost = value.copy()
-        self.ghosts.append(ghost)
-        weight = float(self.v.value(f"{self.p}.weights[{j}]"))
-        target = value.copy().scale(max(0.06, weight)).move_to(part)
-        return Transform(ghost, target, run_time=1.6)
+        return ReplacementTransform(value.copy(), part, run_time=1.6)
 
     # ------------------------------------------------------------------ moving columns
 

@@ -484,6 +484,12 @@ def values(doc: Doc) -> dict[str, Any]:
         reads = np.abs(_array(head["K"])).sum(axis=1)
         out[f"params.h{h}.K_reads"] = reads
         out[f"params.h{h}.K_order"] = np.argsort(-reads, kind="stable")
+        for kind in "KV":
+            matrix = _array(head[kind])
+            nonzero = matrix != 0  # a selector column holds one nonzero entry
+            out[f"params.h{h}.{kind}_features"] = np.where(
+                nonzero.sum(axis=0) == 1, np.argmax(nonzero, axis=0), -1)
+        out[f"params.h{h}.V_is_K"] = int(np.array_equal(_array(head["V"]), _array(head["K"])))
     out["params.W_O"] = W_O
     for key in ("W_hidden", "b_hidden", "W_vocab", "b_vocab"):
         out[f"params.{key}"] = _array(doc[key])

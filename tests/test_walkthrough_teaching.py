@@ -9,6 +9,7 @@ Scenes run as dry runs (no video), as in ``test_scenes.py``."""
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from typing import Any
@@ -16,6 +17,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from scenes.kit import shown_indices
 from tests import reference
 from tests.conftest import DRY_RUNS
 from tests.test_scenes import WORKSHEETS, dry_runs
@@ -144,7 +146,7 @@ def test_the_recap_adds_the_largest_weighted_value_rows_into_the_message(
     for j, row in enumerate(head["V"]):
         for c, v in enumerate(row):
             assert close(on_screen[f"{WALKED[label]}.h2.V[{j}][{c}]"], v)
-    terms = [t for t in texts if "×" in t["text"]]
+    terms = [t for t in texts if "×" in t["text"] and t["figures"]]  # not the header
     assert terms, "the message is written as a sum of weighted value rows"
     shown_sources = []
     for term in terms:
@@ -187,7 +189,7 @@ def test_head_one_writes_the_top_contribution_as_weight_times_value(shown,
     p = f"{WALKED['default']}.h1"
     keys = [f"{p}.weights[{top}]", *(f"{p}.V[{top}][{c}]" for c in range(width)),
             *(f"{p}.contributions[{top}][{c}]" for c in range(width))]
-    (product,) = [t for t in section(result, "contributions")
+    (product,) = [t for t in section(result, "written product")
                   if [key for key, _ in t["figures"]] == keys]
     assert "×" in product["text"] and "=" in product["text"]
     shown_figures = [text for _, text in product["figures"]]
@@ -199,6 +201,175 @@ def test_head_one_writes_the_top_contribution_as_weight_times_value(shown,
     assert [f["key"] for f in said["figures"]] == keys
     # The weight, the value row and the product are each pointed at as the voice says them.
     assert sum(made == k for made, _, _ in result["pointed"]) >= 3
+
+
+def selected(matrix: np.ndarray) -> list[int] | None:
+    """The input feature each column of a hand-made selector copies, else ``None``."""
+    nonzero = np.asarray(matrix) != 0
+    return list(np.argmax(nonzero, axis=0)) if np.all(nonzero.sum(axis=0) == 1) else None
+
+
+def header_named(texts: list[dict[str, Any]], base: str, features: list[str] | None) -> bool:
+    """Whether a column header reads ``base (feature, feature)``, or just ``base``."""
+    wanted = base if features is None else f"{base} ({', '.join(features)})"
+    return any(t["text"] == wanted for t in texts)
+
+
+def parameters(label: str) -> tuple[Any, dict[str, Any]]:
+    ws = load_worksheet(WORKSHEETS[label])
+    return ws, reference.values(json.loads(json.dumps(dict(ws.document))))
+
+
+def caption_texts(result: dict[str, Any]) -> list[str]:
+    return [c["text"] for c in result["manifest"]["captions"]]
+
+
+@pytest.mark.parametrize("label", list(LABELS))
+def test_head_one_names_what_each_key_and_value_coordinate_holds(shown, label: str) -> None:
+    ws, ref = parameters(label)
+    result = shown[label]["HeadWalkthrough1"]
+    for kind, base, where in (("K", "key", "query and keys"), ("V", "value row", "values")):
+        picked = selected(ref[f"params.h1.W_{kind}"])
+        names = None if picked is None else [ws.lesson.features[i] for i in picked]
+        assert header_named(section(result, where), base, names), (kind, names)
+
+
+@pytest.mark.parametrize("label", list(LABELS))
+def test_head_one_says_why_the_value_rows_repeat_the_keys(shown, label: str) -> None:
+    """When the worksheet's W_V has W_K's entries, the values equal the keys: the scene says
+    so on screen and aloud, and that they are still two parameters."""
+    _, ref = parameters(label)
+    same = np.array_equal(ref["params.h1.W_V"], ref["params.h1.W_K"])
+    result = shown[label]["HeadWalkthrough1"]
+    said = [t for t in caption_texts(result) if "W_V" in t and "W_K" in t]
+    noted = [t["text"] for t in section(result, "values") if "W_V" in t["text"]]
+    assert bool(said) == same and bool(noted) == same, (said, noted)
+    if same:
+        head = reference.sentence(json.loads(json.dumps(dict(load_worksheet(
+            WORKSHEETS[label]).document))), WALKED[label])["heads"][0]
+        assert np.array_equal(head["V"], head["K"])
+        assert any("separate parameters" in t for t in caption_texts(result))
+
+
+@pytest.mark.parametrize("label", list(LABELS))
+def test_head_one_heads_the_scores_says_why_it_divides_and_names_the_softmax(
+        shown, label: str) -> None:
+    result = shown[label]["HeadWalkthrough1"]
+    d_head = load_worksheet(WORKSHEETS[label]).d_head
+    texts = section(result, "scaling")
+    (header,) = [t for t in texts if t["text"].startswith(f"score = dot ÷ √{d_head} (= ")]
+    assert close(dict(header["figures"])["dims.sqrt_d_head"], math.sqrt(d_head))
+    captions = caption_texts(result)
+    (why,) = [k for k, t in enumerate(captions) if "square root of the width" in t]
+    assert f"key width is {d_head}" in captions[why]
+    softmax = [k for k, t in enumerate(captions) if "softmax" in t]
+    exps = next(k for k, t in enumerate(captions) if t.startswith("Exponentials"))
+    assert softmax and softmax[0] > exps
+
+
+@pytest.mark.parametrize("label", list(LABELS))
+def test_head_one_shows_each_weighted_row_legibly_when_the_voice_says_it(
+        shown, sentence, label: str) -> None:
+    """As the voice says the top source keeps its weight of its row, that row's weighted
+    numbers stand in the column; every weighted row is then written at the value rows'
+    size (no specks)."""
+    head = sentence[label]["heads"][0]
+    result = shown[label]["HeadWalkthrough1"]
+    p, top = f"{WALKED[label]}.h1", int(np.argmax(head["weights"]))
+    # The section "contributions" ends with the sentence that says the top row is kept.
+    k, _ = caption(result, "keeps {x} of its row")
+    assert caption_texts(result)[k + 1].startswith("In numbers")
+    at_once = figures(section(result, "contributions"))
+    kept = head["weights"][top] * head["V"][top]
+    for c, part in enumerate(kept):
+        if c in shown_indices(len(kept)):
+            assert close(at_once[f"{p}.contributions[{top}][{c}]"], part), c
+    width = sum(i is not None for i in shown_indices(len(head["message"])))
+    cells = {(t["figures"][0][0].split("[")[0].rsplit(".", 1)[1],
+              int(t["figures"][0][0].split("[")[1].split("]")[0])): t
+             for t in section(result, "written product") if len(t["figures"]) == width
+             and t["figures"][0][0].startswith((f"{p}.contributions[", f"{p}.V["))}
+    for j, (weight, row) in enumerate(zip(head["weights"], head["V"], strict=True)):
+        part, value = cells[("contributions", j)], cells[("V", j)]
+        for key, text in part["figures"]:
+            c = int(key.rsplit("[", 1)[1].rstrip("]"))
+            assert key.startswith(f"{p}.contributions[{j}]") and close(text, weight * row[c])
+        height = lambda t: t["box"][3] - t["box"][1]  # noqa: E731
+        assert height(part) >= 0.9 * height(value), j
+
+
+@pytest.mark.parametrize("label", list(LABELS))
+def test_head_one_notes_that_the_sums_use_unrounded_numbers(shown, sentence,
+                                                            label: str) -> None:
+    head = sentence[label]["heads"][0]
+    result = shown[label]["HeadWalkthrough1"]
+    texts = section(result, "message")
+    assert any("unrounded" in t["text"] for t in texts)
+    shown_parts = figures(texts)
+    p = f"{WALKED[label]}.h1"
+    # The note is needed: the rounded terms do not always add up to the rounded message.
+    rounded = np.array([[number(shown_parts[f"{p}.contributions[{j}][{c}]"])
+                         for c in range(len(head["message"]))]
+                        for j in range(len(head["weights"]))]).sum(axis=0)
+    if label == "default":
+        assert any(abs(r - m) > 5e-4 for r, m in zip(rounded, head["message"], strict=True))
+
+
+# --------------------------------------------------------------------------- recap layout
+
+
+def header_box(texts: list[dict[str, Any]], text: str) -> list[float]:
+    (found,) = [t["box"] for t in texts if t["text"] == text]
+    return found
+
+
+@pytest.mark.parametrize("label", list(LABELS))
+def test_the_recap_keeps_each_heads_exponentials_beside_its_own_weights(shown,
+                                                                       label: str) -> None:
+    """Head 2's exponentials, then head 2's weights made from them, then head 1's: no
+    column of one head sits between the other head's exponentials and weights."""
+    texts = section(shown[label]["HeadWalkthrough2"], "recap weights")
+    exps, mine, first = (header_box(texts, name) for name in ("exp(score)", "Head 2", "Head 1"))
+    assert exps[2] < mine[0] < first[0]
+
+
+@pytest.mark.parametrize("label", list(LABELS))
+def test_the_recap_works_one_score_out(shown, sentence, label: str) -> None:
+    head = sentence[label]["heads"][1]
+    result = shown[label]["HeadWalkthrough2"]
+    p, top = f"{WALKED[label]}.h2", int(np.argmax(head["scores"]))
+    dot = head["Q"][-1] @ head["K"][top]
+    score = dot / math.sqrt(len(head["K"][top]))
+    _, said = caption(result, "scores highest")
+    keys = [f["key"] for f in said["figures"]]
+    width = len(head["K"][top])
+    assert keys == ["dims.d_head", f"{p}.dots[{top}]", "dims.sqrt_d_head", f"{p}.scores[{top}]"]
+    for f, expected in zip(said["figures"], (width, dot, math.sqrt(width), score),
+                           strict=True):
+        assert close(f["text"], expected)
+    (worked,) = [t for t in section(result, "recap scores") if "÷" in t["text"]
+                 and t["figures"] and t["figures"][-1][0] == f"{p}.scores[{top}]"]
+    assert close(worked["figures"][-1][1], score)
+
+
+@pytest.mark.parametrize("label", list(LABELS))
+def test_the_recap_shows_every_weighted_row_and_names_the_message_coordinates(
+        shown, sentence, label: str) -> None:
+    ws, ref = parameters(label)
+    head = sentence[label]["heads"][1]
+    result = shown[label]["HeadWalkthrough2"]
+    texts = section(result, "recap message")
+    on_screen = figures(texts)
+    p = f"{WALKED[label]}.h2"
+    for j, (weight, row) in enumerate(zip(head["weights"], head["V"], strict=True)):
+        for c, expected in enumerate(weight * row):
+            assert close(on_screen[f"{p}.contributions[{j}][{c}]"], expected), (j, c)
+    picked = selected(ref["params.h2.W_V"])
+    names = None if picked is None else [ws.lesson.features[i] for i in picked]
+    assert header_named(texts, "value row", names)
+    # The message's coordinates are named beside it.
+    assert any(t["text"] == f"({', '.join(names)})" for t in texts) if names else True
+    assert any("small weights" in t for t in caption_texts(result))
 
 
 # --------------------------------------------------------------------------- the story

@@ -14,7 +14,11 @@ zero):
     the worksheet's parameters, including each head's block ``params.hN.W_O``, and
     ``params.hN.K_reads``: how much of each input feature a head's keys read (the sum of
     the absolute entries of that feature's row of its ``W_K``), and ``params.hN.K_order``:
-    the features from the most read to the least (ties in feature order).
+    the features from the most read to the least (ties in feature order);
+    ``params.hN.K_features`` and ``params.hN.V_features``: the input feature each
+    coordinate of the head's keys (values) copies when its column of ``W_K`` (``W_V``) has
+    a single nonzero entry, ``-1`` for a column that mixes features; ``params.hN.V_is_K``:
+    ``1`` when its ``W_V`` has the same entries as its ``W_K``, else ``0``.
 ``S.*``
     ``ids``, ``E``; per head ``Q K V products dots scale scores exps denominator weights
     weights_sum contributions message A H share top_source``, and two asides on the final
@@ -182,6 +186,16 @@ def _dims(sheet: _Sheet, ws: Worksheet) -> None:
     sheet.put("dims.head_numbers", list(range(1, ws.n_heads + 1)), _I)
 
 
+def _selected_features(matrix: torch.Tensor) -> list[int]:
+    """Per column, the one input feature it copies (its single nonzero entry), or ``-1``
+    for a column that mixes features (or reads none)."""
+    picked = []
+    for column in matrix.T:
+        rows = torch.nonzero(column).flatten().tolist()
+        picked.append(rows[0] if len(rows) == 1 else -1)
+    return picked
+
+
 def _params(sheet: _Sheet, ws: Worksheet) -> None:
     sheet.put("params.tok_emb", _t(ws.tok_emb), _P)
     sheet.put("params.pos_emb", _t(ws.pos_emb), _P)
@@ -194,6 +208,10 @@ def _params(sheet: _Sheet, ws: Worksheet) -> None:
         sheet.put(f"params.h{h}.K_reads", reads, _P)
         sheet.put(f"params.h{h}.K_order", torch.sort(reads, descending=True, stable=True)
                   .indices, _I)
+        for kind in ("K", "V"):
+            sheet.put(f"params.h{h}.{kind}_features",
+                      _selected_features(_t(getattr(head, kind))), _I)
+        sheet.put(f"params.h{h}.V_is_K", int(torch.equal(_t(head.V), _t(head.K))), _I)
     sheet.put("params.W_O", W_O, _P)
     sheet.put("params.W_hidden", _t(ws.W_hidden), _P)
     sheet.put("params.b_hidden", _t(ws.b_hidden), _P)
