@@ -1,9 +1,12 @@
 """The bias flag teaches with pictures: the model map names W_O as well as the heads; one
 bias row, drawn once, is added to every query row; a row the projection sends to zero becomes
 the bias itself (where the worksheet has one); position rows, each different, stand beside
-the one bias row; the parameter counts are derived on screen; and PyTorch's packed weight
-is shown as the three matrices, each transposed, stacked along the rows. Checked on dry runs
-of several worksheets, every expected number recomputed here from the worksheet."""
+the one bias row; each head's own W_Q is pushed against the others' into the packed W_Q,
+and head 1's b becomes head 1's slice of the packed query offsets; the parameter counts are
+derived on pictures of the four projections; PyTorch's stored W_Q is the same numbers
+transposed, each head's columns turned into its rows; and PyTorch's packed weight is shown
+as the three matrices, each transposed, stacked along the rows. Checked on dry runs of
+several worksheets, every expected number recomputed here from the worksheet."""
 
 from __future__ import annotations
 
@@ -12,10 +15,12 @@ from typing import Any
 import numpy as np
 import pytest
 
+from scenes.kit import HEAD_COLOURS, NEGATIVE
 from tests import reference
 from tests.conftest import DRY_RUNS
 from tests.test_scenes import WORKSHEETS, dry_runs
 from worksheet import load_worksheet
+from worksheet.formatting import Style
 
 pytestmark = pytest.mark.xdist_group(DRY_RUNS)
 """Dry runs are cached in the worker's memory: these modules share one worker."""
@@ -25,6 +30,10 @@ LABELS = ("default", "three", "wide", "four")
 tokens."""
 PROJECTIONS = 4
 """W_Q, W_K, W_V and W_O."""
+SAME_PLACE = 0.05
+"""How far apart (scene units) two centres may be and still count as one row or column."""
+LONGEST_LABEL = 6
+"""Words a label may have where the lesson draws pictures instead of sentences."""
 
 
 @pytest.fixture(scope="module")
@@ -153,10 +162,151 @@ def test_the_parameter_counts_are_derived_on_screen(bias, label: str) -> None:
 @pytest.mark.parametrize("label", LABELS)
 def test_the_packed_weight_is_three_transposed_matrices_stacked(bias, label: str) -> None:
     d = load_worksheet(WORKSHEETS[label]).d_model
+    assert f"W_Q [in, out] = [{d}, {d}]" in \
+        [t["text"] for t in texts(bias[label], "stored transposed")]
     found = [t["text"] for t in texts(bias[label], "stored shapes")]
-    assert f"W_Q [in, out] = [{d}, {d}]" in found
     assert [t for t in found if t.endswith("ᵀ")] == ["W_Qᵀ", "W_Kᵀ", "W_Vᵀ"]
     assert found.count(f"[out, in] = [{d}, {d}]") == 3
     assert f"in_proj_weight [{3 * d}, {d}]" in found
     said = " ".join(captions(bias[label]))
     assert "transposed" in said and "stacks the query, key and value matrices" in said
+
+
+def packed_query_weights(label: str) -> np.ndarray:
+    """W_Q packed: the heads' own ``[d_model, d_head]`` matrices side by side, head 1 first."""
+    ws, expected = load_worksheet(WORKSHEETS[label]), numbers(label)
+    return np.concatenate([np.asarray(expected[f"params.h{h}.W_Q"], dtype=float)
+                           for h in range(1, ws.n_heads + 1)], axis=1)
+
+
+def head_of(label: str, column: int) -> int:
+    """The head whose output column ``column`` of the packed W_Q is."""
+    return column // load_worksheet(WORKSHEETS[label]).d_head + 1
+
+
+def cell_key(label: str, r: int, c: int) -> str:
+    """The key of the packed W_Q's entry ``[r][c]``: head h's own matrix, its column."""
+    width = load_worksheet(WORKSHEETS[label]).d_head
+    return f"params.h{c // width + 1}.W_Q[{r}][{c % width}]"
+
+
+def in_head_colour(text: dict[str, Any], head: int, value: float) -> bool:
+    """A number drawn in its head's colour (a negative one in the negative colour)."""
+    want = NEGATIVE if value < 0 else HEAD_COLOURS[(head - 1) % len(HEAD_COLOURS)]
+    return [c.upper() for c in text["figure_colours"]] == [want.upper()]
+
+
+def centres(cells: list[list[dict[str, Any]]]) -> tuple[np.ndarray, np.ndarray]:
+    """The x and y of a grid of texts' centres."""
+    points = np.array([[centre(cell) for cell in row] for row in cells])
+    return points[..., 0], points[..., 1]
+
+
+def is_grid(xs: np.ndarray, ys: np.ndarray) -> bool:
+    """Columns share an x and run left to right; rows share a y and run downward."""
+    return bool(np.ptp(xs, axis=0).max() < SAME_PLACE and np.ptp(ys, axis=1).max() < SAME_PLACE
+                and (np.diff(xs[0]) > 0).all() and (np.diff(ys[:, 0]) < 0).all())
+
+
+@pytest.mark.parametrize("label", LABELS)
+def test_each_heads_w_q_is_pushed_against_the_others_into_the_packed_w_q(bias, label: str
+                                                                         ) -> None:
+    ws = load_worksheet(WORKSHEETS[label])
+    d = ws.d_model
+    packed = packed_query_weights(label)
+    assert packed.shape == (d, d)
+    found = texts(bias[label], "packed heads")
+    cells = []
+    for r in range(d):
+        row = []
+        for c in range(d):
+            (cell,) = keyed(found, cell_key(label, r, c))  # drawn once, from head h's own
+            assert reference.within_display(cell["text"], Style.PARAM, packed[r, c]), \
+                (r, c, cell["text"], packed[r, c])
+            assert in_head_colour(cell, head_of(label, c), packed[r, c])
+            row.append(cell)
+        cells.append(row)
+    xs, ys = centres(cells)
+    assert is_grid(xs, ys)  # one [d, d] matrix: head 1's columns first, then head 2's, …
+    steps = np.diff(xs[0])
+    assert np.ptp(steps) < SAME_PLACE  # pushed together: no gap left between heads
+    assert f"W_Q [{d}, {d}]" in {t["text"] for t in found}
+    said = [c for c in bias[label]["manifest"]["captions"]
+            if any(f["key"] == "shapes.W_Q" for f in c["figures"])]
+    assert said and f"[{d}, {ws.d_head}]" in said[0]["text"]  # each head's own shape, first
+
+
+@pytest.mark.parametrize("label", LABELS)
+def test_head_ones_b_is_head_ones_slice_of_the_packed_query_offsets(bias, label: str) -> None:
+    ws = load_worksheet(WORKSHEETS[label])
+    d, width = ws.d_model, ws.d_head
+    offset = np.asarray(numbers(label)["bias.offset"], dtype=float)
+    assert offset.shape == (width,)
+    found = texts(bias[label], "packed heads")
+    columns = [centre(keyed(found, cell_key(label, 0, c))[0])[0] for c in range(d)]
+    lowest = min(centre(keyed(found, cell_key(label, d - 1, c))[0])[1] for c in range(d))
+    for i in range(width):
+        (b,) = keyed(found, f"bias.offset[{i}]")
+        assert reference.within_display(b["text"], Style.PARAM, offset[i])
+        assert in_head_colour(b, 1, offset[i])
+        x, y = centre(b)
+        assert abs(x - columns[i]) < SAME_PLACE and y < lowest  # under head 1's column i
+    others = [t for t in found if t["figures"] and centre(t)[1] < lowest
+              and centre(t)[0] > columns[width - 1] + SAME_PLACE]
+    assert others == []  # the other heads' slices hold no invented numbers
+    assert f"{d} query offsets" in {t["text"] for t in found}
+    captions_ = bias[label]["manifest"]["captions"]
+    start = next(i for i, c in enumerate(captions_)
+                 if any(f["key"] == "shapes.W_Q" for f in c["figures"]))
+    b_said = next(c for c in captions_[start:] if "bias.offset[0]" in
+                  {f["key"] for f in c["figures"]})
+    said = {f["key"]: f["text"] for f in b_said["figures"] if f["key"].startswith("bias.offset[")}
+    assert said and all(text == keyed(found, key)[0]["text"] for key, text in said.items())
+    slice_said = next(c for c in captions_[start:] if "query offsets" in c["text"])
+    assert f" {d} query offsets" in slice_said["text"]
+    assert ("first slice" in slice_said["text"]) == (ws.n_heads > 1)
+
+
+@pytest.mark.parametrize("label", LABELS)
+def test_stored_transposed_turns_each_heads_columns_into_its_rows(bias, label: str) -> None:
+    ws = load_worksheet(WORKSHEETS[label])
+    d = ws.d_model
+    packed = packed_query_weights(label)
+    found = texts(bias[label], "stored transposed")
+    ours, theirs = [], []
+    for r in range(d):
+        pair = []
+        for c in range(d):
+            drawn = sorted(keyed(found, cell_key(label, r, c)), key=lambda t: centre(t)[0])
+            assert len(drawn) == 2  # the lesson's W_Q and, to its right, PyTorch's
+            for cell in drawn:
+                assert reference.within_display(cell["text"], Style.PARAM, packed[r, c])
+                assert in_head_colour(cell, head_of(label, c), packed[r, c])
+            pair.append(drawn)
+        ours.append([cells[0] for cells in pair])
+        theirs.append([cells[1] for cells in pair])
+    assert is_grid(*centres(ours))  # [in, out]: entry [r][c] at row r, column c
+    xs, ys = centres(theirs)
+    assert is_grid(xs.T, ys.T)  # [out, in]: entry [r][c] at row c, column r
+    assert centres(ours)[0].max() < xs.min()  # so head 1's columns are now its top rows
+    shown_ = {t["text"] for t in found}
+    assert {f"W_Q [in, out] = [{d}, {d}]", f"W_Qᵀ [out, in] = [{d}, {d}]"} <= shown_
+    said = " ".join(captions(bias[label]))
+    assert ("columns turn into its rows" if ws.n_heads > 1 else "turns into a row") in said
+
+
+def words(text: str) -> list[str]:
+    """The words of a text (an equation's numbers and signs are not words)."""
+    return [w for w in text.split() if any(ch.isalpha() for ch in w)]
+
+
+@pytest.mark.parametrize("label", LABELS)
+def test_the_projections_and_the_bias_free_lesson_are_pictures_not_sentences(bias, label: str
+                                                                            ) -> None:
+    for section in ("which projections", "this lesson"):
+        found = texts(bias[label], section)
+        long = [t["text"] for t in found if len(words(t["text"])) > LONGEST_LABEL]
+        assert long == [], (section, long)
+        assert {"W_Q", "W_K", "W_V", "W_O"} <= {t["text"] for t in found}  # drawn, named
+    named = {t["text"] for t in texts(bias[label], "which projections")}
+    assert {"causal mask", "position rows", "prediction MLP"} <= named
