@@ -346,7 +346,7 @@ class OneHeadTwoHeads(LectureScene):
         aside.move_to([0, GLOSS_TOP - aside.height / 2, 0])
         aside.align_to([-GLOSS_RIGHT - GLOSS_WIDTH, 0, 0], LEFT)
         self.say("Its query, matched with every key, gives each known token a weight, drawn as "
-                 "the arrow's width: here, the computed weights of one wide head.",
+                 "the arrow's width: here, the weights of one head built from our worksheet.",
                  LaggedStart(AnimationGroup(self.unpoint(), Transform(glossary, aside),
                                             run_time=0.8),
                              LaggedStart(*map(Create, single.fan), lag_ratio=0.3, run_time=4),

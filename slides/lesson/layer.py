@@ -74,12 +74,15 @@ def roles_shapes(book: Book) -> list[Stack]:
             ("shapes.H", "Td", (Text("H"),), None),
             ("shapes.joined", "TD", (Text("joined"),), None),
             ("shapes.delta", "TF", (Text("ΔE"),), None),
-        ], [(Text("project"),), (Text("times K"),), (Text("softmax"),), (Text("times V"),),
+        ], [(Text("project"),), (Text("times Kᵀ"),), (Text("softmax"),), (Text("times V"),),
             (Text("concat"),), (Text("W"), Sub("O"))],
             "Every tensor in the layer drawn to its shape, one cell per number: the input "
             "rows, one head's queries, its scores and weights, its messages, the heads "
             "joined, and the update", size="strip", masked=True, reach=64.0),
         Formula(ATTENTION + r",\qquad H = AV", fragment=3),
+        Para(book.say("{m} hides each receiver's future sources (it adds minus infinity "
+                      "there, nothing elsewhere); {dk} is a head's query width, {d}.",
+                      m=Math("M"), dk=Math("d_k"), d=book.n("dims.d_head")), fragment=3),
         Para(book.say("Each head's {wq} is {w}; {wo} is {o}. Concatenation joins "
                       "coordinates, so the joined matrix is {j}, with one row per token.",
                       wq=Math("W_Q"), w=book.n("shapes.W_Q"), wo=Math("W_O"),
