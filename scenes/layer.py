@@ -34,6 +34,7 @@ from scenes.kit import (
     MUTED,
     SAFE_BOTTOM,
     LectureScene,
+    RecordingValues,
     brackets,
     code,
     fade_in,
@@ -98,6 +99,19 @@ def stack(frame: Mobject, colours: list[str], step: float = 0.1) -> VGroup:
     for i, colour in reversed(list(enumerate(colours))):
         copies.add(frame.copy().set_stroke(colour, opacity=1.0).shift((RIGHT + DOWN) * step * i))
     return copies
+
+
+def copied_features(values: RecordingValues, key: str) -> list[int] | None:
+    """The input feature each column of the matrix ``key`` copies, when every column has a
+    single nonzero entry (a hand-made selector); otherwise ``None``."""
+    matrix = values.value(key)
+    picked = []
+    for c in range(len(matrix[0])):
+        rows = [i for i, row in enumerate(matrix) if row[c] != 0]
+        if len(rows) != 1:
+            return None
+        picked.append(rows[0])
+    return picked
 
 
 class RolesAndShapes(LectureScene):
@@ -491,18 +505,6 @@ class ReceiverProjections(LectureScene):
         if self.shown is not None:
             self.play(*filter(None, [self.unpoint()]), fade_out(self.shown))
 
-    def reads(self, key: str) -> list[int] | None:
-        """The input feature each column of the matrix ``key`` copies, when every column
-        has a single nonzero entry (a hand-made selector); otherwise ``None``."""
-        matrix = self.v.value(key)
-        picked = []
-        for c in range(len(matrix[0])):
-            rows = [i for i, row in enumerate(matrix) if row[c] != 0]
-            if len(rows) != 1:
-                return None
-            picked.append(rows[0])
-        return picked
-
     def feature_words(self, indices: Sequence[int], name: str = "f") -> tuple[str, dict]:
         """``{f0}, {f1} and {f2}``: the features named, and the words that fill them."""
         named = {f"{name}{k}": self.ws.lesson.features[i] for k, i in enumerate(indices)}
@@ -568,7 +570,7 @@ class ReceiverProjections(LectureScene):
                         ("changes", lambda: self.point_at(result))], h=number, **keys)
         q = self.v.value(f"{p}.Q[{self.last}]")
         live = [c for c, x in enumerate(q) if x != 0]
-        keyed = self.reads(f"params.h{head}.W_K")
+        keyed = copied_features(self.v, f"params.h{head}.W_K")
         if len(live) == 1 and keyed is not None and live[0] in shown_indices(len(q)):
             c = live[0]
             cell = result.cells[0][shown_indices(len(q)).index(c)]
@@ -591,7 +593,7 @@ class ReceiverProjections(LectureScene):
         inner_v, keys_v = vector("v", f"{p}.V[{top}]", self.ws.d_head)
         words = {"w": self.tokens[top]}
         same = self.v.value(f"params.h{head}.W_K") == self.v.value(f"params.h{head}.W_V")
-        keyed = self.reads(f"params.h{head}.W_K")
+        keyed = copied_features(self.v, f"params.h{head}.W_K")
         both = self.projection(top, [key, value], colour, heading)
         if both.scaled >= MIN_SCALE:
             self.section(f"head {head} key and value")
@@ -655,7 +657,7 @@ class ReceiverProjections(LectureScene):
     def differs(self, head: int, keyed: list[int] | None, matrix: Mobject) -> None:
         """What this head's keys hold, against the first head's: said only when both key
         matrices copy one feature per column."""
-        first = self.reads("params.h1.W_K")
+        first = copied_features(self.v, "params.h1.W_K")
         if keyed is None or first is None or keyed == first:
             return
         columns = [c for c in range(self.ws.d_head) if c in shown_indices(self.ws.d_head)]
@@ -993,25 +995,13 @@ class OneWideHead(LectureScene):
                 labels.append(self.label("…", 20, MUTED))
                 continue
             head, column = k // d + 1, k % d
-            copies = self.copies(f"params.h{head}.W_V")
+            copies = copied_features(self.v, f"params.h{head}.W_V")
             if copies is None:
                 labels.append(self.head_label(head, 20))
             else:
                 labels.append(self.bound("{f}", 20, self.head_colour(head),
                                          words={"f": self.ws.lesson.features[copies[column]]}))
         return labels
-
-    def copies(self, key: str) -> list[int] | None:
-        """The input feature each column of the matrix ``key`` copies, when every column
-        has a single nonzero entry; otherwise ``None``."""
-        matrix = self.v.value(key)
-        picked = []
-        for c in range(len(matrix[0])):
-            rows = [i for i, row in enumerate(matrix) if row[c] != 0]
-            if len(rows) != 1:
-                return None
-            picked.append(rows[0])
-        return picked
 
     def messages(self, heading: Mobject) -> None:
         """The wide head's message against the separate heads' joined messages, under the
@@ -1044,7 +1034,7 @@ class OneWideHead(LectureScene):
         table = VGroup(head_row, wide_line, joined_line)
         fit(table, 13.0)
         table.move_to([0, (heading.get_bottom()[1] + SAFE_BOTTOM) / 2, 0])
-        known = all(self.copies(f"params.h{h}.W_V") is not None for h in self.heads)
+        known = all(copied_features(self.v, f"params.h{h}.W_V") is not None for h in self.heads)
         named = {}
         if known:
             parts = []
@@ -1052,7 +1042,7 @@ class OneWideHead(LectureScene):
                 if k is None:
                     parts.append("…")
                     continue
-                feature = self.copies(f"params.h{k // d + 1}.W_V")[k % d]
+                feature = copied_features(self.v, f"params.h{k // d + 1}.W_V")[k % d]
                 named[f"f{k}"] = self.ws.lesson.features[feature]
                 parts.append("{f" + str(k) + "} {x" + str(k) + "}")
             listing = ENGLISH.join(parts)

@@ -13,7 +13,7 @@ import pytest
 
 from tests import reference
 from tests.conftest import DRY_RUNS
-from tests.test_scenes import WORKSHEETS, dry_runs
+from tests.test_scenes import WORKSHEETS, dry_runs_by_pair
 from worksheet import load_worksheet
 
 pytestmark = pytest.mark.xdist_group(DRY_RUNS)
@@ -28,8 +28,7 @@ TIME_SLACK = 0.01
 @pytest.fixture(scope="module")
 def shown() -> dict[tuple[str, str], dict[str, Any]]:
     """Both scenes' dry runs, by (worksheet label, scene)."""
-    return {(label, name): result for label, runs in dry_runs(SCENES, LABELS).items()
-            for name, result in runs.items()}
+    return dry_runs_by_pair(SCENES, LABELS)
 
 @pytest.fixture(scope="module")
 def lesson() -> dict[str, dict[str, Any]]:

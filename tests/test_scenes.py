@@ -55,6 +55,13 @@ def dry_runs(names: Sequence[str], labels: Sequence[str]) -> dict[str, dict[str,
     return made
 
 
+def dry_runs_by_pair(names: Sequence[str], labels: Sequence[str]
+                     ) -> dict[tuple[str, str], dict[str, Any]]:
+    """:func:`dry_runs`, keyed by (worksheet label, scene name)."""
+    return {(label, name): result for label, runs in dry_runs(names, labels).items()
+            for name, result in runs.items()}
+
+
 @pytest.fixture(scope="session")
 def shown(request: pytest.FixtureRequest) -> dict[str, dict[str, Any]]:
     """Dry-run the scenes the selected tests need (all of them in a full run)."""
