@@ -101,17 +101,11 @@ def stack(frame: Mobject, colours: list[str], step: float = 0.1) -> VGroup:
     return copies
 
 
-def copied_features(values: RecordingValues, key: str) -> list[int] | None:
-    """The input feature each column of the matrix ``key`` copies, when every column has a
-    single nonzero entry (a hand-made selector); otherwise ``None``."""
-    matrix = values.value(key)
-    picked = []
-    for c in range(len(matrix[0])):
-        rows = [i for i, row in enumerate(matrix) if row[c] != 0]
-        if len(rows) != 1:
-            return None
-        picked.append(rows[0])
-    return picked
+def copied_features(values: RecordingValues, head: int, kind: str) -> list[int] | None:
+    """The input feature each column of a head's ``W_K`` or ``W_V`` (``kind``) copies, when
+    every column is a hand-made selector (``params.hN.K_features``); otherwise ``None``."""
+    picked = [int(f) for f in values.value(f"params.h{head}.{kind}_features")]
+    return None if min(picked) < 0 else picked
 
 
 class RolesAndShapes(LectureScene):
@@ -570,7 +564,7 @@ class ReceiverProjections(LectureScene):
                         ("changes", lambda: self.point_at(result))], h=number, **keys)
         q = self.v.value(f"{p}.Q[{self.last}]")
         live = [c for c, x in enumerate(q) if x != 0]
-        keyed = copied_features(self.v, f"params.h{head}.W_K")
+        keyed = copied_features(self.v, head, "K")
         if len(live) == 1 and keyed is not None and live[0] in shown_indices(len(q)):
             c = live[0]
             cell = result.cells[0][shown_indices(len(q)).index(c)]
@@ -593,7 +587,7 @@ class ReceiverProjections(LectureScene):
         inner_v, keys_v = vector("v", f"{p}.V[{top}]", self.ws.d_head)
         words = {"w": self.tokens[top]}
         same = self.v.value(f"params.h{head}.W_K") == self.v.value(f"params.h{head}.W_V")
-        keyed = copied_features(self.v, f"params.h{head}.W_K")
+        keyed = copied_features(self.v, head, "K")
         both = self.projection(top, [key, value], colour, heading)
         if both.scaled >= MIN_SCALE:
             self.section(f"head {head} key and value")
@@ -657,7 +651,7 @@ class ReceiverProjections(LectureScene):
     def differs(self, head: int, keyed: list[int] | None, matrix: Mobject) -> None:
         """What this head's keys hold, against the first head's: said only when both key
         matrices copy one feature per column."""
-        first = copied_features(self.v, "params.h1.W_K")
+        first = copied_features(self.v, 1, "K")
         if keyed is None or first is None or keyed == first:
             return
         columns = [c for c in range(self.ws.d_head) if c in shown_indices(self.ws.d_head)]
@@ -995,7 +989,7 @@ class OneWideHead(LectureScene):
                 labels.append(self.label("…", 20, MUTED))
                 continue
             head, column = k // d + 1, k % d
-            copies = copied_features(self.v, f"params.h{head}.W_V")
+            copies = copied_features(self.v, head, "V")
             if copies is None:
                 labels.append(self.head_label(head, 20))
             else:
@@ -1034,7 +1028,7 @@ class OneWideHead(LectureScene):
         table = VGroup(head_row, wide_line, joined_line)
         fit(table, 13.0)
         table.move_to([0, (heading.get_bottom()[1] + SAFE_BOTTOM) / 2, 0])
-        known = all(copied_features(self.v, f"params.h{h}.W_V") is not None for h in self.heads)
+        known = all(copied_features(self.v, h, "V") is not None for h in self.heads)
         named = {}
         if known:
             parts = []
@@ -1042,7 +1036,7 @@ class OneWideHead(LectureScene):
                 if k is None:
                     parts.append("…")
                     continue
-                feature = copied_features(self.v, f"params.h{k // d + 1}.W_V")[k % d]
+                feature = copied_features(self.v, k // d + 1, "V")[k % d]
                 named[f"f{k}"] = self.ws.lesson.features[feature]
                 parts.append("{f" + str(k) + "} {x" + str(k) + "}")
             listing = ENGLISH.join(parts)
