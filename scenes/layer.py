@@ -34,9 +34,9 @@ from scenes.kit import (
     MUTED,
     SAFE_BOTTOM,
     LectureScene,
-    RecordingValues,
     brackets,
     code,
+    copied_features,
     fade_in,
     fade_out,
     fit,
@@ -99,13 +99,6 @@ def stack(frame: Mobject, colours: list[str], step: float = 0.1) -> VGroup:
     for i, colour in reversed(list(enumerate(colours))):
         copies.add(frame.copy().set_stroke(colour, opacity=1.0).shift((RIGHT + DOWN) * step * i))
     return copies
-
-
-def copied_features(values: RecordingValues, head: int, kind: str) -> list[int] | None:
-    """The input feature each column of a head's ``W_K`` or ``W_V`` (``kind``) copies, when
-    every column is a hand-made selector (``params.hN.K_features``); otherwise ``None``."""
-    picked = [int(f) for f in values.value(f"params.h{head}.{kind}_features")]
-    return None if min(picked) < 0 else picked
 
 
 class RolesAndShapes(LectureScene):

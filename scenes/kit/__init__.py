@@ -48,6 +48,7 @@ from scenes.kit.layout import (
 from scenes.kit.lesson import (
     RecordingValues,
     RecordingWorksheet,
+    copied_features,
     current_experiment,
     current_lesson,
     lesson_voice,
@@ -104,6 +105,7 @@ __all__ = [
     "brackets",
     "code",
     "column_shifts",
+    "copied_features",
     "cued",
     "current_experiment",
     "current_lesson",

@@ -139,3 +139,10 @@ class _RecordingMapping(Mapping[str, Any]):
     def __len__(self) -> int:
         self._facts.add(self._path)
         return len(self._node)
+
+
+def copied_features(values: RecordingValues, head: int, kind: str) -> list[int] | None:
+    """The input feature each column of a head's ``W_K`` or ``W_V`` (``kind``) copies, when
+    every column is a hand-made selector (``params.hN.K_features``); otherwise ``None``."""
+    picked = [int(f) for f in values.value(f"params.h{head}.{kind}_features")]
+    return None if min(picked) < 0 else picked
