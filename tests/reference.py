@@ -109,7 +109,8 @@ def head_final_row(E: np.ndarray, W_Q: np.ndarray, W_K: np.ndarray,
     -------
     dict
         ``Q K V products dots scale scores exps denominator weights weights_sum
-        contributions message top_source A H``.
+        contributions message top_source message_top A H`` (``message_top``: the
+        message's coordinate of largest magnitude, the first of equals).
     """
     Q, K, V = E @ W_Q, E @ W_K, E @ W_V
     q = Q[-1]
@@ -128,7 +129,19 @@ def head_final_row(E: np.ndarray, W_Q: np.ndarray, W_K: np.ndarray,
             "scores": scores, "exps": exps, "denominator": denominator, "weights": weights,
             "weights_sum": weights.sum(), "contributions": contributions,
             "message": contributions.sum(axis=0), "top_source": int(np.argmax(weights)),
+            "message_top": int(np.argmax(np.abs(contributions.sum(axis=0)))),
             "A": A, "H": A @ V}
+
+
+def rest(weights: np.ndarray, V: np.ndarray) -> dict[str, Any]:
+    """The message as its two heaviest terms and the rest: the sources by weight (ties in
+    order), the message less those two terms, and the first coordinate more than half rest
+    (``-1`` for none)."""
+    order = np.argsort(-weights, kind="stable")
+    message = weights @ V
+    left = message - sum(weights[j] * V[j] for j in order[:2])
+    mostly = [c for c in range(len(message)) if message[c] != 0 and left[c] / message[c] > 0.5]
+    return {"order": order, "rest": left, "mostly_rest": mostly[0] if mostly else -1}
 
 
 def softmax_asides(dots: np.ndarray, scale: float) -> dict[str, Any]:
@@ -156,7 +169,8 @@ def sentence(doc: Doc, name: str) -> dict[str, Any]:
     -------
     dict
         ``ids E mask heads joined update_terms delta E_prime wide hidden_pre hidden logits
-        probs prediction W_O probs_sum ranked probs_rest``; ``heads[h]`` holds
+        probs prediction W_O probs_sum ranked probs_rest hidden_terms logit_terms
+        top_hidden``; ``heads[h]`` holds
         :func:`head_final_row`'s steps plus ``share``, that head's part of the update;
         ``probs_rest[k]`` is the probability outside the ``k`` most probable words.
     """
@@ -167,21 +181,28 @@ def sentence(doc: Doc, name: str) -> dict[str, Any]:
     d_head = heads[0]["Q"].shape[1]
     for h, head in enumerate(heads):
         head["share"] = head["H"] @ W_O[h * d_head:(h + 1) * d_head]
+        head.update(rest(head["weights"], head["V"]))
     joined = np.concatenate([h["H"] for h in heads], axis=1)
     delta = joined @ W_O
     updated = E + delta
     wide = head_final_row(E, *(np.concatenate(_projections(doc, kind), axis=1)
                                for kind in "QKV"))
+    wide.update(rest(wide["weights"], wide["V"]))
     hidden_pre = updated @ _array(doc["W_hidden"]) + _array(doc["b_hidden"])
     logits = np.maximum(hidden_pre, 0) @ _array(doc["W_vocab"]) + _array(doc["b_vocab"])
     probs = softmax(logits[-1])
     ranked = np.argsort(-probs, kind="stable")  # most probable first, ties by id
+    hidden = np.maximum(hidden_pre[-1], 0)
+    logit_terms = hidden[:, None] * _array(doc["W_vocab"])
     return {"ids": token_ids(doc, name), "E": E, "mask": _causal(len(E)).astype(int),
             "heads": heads, "joined": joined, "update_terms": joined[-1][:, None] * W_O,
             "delta": delta, "E_prime": updated, "wide": wide, "hidden_pre": hidden_pre[-1],
             "hidden": np.maximum(hidden_pre[-1], 0), "logits": logits, "probs": probs,
             "prediction": int(np.argmax(probs)), "W_O": W_O, "probs_sum": probs.sum(),
             "ranked": ranked,
+            "hidden_terms": updated[-1][:, None] * _array(doc["W_hidden"]),
+            "logit_terms": logit_terms,
+            "top_hidden": int(np.argmax(logit_terms[:, np.argmax(probs)])),
             "probs_rest": np.array([probs[ranked[k:]].sum() for k in range(len(probs) + 1)])}
 
 
@@ -197,8 +218,8 @@ def toy(doc: Doc) -> dict[str, np.ndarray]:
     two = np.array([weights[c] @ values[:, c] for c in range(2)])
     required = np.array([(two[c] - values[1, c]) / (values[0, c] - values[1, c])
                          for c in range(2)])
-    return {"values": values, "weights": weights, "one_head": one, "two_heads": two,
-            "required": required}
+    return {"values": values, "weights": weights, "row_sums": weights.sum(axis=1),
+            "one_head": one, "two_heads": two, "required": required}
 
 
 def patches(doc: Doc) -> dict[str, np.ndarray]:
@@ -427,9 +448,11 @@ def lab(doc: Doc) -> dict[str, Any]:
     if targets:
         lr = float(doc["lesson"]["lab"]["learningRate"])
         y = np.array([list(doc["vocab"]).index(targets[name].lower()) for name in names])
-        _, loss, grads = lm_loss(params, X, y, heads, gradient=True)
+        logits, loss, grads = lm_loss(params, X, y, heads, gradient=True)
         _, loss_after, _ = lm_loss(adamw_first_step(params, grads, lr), X, y, heads)
         out.update({"lab.y": y, "lab.shape.y": [batch], "lab.loss": loss,
+                    "lab.target_prob": np.array([softmax(row)[t] for row, t in zip(
+                        logits, y, strict=True)]),
                     "lab.finite_grads": sum(bool(np.isfinite(g).all()) for g in grads.values()),
                     "lab.loss_after": loss_after})
     first, _, _ = lm_loss(params, X[:1], None, heads)
@@ -472,6 +495,8 @@ def values(doc: Doc) -> dict[str, Any]:
         "dims.vocab": len(doc["vocab"]), "dims.hidden": hidden,
         "dims.context": len(doc["pos_emb"]), "dims.positions": np.arange(1, length + 1),
         "dims.head_numbers": np.arange(1, n_heads + 1),
+        "dims.value_numbers": np.arange(1, d_head + 1),
+        "dims.hidden_units": np.arange(1, hidden + 1),
     }
 
     W_O = _array(doc["headsLesson"]["W_O"])
@@ -495,19 +520,20 @@ def values(doc: Doc) -> dict[str, Any]:
         out[f"params.{key}"] = _array(doc[key])
 
     row_steps = ("products", "dots", "scale", "scores", "exps", "denominator", "weights",
-                 "weights_sum", "contributions", "message", "top_source", "A", "H")
+                 "weights_sum", "contributions", "message", "top_source", "message_top", "A",
+                 "H")
     cases = {name: sentence(doc, name) for name in names}
     for name, case in cases.items():
         for key in ("ids", "E", "mask", "joined", "update_terms", "delta", "E_prime",
                     "hidden_pre", "hidden", "logits", "probs", "prediction", "probs_sum",
-                    "ranked", "probs_rest"):
+                    "ranked", "probs_rest", "hidden_terms", "logit_terms", "top_hidden"):
             out[f"{name}.{key}"] = case[key]
         for h, head in enumerate(case["heads"], start=1):
-            for step in ("Q", "K", "V", *row_steps, "share"):
+            for step in ("Q", "K", "V", *row_steps, "share", "order", "rest", "mostly_rest"):
                 out[f"{name}.h{h}.{step}"] = head[step]
             for step, value in softmax_asides(head["dots"], head["scale"]).items():
                 out[f"{name}.h{h}.{step}"] = value
-        for step in row_steps:
+        for step in (*row_steps, "V", "order", "rest", "mostly_rest"):
             out[f"{name}.wide.{step}"] = case["wide"][step]
         if lesson["targets"]:
             out[f"{name}.target"] = list(doc["vocab"]).index(lesson["targets"][name].lower())
@@ -550,9 +576,16 @@ def values(doc: Doc) -> dict[str, Any]:
     # difference is zero.
     out.update({
         "mha.max_diff_delta": 0.0, "mha.max_diff_A": 0.0,
+        "mha.scratch_delta": cases[names[0]]["delta"][-1],
+        "mha.library_delta": cases[names[0]]["delta"][-1],
         "mha.delta": [len(names), length, width],
         "mha.A": [len(names), n_heads, length, length],
         "mha.in_proj_weight": [3 * width, width], "mha.out_proj_weight": [width, width],
+        # The same call on the first sentence alone: no batch axis, float64 throughout.
+        "mha.single.max_diff_delta": 0.0, "mha.single.max_diff_A": 0.0,
+        "mha.single.delta": [length, width], "mha.single.A": [n_heads, length, length],
+        "mha.single.weights": np.stack([head["A"] for head in cases[names[0]]["heads"]]),
+        "mha.single.bits": np.finfo(np.float64).bits,
     })
 
     out.update(trained(doc))

@@ -9,7 +9,9 @@ zero):
 ``dims.*``
     model width, head width and its square root ``sqrt_d_head`` (the scale of the
     scores, ``2`` for a width of four), heads, tokens, vocabulary, hidden size, context, and the
-    labels ``positions`` (1…T) and ``head_numbers`` (1…H) that scenes and slides show.
+    labels ``positions`` (1…T), ``head_numbers`` (1…H), ``hidden_units`` (1…the hidden
+    size) and ``value_numbers`` (1…the head width: a head's value coordinates) that scenes
+    and slides show.
 ``params.*``
     the worksheet's parameters, including each head's block ``params.hN.W_O``, and
     ``params.hN.K_reads``: how much of each input feature a head's keys read (the sum of
@@ -21,21 +23,30 @@ zero):
     ``1`` when its ``W_V`` has the same entries as its ``W_K``, else ``0``.
 ``S.*``
     ``ids``, ``E``; per head ``Q K V products dots scale scores exps denominator weights
-    weights_sum contributions message A H share top_source``, and two asides on the final
+    weights_sum contributions message A H share top_source message_top`` (``message_top``: the
+    message's coordinate of largest magnitude), the final receiver's message as
+    its two heaviest terms and the rest (``order rest mostly_rest``), and two asides on the final
     receiver's softmax: ``unscaled.weights`` (the softmax of the dot products without the
     division by the square root of the head width) and ``stable.max stable.scores
     stable.exps stable.denominator stable.weights`` (the largest score subtracted before
     exponentiating); ``mask joined delta E_prime update_terms hidden_pre hidden logits probs
     prediction target``, with ``probs_sum``, ``ranked`` (the vocabulary from the most
     probable word down) and ``probs_rest`` (``probs_rest[k]``: the probability of every word
-    outside the ``k`` most probable); ``S.wide.*`` for one wide head.
+    outside the ``k`` most probable); for the final receiver ``hidden_terms`` (``[c][k]``:
+    E′ coordinate ``c`` times ``W_hidden[c][k]``), ``logit_terms`` (``[k][w]``: hidden number
+    ``k`` times ``W_vocab[k][w]``) and ``top_hidden`` (the hidden number that adds most to
+    the predicted word's logit); ``S.wide.*`` for one wide head, with its value rows
+    ``S.wide.V`` (every head's value row side by side) and ``order rest mostly_rest``.
 ``shapes.*``
     shapes of every matrix in the layer, for the walkthrough sentence, and of the heads'
     query projections packed side by side (``W_Q_packed``, ``q_packed``).
 ``bias.* toy.* mha.* trained.* patches.* lab.*``
     the bias flag (with ``zero_rows``, how many of head 1's query rows of the walkthrough
     sentence are all zero, and ``zero_row``, the first of them, only when there is one), the
-    two-source toy, the PyTorch comparison, the trained-model sizes
+    two-source toy (``toy.row_sums``: what each of its weight rows adds up to), the PyTorch
+    comparison (``mha.single.*``: the same call on the walkthrough sentence alone, without a
+    batch axis: shapes, PyTorch's returned weights ``weights``, the largest differences and
+    the floating-point width ``bits`` it ran in), the trained-model sizes
     (with each attention model's score scale ``trained.headsN.scale``), the image-patch
     example (with its colour version: ``channels``, ``values_per_patch_rgb``,
     ``shape.image_rgb``, ``shape.flat_rgb``, ``shape.W_rgb``) and the batch lab (with
@@ -52,7 +63,8 @@ zero):
     and ``spread``: the model with the lowest mean perplexity, the sentence that says so,
     and the sentence on whether the seeds' ranges overlap.
 
-Keys that need observed next words (``S.target``, ``lab.y``, ``lab.loss``,
+Keys that need observed next words (``S.target``, ``lab.y``, ``lab.target_prob`` (each
+sentence's probability of its target before the step), ``lab.loss``,
 ``lab.shape.y``, ``lab.finite_grads``, ``lab.loss_after``) exist only when the worksheet names them.
 """
 
@@ -184,6 +196,8 @@ def _dims(sheet: _Sheet, ws: Worksheet) -> None:
     sheet.put("dims.context", ws.context, _C)
     sheet.put("dims.positions", list(range(1, ws.length + 1)), _I)
     sheet.put("dims.head_numbers", list(range(1, ws.n_heads + 1)), _I)
+    sheet.put("dims.value_numbers", list(range(1, ws.d_head + 1)), _I)
+    sheet.put("dims.hidden_units", list(range(1, ws.hidden + 1)), _I)
 
 
 def _selected_features(matrix: torch.Tensor) -> list[int]:
@@ -242,12 +256,29 @@ def _attention_row(sheet: _Sheet, prefix: str, Q: torch.Tensor, K: torch.Tensor,
     sheet.put(f"{prefix}.contributions", contributions, _F3)
     sheet.put(f"{prefix}.message", contributions.sum(dim=0), _F3)
     sheet.put(f"{prefix}.top_source", int(weights.argmax()), _I)
+    sheet.put(f"{prefix}.message_top", int(contributions.sum(dim=0).abs().argmax()), _I)
     length = Q.shape[0]
     grid = (Q @ K.T / scale).masked_fill(causal_mask(length), float("-inf"))
     A = grid.softmax(dim=-1)
     sheet.put(f"{prefix}.A", A, _F3)
     sheet.put(f"{prefix}.H", A @ V, _F3)
     return A
+
+
+def _rest(sheet: _Sheet, prefix: str, weights: torch.Tensor, V: torch.Tensor) -> None:
+    """The final receiver's message as its two heaviest terms and the rest: ``order`` (the
+    sources from the heaviest weight down, ties in sentence order), ``rest`` (the message
+    less the two heaviest sources' weight × value rows) and ``mostly_rest`` (the first
+    coordinate of which the rest makes more than half, ``-1`` when there is none)."""
+    order = torch.sort(weights, descending=True, stable=True).indices
+    terms = weights[:, None] * V
+    message = terms.sum(dim=0)
+    rest = message - terms[order[:2]].sum(dim=0)
+    share = torch.where(message != 0, rest / message.where(message != 0, 1.0), 0.0)
+    mostly = [c for c in range(len(share)) if float(share[c]) > 0.5]
+    sheet.put(f"{prefix}.order", order, _I)
+    sheet.put(f"{prefix}.rest", rest, _F3)
+    sheet.put(f"{prefix}.mostly_rest", mostly[0] if mostly else -1, _I)
 
 
 def _softmax_asides(sheet: _Sheet, prefix: str, Q: torch.Tensor, K: torch.Tensor) -> None:
@@ -288,6 +319,7 @@ def _sentence(sheet: _Sheet, ws: Worksheet, model: TinyLM, name: str) -> None:
         H = A @ V
         messages.append(H)
         sheet.put(f"{prefix}.share", H @ W_O[(h - 1) * ws.d_head:h * ws.d_head], _F3)
+        _rest(sheet, prefix, A[-1], V)
     joined = torch.cat(messages, dim=-1)
     delta = joined @ W_O
     updated = E + delta
@@ -297,13 +329,22 @@ def _sentence(sheet: _Sheet, ws: Worksheet, model: TinyLM, name: str) -> None:
     sheet.put(f"{name}.E_prime", updated, _F3)
 
     wide = {kind: torch.cat(tensors, dim=-1) for kind, tensors in parts.items()}
-    _attention_row(sheet, f"{name}.wide", wide["Q"], wide["K"], wide["V"])
+    A = _attention_row(sheet, f"{name}.wide", wide["Q"], wide["K"], wide["V"])
+    sheet.put(f"{name}.wide.V", wide["V"], _P)
+    _rest(sheet, f"{name}.wide", A[-1], wide["V"])
 
     hidden_pre = updated @ _t(ws.W_hidden) + _t(ws.b_hidden)
     logits = F.relu(hidden_pre) @ _t(ws.W_vocab) + _t(ws.b_vocab)
     probs = logits[-1].softmax(dim=-1)
     sheet.put(f"{name}.hidden_pre", hidden_pre[-1], _F3)
     sheet.put(f"{name}.hidden", F.relu(hidden_pre[-1]), _F3)
+    # Each term of the receiver's pre-activations (E′ coordinate × W_hidden entry) and of
+    # its logits (hidden number × W_vocab entry); the hidden number that adds most to the
+    # predicted word's logit (the first of equals).
+    sheet.put(f"{name}.hidden_terms", updated[-1][:, None] * _t(ws.W_hidden), _F3)
+    logit_terms = F.relu(hidden_pre[-1])[:, None] * _t(ws.W_vocab)
+    sheet.put(f"{name}.logit_terms", logit_terms, _F3)
+    sheet.put(f"{name}.top_hidden", int(logit_terms[:, probs.argmax()].argmax()), _I)
     sheet.put(f"{name}.logits", logits, _F3)
     sheet.put(f"{name}.probs", probs, _F3)
     # The vocabulary from the most probable word down (ties in vocabulary order), and the
@@ -386,6 +427,7 @@ def _toy(sheet: _Sheet, ws: Worksheet) -> None:
     two_heads = torch.stack([weights[c] @ values[:, c] for c in range(values.shape[1])])
     # The first source's weight that would produce each separate coordinate on its own.
     required = (two_heads - values[1]) / (values[0] - values[1])
+    sheet.put("toy.row_sums", weights.sum(dim=1), _P)
     sheet.put("toy.values", values, _P)
     sheet.put("toy.weights", weights, _P)
     sheet.put("toy.one_head", one_head, _P)
@@ -405,10 +447,27 @@ def _mha(sheet: _Sheet, ws: Worksheet, model: TinyLM) -> None:
     scale = max(1.0, float(delta.abs().max()))
     sheet.put("mha.max_diff_delta", (delta - delta_api).abs().max() / scale, _B)
     sheet.put("mha.max_diff_A", (A - A_api).abs().max(), _B)
+    # The walkthrough's receiver row of ΔE, from our layer and from the library's, to set
+    # side by side (the walkthrough is the first sentence).
+    sheet.put("mha.scratch_delta", delta[0, -1], _F3)
+    sheet.put("mha.library_delta", delta_api[0, -1], _F3)
     sheet.shape("mha.delta", delta_api)
     sheet.shape("mha.A", A_api)
     sheet.shape("mha.in_proj_weight", mha.in_proj_weight)
     sheet.shape("mha.out_proj_weight", mha.out_proj.weight)
+    # The clip's call: the walkthrough sentence alone, E [tokens, d_model], no batch axis.
+    E_one = model.embed(torch.tensor([ws.ids(ws.walkthrough)]))[0].detach()
+    with torch.no_grad():
+        delta_one, A_one = model.attention(E_one[None])
+        delta_lib, A_lib = mha(E_one, E_one, E_one, attn_mask=causal_mask(len(E_one)),
+                               average_attn_weights=False)
+    scale = max(1.0, float(delta_one.abs().max()))
+    sheet.put("mha.single.max_diff_delta", (delta_one[0] - delta_lib).abs().max() / scale, _B)
+    sheet.put("mha.single.max_diff_A", (A_one[0] - A_lib).abs().max(), _B)
+    sheet.shape("mha.single.delta", delta_lib)
+    sheet.shape("mha.single.A", A_lib)
+    sheet.put("mha.single.weights", A_lib, _F3)
+    sheet.put("mha.single.bits", torch.finfo(A_lib.dtype).bits, _C)
 
 
 def _trained(sheet: _Sheet, ws: Worksheet) -> None:
@@ -621,7 +680,10 @@ def _lab_step(sheet: _Sheet, ws: Worksheet, model: TinyLM, X: torch.Tensor) -> N
     y = torch.tensor([ws.vocab.index(ws.lesson.targets[name]) for name in ws.sentences])
     sheet.put("lab.y", y, _I)
     sheet.shape("lab.shape.y", y)
-    loss = F.cross_entropy(model(X), y)
+    logits = model(X)
+    loss = F.cross_entropy(logits, y)
+    # Each sentence's probability of its target, whose −ln the loss averages.
+    sheet.put("lab.target_prob", logits.detach().softmax(dim=-1)[torch.arange(len(y)), y], _F3)
     loss.backward()
     finite = sum(1 for p in model.parameters()
                  if p.grad is not None and bool(p.grad.isfinite().all()))
