@@ -416,7 +416,9 @@ class Explorer:
     token, computed live: each head's query, key and value, its weights over the
     sentence, its message, the update and the predicted word.
 
-    Like :class:`Live`, the page holds no figure, only labels and places; ``styles``
+    The block itself holds no figure, only labels and places (the lesson's
+    :class:`~slides.lesson.explorer.OpenedExplorer` adds its first sentence's figures, so
+    the page opens complete before the script runs); ``styles``
     names the display style (a :class:`~worksheet.Style` value) of each quantity shown,
     as the lecture formats the same quantity; ``scripts`` are the files the slide loads
     when it is first shown, ``messages`` the sentences its script says, by name.

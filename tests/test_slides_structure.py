@@ -106,15 +106,18 @@ def test_every_lesson_part_has_its_stacks_with_the_expected_slides(which, reques
     # Issue 11: each stack opens on a title slide (the prompt's is the deck's title), and
     # the deck closes on its references.
     expected = {
-        "prompt": 2, "details": 5, "one-two-heads": 3, "readings": heads + 1,
+        # query, key and value are defined where one head is first opened
+        "prompt": 2, "details": 5, "one-two-heads": 4, "readings": heads + 1,
         # the projections end on one packed projection split into heads and the features
         # each head reads
         "roles-shapes": 4, "projections": heads + 3,
-        # Issue 11: head 1 goes through every step; a later head's stack is a recap. The
-        # first head's softmax is followed by why the scores are scaled and the stable
-        # softmax.
-        "head-1": 9, **{f"head-{h}": 4 for h in range(2, heads + 1)},
-        "wide-head": 3, "combine": 5, "prediction": 2, "other-context": 3, "grids": 8,
+        # Issue 11: head 1 goes through every step; a later head's stack goes again through
+        # them with its own numbers, its weighted values included so its message can be
+        # checked. The first head's softmax is followed by why the scores are scaled and the
+        # stable softmax. The wide head ends on its message beside the heads'; the
+        # prediction shows the readout and softmax before the vocabulary's bars.
+        "head-1": 9, **{f"head-{h}": 5 for h in range(2, heads + 1)},
+        "wide-head": 4, "combine": 5, "prediction": 3, "other-context": 3, "grids": 8,
         # PyTorch's layer adds what its block leaves out; the patches add colour patches.
         # Without an experiment, the trained stack: the models drawn, where the parameters
         # are, what a comparison measures.
@@ -287,7 +290,7 @@ def test_switchable_slides_hold_a_panel_for_every_sentence_and_head(which, reque
     walkthrough = [s for s in switchable if s.part == "head-walkthrough"]
     titles = [s for s in deck.slides if s.part == "head-walkthrough" and s.role == "title"]
     assert len(titles) == ws.n_heads and all(s.switcher is None for s in titles)
-    assert len(walkthrough) == 9 + 4 * (ws.n_heads - 1)
+    assert len(walkthrough) == 9 + 5 * (ws.n_heads - 1)
     assert {s.id for s in switchable if s.part == "grids"} == \
         {"grids-project", "grids-heads", "grids-numbers", "grids-join"}
     for s in switchable:
@@ -416,7 +419,7 @@ def test_a_later_head_recaps_the_steps_without_a_head_switcher(which, request) -
     for h in range(2, ws.n_heads + 1):
         assert [s.id for s in stacks[h].slides] == \
             [f"head-{h}-title", *(f"head-{h}-{x}" for x in ("qk", "softmax", "weights",
-                                                              "message"))]
+                                                              "contributions", "message"))]
         keys = {key for s in stacks[h].slides for key, _ in nums(s.blocks)}
         assert any(key.startswith(f"{ws.walkthrough}.h{h}.") for key in keys)
         assert not any(re.search(r"\.h1\.", key) for key in keys), h

@@ -8,8 +8,8 @@
   each head's keys read (slide ``features``);
 - in the PyTorch stack: what the library's attention block leaves out
   (:func:`outside_the_block`, slide ``outside``);
-- in the image-patch stack: colour patches and the sequence length in general
-  (:func:`colour_patches`, slide ``rgb``).
+- in the image-patch stack: one patch flattened in grey and in colour
+  (:func:`colour_patch`, drawn on the stack's ``rgb`` slide).
 
 Each function adds its slides to the stack's :class:`~slides.lesson.kit.Section` where
 the stack's builder calls it. Every number is a bound figure; a shape's size follows a
@@ -51,7 +51,6 @@ __all__ = [
     "after_step",
     "block_map",
     "colour_patch",
-    "colour_patches",
     "key_reads",
     "outside_the_block",
     "packed_projection",
@@ -278,8 +277,12 @@ def projection_asides(book: Book, section: Section) -> None:
                       "the row {e} times it gives one query row, and each head then takes "
                       "its own {d} columns.", wq=Math("W_Q"), shape=book.n("shapes.W_Q_packed"),
                       e=Math("e"), d=book.n("dims.d_head"))),
-        Para(book.say("No head gets a slice of {e}: every column reads all {n} input "
-                      "features.", e=Math("e"), n=book.n("dims.d_model")), fragment=1),
+        Para(book.say("No head is handed a slice of {e}: each head's columns have a row for "
+                      "every one of the {n} input features.", e=Math("e"),
+                      n=book.n("dims.d_model")), fragment=1),
+        Para(book.say("Most entries here are zero, a choice of this toy to keep the "
+                      "arithmetic readable; trained matrices are dense."), style="note",
+             fragment=1),
     ], [
         book.say("Implementations keep one large {wq} of shape {shape}: every head's "
                  "columns side by side. Point at the row of the final “{r}” times it, which "
@@ -299,12 +302,19 @@ def projection_asides(book: Book, section: Section) -> None:
         Item(book.say("the {name} head's keys read {a} and {b} most", name=book.head(h),
                       a=first[h - 1], b=second[h - 1]), 1)
         for h in book.heads]
-    section.add("features", "Each head reads every feature in its own mix", [
+    selectors = all(int(book.value(f"params.h{h}.K_features[{c}]")) >= 0
+                    for h in book.heads for c in range(book.head_width))
+    section.add("features", "Every head can read every feature, in its own mix", [
         key_reads(book, fragment=1),
         Para(book.say("Every head's {wk} has a row for each of the {n} input features; the "
                       "entries decide how much each feature counts.", wk=Math("W_K"),
                       n=book.n("dims.d_model"))),
         Bullets(tuple(reads)),
+        Para(book.say("Here each column of {wk} copies a single feature, so a head's keys "
+                      "read only some features: a toy choice that keeps the arithmetic "
+                      "readable. A trained {wk} mixes every feature a little."
+                      if selectors else "A trained {wk} mixes every feature a little too.",
+                      wk=Math("W_K")), style="note", fragment=1),
     ], [
         book.say("Point at the rows: the same {n} features feed every head, because each "
                  "{wk} has a row for each. Then at the cells: the entries differ, so each "
@@ -515,33 +525,6 @@ def block_map(book: Book, fragment: int | None = None) -> Picture:
 
 
 # --------------------------------------------------------------------------- image patches
-
-
-def colour_patches(book: Book, section: Section) -> None:
-    """A colour image's patches and the sequence length for any image size."""
-    section.add("rgb", "Colour patches and the sequence length", [
-        colour_patch(book),
-        Formula(r"\text{width} = P \cdot P \cdot C,\qquad "
-                r"T = \frac{H}{P}\cdot\frac{W}{P}", fragment=1),
-        Para(book.say("Colour: {p} × {p} × {c} = {v} values a patch, so the projection is "
-                      "{w}.", p=book.n("patches.size"), c=book.n("patches.channels"),
-                      v=book.n("patches.values_per_patch_rgb"),
-                      w=book.n("patches.shape.W_rgb")), fragment=1),
-        Para(book.say("Our image: ({h}/{p}) · ({h}/{p}) = {n} · {n} = {t} rows, in grey or "
-                      "in colour.", h=book.n("patches.side"), p=book.n("patches.size"),
-                      n=book.n("patches.per_side"), t=book.n("patches.count")), fragment=2),
-    ], [
-        book.say("Point at the grey patch: {p} by {p} pixels flatten to {v} values. Reveal "
-                 "the colour patch: every pixel holds {c} values, red, green and blue, so the "
-                 "row is {rgb} values wide and the shared projection becomes {w}.",
-                 p=book.n("patches.size"), v=book.n("patches.values_per_patch"),
-                 c=book.n("patches.channels"), rgb=book.n("patches.values_per_patch_rgb"),
-                 w=book.n("patches.shape.W_rgb")),
-        book.say("Then the length: an image of height {h} and width {wi} cut into patches of "
-                 "side {p} gives {h} over {p} times {wi} over {p} rows; ours gives {t}. The "
-                 "channels change the width of a row, never the number of rows.", h=Math("H"),
-                 wi=Math("W"), p=Math("P"), t=book.n("patches.count")),
-    ])
 
 
 def colour_patch(book: Book) -> Picture:

@@ -66,111 +66,206 @@ def _head_groups(book: Book) -> tuple[tuple[Runs, ...], tuple[int, ...]]:
             tuple(book.head_width for _ in book.heads))
 
 
+def _joined_names(book: Book) -> tuple[Runs, ...]:
+    """A name for each joined coordinate, head after head: the feature its head's value
+    column copies; none at all when some head's values mix features."""
+    names = [pictures.feature_names(book, h) for h in book.heads]
+    return tuple(name for named in names for name in named) if all(names) else ()
+
+
+def _aligned(book: Book) -> bool:
+    """Whether joined coordinate ``i`` carries model feature ``i`` for every ``i`` (each
+    head's value columns copy the features its place in the joined row lines up with), so
+    the joined row and the update can share the feature columns."""
+    d = book.head_width
+    return book.ws.n_heads * d == book.width and all(
+        int(f) == (h - 1) * d + c for h in book.heads
+        for c, f in enumerate(book.values.value(f"params.h{h}.V_features")))
+
+
+def _row(book: Book, key: str, count: int, style: str = "") -> tuple[Cell, ...]:
+    return tuple(Cell((book.n(f"{key}[{c}]"),), style=style) for c in range(count))
+
+
+def _journey(book: Book) -> tuple[Block, ...]:
+    """The receiver's row through the combining steps as one grid: each head's message in
+    its own coordinates, the joined row, the update, the input row and the new row."""
+    s, last, d = book.sentence, book.last, book.head_width
+    joined_width = book.ws.n_heads * d
+    step = Steps()
+    messages = [Row(book.say("{name} head", name=book.head(h)), (
+        *(Cell(()) for _ in range((h - 1) * d)), *_row(book, f"{s}.h{h}.message", d),
+        *(Cell(()) for _ in range(joined_width - h * d))), fragment=step())
+        for h in book.heads]
+    joined = Row(book.say("joined"), _row(book, f"{s}.joined[{last}]", joined_width),
+                 fragment=step(), style="total")
+    update = (
+        Row(book.say("{d}, through {wo}", d=Math(r"\Delta e"), wo=Math("W_O")),
+            _row(book, f"{s}.delta[{last}]", book.width), fragment=step()),
+        Row(book.say("{e}, the input row", e=Math("e")), _row(book, f"{s}.E[{last}]",
+                                                              book.width), fragment=step()),
+        Row(book.say("{e} = {a} + {b}", e=Math("e'"), a=Math("e"), b=Math(r"\Delta e")),
+            _row(book, f"{s}.E_prime[{last}]", book.width, "result"), style="total",
+            fragment=step()),
+    )
+    corner = book.say("final “{r}”", r=book.receiver())
+    if _aligned(book):
+        return (Table(book.feature_columns(), (*messages, joined, *update), corner=corner,
+                      style="steps"),)
+    columns, spans = _head_groups(book)
+    return (Table(columns, (*messages, joined), corner=corner, style="steps", spans=spans),
+            Table(book.feature_columns(), update, corner=corner, style="steps"))
+
+
+def _mixing(book: Book) -> tuple[int, int] | None:
+    """The first entry of ``W_O`` (row, column) that carries one head's joined coordinate
+    into a feature of another head's columns, as the output projection outlines it; none
+    when the joined coordinates do not line up with the features."""
+    d = book.head_width
+    if book.ws.n_heads * d != book.width:
+        return None
+    for i in range(book.width):
+        for c in range(book.width):
+            if c // d != i // d and float(book.value(f"params.W_O[{i}][{c}]")) != 0:
+                return i, c
+    return None
+
+
+def _cross_term(book: Book, fragment: int) -> tuple[Block, ...]:
+    """The outlined entry read aloud: which head's coordinate it carries into which
+    feature, and the sum of that feature's terms, the cross-head one among them."""
+    found = _mixing(book)
+    if found is None:
+        return ()
+    s, last = book.sentence, book.last
+    i, c = found
+    h = i // book.head_width + 1
+    terms = [k for k in range(book.width) if float(book.value(f"params.W_O[{k}][{c}]")) != 0]
+    parts: list = []
+    for n, k in enumerate(terms):
+        parts += [*((Text(" + "),) if n else ()), book.n(f"{s}.update_terms[{k}][{c}]")]
+    return (Para(book.say(
+        "The outlined {w} crosses it: {f}'s update, {sum} = {d}, takes {t} from the {name} "
+        "head's {m}. So {wo} lets one head write into another head's features.",
+        w=book.n(f"params.W_O[{i}][{c}]"), name=book.head(h), wo=Math("W_O"),
+        m=book.n(f"{s}.joined[{last}][{i}]"), f=book.feature(c),
+        t=book.n(f"{s}.update_terms[{i}][{c}]"), sum=tuple(parts),
+        d=book.n(f"{s}.delta[{last}][{c}]")), fragment=fragment),)
+
+
+def _reading(book: Book) -> Runs:
+    """What the new row holds, head by head: the first feature each head's values copy,
+    its new value, and the same feature of the source the head read most. Empty when a
+    head's values mix features."""
+    s, last = book.sentence, book.last
+    parts: list = []
+    for h in book.heads:
+        f = int(book.values.value(f"params.h{h}.V_features")[0])
+        if f < 0:
+            return ()
+        top = book.top(s, h)
+        parts += [*((Text("; "),) if h > 1 else ()), *book.say(
+            "{f} {v}, like {src}'s {x}, through the {name} head", f=book.feature(f),
+            v=book.n(f"{s}.E_prime[{last}][{f}]"), src=book.token(s, top),
+            x=book.n(f"{s}.E[{top}][{f}]"), name=book.head(h))]
+    return book.say("Read the new row: {parts}.", parts=tuple(parts))
+
+
 def combine(book: Book) -> list[Stack]:
     """Messages, then concatenation, W_O and the residual."""
     s, last = book.sentence, book.last
     section = Section("combine", "combine", "Combining the heads")
-    step = Steps()
-    messages = [Para(book.say("{name} head's message: {m}", name=book.head(h),
-                              m=book.listing(f"{s}.h{h}.message")), fragment=step())
-                for h in book.heads]
     room = book.ws.n_heads <= _MAP_BESIDE_MESSAGES
     section.add("together", "Bring the messages back together", [
         *((pictures.model_map(book, "concat"),) if room else ()),
-        *messages,
-        Para(book.say("Concatenated: {j}", j=book.listing(f"{s}.joined[{last}]")),
-             fragment=step()),
-        Para(book.say("Through {wo}: {d} = {v}", wo=Math("W_O"), d=Math(r"\Delta e"),
-                      v=book.listing(f"{s}.delta[{last}]")), fragment=step()),
-        Para(book.say("Residual: {e} = {a} + {b} = {c}", e=Math(r"e' = e + \Delta e"),
-                      a=book.listing(f"{s}.E[{last}]"), b=book.listing(f"{s}.delta[{last}]"),
-                      c=book.listing(f"{s}.E_prime[{last}]")), fragment=step()),
-        Formula(DELTA + r",\qquad " + RESIDUAL, fragment=step()),
+        *_journey(book),
     ], [
-        book.say("Reveal the moves in order and read each line aloud: every head's message, "
-                 "the joined row {j}, the update {d} through {wo}, and the updated row {ep}. "
-                 "Tell the room that the next slides take each move on its own, so they only "
-                 "need the order for now.", j=book.listing(f"{s}.joined[{last}]"),
-                 d=book.listing(f"{s}.delta[{last}]"), wo=Math("W_O"),
-                 ep=book.listing(f"{s}.E_prime[{last}]")),
+        book.say("Reveal the grid row by row, reading each aloud: every head's message in its "
+                 "own columns, the joined row {j}, the update {d} through {wo}, the input row, "
+                 "and the updated row {ep}. Tell the room that the next slides take each move "
+                 "on its own, so they only need the order for now.",
+                 j=book.listing(f"{s}.joined[{last}]"), d=book.listing(f"{s}.delta[{last}]"),
+                 wo=Math("W_O"), ep=book.listing(f"{s}.E_prime[{last}]")),
     ])
     columns, spans = _head_groups(book)
+    names = _joined_names(book)
     joined = book.matrix(f"{s}.joined", book.token_rows(s), columns, focus=(last,),
                          fragment=1)
+    names_row = Row((), tuple(Cell(name) for name in names), style="names")
     section.add("concat", "Concatenate the messages, not the tokens", [
         Para(book.say("Each head's {h} has one row per token. Joining them side by side gives "
                       "{j}: still one row per token, now with every head's coordinates.",
                       h=Math("H"), j=book.n("shapes.joined"))),
         Columns((
             (replace(joined, corner=(Math(r"\operatorname{Concat}_h H^{(h)}"),),
-                     spans=spans),),
+                     spans=spans, rows=(*((names_row,) if names else ()), *joined.rows)),),
             (_joining(book),),
         )),
         Formula(DELTA, fragment=2),
-        Para(book.say("with {h} running over the heads: {names}.", h=Math("h"),
-                      names=book.head_list()), fragment=2),
     ], [
         book.say("Point at the joined matrix: {j}, one row per token, each head's coordinates "
                  "side by side in its colour. Concatenation neither adds the messages nor "
-                 "stacks the tokens. Ask the room what shape stacking the tokens would give "
-                 "instead, and why the next layer could not use it.",
-                 j=book.n("shapes.joined")),
+                 "stacks the tokens. Reveal the formula: {h} runs over the heads, {names}. "
+                 "Ask the room what shape stacking the tokens would give instead, and why "
+                 "the next layer could not use it.", j=book.n("shapes.joined"), h=Math("h"),
+                 names=book.head_list()),
     ])
     projection = pictures.output_projection(
         book, s, "The output projection as a matrix: one block of rows per head in its "
-        "colour, the joined row beside it and the update below; outlined entries carry one "
-        "head's message into another head's coordinates")
-    # A wider model's matrix needs the slide to itself: its terms table would leave the
-    # picture's labels too small to read in a hall.
-    wide = book.width > NARROW_MODEL
+        "colour, the joined row beside it and the update below; a dashed line parts the "
+        "columns by head, and outlined entries carry one head's message into another "
+        "head's columns")
+    mixing = _mixing(book) is not None
     section.add("w-o", book.say("{wo} mixes the joined row into an update", wo=Math("W_O")), [
-        *((projection,) if wide else (Columns(((_update_terms(book),), (projection,))),)),
-        Para(book.say("Each joined coordinate scales its row of {wo}; adding down the rows "
-                      "gives the update {d}.", wo=Math("W_O"), d=Math(r"\Delta e")),
-             fragment=2),
+        projection,
+        Para(book.say("Each joined coordinate {m} scales its row of {wo}; each column adds "
+                      "up to one coordinate of {d}.", m=Math("m"), wo=Math("W_O"),
+                      d=Math(r"\Delta e")), fragment=1),
+        *((Para(book.say("The dashed line separates the features the heads' values carry, "
+                         "one group per head."), fragment=2),) if mixing else ()),
+        *_cross_term(book, 3),
     ], [
-        book.say("Point at one column of the {what} and read it from top to bottom: each "
+        book.say("Point at one column of the matrix and read it from top to bottom: each "
                  "joined coordinate times its row of {wo}, added up, gives that coordinate of "
-                 "{de}. "
-                 "The outlined entries carry one head's message into another head's "
-                 "coordinates. The point: {wo} learns how each message reaches each embedding "
-                 "coordinate.", wo=Math("W_O"), de=Math(r"\Delta e"),
-                 what=Text("matrix" if wide else "table")),
+                 "{de}. Then the dashed line: left of it the first head's features, right of "
+                 "it the next head's. The outlined entry crosses it, so one head's message "
+                 "reaches another head's feature. The point: {wo} decides how each message "
+                 "reaches each embedding coordinate.", wo=Math("W_O"), de=Math(r"\Delta e")),
     ])
-    rows = [Row(book.say("{name} head", name=book.head(h)),
-                tuple(Cell((book.n(f"{s}.h{h}.share[{last}][{c}]"),))
-                      for c in range(book.width)), fragment=h)
-            for h in book.heads]
-    rows.append(Row((Math(r"\Delta e"),), tuple(Cell((book.n(f"{s}.delta[{last}][{c}]"),),
-                                                      style="result")
-                                                 for c in range(book.width)),
-                    fragment=book.ws.n_heads + 1, style="total"))
-    blocks = pictures.output_projection(
-        book, s, "The output projection split into one block of rows per head, each in its "
-        "head's colour; outlined entries mix across heads", joined=False, update=False,
-        size="panel")
-    shares = Table(book.feature_columns(), tuple(rows), corner=book.say("share of"))
-    section.add("blocks", book.say("Each head's block of {wo}", wo=Math("W_O")), [
+    lanes = [f"{s}.h{h}.share[{last}]" for h in book.heads] + [f"{s}.delta[{last}]"]
+    shares = pictures.signed_bars(
+        book, [(book.feature(c),) for c in range(book.width)],
+        [[f"{lane}[{c}]" for lane in lanes] for c in range(book.width)],
+        [*(pictures.head_tone(h) for h in book.heads), "ink"],
+        "For every feature, one bar per head, as long as that head's share of the update, "
+        "in the head's colour, and their sum, the update", size="full",
+        names=[*((book.head(h),) for h in book.heads), (Text("= Δe"),)])
+    section.add("blocks", book.say("Each head's share of the update"), [
         Formula(r"\Delta e = \sum_h m^{(h)}\, W_O^{(h)}"),
-        # a wider model's shares go under its blocks
-        *((blocks, shares) if wide else (Columns(((blocks,), (shares,))),)),
+        Para(book.say("Split {wo} into one block of rows per head, {wh}. Each head's message "
+                      "times its own block is that head's share; the shares add up to {d}.",
+                      wo=Math("W_O"), wh=Math(r"W_O^{(h)}"), d=Math(r"\Delta e"))),
+        shares,
     ], [
-        book.say("Split {wo} into one block of rows per head, each in its head's colour. "
-                 "Reveal the table row by row: each head's share of the update, then their "
-                 "sum, {d}. Concatenating and multiplying once computes exactly this sum of "
-                 "shares, which is why we keep the paper's notation.", wo=Math("W_O"),
+        book.say("Split {wo} into one block of rows per head. Point at each head's bars: its "
+                 "message times its own block, its share of the update. Then the last lane, "
+                 "their sum, {d}. Concatenating and multiplying once computes exactly this "
+                 "sum of shares, which is why we keep the paper's notation.", wo=Math("W_O"),
                  d=book.listing(f"{s}.delta[{last}]")),
     ])
     residual = Table(book.feature_columns(), (
-        Row((Math("e"),), tuple(Cell((book.n(f"{s}.E[{last}][{c}]"),))
-                                for c in range(book.width))),
-        Row((Math(r"\Delta e"),), tuple(Cell((book.n(f"{s}.delta[{last}][{c}]"),))
-                                        for c in range(book.width)), fragment=1),
-        Row((Math("e'"),), tuple(Cell((book.n(f"{s}.E_prime[{last}][{c}]"),), style="result")
-                                 for c in range(book.width)), fragment=2, style="total"),
+        Row((Math("e"),), _row(book, f"{s}.E[{last}]", book.width)),
+        Row((Math(r"\Delta e"),), _row(book, f"{s}.delta[{last}]", book.width), fragment=1),
+        Row((Math("e'"),), _row(book, f"{s}.E_prime[{last}]", book.width, "result"),
+            fragment=2, style="total"),
     ), corner=(book.receiver(),))
+    reading = _reading(book)
     section.add("residual", "Add the update to the original row", [
-        Columns(((residual,), (Formula(RESIDUAL, fragment=3),))),
+        Columns(((residual,), (
+            Formula(RESIDUAL),
+            Para(book.say("Adding keeps the input row: the word stays itself, and the heads' "
+                          "update adds what they found in the context.")),
+        ))),
         pictures.signed_bars(
             book, [(book.feature(c),) for c in range(book.width)],
             [[f"{s}.E[{last}][{c}]", f"{s}.delta[{last}][{c}]",
@@ -179,14 +274,14 @@ def combine(book: Book) -> list[Stack]:
             "For every feature three bars in three lanes: the receiver's row, its update "
             "and their sum", size="strip", names=((Text("e"),), (Text("+ Δe"),),
                                                    (Text("= e′"),))),
-        Para(book.say("Every token gets its own updated row: {e} is {shape}.", e=Math("E'"),
-                      shape=book.n("shapes.E_prime")), fragment=3),
+        *((Para(reading, fragment=3),) if reading else ()),
     ], [
         book.say("Point at the three rows: the receiver's row, its update, and their sum "
-                 "{ep}. Read the bars feature by feature. This is Part II's residual again: "
-                 "every token gets its own updated row, {shape} in all, and only the last one "
-                 "feeds the prediction.", ep=book.listing(f"{s}.E_prime[{last}]"),
-                 shape=book.n("shapes.E_prime")),
+                 "{ep}. Say why we add rather than replace: the row keeps what the word was "
+                 "and gains what the heads found. Read the bars feature by feature. This is "
+                 "Part II's residual again: every token gets its own updated row, {shape} in "
+                 "all, and only the last one feeds the prediction.",
+                 ep=book.listing(f"{s}.E_prime[{last}]"), shape=book.n("shapes.E_prime")),
     ])
     return [section.stack()]
 
@@ -239,44 +334,86 @@ def _joining(book: Book) -> pictures.Picture:
         size="strip", cell=max(12.0, min(18.0, 36.0 / book.head_width)), headers=True)
 
 
-NARROW_MODEL = 4
-"""The widest model whose W_O slides hold the matrix and a table of its terms side by side."""
+_TOP_WORDS = 3
+"""How many of the most probable words the readout slide lists before the rest."""
 
 
-def _update_terms(book: Book) -> Table:
-    s, last = book.sentence, book.last
-    labels = [(book.head(h),) for h in book.heads for _ in range(book.head_width)]
-    rows = [Row(labels[i], (
-        Cell((book.n(f"{s}.joined[{last}][{i}]"),)),
-        *(Cell((book.n(f"{s}.update_terms[{i}][{c}]"),), 1) for c in range(book.width)),
-    )) for i in range(len(labels))]
-    rows.append(Row((Math(r"\Delta e"),), (
-        Cell(()), *(Cell((book.n(f"{s}.delta[{last}][{c}]"),), style="result")
-                    for c in range(book.width))), fragment=2, style="total"))
-    return Table(((Math("m"),), *book.feature_columns()), tuple(rows),
-                 corner=book.say("joined"), style="steps")
+def _hidden_grid(book: Book, s: str) -> Table:
+    """The hidden layer as one grid, a column per hidden unit: its value before the ReLU
+    and after it, the units the ReLU keeps in bold and those it sets to zero in grey."""
+    units = tuple((Text("h"), book.n(f"dims.hidden_units[{k}]")) for k in range(book.ws.hidden))
+    after = tuple(
+        Cell((book.n(f"{s}.hidden[{k}]"),),
+             style="step" if float(book.value(f"{s}.hidden[{k}]")) == 0 else "result")
+        for k in range(book.ws.hidden))
+    return Table(units, (
+        Row((Math(r"e' W_h + b_h"),), _row(book, f"{s}.hidden_pre", book.ws.hidden),
+            fragment=1),
+        Row((Math(r"h = \operatorname{ReLU}"),), after, fragment=2),
+    ), corner=book.say("hidden unit"), style="steps")
+
+
+def _readout(book: Book, s: str) -> tuple[Block, ...]:
+    """The most probable words' logits and probabilities, then every other word's
+    probability together, as a table and as bars."""
+    last = book.last
+    ids = [int(book.value(f"{s}.ranked[{k}]")) for k in range(_TOP_WORDS)]
+    rows = [Row((book.vocab(f"{s}.ranked[{k}]"),), (
+        Cell((book.n(f"{s}.logits[{last}][{i}]"),)),
+        Cell((book.n(f"{s}.probs[{i}]"),), style="result"))) for k, i in enumerate(ids)]
+    rows.append(Row(book.say("every other word"), (
+        Cell(()), Cell((book.n(f"{s}.probs_rest[{_TOP_WORDS}]"),))), style="total"))
+    table = Table((book.say("logit {z}", z=Math("z")), book.say("probability {p}", p=Math("p"))),
+                  tuple(rows), corner=book.say("word"), style="steps")
+    bars = pictures.weight_bars(
+        book, [*((book.vocab(f"{s}.ranked[{k}]"),) for k in range(_TOP_WORDS)),
+               (Text("every other word"),)],
+        [*(f"{s}.probs[{i}]" for i in ids), f"{s}.probs_rest[{_TOP_WORDS}]"], "neutral",
+        "The most probable words' probabilities as bars, and every other word's together",
+        per_unit=PROBABILITY_SPAN, focus=[0], size="short")
+    return (Columns(((table,), (bars,))),)
 
 
 def prediction(book: Book) -> list[Stack]:
-    """The last updated row through the prediction MLP."""
+    """The last updated row through the prediction MLP, the readout and the softmax."""
     s, last = book.sentence, book.last
     section = Section("prediction", "prediction", "The prediction")
+    predicted = int(book.value(f"{s}.prediction"))
     section.add("mlp", "Back to predicting the next word", [
         pictures.model_map(book, "MLP"),
         book.vector(f"{s}.E_prime[{last}]", (Math("e'"),), book.feature_columns()),
-        book.vector(f"{s}.hidden_pre", (Math(r"e' W_h + b_h"),), (), fragment=1),
-        book.vector(f"{s}.hidden", (Math(r"\operatorname{ReLU}"),), (), fragment=2),
+        _hidden_grid(book, s),
+        Para(book.say("{wh} is a learned matrix that turns the {d} features into {n} hidden "
+                      "units; {bh} adds a learned offset to each unit. ReLU keeps a positive "
+                      "value (bold) and sets a negative one to zero (grey).", wh=Math("W_h"),
+                      d=book.n("dims.d_model"), n=book.n("dims.hidden"), bh=Math("b_h")),
+             fragment=2),
+    ], [
+        book.say("Point at the updated last row, then reveal the hidden layer unit by unit: "
+                 "{wh} mixes the features, {bh} shifts each unit. Reveal the ReLU row and "
+                 "point at the grey cells: the units that were negative are switched off. "
+                 "Remind the room that the MLP is Part II's; more heads change how this row "
+                 "gathered its context, not the prediction step.", wh=Math("W_h"),
+                 bh=Math("b_h")),
+    ])
+    section.add("readout", "From the hidden units to a word", [
+        Formula(r"z = h\,W_v + b_v,\qquad p_i = \frac{e^{z_i}}{\sum_{i'} e^{z_{i'}}}"),
+        Para(book.say("{wv} and {bv} give each of the {v} words of the vocabulary a score, "
+                      "its logit {z}, from the hidden units {h}. The softmax turns the logits "
+                      "into probabilities that sum to one.", wv=Math("W_v"), bv=Math("b_v"),
+                      v=book.n("dims.vocab"), z=Math("z"), h=Math("h"))),
+        *_readout(book, s),
         Para(book.say("Most likely next word: {w}, probability {p}."
                       + (" The observed next word is {t}." if book.observed else ""),
-                      w=book.vocab(f"{s}.prediction"),
-                      p=book.n(f"{s}.probs[{int(book.value(f'{s}.prediction'))}]"),
-                      **book.target(s)), fragment=3),
+                      w=book.vocab(f"{s}.prediction"), p=book.n(f"{s}.probs[{predicted}]"),
+                      **book.target(s)), fragment=1),
     ], [
-        book.say("Point at the updated last row and reveal the hidden layer, then the ReLU. "
-                 "Read the prediction aloud: {w}, with probability {p}. Remind the room that "
-                 "the MLP is Part II's; more heads change how this row gathered its context, "
-                 "not the prediction step.", w=book.vocab(f"{s}.prediction"),
-                 p=book.n(f"{s}.probs[{int(book.value(f'{s}.prediction'))}]")),
+        book.say("Read the formula aloud: the hidden units times {wv}, plus {bv}, give one "
+                 "logit per word; the softmax makes them probabilities. Point at the top of "
+                 "the table, {w}, and read its logit and probability, {p}. Ask the room why "
+                 "the largest logit always wins the largest probability.", wv=Math("W_v"),
+                 bv=Math("b_v"), w=book.vocab(f"{s}.prediction"),
+                 p=book.n(f"{s}.probs[{predicted}]")),
     ])
     section.add("probabilities", "Probabilities over the vocabulary", [
         _vocabulary_bars(book, s),
@@ -330,16 +467,19 @@ def other_context(book: Book) -> list[Stack]:
                  "not a trained language model.", w=book.vocab(
                      f"{others[0] if others else book.sentence}.prediction")),
     ], switcher)
-    rows = tuple(Row((Word(name),), (
-        *(Cell(book.listing(f"{name}.h{h}.message")) for h in book.heads),
-        Cell((book.vocab(f"{name}.prediction"),)),
-    )) for name in book.sentences)
+    d = book.head_width
+    names = _joined_names(book)
+    rows = (*((Row((), (*(Cell(name) for name in names), Cell(())), style="names"),)
+              if names else ()),
+            *(Row((Word(name),), (
+                *(cell for h in book.heads for cell in _row(book, f"{name}.h{h}.message", d)),
+                Cell((book.vocab(f"{name}.prediction"),)),
+            )) for name in book.sentences))
     section.add("every", "Every context, every head", [
         Table((*((book.head(h),) for h in book.heads), book.say("prediction")), rows,
-              corner=book.say("final messages")),
+              corner=book.say("final messages"), spans=(*(d for _ in book.heads), 1)),
         _favourites(book),
-        Para(book.say("Same parameters, different contexts: the heads' messages and the "
-                      "prediction follow the words."), fragment=1),
+        Para(_first_head_contrast(book), fragment=1),
     ], [
         "Point at the table row by row: each sentence's final message from every head, and "
         "its prediction. Ask the room which head's message changed most between the "
@@ -349,6 +489,18 @@ def other_context(book: Book) -> list[Stack]:
     ])
     add_explorer_slide(book, section)
     return [section.stack()]
+
+
+def _first_head_contrast(book: Book) -> Runs:
+    """The first head's message in every context, each coordinate named: what the same
+    parameters send from different words."""
+    parts: list = []
+    for n, name in enumerate(book.sentences):
+        parts += [*((Text("; "),) if n else ()), *book.say(
+            "{m} for {s}", s=Word(name),
+            m=pictures.named_vector(book, f"{name}.h1.message", 1))]
+    return book.say("Same parameters, different words: the {name} head sends {parts}.",
+                    name=book.head(1), parts=tuple(parts))
 
 
 def _favourites(book: Book) -> pictures.Picture:
@@ -372,7 +524,7 @@ def _context_panel(book: Book, s: str) -> tuple[Block, ...]:
         pictures.arcs(book, s, lanes, "Each head's attention arcs into this sentence's final "
                       "receiver, each as wide as its weight", size="strip"),
         Bullets(tuple(Item(book.say("{name} head's message: {m}", name=book.head(h),
-                                    m=book.listing(f"{s}.h{h}.message")))
+                                    m=pictures.named_vector(book, f"{s}.h{h}.message", h)))
                       for h in book.heads)),
         Para(book.say("Prediction: {w} (observed: {t})" if book.observed else "Prediction: {w}",
                       w=book.vocab(f"{s}.prediction"), **book.target(s))),

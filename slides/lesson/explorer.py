@@ -4,19 +4,25 @@ The slide closes the "other context" stack: after the worksheet's sentences side
 the student makes sentences of their own from the vocabulary (changing any word, adding
 one, removing the last, or starting again from one of the worksheet's sentences) and
 sees, for the last word, each head's query, key and value, its weights over the sentence,
-its message, the update and the predicted word. Nothing on it is a figure of the values:
-the browser computes every number with the worksheet's parameters
-(``static/explorer.js``, from the graph :mod:`slides.explorer` writes beside the deck)
-and formats it in the style the lecture gives the same quantity (``static/format.js``).
+its message, the update and the predicted word.
+
+The slide opens on the walkthrough's sentence with its figures already in the page, bound
+figures of the values like any other slide's (:class:`OpenedExplorer`), so it reads before
+any script runs and in print. Every sentence the student makes is computed by the browser
+with the worksheet's parameters (``static/explorer.js``, from the graph
+:mod:`slides.explorer` writes beside the deck) and formatted in the style the lecture gives
+the same quantity (``static/format.js``).
 """
 
 from __future__ import annotations
 
-from slides.context import Explorer, Math, Runs, Slot, Start, Text, Word
+from dataclasses import dataclass
+
+from slides.context import Explorer, Math, Num, Runs, Slot, Start, Text, Word
 from slides.explorer import EXPLORER_SCRIPTS
 from slides.lesson.kit import Book, Section
 
-__all__ = ["add_explorer_slide", "explorer_block"]
+__all__ = ["OpenedExplorer", "add_explorer_slide", "explorer_block"]
 
 MESSAGES = (
     ("loading", "Loading the model into this browser…"),
@@ -40,10 +46,42 @@ def _styles(book: Book) -> tuple[tuple[str, str], ...]:
     return tuple(styles)
 
 
-def explorer_block(book: Book) -> Explorer:
-    """The explorer's block for the worksheet."""
+@dataclass(frozen=True)
+class OpenedExplorer(Explorer):
+    """The explorer with its first sentence's figures in the page: the walkthrough
+    sentence's words, each head's weights over them (with each weight's exact value, the
+    length of its bar), each head's query, key, value and message at the last word, the
+    update and the prediction, each figure bound to its key. The script replaces them
+    once the student changes the sentence."""
+
+    opened: str = ""
+    """The name of the sentence the page opens on."""
+    words: tuple[Word, ...] = ()
+    """The first sentence's words as its menus show them (vocabulary words)."""
+    weights: tuple[tuple[tuple[Num, float], ...], ...] = ()
+    """Per head, per word: the weight shown and its value (the bar's length)."""
+    vectors: tuple[tuple[tuple[Num, ...], ...], ...] = ()
+    """Per head: its query, key, value and message at the last word, in :data:`VECTORS`
+    order."""
+    delta: tuple[Num, ...] = ()
+    word: Word | None = None
+    probability: Num | None = None
+
+
+VECTORS = (("q", "Q[{last}]"), ("k", "K[{last}]"), ("v", "V[{last}]"), ("message", "message"))
+"""The explorer's name for each vector shown and its value key under a head's prefix."""
+
+
+def _entries(book: Book, key: str) -> tuple[Num, ...]:
+    return tuple(book.n(f"{key}[{c}]") for c in range(len(book.values.value(key))))
+
+
+def explorer_block(book: Book) -> OpenedExplorer:
+    """The explorer's block for the worksheet, opened on the walkthrough's sentence."""
     ws = book.ws
-    return Explorer(
+    s, last = book.sentence, book.last
+    predicted = int(book.value(f"{s}.prediction"))
+    return OpenedExplorer(
         vocab=ws.vocab,
         starts=tuple(Start(name, ws.ids(name)) for name in book.sentences),
         context=ws.context,
@@ -68,6 +106,16 @@ def explorer_block(book: Book) -> Explorer:
         note=book.say("computed live in your browser"),
         scripts=EXPLORER_SCRIPTS,
         messages=MESSAGES,
+        opened=s,
+        words=tuple(Word(ws.vocab[i]) for i in ws.ids(s)),
+        weights=tuple(tuple((book.n(f"{s}.h{h}.weights[{j}]"),
+                             float(book.value(f"{s}.h{h}.weights[{j}]")))
+                            for j in range(book.length)) for h in book.heads),
+        vectors=tuple(tuple(_entries(book, f"{s}.h{h}." + key.format(last=last))
+                            for _, key in VECTORS) for h in book.heads),
+        delta=_entries(book, f"{s}.delta[{last}]"),
+        word=book.vocab(f"{s}.prediction"),
+        probability=book.n(f"{s}.probs[{predicted}]"),
     )
 
 
@@ -87,10 +135,11 @@ def add_explorer_slide(book: Book, section: Section) -> None:
     first = book.sentence
     others = [name for name in book.sentences if name != first]
     section.add("explorer", "Try your own sentence", [explorer_block(book)], [
-        book.say("Everything on this slide is computed now, in this browser, from the "
-                 "worksheet's own numbers: the same embeddings, head projections, {wo} and "
-                 "prediction layers as every other slide. It opens on {s}, so its figures "
-                 "are the walkthrough's; the buttons start again from {all}.",
+        book.say("The slide opens on {s} with the walkthrough's own figures, written into "
+                 "the page; once the model has loaded, this browser computes them again, and "
+                 "every change after that, from the worksheet's own numbers: the same "
+                 "embeddings, head projections, {wo} and prediction layers as every other "
+                 "slide. The buttons start again from {all}.",
                  wo=Math("W_O"), s=Word(first), all=_sentences(book)),
         book.say("Each word of the sentence is a menu: change one and watch every head's "
                  "weights, its message, the update {d} and the prediction follow. Ask the "

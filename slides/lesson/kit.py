@@ -13,6 +13,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from narration.english import ENGLISH
 from slides.context import (
     Agenda,
     Block,
@@ -127,6 +128,11 @@ class Book:
         if isinstance(value, list):
             raise KeyError(f"{key!r} names several numbers; index one of them")
         return value
+
+    def counted(self, key: str, noun: str) -> Runs:
+        """A count and its noun in agreement: "1 head", "2 heads"."""
+        count = self.value(key)
+        return (self.n(key), Text(" " + ENGLISH.plural(noun, int(count))))
 
     def say(self, template: str, **parts: Inline | Runs) -> Runs:
         """Prose with ``{name}`` placeholders filled by numbers, words or formulas."""

@@ -67,11 +67,15 @@ def _tensor(name: str) -> tuple[Text, ...]:
 def _strip(book: Book, steps: list[pictures.Step],
            operations: list[tuple[Glyph, ...] | None], what: str,
            fragment: int | None, masked: bool = False,
-           added: tuple[Glyph, ...] = (), cell: float = 14.0) -> pictures.Picture:
+           added: tuple[Glyph, ...] = (), cell: float = 14.0,
+           mask_from: int = 0, reach: float = 90.0) -> pictures.Picture:
     """The batch's tensors along some lines of the code, drawn from their shapes (cells
-    of ``cell`` units: smaller on a slide with a longer listing)."""
+    of ``cell`` units: smaller on a slide with a longer listing; arrows ``reach`` long:
+    shorter on a long chain). With ``masked``, grids from step ``mask_from`` on grey
+    their future sources."""
     picture = pictures.tensor_steps(book, steps, operations, what, size="strip", cell=cell,
-                                    masked=masked, added=added)
+                                    masked=masked, added=added, mask_from=mask_from,
+                                    reach=reach)
     return pictures.Picture(picture.width, picture.height, picture.description,
                             picture.shapes, picture.size, fragment)
 
@@ -82,27 +86,28 @@ def _strip(book: Book, steps: list[pictures.Step],
 def _batch(book: Book) -> Stack:
     section = Section("lab-batch", "lab", "Lab: the batched model in code")
     section.add("model", "One file: the layer and the model", [*_cells(
-        [("class ScratchMultiHead(nn.Module):", None),
+        [("class MultiHeadSelfAttention(nn.Module):", None),
          ("    W_Q, W_K, W_V, W_O", book.say("no bias; W_O is {s}", s=book.n("shapes.W_O"))),
-         ("    def forward(E):", "project, split, score, mask,"),
+         ("    def forward(self, E):", "project, split, score, mask,"),
          ("", "softmax, mix, join, W_O"),
-         ("class TinyMultiHeadLM(nn.Module):", "tables, attention, MLP"),
-         ("    def forward(X):", "E, E + delta, last row, logits")],
-        [("model = TinyMultiHeadLM(vocab, context,", book.say(
-            "{v}, {c},", v=book.n("dims.vocab"), c=book.n("dims.context"))),
-         ("                       D, heads, hidden)", book.say(
-             "{d}, {h}, {n}", d=book.n("dims.d_model"), h=book.n("dims.heads"),
-             n=book.n("dims.hidden"))),
+         ("class TinyLM(nn.Module):", "tables, attention, MLP"),
+         ("    def forward(self, X):", "E, E + delta, last row, logits")],
+        [("model = TinyLM(vocab, context,", book.say(
+            "vocabulary {v}, context {c}", v=book.n("dims.vocab"), c=book.n("dims.context"))),
+         ("               D, heads, hidden)", book.say(
+             "width D = {d}, {h}, hidden {n}", d=book.n("dims.d_model"),
+             h=book.counted("dims.heads", "head"), n=book.n("dims.hidden"))),
          ("model.load_state_dict(worksheet_weights)", book.say(
              "{p} parameters", p=book.n("lab.params")))],
     ), pictures.model_map(book, "heads", spans=(
-        ("heads", "W_O", (Text("ScratchMultiHead"),)),
-        ("embeddings", "prediction", (Text("TinyMultiHeadLM"),))))], [
+        ("heads", "W_O", (Text("MultiHeadSelfAttention"),)),
+        ("embeddings", "prediction", (Text("TinyLM"),))))], [
         book.say("Point at the two classes, and at the brackets under the map: the "
                  "attention layer with its four matrices, and the small language model "
                  "around it. Then reveal the constructor and "
-                 "read out the sizes: width {d} with {h} heads, {p} parameters in all.",
-                 d=book.n("dims.d_model"), h=book.n("dims.heads"), p=book.n("lab.params")),
+                 "read out the sizes: width {d} with {h}, {p} parameters in all.",
+                 d=book.n("dims.d_model"), h=book.counted("dims.heads", "head"),
+                 p=book.n("lab.params")),
         "Say clearly that loading the worksheet's weights is only how we reproduce the "
         "lecture's figures; training would start from random ones. D in the code is the "
         "lecture's model width.",
@@ -124,7 +129,8 @@ def _batch(book: Book) -> Stack:
     # Beside the ids while they leave room, else under them at full strip height (the
     # tensors are tall: a short picture would shrink their labels).
     section.add("batch", "The sentences form one batch", [
-        *_cells([("X = token_ids(sentences)", book.say("X is {s}", s=book.n("lab.shape.X")))],
+        *_cells([("X = token_ids(sentences)", book.say(
+            "X is {s}: B sentences of T tokens", s=book.n("lab.shape.X")))],
                 [targets]),
         *((Columns(((ids,), (looked_up,))),) if across(ids) <= pictures.BESIDE_MOST
           else (ids, looked_up)),
@@ -139,33 +145,39 @@ def _batch(book: Book) -> Stack:
     projected: pictures.Step = ("lab.shape.Q", "BTD", _tensor("Q"), None)
     headed: pictures.Step = ("lab.shape.Q_heads", "BHTd", _tensor("Q"), None)
     section.add("heads", "Embed, project, then split into heads", [
+        Para(book.say("B: the sentences in the batch, {b}. T: the tokens in each, {t}. D: "
+                      "the model width, {d} = heads × d_head = {h} × {dh}, d_head being one "
+                      "head's width.", b=book.n("dims.sentences"), t=book.n("dims.tokens"),
+                      d=book.n("dims.d_model"), h=book.n("dims.heads"),
+                      dh=book.n("dims.d_head")), style="note"),
         *_cells(
-            [("E = token_table(X) + position_table(positions)",
+            [("E = token_embedding(X) + position_embedding(arange(T))",
               book.say("E is {s}", s=book.n("lab.shape.E")))],
-            [("Q, K, V = W_Q(E), W_K(E), W_V(E)",
+            [("Q, K, V = E @ W_Q, E @ W_K, E @ W_V",
               book.say("each {s}", s=book.n("lab.shape.Q")))],
-            [("Q = Q.view(B, T, heads, d_head)", book.n("lab.shape.Q_split")),
-             ("Q = Q.transpose(tokens, heads)", book.say("{s}, same for K, V",
-                                                         s=book.n("lab.shape.Q_heads")))],
+            [("Q = Q.reshape(B, T, heads, d_head)", book.n("lab.shape.Q_split")),
+             ('Q = einsum("bthd -> bhtd", Q)', book.say(
+                 "{s}: heads before tokens", s=book.n("lab.shape.Q_heads")))],
         ),
         _strip(book, [projected, ("lab.shape.Q_split", "BTHd", _tensor("split"), None),
-                      headed], [_tensor("view"), _tensor("transpose")],
-               "The projected rows: the view splits each row's coordinates by head, the "
-               "transpose puts the heads before the tokens", 2),
+                      headed], [_tensor("reshape"), _tensor("reorder")],
+               "The projected rows: the reshape cuts each row's coordinates by head, the "
+               "reorder puts the heads before the tokens", 2),
     ], [
-        book.say("Read the lines top down with their comments: the embeddings are {e}, and "
-                 "one matrix per role projects the full row for every head at once.",
-                 e=book.n("lab.shape.E")),
-        book.say("On the last step point at the picture: the view cuts each row into "
-                 "{h} head blocks, the transpose moves the head axis in front of the tokens, "
-                 "giving {q}. The point: project first, then split.",
-                 h=book.n("dims.heads"), q=book.n("lab.shape.Q_heads")),
+        book.say("Read the letters first: B sentences, T tokens, D coordinates split into "
+                 "heads of d_head each. The embeddings are {e}, and one matrix per role "
+                 "projects the full row for every head at once.", e=book.n("lab.shape.E")),
+        book.say("On the last step point at the picture: the reshape cuts each row into "
+                 "{h} head blocks; einsum's letters b, t, h, d name the four axes, and it "
+                 "moves the head axis in front of the tokens, giving {q}. The same happens to "
+                 "K and V.", h=book.n("dims.heads"), q=book.n("lab.shape.Q_heads")),
     ])
     section.add("attend", "Score, mask, weigh and mix in every head", [
         *_cells(
-            [("scores = Q @ K.mT / sqrt(d_head)", book.n("lab.shape.scores"))],
+            [("scores = Q @ K.mT / sqrt(d_head)", book.say(
+                "{s}; .mT: transposed", s=book.n("lab.shape.scores")))],
             [("scores = scores.masked_fill(future, -inf)", "one mask, every head")],
-            [("A = softmax(scores)", "over the sources"),
+            [("A = softmax(scores)", "over each row's sources"),
              ("assert_close(A, worksheet_A)", book.say("all {n} weights match",
                                                         n=book.n("lab.A_weights")))],
             [("messages = A @ V", book.n("lab.shape.messages"))],
@@ -174,35 +186,45 @@ def _batch(book: Book) -> Stack:
                       ("lab.shape.A", "BHTS", _tensor("A"), None),
                       ("lab.shape.messages", "BHTd", _tensor("messages"), None)],
                [_tensor("mask, softmax"), _tensor("times V")],
-               "One grid of scores per sentence and head, future sources grey; the weights; "
-               "then one message row per token and head", 1, masked=True),
+               "One grid of scores per sentence and head, every source still open; after "
+               "the mask and the softmax, the weights with the future sources grey; then one "
+               "message row per token and head", 1, masked=True, mask_from=1, reach=64.0),
     ], [
-        book.say("Point at the score shape {s}: one grid per sentence and per head, and "
+        book.say("Point at the score shape {s}: one full grid per sentence and per head, and "
                  "the matrix product only contracts the coordinates.",
                  s=book.n("lab.shape.scores")),
-        book.say("With the mask, the grey cells in the picture are the future sources. At "
-                 "the softmax say the check aloud: all {n} weights equal the worksheet's. "
-                 "Leave with the messages: the sources are summed out, each head keeps its "
-                 "own.", n=book.n("lab.A_weights")),
+        book.say("With the mask, the future sources turn grey in the weights. At the softmax "
+                 "say the check aloud: all {n} weights equal the worksheet's. Leave with the "
+                 "messages: the sources are summed out, each head keeps its own.",
+                 n=book.n("lab.A_weights")),
     ])
     messages: pictures.Step = ("lab.shape.messages", "BHTd", _tensor("messages"), None)
+    # Reordered back, the messages have the sizes of Q split into heads, in the same order.
+    reordered: pictures.Step = ("lab.shape.Q_split", "BTHd", _tensor("reordered"), None)
     section.add("join", "Join the heads, project, predict", [
         *_cells(
-            [("joined = messages.transpose(heads, tokens)", "heads behind tokens"),
+            [('joined = einsum("bhtd -> bthd", messages)', book.say(
+                "{s}: heads back behind tokens", s=book.n("lab.shape.Q_split"))),
              ("joined = joined.reshape(B, T, D)", book.n("lab.shape.joined"))],
-            [("delta = W_O(joined)", book.n("lab.shape.delta")),
+            [("delta = joined @ W_O", book.n("lab.shape.delta")),
              ("updated = E + delta", "the residual")],
             [("logits = readout(relu(hidden(updated[:, last])))",
-              book.n("lab.shape.logits"))],
+              book.say("{s}; last: the final position", s=book.n("lab.shape.logits")))],
         ),
-        _strip(book, [messages, ("", "BTHd", _tensor("transposed"), None),
+        _strip(book, [messages, reordered,
                       ("lab.shape.joined", "BTD", _tensor("joined"), None),
-                      ("lab.shape.delta", "BTF", (Text("ΔE"),), None)],
-               [_tensor("transpose"), _tensor("reshape"), (Text("W"), pictures.Sub("O"))],
-               "Transpose the heads back behind the tokens, reshape so the heads' "
-               "coordinates sit side by side, then mix them with W_O into the model's width", None),
+                      ("lab.shape.delta", "BTF", (Text("ΔE"),), None),
+                      ("lab.shape.logits", "BV", _tensor("logits"), None)],
+               [_tensor("reorder"), _tensor("reshape"), (Text("W"), pictures.Sub("O")),
+                _tensor("last row, MLP")],
+               "Reorder the heads back behind the tokens, reshape so the heads' coordinates "
+               "sit side by side, mix them with W_O into the model's width, then predict "
+               "from the last row", None, reach=64.0),
+        Para(book.say("Reorder before the reshape: reshaping the head-first messages "
+                      "directly would fill a token's row with pieces of other tokens instead "
+                      "of its own heads' messages."), fragment=1),
     ], [
-        "Point at the picture from left to right: transpose first, then reshape. Reshaping "
+        "Point at the picture from left to right: reorder first, then reshape. Reshaping "
         "the head-first layout directly would mix token rows with head rows.",
         book.say("Reveal the projection: {wo} mixes the heads and the residual keeps {e}. "
                  "Only the last row goes to the prediction MLP, so the logits are {l}: one "

@@ -13,8 +13,8 @@ from slides.context import (
     Math,
     Para,
     Row,
+    Runs,
     Stack,
-    Sub,
     Table,
     Text,
     Word,
@@ -28,27 +28,11 @@ ATTENTION = r"A = \operatorname{softmax}\!\left(\frac{QK^\top}{\sqrt{d_k}} + M\r
 
 
 def roles_shapes(book: Book) -> list[Stack]:
-    """Query, key and value; every shape in the layer; the heads' roles in our sentence."""
+    """Recaps of query, key and value; every shape in the layer; each head's own
+    preference in our sentence."""
     s = book.sentence
     section = Section("roles-shapes", "roles-shapes", "Roles and shapes")
-    section.add("choose", "How does each head choose what to read?", [
-        Bullets((
-            Item(book.say("{q}: what the receiver is looking for", q=Math("q")), 1),
-            Item(book.say("{k}: what each source offers for matching", k=Math("k")), 2),
-            Item(book.say("{v}: what each source sends once it is chosen", v=Math("v")), 3),
-        )),
-        Formula(r"q_i^{(h)} = e_i\,W_Q^{(h)},\qquad k_j^{(h)} = e_j\,W_K^{(h)},\qquad "
-                r"v_j^{(h)} = e_j\,W_V^{(h)}", fragment=4),
-        _roles(book),
-    ], [
-        "Reveal the three roles one at a time and say each in plain words: the query is what "
-        "the receiver looks for, the key what a source offers, the value what it sends. "
-        "Point at the formula: every head has its own three projections. A superscript names "
-        "the head, a subscript the token.",
-        "Point at the picture: the same input rows on the left, and every head's own "
-        "queries, keys and values in its colour, one row per token.",
-    ])
-    section.add("recap", "Recap: a query meets a key", [
+    section.add("recap", "Recap from Part II: a query meets a key", [
         Para(book.say("In Part II's later-layer example, the query at “She” looked for a "
                       "person. The key at “Maya” matched that request, and Maya's value "
                       "supplied the details.")),
@@ -57,68 +41,83 @@ def roles_shapes(book: Book) -> list[Stack]:
             "Part II's example in words: the query at She looks for a person, Maya's key "
             "offers one, and an arrow carries Maya's value to She",
             receiver_name="query: looking for a person", rise=0.25),
-        Para(book.say("A head keeps these roles apart with three separate projections."),
-             fragment=1),
+        Para(book.say("The same three roles as in our prompt: the query looks, the key "
+                      "offers, the value is sent. A head keeps them apart with three "
+                      "separate projections."), fragment=1),
     ], [
         "Remind the room of the Maya example from Part II: the query at She looks for a "
-        "person, the key at Maya matches it, and Maya's value supplies the details. Say that "
-        "the vectors hold numbers, not written questions. The point: three projections keep "
-        "looking, offering and sending apart.",
+        "person, the key at Maya matches it, and Maya's value supplies the details. These "
+        "are the roles we met on the prompt; the vectors hold numbers, not written questions. "
+        "The point: three projections keep looking, offering and sending apart.",
+    ])
+    section.add("choose", "Recap: every token gets a query, key and value in every head", [
+        Para(book.say("In every head, each token has a query {q} (what it looks for), a key "
+                      "{k} (what it offers) and a value {v} (what it sends):", q=Math("q"),
+                      k=Math("k"), v=Math("v"))),
+        Formula(r"q_i^{(h)} = e_i\,W_Q^{(h)},\qquad k_j^{(h)} = e_j\,W_K^{(h)},\qquad "
+                r"v_j^{(h)} = e_j\,W_V^{(h)}", fragment=1),
+        _roles(book),
+        Para(book.say("All rows at once: {e} stacks every token's row, and each head turns "
+                      "it into its own {q}, {k} and {v}.", e=Math("E"), q=Math("Q"),
+                      k=Math("K"), v=Math("V")), fragment=2),
+    ], [
+        "Recap the three roles in one line each: the query is what the receiver looks for, "
+        "the key what a source offers, the value what it sends. Point at the formula: every "
+        "head has its own three projections. A superscript names the head, a subscript the "
+        "token.",
+        "Point at the picture: the same input rows on the left, and every head's own "
+        "queries, keys and values in its colour, one row per token.",
     ])
     section.add("shapes", "Every shape in the layer", [
-        pictures.tensor_steps(book, [
-            ("shapes.E", "TF", (Text("E"),), None),
-            ("shapes.Q", "Td", (Text("Q, K, V"),), None),
-            ("shapes.scores", "TS", (Text("scores"),), None),
-            ("shapes.A", "TS", (Text("A"),), None),
-            ("shapes.H", "Td", (Text("H"),), None),
-            ("shapes.joined", "TD", (Text("joined"),), None),
-            ("shapes.delta", "TF", (Text("ΔE"),), None),
-        ], [(Text("project"),), (Text("times Kᵀ"),), (Text("softmax"),), (Text("times V"),),
-            (Text("concat"),), (Text("W"), Sub("O"))],
-            "Every tensor in the layer drawn to its shape, one cell per number: the input "
-            "rows, one head's queries, its scores and weights, its messages, the heads "
-            "joined, and the update", size="strip", masked=True, reach=64.0),
-        Formula(ATTENTION + r",\qquad H = AV", fragment=3),
-        Para(book.say("{m} hides each receiver's future sources (it adds minus infinity "
-                      "there, nothing elsewhere); {dk} is a head's query width, {d}.",
-                      m=Math("M"), dk=Math("d_k"), d=book.n("dims.d_head")), fragment=3),
-        Para(book.say("Each head's {wq} is {w}; {wo} is {o}. Concatenation joins "
-                      "coordinates, so the joined matrix is {j}, with one row per token.",
-                      wq=Math("W_Q"), w=book.n("shapes.W_Q"), wo=Math("W_O"),
-                      o=book.n("shapes.W_O"), j=book.n("shapes.joined")), fragment=5),
+        pictures.layer_shapes(
+            book, "Every tensor in the layer drawn to its shape, one cell per number: the "
+            "input rows, one head's queries, its scores and weights with the future sources "
+            "masked, its messages, the heads joined, and the update"),
+        Formula(ATTENTION + r",\qquad H = AV", fragment=1),
+        Bullets((
+            Item(book.say("{s}: each row of scores becomes weights adding up to one; "
+                          "{dk} = {d}, a head's query width", s=Text("softmax"),
+                          dk=Math("d_k"), d=book.n("dims.d_head")), 1),
+            Item(book.say("{m}, the mask: minus infinity at future sources (grey), zero "
+                          "elsewhere", m=Math("M")), 2),
+            Item(book.say("{h}: a head's messages; joined and mapped by {wo}, they give "
+                          "{de}, added to {e}", h=Math("H"), wo=Math("W_O"),
+                          de=Math(r"\Delta E"), e=Math("E")), 3),
+        )),
     ], [
         book.say("Walk the picture from left to right and read each shape aloud: {e} is {se}, "
-                 "each head's {q} is {sq}, the scores are {ss}. Point at the joined matrix, "
-                 "{j}: concatenation joins coordinates, so there is still one row per token. "
-                 "Then {wo}, {o}, maps it to the update, and {ep} keeps the shape of {e}.",
+                 "each head's {q} is {sq}, the scores are {ss}. In the score grid a row is a "
+                 "receiver and a column a source; the grey triangle is the future, masked. "
+                 "Point at the joined matrix, {j}: concatenation joins coordinates, so there "
+                 "is still one row per token. Then {wo}, {o}, maps it to the update, and {ep} "
+                 "keeps the shape of {e}.",
                  e=Math("E"), se=book.n("shapes.E"), q=Math("Q"), sq=book.n("shapes.Q"),
                  ss=book.n("shapes.scores"), j=book.n("shapes.joined"), wo=Math("W_O"),
                  o=book.n("shapes.W_O"), ep=Math("E'")),
     ])
-    section.add("roles", "The same roles in our sentence", [
-        Bullets(tuple(
-            Item(book.say("the {name} head: strongest source at the final “{r}” is {src}",
-                          name=book.head(h), r=book.receiver(),
-                          src=book.token(s, book.top(s, h))), h)
-            for h in book.heads)),
+    tops = list(dict.fromkeys(book.top(s, h) for h in book.heads))
+    section.add("roles", "Each head prefers its own source", [
+        Para(book.say("The same sources, weighted by each head at the final “{r}”:",
+                      r=book.receiver())),
         pictures.weight_bars(
-            book, [(book.token(s, book.top(s, h)),) for h in book.heads],
-            [f"{s}.h{h}.weights[{book.top(s, h)}]" for h in book.heads],
-            [pictures.head_tone(h) for h in book.heads],
-            "For each head, a bar as long as the weight it gives its strongest source at the "
-            "final receiver, in the head's colour",
-            values=[(book.n(f"{s}.h{h}.weights[{book.top(s, h)}]"), Text(" from the "),
-                     book.head(h), Text(" head")) for h in book.heads],
-            fragments=list(book.heads), size="short"),
-        Para(book.say("The names are our reading of chosen numbers. Training learns the "
-                      "projections without assigning these jobs."),
+            book, [(book.token(s, j),) if h == 1 else () for j in tops for h in book.heads],
+            [f"{s}.h{h}.weights[{j}]" for j in tops for h in book.heads],
+            [pictures.head_tone(h) for _ in tops for h in book.heads],
+            "For each head's strongest source, one bar per head as long as the weight that "
+            "head gives it at the final receiver, in the head's colour",
+            values=[(book.n(f"{s}.h{h}.weights[{j}]"), Text(" from the "), book.head(h),
+                     Text(" head")) for j in tops for h in book.heads],
+            fragments=[h for _ in tops for h in book.heads]),
+        Para(book.say("Compare the bars of one source: the heads weight the same token "
+                      "differently. The names are our reading of chosen numbers: training "
+                      "learns the projections without assigning these jobs."),
              fragment=book.ws.n_heads + 1),
     ], [
-        (*book.say("Reveal the heads one at a time and read each strongest source aloud:"),
+        (*book.say("Reveal the heads one at a time and compare the bars of the same source:"),
          *(part for h in book.heads
-           for part in book.say(" {src} for the {name} head{end}",
+           for part in book.say(" the {name} head gives {src} {w}{end}",
                                 src=book.token(s, book.top(s, h)), name=book.head(h),
+                                w=book.n(f"{s}.h{h}.weights[{book.top(s, h)}]"),
                                 end=Text("." if h == book.ws.n_heads else ";"))),
          *book.say(" Say plainly that these names are our reading of chosen numbers, and ask "
                    "the room whether a trained model's heads come with names.")),
@@ -146,6 +145,31 @@ def _positioned(book: Book) -> pictures.Picture:
         "per position, one bar per feature", size="strip",
         names=[(Text("“"), book.token(s, j), Text("” at "), book.pos(j)) for j in places]),
         fragment=3)
+
+
+def _copied_names(book: Book, h: int, kind: str) -> list[Runs]:
+    """Column headings for head ``h``'s projection: the feature each coordinate of its
+    keys (``K``) or values (``V``) copies, or none when a column mixes features."""
+    copied = all(int(book.value(f"params.h{h}.{kind}_features[{c}]")) >= 0
+                 for c in range(book.head_width))
+    return list(pictures.coordinate_names(book, h, kind)) if copied else []
+
+
+def _position_note(book: Book) -> Para:
+    """What the features are (and the glue feature, when the worksheet has one), and what
+    the receiver's position row adds: nothing, when the worksheet's row for that position
+    is zeros."""
+    last = book.last
+    zero = all(float(book.value(f"params.pos_emb[{last}][{c}]")) == 0.0
+               for c in range(book.width))
+    glue = "glue" in book.ws.lesson.features
+    template = "The features are invented for teaching" + (
+        "; glue is one we gave to small function words such as “{r}”. " if glue else ". ")
+    template += ("Position {p}'s row is all zeros here, so the receiver's row equals its "
+                 "token row; at other positions the same token gets other rows." if zero else
+                 "The position row makes the same token's row differ from place to place.")
+    return Para(book.say(template, r=book.receiver(), p=book.pos(last)), style="note",
+                fragment=3)
 
 
 def _roles(book: Book) -> pictures.Picture:
@@ -186,26 +210,8 @@ def _projected(book: Book, h: int) -> pictures.Picture:
          [f"{s}.h{h}.K[{top}][{c}]" for c in coordinates],
          [f"{s}.h{h}.V[{top}][{c}]" for c in coordinates]], pictures.head_tone(h),
         "The receiver's query and the strongest source's key and value as bars, one lane "
-        "per coordinate of the head", size="short", fragments=(1, 2, 2))
-
-
-def _messages(book: Book) -> pictures.Picture:
-    """Every head's message at the receiver as bars in its colour, revealed with its row
-    of the table: one lane per coordinate, or (a wide head) one row per coordinate."""
-    s = book.sentence
-    coordinates = range(book.head_width)
-    if book.head_width <= NARROW_HEAD:
-        labels = [(book.head(h),) for h in book.heads]
-        groups = [[f"{s}.h{h}.message[{c}]" for c in coordinates] for h in book.heads]
-        heads = list(book.heads)
-    else:
-        labels = [(book.head(h),) if c == 0 else () for h in book.heads for c in coordinates]
-        groups = [[f"{s}.h{h}.message[{c}]"] for h in book.heads for c in coordinates]
-        heads = [h for h in book.heads for _ in coordinates]
-    return pictures.signed_bars(
-        book, labels, groups, "neutral", "Each head's message at the final receiver as bars "
-        "in the head's colour, one per coordinate", size="short", fragments=heads,
-        row_tones=[pictures.head_tone(h) for h in heads])
+        "per coordinate of the head, named over the lane", size="short",
+        names=pictures.coordinate_names(book, h, "K"), fragments=(1, 1, 1))
 
 
 def projections(book: Book) -> list[Stack]:
@@ -232,6 +238,7 @@ def projections(book: Book) -> list[Stack]:
             (Para(book.say("The receiver's row is its token row plus its position row.")),
              rows),
         )),
+        _position_note(book),
         _positioned(book),
     ], [
         book.say("Point at the highlighted last row of {e}: the row of the final “{r}”, "
@@ -244,20 +251,26 @@ def projections(book: Book) -> list[Stack]:
     ])
     for h in book.heads:
         top = book.top(s, h)
+        # a column named by the feature its key (value) coordinate copies, when every
+        # column copies one; the query's coordinates are matched against the keys', so
+        # they share the keys' names
         mats = tuple(
             (book.matrix(f"params.h{h}.W_{kind}", book.feature_columns(),
+                         _copied_names(book, h, "V" if kind == "V" else "K"),
                          corner=book.labelled(f"W_{kind}", h)),)
             for kind in "QKV")
         section.add(f"h{h}", book.say("Head {n}: the {name} head's projections",
                                       n=book.number(h), name=book.head(h)), [
             Columns(mats),
-            Para(book.say("Query of the final “{r}”: {q} = {v}", r=book.receiver(),
-                          q=Math(r"e\,W_Q"), v=book.listing(f"{s}.h{h}.Q[{last}]")),
-                 fragment=1),
-            Para(book.say("Key and value of {src}: {k} and {v}", src=book.token(s, top),
+            Para(book.say("Query of the final “{r}”: {q} = {v}; key and value of {src}: {k} "
+                          "and {vv}", r=book.receiver(), q=Math(r"e\,W_Q"),
+                          v=book.listing(f"{s}.h{h}.Q[{last}]"), src=book.token(s, top),
                           k=book.listing(f"{s}.h{h}.K[{top}]"),
-                          v=book.listing(f"{s}.h{h}.V[{top}]")), fragment=2),
+                          vv=book.listing(f"{s}.h{h}.V[{top}]")), fragment=1),
             _projected(book, h),
+            Para(book.say("One lane per coordinate of the head, named by the feature its key "
+                          "copies; a bar pointing left, in red, is negative."), style="note",
+                 fragment=1),
         ], [
             book.say("Point at the {name} head's three matrices. Reveal the query of the final "
                      "“{r}”, {q}: each coordinate is the input row times one column of {wq}. "
@@ -276,27 +289,47 @@ def wide_head(book: Book) -> list[Stack]:
     """All heads' results, then one wide head built from the same projected coordinates."""
     s = book.sentence
     section = Section("wide-head", "wide-head", "One wide head")
+    # every message coordinate by the feature its head's value column copies, head by head:
+    # the wide head's coordinates are the same joined ones
+    named = all(pictures.feature_names(book, h) for h in book.heads)
+    names = [(h, c, name if named else (book.head(h), Text(", "), *name)) for h in book.heads
+             for c, name in enumerate(pictures.coordinate_names(book, h))]
     rows = tuple(
         Row((book.head(h),), (
-            Cell((book.n(f"{s}.h{h}.denominator"),)),
             Cell((book.token(s, book.top(s, h)),)),
-            Cell(book.listing(f"{s}.h{h}.message")),
+            Cell((book.n(f"{s}.h{h}.weights[{book.top(s, h)}]"),)),
+            Cell(pictures.named_vector(book, f"{s}.h{h}.message", h)),
         ), fragment=h)
         for h in book.heads)
     section.add("complete", "Every head has its message", [
-        Table((book.say("denominator"), book.say("strongest source"), book.say("message")),
+        Table((book.say("strongest source"), book.say("its weight"), book.say("message")),
               rows, corner=book.say("head")),
-        _messages(book),
+        pictures.signed_bars(
+            book, [name for _, _, name in names],
+            [[f"{s}.h{h}.message[{c}]"] for h, c, _ in names], "neutral",
+            "Each head's message at the final receiver, one bar per coordinate, named by its "
+            "feature and in the head's colour", size="short",
+            fragments=[h for h, _, _ in names],
+            row_tones=[pictures.head_tone(h) for h, _, _ in names]),
         Para(book.say("Queries and keys chose the weights; values supplied the content. "
                       "Each head's calculation is independent of the others."),
              fragment=book.ws.n_heads + 1),
     ], [
-        "Reveal the table one head at a time and read each denominator and message aloud. "
-        "Point out that each head ran its own softmax, and that every source contributed to "
-        "every message. The point: the heads' calculations are independent of one another.",
-        "Point at the bars as each head appears: its message, one bar per coordinate in the "
-        "head's colour. The messages are as wide as a head, and the next part joins them.",
+        "Reveal the table one head at a time and read each strongest source, its weight and "
+        "the message aloud. Point out that each head ran its own softmax, and that every "
+        "source contributed to every message. The point: the heads' calculations are "
+        "independent of one another.",
+        "Point at the bars as each head appears: its message, one bar per coordinate, each "
+        "named by the feature it carries, in the head's colour. Next we try one wide head "
+        "instead and compare its message with these.",
     ])
+    # the wide head's message, each coordinate after its feature when every head's values
+    # copy features
+    wide_message = tuple(
+        part for i, (_, _, name) in enumerate(names)
+        for part in (*((Text(", "),) if i else ()), *name, Text(" "),
+                     book.n(f"{s}.wide.message[{i}]"))
+    ) if named else book.listing(f"{s}.wide.message")
     section.add("wider", "What if we made one head wider?", [
         Para(book.say("Join the heads' projections into one head of width {m}. Its dot "
                       "products are divided by {sw} instead of {sh}, and there is one "
@@ -308,7 +341,7 @@ def wide_head(book: Book) -> list[Stack]:
                 fragment=1),
         Para(book.say("One wide head at the final “{r}”: its single weight row mixes all {m} "
                       "value coordinates, giving {msg}.", r=book.receiver(),
-                      m=book.n("dims.d_model"), msg=book.listing(f"{s}.wide.message")),
+                      m=book.n("dims.d_model"), msg=wide_message),
              fragment=2),
     ], [
         book.say("Join the projections into one head {m} wide and point at the new scale, "
@@ -337,4 +370,50 @@ def wide_head(book: Book) -> list[Stack]:
                  "Close with the caution: separate rows, later combined by {wo}, are a useful "
                  "choice, not proof that one wide head cannot learn.", wo=Math("W_O")),
     ])
-    return [section.stack()]
+    top, last = book.top(s, 1), book.last
+    first = pictures.coordinate_names(book, 1)[0]
+    # the first head's first coordinate, nearer zero in the wide head: its reading diluted
+    diluted = abs(float(book.value(f"{s}.wide.message[0]"))) < \
+        abs(float(book.value(f"{s}.h1.message[0]")))
+    section.add("messages", "One shared row mixes the readings", [
+        pictures.retoned(pictures.signed_bars(
+            book, [name for _, _, name in names],
+            [[f"{s}.joined[{last}][{i}]", f"{s}.wide.message[{i}]"]
+             for i in range(len(names))], "neutral",
+            "For every message coordinate, named by its feature, two bars: the separate "
+            "heads' message in the head's colour and the wide head's in grey", size="panel",
+            names=[(Text("separate heads"),), (Text("one wide head"),)]),
+            {f"{s}.joined[{last}][{i}]": pictures.head_tone(h)
+             for i, (h, _, _) in enumerate(names)}),
+        Para(book.say("The wide head gives “{t}” {w}, where the {name} head gave it {x}. "
+                      "So its {f} is {a}, against the {name} head's {b}"
+                      + (": one row for every coordinate dilutes the {name} head's reading."
+                         if diluted else "."), t=book.token(s, top),
+                      w=book.n(f"{s}.wide.weights[{top}]"), name=book.head(1),
+                      x=book.n(f"{s}.h1.weights[{top}]"), f=first,
+                      a=book.n(f"{s}.wide.message[0]"), b=book.n(f"{s}.h1.message[0]")),
+             fragment=1),
+    ], [
+        book.say("Point at the first pair of bars, {f}: the {name} head's {b} against the "
+                 "wide head's {a}. Then read the cause: the wide head gives “{t}” {w}, not "
+                 "{x}, because one softmax must serve every coordinate at once. Separate heads "
+                 "keep each reading at full strength for {wo} to combine.", f=first,
+                 name=book.head(1), b=book.n(f"{s}.h1.message[0]"),
+                 a=book.n(f"{s}.wide.message[0]"), t=book.token(s, top),
+                 w=book.n(f"{s}.wide.weights[{top}]"), x=book.n(f"{s}.h1.weights[{top}]"),
+                 wo=Math("W_O")),
+    ])
+    stack = section.stack()
+    # the title slide previews the comparison: each head's narrow queries, joined into one
+    # wide head's
+    heads: list[pictures.Step] = [
+        ("shapes.Q", "Td", (Text("Q"), Word(book.ws.lesson.head_names[h - 1], sup=True)), h)
+        for h in book.heads]
+    preview = pictures.tensor_steps(
+        book, [*heads, ("shapes.joined", "TD", (Text("one wide head's Q"),), None)],
+        [*([None] * (book.ws.n_heads - 1)), (Text("join"),)],
+        "Each head's queries as a narrow block in its colour, joined side by side into the "
+        "queries of one wide head", size="strip", reach=60.0)
+    title = stack.slides[0]
+    return [replace(stack, slides=(replace(title, blocks=(preview, *title.blocks)),
+                                   *stack.slides[1:]))]

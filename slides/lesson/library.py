@@ -27,12 +27,19 @@ __all__ = ["bias", "patches", "pytorch", "trained"]
 
 
 def bias(book: Book) -> list[Stack]:
-    """A learned offset on the projections, and what the bias flag adds."""
+    """A learned offset on the projections, and which of them PyTorch's bias flag adds."""
     s = book.sentence
-    section = Section("bias", "bias", "The bias flag")
+    section = Section("bias", "bias", "Biases on the projections")
+    zero = book.value("bias.zero_row") if "bias.zero_row" in book.values else None
     section.add("offset", "A bias adds a learned offset", [
-        Para(book.say("Offset {b} = {v}, added to every query row of the {name} head.",
-                      b=Math("b_Q"), v=book.listing("bias.offset"), name=book.head(1))),
+        Para(book.say("Our worked example has no bias. A bias {b} is a learned row added to "
+                      "every query: an offset that does not depend on the input.",
+                      b=Math("b_Q"))),
+        Para((*book.say("Made up to show one: {b} = {v} for the {name} head. Even a zero "
+                        "query row", b=Math("b_Q"), v=book.listing("bias.offset"),
+                        name=book.head(1)),
+              *(book.say(" ({w}'s)", w=book.token(s, int(zero))) if zero is not None else ()),
+              *book.say(" moves.")), fragment=1, style="note"),
         *pictures.beside((
             book.matrix(f"{s}.h1.Q", book.token_rows(s), corner=(Math("Q"),),
                         focus=(book.last,)),
@@ -43,13 +50,16 @@ def bias(book: Book) -> list[Stack]:
                           "offset, one panel per coordinate: each arrow is the same shift",
                           fragment=1), below=True),
     ], [
-        book.say("Point at the offset {b}, {v}, and reveal the shifted queries: every query "
-                 "row of the {name} head moves by the same arrow. Say that this offset is "
-                 "illustrative; with biases on, training learns it. Unlike a position row, a "
-                 "projection bias is the same for every position and every example.",
+        book.say("Say first that the worked example has no bias: every number so far came "
+                 "from the projections alone. A bias is an offset that does not depend on "
+                 "the input; a query row that the projection sends to zero still gets it."),
+        book.say("Reveal {b} = {v}: made up for this slide, with biases on training would "
+                 "learn it. Every query row of the {name} head moves by the same arrow. "
+                 "Unlike a position row, a projection bias is the same for every position "
+                 "and every example.",
                  b=Math("b_Q"), v=book.listing("bias.offset"), name=book.head(1)),
     ])
-    section.add("flag", "Which projections the bias flag touches", [
+    section.add("flag", "Which projections get a bias", [
         pictures.model_map(book, ("heads", "W_O"), spans=(
             ("heads", "heads", book.say("+ offsets on Q, K, V")),
             ("W_O", "W_O", book.say("+ an offset")))),
@@ -60,18 +70,20 @@ def bias(book: Book) -> list[Stack]:
             Item(book.say("{w} offsets each for the query, key, value and output projections; "
                           "each head's slice is {d} wide", w=book.n("bias.offsets_per_projection"),
                           d=book.n("bias.head_slice")), 2),
-            Item(book.say("stored as in_proj_bias {a} and out_proj.bias {b}",
+            Item(book.say("PyTorch, the library we meet next, switches them all on or off "
+                          "with one argument, its bias flag, and names them in_proj_bias {a} "
+                          "(query, key, value) and out_proj.bias {b}",
                           a=book.n("bias.in_proj_bias"), b=book.n("bias.out_proj_bias")), 3),
         )),
-        Para(book.say("The flag leaves the mask, the position embeddings and the prediction "
+        Para(book.say("Biases leave the mask, the position embeddings and the prediction "
                       "layers alone."), fragment=4),
     ], [
         book.say("Point at the lit boxes: the heads' query, key and value projections and "
                  "{o} each gain an offset row. Read the counts aloud: {a} parameters without "
-                 "biases, {b} with them, {e} more, {w} offsets for each projection. The "
-                 "flag leaves the mask, the positions and the prediction layers alone; "
-                 "PyTorch switches biases on by default.", o=Math("W_O"),
-                 a=book.n("bias.params_without"), b=book.n("bias.params_with"),
+                 "biases, {b} with them, {e} more, {w} offsets for each projection. In "
+                 "PyTorch one argument, the bias flag, switches all of them, and it is on by "
+                 "default; the mask, the positions and the prediction layers are untouched.",
+                 o=Math("W_O"), a=book.n("bias.params_without"), b=book.n("bias.params_with"),
                  e=book.n("bias.extra"), w=book.n("bias.offsets_per_projection")),
     ])
     return [section.stack()]
@@ -81,43 +93,57 @@ def pytorch(book: Book) -> list[Stack]:
     """nn.MultiheadAttention with the same weights, and the whole model again."""
     section = Section("pytorch", "pytorch", "PyTorch's layer")
     section.add("layer", "PyTorch packages the head calculation", [
-        pictures.model_map(book, "heads"),
+        Para(book.say("Both sentences go in at once, as a batch: {e} is {s}, sentences "
+                      "first, which batch_first=True tells the layer.", e=Math("E"),
+                      s=book.n("lab.shape.E"))),
         Code((
             (*book.say("mha = nn.MultiheadAttention(embed_dim="), book.n("dims.d_model"),
-             *book.say(", num_heads="), book.n("dims.heads"), *book.say(", bias=False)")),
-            book.say("delta_E, A = mha(E, E, E, attn_mask=future,"),
+             *book.say(", num_heads="), book.n("dims.heads"), *book.say(",")),
+            book.say("                            bias=False, batch_first=True)"),
+            book.say("delta_E, A = mha(E, E, E, attn_mask=future,  # True above the diagonal"),
             book.say("                 average_attn_weights=False)"),
             book.say("E_prime = E + delta_E"),
         )),
-        Bullets((
-            Item(book.say("in_proj_weight {a} stacks every head's query, key and value "
-                          "projections; out_proj.weight {b} is {wo}", wo=Math("W_O"),
-                          a=book.n("mha.in_proj_weight"), b=book.n("mha.out_proj_weight")), 1),
-            Item(book.say("for our sentences, ΔE comes back as {d} and the weights as {w}: "
-                          "one grid per sentence and head", d=book.n("mha.delta"),
-                          w=book.n("mha.A")), 2),
-        )),
+        pictures.tensor_steps(
+            book, [("lab.shape.E", "BTF", (Text("E"),), None),
+                   ("mha.delta", "BTF", (Text("ΔE"),), None),
+                   ("mha.A", "BHTS", (Text("A"),), None)], [(Text("mha"),), None],
+            "The batch of embeddings goes through the library layer: an update of the same "
+            "shape, and for each sentence one grid of weights per head, future sources grey",
+            size="strip", cell=min(12.0, 120.0 / book.length), masked=True),
+        Para(book.say("{d} comes back as {ds}, like {e}; {a} as {as_}: for each sentence, one "
+                      "grid per head, because average_attn_weights=False keeps the heads "
+                      "apart.", d=Math(r"\Delta E"), ds=book.n("mha.delta"), e=Math("E"),
+                      a=Math("A"), as_=book.n("mha.A")), fragment=1),
     ], [
-        book.say("Read the constructor aloud: embedding width {m}, {h} heads, no bias. Point "
-                 "at in_proj_weight, {a}, which holds every head's projections, and at "
-                 "out_proj.weight, {b}, which is {wo}. Say what the layer leaves to us: the "
-                 "positions, the residual and the vocabulary classifier.",
-                 m=book.n("dims.d_model"), h=book.n("dims.heads"),
-                 a=book.n("mha.in_proj_weight"), b=book.n("mha.out_proj_weight"),
-                 wo=Math("W_O")),
+        book.say("Say what a batch is: the {n} sentences stacked along a first axis, so the "
+                 "layer runs them together; batch_first=True tells it that this axis comes "
+                 "first. Read the constructor aloud: embedding width {m}, {h}, no bias.",
+                 n=book.n("dims.sentences"), m=book.n("dims.d_model"),
+                 h=book.counted("dims.heads", "head")),
+        book.say("Point at the picture: the update {d} has the shape of {e}, and the weights "
+                 "keep one grid per sentence and head. The layer leaves the positions, the "
+                 "residual and the output layer to us.", d=book.n("mha.delta"),
+                 e=book.n("lab.shape.E")),
     ])
     section.add("same", "Same weights, same answers", [
-        Para(book.say("Copy the scratch projections and {wo} into the library layer, then "
-                      "compare.", wo=Math("W_O"))),
+        Para(book.say("Copy our weights in: in_proj_weight {a} holds every head's {q}, {k} "
+                      "and {v} stacked; out_proj.weight {b} holds {wo}.",
+                      a=book.n("mha.in_proj_weight"), q=Math("W_Q"), k=Math("W_K"),
+                      v=Math("W_V"), b=book.n("mha.out_proj_weight"), wo=Math("W_O"))),
         pictures.model_map(book, ("heads", "concat", "W_O"), spans=(
             ("heads", "W_O", (Text("one library layer, our weights copied in"),)),)),
-        Bullets((
-            Item(book.say("largest difference in ΔE: {d}", d=book.n("mha.max_diff_delta")), 1),
-            Item(book.say("largest difference in the attention weights: {d}",
-                          d=book.n("mha.max_diff_A")), 2),
-        )),
-        Para(book.say("Differences at the level of float rounding: the two implementations "
-                      "agree."), fragment=3),
+        Table(
+            tuple((book.feature(c),) for c in range(book.width)),
+            (Row(book.say("our code"),
+                 tuple(Cell((book.n(f"mha.scratch_delta[{c}]"),)) for c in range(book.width))),
+             Row(book.say("PyTorch"),
+                 tuple(Cell((book.n(f"mha.library_delta[{c}]"),)) for c in range(book.width)))),
+            corner=book.say("{d}, final “{r}”", d=Math(r"\Delta E"), r=book.receiver())),
+        Para(book.say("Largest differences: {x} in {d}, {a} in the attention weights. Both "
+                      "compute in double precision, so this is rounding: the two agree.",
+                      d=Math(r"\Delta E"), x=book.n("mha.max_diff_delta"),
+                      a=book.n("mha.max_diff_A")), fragment=1),
     ], [
         book.say("Say why we copy the weights: comparing two randomly initialised layers "
                  "would prove nothing. Reveal the largest differences, {d} in the update and "
@@ -131,17 +157,18 @@ def pytorch(book: Book) -> list[Stack]:
     section.add("model", "Back to the complete multi-head model", [
         pictures.model_map(book, "prediction"),
         Flow((
-            FlowStep(book.say("{e}", e=Math("E")), (book.n("shapes.E"),)),
-            FlowStep(book.say("each head's {h}", h=Math("H")), (book.n("shapes.H"),), 1),
+            FlowStep((Math("E"),), (book.n("shapes.E"),)),
+            FlowStep((Math("H^{(h)}"),), (book.n("shapes.H"),), 1),
             FlowStep(book.say("joined"), (book.n("shapes.joined"),), 2),
-            FlowStep(book.say("{d}", d=Math(r"\Delta E")), (book.n("shapes.delta"),), 3),
-            FlowStep(book.say("{e}", e=Math("E'")), (book.n("shapes.E_prime"),), 4),
-            FlowStep(book.say("last row"), (book.n("shapes.last_row"),), 5),
+            FlowStep((Math(r"\Delta E"),), (book.n("shapes.delta"),), 3),
+            FlowStep((Math("E'"),), (book.n("shapes.E_prime"),), 4),
+            FlowStep((Math("e'"),), (book.n("shapes.last_row"),), 5),
             FlowStep(book.say("vocabulary"), (book.n("dims.vocab"),), 6),
         )),
-        Para(book.say("All heads computed, messages joined, {wo} applied, residual added; "
-                      "the last row goes to the familiar prediction MLP.", wo=Math("W_O")),
-             fragment=7),
+        Para(book.say("Each head's messages {h}, joined, {wo} applied, residual added; the "
+                      "last row {e} goes to the familiar prediction MLP and its output layer, "
+                      "one score per vocabulary word.", h=Math("H^{(h)}"), wo=Math("W_O"),
+                      e=Math("e'")), fragment=7),
     ], [
         book.say("Walk the flow once more and read the shapes aloud, from {e} to the "
                  "vocabulary of {v} words. Every arrow on this map has now been computed. Add "
@@ -252,19 +279,24 @@ def _corpus(book: Book, section: Section) -> None:
     """What the models learned from and for how long, as the experiment records it."""
     r = RESULTS
     seeds = len(book.values.value(f"{r}.seeds"))
-    section.add("corpus", "Three models, one corpus", [
+    section.add("corpus", "Our own run: three models, one corpus", [
+        Para(book.say("We trained these models ourselves, for this lecture: the figures "
+                      "here are ours, not those of the run on children's stories (TinyStories) "
+                      "that the original lesson reports.")),
         Bullets((
             Item(book.say("{n} texts: {t}", n=book.n(f"{r}.documents.all"),
                           t=book.n(f"{r}.corpus"))),
-            Item(book.say("{a} to train on, {b} to choose checkpoints, {c} held out for the "
-                          "test", a=book.n(f"{r}.documents.train"),
+            Item(book.say("{a} to train on, {b} to choose checkpoints, {c} held out: texts "
+                          "no model saw while training, kept for the test",
+                          a=book.n(f"{r}.documents.train"),
                           b=book.n(f"{r}.documents.validation"),
                           c=book.n(f"{r}.documents.test")), 1),
             Item(book.say("one tokenizer of {v} tokens, windows of {c} tokens, width {w}",
                           v=book.n("trained.vocab"), c=book.n("trained.context"),
                           w=book.n("trained.width")), 2),
-            Item(book.say("{s} steps of {b} windows for every model, with seeds " + ", ".join(
-                f"{{k{i}}}" for i in range(seeds)), s=book.n(f"{r}.steps"),
+            Item(book.say("{s} steps of {b} windows for every model, once per seed (" + ", ".join(
+                f"{{k{i}}}" for i in range(seeds)) + "): a seed fixes a run's random start, "
+                "its first weights and its batches", s=book.n(f"{r}.steps"),
                 b=book.n(f"{r}.batch"),
                 **{f"k{i}": book.n(f"{r}.seeds[{i}]") for i in range(seeds)}), 3),
         )),
@@ -275,7 +307,8 @@ def _corpus(book: Book, section: Section) -> None:
             per_unit=pictures.BAR_LENGTH / float(book.value(f"{r}.documents.all")),
             size="short", fragments=(1, 1, 1)),
     ], [
-        book.say("Leave the worksheet: these models were really trained. Name the corpus: "
+        book.say("Leave the worksheet: these models were really trained, by us, for this "
+                 "lecture, not in the run the original lesson reports. Name the corpus: "
                  "{n} texts, {t}. Each text went to training, validation or test by a hash of "
                  "its words, so {c} texts are held out. Every model saw the same batches for "
                  "{s} steps, once per seed.", n=book.n(f"{r}.documents.all"),
@@ -339,7 +372,11 @@ def _measured(book: Book, section: Section) -> None:
     best = min((m for m, _ in models),
                key=lambda m: float(book.value(f"{RESULTS}.{m}.perplexity_mean")))
     section.add("perplexity", "Compare held-out next-token prediction", [
-        Formula(r"\text{perplexity} = \exp(\text{cross-entropy})"),
+        Para(book.say("{f}, where the cross-entropy averages −log p over the held-out "
+                      "tokens, p being the probability the model gave the token that really "
+                      "came next. Lower is better.",
+                      f=Math(r"\text{perplexity} = \exp(\text{cross-entropy})")),
+             style="note"),
         _per_seed(book, "perplexity"),
         pictures.dot_chart(book, [name for _, name in models],
                            [f"{RESULTS}.{m}.perplexity" for m, _ in models],
@@ -347,18 +384,16 @@ def _measured(book: Book, section: Section) -> None:
                            "marked by a tick; lower is better", size="short", fragment=1),
         Para(book.say("{a}. {v}. {s}.", a=book.n(f"{RESULTS}.against_mlp"),
                       v=book.n(RESULTS_KEY), s=book.n(f"{RESULTS}.spread")), fragment=2),
-        Para(book.say("One experiment on one corpus, not a law: {n} seeds, {s} steps of {b} "
-                      "windows of {c} tokens each. Only the attention models have a position "
-                      "table, so it does not separate what positions add.",
-                      n=book.n(f"{RESULTS}.seed_count"), s=book.n(f"{RESULTS}.steps"),
-                      b=book.n(f"{RESULTS}.batch"), c=book.n(f"{RESULTS}.context")),
-             fragment=3),
+        Para(book.say("The original lesson's run, on children's stories, reports more heads "
+                      "predicting better."), fragment=3),
     ], [
         book.say("Read the formula aloud: perplexity is the exponential of the cross-entropy, "
                  "so lower is better; the best mean, {p}, is as unsure as a choice among "
                  "about {p} equally likely tokens. Every model saw the same texts, tokenizer, "
                  "context and {s} updates; each seed is one dot. Reveal the chart, then the "
-                 "verdict: {a}. {v}. {o}. Say that this is one experiment, not a law: other "
+                 "verdict: {a}. {v}. {o}. Set it beside the original lesson's run on "
+                 "TinyStories, which reports more heads predicting better. Say that this is "
+                 "one experiment, not a law: other "
                  "data, sizes or budgets may order the models differently, and this run does "
                  "not separate positions from attention.", s=book.n(f"{RESULTS}.steps"),
                  p=book.n(f"{RESULTS}.{best}.perplexity_mean"),
@@ -373,7 +408,9 @@ def _measured(book: Book, section: Section) -> None:
                            "Seconds spent in training steps by each model, one dot per "
                            "seed, the mean marked by a tick", size="short", fragment=2),
         Para(book.say("Seconds of training steps on one processor, one dot per seed: where two "
-                      "models' dots overlap, this run cannot rank their speed."), fragment=3),
+                      "models' dots overlap, this run cannot rank their speed. The original "
+                      "lesson's run, on other hardware, reports more heads as slightly "
+                      "slower."), fragment=3),
     ], [
         book.say("Read the sizes aloud; the flattened-window MLP has {p} parameters. Reveal "
                  "the training times, in seconds of training steps on one processor, one dot "
@@ -438,52 +475,56 @@ def patches(book: Book) -> list[Stack]:
     """Image patches as embedding rows, and a CLS row for classification."""
     section = Section("patches", "patches", "Image patches")
     count = int(book.value("patches.count"))
+    names = tuple((Text(name),) for name in pictures.patch_names(count))
     section.add("cut", "Image patches can supply the embedding rows", [
-        Para(book.say("An image of {a}×{a} pixels, cut into {n} patches of {p}×{p} pixels; "
-                      "each patch flattens to {v} values.", a=book.n("patches.side"),
-                      n=book.n("patches.count"), p=book.n("patches.size"),
-                      v=book.n("patches.values_per_patch"))),
+        Para(book.say("An image of {a}×{a} pixels, cut into {n} patches of {p}×{p} pixels, "
+                      "named in reading order; each patch flattens to {v} values.",
+                      a=book.n("patches.side"), n=book.n("patches.count"),
+                      p=book.n("patches.size"), v=book.n("patches.values_per_patch"))),
         pictures.patches(book, "The image's pixels (darker is larger) with its patches "
-                         "outlined, and each patch flattened into one row of pixel values",
-                         size="strip"),
-        book.matrix("patches.flat", tuple(() for _ in range(count)), fragment=1),
+                         "outlined and named row by row, and each patch flattened into one "
+                         "row of pixel values under the same name", size="strip"),
+        book.matrix("patches.flat", names, corner=book.say("patch"), fragment=1),
     ], [
-        book.say("Point at the image: {a} by {a} pixels, cut into {n} patches of {s} by {s}. "
-                 "Reveal the flattened rows: each patch gives {v} values. The point: the "
-                 "sequence length is now the number of patches; this is a shape "
-                 "illustration, not a trained vision model.", a=book.n("patches.side"),
-                 n=book.n("patches.count"), s=book.n("patches.size"),
-                 v=book.n("patches.values_per_patch")),
+        book.say("Point at the image: {a} by {a} pixels, cut into {n} patches of {s} by {s}, "
+                 "named row by row. Reveal the flattened rows: each patch gives {v} values, "
+                 "read row by row within the patch. The point: the sequence length is now the "
+                 "number of patches; this is a shape illustration, not a trained vision "
+                 "model.", a=book.n("patches.side"), n=book.n("patches.count"),
+                 s=book.n("patches.size"), v=book.n("patches.values_per_patch")),
     ])
-    asides.colour_patches(book, section)
-    rows = int(book.value("patches.total_rows"))
+    _colour(book, section)
     section.add("rows", "One shared projection makes the rows", [
+        Para(book.say("CLS is one more learned row, put first: no patch of its own, it will "
+                      "gather the whole image. Every row then gets its position row added, as "
+                      "words do.")),
         pictures.tensor_steps(
             book, [("patches.shape.flat", "TF", (Text("patches"),), None),
                    ("patches.shape.rows", "TF", (Text("rows"),), None),
                    ("patches.shape.sequence", "TF", (Text("sequence"),), None)],
             [(Text("times W"),), (Text("CLS, positions"),)],
             "The flattened patches times one shared matrix give one row per patch; a CLS "
-            "row goes first", size="short", cell=12.0),
+            "row goes first and a position row is added to every row", size="short",
+            cell=12.0),
         Columns((
-            (book.matrix("patches.rows", tuple(() for _ in range(count)),
-                         caption=book.say("flattened patches × {w} {s}", w=Math("W"),
-                                          s=book.n("patches.shape.W"))),),
-            (book.matrix("patches.sequence",
-                         (book.say("CLS"), *(() for _ in range(rows - 1))),
-                         caption=book.say("CLS row first, plus position rows: {s}",
-                                          s=book.n("patches.shape.sequence")),
-                         fragment=1),),
+            (_cls_and_rows(book, names),),
+            (book.matrix("patches.positions", ((Text("CLS"),), *names),
+                         corner=book.say("+ position"), fragment=1),),
+            (book.matrix("patches.sequence", ((Text("CLS"),), *names),
+                         corner=book.say("= sequence"), fragment=2),),
         )),
     ], [
         book.say("Point at the shared projection: every flattened patch goes through the same "
-                 "matrix, as every token goes through the same lookup. Reveal the CLS row "
-                 "placed first, then the position rows, giving {s}. Attention still receives "
-                 "a sequence of embedding rows.", s=book.n("patches.shape.sequence")),
+                 "matrix {w}, {s}, as every token goes through the same lookup. Say what CLS "
+                 "is: a learned row with no patch behind it, placed first.",
+                 w=Math("W"), s=book.n("patches.shape.W")),
+        book.say("Reveal the position rows, then their sum with the rows: the sequence, {s}. "
+                 "Attention still receives a sequence of embedding rows.",
+                 s=book.n("patches.shape.sequence")),
     ])
     section.add("cls", "One updated row can classify the whole image", [
         Bullets((
-            Item(book.say("prepend a learned CLS row, add position rows")),
+            Item(book.say("the CLS row goes first, position rows are added")),
             Item(book.say("an encoder updates every row; no causal mask is needed"), 1),
             Item(book.say("the final CLS row feeds a classifier trained with the image "
                           "label"), 2),
@@ -494,9 +535,50 @@ def patches(book: Book) -> list[Stack]:
             "names one class for the whole image"),
         Para(book.say("Next in the series: from pixels to an image class."), fragment=3),
     ], [
-        "Reveal the three steps: prepend a CLS row, let an encoder update every row without a "
-        "causal mask, classify from the final CLS row. Ask the room why an image needs no "
+        "Reveal the three steps: the CLS row first, an encoder updating every row without a "
+        "causal mask, a classifier on the final CLS row. Ask the room why an image needs no "
         "causal mask. Close by saying that the next part of the series goes from pixels to an "
         "image class.",
     ])
     return [section.stack()]
+
+
+def _colour(book: Book, section: Section) -> None:
+    """A colour patch's width and the sequence length of any image, every letter said."""
+    section.add("rgb", "Colour patches and the sequence length", [
+        asides.colour_patch(book),
+        Formula(r"\text{values per patch} = P \cdot P \cdot C,\qquad "
+                r"T = \frac{\text{image height}}{P}\cdot\frac{\text{image width}}{P}",
+                fragment=1),
+        Para(book.say("P: the patch side in pixels, {p}. C: the channels, {c} in colour "
+                      "(red, green, blue), a single one in grey. Colour: {p} × {p} × {c} = {v} "
+                      "values a patch, so the projection is {w}.", p=book.n("patches.size"),
+                      c=book.n("patches.channels"), v=book.n("patches.values_per_patch_rgb"),
+                      w=book.n("patches.shape.W_rgb")), fragment=1),
+        Para(book.say("T: the number of rows, the sequence length. Our image: ({h}/{p}) · "
+                      "({h}/{p}) = {n} · {n} = {t} rows, in grey or in colour.",
+                      h=book.n("patches.side"), p=book.n("patches.size"),
+                      n=book.n("patches.per_side"), t=book.n("patches.count")), fragment=2),
+    ], [
+        book.say("Point at the grey patch: {p} by {p} pixels flatten to {v} values. Reveal "
+                 "the colour patch: every pixel holds {c} values, red, green and blue, so the "
+                 "row is {rgb} values wide and the shared projection becomes {w}.",
+                 p=book.n("patches.size"), v=book.n("patches.values_per_patch"),
+                 c=book.n("patches.channels"), rgb=book.n("patches.values_per_patch_rgb"),
+                 w=book.n("patches.shape.W_rgb")),
+        book.say("Then the length: an image cut into patches of side {p} gives its height "
+                 "over {p} times its width over {p} rows; ours gives {t}. The channels change "
+                 "the width of a row, never the number of rows.", p=Math("P"),
+                 t=book.n("patches.count")),
+    ])
+
+
+def _cls_and_rows(book: Book, names: tuple[tuple[Text], ...]) -> Table:
+    """The CLS row over the projected patch rows, each row named."""
+    width = len(book.values.value("patches.cls"))
+    cls = Row((Text("CLS"),), tuple(Cell((book.n(f"patches.cls[{c}]"),))
+                                    for c in range(width)), style="focus")
+    rows = tuple(Row(name, tuple(Cell((book.n(f"patches.rows[{p}][{c}]"),))
+                                 for c in range(width)))
+                 for p, name in enumerate(names))
+    return Table((), (cls, *rows), corner=book.say("CLS and rows"), style="matrix")

@@ -43,19 +43,27 @@ __all__ = [
     "beside",
     "clue_arcs",
     "column_bars",
+    "coordinate_names",
     "cross_attention",
     "dot_chart",
+    "feature_names",
     "head_tone",
     "heatmap",
     "heatmaps",
+    "layer_shapes",
     "mask",
     "model_map",
+    "named_vector",
     "output_projection",
     "paired_bars",
     "parameter_bars",
+    "patch_names",
+    "query_key_value",
+    "retoned",
     "shift",
     "signed_bars",
     "tensor_steps",
+    "toy_bars",
     "weight_bars",
 ]
 
@@ -142,8 +150,10 @@ def _w_o() -> tuple[Glyph, ...]:
 
 def _arc_lane(book: Book, prefix: str, tone: str, base: float, rise: float,
               x: Sequence[float], fragment: int | None = None,
-              label_top: bool = True) -> list[Shape]:
-    """Arcs from every source to the receiver above the line at ``base``."""
+              label_top: bool = True, clear: float = 0.0) -> list[Shape]:
+    """Arcs from every source to the receiver above the line at ``base``; with
+    ``label_top``, the strongest weight written at its source, raised when it would reach
+    left of ``clear`` (where the lane's name ends)."""
     last = book.last
     shapes: list[Shape] = []
     span = max(x[last] - x[0], 1.0)
@@ -161,12 +171,14 @@ def _arc_lane(book: Book, prefix: str, tone: str, base: float, rise: float,
                  f"{_r(x[last])} {_r(base - 4)}")
         shapes.append(Path(d, tone, width, role="arc", draws=key, fragment=fragment))
     if label_top:
+        # the strongest weight at its source's end of the arc, just left of where the arc
+        # leaves the line (higher for the first source, clear of the lane's name), so it
+        # reads as that source's weight and not as a token's under the arc's top
         top = int(book.value(f"{prefix}.top_source"))
-        span_top = x[last] - x[top]
-        height = rise * (0.35 + 0.65 * span_top / span) if top != last else rise * 0.8
-        shapes.append(_label((x[top] + x[last]) / 2, base - height - 8,
-                             book.n(f"{prefix}.weights[{top}]"), anchor="middle", bold=True,
-                             fragment=fragment))
+        weight = book.n(f"{prefix}.weights[{top}]")
+        raised = x[top] - 10 - _span((weight,), _FONT) < max(clear, x[0])
+        shapes.append(_label(x[top] - 10, base - (34 if raised else 12), weight, anchor="end",
+                             bold=True, fragment=fragment))
     return shapes
 
 
@@ -204,7 +216,10 @@ def arcs(book: Book, sentence: str, lanes: Sequence[tuple[str, int | None, tuple
         base = top + lane * (i + 1)
         shapes.append(Line(x[0] - 10, base, x[-1] + 10, base, "faint", 1.5, role="baseline"))
         shapes.append(_label(10, base - 10, *name, tone="ink", bold=True))
-        shapes += _arc_lane(book, prefix, head_tone(head), base, lane * 0.42, x)
+        # with every weight written under its source, the last lane needs no label of its own
+        shapes += _arc_lane(book, prefix, head_tone(head), base, lane * 0.42, x,
+                            label_top=not (numbers and i == len(lanes) - 1),
+                            clear=10 + _span(name, _FONT) * 1.1 + 8)
         for j in range(book.length):
             shapes.append(Rect(_r(x[j] - 4), _r(base - 4), 8, 8,
                                "ink" if j == book.last else "faint", role="token"))
@@ -301,6 +316,117 @@ def clue_arcs(words: Sequence[str], clues: Sequence[Clue], description: str,
     right = max(width, lefts[receiver] + widths[receiver] + 10
                 + _span((Text(receiver_name),), name_size) + 20)
     return Picture(_r(right), _r(lowest + 14), description, tuple(shapes), "strip")
+
+
+def query_key_value(book: Book, sentence: str, description: str,
+                    steps: tuple[int, int, int, int] = (1, 2, 3, 4)) -> Picture:
+    """The sentence as a row of tokens, the receiver outlined, with the three short rows
+    of numbers a head makes from each token: the receiver's query under it, then a key
+    and a value under every token (the receiver's own included), each row named on the
+    left and revealed at its step of ``steps``; at the last step a line from the query
+    drops into every key, the comparison that gives each token its weight. A schematic:
+    the boxes hold no numbers; each has as many cells as a head has coordinates (four at
+    most)."""
+    size, gap, pad, chip_h = 24.0, 14.0, 8.0, 36.0
+    cells, cell, box_h, row = min(book.head_width, 4), 14.0, 22.0, 36.0
+    names = ((Text("query"),), (Text("key"),), (Text("value"),))
+    left = 24.0 + max(_span(name, _MIDDLE) for name in names)
+    words = [book.token(sentence, j) for j in range(book.length)]
+    widths = [max(_span((word,), size) + 2 * pad, cells * cell + 12) for word in words]
+    shapes: list[Shape] = []
+    centres, x = [], left
+    for j, (word, w) in enumerate(zip(words, widths, strict=True)):
+        receiver = j == book.last
+        shapes.append(Rect(_r(x), 10.0, _r(w), chip_h, "paper", "ink" if receiver else "faint",
+                           2.5 if receiver else 1.5, role="token"))
+        shapes.append(_label(x + w / 2, 36.0, word, anchor="middle", size=size, bold=receiver,
+                             tone="ink" if receiver else "muted"))
+        centres.append(x + w / 2)
+        x += w + gap
+    top = 10.0 + chip_h + 14.0
+    for r, (name, step) in enumerate(zip(names, steps[:3], strict=True)):
+        y = top + r * row
+        shapes.append(_label(left - 14, y + box_h - 5, *name, anchor="end", size=_MIDDLE,
+                             bold=True, fragment=step))
+        owners = [book.last] if r == 0 else range(book.length)
+        if r == 1:  # the query compared with every key: a line along the query's row
+            middle = top + box_h / 2
+            query_left = centres[book.last] - cells * cell / 2
+            shapes.append(Line(_r(centres[0]), _r(middle), _r(query_left), _r(middle), "muted",
+                               2.0, role="compare", fragment=steps[3]))
+            for j in range(book.length):  # the receiver's own key sits under its query
+                start = top + box_h if j == book.last else middle
+                shapes.append(Line(_r(centres[j]), _r(start), _r(centres[j]), _r(y - 2),
+                                   "muted", 2.0, role="compare", fragment=steps[3]))
+        for j in owners:
+            start = centres[j] - cells * cell / 2
+            for c in range(cells):
+                shapes.append(Rect(_r(start + c * cell), y, cell, box_h,
+                                   "neutral" if r == 0 else "neutral-fill", "ink" if r == 0
+                                   else "neutral", 1.0, role=("query", "key", "value")[r],
+                                   fragment=step))
+    return Picture(_r(x + 10), _r(top + 3 * row + 4), description, tuple(shapes), "strip")
+
+
+def coordinate_names(book: Book, h: int, kind: str = "V") -> list[tuple[Glyph, ...]]:
+    """Each coordinate of head ``h``'s keys (``kind`` ``K``) or values (``V``) named by the
+    input feature its column copies (``params.hN.K_features``), or in words when the
+    column mixes features."""
+    names: list[tuple[Glyph, ...]] = []
+    for c in range(book.head_width):
+        feature = int(book.value(f"params.h{h}.{kind}_features[{c}]"))
+        names.append((book.feature(feature),) if feature >= 0 else
+                     (Text(f"{_ORDINALS[c]} coordinate" if c < len(_ORDINALS)
+                           else "a coordinate"),))
+    return names
+
+
+def toy_bars(book: Book, names: Sequence[tuple[Glyph, ...]], description: str,
+             one: int, two: int) -> Picture:
+    """The two-source toy as bars, one lane per coordinate: the two sources' values
+    (``names``), then the one head's mixture (revealed at ``one``) and the separate heads'
+    mixtures (at ``two``), each coordinate of the latter in the colour of the head that
+    made it. One scale, so a mixture's bar shows which source it stays close to."""
+    labels = [*names, (Text("one head"),), (Text("separate heads"),)]
+    groups = [[f"toy.values[{i}][{c}]" for c in range(2)] for i in range(2)]
+    groups += [[f"toy.one_head[{c}]" for c in range(2)], [f"toy.two_heads[{c}]" for c in range(2)]]
+    picture = signed_bars(book, labels, groups, "neutral", description, size="strip",
+                          names=[(Text("first coordinate"),), (Text("second coordinate"),)],
+                          fragments=[None, None, one, two])
+    shapes = tuple(replace(shape, fill=head_tone(int(shape.draws[len("toy.two_heads["):-1]) + 1))
+                   if isinstance(shape, Rect) and shape.draws.startswith("toy.two_heads")
+                   and shape.fill != "negative" else shape for shape in picture.shapes)
+    return replace(picture, shapes=shapes)
+
+
+def layer_shapes(book: Book, description: str) -> Picture:
+    """Every tensor of the layer drawn to its shape (:func:`tensor_steps`), with what the
+    score grid's rows and columns stand for written under it and the future, masked
+    triangle of the score and weight grids named inside it."""
+    cell = 14.0
+    names = ("E", "Q, K, V", "scores", "A", "H", "joined", "ΔE")
+    keys = ("shapes.E", "shapes.Q", "shapes.scores", "shapes.A", "shapes.H", "shapes.joined",
+            "shapes.delta")
+    picture = tensor_steps(
+        book, [(key, axes, (Text(name),), None) for key, axes, name in
+               zip(keys, ("TF", "Td", "TS", "TS", "Td", "TD", "TF"), names, strict=True)],
+        [(Text("project"),), (Text("times Kᵀ"),), (Text("softmax"),), (Text("times V"),),
+         (Text("concat"),), (Text("W"), Sub("O"))],
+        description, size="strip", masked=True, reach=64.0, cell=cell)
+    where = {"".join(g.text for g in shape.glyphs): shape for shape in picture.shapes
+             if isinstance(shape, Label) and shape.bold}
+    n = book.length
+    side = n * cell
+    notes: list[Shape] = []
+    for name in ("scores", "A") if side >= 110 else ():  # only where the word fits
+        x, y = where[name].x, where[name].y + 18  # a tensor's name stands over its block
+        notes.append(_label(x + side * 0.7, y + side * 0.3, Text("future"), anchor="middle",
+                            size=_SMALL, tone="ink"))
+    x, bottom = where["scores"].x, where["scores"].y + 18 + side + 36
+    notes.append(_label(x, bottom + 26, Text("row: a receiver"), size=_SMALL, tone="muted"))
+    notes.append(_label(x, bottom + 48, Text("column: a source"), size=_SMALL, tone="muted"))
+    return replace(picture, shapes=(*picture.shapes, *notes),
+                   height=_r(max(picture.height, bottom + 58)))
 
 
 # --------------------------------------------------------------------------- bars
@@ -742,8 +868,9 @@ def _block(book: Book, shape: Sequence[int], axes: str, x: float, y: float,
     ``d`` one head's coordinates (in ``head``'s colour without an ``H`` axis), ``D`` the
     joined coordinates (coloured by the head they belong to), ``F`` the model's features
     and ``V`` the vocabulary (neutral); with ``masked``, a score grid's future cells are
-    grey. Tokens without coordinates (``BT``, such as token ids) stand in one column, a
-    row per token, as the tokens of every other tensor do.
+    grey, and so are the later sentences' grids behind the first. Tokens without
+    coordinates (``BT``, such as token ids) stand in one column, a row per token, as the
+    tokens of every other tensor do.
     Returns the shapes, the width and the height used.
     """
     sizes = dict(zip(axes, shape, strict=True))
@@ -775,7 +902,9 @@ def _block(book: Book, shape: Sequence[int], axes: str, x: float, y: float,
                         tone = head_tone(head)
                     else:
                         tone = "neutral"
-                    future = masked and axes.endswith("TS") and c > r
+                    # a later sentence peeks out behind the first only along two edges:
+                    # drawn all masked, so its diagonal's ends do not float as stray cells
+                    future = masked and axes.endswith("TS") and (c > r or b > 0)
                     shade = (1.0 if b == 0 else 0.55) * (0.6 if tone == "neutral" else 1.0)
                     shapes.append(Rect(_r(gx + c * cell), _r(by + r * cell), cell, cell,
                                        "masked" if future else tone, "paper", 1.0,
@@ -794,7 +923,7 @@ def tensor_steps(book: Book, steps: Sequence[Step],
                  operations: Sequence[tuple[Glyph, ...] | None], description: str,
                  size: str = "full", cell: float = 14.0, masked: bool = False,
                  reach: float = 90.0, added: tuple[Glyph, ...] = (),
-                 headers: bool = False) -> Picture:
+                 headers: bool = False, mask_from: int = 0) -> Picture:
     """Tensors left to right, each drawn from its shape value and labelled with it.
 
     ``steps`` holds :data:`Step` tuples; an empty key draws the tensor with the sizes seen
@@ -804,7 +933,8 @@ def tensor_steps(book: Book, steps: Sequence[Step],
     keep its labels' size. ``added`` outlines the last tensor's last row and writes its
     glyphs beside it (what the final step appended, such as a generated token).
     ``headers`` names, over a tensor of joined coordinates (axes ending in ``D``), the head
-    each group of columns came from.
+    each group of columns came from. With ``masked``, the steps from ``mask_from`` on have
+    their future cells grey (the scores before the mask, the weights after it).
     """
     lift = 0.0
     if headers:
@@ -824,7 +954,8 @@ def tensor_steps(book: Book, steps: Sequence[Step],
         # a batch's later sentences stand above and behind the first: room for them
         batched = axes.startswith("B") and shape[0] > 1
         y = top + (10.0 * shape[0] if batched else 0.0)
-        drawn, width, height = _block(book, shape, axes, x, y, cell, masked, head)
+        drawn, width, height = _block(book, shape, axes, x, y, cell,
+                                      masked and i >= mask_from, head)
         shapes += drawn
         heights.append(height)
         bottom = top + height + 30
@@ -1070,9 +1201,25 @@ def output_projection(book: Book, sentence: str, description: str, joined: bool 
 # --------------------------------------------------------------------------- image patches
 
 
+def patch_names(count: int) -> tuple[str, ...]:
+    """Names for ``count`` patches in reading order (row by row): ``a``, ``b``, … ``z``,
+    then ``aa``, ``ab``…, letters so that no digit is typed into a slide."""
+    letters = "abcdefghijklmnopqrstuvwxyz"
+    names = []
+    for n in range(count):
+        name = ""
+        n += 1
+        while n:
+            n, rest = divmod(n - 1, len(letters))
+            name = letters[rest] + name
+        names.append(name)
+    return tuple(names)
+
+
 def patches(book: Book, description: str, size: str = "full") -> Picture:
-    """The image's pixels (darker is larger) with its patches outlined, and each patch
-    flattened into one row of pixel values, in the order the rows are numbered."""
+    """The image's pixels (darker is larger) with its patches outlined and named in
+    reading order (:func:`patch_names`), and each patch flattened into one row of pixel
+    values, named the same, in that order."""
     side = int(book.value("patches.side"))
     patch = int(book.value("patches.size"))
     count = int(book.value("patches.count"))
@@ -1087,17 +1234,23 @@ def patches(book: Book, description: str, size: str = "full") -> Picture:
             shapes.append(Rect(_r(left + c * cell), _r(top + r * cell), cell, cell, "ink",
                                opacity=_r(float(book.value(entry))), role="pixel-value",
                                draws=entry))
-    for r in range(0, side, patch):
-        for c in range(0, side, patch):
-            shapes.append(Rect(_r(left + c * cell), _r(top + r * cell), patch * cell,
-                               patch * cell, "none", "neutral", 4.0, dashed=True,
-                               role="patch"))
+    names = patch_names(count)
+    badge = 26.0
+    for n, (r, c) in enumerate((r, c) for r in range(0, side, patch)
+                               for c in range(0, side, patch)):
+        x, y = left + c * cell, top + r * cell
+        shapes.append(Rect(_r(x), _r(y), patch * cell, patch * cell, "none", "neutral", 4.0,
+                           dashed=True, role="patch"))
+        shapes.append(Rect(_r(x + 4), _r(y + 4), badge, badge, "paper", "neutral", 1.5,
+                           role="patch-name"))
+        shapes.append(_label(x + 4 + badge / 2, y + 4 + badge * 0.75, Text(names[n]),
+                             anchor="middle", size=_SMALL, bold=True))
     image_right = left + side * cell
     shapes += _arrow(image_right + 20, top + side * cell / 2, image_right + 110,
                      top + side * cell / 2)
     shapes.append(_label(image_right + 65, top + side * cell / 2 - 14, Text("flatten"),
                          anchor="middle", size=_SMALL, tone="muted"))
-    strip_left, strip_cell = image_right + 130, 24.0
+    strip_left, strip_cell = image_right + 160, 24.0
     strip_top = top + (side * cell - count * (strip_cell + 16)) / 2
     shapes.append(_label(strip_left, strip_top - 14, book.n("patches.shape.flat"), bold=True))
     for p in range(count):
@@ -1112,6 +1265,8 @@ def patches(book: Book, description: str, size: str = "full") -> Picture:
                                draws=entry))
         shapes.append(Rect(_r(strip_left), _r(y), per_row * strip_cell, strip_cell, "none",
                            "neutral", 3.0, dashed=True, role="patch"))
+        shapes.append(_label(strip_left - 10, y + strip_cell * 0.75, Text(names[p]),
+                             anchor="end", size=_SMALL, bold=True))
     return Picture(strip_left + per_row * strip_cell + 20, top + side * cell + 20,
                    description, tuple(shapes), size)
 
@@ -1255,3 +1410,39 @@ def parameter_bars(book: Book, labels: Sequence[tuple[Glyph, ...]], models: Sequ
         shapes.append(_label(x + 26, y, Text(name), size=_SMALL, tone="muted"))
         x += 26 + _span((Text(name),), _SMALL) + 30
     return Picture(max(left + span + 140, x), y + 16, description, tuple(shapes), "strip")
+
+
+# --------------------------------------------------------------------------- named vectors
+
+
+def feature_names(book: Book, h: int, kind: str = "V") -> list[tuple[Glyph, ...]]:
+    """The names of head ``h``'s coordinates (:func:`coordinate_names`) when every column
+    of its ``W_V`` (``W_K`` for ``kind`` ``K``) copies one input feature; none otherwise,
+    where a coordinate has no name worth a heading."""
+    copied = all(int(f) >= 0 for f in book.values.value(f"params.h{h}.{kind}_features"))
+    return list(coordinate_names(book, h, kind)) if copied else []
+
+
+def named_vector(book: Book, key: str, h: int) -> tuple[Glyph, ...]:
+    """Head ``h``'s vector value ``key`` inline, each entry after the name of the feature
+    its coordinate carries (``water 2.617, finance −0.018``), or as ``[a, b, …]`` when the
+    head's values mix features; every entry bound to its key."""
+    names = feature_names(book, h)
+    if not names:
+        return book.listing(key)
+    runs: list[Glyph] = []
+    for c, name in enumerate(names):
+        runs += [*name, Text(" "), book.n(f"{key}[{c}]"),
+                 *((Text(", "),) if c < len(names) - 1 else ())]
+    return tuple(runs)
+
+
+def retoned(picture: Picture, tones: dict[str, str]) -> Picture:
+    """``picture`` with each positive bar that draws a key of ``tones`` in that key's tone
+    (a lane of bars coloured row by row, each by the head its value comes from)."""
+    return replace(picture, shapes=tuple(
+        replace(shape, fill=tones[shape.draws])
+        if isinstance(shape, Rect) and shape.role == "bar" and shape.draws in tones
+        and shape.fill != "negative" else shape
+        for shape in picture.shapes))
+

@@ -6,16 +6,15 @@ from slides.context import (
     Block,
     Bullets,
     Cell,
-    Columns,
     Formula,
     Item,
     Math,
     Para,
     Row,
+    Runs,
     Stack,
     Table,
     Text,
-    Word,
 )
 from slides.lesson import pictures
 from slides.lesson.kit import Book, Section, Steps
@@ -24,39 +23,43 @@ __all__ = ["details", "one_two_heads", "prompt", "readings"]
 
 
 def prompt(book: Book) -> list[Stack]:
-    """Title and the river-bank prompt."""
-    s = book.sentence
+    """Title (what a head is, what the worksheet holds) and the river-bank prompt."""
     section = Section("prompt", "prompt", "The prompt")
     section.add("title", "Multi-head attention, step by step", [
-        Para(book.say("Several attention heads read the same context, each with weights of "
-                      "its own. Every number on these slides is computed from the worksheet "
-                      "and can be checked against it."), style="lead"),
-        Para(book.say("This worksheet: {h} heads, each {d} coordinates wide, in a model "
-                      "{m} coordinates wide; {n} sentences of {t} tokens.",
-                      h=book.n("dims.heads"), d=book.n("dims.d_head"),
-                      m=book.n("dims.d_model"), n=book.n("dims.sentences"),
-                      t=book.n("dims.tokens"))),
+        Para(book.say("Several attention heads read the same sentence, each with weights of "
+                      "its own."), style="lead"),
+        Para(book.say("A head is one way of reading the context: at each token it weighs "
+                      "the tokens so far and sends back one message, a mix of what they "
+                      "offer with those weights.")),
+        _widths(book),
+        Para(book.say("Our worksheet is a small model written out by hand. Each of its {t} "
+                      "tokens is a row of {m} numbers, its coordinates; each of its {h} "
+                      "works with rows only {d} coordinates wide. Every number on these "
+                      "slides is computed from it and can be checked.",
+                      t=book.n("dims.tokens"), m=book.n("dims.d_model"),
+                      h=book.counted("dims.heads", "head"), d=book.n("dims.d_head"))),
     ], [
-        book.say("Welcome the room to the third part of the series. Read the line under the "
-                 "title aloud: this worksheet has {h} heads, each {d} coordinates wide, in a "
-                 "model {m} wide. The one point for today: several heads read the same tokens, "
-                 "each with weights of its own, and every number shown can be checked.",
-                 h=book.n("dims.heads"), d=book.n("dims.d_head"), m=book.n("dims.d_model")),
+        book.say("Welcome the room to the third part of the series. Say what a head is in "
+                 "one breath: at each token it weighs the earlier tokens and sends back one "
+                 "weighted message. Then point at the picture: the worksheet's {t} token rows, "
+                 "{m} numbers each, and every head's own rows, {d} numbers each. The one point "
+                 "for today: several heads read the same tokens, each with weights of its "
+                 "own, and every number shown can be checked.",
+                 t=book.n("dims.tokens"), m=book.n("dims.d_model"), d=book.n("dims.d_head")),
     ])
     section.add("receiver", "Back to our prompt", [
-        book.strip(s, focus=(book.last,), blank=True),
         Para(book.say("Which earlier words would help you guess what comes next?")),
-        Para(book.say("The final “{r}”, at position {p}, is the receiver: the last token we "
-                      "know. The blank has no query yet.", r=book.receiver(), p=book.pos(
-                          book.last)), fragment=1),
         _favourites(book),
-        Para(book.say("Each arrow points from the word one of our {h} heads will read most.",
-                      h=book.n("dims.heads")), fragment=2),
+        Para(book.say("The final “{r}”, at position {p}, is the receiver: the last token we "
+                      "know. The word to predict comes after it.", r=book.receiver(),
+                      p=book.pos(book.last)), fragment=1),
+        Para(book.say("Each arrow points from the word one of our {h} will read most, "
+                      "in that head's colour.", h=book.counted("dims.heads", "head")), fragment=2),
     ], [
-        book.say("Read the sentence aloud and ask the room to guess the blank before anything "
-                 "else. Then point at the highlighted final “{r}”, at position {p}: it is the "
-                 "receiver, the last token we know, and the blank has no query yet. Most "
-                 "guesses use two clues, where we are and who is there; keep both in mind.",
+        book.say("Read the sentence aloud and ask the room to guess the next word before "
+                 "anything else. Then point at the outlined final “{r}”, at position {p}: it "
+                 "is the receiver, the last token we know. Most guesses use two clues, where "
+                 "we are and who is there; keep both in mind.",
                  r=book.receiver(), p=book.pos(book.last)),
         book.say("Reveal the arrows: each head of this worksheet, in its own colour, reads "
                  "most from one earlier word. The rest of the lecture computes those weights; "
@@ -65,24 +68,40 @@ def prompt(book: Book) -> list[Stack]:
     return [section.stack()]
 
 
+def _widths(book: Book) -> pictures.Picture:
+    """The worksheet's token rows as a block, then every head's own narrower rows."""
+    steps: list[pictures.Step] = [("shapes.E", "TF", (Text("token rows"),), None)]
+    steps += [("shapes.Q", "Td", book.say("{name} head", name=book.head(h)), h)
+              for h in book.heads]
+    return pictures.tensor_steps(
+        book, steps, [(Text("each head"),), *([None] * (len(steps) - 2))],
+        "The worksheet's token rows as a block, one row per token and one cell per number, "
+        "then each head's own rows, narrower, in the head's colour", size="short",
+        cell=12.0, reach=70.0)
+
+
 def _favourites(book: Book) -> pictures.Picture:
     """The walkthrough sentence with an arrow from each head's favourite source (read from
-    its key) into the receiver, in the head's colour and named by the head."""
+    its key) into the receiver, in the head's colour and named by the head; the arrows
+    come with the slide's second step."""
     s = book.sentence
     words = [book.token(s, j).text for j in range(book.length)]
     clues = [(book.top(s, h), (book.head(h),), 2) for h in book.heads]
     return pictures.clue_arcs(
-        words, clues, "The prompt as tokens, the final token the receiver, with one arrow "
-        "per head from the word that head reads most", tones=[pictures.head_tone(h)
-                                                             for h in book.heads], rise=0.2)
+        words, clues, "The prompt as tokens, the final token the receiver with the word to "
+        "predict after it, and one arrow per head from the word that head reads most",
+        receiver_name="receiver, then ___", tones=[pictures.head_tone(h) for h in book.heads],
+        rise=0.2)
 
 
 def _example(book: Book, section: Section, name: str, title: str, sentence: str,
-             clues: tuple[tuple[str, str], ...], point: str, notes: list[str]) -> None:
+             clues: tuple[tuple[str, str], ...], point: str, notes: list[str],
+             after: str = "") -> None:
     """An illustration slide: the example sentence as tokens whose last is the receiver,
     then each clue in turn, an arrow from its word with a line saying what it gives, then
     the point. ``clues`` holds ``(source word, what the reading retrieves)``; the arrow is
-    named by the text before the colon."""
+    named by the text before the colon. ``after`` names the word to predict, written after
+    the receiver."""
     words = sentence.split()
     readings = [(words.index(source), clue.split(":")[0], step)
                 for step, (source, clue) in enumerate(clues, 1)]
@@ -90,7 +109,9 @@ def _example(book: Book, section: Section, name: str, title: str, sentence: str,
                           f"({clue.split(':', 1)[1].strip()})" for source, clue in clues)
     section.add(name, title, [
         pictures.clue_arcs(words, readings, f"The sentence “{sentence} …” as tokens, "
-                           f"{words[-1]} the receiver; {described}"),
+                           f"{words[-1]} the receiver; {described}",
+                           receiver_name=f"receiver, then “{after}”?" if after else
+                           "receiver"),
         Bullets(tuple(Item(book.say(clue), step) for step, (_, clue) in enumerate(clues, 1))),
         Para(book.say(point), fragment=len(clues) + 1),
         Para(book.say("An illustration, not measured attention: the other words still get "
@@ -113,47 +134,50 @@ def details(book: Book) -> list[Stack]:
                  "is not attention measured in a trained model.",
              ])
     coat = "Mia buttoned her red wool hooded coat".split()
+    kinds = ("colour", "material", "shape")
     section.add("readings", "Separate heads can keep separate readings", [
-        pictures.clue_arcs(coat, [(3, "colour head", 1), (4, "material head", 2),
-                                  (5, "shape head", 3)],
+        pictures.clue_arcs(coat, [(3 + k, f"{kind} head", k + 1)
+                                  for k, kind in enumerate(kinds)],
                            "The coat sentence as tokens, coat the receiver, with one arrow "
-                           "per head: a colour head from red, a material head from wool, a "
-                           "shape head from hooded"),
+                           "per head, each head in its own colour: a colour head from red, a "
+                           "material head from wool, a shape head from hooded",
+                           tones=[pictures.head_tone(k + 1) for k in range(len(kinds))]),
         Bullets((
             Item(book.say("a colour head might favour red"), 1),
             Item(book.say("a material head might favour wool"), 2),
             Item(book.say("a shape head might favour hooded"), 3),
         )),
-        Para(book.say("Each head receives the same input rows and returns its own weighted "
-                      "message. The output projection then combines the messages."),
-             fragment=4),
+        Para(book.say("Each head reads the same tokens with weights of its own and returns "
+                      "its own message. A later step combines the messages."), fragment=4),
     ], [
-        "Reveal the three heads one by one and point at the word each might favour. Stress "
-        "that every head sees every row, coat included, and that nobody assigns these jobs. "
-        "The point to leave with: what extra heads add is that each one chooses its own "
-        "mixture of sources.",
+        "Reveal the three heads one by one, each in its own colour, and point at the word "
+        "each might favour. Compare with the slide before, where one head drew all three "
+        "arrows with one set of weights. Stress that every head sees every token, coat "
+        "included, and that nobody assigns these jobs. The point to leave with: what extra "
+        "heads add is that each one chooses its own mixture of sources.",
     ])
     _example(book, section, "agreement", "The nearest noun is not always the subject",
              "The dogs near the gate usually",
-             (("dogs", "subject: dogs is plural, so “bark” fits and “barks” does not"),
+             (("dogs", "subject: dogs is plural, so the next word is “bark”, not “barks”"),
               ("gate", "location: gate says where the dogs are")),
              "Two heads can keep both clues without having to favour the same source.", [
-                 "Read the sentence and ask the room: bark or barks? Point at dogs for the "
+                 "Read the sentence and say that the word to predict comes after usually, the "
+                 "last word we know. Ask the room: bark or barks? Point at dogs for the "
                  "agreement and at gate for the location, and note that the nearer noun, "
                  "gate, does not decide the verb. Two clues sit at two different sources, so "
                  "two heads can keep both.",
-             ])
+             ], after="bark")
     _example(book, section, "object-event", "What “It” refers to and what happened are "
              "different clues",
              "She dropped the glass . It",
              (("glass", "reference: what “It” refers to, the glass"),
               ("dropped", "event: what happened to it, dropped")),
-             "Together they make “broke” a plausible continuation, not a certain one.", [
+             "Together they make “broke” a plausible next word, not a certain one.", [
                  "Read it with the full stop as a token of its own, so It is the receiver. "
                  "Reveal the two clues, glass and dropped, and ask what comes next: broke is "
                  "plausible, not certain. Add that the heads run side by side; the event "
                  "head does not wait for the reference head.",
-             ])
+             ], after="broke")
     _example(book, section, "swap-event", "Change the event, keep the object",
              "She washed the glass . It",
              (("glass", "reference: unchanged, the glass"),
@@ -163,57 +187,104 @@ def details(book: Book) -> list[Stack]:
                  "The object clue stays on glass; only the event clue moves. Warn that this "
                  "is a schematic: trained heads overlap, some can be pruned, and more heads "
                  "are a capacity choice to test, not an automatic improvement.",
-             ])
+             ], after="gleamed")
     return [section.stack()]
 
 
 def one_two_heads(book: Book) -> list[Stack]:
-    """One head's single message, several heads' messages, and the two-source toy."""
+    """Query, key and value; one head's single message, several heads' messages, and the
+    two-source toy."""
     s = book.sentence
     section = Section("one-two-heads", "one-two-heads", "One head, several heads")
-    section.add("one-head", "One head sends one weighted message", [
-        pictures.arcs(book, s, [(f"{s}.wide", None, (Text("one head"),))],
-                      "One head's attention arcs into the final receiver: a single weight "
-                      "row, each arc as wide as its weight", size="strip"),
-        Para(book.say("One query, at the final “{r}”, decides how much to read from each of "
-                      "the {t} known tokens. The head mixes their values with those weights "
-                      "into one message.", r=book.receiver(), t=book.n("dims.tokens"))),
-        Para(book.say("The arcs are computed weights of one head built from this "
-                      "worksheet's numbers; a later part shows how it is made."), style="note"),
-        Formula(r"m = \sum_j \alpha_j\, v_j", fragment=1),
+    section.add("qkv", "Inside a head: query, key and value", [
+        pictures.query_key_value(
+            book, s, "The prompt as tokens, the receiver outlined; under the receiver its "
+            "query, and under every token its key and its value, each a short row of "
+            "numbers"),
+        Bullets((
+            Item(book.say("query: what the receiver is looking for"), 1),
+            Item(book.say("key: what each token offers to be matched with"), 2),
+            Item(book.say("value: what each token sends if it is read"), 3),
+        )),
+        Para(book.say("A head compares the receiver's query with every key, its own "
+                      "included. The better a key matches, the larger that token's weight; "
+                      "the head then sends the values mixed with those weights."),
+             fragment=4),
+        Para(book.say("Each is a short row of numbers the head computes from the token's "
+                      "row, not a word or a question. Every token has all three; we follow "
+                      "the receiver's query."), style="note"),
     ], [
-        book.say("Point at the arcs: one head, one weight row over the {t} known tokens, each "
-                 "arc as wide as its weight. Read the formula aloud: the message is the "
-                 "weighted sum of the values. The point to land: the same weights mix every "
-                 "coordinate of that single message.", t=book.n("dims.tokens")),
+        book.say("Define the three roles before we use them. Reveal the query under the "
+                 "final “{r}”: what the receiver is looking for. Then a key under every "
+                 "token: what it offers to be matched with. Then a value under every token: "
+                 "what it sends if it is read.", r=book.receiver()),
+        "Then the rule in one sentence: compare the query with every key; a good match gives "
+        "a large weight; the message is the values mixed with those weights. Add that these "
+        "are rows of numbers computed by the head, and that every token has all three.",
+    ])
+    section.add("one-head", "One head sends one weighted message", [
+        pictures.arcs(book, s, [(f"{s}.wide", None, (Text("one wide head"),))],
+                      "One head's attention arcs into the final receiver: a single weight "
+                      "row, each arc as wide as its weight, the strongest weight written at "
+                      "its source", size="strip"),
+        Para(book.say("The query at the final “{r}” gave each of the {t} known tokens a "
+                      "weight, drawn as the arc's width. The head mixes their values with "
+                      "those weights into one message:", r=book.receiver(),
+                      t=book.n("dims.tokens"))),
+        Formula(r"m = \sum_j \alpha_j\, v_j", fragment=1),
+        Para(book.say("{a}: the weight of token {j}; {v}: its value. The same weights mix "
+                      "every coordinate of the message.", a=Math(r"\alpha_j"), j=Math("j"),
+                      v=Math("v_j")), fragment=1),
+        Para(book.say("This one head is as wide as the model, {m} coordinates; we build it "
+                      "later to compare it with the worksheet's own heads.",
+                      m=book.n("dims.d_model")), style="note"),
+    ], [
+        book.say("Point at the arcs: one head, as wide as the model, one weight row over the "
+                 "{t} known tokens, each arc as wide as its weight; the strongest, {w}, is "
+                 "written at {src}, its source. Read the formula aloud: the message is the "
+                 "values weighted and added. The point to land: the same weights mix every "
+                 "coordinate of that single message.", t=book.n("dims.tokens"),
+                 w=book.n(f"{s}.wide.weights[{_wide_top(book)}]"),
+                 src=book.token(s, _wide_top(book))),
     ])
     section.add("several-heads", "Several heads send several messages", [
         _lanes(book, "strip"),
-        Para(book.say("Same receiver, {h} queries. Each head has its own projections "
-                      "{wq}, {wk} and {wv}, its own weights and its own message.",
-                      h=book.n("dims.heads"), wq=Math(r"W_Q^{(h)}"),
-                      wk=Math(r"W_K^{(h)}"), wv=Math(r"W_V^{(h)}"))),
+        Para(book.say("Same receiver, {h}. Each head has three matrices of its own, "
+                      "{wq}, {wk} and {wv}, that turn a token's row {ej} into its query, "
+                      "key and value:", h=book.counted("dims.heads", "query"),
+                      wq=Math(r"W_Q^{(h)}"),
+                      wk=Math(r"W_K^{(h)}"), wv=Math(r"W_V^{(h)}"), ej=Math("e_j"))),
         Formula(r"q^{(h)} = e\,W_Q^{(h)},\quad k_j^{(h)} = e_j\,W_K^{(h)},\quad "
                 r"v_j^{(h)} = e_j\,W_V^{(h)}", fragment=1),
-        Para(book.say("All heads read all {t} tokens and run in parallel. We combine their "
-                      "messages afterwards.", t=book.n("dims.tokens")), fragment=2),
+        Para(book.say("{e} is the receiver's row and {h} names the head. All heads read all "
+                      "{t} tokens and run in parallel; their messages are combined "
+                      "afterwards.", e=Math("e"), h=Math("(h)"), t=book.n("dims.tokens")),
+             fragment=2),
     ], [
         book.say("Point at the lanes, one per head, {h} of them, all flowing into the same "
-                 "receiver. Each head has its own {wq}, {wk} and {wv}, so it gets its own "
-                 "query, its own weights and its own message. Ask the room: if training never "
-                 "names the heads, how could we tell what each one does?",
+                 "receiver. Each head has its own three matrices, {wq}, {wk} and {wv}, that "
+                 "turn a token's row into its query, key and value, so it gets its own "
+                 "weights and its own message. Ask the room: if training never names the "
+                 "heads, how could we tell what each one does?",
                  h=book.n("dims.heads"), wq=Math("W_Q"), wk=Math("W_K"), wv=Math("W_V")),
     ])
     section.add("toy", "Why separate weights help: a two-source toy", _toy(book), [
-        book.say("Point at the two value rows: invented numbers, not our sentence. Reveal the "
-                 "one-head message {m}, then the two heads' results, {x} and {y}. The punch "
-                 "line is the last step: one head would need {src} to take weight {p} and "
-                 "weight {q} at once, which no single weight row can do.",
-                 m=book.listing("toy.one_head"), x=book.n("toy.two_heads[0]"),
-                 y=book.n("toy.two_heads[1]"), src=Word(book.ws.lesson.toy.sources[0]),
+        book.say("Say first that these are invented numbers, not our sentence: source A is "
+                 "strong in the first coordinate, source B in the second. Reveal one head: "
+                 "its single weight row gives {m}, and B's strong second coordinate shrinks "
+                 "to {y1}. Reveal the separate heads: {x} and {y}, each coordinate close to "
+                 "the source strong in it. The punch line: one head would need A to take "
+                 "weight {p} and weight {q} at once.",
+                 m=book.listing("toy.one_head"), y1=book.n("toy.one_head[1]"),
+                 x=book.n("toy.two_heads[0]"), y=book.n("toy.two_heads[1]"),
                  p=book.n("toy.required[0]"), q=book.n("toy.required[1]")),
     ])
     return [section.stack()]
+
+
+def _wide_top(book: Book) -> int:
+    """The source the one wide head weights most at the receiver (read from its key)."""
+    return int(book.value(f"{book.sentence}.wide.top_source"))
 
 
 def _lanes(book: Book, size: str) -> pictures.Picture:
@@ -221,70 +292,79 @@ def _lanes(book: Book, size: str) -> pictures.Picture:
     s = book.sentence
     return pictures.arcs(book, s, [(f"{s}.h{h}", h, (book.head(h),)) for h in book.heads],
                          "Each head's attention arcs into the same receiver, one lane per "
-                         "head: each arc as wide as its weight", size=size)
+                         "head: each arc as wide as its weight, the strongest weight written "
+                         "at its source", size=size)
+
+
+SOURCES = ("source A", "source B")
+"""The toy's two sources: invented, so named apart from any word of the worksheet."""
+
+
+def _sum(book: Book, weights: str, c: int, mixture: str) -> Runs:
+    """Coordinate ``c`` of a toy mixture written out: each source's weight (of the row
+    ``weights``) times its value, added, equals the ``mixture``'s coordinate; every number
+    bound to its key."""
+    return book.say("{a} × {x} + {b} × {y} = {m}", a=book.n(f"{weights}[0]"),
+                    x=book.n(f"toy.values[0][{c}]"), b=book.n(f"{weights}[1]"),
+                    y=book.n(f"toy.values[1][{c}]"), m=book.n(f"{mixture}[{c}]"))
 
 
 def _toy(book: Book) -> list[Block]:
-    sources = book.ws.lesson.toy.sources
     step = Steps()
-    values = Table(
-        (book.say("first coordinate"), book.say("second coordinate")),
-        tuple(Row((Word(name),), tuple(Cell((book.n(f"toy.values[{i}][{c}]"),))
-                                      for c in range(2)))
-              for i, name in enumerate(sources)),
-        corner=book.say("value rows"))
     one = step()
     two = step()
     need = step()
-    bars = pictures.weight_bars(
-        book, [(Word(name),) for _ in range(2) for name in sources],
-        [f"toy.weights[{row}][{i}]" for row in range(2) for i in range(len(sources))],
-        [pictures.head_tone(row + 1) for row in range(2) for _ in sources],
-        "Two weight rows over the two sources, each in its head's colour: the first "
-        "head's weights, for the first coordinate, then the second head's, for the second",
-        fragments=[one if row == 0 else two for row in range(2) for _ in sources],
-        legend=[(pictures.head_tone(1), (Text("one head; later the first head, for the "
-                                              "first coordinate"),), one),
-                (pictures.head_tone(2), (Text("the second head, for the second "
-                                              "coordinate"),), two)])
+    sums = Table(
+        (book.say("first coordinate"), book.say("second coordinate")),
+        (Row(book.say("one head"), tuple(Cell(_sum(book, "toy.weights[0]", c, "toy.one_head"))
+                                         for c in range(2)), fragment=one),
+         Row(book.say("separate heads"), tuple(
+             Cell(_sum(book, f"toy.weights[{c}]", c, "toy.two_heads")) for c in range(2)),
+             fragment=two)),
+        corner=book.say("weight × value, added"), style="steps")
     return [
-        Columns(((values, bars), (
-            Para(book.say("One head, weights {w}: the message is {m}. Both coordinates use "
-                          "the same mixture.", w=book.listing("toy.weights[0]"),
-                          m=book.listing("toy.one_head")), fragment=one),
-            Para(book.say("Two heads: weights {a} for the first coordinate give {x}; "
-                          "weights {b} for the second give {y}.",
-                          a=book.listing("toy.weights[0]"), x=book.n("toy.two_heads[0]"),
-                          b=book.listing("toy.weights[1]"), y=book.n("toy.two_heads[1]")),
-                 fragment=two),
-            Para(book.say("To reach both with one head, {src} would need weight {p} and "
-                          "weight {q} at the same time.", src=Word(sources[0]),
-                          p=book.n("toy.required[0]"), q=book.n("toy.required[1]")),
-                 fragment=need),
-        ))),
+        Para(book.say("Invented numbers, apart from our sentence: {a} is strong in the first "
+                      "coordinate, {b} in the second.", a=Text(SOURCES[0]), b=Text(SOURCES[1]))),
+        pictures.toy_bars(book, [(Text(name),) for name in SOURCES],
+                          "Bars for the toy, one lane per coordinate: the two sources' values, "
+                          "then one head's mixture, then the separate heads' mixtures in the "
+                          "colour of the head that made each", one, two),
+        sums,
+        Para(book.say("One head mixes both coordinates with one weight row, and {b}'s "
+                      "strong second coordinate shrinks to {y}. Separate heads keep each "
+                      "coordinate close to the source strong in it.", b=Text(SOURCES[1]),
+                      y=book.n("toy.one_head[1]")), fragment=two),
+        Para(book.say("To reach both with one head, {a} would need weight {p} and weight "
+                      "{q} at the same time.", a=Text(SOURCES[0]), p=book.n("toy.required[0]"),
+                      q=book.n("toy.required[1]")), fragment=need),
     ]
 
 
 def readings(book: Book) -> list[Stack]:
-    """Each head's weights in the full sentence, then all readings together."""
+    """Each head's whole weight row in the full sentence, then every head's message."""
     s = book.sentence
     section = Section("readings", "readings", "Readings in the full sentence")
     for h in book.heads:
         top = book.top(s, h)
         section.add(f"h{h}", book.say("Head {n}, the {name} head, in the full sentence",
                                       n=book.number(h), name=book.head(h)), [
-            pictures.arcs(book, s, [(f"{s}.h{h}", h, (book.head(h),))],
-                          "This head's attention arcs into the final receiver, each as wide "
-                          "as its weight", numbers=True),
-            Para(book.say("At the final “{r}”, the {name} head gives {src} the weight {w}: "
-                          "its values carry this head's information to the receiver.",
-                          r=book.receiver(), name=book.head(h), src=book.token(s, top),
-                          w=book.n(f"{s}.h{h}.weights[{top}]")), fragment=1),
+            pictures.column_bars(
+                book, [(book.token(s, j),) for j in range(book.length)],
+                [f"{s}.h{h}.weights[{j}]" for j in range(book.length)], pictures.head_tone(h),
+                "This head's weights at the final receiver, one upright bar per source as "
+                "tall as its weight, the sources in sentence order"),
+            Para(book.say("At the final “{r}”, the {name} head gives {src} the weight {w}; "
+                          "every other token gets a little, and all the weights add up to "
+                          "one.", r=book.receiver(), name=book.head(h),
+                          src=book.token(s, top), w=book.n(f"{s}.h{h}.weights[{top}]"))),
+            Para(book.say("Its message is every token's value mixed with these weights, so "
+                          "{src}'s value counts most.", src=book.token(s, top)), fragment=1),
         ], [
-            book.say("Point at the widest arc, from {src}, and read its weight aloud: {w}. This "
-                     "is the {name} head at the final “{r}”, and every other source still "
-                     "gets a thin arc. Remind the room that the head's name says what these "
-                     "hand-chosen numbers were built to do, not a job given to a trained head.",
+            book.say("Point at the tallest bar, {src}, and read its weight aloud: {w}. This "
+                     "is the {name} head's whole weight row at the final “{r}”: every other "
+                     "source still gets a small bar, and the bars add up to one. Remind the "
+                     "room that the head's name says what these hand-chosen numbers were "
+                     "built to do, not a job given to a trained head.",
                      src=book.token(s, top), w=book.n(f"{s}.h{h}.weights[{top}]"),
                      name=book.head(h), r=book.receiver()),
         ])
@@ -296,15 +376,34 @@ def readings(book: Book) -> list[Stack]:
         ), fragment=h)
         for h in book.heads)
     section.add("all", "Keep every reading", [
-        _lanes(book, "strip"),
         Table((book.say("strongest source"), book.say("its weight"), book.say("message")),
               rows, corner=book.say("head")),
-        Para(book.say("The heads keep different mixtures at the same token. They run side "
-                      "by side, not one after another."), fragment=len(rows) + 1),
+        _messages(book),
+        Para(book.say("The heads keep different messages at the same token: each coordinate "
+                      "is named by the feature its value copies. A bar pointing left, in "
+                      "red, is negative."), fragment=len(rows) + 1),
     ], [
         "Point at the table row by row: each head's strongest source, its weight and its "
-        "message. Same receiver, different weight rows; nothing makes the heads agree, and "
-        "none waits for another. Tell the room that the next part opens one head and "
-        "computes its message from the parameters.",
+        "message. Then at the bars, one per coordinate, named by the feature the head's "
+        "values copy: each head brings its own kind of information to the same receiver. "
+        "Nothing makes the heads agree, and none waits for another. Tell the room that the "
+        "next part opens one head and computes its message from the parameters.",
     ])
     return [section.stack()]
+
+
+def _messages(book: Book) -> pictures.Picture:
+    """Every head's message at the receiver, one bar per coordinate in the head's colour,
+    each named by the head and the feature its values copy; revealed with the head's row
+    of the table."""
+    s = book.sentence
+    labels, keys, heads = [], [], []
+    for h in book.heads:
+        for c, name in enumerate(pictures.coordinate_names(book, h, "V")):
+            labels.append(book.say("{head}: {name}", head=book.head(h), name=name))
+            keys.append([f"{s}.h{h}.message[{c}]"])
+            heads.append(h)
+    return pictures.signed_bars(
+        book, labels, keys, "neutral", "Each head's message at the final receiver, one bar "
+        "per coordinate in the head's colour, named by the head and the feature it copies",
+        size="short", fragments=heads, row_tones=[pictures.head_tone(h) for h in heads])

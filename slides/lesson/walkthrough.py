@@ -1,16 +1,32 @@
 """One stack per head: its message for the final receiver, computed one visible step at a time.
 
-The first head's stack goes through every step; each later head's stack is a recap of the
-same steps with its own numbers (queries and keys, softmax, weights, message), as the
-videos do. A stack is about its head, so its slides switch only the sentence: each state
-is a panel built here from that sentence's values, and the browser shows one of them.
+The first head's stack goes through every step; each later head's stack goes again through
+the same steps with its own numbers (queries and keys, softmax, weights, the weighted values
+and the message), as the videos do, skipping only the dot products and the bare values.
+Every coordinate of a head's keys and values is named by the input feature its column of
+``W_K`` or ``W_V`` copies (:func:`~slides.lesson.pictures.feature_names`). A stack is
+about its head, so its slides switch only the sentence: each state is a panel built here
+from that sentence's values, and the browser shows one of them.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
-from slides.context import Block, Cell, Columns, Formula, Math, Para, Row, Stack, Table, Text
+from slides.context import (
+    Block,
+    Cell,
+    Columns,
+    Formula,
+    Inline,
+    Math,
+    Para,
+    Row,
+    Runs,
+    Stack,
+    Table,
+    Text,
+)
 from slides.lesson import asides, pictures
 from slides.lesson.kit import Book, Prose, Section, Steps
 
@@ -22,9 +38,23 @@ NARROW_HEAD = 4
 """The widest head whose query and key tables leave room for a sentence beside them."""
 Notes = Callable[[Book, int], tuple[Prose, ...]]
 
-RECAP = ("qk", "softmax", "weights", "message")
-"""The steps a later head's stack shows again; its dot products, values and contributions
-are the first head's arithmetic with other numbers."""
+RECAP = ("qk", "softmax", "weights", "contributions", "message")
+"""The steps a later head's stack shows again; its dot products and bare values are the
+first head's arithmetic with other numbers, but its weighted values are shown, so that
+each coordinate of its message can be checked source by source."""
+
+
+def _named(book: Book, key: str, h: int) -> Runs:
+    """Head ``h``'s vector ``key`` inline, each entry after its coordinate's name."""
+    return pictures.named_vector(book, key, h)
+
+
+def _names_row(names: Sequence[Runs], before: int = 0, repeat: int = 1) -> Row:
+    """A row of coordinate names under column headings that span a head's coordinates:
+    ``before`` empty cells, then the names ``repeat`` times."""
+    return Row((), (*(Cell(()) for _ in range(before)),
+                    *(Cell(name, style="name") for _ in range(repeat) for name in names)),
+               style="names")
 
 
 def head_walkthrough(book: Book) -> list[Stack]:
@@ -34,7 +64,8 @@ def head_walkthrough(book: Book) -> list[Stack]:
 
 def _head_stack(book: Book, h: int) -> Stack:
     section = Section(f"head-{h}", "head-walkthrough",
-                      lambda g: book.say("Head {n}, the {name} head, in recap" if _is_recap(g)
+                      lambda g: book.say("Head {n}, the {name} head, with its own numbers"
+                                         if _is_recap(g)
                                          else "Head {n}, the {name} head, step by step",
                                          n=book.number(g), name=book.head(g)), head=h)
     for id, title, build, notes in _SLIDES:
@@ -55,9 +86,11 @@ def _cells(book: Book, key: str, count: int, fragment: int | None = None,
 def _qk(book: Book, s: str, h: int) -> tuple[Block, ...]:
     prefix = f"{s}.h{h}"
     rows = book.token_rows(s)
-    tables = ((book.matrix(f"{prefix}.Q", rows, corner=book.labelled("Q", h),
+    # a query coordinate is matched with the same coordinate of every key: one name each
+    names = pictures.feature_names(book, h, "K")
+    tables = ((book.matrix(f"{prefix}.Q", rows, names, corner=book.labelled("Q", h),
                            focus=(book.last,)),),
-              (book.matrix(f"{prefix}.K", rows, corner=book.labelled("K", h)),))
+              (book.matrix(f"{prefix}.K", rows, names, corner=book.labelled("K", h)),))
     said = Para(book.say("We follow the query of the final “{r}”, a {q} row, and compare it "
                          "with every key: {kt} is {shape}.", r=book.receiver(s),
                          q=book.n("shapes.q_row"), kt=Math(r"K^\top"),
@@ -147,18 +180,20 @@ def _weights(book: Book, s: str, h: int) -> tuple[Block, ...]:
 def _values(book: Book, s: str, h: int) -> tuple[Block, ...]:
     prefix = f"{s}.h{h}"
     width = book.head_width
-    rows = tuple(
+    names = pictures.feature_names(book, h)
+    rows = (*((_names_row(names, before=1),) if names else ()), *(
         Row((book.token(s, j),), (
             Cell((book.n(f"{prefix}.weights[{j}]"),)),
             *_cells(book, f"{prefix}.V[{j}]", width, fragment=1),
         ))
-        for j in range(book.length))
+        for j in range(book.length)))
     columns = ((Math(r"\alpha_j"),), (Math("v_j"),))
     values = pictures.signed_bars(
         book, [(book.token(s, j),) for j in range(book.length)],
         [[f"{prefix}.V[{j}][{c}]" for c in range(width)] for j in range(book.length)],
-        pictures.head_tone(h), "Each source's value row as bars, one lane per coordinate",
-        fragments=(1,) * book.length)
+        pictures.head_tone(h), "Each source's value row as bars, one lane per coordinate, "
+        "each lane named by its feature", fragments=(1,) * book.length,
+        names=names if width <= NARROW_HEAD else ())
     return (
         *pictures.beside([Table(columns, rows, corner=book.say("source"), style="steps",
                                 spans=(1, width))], values),
@@ -171,8 +206,10 @@ def _contributions(book: Book, s: str, h: int) -> tuple[Block, ...]:
     prefix = f"{s}.h{h}"
     width = book.head_width
     top = book.top(s, h)
+    names = pictures.feature_names(book, h)
     products, total = 1, 2
-    rows = [
+    rows = [_names_row(names, before=1, repeat=2)] if names else []
+    rows += [
         Row((book.token(s, j),), (
             Cell((book.n(f"{prefix}.weights[{j}]"),)),
             *_cells(book, f"{prefix}.V[{j}]", width),
@@ -190,11 +227,15 @@ def _contributions(book: Book, s: str, h: int) -> tuple[Block, ...]:
            for j in range(book.length)),
          [f"{prefix}.message[{c}]" for c in range(width)]],
         pictures.head_tone(h), "Each source's weighted value as bars, one lane per "
-        "coordinate, and their sum, the message",
-        fragments=(*(products,) * book.length, total))
+        "coordinate named by its feature, and their sum, the message",
+        fragments=(*(products,) * book.length, total),
+        names=names if width <= NARROW_HEAD else ())
     return (
         *pictures.beside([Table(columns, tuple(rows), corner=book.say("source"),
                                 style="steps", spans=(1, width, width))], bars),
+        # the first head multiplies one row out; a later head's reader checks the sum
+        Para(_shares(book, s, h, names or pictures.coordinate_names(book, h)),
+             fragment=total) if _is_recap(h) else
         Para(book.say("{src}: {a} × {v} = {c}", src=book.token(s, top),
                       a=book.n(f"{prefix}.weights[{top}]"),
                       v=book.listing(f"{prefix}.V[{top}]"),
@@ -202,16 +243,30 @@ def _contributions(book: Book, s: str, h: int) -> tuple[Block, ...]:
     )
 
 
+def _shares(book: Book, s: str, h: int, names: Sequence[Runs]) -> Runs:
+    """What the strongest source brings to each coordinate of the message, against the
+    whole coordinate: the rest comes from every other source."""
+    prefix, top = f"{s}.h{h}", book.top(s, h)
+    parts: list[Inline] = []
+    for c, name in enumerate(names):
+        parts += [*name, Text(" "), book.n(f"{prefix}.contributions[{top}][{c}]"),
+                  Text(" of "), book.n(f"{prefix}.message[{c}]"),
+                  Text(", " if c < len(names) - 2 else " and " if c < len(names) - 1 else "")]
+    return book.say("“{src}” brings {parts}; the rest comes from the other sources.",
+                    src=book.token(s, top), parts=tuple(parts))
+
+
 def _message(book: Book, s: str, h: int) -> tuple[Block, ...]:
     prefix = f"{s}.h{h}"
+    names = pictures.feature_names(book, h)
     return (
         Columns((
-            (book.matrix(f"{prefix}.H", book.token_rows(s),
+            (book.matrix(f"{prefix}.H", book.token_rows(s), names,
                          corner=book.labelled("H", h), focus=(book.last,)),),
             (
                 Formula(r"m = \sum_j \alpha_j\, v_j"),
                 Para(book.say("The message of the final “{r}”: {m}", r=book.receiver(s),
-                              m=book.listing(f"{prefix}.message")), fragment=1),
+                              m=_named(book, f"{prefix}.message", h)), fragment=1),
                 Para(book.say("It is the last row of {h}: a {shape} row.", h=Math("H = AV"),
                               shape=book.n("shapes.message")), fragment=2),
                 pictures.arcs(book, s, [(prefix, h, (book.head(h),))],
@@ -308,11 +363,20 @@ def _values_notes(book: Book, h: int) -> tuple[Prose, ...]:
 def _contributions_notes(book: Book, h: int) -> tuple[Prose, ...]:
     s = book.sentence
     top = book.top(s, h)
+    if _is_recap(h):
+        return (book.say("The {name} head's weights now scale its own value rows. Read the "
+                         "highlighted row, {src}: it brings {c}. Then read each column down "
+                         "to the sum row, the message {m}. Stress the column where {src} "
+                         "brings little: that coordinate still adds up from the many weakly "
+                         "weighted sources, each a small share.", name=book.head(h),
+                         src=book.token(s, top), m=_named(book, f"{s}.h{h}.message", h),
+                         c=_named(book, f"{s}.h{h}.contributions[{top}]", h)),)
     return (book.say("Each weight scales its whole value row. Read the highlighted row: "
-                     "{src} gives {c}, the largest share of the message. Then add down "
-                     "the column to get the sum row; ask the room which sources they "
-                     "could leave out without changing the sum much.", src=book.token(s, top),
-                     c=book.listing(f"{s}.h{h}.contributions[{top}]")),)
+                     "{src} gives {c}. Then add down each column to get the sum row, {m}; "
+                     "ask the room which sources they could leave out without changing the "
+                     "sum much.", src=book.token(s, top),
+                     c=_named(book, f"{s}.h{h}.contributions[{top}]", h),
+                     m=_named(book, f"{s}.h{h}.message", h)),)
 
 
 def _message_notes(book: Book, h: int) -> tuple[Prose, ...]:
@@ -321,8 +385,8 @@ def _message_notes(book: Book, h: int) -> tuple[Prose, ...]:
         return (book.say("The {name} head's message is {m}, the last row of its own {hm}. It "
                          "differs from the first head's {m1} because the weights favoured "
                          "other sources. Next we put the heads' messages side by side.",
-                         name=book.head(h), m=book.listing(f"{s}.h{h}.message"),
-                         hm=book.labelled("H", h), m1=book.listing(f"{s}.h1.message")),)
+                         name=book.head(h), m=_named(book, f"{s}.h{h}.message", h),
+                         hm=book.labelled("H", h), m1=_named(book, f"{s}.h1.message", 1)),)
     return (book.say("Point at the highlighted last row of {hm}: the message of the final "
                      "“{r}” is {m}. It is the weights times the values, one row of {av}; the "
                      "other rows are the messages of the other receivers. The point: a head "

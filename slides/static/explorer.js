@@ -5,11 +5,13 @@
  * sentence started again from one of the worksheet's. For its last word the slide shows
  * each head's query, key and value, its weights over the sentence (a number and a bar in
  * the head's colour), its message, the update ΔE and the most likely next word with its
- * probability. The worksheet's model runs as an ONNX graph in float64
- * (worksheet/explorer.py) on ONNX Runtime Web, loaded through static/runtime.js the first
- * time the slide is shown; every figure is formatted by static/format.js in the style the
- * lecture gives the same quantity (data-style-*), so the worksheet's own sentences show
- * exactly the figures of the other slides.
+ * probability. The page opens on the first sentence's figures, written into it when the
+ * deck was built (blocks/explorer.html.j2): this script turns its words into menus, keeps
+ * those figures while the model loads and then writes its own, the same, over them. The worksheet's model runs
+ * as an ONNX graph in float64 (worksheet/explorer.py) on ONNX Runtime Web, loaded through
+ * static/runtime.js the first time the slide is shown; every figure is formatted by
+ * static/format.js in the style the lecture gives the same quantity (data-style-*), so the
+ * worksheet's own sentences show exactly the figures of the other slides.
  *
  * `window.worksheetExplorer` lets a test set a sentence and read what the slide shows.
  */
@@ -34,8 +36,12 @@
     return option.value !== "";
   }).map(function (option) { return option.textContent; });
 
-  var ids = idsOf(starts[0]);
+  // the sentence the page opens on: the start shown pressed, else the first
+  var ids = idsOf(starts.filter(function (button) {
+    return button.getAttribute("aria-pressed") === "true";
+  })[0] || starts[0]);
   var session = null;   // the promise of {ort, session}
+  var loaded = false;   // whether the model has finished loading
   var queue = Promise.resolve();
   var asked = 0;        // how many sentences were asked for: only the latest is shown
   var current = Promise.resolve();  // until the latest sentence's figures are shown
@@ -63,6 +69,44 @@
 
   // ------------------------------------------------------------------ the sentence
 
+  /* The menu of the sentence's word j: the whole vocabulary, the word chosen. */
+  function menu(j) {
+    var made = element("select");
+    made.setAttribute("aria-label", root.dataset.wordLabel);
+    vocab.forEach(function (text, k) {
+      var option = element("option", "", text);
+      option.value = String(k);
+      made.appendChild(option);
+    });
+    made.value = String(ids[j]);
+    made.addEventListener("change", function () {
+      ids[j] = Number(made.value);
+      show();
+    });
+    return made;
+  }
+
+  /* The controls as the sentence allows them: add while there is room, remove while a
+   * word is left, the start button of the sentence shown pressed. */
+  function controls() {
+    addMenu.disabled = ids.length >= context;
+    removeButton.disabled = ids.length <= 1;
+    starts.forEach(function (button) {
+      button.setAttribute("aria-pressed", String(idsOf(button).join(" ") === ids.join(" ")));
+    });
+  }
+
+  /* The page's first sentence, with its figures from the deck: each word becomes its menu,
+   * the figures stay. */
+  function dress() {
+    grid.querySelectorAll(".explorer-word").forEach(function (word, j) {
+      word.textContent = "";
+      word.appendChild(menu(j));
+    });
+    controls();
+    fit();
+  }
+
   /* One menu per word, the last word outlined as the receiver; under each word, one cell
    * per head for its weight. The figures are emptied until the model has run. */
   function lay() {
@@ -73,19 +117,7 @@
     labels.forEach(function (label, h) { place(label, h + 2, 1); });
     ids.forEach(function (id, j) {
       var word = element("div", "explorer-word" + (j === ids.length - 1 ? " receiver" : ""));
-      var menu = element("select");
-      menu.setAttribute("aria-label", root.dataset.wordLabel);
-      vocab.forEach(function (text, k) {
-        var option = element("option", "", text);
-        option.value = String(k);
-        menu.appendChild(option);
-      });
-      menu.value = String(id);
-      menu.addEventListener("change", function () {
-        ids[j] = Number(menu.value);
-        show();
-      });
-      word.appendChild(menu);
+      word.appendChild(menu(j));
       place(word, 1, j + 2);
       grid.appendChild(word);
       for (var h = 0; h < heads; h++) {
@@ -102,11 +134,7 @@
     root.querySelectorAll('.explorer-vectors [data-live], [data-live="delta"], '
                           + '[data-live="word"], [data-live="probability"]')
       .forEach(function (slot) { slot.textContent = ""; });
-    addMenu.disabled = ids.length >= context;
-    removeButton.disabled = ids.length <= 1;
-    starts.forEach(function (button) {
-      button.setAttribute("aria-pressed", String(idsOf(button).join(" ") === ids.join(" ")));
-    });
+    controls();
     fit();
   }
 
@@ -125,14 +153,14 @@
 
   // ------------------------------------------------------------------ the model
 
+  /* The model, loaded once; quietly, as the first sentence's figures need none of it. */
   function load() {
     if (session) return session;
-    say("loading");
     session = LectureRuntime.runtime(root.dataset.scripts.split(" ")).then(function (ort) {
       var graph = LectureRuntime.bytes(window.EXPLORER_MODEL.graph);
       return ort.InferenceSession.create(graph, { executionProviders: ["wasm"],
                                                   graphOptimizationLevel: "disabled" })
-        .then(function (made) { return { ort: ort, session: made }; });
+        .then(function (made) { loaded = true; return { ort: ort, session: made }; });
     });
     session.catch(function (error) {
       console.error("explorer:", error);
@@ -141,8 +169,10 @@
     return session;
   }
 
-  /* The model's outputs for a sentence of ids, one run at a time. */
-  function run(sentence) {
+  /* The model's outputs for a sentence of ids, one run at a time; ``quiet`` says nothing
+   * while the model loads (the figures shown already hold). */
+  function run(sentence, quiet) {
+    if (!loaded && !quiet) say("loading");
     var done = queue.then(load).then(function (model) {
       var feeds = { ids: new model.ort.Tensor("int64", BigInt64Array.from(sentence, BigInt),
                                               [1, sentence.length]) };
@@ -206,6 +236,16 @@
     fit();
   }
 
+  /* The page's first sentence computed here too, its figures written over the deck's own
+   * (the same) once the model has run, with nothing emptied meanwhile. */
+  function refresh() {
+    var mine = ++asked, sentence = ids.slice();
+    current = run(sentence, true).then(function (out) {
+      if (mine === asked) fill(out, sentence);
+    }, function () {});
+    return current;
+  }
+
   /* Lay out the current sentence and show its figures once the model has run; resolves
    * when they are shown (or a later sentence replaced this one). */
   function show() {
@@ -235,13 +275,16 @@
     });
   });
 
-  lay();
+  // the page holds the first sentence's figures: keep them; without them, lay it out and
+  // compute it when the slide is first shown
+  var built = grid.querySelector(".explorer-word") !== null;
+  if (built) dress(); else lay();
   var started = false;
   function arrive(event) {
     if (event.currentSlide === slide && !started
         && !document.documentElement.classList.contains("reveal-print")) {
       started = true;
-      show();
+      if (built) refresh(); else show();
     }
   }
   Reveal.on("ready", arrive);
