@@ -19,26 +19,28 @@ from manim import (
     FadeIn,
     FadeOut,
     LaggedStart,
+    Line,
     Mobject,
-    ReplacementTransform,
     RoundedRectangle,
     SurroundingRectangle,
     Transform,
     VGroup,
-    VMobject,
     Write,
 )
 
+from outline import part
 from scenes.kit import (
     INK,
     MUTED,
-    Bound,
+    Fade,
     LectureScene,
+    copied_features,
     cued,
     fade_in,
     fade_out,
     fit,
     grow,
+    model_map,
     on_baseline,
     shown_indices,
     vector,
@@ -103,10 +105,6 @@ class Reading:
 
     source: int
     role: str
-
-
-ILLUSTRATION = INK
-"""Illustrative heads are drawn neutral: the head colours belong to the worksheet's heads."""
 
 
 def arc_arrow(start: np.ndarray, end: np.ndarray, lift: float, colour: str,
@@ -217,16 +215,20 @@ class SeveralKindsOfDetail(LectureScene):
         note = self.label("receiver", ROLE_SIZE, MUTED).next_to(box, DOWN, buff=0.15)
         nearest_first = sorted(readings, key=lambda r: -r.source)
         arrows, roles = VGroup(), VGroup()
-        for reading in readings:
+        for kind, reading in enumerate(readings, start=1):
+            # Each kind of detail is what a head may come to read: it is drawn as one, in
+            # that head's colour (Okabe–Ito, colour-blind safe), and named in words too, so
+            # that colour is never the only cue.
+            colour = self.head_colour(kind)
             rank = nearest_first.index(reading)
             source = row[reading.source]
             start = source.get_top() + UP * 0.12
             end_x = receiver.get_left()[0] + receiver.width * (rank + 1) / (len(readings) + 1)
             end = np.array([end_x, box.get_top()[1] + 0.04, 0.0])
-            arrow = arc_arrow(start, end, 0.5 + 1.0 * rank, ILLUSTRATION)
+            arrow = arc_arrow(start, end, 0.5 + 1.0 * rank, colour)
             arrows.add(arrow)
             # Left of the apex, where the wider arcs above are still high.
-            role = self.label(f"{reading.role} head", ROLE_SIZE, ILLUSTRATION)
+            role = self.label(f"{reading.role} head", ROLE_SIZE, colour)
             role.next_to(arrow, UP, buff=0.08)
             role.shift(RIGHT * (arrow.get_center()[0] + 0.15 - role.get_right()[0]))
             roles.add(role)
@@ -277,6 +279,10 @@ class SeveralKindsOfDetail(LectureScene):
 
 NODE_Y = 0.75
 """How far below the centre a reading's receiver stands, with its name and message under it."""
+THINNEST = 1.6
+"""Stroke width of an arrow whose weight is zero: every source's arrow stays visible."""
+FAINTEST = 0.6
+"""Opacity of an arrow whose weight is zero."""
 
 
 def chip(content: Mobject, colour: str, width: float = 0.0) -> VGroup:
@@ -296,25 +302,32 @@ def landing(receiver: Mobject, count: int) -> list[np.ndarray]:
             for i in range(count)]
 
 
-def spread(fan: VGroup, receiver: Mobject) -> VGroup:
-    """Land a fan's arrows side by side along the receiver's top edge, each with a tip
-    sized and shaded like its shaft, so thin arrows stay thin all the way."""
-    for arrow, end in zip(fan, landing(receiver, len(fan)), strict=True):
-        start, width = arrow.get_start(), arrow.get_stroke_width()
-        opacity = arrow.get_stroke_opacity()
-        arrow.pop_tips()
-        arrow.put_start_and_end_on(start, end)
-        arrow.add_tip(tip_length=0.1 + 0.012 * width, tip_width=0.1 + 0.015 * width)
+def weighted_fan(sources: Sequence[Mobject], receiver: Mobject, weights: Sequence[float],
+                 colour: str, per_weight: float = 10.0) -> VGroup:
+    """An arrow from each source to the receiver, landing side by side on its top edge:
+    :data:`THINNEST` wide plus ``per_weight`` times its weight, so that the thinnest stays
+    visible and a weight twice as large adds twice the width; a tip sized like its shaft."""
+    fan = VGroup()
+    for source, end, weight in zip(sources, landing(receiver, len(sources)), weights,
+                                   strict=True):
+        width = THINNEST + per_weight * float(weight)
+        opacity = FAINTEST + (1 - FAINTEST) * float(weight)
+        arrow = Arrow(source.get_bottom() + DOWN * 0.06, end, buff=0.08, stroke_width=width,
+                      color=colour, stroke_opacity=opacity, tip_length=0.1 + 0.012 * width,
+                      max_tip_length_to_length_ratio=0.5)
         arrow.tip.set_fill(opacity=opacity).set_stroke(opacity=opacity)
+        fan.add(arrow)
     return fan
 
 
 class OneHeadTwoHeads(LectureScene):
-    """One head sends the receiver one weighted message; several heads send one each,
-    every arrow as wide as its computed weight.
+    """The idea before the numbers: one head is one weight row, used for every feature of
+    the values; two heads are two weight rows, each with its own queries.
 
-    Then the two-source toy: one shared weight row against a row per head, with the
-    first-source weights each coordinate would require.
+    The sentence shows it with the computed weights of one wide head and the several
+    heads' queries; the two-source toy then works it out: one shared row gives one mixture,
+    and the weight each wanted result needs is derived, showing that one row cannot give
+    both. The heads' own weights on our sentence are the next clip's.
     """
 
     def construct(self) -> None:
@@ -346,36 +359,34 @@ class OneHeadTwoHeads(LectureScene):
         aside.move_to([0, GLOSS_TOP - aside.height / 2, 0])
         aside.align_to([-GLOSS_RIGHT - GLOSS_WIDTH, 0, 0], LEFT)
         self.say("Its query, matched with every key, gives each known token a weight, drawn as "
-                 "the arrow's width: here, the weights of one head built from our worksheet.",
+                 "the arrow's width: one weight row over the sentence.",
                  LaggedStart(AnimationGroup(self.unpoint(), Transform(glossary, aside),
                                             run_time=0.8),
                              LaggedStart(*map(Create, single.fan), lag_ratio=0.3, run_time=4),
                              lag_ratio=1.0))
         self.say("With those weights it mixes their values into one message.",
                  Create(single.link), fade_in(single.message))
-        self.say("That message can hold several features, but all of them were mixed with "
-                 "the same weights.", self.point_at(single.message))
+        self.glossary_aside = glossary
+        self.same_weights(single)
 
         self.section("several heads")
         heads = list(range(1, self.ws.n_heads + 1))
         if len(heads) > 1:
             several = self.receivers(heads)
-            self.play(fade_out(single, glossary), self.unpoint(),
+            self.play(fade_out(single, self.scaled), self.unpoint(),
                       self.retitle(heading, "Several heads send several messages"))
+            queries = [reader.query for reader in several]
             self.say("With {h:head}, the same receiver asks {q:query} at once, one per head.",
-                     fade_in(*(r.node for r in several)), h="dims.heads", q="dims.heads")
-            said = ("Head {h} uses its own keys and weights: its widest arrow comes from "
-                    "“{w}”, and it sends its own message.",
-                    "Head {h} weighs the same words differently; its widest arrow comes from "
-                    "“{w}”.",
-                    "Head {h} leans most on “{w}” and sends a third message.",
-                    "And head {h} favours “{w}”.")
-            for head, reader, template in zip(heads, several, said, strict=False):
-                top = self.v.value(f"{self.s}.h{head}.top_source")
-                self.say(template,
-                         LaggedStart(*map(Create, reader.fan), lag_ratio=0.2, run_time=3),
-                         Create(reader.link), fade_in(reader.message),
-                         h=f"dims.head_numbers[{head - 1}]", words={"w": self.tokens[top]})
+                     fade_in(*(r.node for r in several)),
+                     LaggedStart(*map(fade_in, queries), lag_ratio=0.3),
+                     self.point_at(*queries, each=True), h="dims.heads", q="dims.heads")
+            self.say("Each query meets that head's own keys: a weight row of its own, "
+                     "and a message of its own. Their words come in the next clip.",
+                     LaggedStart(*(AnimationGroup(LaggedStart(*map(Create, reader.fan),
+                                                              lag_ratio=0.1),
+                                                  Create(reader.link), fade_in(reader.message))
+                                   for reader in several), lag_ratio=0.5),
+                     self.point_at(*(r.message for r in several), each=True))
         else:
             several = [single]
             self.play(self.retitle(heading, "This layer has a single head"))
@@ -385,10 +396,31 @@ class OneHeadTwoHeads(LectureScene):
 
         self.section("toy")
         away = self.unpoint()
-        rest = [glossary] if len(heads) == 1 else []
+        rest = [self.scaled] if len(heads) == 1 else []
         self.play(fade_out(self._heading, self.row, mark, *several, *rest),
                   *filter(None, [away]))
         self.toy()
+
+    def same_weights(self, single: VGroup) -> None:
+        """Beside the message: the two heaviest sources' value rows, each after its weight,
+        so that one weight is seen scaling every coordinate of its row."""
+        key = f"{self.s}.wide"
+        picked = sorted(self.v.value(f"{key}.order")[:2])
+        labels = [self.bound("“{w}” {x} ×", 20, INK, mono=True, words={"w": self.tokens[j]},
+                             x=f"{key}.weights[{j}]") for j in picked]
+        rows = self.matrix(f"{key}.V", rows=picked, row_labels=labels, size=20, h_buff=0.25,
+                           v_buff=0.3)
+        note = self.label("one weight scales the whole value row", 20, MUTED)
+        note.next_to(rows, DOWN, buff=0.25).align_to(rows, LEFT)
+        table = VGroup(rows, note)
+        fit(table, single.message.get_left()[0] - 0.4 + 6.7)
+        table.next_to(single.message, LEFT, buff=0.4).align_to(single.message, UP)
+        self.scaled = table
+        self.say("That message holds several features, yet each word's one weight scales its "
+                 "whole value row,", fade_out(self.glossary_aside), fade_in(rows),
+                 self.point_at(*labels))
+        self.say("so every feature is mixed with the same weights.", fade_in(note),
+                 self.point_at(rows))
 
     def glossary(self, receiver: Mobject) -> VGroup:
         """Query, key and value in plain words, one line each, between the sentence and the
@@ -402,9 +434,11 @@ class OneHeadTwoHeads(LectureScene):
 
     def receivers(self, heads: Sequence[int | None]) -> list[VGroup]:
         """One receiver node per head (``None``: one wide head), fed by a fan whose widths
-        are that head's computed weights, with a message chip beneath.
+        are that head's computed weights, with its query under it (a head's) and a message
+        chip beneath.
 
-        Each result has attributes ``node``, ``fan``, ``link`` and ``message``.
+        Each result has attributes ``node``, ``query`` (``None`` for the wide head), ``fan``,
+        ``link`` and ``message``.
         """
         spacing = min(3.6, 12.4 / len(heads))
         made = []
@@ -413,104 +447,119 @@ class OneHeadTwoHeads(LectureScene):
             node = chip(self.word(self.tokens[self.last], 24, colour), colour,
                         min(4.0, spacing - 0.4))
             node.move_to([(i - (len(heads) - 1) / 2) * spacing, -0.6, 0])
+            query = None
             if head is None:
                 name = self.label("one message", 22)
             else:
                 name = self.bound("Head {h}: {role}", 22, colour,
                                   h=f"dims.head_numbers[{head - 1}]",
                                   words={"role": self.ws.lesson.head_names[head - 1]})
-            message = chip(name, colour).next_to(node, DOWN, buff=0.5)
+                query = self.vec(f"{self.s}.h{head}.Q[{self.last}]", 20, colour,
+                                 template="query {v}")
+                fit(query, spacing - 0.3).next_to(node, DOWN, buff=0.15)
+            message = chip(name, colour).next_to(query or node, DOWN, buff=0.45)
             fit(message, spacing - 0.2)
-            link = Arrow(node.get_bottom(), message.get_top(), buff=0.06, color=colour,
-                         stroke_width=3, max_tip_length_to_length_ratio=0.3)
+            link = Arrow((query or node).get_bottom(), message.get_top(), buff=0.06,
+                         color=colour, stroke_width=3, max_tip_length_to_length_ratio=0.3)
             weights = f"{self.s}.wide.weights" if head is None else f"{self.s}.h{head}.weights"
-            fan = spread(self.fan(list(self.row), node, weights, colour,
-                                  max_width=14.0 if head is None else 10.0), node)
-            reader = VGroup(fan, node, link, message)
-            reader.node, reader.fan, reader.link, reader.message = node, fan, link, message
+            fan = weighted_fan(list(self.row), node, self.v.value(weights), colour,
+                               12.0 if head is None else 8.0)
+            reader = VGroup(fan, node, *([query] if query else []), link, message)
+            reader.node, reader.query, reader.fan = node, query, fan
+            reader.link, reader.message = link, message
             made.append(reader)
         return made
 
     def toy(self) -> None:
-        """The two-source toy: shared weights give one mixture, separate heads two."""
-        first, second = self.ws.lesson.toy.sources
-        names = {"s": first, "t": second}
+        """The two-source toy: one shared weight row gives one mixture; two heads, each with
+        its own weight row and its own value map, give what one row cannot."""
         heading = self.title("A two-source toy: one weight row or two?")
-        values = self.matrix("toy.values", size=24,
-                             row_labels=[self.bound("{s}", 24, words={"s": first}),
-                                         self.bound("{t}", 24, words={"t": second})],
-                             h_buff=1.1, col_labels=[self.label("first", 20, MUTED),
-                                                     self.label("second", 20, MUTED)])
+        sources = [self.label(f"source {name}", 24) for name in ("A", "B")]
+        values = self.matrix("toy.values", size=24, row_labels=sources, h_buff=1.1,
+                             col_labels=[self.label(c, 20, MUTED)
+                                         for c in ("first", "second")])
         caption = self.label("value rows", 20, MUTED).next_to(values, UP, buff=0.55)
         table = VGroup(values, caption).move_to([-4.2, 1.75, 0])
-        self.say("A separate toy with made-up numbers: two sources, “{s}” and “{t}”,",
-                 Write(heading), FadeIn(table), words=names)
         rows_y = [values.cells[r][0].get_y() for r in (0, 1)]
         self.bar_left = values.get_right()[0] + 0.9
         self.bar_top = values[-1].get_y()  # the column labels
-        self.say("whose value rows have two coordinates each.", self.point_at(values.body))
+        self.say("A separate toy with made-up numbers: two sources, A and B, whose value "
+                 "rows have two coordinates each.", Write(heading), FadeIn(table),
+                 self.point_at(values.body))
 
         v = {f"v{r}{c}": f"toy.values[{r}][{c}]" for r in (0, 1) for c in (0, 1)}
         w = {"a": "toy.weights[0][0]", "b": "toy.weights[0][1]",
              "c": "toy.weights[1][0]", "d": "toy.weights[1][1]"}
         self.section("one mixture")
-        one = self.bound("one head:  {a} × [{v00}, {v01}] + {b} × [{v10}, {v11}] = "
-                         "[{m0}, {m1}]", 24, INK, m0="toy.one_head[0]", m1="toy.one_head[1]",
-                         a=w["a"], b=w["b"], **v)
-        lines = VGroup(one)
+        one = [self.bound("one head, first coordinate:  {a} × {v00} + {b} × {v10} = {m}", 24,
+                          INK, a=w["a"], b=w["b"], v00=v["v00"], v10=v["v10"],
+                          m="toy.one_head[0]"),
+               self.bound("one head, second coordinate:  {a} × {v01} + {b} × {v11} = {m}", 24,
+                          INK, a=w["a"], b=w["b"], v01=v["v01"], v11=v["v11"],
+                          m="toy.one_head[1]")]
+        lines = VGroup(*one)
         self.place(lines)
         shared = self.bar_column(self.label("one head", 20, INK), "toy.weights[0]", MUTED,
                                  INK, rows_y)
-        self.say("One head with weights {a} and {b} mixes both coordinates with that same "
-                 "pair:", FadeIn(one), fade_in(shared.header), *map(grow, shared.bars),
-                 self.unpoint(), a=w["a"], b=w["b"])
-        (start, _), (_, end) = one.spans[6], one.spans[7]  # m0 and m1, with their brackets
-        result = [glyph for glyph in one.submobjects[start - 1:end + 1] if glyph.has_points()]
-        self.say("the result is [{m0}, {m1}].", self.point_at(*result),
-                 m0="toy.one_head[0]", m1="toy.one_head[1]")
+        self.say("One head has one weight row, {a} for A and {b} for B. The first "
+                 "coordinate: {a} × {v00} + {b} × {v10} = {m};",
+                 fade_in(shared.header), *map(grow, shared.bars), fade_in(one[0]),
+                 self.point_at(*shared.bars, one[0], each=True), a=w["a"], b=w["b"],
+                 v00=v["v00"], v10=v["v10"], m="toy.one_head[0]")
+        self.say("the second, with the same pair: {m}.", fade_in(one[1]),
+                 self.point_at(one[1]), m="toy.one_head[1]")
 
         self.section("two mixtures")
-        two = [self.bound("first head, first coordinate:  {a} × {v00} + {b} × {v10} = {t0}",
-                          24, self.head_colour(1), t0="toy.two_heads[0]", a=w["a"],
-                          b=w["b"], v00=v["v00"], v10=v["v10"]),
-               self.bound("second head, second coordinate:  {c} × {v01} + {d} × {v11} = {t1}",
-                          24, self.head_colour(2), t1="toy.two_heads[1]", c=w["c"],
-                          d=w["d"], v01=v["v01"], v11=v["v11"])]
-        lines.add(*two)
-        away = self.unpoint()  # the outline goes before the lines it circles make room
-        if away is not None:
-            with self.silence("the outline leaves before the lines move"):
-                self.play(away, run_time=0.3)
+        two = [self.bound("first head, first coordinate only:  {a} × {v00} + {b} × {v10} = {t}",
+                          24, self.head_colour(1), a=w["a"], b=w["b"], v00=v["v00"],
+                          v10=v["v10"], t="toy.two_heads[0]"),
+               self.bound("second head, second coordinate only:  {c} × {v01} + {d} × {v11} = "
+                          "{t}", 24, self.head_colour(2), c=w["c"], d=w["d"], v01=v["v01"],
+                          v11=v["v11"], t="toy.two_heads[1]")]
+        own = [self.bar_column(self.label(f"{name} head", 20, self.head_colour(k)),
+                               f"toy.weights[{k - 1}]", self.head_colour(k),
+                               self.head_colour(k), rows_y)
+               for k, name in ((1, "first"), (2, "second"))]
+        away = self.unpoint()
+        with self.silence("the one head's lines make way"):
+            self.play(fade_out(*one), *filter(None, [away]), run_time=0.4)
+        lines = VGroup(*two)
         self.place(lines)
-        own = [self.bar_column(self.label(("first head", "second head")[k], 20,
-                                          self.head_colour(k + 1)), f"toy.weights[{k}]",
-                               self.head_colour(k + 1), self.head_colour(k + 1), rows_y)
-               for k in (0, 1)]
-        self.say("Two heads can each keep a row of their own: the first gets {t0} from the "
-                 "first coordinate;", fade_in(two[0], own[0].header), *map(grow, own[0].bars),
+        self.say("Two heads: each has its own value map, and here the first keeps only the "
+                 "first coordinate, the second only the second.",
+                 fade_in(own[0].header, own[1].header), self.point_at(values.body))
+        self.say("Each has its own weight row too: the first head gets {t0},",
+                 *map(grow, own[0].bars), fade_in(two[0]), self.point_at(two[0]),
                  t0="toy.two_heads[0]")
-        self.say("the second, with weights {c} and {d}, gets {t1} from the second.",
-                 fade_in(two[1], own[1].header), *map(grow, own[1].bars),
-                 self.point_at(*own[1].bars), t1="toy.two_heads[1]", c=w["c"], d=w["d"])
+        self.say("and the second, with {c} and {d}, gets {t1}.", *map(grow, own[1].bars),
+                 fade_in(two[1]), self.point_at(two[1]), c=w["c"], d=w["d"],
+                 t1="toy.two_heads[1]")
 
         self.section("required")
-        needs = [self.bound("“{s}” weight needed for {x}:  {r}", 24, self.head_colour(k + 1),
-                            words={"s": first}, x=f"toy.two_heads[{k}]", r=f"toy.required[{k}]")
+        one_less = {"one": "toy.row_sums[0]"}
+        define = self.bound("one shared row:  a for A,  {one} − a for B", 24, MUTED,
+                            **one_less)
+        needs = [self.bound("{x} = a × {vA} + ({one} − a) × {vB}   →   a = ({x} − {vB}) ÷ "
+                            "({vA} − {vB}) = {r}", 24, self.head_colour(k + 1),
+                            x=f"toy.two_heads[{k}]", vA=f"toy.values[0][{k}]",
+                            vB=f"toy.values[1][{k}]", r=f"toy.required[{k}]", **one_less)
                  for k in (0, 1)]
         required = self.v.value("toy.required")
         clash = required[0] != required[1]
         verdict = self.label("one shared row cannot meet both" if clash
                              else "here one shared row happens to meet both", 24, MUTED)
-        lines.add(*needs, verdict)
+        lines.add(define, *needs, verdict)
         self.place(lines)
-        self.say("With these values fixed, {x0} needs a “{s}” weight of {r0},",
-                 fade_in(needs[0]), self.point_at(needs[0]), words=names,
-                 x0="toy.two_heads[0]", r0="toy.required[0]")
-        self.say("and {x1} needs {r1}.", fade_in(needs[1]), self.point_at(needs[1]),
+        self.say("Could one shared row give both? Call A's weight a; B then gets {one} minus a.",
+                 fade_in(define), self.point_at(define), **one_less)
+        self.say("For {x0}, a × {vA} + ({one} minus a) × {vB} must equal {x0}: a is {r0}.",
+                 fade_in(needs[0]), self.point_at(needs[0]), x0="toy.two_heads[0]",
+                 vA="toy.values[0][0]", vB="toy.values[1][0]", r0="toy.required[0]",
+                 **one_less)
+        self.say("For {x1}, the same steps give a = {r1}: one row cannot be both at once."
+                 if clash else "For {x1}, the same steps give a = {r1}: here one row could "
+                 "do both.", fade_in(needs[1], verdict), self.point_at(needs[1], verdict),
                  x1="toy.two_heads[1]", r1="toy.required[1]")
-        self.say("A single weight row would have to be both at once." if clash
-                 else "Here a single weight row could do both.", fade_in(verdict),
-                 self.point_at(verdict))
         self.say("The toy shows what separate weighting buys; it does not prove that one head "
                  "always fails.", self.unpoint())
 
@@ -538,8 +587,24 @@ class OneHeadTwoHeads(LectureScene):
 # ---------------------------------------------------------------------- the two readings
 
 
+@dataclass
+class TermRow:
+    """One line of a head's message sum: a label, its weight, value row and term (any of
+    them may be absent: the rest and the message have no weight or value row)."""
+
+    label: Mobject
+    weight: Mobject | None
+    value: list[Mobject]
+    term: list[Mobject]
+
+    def parts(self) -> VGroup:
+        return VGroup(self.label, *filter(None, [self.weight]), *self.value, *self.term)
+
+
 class SettingAndPerson(LectureScene):
-    """Each head's reading of the full sentence: arrows whose widths are its weights."""
+    """Each head's reading of the full sentence: arrows whose widths are its weights, then
+    its message worked as weight × value row for its two heaviest sources, the rest of the
+    sources together, and their sum, under the features its value coordinates carry."""
 
     def construct(self) -> None:
         self.s = self.ws.walkthrough
@@ -547,13 +612,13 @@ class SettingAndPerson(LectureScene):
         self.last = len(self.tokens) - 1
         self.section("sentence")
         heading = self.title("Each head reads the sentence its own way")
-        self.row = self.token_row(self.tokens, width=12.4).move_to(UP * 1.6)
+        self.row = self.token_row(self.tokens, width=12.4).move_to(UP * 2.2)
         mark = self.highlight(self.row[self.last], INK)
         cast = VGroup(*(self.bound("Head {h}: {role}", 24, self.head_colour(h),
                                    h=f"dims.head_numbers[{h - 1}]",
                                    words={"role": self.ws.lesson.head_names[h - 1]})
                         for h in range(1, self.ws.n_heads + 1)))
-        fit(cast.arrange(RIGHT, buff=0.8).move_to(DOWN * 1.5), 12.4)
+        fit(cast.arrange(RIGHT, buff=0.8).move_to(DOWN * 1.0), 12.4)
         self.say("Back to the full sentence, and its final “{w}”.", Write(heading),
                  fade_in(self.row), Create(mark), words={"w": self.tokens[self.last]})
         self.say("For each head, arrows will run from every source to the final “{w}”, as "
@@ -572,69 +637,162 @@ class SettingAndPerson(LectureScene):
             self.side_by_side(heading)
 
     def reading(self, head: int) -> VGroup:
-        """One head's panel: its fan, its top source's weight, its name, and its message
-        written as a sum of weighted value rows, the top source's term first."""
+        """One head's panel: its fan (every arrow visible, as wide as its weight), its top
+        source's weight, and its message worked term by term under its features."""
         p, colour = f"{self.s}.h{head}", self.head_colour(head)
-        top = self.v.value(f"{p}.top_source")
+        h = {"h": f"dims.head_numbers[{head - 1}]"}
+        order = self.v.value(f"{p}.order")
+        top = order[0]
         role = self.ws.lesson.head_names[head - 1]
         node = chip(self.word(self.tokens[self.last], 26, colour), colour, 5.0)
-        node.move_to(DOWN * NODE_Y)
-        fan = spread(self.fan(list(self.row), node, f"{p}.weights", colour), node)
+        node.move_to(UP * 0.35)
+        fan = weighted_fan(list(self.row), node, self.v.value(f"{p}.weights"), colour, 10.0)
         weight = self.num(f"{p}.weights[{top}]", 22, colour).next_to(self.row[top], UP, 0.2)
         box = self.highlight(self.row[top], colour)
-        name = self.bound("Head {h}: the {role} reading", 24, colour,
-                          h=f"dims.head_numbers[{head - 1}]", words={"role": role})
-        name.next_to(node, DOWN, buff=0.3)
-        total = self.message_sum(head)
-        fit(total.next_to(name, DOWN, buff=0.35), 12.4)
+        name = self.bound("Head {h}: the {role} reading", 22, colour, words={"role": role},
+                          **h)
+        name.next_to(node, DOWN, buff=0.15)
+        table = self.terms(head)
+        table.source.next_to(node, RIGHT, buff=0.4)
         first = head == 1
         self.say("Head {h}, our {role} head: its arrows are drawn from its computed weights."
                  if first else "Now head {h}, the {role} head, with its own weights.",
                  fade_in(node, name), LaggedStart(*map(Create, fan), lag_ratio=0.08),
-                 words={"role": role}, h=f"dims.head_numbers[{head - 1}]")
-        self.say("Its largest weight goes to “{w}”: {x}." if first else
-                 "This time “{w}” gets the widest arrow, {x}.", Create(box), fade_in(weight),
+                 words={"role": role}, **h)
+        self.say("Its largest weight goes to “{w}”: {x}; every other arrow is thinner, none "
+                 "missing." if first else "This time “{w}” gets the widest arrow, {x}.",
+                 Create(box), fade_in(weight), self.point_at(weight),
                  words={"w": self.tokens[top]}, x=f"{p}.weights[{top}]")
-        if first:
-            self.say("Every other arrow is thinner, but none is missing.",
-                     self.point_at(self.row))
-        width = len(self.v.value(f"{p}.message"))
-        inner, keys = vector("m", f"{p}.message", width)
-        if first:
-            self.say("Its message adds up every source's value row, each times its weight.",
-                     fade_in(total), self.point_at(total))
-            said = "The heaviest weight, {x}, scales “{w}”'s value row; with every other " \
-                "term it makes the message, " + inner + "."
-            cues = [("{x}", self.point_at(total.term, self.row[top], each=True)),
-                    (inner, self.point_at(total.result))]
-            self.say(said, cued(said, cues), words={"w": self.tokens[top]},
-                     x=f"{p}.weights[{top}]", **keys)
-        else:
-            said = "Its message, " + inner + ", gives the heaviest weight, {x}, to “{w}”'s " \
-                "value row."
-            cues = [(inner, self.point_at(total.result)),
-                    ("{x}", self.point_at(total.term, self.row[top], each=True))]
-            self.say(said, fade_in(total), cued(said, cues), words={"w": self.tokens[top]},
-                     x=f"{p}.weights[{top}]", **keys)
-        return VGroup(fan, node, name, box, weight, total)
-
-    def message_sum(self, head: int) -> Bound:
-        """``message = weight × value row + … = message`` for a head, the term of the source
-        it weighs most written out; attributes ``term`` and ``result`` (their glyphs)."""
-        p, top = f"{self.s}.h{head}", self.v.value(f"{self.s}.h{head}.top_source")
-        width = len(self.v.value(f"{p}.message"))
+        width = self.ws.d_head
         value, v_keys = vector("v", f"{p}.V[{top}]", width)
+        term, t_keys = vector("t", f"{p}.contributions[{top}]", width)
+        heaviest = table.rows[0]
+        if first:
+            said = ("“{w}”'s value row for head {h}, " + value + ", comes from its embedding "
+                    "through head {h}'s value weights; times {x} it adds " + term + ".")
+        else:
+            said = "“{w}”'s value row for head {h}, " + value + ", times {x} adds " + term + "."
+        self.say(said, fade_in(table.header, heaviest.parts(), table.signs[0], table.source),
+                 cued(said, [(value, self.point_at(*heaviest.value, table.source, each=True)),
+                             ("{x}", self.point_at(*heaviest.term))]),
+                 words={"w": self.tokens[top]}, x=f"{p}.weights[{top}]", **h, **v_keys,
+                 **t_keys)
+        rest, r_keys = vector("r", f"{p}.rest", width)
+        if len(table.rows) > 3:  # a second source, then the rest
+            second = order[1]
+            more, m_keys = vector("u", f"{p}.contributions[{second}]", width)
+            self.say("“{w}”, with {x}, adds " + more + "; all the others together add "
+                     + rest + ".", fade_in(*(r.parts() for r in table.rows[1:3]),
+                                           *table.signs[1:3]),
+                     self.point_at(*table.rows[1].term, *table.rows[2].term),
+                     words={"w": self.tokens[second]}, x=f"{p}.weights[{second}]", **m_keys,
+                     **r_keys)
         message, m_keys = vector("m", f"{p}.message", width)
-        total = self.bound("message = {x} × " + value + " + … = " + message, 22, INK,
-                           mono=True, x=f"{p}.weights[{top}]", **v_keys, **m_keys)
-        colour = self.head_colour(head)
-        for index in (0, *range(len(v_keys) + 1, len(total.figures))):
-            if not total.figures[index][1].startswith("−"):  # negatives keep their colour
-                for glyph in total.figure_glyphs(index):
-                    glyph.set_fill(colour)  # the weight and the message, in the head's colour
-        total.term = total.figures_span(0, len(v_keys), after=1)
-        total.result = total.figures_span(len(v_keys) + 1, len(total.figures) - 1, 1, 1)
-        return total
+        total = table.rows[-1]
+        named = self.feature_names(head)
+        if named is not None and None not in shown_indices(width):
+            listing = ", ".join("{f" + str(c) + "} {m" + str(c) + "}" for c in range(width))
+            words = {f"f{c}": named[c] for c in range(width)}
+            said = "Added up, they make the message: " + listing + "."
+        else:
+            words, said = {}, "Added up, they make the message, " + message + "."
+        self.say(said, fade_in(table.line, total.parts()), self.point_at(*total.term),
+                 words=words, **m_keys)
+        mostly = self.v.value(f"{p}.mostly_rest")
+        if mostly >= 0 and named is not None:
+            self.say("Its {f} coordinate, {m}, is mostly the rest: {r} of it comes from many "
+                     "small weights.", self.point_at(total.term[mostly],
+                                                     table.rows[-2].term[mostly]),
+                     words={"f": named[mostly]}, m=f"{p}.message[{mostly}]",
+                     r=f"{p}.rest[{mostly}]")
+        return VGroup(fan, node, name, box, weight, table)
+
+    def feature_names(self, head: int) -> list[str] | None:
+        """The feature each of the head's value coordinates copies, by the worksheet's
+        names (``params.hN.V_features``), or ``None`` where a coordinate mixes features."""
+        copies = copied_features(self.v, head, "V")
+        return None if copies is None else [self.ws.lesson.features[f] for f in copies]
+
+    def terms(self, head: int) -> VGroup:
+        """The message as a table: a row per heavy source (its word, weight, value row and
+        weight × value row), a row for the rest, a rule and the message, under a header
+        naming each coordinate's feature (or its number). Attributes ``rows`` (of
+        :class:`TermRow`), ``header``, ``signs`` (the × and = of each source row, and the +
+        of the rest) and ``line``."""
+        p, colour, size = f"{self.s}.h{head}", self.head_colour(head), 20
+        order = self.v.value(f"{p}.order")
+        shown = shown_indices(self.ws.d_head)
+        names = self.feature_names(head)
+
+        def cells(key: str, tint: str = INK) -> list[Mobject]:
+            return [self.label("…", size, MUTED) if c is None else
+                    self.num(f"{key}[{c}]", size, tint) for c in shown]
+
+        rows = [TermRow(self.bound("“{w}”", size, words={"w": self.tokens[j]}),
+                        self.num(f"{p}.weights[{j}]", size, colour),
+                        cells(f"{p}.V[{j}]"), cells(f"{p}.contributions[{j}]"))
+                for j in order[:2]]
+        if len(order) > 2:
+            rows.append(TermRow(self.label("all the others", size, MUTED), None, [],
+                                cells(f"{p}.rest")))
+        rows.append(TermRow(self.label("message", size), None, [],
+                            cells(f"{p}.message", colour)))
+        if names is None:
+            heads = [self.label("…", 18, MUTED) if c is None else
+                     self.bound("value {n}", 18, MUTED, n=f"dims.value_numbers[{c}]")
+                     for c in shown]
+        else:
+            heads = [self.label("…", 18, MUTED) if c is None else
+                     self.bound("{f}", 18, MUTED, words={"f": names[c]}) for c in shown]
+        copies = [h.copy() for h in heads]
+        pitch = max(m.width for r in rows for m in [*r.value, *r.term, *heads]) + 0.3
+        label_w = max(r.label.width for r in rows)
+        weight_w = max(r.weight.width for r in rows if r.weight is not None)
+        x_weight = -6.4 + label_w + 0.35
+        x_times = x_weight + weight_w + 0.3
+        x_value = x_times + 0.45
+        x_equals = x_value + pitch * len(shown) + 0.05
+        x_term = x_equals + 0.5
+        ys = [-0.55 - 0.42 * (i + 1) for i in range(len(rows))]
+        ys[-1] -= 0.12  # under the rule
+        signs = []
+        for row, y in zip(rows, ys, strict=True):
+            row.label.move_to([-6.4, y, 0], aligned_edge=LEFT)
+            if row.weight is not None:
+                row.weight.move_to([x_weight, y, 0], aligned_edge=LEFT)
+                times = self.label("×", size).move_to([x_times + 0.1, y, 0])
+                equals = self.label("=", size).move_to([x_equals + 0.2, y, 0])
+                signs.append(VGroup(times, equals))
+            for k, cell in enumerate(row.value):
+                cell.move_to([x_value + pitch * (k + 1) - 0.15, y, 0], aligned_edge=RIGHT)
+            for k, cell in enumerate(row.term):
+                cell.move_to([x_term + pitch * (k + 1) - 0.15, y, 0], aligned_edge=RIGHT)
+            for mob in [row.label, row.weight, *row.value, *row.term]:
+                if mob is not None:
+                    mob.set_y(y)
+        if len(order) > 2:
+            signs.append(self.label("+", size).move_to([x_equals + 0.2, ys[-2], 0]))
+        for k, (a, b) in enumerate(zip(heads, copies, strict=True)):
+            a.move_to([x_value + pitch * (k + 0.5) - 0.15, -0.55, 0])
+            b.move_to([x_term + pitch * (k + 0.5) - 0.15, -0.55, 0])
+        header = VGroup(*heads, *copies)
+        right = x_term + pitch * len(shown)
+        line = Line([x_term, (ys[-1] + ys[-2]) / 2, 0], [right, (ys[-1] + ys[-2]) / 2, 0],
+                    stroke_color=MUTED, stroke_width=1.5)
+        weight_head = self.label("weight", 18, MUTED).move_to([x_weight, -0.55, 0],
+                                                               aligned_edge=LEFT)
+        header.add(weight_head)
+        table = VGroup(header, *(r.parts() for r in rows), *signs, line)
+        if table.width > 13.2:  # wide heads: the elided rows still fit, a little smaller
+            table.scale(13.2 / table.width, about_point=[table.get_x(), -0.55, 0])
+        table.shift(RIGHT * (-table.get_center()[0]))
+        source = VGroup(self.label("value row =", 18, MUTED),
+                        self.label("embedding × W_V", 18, MUTED))
+        source.arrange(DOWN, buff=0.1, aligned_edge=LEFT)
+        table.add(source)
+        table.rows, table.header, table.signs, table.line = rows, header, signs, line
+        table.source = source
+        return table
 
     def side_by_side(self, heading: Mobject) -> None:
         """All heads at once, each with its own fan and receiver copy, and each head's
@@ -652,9 +810,9 @@ class SettingAndPerson(LectureScene):
                               h=f"dims.head_numbers[{head - 1}]",
                               words={"role": self.ws.lesson.head_names[head - 1]})
             fit(name.next_to(node, DOWN, buff=0.3), spacing - 0.2)
-            fan = self.fan(list(self.row), node, f"{self.s}.h{head}.weights", colour,
-                           max_width=10.0)
-            group.add(VGroup(spread(fan, node), node, name))
+            fan = weighted_fan(list(self.row), node,
+                               self.v.value(f"{self.s}.h{head}.weights"), colour, 8.0)
+            group.add(VGroup(fan, node, name))
             fit(message.next_to(name, DOWN, buff=0.3), spacing - 0.2)
         note = self.label("hand-chosen numbers, not a trained model", 22, MUTED)
         note.next_to(heading, DOWN, buff=0.25)
@@ -666,141 +824,56 @@ class SettingAndPerson(LectureScene):
                  LaggedStart(*map(fade_in, messages), lag_ratio=0.4),
                  self.point_at(*messages, each=True), n="dims.heads",
                  words={"w": self.tokens[self.last]})
-        self.say("These are our hand-chosen numbers;", fade_in(note), self.point_at(note))
-        self.say("the role names describe what we built them to do, not jobs a trained model "
-                 "is given.", self.point_at(*(reader[2] for reader in group)))
+        self.say("These are hand-chosen numbers; the role names say what we built each head "
+                 "to do, not jobs a trained model is given.", fade_in(note),
+                 self.point_at(note, *(reader[2] for reader in group), each=True))
 
 
 # ---------------------------------------------------------------------- the Maya recall
 
 
-def shown_sources(tops: Sequence[int], last: int, wanted: int = 3) -> list[int]:
-    """A few source positions worth showing, in sentence order: the heads' favourite
-    sources and the receiver itself, topped up from the start of the sentence."""
-    picked = list(dict.fromkeys([*tops, last]))[:wanted]
-    for position in range(last + 1):
-        if len(picked) >= min(wanted, last + 1):
-            break
-        if position not in picked:
-            picked.append(position)
-    return sorted(picked)
-
-
-@dataclass
-class SourceRow:
-    """One source in the recall: its word, key, match, score, weight, value and arrow."""
-
-    j: int
-    word: Mobject
-    key: Mobject
-    match: Mobject
-    score: Mobject
-    weight: Mobject
-    value: Mobject
-    arrow: Mobject
-
-
 class MayaRecall(LectureScene):
-    """Part II's query, key and value, first in words (Maya), then in the river-bank
-    numbers: one head's query for the final token meets a few keys, the matches become
-    weights, and the weights mix the values into the message."""
+    """Part II's query, key and value, recalled in words (Maya and "She"), then handed on
+    to our sentence, whose final token the next clips work through with numbers.
+
+    It opens on its own model map: the query, key and value a head makes from each row
+    are drawn between the embeddings and the heads as the opening names them."""
+
+    draws_its_own_map = True
 
     def construct(self) -> None:
-        self.s = self.ws.walkthrough
-        self.tokens = self.ws.sentences[self.s]
-        self.last = len(self.tokens) - 1
-        self.p = f"{self.s}.h1"
-        self.colour = self.head_colour(1)
+        self.section("where we are")
+        opening = self.where_in_the_model()
         self.section("in words")
-        heading = self.in_words(self.title("Recall: query, key and value"))
+        with self.silence("the map gives way to the recall"):
+            self.play(fade_out(opening), self.unpoint(), run_time=0.5)
+        heading = self.title("Recall: query, key and value")
+        picture = self.in_words(heading)
+        self.section("our sentence")
+        self.ahead(heading, picture)
 
-        self.section("query")
-        top = self.v.value(f"{self.p}.top_source")
-        tops = [top] + ([self.v.value(f"{self.s}.h2.top_source")] if self.ws.n_heads > 1 else [])
-        self.layout(shown_sources(tops, self.last), top)
-        query, q_keys = vector("q", f"{self.p}.Q[{self.last}]", self.ws.d_head)
-        retitled = self.retitle(heading, "The same roles in numbers: head {h}",
-                                h="dims.head_numbers[0]")
-        self.say("Now our numbers, head {h}: the final “{w}” makes the query " + query + ".",
-                 retitled, fade_in(self.receiver), self.point_at(self.query),
-                 h="dims.head_numbers[0]", words={"w": self.tokens[self.last]}, **q_keys)
+    def where_in_the_model(self) -> VGroup:
+        """The map with the part's steps lit; as the voice names them, three chips (query,
+        key, value) drawn from the embeddings into the heads. Returns what it drew."""
+        opened = part("roles-shapes")
+        self.where = opened.steps
+        whole = model_map(self, lit=opened.steps, size=20).move_to([0, 0.6, 0])
+        rows, heads = whole.stages["embeddings"], whole.stages["heads"]
+        roles = VGroup(*(chip(self.label(role, 20), FAINT) for role in ("query", "key", "value")))
+        roles.arrange(RIGHT, buff=0.2).next_to(whole, DOWN, buff=0.6)
+        roles.set_x(max((rows.get_x() + heads.get_x()) / 2, -6.6 + roles.width / 2))
+        wires = VGroup(*(Arrow(start, end, buff=0.08, color=INK, stroke_width=2.5,
+                               tip_length=0.14, max_tip_length_to_length_ratio=0.3)
+                         for start, end in ((rows.get_bottom(), roles[0].get_top()),
+                                            (roles[-1].get_top(), heads.get_bottom()))))
+        made = AnimationGroup(Create(wires[0]), fade_in(roles), Create(wires[1]),
+                              self.point_at(roles))
+        said = opened.opening
+        moment = "the query" if "the query" in said else said.split()[0]
+        self.say(said, cued(said, [(moment, made)], step=1.2, opening=[Fade(whole)]))
+        return VGroup(whole, roles, wires)
 
-        self.section("keys")
-        favourite = next(r for r in self.rows if r.j == top)
-        others = [r for r in self.rows if r is not favourite]
-        with self.silence("the keys come in"):
-            self.play(fade_in(self.note, self.table_headers,
-                              *(VGroup(r.word, r.key) for r in self.rows)), self.unpoint(),
-                      run_time=0.8)
-        self.say("For “{w}”, multiply query and key coordinate by coordinate, then add: {d}.",
-                 fade_in(self.work[0], favourite.match),
-                 self.point_at(self.query, favourite.key, each=True),
-                 words={"w": self.tokens[top]}, d=f"{self.p}.dots[{top}]")
-        self.say("The other keys likewise.", fade_in(*(r.match for r in others)),
-                 self.point_at(*(r.match for r in others), each=True))
-
-        self.section("scores")
-        self.say("Divided by √{dk}, which is {r}, “{w}” scores {s}.", fade_in(self.work[1]),
-                 *(ReplacementTransform(r.match, r.score) for r in self.rows),
-                 ReplacementTransform(self.headers[2], self.headers[3]),
-                 self.point_at(favourite.score), words={"w": self.tokens[top]},
-                 dk="dims.d_head", r="dims.sqrt_d_head", s=f"{self.p}.scores[{top}]")
-
-        self.section("softmax")
-        self.say("Softmax: the exponential of {s} is {e}; all {n} exponentials sum to {t}.",
-                 fade_in(self.work[2]), self.point_at(self.work[2]),
-                 s=f"{self.p}.scores[{top}]", e=f"{self.p}.exps[{top}]", n="dims.tokens",
-                 t=f"{self.p}.denominator")
-        self.say("So the weight is {e} ÷ {t} = {x}.", fade_in(self.work[3]),
-                 *(ReplacementTransform(r.score, r.weight) for r in self.rows),
-                 ReplacementTransform(self.headers[3], self.headers[4]),
-                 self.point_at(self.work[3], favourite.weight, each=True),
-                 e=f"{self.p}.exps[{top}]", t=f"{self.p}.denominator",
-                 x=f"{self.p}.weights[{top}]")
-        self.say("Drawn as arrow widths: “{w}” gets the most, {x}.",
-                 LaggedStart(*(Create(r.arrow) for r in self.rows), lag_ratio=0.3),
-                 self.point_at(favourite.word, favourite.weight),
-                 words={"w": self.tokens[top]}, x=f"{self.p}.weights[{top}]")
-
-        self.section("values")
-        self.values_apart()
-
-        self.section("message")
-        message, m_keys = vector("m", f"{self.p}.message", self.ws.d_head)
-        self.say("Weighted and added over all {n}, the values give the message " + message
-                 + ".", fade_out(*self.projections), fade_in(self.message),
-                 self.point_at(self.message), n="dims.tokens", **m_keys)
-
-    def values_apart(self) -> None:
-        """The values come in; where the hand-chosen W_V has W_K's entries (so each value
-        equals its key) both matrices are shown side by side and the voice says so; either
-        way, what sets the two roles apart."""
-        p = "params.h1"
-        same = self.v.value(f"{p}.W_V") == self.v.value(f"{p}.W_K")
-        values = [r.value for r in self.rows]
-        self.projections = []
-        if same:
-            pair = VGroup(*(VGroup(self.label(name, 22), self.matrix(f"{p}.{name}", size=20,
-                                                                     v_buff=0.1))
-                            .arrange(RIGHT, buff=0.2) for name in ("W_K", "W_V")))
-            pair.arrange(RIGHT, buff=0.7)
-            note = self.label("same entries, chosen by hand", 20, MUTED)
-            shown = VGroup(pair, note).arrange(RIGHT, buff=0.5)
-            fit(shown, 12.5, 1.6).move_to([0, -1.85, 0])
-            self.projections = [shown]
-            self.say("Each source also has a value; here W_V has the same entries as W_K, so "
-                     "values equal keys.", fade_out(*self.work),
-                     LaggedStart(*(fade_in(v) for v in values), lag_ratio=0.3),
-                     fade_in(shown), self.point_at(*values, pair, each=True))
-        else:
-            self.say("Each source also has a value, made by its own matrix W_V.",
-                     fade_out(*self.work),
-                     LaggedStart(*(fade_in(v) for v in values), lag_ratio=0.3),
-                     self.point_at(*values))
-        self.say("They stay separate parameters: keys decide the match, values carry what is "
-                 "mixed.", self.point_at(*(r.key for r in self.rows), *values, each=True))
-
-    def in_words(self, heading: Mobject) -> Mobject:
+    def in_words(self, heading: Mobject) -> VGroup:
         """Part II's verbal example: She's query asks for a person, Maya's key matches,
         Maya's value carries details. No numbers: the real vectors hold them."""
         badge = self.label("Part II's example, in words; real vectors hold numbers", 20,
@@ -820,106 +893,39 @@ class MayaRecall(LectureScene):
         carry = Arrow(value.get_right(), got.get_left(), buff=0.15, color=INK,
                       stroke_width=4, max_tip_length_to_length_ratio=0.08)
         self.say("Recall Part II: at “She”, the query asks for a person.",
-                 Write(heading), fade_in(badge, she, query))
+                 Write(heading), fade_in(badge, she, query), self.point_at(query))
         self.say("Maya's key offers one: a good match.",
-                 fade_in(maya, key), Create(match), fade_in(note))
+                 fade_in(maya, key), Create(match), fade_in(note), self.point_at(key))
         self.say("So Maya's value, details about her, flows to “She”.",
-                 fade_in(value), Create(carry),
-                 fade_in(got), self.point_at(badge))
-        self.play(fade_out(badge, maya, she, query, key, value, match, note, carry, got),
-                  self.unpoint())
-        return heading
+                 fade_in(value), Create(carry), fade_in(got), self.point_at(carry))
+        return VGroup(badge, maya, she, query, key, value, match, note, carry, got)
+
+    def ahead(self, heading: Mobject, picture: VGroup) -> None:
+        """Our sentence's final token, which will ask, match and receive the same way: said
+        in words, the numbers left to the clips that work them out."""
+        tokens = self.ws.sentences[self.ws.walkthrough]
+        last = len(tokens) - 1
+        row = self.token_row(tokens, width=12).move_to(UP * 0.9)
+        box = self.highlight(row[last], INK)
+        receiver = {"w": tokens[last]}
+        plan = VGroup(*(on_baseline(VGroup(self.label(f"{role}:", GLOSS_SIZE),
+                                           self.bound(text, GLOSS_SIZE, MUTED, **slots)), 0.2)
+                        for role, text, slots in (
+                            ("query", "what “{w}” looks for", {"words": receiver}),
+                            ("keys", "what each of the {n:word} offers", {"n": "dims.tokens"}),
+                            ("values", "what the weights mix into the message “{w}” receives",
+                             {"words": receiver}))))
+        fit(plan.arrange(DOWN, buff=0.25, aligned_edge=LEFT), 12.0)
+        plan.next_to(row, DOWN, buff=0.8).set_x(0)
+        self.say("Our own sentence's final “{w}” will do the same, with numbers.",
+                 fade_out(picture), self.retitle(heading, "Next: the same roles, in numbers"),
+                 fade_in(row), Create(box), self.point_at(row[last]),
+                 words={"w": tokens[last]})
+        self.say("Its query, every word's key, and the values they mix are worked out step by "
+                 "step in the clips that follow.",
+                 LaggedStart(*map(fade_in, plan), lag_ratio=0.5), self.point_at(plan, buff=0.2))
 
     def card(self, role: str, text: str) -> VGroup:
         """A role name over what it says, in a box: a word picture of one vector."""
         body = VGroup(self.label(role, 24), self.label(text, 20, MUTED)).arrange(DOWN, buff=0.12)
         return chip(body, FAINT, 4.4)
-
-    def layout(self, sources: Sequence[int], top: int) -> None:
-        """The receiver with its query on the left; one row per shown source on the right
-        (word, key, match then score then weight, value) under column headers; an arrow from
-        each source to the receiver, as wide as its weight; under them the worked lines for
-        the favourite source ``top``, later the message."""
-        p, size = self.p, 22
-        node = chip(self.word(self.tokens[self.last], 28), self.colour)
-        self.query = self.vec(f"{p}.Q[{self.last}]", size)
-        self.receiver = VGroup(node, self.label("query", 20, MUTED), self.query)
-        self.receiver.arrange(DOWN, buff=0.2).to_edge(LEFT, buff=0.45)
-        ys = [1.5 - 0.95 * i for i in range(len(sources))]
-        self.receiver.shift(UP * ((ys[0] + ys[-1]) / 2 - node.get_y()))
-        rows = [SourceRow(j, self.bound("“{w}” ({p})", size, words={"w": self.tokens[j]},
-                                        p=f"dims.positions[{j}]"),
-                          self.vec(f"{p}.K[{j}]", size), self.num(f"{p}.dots[{j}]", size),
-                          self.num(f"{p}.scores[{j}]", size),
-                          self.num(f"{p}.weights[{j}]", size, self.colour),
-                          self.vec(f"{p}.V[{j}]", size), VMobject())
-                 for j in sources]
-        self.headers = [self.label(text, 20, MUTED) for text in
-                        ("source (position)", "key", "q·k", "score", "weight", "value")]
-        cells = [[r.word for r in rows], [r.key for r in rows],
-                 [m for r in rows for m in (r.match, r.score, r.weight)], [r.value for r in rows]]
-        heads = self.headers
-        for row, y in zip(rows, ys, strict=True):
-            for mob in (row.word, row.key, row.match, row.score, row.weight, row.value):
-                mob.set_y(y)
-        for header in heads:
-            header.set_y(ys[0] + 0.6)
-        groups = list(zip(cells, [[heads[0]], [heads[1]], heads[2:5], [heads[5]]], strict=True))
-        widths = [max(m.width for m in column + header) for column, header in groups]
-        room = 6.75 - self.receiver.get_right()[0]  # wide rows: the arrows get less room
-        start = x = self.receiver.get_right()[0] + min(1.8, max(0.9, room - sum(widths)
-                                                               - 0.35 * (len(widths) - 1)))
-        gap = min(1.3, max(0.35, (6.75 - start - sum(widths)) / (len(widths) - 1)))
-        for (column, header), width in zip(groups, widths, strict=True):
-            for mob in column + header:
-                mob.set_x(x + mob.width / 2)
-            x += width + gap
-        table = VGroup(*(m for c in cells for m in c), *heads)
-        if table.get_right()[0] > 6.75:
-            table.scale((6.75 - start) / (table.get_right()[0] - start),
-                        about_point=[start, ys[0], 0])
-            for header in heads:  # the headers stay legible however far the table shrinks
-                if header.font_size < 15.5:
-                    header.scale(15.5 / header.font_size)
-        self.table_headers = VGroup(heads[0], heads[1], heads[2], heads[5])
-        self.work = self.worked(top)
-        self.message = self.vec(f"{p}.message", size, template="message = Σ weight × value = {v}")
-        self.message.move_to([0, -2.3, 0]).align_to(self.receiver, LEFT)
-        self.note = self.bound("a few of the {n:source}", 20, MUTED, n="dims.tokens")
-        self.note.next_to(table, DOWN, buff=0.3).align_to(table, RIGHT)
-        for i, row in enumerate(rows):
-            end = node.get_right() + DOWN * 0.12 * (i - (len(rows) - 1) / 2)
-            width = max(1.0, 16.0 * float(self.v.value(f"{p}.weights[{row.j}]")))
-            row.arrow = Arrow(row.word.get_left(), end, buff=0.12, color=self.colour,
-                              stroke_width=width, max_tip_length_to_length_ratio=0.12)
-        self.rows = rows
-
-    def worked(self, j: int) -> list[Mobject]:
-        """Source ``j``'s arithmetic in full, a line per step under the table: the dot
-        product coordinate by coordinate, the score, the softmax, and its quotient (the
-        last written after the softmax's line, as its own step)."""
-        p, size = self.p, 20
-        factors, products, slots = [], [], {}
-        for i in shown_indices(self.ws.d_head):
-            if i is None:
-                factors.append("…")
-                products.append("…")
-                continue
-            slots |= {f"q{i}": f"{p}.Q[{self.last}][{i}]", f"k{i}": f"{p}.K[{j}][{i}]",
-                      f"m{i}": f"{p}.products[{j}][{i}]"}
-            factors.append("{" + f"q{i}" + "} × {" + f"k{i}" + "}")
-            products.append("{" + f"m{i}" + "}")
-        dot = self.bound("q·k = " + " + ".join(factors) + " = " + " + ".join(products)
-                         + " = {d}", size, mono=True, d=f"{p}.dots[{j}]", **slots)
-        score = self.bound("score = q·k ÷ √{dk} = {d} ÷ {r} = {s}", size, mono=True,
-                           dk="dims.d_head", d=f"{p}.dots[{j}]", r="dims.sqrt_d_head",
-                           s=f"{p}.scores[{j}]")
-        soft = self.bound("weight = exp({s}) ÷ sum of all exps = {e} ÷ {t}", size,
-                          mono=True, s=f"{p}.scores[{j}]", e=f"{p}.exps[{j}]",
-                          t=f"{p}.denominator")
-        lines = VGroup(dot, score, soft).arrange(DOWN, buff=0.22, aligned_edge=LEFT)
-        fit(lines, 12.6).move_to([0, -1.95, 0]).align_to(self.receiver, LEFT)
-        quotient = self.bound("= {x}", soft.font_size, self.colour, mono=True,
-                              x=f"{p}.weights[{j}]").next_to(soft, RIGHT, buff=0.25)
-        quotient.set_y(soft.get_y())
-        return [dot, score, soft, quotient]

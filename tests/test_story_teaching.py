@@ -1,8 +1,7 @@
 """The opening story teaches what its voice says: "head" is defined in plain words before a
 head is named, the misleading clue is marked apart from the clue that decides, and the
-recall works one source through in full (its dot product coordinate by coordinate, the
-division by the square root of the head width, the softmax's exponential, sum and
-quotient) and says why its values equal its keys.
+recall stays with Maya in words, drawing the query, key and value its opening names, and
+leaves the numbers to the clips that derive them.
 
 Scenes run as dry runs (no video); expected numbers come from the worksheet document and
 the float64 numpy recomputation in :mod:`tests.reference`, never from the scenes, and shown
@@ -17,7 +16,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from scenes.kit import INK, MUTED, shown_indices
+from scenes.kit import HEAD_COLOURS, INK, MUTED, shown_indices
 from tests import reference
 from tests.conftest import DRY_RUNS
 from tests.test_scenes import WORKSHEETS, dry_runs
@@ -27,31 +26,37 @@ from worksheet.formatting import Style, format_number
 pytestmark = pytest.mark.xdist_group(DRY_RUNS)
 """Dry runs are cached in the worker's memory: these modules share one worker."""
 
-SCENES = ("SeveralKindsOfDetail", "MayaRecall")
+SCENES = ("SeveralKindsOfDetail", "OneHeadTwoHeads", "SettingAndPerson", "MayaRecall")
 LABELS = ("default", "three", "four", "wide")
 
 
 @pytest.fixture(scope="module")
 def runs() -> dict[str, dict[str, dict[str, Any]]]:
-    """Both scenes' dry runs on each worksheet, by worksheet label and scene."""
+    """The story scenes' dry runs on each worksheet, by worksheet label and scene."""
     return dry_runs(SCENES, LABELS)
 
 
 @pytest.fixture(scope="module")
-def head_one() -> dict[str, dict[str, Any]]:
-    """Head 1's arithmetic for the walkthrough sentence's final receiver, per worksheet,
-    recomputed in numpy, with the worksheet's name for it and its head width."""
+def lessons() -> dict[str, dict[str, Any]]:
+    """Per worksheet: the worksheet, its walkthrough sentence recomputed in numpy (every
+    head's arithmetic for the final receiver), its values recomputed in numpy, and the
+    walkthrough's tokens."""
     made = {}
     for label in LABELS:
         ws = load_worksheet(WORKSHEETS[label])
-        head = reference.sentence(ws.document, ws.walkthrough)["heads"][0]
-        params = reference.worksheet_values(ws.document)
-        made[label] = {**head, "p": f"{ws.walkthrough}.h1", "last": ws.length - 1,
-                       "top": int(np.argmax(head["weights"])), "d": head["Q"].shape[1],
-                       "W_K": np.asarray(params["params.h1.W_K"]),
-                       "W_V": np.asarray(params["params.h1.W_V"]),
-                       "tokens": ws.sentences[ws.walkthrough], "length": ws.length}
+        made[label] = {"ws": ws, "sentence": reference.sentence(ws.document, ws.walkthrough),
+                       "values": reference.worksheet_values(ws.document),
+                       "tokens": ws.sentences[ws.walkthrough], "last": ws.length - 1}
     return made
+
+
+@pytest.fixture(scope="module")
+def head_one(lessons) -> dict[str, dict[str, Any]]:
+    """Head 1's arithmetic for the walkthrough sentence's final receiver, per worksheet,
+    with the worksheet's name for it."""
+    return {label: {**lesson["sentence"]["heads"][0], "p": f"{lesson['ws'].walkthrough}.h1",
+                    "last": lesson["last"], "tokens": lesson["tokens"]}
+            for label, lesson in lessons.items()}
 
 
 def param(x: float) -> str:
@@ -89,100 +94,43 @@ def said(result: dict[str, Any], text: str) -> int:
 # --------------------------------------------------------------------------- the recall
 
 
-def dot_line(head: dict[str, Any]) -> str:
-    """``q·k = q0 × k0 + … = p0 + … = dot`` for head 1's favourite source, elided as the
-    lecture elides long rows."""
-    q, k = head["Q"][head["last"]], head["K"][head["top"]]
-    factors = ["…" if i is None else f"{param(q[i])} × {param(k[i])}"
-               for i in shown_indices(head["d"])]
-    products = ["…" if i is None else param(q[i] * k[i]) for i in shown_indices(head["d"])]
-    return (f"q·k = {' + '.join(factors)} = {' + '.join(products)} = "
-            f"{param(head['dots'][head['top']])}")
-
-
-@pytest.mark.parametrize("label", LABELS)
-def test_the_recall_writes_out_one_dot_product_coordinate_by_coordinate(
+@pytest.mark.parametrize("label", ["default", "four"])
+def test_the_recall_stays_in_words_and_leaves_the_arithmetic_to_the_clips_after(
         runs, head_one, label: str) -> None:
-    """The favourite source's match is worked on screen, each coordinate's product from
-    the query and the key, while the voice names the source and the sum."""
+    """Clips 07 and 08 derive head 1's numbers step by step: the recall shows none of them
+    (no query, key, score, weight or message of any head), only the Maya example and our
+    sentence's receiver, and it says where the numbers come."""
     head, result = head_one[label], runs[label]["MayaRecall"]
-    top = head["top"]
-    assert math.isclose(head["dots"][top], float(head["Q"][head["last"]] @ head["K"][top]))
-    assert dot_line(head) in shown(result, "keys")
-    said(result, f"For “{head['tokens'][top]}”, multiply query and key coordinate by "
-                 f"coordinate, then add: {param(head['dots'][top])}.")
+    figures = {f["key"] for c in result["manifest"]["captions"] for f in c["figures"]}
+    figures |= {f[0] for s in result["sections"] for t in s["texts"] for f in t["figures"]}
+    assert not [key for key in figures if key.startswith(head["p"].split(".")[0] + ".")]
+    named = {key for key in figures if key.startswith("dims.head_numbers[")}  # the map
+    assert figures - named <= {"dims.tokens"}, figures
+    told = captions(result)
+    assert told[1:4] == ["Recall Part II: at “She”, the query asks for a person.",
+                         "Maya's key offers one: a good match.",
+                         "So Maya's value, details about her, flows to “She”."]
+    assert told[4] == (f"Our own sentence's final “{head['tokens'][head['last']]}” will do "
+                       "the same, with numbers.")
+    assert "step by step" in told[-1]
+    assert result["manifest"]["duration"] <= 40
 
 
-@pytest.mark.parametrize("label", LABELS)
-def test_the_recall_divides_the_match_by_the_root_of_the_head_width(runs, head_one,
-                                                                    label: str) -> None:
-    head, result = head_one[label], runs[label]["MayaRecall"]
-    top, d = head["top"], head["d"]
-    score = head["dots"][top] / math.sqrt(d)
-    assert math.isclose(score, head["scores"][top])
-    root = param(math.sqrt(d))
-    assert (f"score = q·k ÷ √{d} = {param(head['dots'][top])} ÷ {root} = {fixed(score)}"
-            in shown(result, "scores"))
-    said(result, f"Divided by √{d}, which is {root}, “{head['tokens'][top]}” scores "
-                 f"{fixed(score)}.")
+def test_the_recall_opens_by_drawing_the_query_key_and_value_it_names(runs) -> None:
+    """The opening says "the query, key and value a head makes from each row": the map
+    shows all three, between the embeddings and the heads."""
+    result = runs["default"]["MayaRecall"]
+    assert "the query, key and value" in captions(result)[0]
+    texts = section(result, "where we are")
 
+    def box(text: str) -> list[float]:
+        (found,) = [t["box"] for t in texts if t["text"] == text]
+        return found
 
-@pytest.mark.parametrize("label", LABELS)
-def test_the_recall_shows_the_softmax_exponential_sum_and_quotient_in_order(
-        runs, head_one, label: str) -> None:
-    """Exponential, sum over every source, quotient: each written with its numbers, and
-    the weight is said only after the dot product and the score."""
-    head, result = head_one[label], runs[label]["MayaRecall"]
-    top = head["top"]
-    exps = np.exp(head["dots"] / math.sqrt(head["d"]))
-    e, t, w = exps[top], exps.sum(), exps[top] / exps.sum()
-    assert math.isclose(w, head["weights"][top])
-    on_screen = shown(result, "softmax")
-    assert (f"weight = exp({fixed(head['scores'][top])}) ÷ sum of all exps = "
-            f"{fixed(e)} ÷ {fixed(t)}") in on_screen
-    quotient = [x for x in section(result, "softmax") if x["text"] == f"= {fixed(w)}"]
-    assert len(quotient) == 1, on_screen
-    soft = said(result, f"Softmax: the exponential of {fixed(head['scores'][top])} is "
-                        f"{fixed(e)}; all {head['length']} exponentials sum to {fixed(t)}.")
-    weight = said(result, f"So the weight is {fixed(e)} ÷ {fixed(t)} = {fixed(w)}.")
-    dot = [k for k, c in enumerate(captions(result)) if c.endswith(
-        f"then add: {param(head['dots'][top])}.")]
-    score = [k for k, c in enumerate(captions(result)) if c.startswith("Divided by √")]
-    assert dot and score and dot[0] < score[0] < soft < weight
-
-
-def test_the_recall_says_and_shows_why_its_values_equal_its_keys(runs, head_one) -> None:
-    """On the default worksheet W_V has W_K's entries: both matrices stand side by side,
-    every entry shown, and the voice says it and what sets the roles apart."""
-    head, result = head_one["default"], runs["default"]["MayaRecall"]
-    assert np.array_equal(head["W_V"], head["W_K"])
-    assert np.allclose(head["V"], head["K"])
-    texts = section(result, "values")
-    for name in ("W_K", "W_V"):
-        assert name in {t["text"] for t in texts}
-        matrix = head[name]
-        for (i, c), x in np.ndenumerate(matrix):
-            if c not in shown_indices(matrix.shape[1]):
-                continue
-            (cell,) = [t for t in texts if [f[0] for f in t["figures"]]
-                       == [f"params.h1.{name}[{i}][{c}]"]]
-            assert cell["text"] == param(x), (name, i, c)
-    assert "same entries, chosen by hand" in {t["text"] for t in texts}
-    said(result, "Each source also has a value; here W_V has the same entries as W_K, so "
-                 "values equal keys.")
-    said(result, "They stay separate parameters: keys decide the match, values carry what "
-                 "is mixed.")
-
-
-@pytest.mark.parametrize("label", ["three", "wide"])
-def test_where_values_differ_from_keys_the_recall_claims_no_equality(runs, head_one,
-                                                                    label: str) -> None:
-    head, result = head_one[label], runs[label]["MayaRecall"]
-    assert not np.array_equal(head["W_V"], head["W_K"])
-    assert not any("same entries" in c for c in captions(result))
-    said(result, "Each source also has a value, made by its own matrix W_V.")
-    said(result, "They stay separate parameters: keys decide the match, values carry what "
-                 "is mixed.")
+    roles = [box(name) for name in ("query", "key", "value")]
+    embeddings, head = box("token"), box("Head 1")
+    assert all(r[3] < min(embeddings[1], head[1]) for r in roles)  # under both boxes
+    assert roles[0][0] < roles[1][0] < roles[2][0]
 
 
 # --------------------------------------------------------------------------- kinds of detail
@@ -221,3 +169,163 @@ def test_the_misleading_clue_is_named_and_drawn_apart_from_the_deciding_one(runs
     assert wrong["colours"] == [MUTED] and right["colours"] == [INK]
     assert under(wrong, gate) and under(right, dogs)
     assert not under(wrong, dogs) and not under(right, gate)
+
+
+# --------------------------------------------------------------------------- one head, two heads
+
+
+def test_the_toy_names_its_sources_neutrally_and_writes_out_the_one_head_mix(runs) -> None:
+    """The toy's sources are "source A" and "source B" (not words of our sentence, whose
+    real value rows differ), and one head's single weight row is written out for each
+    coordinate: the same pair of weights times each coordinate, then the sum."""
+    result = runs["default"]["OneHeadTwoHeads"]
+    toy = reference.toy(load_worksheet(WORKSHEETS["default"]).document)
+    values, weights = toy["values"], toy["weights"][0]
+    texts = shown(result, "one mixture")
+    assert {"source A", "source B"} <= texts
+    for c, place in enumerate(("first", "second")):
+        mix = weights @ values[:, c]
+        assert (f"one head, {place} coordinate:  {param(weights[0])} × {param(values[0, c])} + "
+                f"{param(weights[1])} × {param(values[1, c])} = {param(mix)}") in texts
+    toy_captions = captions(result)[said(result, "A separate toy with made-up numbers: two "
+                                                 "sources, A and B, whose value rows have two "
+                                                 "coordinates each."):]
+    words = set(load_worksheet(WORKSHEETS["default"]).lesson.toy.sources)
+    assert not any(word in caption for caption in toy_captions for word in words)
+
+
+@pytest.mark.parametrize("label", ["default", "four"])
+def test_the_toy_derives_the_weight_each_wanted_result_needs(runs, lessons, label: str) -> None:
+    """With A's weight a and B's the rest of the row, each result that two heads give is
+    solved for a: a = (result − B's coordinate) ÷ (A's − B's); the two answers differ, so
+    one shared row cannot give both."""
+    result = runs[label]["OneHeadTwoHeads"]
+    toy = reference.toy(lessons[label]["ws"].document)
+    values, weights = toy["values"], toy["weights"]
+    one = param(weights[0].sum())
+    assert math.isclose(weights[0].sum(), 1.0)
+    texts = shown(result, "required")
+    answers = []
+    for c in (0, 1):
+        wanted = weights[c] @ values[:, c]
+        a = (wanted - values[1, c]) / (values[0, c] - values[1, c])
+        assert math.isclose(a * values[0, c] + (1 - a) * values[1, c], wanted)
+        x, v_a, v_b = param(wanted), param(values[0, c]), param(values[1, c])
+        assert (f"{x} = a × {v_a} + ({one} − a) × {v_b}   →   a = ({x} − {v_b}) ÷ "
+                f"({v_a} − {v_b}) = {param(a)}") in texts
+        answers.append(a)
+    assert not math.isclose(*answers) and "one shared row cannot meet both" in texts
+    said(result, f"Could one shared row give both? Call A's weight a; B then gets {one} "
+                 "minus a.")
+
+
+@pytest.mark.parametrize("label", ["default", "four"])
+def test_clip_three_draws_each_heads_query_and_leaves_their_weights_to_clip_four(
+        runs, lessons, label: str) -> None:
+    """Several heads means several queries, drawn with their numbers; which word each head
+    favours on our sentence is said only in the next clip."""
+    result = runs[label]["OneHeadTwoHeads"]
+    lesson = lessons[label]
+    texts = shown(result, "several heads")
+    for head in lesson["sentence"]["heads"]:
+        query = head["Q"][lesson["last"]]
+        inner = ", ".join("…" if i is None else param(query[i])
+                          for i in shown_indices(len(query)))
+        assert f"query [{inner}]" in texts
+    told = captions(result)
+    assert not any("widest" in c or "favours “" in c or "leans most" in c for c in told)
+    three = runs[label]["SettingAndPerson"]
+    assert sum("widest" in c or "largest weight" in c for c in captions(three)) == \
+        lesson["ws"].n_heads
+
+
+def test_one_heads_weight_scales_each_whole_value_row(runs, lessons) -> None:
+    """Beside the one message: the two heaviest sources' value rows, every coordinate, each
+    after its one weight."""
+    result, lesson = runs["default"]["OneHeadTwoHeads"], lessons["default"]
+    wide = lesson["sentence"]["wide"]
+    texts = section(result, "one head")
+    for j in np.argsort(-wide["weights"], kind="stable")[:2]:
+        (label,) = [t for t in texts if t["text"] == f"“{lesson['tokens'][j]}” "
+                    f"{fixed(wide['weights'][j])} ×"]
+        row = [t for t in texts if any(f[0].startswith(f"river.wide.V[{j}]")
+                                       for f in t["figures"])]
+        assert [t["text"] for t in row] == [param(x) for x in wide["V"][j]]
+        assert all(abs(t["box"][1] - label["box"][1]) < 0.1 for t in row)  # on its line
+    said(result, "so every feature is mixed with the same weights.")
+
+
+# --------------------------------------------------------------------------- the readings
+
+
+def coordinate_names(lesson: dict[str, Any], head: int) -> list[str] | None:
+    """The feature each value coordinate of ``head`` copies (its W_V column's one nonzero
+    entry), from the worksheet's names; ``None`` when a column mixes features."""
+    W_V = np.asarray(lesson["values"][f"params.h{head}.W_V"])
+    names = []
+    for column in W_V.T:
+        if np.count_nonzero(column) != 1:
+            return None
+        names.append(lesson["ws"].lesson.features[int(np.flatnonzero(column)[0])])
+    return names
+
+
+@pytest.mark.parametrize("label", ["default", "four"])
+def test_each_reading_works_its_message_as_terms_the_rest_and_the_sum(runs, lessons,
+                                                                     label: str) -> None:
+    """Per head: the two heaviest sources' weight, value row and weight × value row, the
+    rest of the sources summed, and the message, every number on screen; the value row's
+    origin named; coordinates named by the feature they copy (else numbered)."""
+    lesson = lessons[label]
+    result = runs[label]["SettingAndPerson"]
+    for h, head in enumerate(lesson["sentence"]["heads"], start=1):
+        texts = [t["text"] for t in section(result, f"head {h}")]
+        order = np.argsort(-head["weights"], kind="stable")
+        terms = head["weights"][:, None] * head["V"]
+        for j in order[:2]:
+            assert fixed(head["weights"][j]) in texts
+            for c in shown_indices(head["V"].shape[1]):
+                if c is not None:
+                    assert param(head["V"][j][c]) in texts
+                    assert fixed(terms[j][c]) in texts
+        rest = head["message"] - terms[order[:2]].sum(axis=0)
+        for c in shown_indices(len(rest)):
+            if c is not None:
+                assert fixed(rest[c]) in texts and fixed(head["message"][c]) in texts
+        assert {"all the others", "value row =", "embedding × W_V"} <= set(texts)
+        names = coordinate_names(lesson, h)
+        expected = names or [f"value {c + 1}" for c in range(head["V"].shape[1])]
+        assert texts.count(expected[0]) == 2 and texts.count(expected[-1]) == 2
+    if label == "default":
+        assert coordinate_names(lesson, 1) == ["water", "finance"]
+        assert coordinate_names(lesson, 2) == ["person", "glue"]
+
+
+def test_head_twos_glue_coordinate_is_explained_by_its_many_small_weights(runs,
+                                                                          lessons) -> None:
+    """0.538 of glue does not come from "fisherman": the rest of the sources give most of
+    it, and the voice says so with both numbers."""
+    lesson, result = lessons["default"], runs["default"]["SettingAndPerson"]
+    head = lesson["sentence"]["heads"][1]
+    order = np.argsort(-head["weights"], kind="stable")
+    rest = head["message"] - (head["weights"][order[:2], None] * head["V"][order[:2]]).sum(0)
+    glue = coordinate_names(lesson, 2).index("glue")
+    assert rest[glue] / head["message"][glue] > 0.5
+    said(result, f"Its glue coordinate, {fixed(head['message'][glue])}, is mostly the rest: "
+                 f"{fixed(rest[glue])} of it comes from many small weights.")
+
+
+def test_each_kind_of_detail_has_its_own_colour_and_its_name(runs) -> None:
+    """Colour, material and shape (and subject against place, reference against event)
+    are told apart by colour, from the head palette, and by their names in words."""
+    result = runs["default"]["SeveralKindsOfDetail"]
+    for name, kinds in (("coat", ("colour", "material", "shape")),
+                        ("dogs", ("subject", "location")),
+                        ("glass", ("reference", "event"))):
+        texts = section(result, name)
+        colours = []
+        for kind in kinds:
+            (role,) = [t for t in texts if t["text"] == f"{kind} head"]
+            colours += role["colours"]
+        assert len(set(colours)) == len(kinds) == len(colours), (name, colours)
+        assert set(colours) <= set(HEAD_COLOURS)
