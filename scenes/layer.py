@@ -22,6 +22,7 @@ from manim import (
     Line,
     Mobject,
     Rectangle,
+    ReplacementTransform,
     TransformFromCopy,
     VGroup,
     Write,
@@ -102,19 +103,21 @@ def stack(frame: Mobject, colours: list[str], step: float = 0.1) -> VGroup:
 
 
 class RolesAndShapes(LectureScene):
-    """Where the heads sit in the model, what a row's coordinates mean, one token's query,
-    key and value, the shape of every matrix in the layer, the heads' messages joined, one
-    head as code, and the whole in one line."""
+    """Where the heads sit in the model; the final receiver's row of E, what its
+    coordinates mean, and head 1's three matrices turning it into its query, key and value;
+    the shape of every matrix in the layer; the heads' messages joined, and the receiver's
+    joined row carried through W_O and the residual, numbers and all; one head as code, and
+    the whole in one line."""
 
     def construct(self) -> None:
         self.s = self.ws.walkthrough
         self.tokens = self.ws.sentences[self.s]
         self.last = len(self.tokens) - 1
         heading, page = self.overview()
-        heading, page = self.coordinates(heading, page)
         heading, page = self.roles(heading, page)
         heading, page = self.inside_each_head(heading, page)
         heading, page = self.after_the_heads(heading, page)
+        page = self.update(page)
         heading, page = self.listing(heading, page)
         self.summary(heading, page)
 
@@ -132,116 +135,127 @@ class RolesAndShapes(LectureScene):
         self.tell("Here is the whole model. Each token's row starts as a token embedding "
                   "plus a position embedding.", Write(heading), fade_in(whole),
                   cues=[("Each", lambda: self.point_at(stages["embeddings"]))])
-        self.tell("Every head reads those rows, each with its own projections.",
-                  cues=[("Every", lambda: self.point_at(stages["heads"]))])
-        self.tell("Their messages are joined side by side, and W_O mixes every joined "
-                  "coordinate into an update as wide as the model.",
-                  cues=[("joined", lambda: self.point_at(stages["concat"])),
+        self.tell("Every head reads those rows; their messages are joined, and W_O mixes "
+                  "them into an update.",
+                  cues=[("Every", lambda: self.point_at(stages["heads"])),
+                        ("joined", lambda: self.point_at(stages["concat"])),
                         ("W_O", lambda: self.point_at(stages["W_O"]))])
-        self.tell("That update is added to each row: the residual.",
-                  cues=[("added", lambda: self.point_at(stages["residual"]))])
-        self.tell("The last row then goes through the MLP to predict the next word.",
-                  cues=[("MLP", lambda: self.point_at(stages["MLP"], stages["prediction"]))])
-        self.tell("This part of the lecture opens up the heads.",
-                  cues=[("heads", lambda: self.point_at(stages["heads"]))])
+        self.tell("The update is added to each row, and the last row goes through the MLP to "
+                  "predict the next word.",
+                  cues=[("added", lambda: self.point_at(stages["residual"])),
+                        ("MLP", lambda: self.point_at(stages["MLP"], stages["prediction"]))])
         return heading, whole
 
-    def coordinates(self, heading: Mobject, previous: Mobject) -> tuple[Mobject, Mobject]:
-        """What a row's coordinates stand for in this worksheet: each was given a name. A
-        few token rows under the names, the largest entry of the first pointed at."""
-        self.section("coordinates")
-        s, features = self.s, self.ws.lesson.features
-        picks = list(dict.fromkeys(
-            [self.v.value(f"{s}.h{h}.top_source") for h in range(1, min(2, self.ws.n_heads) + 1)]
-            + [self.last]))
-        rows = [self.ws.vocab.index(self.tokens[j]) for j in picks]
-        shown = shown_indices(self.ws.d_model)
-        names = [self.feature(c, 22) for c in shown]
-        table = self.matrix("params.tok_emb", rows=rows, size=24, h_buff=0.7,
-                            row_labels=[self.word(self.tokens[j], 24) for j in picks],
-                            col_labels=names)
-        note = self.label("token rows, before positions are added", 20, MUTED)
-        table.scale(1.4)
-        group = VGroup(table, note.next_to(table, DOWN, buff=0.5)).move_to(DOWN * 0.2)
-        named = {f"f{c}": features[c] for c in range(self.ws.d_model)}
-        listing = ENGLISH.join(["{" + slot + "}" for slot in named])
-        heading, title = self.new_title(heading, "What a row's coordinates stand for here")
-        self.tell("In this hand-made worksheet, each coordinate of a row has a meaning we "
-                  "gave it: " + listing + ".", self.gone(previous), title, fade_in(group),
-                  cues=[("coordinate", lambda: self.point_at(VGroup(*names)))], words=named)
-        row = self.v.value(f"params.tok_emb[{rows[0]}]")
-        k = max((k for k, c in enumerate(shown) if c is not None), key=lambda k: row[shown[k]])
-        mostly = row[shown[k]] > 0 and row[shown[k]] == max(row)  # the row's largest part
-        template = ("“{w}” is built mostly of {f}, {x}." if mostly else
-                    "In “{w}”'s row, {f} holds {x}, the largest entry shown.") + \
-            " A trained model learns its coordinates, and they seldom have names."
-        self.tell(template, cues=[("“{w}”", lambda: self.point_at(VGroup(*table.cells[0]))),
-                                  ("{x}", lambda: self.point_at(table.cells[0][k]))],
-                  words={"w": self.tokens[picks[0]], "f": features[shown[k]]},
-                  x=f"params.tok_emb[{rows[0]}][{shown[k]}]")
-        return heading, group
+    def roles_picture(self) -> VGroup:
+        """The receiver's row of E under its coordinates' names; beneath it head 1's W_Q,
+        W_K and W_V with their numbers, each over the row it makes and that row's role;
+        then what the roles are for.
 
-    def roles(self, heading: Mobject, previous: Mobject) -> tuple[Mobject, Mobject]:
-        """One token's row of E, and the query, key and value head 1 makes from it, one at a
-        time, each card naming the token; then what becomes of them."""
-        self.section("roles")
-        j, colour = self.v.value(f"{self.s}.h1.top_source"), self.head_colour(1)
-        word = self.tokens[j]
+        Attributes: ``source`` (the row, its names and note), ``maker`` (the head's line
+        and the matrices' row names), ``blocks`` (each with ``matrix``, ``result`` and
+        ``role``) and ``uses`` (two lines)."""
+        colour, size, last = self.head_colour(1), 22, self.last
         names = [self.feature(c, 20) for c in shown_indices(self.ws.d_model)]
         spacing = max(0.5, max(name.width for name in names) + 0.3 - 0.35)
-        row = self.matrix(f"{self.s}.E", rows=[j], size=24, h_buff=spacing,
-                          row_labels=[self.word(word, 26)], col_labels=names)
-        row.add(self.label("its row of E, position added", 20, MUTED)
-                .next_to(row, UP, buff=0.2))
-        specs = [("Q", "query", "q", "asks: what am I", "looking for?"),
-                 ("K", "key", "k", "advertises: what can", "I be found by?"),
-                 ("V", "value", "v", "carries: what do I", "pass on if chosen?")]
-        cards, vectors = VGroup(), []
-        for kind, role, name, first, second in specs:
-            key = f"{self.s}.h1.{kind}[{j}]"
-            vector_shown = self.vec(key, 22, colour, template=name + " = {v}")
-            vectors.append(vector_shown)
-            body = VGroup(VGroup(self.label(role + " of", 26, INK), self.word(word, 26))
-                          .arrange(RIGHT, buff=0.15), vector_shown,
-                          VGroup(self.label(first, 20, MUTED), self.label(second, 20, MUTED))
-                          .arrange(DOWN, buff=0.08)).arrange(DOWN, buff=0.22)
-            cards.add(panel(body, colour, 3.9))
-        cards.arrange(RIGHT, buff=0.4)
-        maker = self.bound("Head {h} makes from it:", 22, colour, h="dims.head_numbers[0]")
-        maker.next_to(cards, UP, buff=0.2).align_to(cards, LEFT)
+        row = self.matrix(f"{self.s}.E", rows=[last], size=24, h_buff=spacing,
+                          row_labels=[self.word(self.tokens[last], 26)], col_labels=names)
+        note = self.bound("the receiver, the final token at position {p}: its row of E, "
+                          "position added", 20, MUTED, p=f"dims.positions[{last}]")
+        for name in names:  # clear of an outline round the row
+            name.shift(UP * 0.12)
+        source = VGroup(row, note.next_to(row, UP, buff=0.2))
+        source.row, source.names = row, VGroup(*names)
+        specs = [("Q", "q", "query:", "what it looks for"),
+                 ("K", "k", "key:", "what it can be found by"),
+                 ("V", "v", "value:", "what it passes on")]
+        picked = [i for i in shown_indices(self.ws.d_model) if i is not None]
+        blocks = VGroup()
+        for kind, name, role, says in specs:
+            matrix = self.matrix(f"params.h1.W_{kind}", rows=picked, size=size, colour=colour)
+            matrix.add(self.label(f"× W_{kind}", 24, colour)
+                       .next_to(matrix.brackets, UP, buff=0.15))
+            result = self.vec(f"{self.s}.h1.{kind}[{last}]", size, colour,
+                              template=name + " = {v}")
+            told = VGroup(self.label(role, 20, MUTED), self.label(says, 20, MUTED))
+            told.arrange(DOWN, buff=0.08)
+            block = VGroup(matrix, result, told).arrange(DOWN, buff=0.25)
+            block.matrix, block.result, block.role = matrix, result, told
+            blocks.add(block)
+        blocks.arrange(RIGHT, buff=0.7, aligned_edge=UP)
+        first = blocks[0].matrix
+        rows = VGroup(*(self.feature(i, 20) for i in picked))
+        for label, cells in zip(rows, first.cells, strict=True):
+            label.set_y(cells[0].get_y())
+            label.shift(RIGHT * (first.brackets[0].get_left()[0] - 0.4 - label.get_right()[0]))
+        maker = self.bound("Head {h}'s own matrices, a row per feature:" if len(picked) ==
+                           self.ws.d_model else "Head {h}'s own matrices, a row per feature "
+                           "(some rows shown):", 22, colour,
+                           h="dims.head_numbers[0]")
+        maker.next_to(VGroup(rows, blocks), UP, buff=0.25).align_to(rows, LEFT)
         uses = VGroup(self.label("query · key  →  how well they match  →  weight", 22),
                       self.label("weight × value  →  part of the receiver's message", 22))
-        uses.arrange(DOWN, buff=0.25, aligned_edge=LEFT)
-        group = VGroup(row, VGroup(maker, cards), uses).arrange(DOWN, buff=0.5)
-        top = heading.get_bottom()[1] - 0.35
-        group.scale(min(1.3, 13.0 / group.width, (top - (SAFE_BOTTOM + 0.2)) / group.height))
-        group.move_to([0, top - group.height / 2, 0])
+        uses.arrange(DOWN, buff=0.2, aligned_edge=LEFT)
+        picture = VGroup(source, VGroup(maker, rows, blocks), uses).arrange(DOWN, buff=0.4)
+        picture.source, picture.maker, picture.rows = source, maker, rows
+        picture.blocks, picture.uses = blocks, uses
+        return picture
+
+    def roles(self, heading: Mobject, previous: Mobject) -> tuple[Mobject, Mobject]:
+        """The final receiver's row of E and what its coordinates mean; then head 1's three
+        matrices, each named and outlined, and the query, key and value they make of it;
+        then what becomes of them."""
+        self.section("coordinates")
+        picture = self.roles_picture()
+        top = heading.get_bottom()[1] - 0.3
+        picture.scale(min(1.3, 13.0 / picture.width,
+                          (top - (SAFE_BOTTOM + 0.2)) / picture.height))
+        picture.move_to([0, top - picture.height / 2, 0])
+        source, blocks = picture.source, picture.blocks
         heading, title = self.new_title(heading, "Queries ask, keys advertise, values carry")
-        self.tell("Follow one token, “{w}”. Head {h} multiplies its row of E by three "
-                  "matrices of its own, making three new rows.", self.gone(previous), title,
-                  fade_in(row, maker), cues=[("its row", lambda: self.point_at(row.body))],
-                  words={"w": word}, h="dims.head_numbers[0]")
-        for (kind, role, name, *_), card_shown, shown in zip(specs, cards, vectors,
-                                                             strict=True):
-            inner, keys = vector(name, f"{self.s}.h1.{kind}[{j}]", self.ws.d_head)
-            says = {"query": "says what “{w}” is looking for;",
-                    "key": "advertises what it can be found by;",
-                    "value": "holds what it passes on if chosen."}[role]
-            opening = {"query": "Its query, ", "key": "its key, ", "value": "and its value, "}
-            self.tell(opening[role] + inner + ", " + says, fade_in(card_shown),
-                      cues=[(role, lambda shown=shown: self.point_at(shown))],
-                      words={"w": word}, **keys)
-        self.tell("A receiver's query meets each source's key: a good match means a large "
-                  "weight,", fade_in(uses[0]))
-        self.tell("and that weight scales the source's value.", fade_in(uses[1]))
-        return heading, group
+        word = {"w": self.tokens[self.last]}
+        self.tell("Follow the receiver, the final “{w}”, at position {p}: here is its row of "
+                  "E, position added.", self.gone(previous), title, fade_in(source),
+                  cues=[("row", lambda: self.point_at(source.row.body))], words=word,
+                  p=f"dims.positions[{self.last}]")
+        named = {f"f{c}": self.ws.lesson.features[c] for c in range(self.ws.d_model)}
+        listing = ENGLISH.join(["{" + slot + "}" for slot in named])
+        self.tell("We named each coordinate in this hand-made worksheet: " + listing
+                  + "; a trained model's seldom have names.",
+                  cues=[("name", lambda: self.point_at(source.names))], words=named)
+        self.section("roles")
+        self.tell("Head {h} multiplies this row by three matrices of its own: W_Q, W_K and "
+                  "W_V.", fade_in(picture.maker, picture.rows),
+                  cues=[(f"W_{kind}", lambda block=block: AnimationGroup(
+                      fade_in(block.matrix), self.point_at(block.matrix)))
+                        for kind, block in zip("QKV", blocks, strict=True)],
+                  h="dims.head_numbers[0]")
+        says = {"Q": ("The row times W_Q gives its query, ", ": what “{w}” is looking for;"),
+                "K": ("times W_K, its key, ", ": what it can be found by;"),
+                "V": ("and times W_V, its value, ", ": what it passes on if chosen.")}
+        for (kind, name), block in zip((("Q", "q"), ("K", "k"), ("V", "v")), blocks,
+                                       strict=True):
+            inner, keys = vector(name, f"{self.s}.h1.{kind}[{self.last}]", self.ws.d_head)
+            opening, closing = says[kind]
+            self.tell(opening + inner + closing, cues=[(f"W_{kind}", lambda block=block:
+                      AnimationGroup(fade_in(block.result, block.role), self.point_at(
+                          source.row.body, block.matrix, block.result, each=True)))],
+                      words=word, **keys)
+        uses = picture.uses
+        self.tell("Its query meets every source's key: a good match gives a large weight, "
+                  "which scales that source's value.",
+                  cues=[("meets", lambda: AnimationGroup(fade_in(uses[0]),
+                                                         self.point_at(uses[0]))),
+                        ("scales", lambda: AnimationGroup(fade_in(uses[1]),
+                                                          self.point_at(uses[1])))])
+        return heading, picture
 
     def shape(self, name: str, key: str, colour: str = INK) -> Mobject:
         """``name  [rows, columns]`` (or the shape alone) with the shape bound to its key."""
         return self.bound(f"{name}  {{s}}" if name else "{s}", CARD_SIZE, colour, s=key)
 
     def inside_each_head(self, heading: Mobject, previous: Mobject) -> tuple[Mobject, VGroup]:
-        """Projection and attention, framed once per head, each card as it is named."""
+        """Projection and attention, framed once per head, each card as it is named; the
+        scale d_k written on its card as it is said."""
         self.section("inside a head")
         project = flow([
             card(self.shape("E", "shapes.E")),
@@ -252,7 +266,9 @@ class RolesAndShapes(LectureScene):
             card(self.shape("Kᵀ", "shapes.KT")),
         ])
         attend = flow([
-            card(self.label("scores = QKᵀ ÷ √d", CARD_SIZE), self.shape("", "shapes.scores")),
+            card(self.label("scores = QKᵀ ÷ √d_k", CARD_SIZE),
+                 self.bound("d_k = {d}", CARD_SIZE, d="dims.d_head"),
+                 self.shape("", "shapes.scores")),
             card(self.label("A = softmax(scores + mask)", CARD_SIZE), self.shape("", "shapes.A")),
             card(self.label("H = AV", CARD_SIZE), self.shape("", "shapes.H")),
         ])
@@ -268,27 +284,34 @@ class RolesAndShapes(LectureScene):
         group.add(label)
         heading, title = self.new_title(heading, "Every matrix in the layer, and its shape")
         cards = project.cards
-        self.tell("In each head, E, {e}, meets that head's W_Q, W_K and W_V, each {w}.",
-                  self.gone(previous), title, fade_in(frames, label), project.step(0),
-                  project.step(1), cues=[("{e}", lambda: self.point_at(cards[0])),
-                                         ("{w}", lambda: self.point_at(cards[1]))],
-                  e="shapes.E", w="shapes.W_Q")
-        self.tell("Q, K and V come out {q} each, and Kᵀ is {kt}.", project.step(2),
-                  project.step(3), cues=[("{q}", lambda: self.point_at(cards[2])),
-                                         ("{kt}", lambda: self.point_at(cards[3]))],
-                  q="shapes.Q", kt="shapes.KT")
-        self.tell("Q times Kᵀ scores every receiver against every source: {s}.",
-                  attend.step(0), cues=[("Q", lambda: self.point_at(attend.cards[0]))],
-                  s="shapes.scores")
-        self.tell("The mask and softmax keep that shape, so A is {a};", attend.step(1),
-                  cues=[("The", lambda: self.point_at(attend.cards[1]))], a="shapes.A")
-        self.tell("and H = AV is {h}, one message row per token.", attend.step(2),
-                  cues=[("H", lambda: self.point_at(attend.cards[2]))], h="shapes.H")
+
+        def step(flow_: VGroup, i: int) -> Animation:
+            return AnimationGroup(flow_.step(i), self.point_at(flow_.cards[i]))
+
+        self.tell("In each head, E, {e}, meets W_Q, W_K and W_V, each {w}; out come Q, K and "
+                  "V, {q} each.", self.gone(previous), title, fade_in(frames, label),
+                  project.step(0), cues=[("{e}", lambda: self.point_at(cards[0])),
+                                         ("{w}", lambda: step(project, 1)),
+                                         ("{q}", lambda: step(project, 2))],
+                  e="shapes.E", w="shapes.W_Q", q="shapes.Q")
+        scores = attend.cards[0]
+        frame_, (formula, scale, shape) = scores
+        self.tell("Q times Kᵀ, {kt}, scores each receiver against each source, {s}, "
+                  "divided by √d_k: d_k = {d}, one head's key width.",
+                  cues=[("Kᵀ", lambda: step(project, 3)),
+                        ("scores", lambda: AnimationGroup(fade_in(frame_, formula, shape),
+                                                          self.point_at(scores))),
+                        ("d_k =", lambda: fade_in(scale))],
+                  kt="shapes.KT", s="shapes.scores", d="dims.d_head")
+        self.tell("The mask and softmax keep that shape, so A is {a}; H = AV is {h}, one "
+                  "message row per token.",
+                  cues=[("The", lambda: step(attend, 1)), ("H =", lambda: step(attend, 2))],
+                  a="shapes.A", h="shapes.H")
         return heading, group
 
     def after_the_heads(self, heading: Mobject, inside: VGroup) -> tuple[Mobject, VGroup]:
-        """The heads' messages for the last token joined into one row, drawn; then every
-        row joined, W_O, the update and the residual, one card at a time."""
+        """The heads' messages for the receiver joined into one row, drawn; every row
+        joined the same way. The later stages wait on the flow for :meth:`update`."""
         self.section("after the heads")
         row = flow([
             card(self.label("joined heads", CARD_SIZE), self.shape("", "shapes.joined")),
@@ -300,7 +323,7 @@ class RolesAndShapes(LectureScene):
         fit(row, 12.6)
         label = self.label("after the heads", 20, MUTED).next_to(row, UP, buff=0.2)
         label.align_to(row, LEFT)
-        after = VGroup(row, label).next_to(heading, DOWN, buff=0.5).set_x(0)
+        after = VGroup(row, label).next_to(heading, DOWN, buff=0.4).set_x(0)
         join = self.join_picture()
         room = after.get_bottom()[1] - 0.6 - (SAFE_BOTTOM + 0.2)
         join.scale(min(1.3, 13.0 / join.width, room / join.height))
@@ -309,32 +332,117 @@ class RolesAndShapes(LectureScene):
         heading, title = self.new_title(heading, "After the heads: join, W_O, residual")
         word = {"w": self.tokens[self.last]}
         several = self.ws.n_heads > 1
-        self.tell("Take the last token, “{w}”: each head sends it a message row of width {d}."
-                  if several else "Take the last token, “{w}”: its one head sends it a "
-                  "message row of width {d}.", self.gone(inside), title, fade_in(join.messages),
+        self.tell("Back to “{w}”: each head sends it a message row of width {d}."
+                  if several else "Back to “{w}”: its one head sends it a message row of "
+                  "width {d}.", self.gone(inside), title, fade_in(join.messages),
                   cues=[("head", lambda: self.point_at(*join.messages.rows, each=True))],
                   words=word, d="dims.d_head")
-        self.tell("Joining sets them side by side, coordinates next to coordinates: one row "
-                  "of width {j}." if several else "With one head, joining keeps its "
-                  "coordinates as they are: one row of width {j}.", cues=[
+        self.tell("Joining sets them side by side: one row of width {j}. Every token's row "
+                  "is joined the same way, giving {k}." if several else "With one head, "
+                  "joining keeps its coordinates: one row of width {j}. Every token's row is "
+                  "joined the same way, giving {k}.", cues=[
                       ("Joining" if several else "joining",
                        lambda: AnimationGroup(*join.moves)),
                       ("one row", lambda: AnimationGroup(fade_in(join.frame),
                                                          self.point_at(join.joined,
-                                                                       *join.frame[:2])))],
-                  j="dims.joined")
-        self.tell("Every token's row is joined the same way, giving {j}.", fade_in(label),
-                  row.step(0), cues=[("giving", lambda: self.point_at(cards[0]))],
-                  j="shapes.joined")
-        self.tell("W_O, {o}, turns that into ΔE, {d};", row.step(1), row.step(2),
-                  cues=[("W_O", lambda: self.point_at(cards[1], cards[2]))],
-                  o="shapes.W_O", d="shapes.delta")
-        self.tell("adding E gives E′, still {p}.", row.step(3),
-                  cues=[("adding", lambda: self.point_at(cards[3]))], p="shapes.E_prime")
-        self.tell("Only the last row of E′, {r}, goes on to predict the next word.",
-                  row.step(4), cues=[("Only", lambda: self.point_at(cards[4]))],
-                  r="shapes.last_row")
+                                                                       *join.frame[:2]))),
+                      ("Every", lambda: AnimationGroup(fade_in(label), row.step(0),
+                                                       self.point_at(cards[0])))],
+                  j="dims.joined", k="shapes.joined")
+        self.after, self.join = row, join
         return heading, VGroup(after, join)
+
+    def update_picture(self, top: float) -> VGroup:
+        """The receiver's joined row times W_O; beneath, as a sum worked in columns, its
+        row of ΔE, its row of E added, and its row of E′: ``[joined] × W_O`` over
+        ``= ΔE / + E / = E′``, the three rows in one grid so that their coordinates line up.
+
+        Attributes: ``joined`` (the row, its brackets and note), ``matrix``, ``times`` (the
+        sign), ``lines`` (= ΔE, + E, = E′: each a name, its numbers and brackets) and
+        ``note``."""
+        size, d, last = 24, self.ws.d_head, self.last
+        shown = shown_indices(self.ws.d_model)
+        numbers = VGroup(*(self.label("…", size, MUTED) if k is None else
+                           self.num(f"{self.s}.joined[{last}][{k}]", size,
+                                    self.head_colour(k // d + 1))
+                           for k in shown)).arrange(RIGHT, buff=0.3)
+        joined = VGroup(numbers, brackets(numbers))
+        joined.numbers = numbers
+        matrix = self.matrix("params.W_O", rows=[k for k in shown if k is not None], size=22)
+        matrix.add(self.label("W_O", 24).next_to(matrix.brackets, UP, buff=0.15))
+        times = self.label("×", 30).next_to(matrix.brackets, LEFT, buff=0.3)
+        joined.next_to(times, LEFT, buff=0.3)
+        for mob in (joined, times):
+            mob.set_y(matrix.body.get_y())
+        joined.add(self.label("joined row", 22, MUTED).next_to(joined, UP, buff=0.25))
+        keys = ("delta", "E", "E_prime")
+        cells = [[self.label("…", size, MUTED) if c is None else
+                  self.num(f"{self.s}.{key}[{last}][{c}]", size) for c in shown]
+                 for key in keys]
+        grid = VGroup(*(cell for line in cells for cell in line))
+        grid.arrange_in_grid(rows=len(keys), cols=len(shown), buff=(0.4, 0.45),
+                             cell_alignment=RIGHT)
+        lines = VGroup()
+        for name, line in zip(("=  ΔE", "+  E", "=  E′"), cells, strict=True):
+            row = VGroup(*line)
+            span = Rectangle(width=grid.width, height=row.height)
+            span.move_to([grid.get_x(), row.get_y(), 0])
+            sides = brackets(span, pad=0.1)
+            shown_line = VGroup(self.label(name, 26).next_to(sides, LEFT, buff=0.25), row,
+                                sides)
+            shown_line.numbers = row
+            lines.add(shown_line)
+        right = max(line[0].get_right()[0] for line in lines)
+        for line in lines:
+            line[0].shift(RIGHT * (right - line[0].get_right()[0]))
+        lines.next_to(VGroup(joined, times, matrix), DOWN, buff=0.4)
+        lines.align_to(joined, LEFT)
+        note = self.bound("rows of “{w}”", 20, MUTED, words={"w": self.tokens[last]})
+        note.next_to(lines, RIGHT, buff=0.4)
+        picture = VGroup(joined, times, matrix, lines, note)
+        room = top - (SAFE_BOTTOM + 0.2)
+        picture.scale(min(1.2, 13.0 / picture.width, room / picture.height))
+        picture.move_to([0, top - picture.height / 2, 0])
+        picture.joined, picture.matrix, picture.times = joined, matrix, times
+        picture.lines, picture.note = lines, note
+        return picture
+
+    def update(self, page: VGroup) -> VGroup:
+        """The receiver's joined row carried on with its numbers: times W_O into its row of
+        ΔE, plus its row of E into its row of E′, the flow's shapes named beside."""
+        self.section("update")
+        row, join = self.after, self.join
+        cards = row.cards
+        top = page[0].get_bottom()[1] - 0.5
+        chain = self.update_picture(top)
+        joined, lines = chain.joined, chain.lines
+        word = {"w": self.tokens[self.last]}
+        shown = shown_indices(self.ws.d_model)
+        moves = [ReplacementTransform(join.joined[k], joined.numbers[place])
+                 for place, k in enumerate(shown) if k is not None]
+        dropped = [join.joined[k] for k in range(self.ws.d_model) if k not in shown]
+        dots = [joined.numbers[place] for place, k in enumerate(shown) if k is None]
+        self.tell("W_O, {o}, mixes the joined row into the row of the update ΔE for “{w}”; "
+                  "ΔE is {d}.",
+                  fade_out(join.messages, join.frame, *dropped), *moves,
+                  fade_in(joined[1], joined[2], *dots),
+                  cues=[("W_O", lambda: AnimationGroup(
+                      row.step(1), fade_in(chain.times, chain.matrix),
+                      self.point_at(chain.matrix))),
+                        ("ΔE", lambda: AnimationGroup(
+                            row.step(2), fade_in(chain.note, lines[0]),
+                            self.point_at(lines[0].numbers)))],
+                  words=word, o="shapes.W_O", d="shapes.delta")
+        self.tell("Adding its row of E gives its row of E′ = E + ΔE, {p} in all;",
+                  cues=[("Adding", lambda: AnimationGroup(fade_in(lines[1]),
+                                                          self.point_at(lines[1].numbers))),
+                        ("E′", lambda: AnimationGroup(row.step(3), fade_in(lines[2]),
+                                                      self.point_at(lines[2].numbers)))],
+                  p="shapes.E_prime")
+        self.tell("only this last row of E′, {r}, goes on to predict the next word.",
+                  cues=[("only", lambda: AnimationGroup(row.step(4), self.point_at(
+                      cards[4], lines[2].numbers, each=True)))], r="shapes.last_row")
+        return VGroup(page[0], chain)
 
     def join_picture(self) -> VGroup:
         """Each head's message row for the last token, spaced apart, and the joined row they
@@ -387,8 +495,8 @@ class RolesAndShapes(LectureScene):
         return picture
 
     def listing(self, heading: Mobject, previous: Mobject) -> tuple[Mobject, Mobject]:
-        """One head as a short function, then the layer calling it once per head: the steps
-        just worked through, as code."""
+        """One head as a short function, then the layer calling it once per head: each line
+        outlined as the voice says what it does."""
         self.section("one head in code")
         one = code(HEAD_CODE, CODE_SIZE)
         layer = code(LAYER_CODE, CODE_SIZE)
@@ -404,29 +512,27 @@ class RolesAndShapes(LectureScene):
         page.next_to(heading, DOWN, buff=0.5).set_x(0)
         line = one.lines
         heading, title = self.new_title(heading, "The same steps as code")
-        self.tell("The same steps, written as code: one head is a function of E and three "
-                  "matrices.", self.gone(previous), title, fade_in(line[0]),
-                  cues=[("one head", lambda: self.point_at(line[0]))])
-        self.tell("It projects E into queries, keys and values, then scores every receiver "
-                  "against every source;", cues=[
-                      ("projects", lambda: AnimationGroup(fade_in(line[1]),
-                                                          self.point_at(line[1]))),
-                      ("scores", lambda: AnimationGroup(fade_in(line[2]),
-                                                        self.point_at(line[2])))])
-        self.tell("the causal mask hides the future, a softmax turns each row into weights, "
-                  "and the weights mix the values.", cues=[
-                      ("mask", lambda: AnimationGroup(fade_in(*line[3:6]),
-                                                      self.point_at(*line[3:6]))),
-                      ("mix", lambda: AnimationGroup(fade_in(line[6]),
-                                                     self.point_at(line[6])))])
-        self.tell("Multi-head attention calls it once per head, each time with that head's "
-                  "own W_Q, W_K and W_V.", fade_in(layer.lines[0]),
-                  *(fade_in(c) for c in calls),
-                  cues=[("calls", lambda: self.point_at(layer.lines[0]))])
-        self.tell("It joins the heads' messages side by side, applies W_O, and adds the "
-                  "result to E.", fade_in(*layer.lines[1:]),
-                  cues=[("joins", lambda: self.point_at(layer.lines[1])),
-                        ("applies", lambda: self.point_at(layer.lines[2]))])
+
+        def show(*lines: Mobject) -> Animation:
+            return AnimationGroup(fade_in(*lines), self.point_at(*lines))
+
+        self.tell("Written as code, one head is a function of E and three matrices; it "
+                  "projects E into Q, K and V,", self.gone(previous), title,
+                  cues=[("one head", lambda: show(line[0])),
+                        ("projects", lambda: show(line[1]))])
+        self.tell("then scores every receiver against every source, divided by √d_k.",
+                  cues=[("scores", lambda: show(line[2]))])
+        self.tell("The triu line marks every source after the receiver: its future.",
+                  cues=[("triu", lambda: show(*line[3:5]))])
+        self.tell("masked_fill sets those scores to minus infinity, so the softmax gives them "
+                  "no weight, and the weights mix the values.",
+                  cues=[("masked_fill", lambda: show(line[5])), ("mix", lambda: show(line[6]))])
+        self.tell("The layer calls it once per head with that head's matrices, joins the "
+                  "messages, applies W_O and adds the result to E.",
+                  cues=[("calls", lambda: AnimationGroup(show(layer.lines[0]),
+                                                         *(fade_in(c) for c in calls))),
+                        ("joins", lambda: show(layer.lines[1])),
+                        ("applies", lambda: show(layer.lines[2]))])
         return heading, page
 
     def summary(self, heading: Mobject, previous: Mobject) -> None:

@@ -79,24 +79,6 @@ def test_the_code_comes_after_every_worked_number(shown, label: str) -> None:
 
 
 @pytest.mark.parametrize("label", list(LABELS))
-def test_the_query_key_and_value_cards_follow_one_token(shown, lesson, label: str) -> None:
-    result, made = shown[(label, "RolesAndShapes")], lesson[label]
-    head_one = made["heads"][0]
-    token = int(np.argmax(head_one["weights"]))  # the source head 1 favours
-    words = {t["text"] for t in section(result, "roles") if t["kind"] == "word"}
-    assert words == {made["tokens"][token]}
-    shown_roles = {t["text"] for t in section(result, "roles")}
-    assert {"query of", "key of", "value of"} <= shown_roles
-    for kind, opening in (("Q", "Its query"), ("K", "its key"), ("V", "and its value")):
-        said = caption(result, opening)
-        keys = [f["key"] for f in said["figures"]]
-        assert all(k.startswith(f"{made['name']}.h1.{kind}[{token}][") for k in keys), keys
-        columns = [int(k.rsplit("[", 1)[1].rstrip("]")) for k in keys]
-        assert [number(f["text"]) for f in said["figures"]] == \
-            pytest.approx(head_one[kind][token][columns], abs=0.006)
-
-
-@pytest.mark.parametrize("label", list(LABELS))
 def test_joining_sets_each_heads_coordinates_side_by_side(shown, lesson, label: str) -> None:
     result, made = shown[(label, "RolesAndShapes")], lesson[label]
     last, d = len(made["tokens"]) - 1, made["d_head"]

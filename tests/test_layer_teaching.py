@@ -1,4 +1,7 @@
-"""The projections clip and the wide-head clip read like the lesson: a row's coordinates are
+"""The roles-and-shapes clip, the projections clip and the wide-head clip read like the
+lesson: the final receiver's row goes through head 1's three matrices, drawn with their
+numbers, and on through W_O and the residual; the score's scale is said and written; each
+line of code is outlined as its step is said. In the projections clip a row's coordinates are
 explained before they are used, the voice names one column of W_Q while that column is
 outlined, W_K and W_V are called separate parameters, the second head says only what
 differs; the wide head's matrices show their numbers, its favourite source is explained by a
@@ -27,7 +30,7 @@ pytestmark = pytest.mark.xdist_group(DRY_RUNS)
 """Dry runs are cached in the worker's memory: these modules share one worker."""
 
 LABELS = ("default", "four", "wide")
-SCENES = ("ReceiverProjections", "OneWideHead")
+SCENES = ("RolesAndShapes", "ReceiverProjections", "OneWideHead")
 
 
 @pytest.fixture(scope="module")
@@ -92,24 +95,27 @@ def selector(matrix: np.ndarray) -> list[int] | None:
 # ---------------------------------------------------------------------- outlines
 
 
-def _outlines(name: str, worksheet: str) -> list[tuple[int, list[str]]]:
+def _outlines(name: str, worksheet: str) -> list[tuple[int, list[str], list[str]]]:
     """Run ``name`` without video and note every pointer: the caption it is made with
-    (counted from zero) and the value keys of the numbers inside what it outlines."""
+    (counted from zero), the value keys of the numbers inside what it outlines and the
+    texts it outlines."""
     os.environ["LECTURE_WORKSHEET"] = worksheet
     os.environ["LECTURE_VALUES"] = ""
     os.environ["LECTURE_NARRATION"] = "none"
-    from manim import tempconfig
+    from manim import Text, tempconfig
 
     import scenes.layer as layer
     from scenes.kit.text import Bound
 
-    made: list[tuple[int, list[str]]] = []
+    made: list[tuple[int, list[str], list[str]]] = []
 
     class Watched(getattr(layer, name)):  # type: ignore[misc]
         def point_at(self, *mobs: Any, **kwargs: Any) -> Any:
             keys = [key for mob in mobs for part in mob.get_family()
                     if isinstance(part, Bound) for key, _ in part.figures]
-            made.append((len(self.captions), keys))
+            texts = [part.original_text for mob in mobs for part in mob.get_family()
+                     if isinstance(part, Text)]
+            made.append((len(self.captions), keys, texts))
             return super().point_at(*mobs, **kwargs)
 
     Watched.__name__ = Watched.__qualname__ = name
@@ -122,14 +128,151 @@ def _outlines(name: str, worksheet: str) -> list[tuple[int, list[str]]]:
     return made
 
 
-@pytest.fixture(scope="module")
-def outlines() -> list[tuple[int, list[str]]]:
-    """The projections clip's pointers on the bundled worksheet (in a process of its own,
-    as every dry run)."""
+def _outlined(name: str) -> list[tuple[int, list[str], list[str]]]:
+    """``name``'s pointers on the bundled worksheet (in a process of its own, as every dry
+    run)."""
     context = multiprocessing.get_context("spawn")
     with ProcessPoolExecutor(1, mp_context=context) as pool:
-        return pool.submit(_outlines, "ReceiverProjections",
-                           str(WORKSHEETS["default"])).result()
+        return pool.submit(_outlines, name, str(WORKSHEETS["default"])).result()
+
+
+@pytest.fixture(scope="module")
+def outlines() -> list[tuple[int, list[str], list[str]]]:
+    """The projections clip's pointers on the bundled worksheet."""
+    return _outlined("ReceiverProjections")
+
+
+@pytest.fixture(scope="module")
+def roles_outlines() -> list[tuple[int, list[str], list[str]]]:
+    """The roles-and-shapes clip's pointers on the bundled worksheet."""
+    return _outlined("RolesAndShapes")
+
+
+# ---------------------------------------------------------------------- clip 06
+
+
+def placed(texts: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Each figure's key, its display text and the box of the text that shows it."""
+    return {key: {"text": shown_text, "box": text["box"]} for text in texts
+            for key, shown_text in text["figures"]}
+
+
+def shown_columns(length: int) -> list[int]:
+    """The entries a row of ``length`` shows (the first two and the last past four)."""
+    return list(range(length)) if length <= 4 else [0, 1, length - 1]
+
+
+@pytest.mark.parametrize("label", LABELS)
+def test_the_receivers_row_goes_through_head_ones_three_matrices(shown, lesson,
+                                                                 label: str) -> None:
+    result, made = shown[(label, "RolesAndShapes")], lesson[label]
+    name, last = made["name"], len(made["tokens"]) - 1
+    roles = section(result, "roles")
+    assert {t["text"] for t in roles if t["kind"] == "word"} == {made["tokens"][-1]}
+    on_screen = placed(roles)
+    row = made["E"][-1]
+    for c in shown_columns(made["d_model"]):
+        assert digits(on_screen[f"{name}.E[{last}][{c}]"]["text"], row[c])
+    for kind in "QKV":
+        W = made[f"W_{kind}"][0]
+        for r in shown_columns(W.shape[0]):
+            for c in shown_columns(W.shape[1]):
+                assert digits(on_screen[f"params.h1.W_{kind}[{r}][{c}]"]["text"], W[r, c])
+        made_here = row @ W  # the receiver's own row times this head's matrix
+        np.testing.assert_allclose(made_here, made["heads"][0][kind][-1])
+        (said,) = (c for c in result["manifest"]["captions"]
+                   if f"W_{kind}" in c["template"] and any(
+                       f["key"].startswith(f"{name}.h1.{kind}[{last}]") for f in c["figures"]))
+        for c in shown_columns(made["d_head"]):
+            key = f"{name}.h1.{kind}[{last}][{c}]"
+            assert digits(figure(said, key), made_here[c])
+            assert digits(on_screen[key]["text"], made_here[c])
+
+
+def test_each_matrix_is_outlined_as_its_row_is_said(shown, lesson, roles_outlines) -> None:
+    result, made = shown[("default", "RolesAndShapes")], lesson["default"]
+    name, last = made["name"], len(made["tokens"]) - 1
+    captions = result["manifest"]["captions"]
+    for kind in "QKV":
+        i = next(i for i, c in enumerate(captions)
+                 if any(f["key"].startswith(f"{name}.h1.{kind}[{last}]")
+                        for f in c["figures"]))
+        keys = {key for index, found, _ in roles_outlines if index == i for key in found}
+        assert {f"params.h1.W_{kind}[{r}][{c}]" for r in range(made["d_model"])
+                for c in range(made["d_head"])} <= keys
+        assert {f"{name}.E[{last}][{c}]" for c in range(made["d_model"])} <= keys
+        assert f"{name}.h1.{kind}[{last}][0]" in keys
+        others = {k for k in "QKV" if k != kind}
+        assert not any(key.startswith(tuple(f"params.h1.W_{k}" for k in others))
+                       for key in keys)
+
+
+def test_the_scores_scale_is_said_and_written_as_d_k(shown, lesson) -> None:
+    result, made = shown[("default", "RolesAndShapes")], lesson["default"]
+    texts = section(result, "inside a head")
+    assert "scores = QKᵀ ÷ √d_k" in {t["text"] for t in texts}
+    assert not any("√d" in t["text"] and "√d_k" not in t["text"] for t in texts)
+    width = made["heads"][0]["K"].shape[1]  # one head's key width
+    assert made["heads"][0]["scale"] == pytest.approx(np.sqrt(width))
+    (written,) = (t for t in texts if t["text"].startswith("d_k = "))
+    assert digits(written["figures"][0][1], width)
+    (said,) = (c for c in result["manifest"]["captions"] if "√d_k" in c["template"]
+               and "d_k =" in c["template"])
+    assert digits(figure(said, "dims.d_head"), width)
+    assert "key width" in said["text"]
+
+
+@pytest.mark.parametrize("label", LABELS)
+def test_the_receivers_joined_row_is_carried_through_w_o_and_the_residual(
+        shown, lesson, label: str) -> None:
+    result, made = shown[(label, "RolesAndShapes")], lesson[label]
+    name, last = made["name"], len(made["tokens"]) - 1
+    on_screen = placed(section(result, "update"))
+    joined = made["joined"][-1]
+    W_O = made["W_O"]
+    delta = joined @ W_O  # the receiver's row of the update, recomputed here
+    updated = made["E"][-1] + delta
+    np.testing.assert_allclose(delta, made["delta"][-1])
+    columns = shown_columns(made["d_model"])
+    for r in columns:
+        assert digits(on_screen[f"{name}.joined[{last}][{r}]"]["text"], joined[r])
+        for c in columns:
+            assert digits(on_screen[f"params.W_O[{r}][{c}]"]["text"], W_O[r, c])
+    for c in columns:
+        boxes = []
+        for key, row in (("delta", delta), ("E", made["E"][-1]), ("E_prime", updated)):
+            text = on_screen[f"{name}.{key}[{last}][{c}]"]
+            assert digits(text["text"], row[c])
+            boxes.append(text["box"])
+        assert boxes[0][1] > boxes[1][3] and boxes[1][1] > boxes[2][3]  # ΔE, + E, = E′
+        assert max(b[2] for b in boxes) - min(b[2] for b in boxes) < 0.02  # one column
+
+
+def test_each_code_line_is_outlined_as_its_step_is_said(shown, lesson,
+                                                        roles_outlines) -> None:
+    result, made = shown[("default", "RolesAndShapes")], lesson["default"]
+    captions = result["manifest"]["captions"]
+    for words, line in (("triu", ".triu(1)"), ("masked_fill", "masked_fill(future"),
+                        ("mix the values", "return A @ V")):
+        (i,) = (i for i, c in enumerate(captions) if words in c["template"])
+        texts = [t for index, _, found in roles_outlines if index == i for t in found]
+        assert any(line in t for t in texts), (words, texts)
+    (said,) = (c for c in captions if "masked_fill" in c["template"])
+    assert "minus infinity" in said["text"] and "no weight" in said["text"]
+    head = made["heads"][0]  # the claim itself: masked sources get weight zero
+    n = len(made["tokens"])
+    scores = head["Q"] @ head["K"].T / np.sqrt(made["d_head"])
+    scores[np.triu(np.ones((n, n), dtype=bool), 1)] = -np.inf
+    weights = np.exp(scores - scores.max(axis=1, keepdims=True))
+    weights /= weights.sum(axis=1, keepdims=True)
+    assert np.all(weights[np.triu(np.ones((n, n), dtype=bool), 1)] == 0)
+    np.testing.assert_allclose(weights.sum(axis=1), 1.0)
+
+
+def test_the_roles_clip_stays_under_its_length(shown) -> None:
+    """Paced by reading time, as the dry runs are; the voice is a little slower."""
+    for label in LABELS:
+        assert shown[(label, "RolesAndShapes")]["manifest"]["duration"] <= 160.0
 
 
 # ---------------------------------------------------------------------- clip 07
@@ -159,7 +302,7 @@ def test_one_column_of_w_q_is_outlined_as_the_voice_names_it(shown, lesson,
     result, made = shown[("default", "ReceiverProjections")], lesson["default"]
     i, said = caption(result, "first column")
     last, name = len(made["tokens"]) - 1, made["name"]
-    keys = {key for index, found in outlines if index == i for key in found}
+    keys = {key for index, found, _ in outlines if index == i for key in found}
     column = {f"params.h1.W_Q[{r}][0]" for r in range(made["d_model"])}
     assert column <= keys
     assert not any(k.startswith("params.h1.W_Q[") and not k.endswith("[0]") for k in keys)
@@ -175,7 +318,7 @@ def test_equal_w_k_and_w_v_are_called_separate_parameters(shown, lesson, outline
     assert np.array_equal(made["W_K"][0], made["W_V"][0])
     i, said = caption(result, "equal entries")
     assert "separate parameters" in said["template"]
-    keys = {key for index, found in outlines if index == i for key in found}
+    keys = {key for index, found, _ in outlines if index == i for key in found}
     assert any(k.startswith("params.h1.W_K[") for k in keys)
     assert any(k.startswith("params.h1.W_V[") for k in keys)
     texts = {t["text"] for t in section(result, "head 1 key and value")}
