@@ -10,16 +10,14 @@ from manim import (
     LEFT,
     RIGHT,
     UP,
+    AnimationGroup,
     Arrow,
-    Brace,
     DashedVMobject,
     GrowArrow,
     LaggedStart,
     Rectangle,
-    ReplacementTransform,
     Square,
     Succession,
-    TransformFromCopy,
     VGroup,
 )
 
@@ -31,7 +29,9 @@ from scenes.kit import (
     Cued,
     Fade,
     brackets,
+    cued,
     model_map,
+    on_baseline,
     vector,
 )
 from scenes.kit.palette import NEUTRAL_FILL
@@ -50,7 +50,7 @@ AROUND_TEXT = 0.15
 """A pointer's clearance around a line of text, so its outline never sits on the glyphs."""
 
 POSITIONS_SHOWN = 3
-"""How many position rows stand beside the one bias row (all of them when there are fewer)."""
+"""How many position rows the picture of what the flag leaves alone draws."""
 
 BAND_TINT = 0.15
 """Fill of the tint behind one head's columns (or rows) of a packed matrix."""
@@ -67,8 +67,9 @@ SPREAD = 0.9
 SQUARE_SIDE = 1.5
 """Side of a projection's square of weights, whatever the model width."""
 
-STRIP = 0.28
-"""Width of the strip of head colours along a stacked block's rows (clear of its name)."""
+OTHER_OFFSETS = 0.35
+"""Fill of another head's offset slots: offsets it has, whose values the worksheet leaves
+out."""
 
 
 # --------------------------------------------------------------------------- bias
@@ -82,23 +83,18 @@ class BiasFlag(LibraryScene):
     def construct(self) -> None:
         self.section("where we are")
         self.where_in_the_model()
+        self.section("the flag")
+        self.stage("The bias flag")
+        self.the_flag()
         self.section("shared offset")
         self.stage("A bias adds one row, b, to every row")
         self.shared_offset()
-        self.section("not a position row")
-        self.stage("A bias is not a position row")
-        self.not_a_position_row()
         self.section("packed heads")
         self.stage("One W_Q holds every head's queries")
         self.packed_heads()
         self.section("which projections")
-        self.stage("What the bias flag switches on")
+        self.stage("What bias=True, the default, switches on")
         self.projections()
-        self.section("stored transposed")
-        self.stage("How PyTorch stores the projections")
-        self.stored_transposed()
-        self.section("stored shapes")
-        self.stored_shapes()
         self.section("this lesson")
         self.stage("This lesson leaves the bias out")
         self.this_lesson()
@@ -112,6 +108,34 @@ class BiasFlag(LibraryScene):
         self.say(opened.opening, Fade(whole), self.point_at(whole.stages["heads"]))
         self.say("The same flag also gives W_O, the output projection, a bias.",
                  self.point_at(whole.stages["W_O"]))
+
+    def the_flag(self) -> None:
+        """The library call with the flag on and off, and what a bias is: an offset added
+        after a multiplication."""
+        calls = [self.bound("nn.MultiheadAttention({d}, {n}, bias=" + flag + ")", 26,
+                            mono=True, d="dims.d_model", n="dims.heads")
+                 for flag in ("True", "False")]
+        notes = [self.label(text, 22, MUTED) for text in ("the default", "this lesson")]
+        rows = grid([[call, note] for call, note in zip(calls, notes, strict=True)],
+                    h_buff=0.6, v_buff=0.4, aligns="ll")
+        product = self.code("Q = E · W_Q", 30)
+        offset = self.code("+ b", 30)
+        offset.set_color(self.head_colour(1))
+        formula = on_baseline(VGroup(product, offset), 0.3)
+        name = self.label("b: a learned offset, one per output column", 22, MUTED)
+        sum_ = VGroup(formula, name).arrange(DOWN, buff=0.3)
+        place(VGroup(rows, sum_).arrange(DOWN, buff=0.9))
+        said = "In PyTorch the bias is one flag: bias=True, the default, or bias=False."
+        self.say(said, cued(said, [
+            ("bias=True", self.point_at(calls[0], notes[0], buff=AROUND_TEXT)),
+            ("bias=False", self.point_at(calls[1], notes[1], buff=AROUND_TEXT))],
+                            opening=[Fade(rows)], step=0.8))
+        said = "A bias is a learned offset, added after a multiplication: E times W_Q, plus b."
+        self.say(said, cued(said, [("multiplication", self.point_at(product,
+                                                                    buff=AROUND_TEXT)),
+                                   ("plus b", self.point_at(offset, name, each=True,
+                                                            buff=AROUND_TEXT))],
+                            opening=[Fade(VGroup(product, name)), Fade(offset)], step=0.8))
 
     def shared_offset(self) -> None:
         name = self.ws.walkthrough
@@ -143,13 +167,11 @@ class BiasFlag(LibraryScene):
 
         self.say("Here are head {h}'s query rows, one for each token of the sentence.",
                  Fade(VGroup(Q, headers[0])), self.point_at(Q.body), h=head)
-        self.say("A bias is one more row of numbers, b.",
-                 LaggedStart(Fade(plus), Fade(VGroup(b, headers[1])), lag_ratio=0.5),
-                 self.point_at(headers[1], buff=AROUND_TEXT))
         values, value_keys = vector("b", "bias.offset", len(self.v.value("bias.offset")))
-        self.say("Its values here, " + values + ", are chosen for illustration; with the "
-                 "flag on, training learns them.", self.point_at(b, buff=AROUND_TEXT),
-                 **value_keys)
+        self.say("Here b is " + values + ", chosen for illustration; with the flag on, "
+                 "training learns it.",
+                 LaggedStart(Fade(plus), Fade(VGroup(b, headers[1])), lag_ratio=0.5),
+                 self.point_at(b, buff=AROUND_TEXT), **value_keys)
         steps = [(0.0, Fade(headers[2]))] + [(0.0, gone) for gone in self.unpointed()]
         for k, (row, arrow) in enumerate(zip(shifted.cells, arrows, strict=True)):
             steps += [(0.3 + 0.25 * k, GrowArrow(arrow)),
@@ -178,46 +200,15 @@ class BiasFlag(LibraryScene):
             self.say("Adding b moves each coordinate by b's entry: " + s + ".",
                      self.point_at(after), **s_keys)
 
-    def not_a_position_row(self) -> None:
-        """A few position rows, each different, beside the one bias row."""
-        count = len(self.v.value("params.pos_emb"))
-        shown = min(POSITIONS_SHOWN, count)
-        rows = [[self.bound("position {p}", 28, MUTED, p=f"dims.positions[{i}]"),
-                 self.vec(f"params.pos_emb[{i}]", 28)] for i in range(shown)]
-        table = grid(rows, h_buff=0.5, v_buff=0.4, aligns="rl")
-        more = self.label("⋮", 28, MUTED).next_to(table, DOWN, buff=0.25)
-        more.set_x(rows[0][1].get_x())
-        positions = VGroup(table, more) if count > shown else VGroup(table)
-        b = self.vec("bias.offset", 34)
-        every = self.label("at every position, in every sentence", 24, MUTED)
-        bias = VGroup(b, every).arrange(DOWN, buff=0.3)
-        VGroup(positions, bias).arrange(RIGHT, buff=1.6)
-        head = "dims.head_numbers[0]"
-        headers = headers_above([
-            (self.label("position rows, added to the embeddings", 24, INK), positions),
-            (self.bound("bias b, added to head {h}'s queries", 24, INK, h=head), bias)],
-            buff=0.45)
-        place(VGroup(positions, bias, headers))
-        self.say("Position rows work differently: each position adds a row of its own.",
-                 Fade(VGroup(positions, headers[0])),
-                 self.point_at(*(r[1] for r in rows), each=True, buff=0.1))
-        self.say("The bias is a single row, the same at every position and in every "
-                 "sentence.", Fade(VGroup(bias, headers[1])),
-                 self.point_at(b, buff=AROUND_TEXT))
-
     # ------------------------------------------------------------ packed heads
 
-    def query_weights(self, size: float, transposed: bool = False,
-                      room: float = 0.0) -> VGroup:
+    def query_weights(self, size: float, room: float = 0.0) -> VGroup:
         """W_Q as the lesson packs it, from each head's own ``[d_model, d_head]`` matrix:
-        head h's numbers, in its colour, fill the h-th band of columns (of rows when
-        ``transposed``, as PyTorch stores it). Every cell sits on one pitch, so the
-        transpose only swaps places.
+        head h's numbers, in its colour, fill the h-th band of columns.
 
         ``room`` is the least width of a column (for the offsets drawn under it).
-        Attributes: ``cells[r][c]`` (the packed entry ``[r][c]``, drawn at row ``c``,
-        column ``r`` when transposed), ``bands`` (one tinted rectangle per head),
-        ``body`` and ``brackets``.
+        Attributes: ``cells[r][c]`` (the packed entry ``[r][c]``), ``bands`` (one tinted
+        rectangle per head), ``body`` and ``brackets``.
         """
         d, width = self.ws.d_model, self.ws.d_head
         cells = [[self.num(f"params.h{c // width + 1}.W_Q[{r}][{c % width}]", size,
@@ -232,9 +223,9 @@ class BiasFlag(LibraryScene):
 
         for r, row in enumerate(cells):
             for c, cell in enumerate(row):
-                cell.move_to(spot(c, r) if transposed else spot(r, c))
+                cell.move_to(spot(r, c))
         body = VGroup(*(cell for row in cells for cell in row))
-        bands = VGroup(*(self.head_band(h, d, width, spot, across, down, transposed)
+        bands = VGroup(*(self.head_band(h, d, width, spot, across, down)
                          for h in self.head_numbers()))
         sides = brackets(VGroup(body, bands), pad=0.06)
         picture = VGroup(bands, body, sides)
@@ -242,15 +233,13 @@ class BiasFlag(LibraryScene):
         return picture
 
     def head_band(self, head: int, d: int, width: int, spot: Any, across: float,
-                  down: float, by_rows: bool) -> Rectangle:
-        """A tint behind head ``head``'s columns (or rows) of a packed matrix."""
+                  down: float) -> Rectangle:
+        """A tint behind head ``head``'s columns of a packed matrix."""
         middle = (head - 1) * width + (width - 1) / 2
         colour = self.head_colour(head)
-        band = Rectangle(width=d * across if by_rows else width * across,
-                         height=width * down if by_rows else d * down, stroke_color=colour,
+        band = Rectangle(width=width * across, height=d * down, stroke_color=colour,
                          stroke_width=1.5, fill_color=colour, fill_opacity=BAND_TINT)
-        return band.move_to(spot(middle, (d - 1) / 2) if by_rows else
-                            spot((d - 1) / 2, middle))
+        return band.move_to(spot((d - 1) / 2, middle))
 
     def head_numbers(self) -> range:
         return range(1, self.ws.n_heads + 1)
@@ -258,8 +247,9 @@ class BiasFlag(LibraryScene):
     def query_offsets(self, weights: VGroup, size: float) -> VGroup:
         """The packed query bias under ``weights``: one slot per column, in the column's
         head colour; head 1's slots hold its b (the other heads' offsets are not in the
-        worksheet, so their slots stay empty). Attributes ``slots`` and ``heads`` (the
-        slots of each head, with head 1's numbers)."""
+        worksheet: their slots are tinted, holding offsets without written values).
+        Attributes ``slots`` and ``heads`` (the slots of each head, with head 1's
+        numbers)."""
         d, width = self.ws.d_model, self.ws.d_head
         pitch = weights.cells[0][1].get_x() - weights.cells[0][0].get_x() if d > 1 else 0.6
         slots, heads = VGroup(), [VGroup() for _ in self.head_numbers()]
@@ -267,7 +257,9 @@ class BiasFlag(LibraryScene):
         for c in range(d):
             head = c // width + 1
             slot = Rectangle(width=pitch - 0.1, height=size / 40, stroke_width=2,
-                             stroke_color=self.head_colour(head))
+                             stroke_color=self.head_colour(head),
+                             fill_color=self.head_colour(head),
+                             fill_opacity=0.0 if head == 1 else OTHER_OFFSETS)
             slot.move_to([weights.cells[0][c].get_x(), y, 0])
             slots.add(slot)
             heads[head - 1].add(slot)
@@ -322,7 +314,8 @@ class BiasFlag(LibraryScene):
                  self.point_at(offsets.heads[0], buff=AROUND_TEXT / 2),
                  h="dims.head_numbers[0]", **value_keys)
         if heads > 1:
-            self.say("Every other head has a bias row of its own, left empty here.",
+            self.say("Every other head has offsets of its own too, tinted here: the worksheet "
+                     "gives no values for them.",
                      Fade(VGroup(*offsets.heads[1:])),
                      self.point_at(*offsets.heads[1:], each=True, buff=AROUND_TEXT / 2))
             for piece, shift in zip(pieces, apart, strict=True):
@@ -348,8 +341,8 @@ class BiasFlag(LibraryScene):
                      "{n} query offsets.", Fade(offsets_name),
                      self.point_at(offsets.heads[0], buff=AROUND_TEXT / 2),
                      h="dims.head_numbers[0]", n="bias.offsets_per_projection")
-            self.say("So in Q + b, head {h}'s query columns get head {h}'s offsets, and "
-                     "no other head's.",
+            self.say("So after the multiplication, head {h}'s query columns get head {h}'s "
+                     "offsets, and no other head's.",
                      self.point_at(weights.bands[0], offsets.heads[0]),
                      h="dims.head_numbers[0]")
         else:
@@ -424,10 +417,6 @@ class BiasFlag(LibraryScene):
         blocks[3].shift(RIGHT * 0.5)
         squares = [block[0].square for block in blocks]
         rows = [block[0].offsets for block in blocks]
-        packs = VGroup(self.label("in_proj: queries, keys, values", 20, MUTED)
-                       .next_to(blocks[:3], UP, buff=0.25),
-                       self.label("out_proj", 20, MUTED).next_to(blocks[3], UP, buff=0.25))
-        packs[1].align_to(packs[0], DOWN)
         counts = VGroup(
             self.bound("bias=False: {p} × {w} = {a} parameters", 22, mono=True,
                        p="bias.projections", w="bias.weights_per_projection",
@@ -439,157 +428,42 @@ class BiasFlag(LibraryScene):
         ).arrange(DOWN, aligned_edge=LEFT, buff=0.3)
         alone = self.untouched()
         VGroup(counts, alone).arrange(RIGHT, buff=0.9).next_to(blocks, DOWN, buff=0.5)
-        place(VGroup(packs, blocks, counts, alone))
-        self.say("PyTorch's default, bias=True, gives each of the query, key, value and "
-                 "output projections a bias.",
+        place(VGroup(blocks, counts, alone))
+        self.say("With bias=True, the default, each of the query, key, value and output "
+                 "projections has a bias.",
                  LaggedStart(*(Fade(VGroup(block[0].square, block[0][0])) for block in blocks),
-                             lag_ratio=0.3), Fade(packs),
+                             lag_ratio=0.3),
                  LaggedStart(*(Fade(row) for row in rows), lag_ratio=0.3),
                  self.point_at(*rows, each=True), run_time=2.5)
-        self.say("Each projection's matrix is {d} by {d}: {w} weights.",
-                 Fade(weights), self.point_at(*squares, each=True),
-                 d="dims.d_model", w="bias.weights_per_projection")
-        self.say("Its bias adds {n} offsets, one per model coordinate.", Fade(offsets),
-                 self.point_at(*rows, each=True), n="bias.offsets_per_projection")
-        self.say("Without the bias, {p} matrices of {w} weights make {a} parameters.",
-                 Fade(counts[0]), self.point_at(counts[0], *squares, each=True,
-                                                buff=AROUND_TEXT / 2),
-                 p="bias.projections", w="bias.weights_per_projection",
-                 a="bias.params_without")
-        self.say("The bias adds {o} offsets to each of the {p} projections: {c} more.",
-                 Fade(counts[1]), self.point_at(counts[1], *rows, each=True,
-                                                buff=AROUND_TEXT / 2),
-                 o="bias.offsets_per_projection", p="bias.projections", c="bias.extra")
-        self.say("With the bias, the layer has {b} parameters.", Fade(counts[2]),
-                 self.point_at(counts[2], buff=AROUND_TEXT), b="bias.params_with")
-        self.tell("The flag leaves the mask, the position rows and the prediction layers "
-                  "alone.", Fade(alone[0]),
+        said = "Each matrix is {d} by {d}: {w} weights; its bias adds {n} offsets, one per " \
+            "model coordinate."
+        self.say(said, cued(said, [("Each", self.point_at(*squares, each=True)),
+                                   ("its bias", self.point_at(*rows, each=True))],
+                            opening=[Fade(weights), Fade(offsets)], step=0.8),
+                 d="dims.d_model", w="bias.weights_per_projection",
+                 n="bias.offsets_per_projection")
+        if self.ws.n_heads > 1:
+            said = "W_O takes the joined heads in, so its rows belong to the heads; its " \
+                "offsets, grey, belong to no head."
+            self.say(said, cued(said, [("rows", self.point_at(squares[3])),
+                                       ("offsets", self.point_at(rows[3]))], step=0.8))
+        said = "Without the bias, the layer has {a} parameters; the offsets add {c}, for {b}."
+        self.say(said, cued(said, [
+            ("{a}", AnimationGroup(Fade(counts[0]), self.point_at(counts[0],
+                                                                  buff=AROUND_TEXT / 2))),
+            ("{c}", AnimationGroup(Fade(counts[1]), self.point_at(counts[1],
+                                                                  buff=AROUND_TEXT / 2))),
+            ("{b}", AnimationGroup(Fade(counts[2]), self.point_at(counts[2],
+                                                                  buff=AROUND_TEXT / 2)))],
+            step=0.8), a="bias.params_without", c="bias.extra", b="bias.params_with")
+        self.tell("The flag leaves the mask and the position rows alone; the prediction MLP "
+                  "keeps its own biases.", Fade(alone[0]),
                   cues=[("mask", lambda: Succession(Fade(alone.mask),
                                                      self.point_at(alone.mask))),
                         ("position rows", lambda: Succession(
                             Fade(alone.positions), self.point_at(alone.positions))),
                         ("prediction", lambda: Succession(Fade(alone.mlp),
                                                            self.point_at(alone.mlp)))])
-
-    # ------------------------------------------------------------ stored shapes
-
-    def stored_transposed(self) -> None:
-        """The lesson's W_Q [in, out], its head bands columns, beside the same numbers as
-        PyTorch stores them, [out, in]: each head's columns turn into its rows."""
-        d = self.ws.d_model
-        size = NUMBER_SIZE_SMALL if d > 4 else 26
-        ours = self.query_weights(size)
-        theirs = self.query_weights(size, transposed=True)
-        theirs.next_to(ours, RIGHT, buff=3.2 if d <= ELIDE_AFTER else 1.9).align_to(ours, UP)
-        lesson = VGroup(self.label("in this lesson", 22, MUTED), self.code("E · W_Q", 24),
-                        self.bound("W_Q [in, out] = {s}", 22, mono=True,
-                                   s="shapes.W_Q_packed")).arrange(DOWN, buff=0.35)
-        lesson.next_to(ours, UP, buff=0.3)
-        stored = VGroup(self.label("in PyTorch", 22, MUTED),
-                        self.bound("W_Qᵀ [out, in] = {t}", 22, mono=True,
-                                   t="bias.in_proj_block")).arrange(DOWN, buff=0.35)
-        stored.next_to(theirs, UP, buff=0.3).align_to(lesson, DOWN)
-        turn = Arrow(ours.get_right(), theirs.get_left(), buff=0.25, stroke_width=3,
-                     color=MUTED, tip_length=0.2)
-        turn_name = self.label("transpose", 20, MUTED).next_to(turn, UP, buff=0.1)
-        place(VGroup(ours, theirs, lesson, stored, turn, turn_name))
-        self.transposed = theirs
-        self.lesson_side = VGroup(ours, lesson, stored, turn, turn_name)
-        self.say("In this lesson a projection is E · W_Q, with W_Q shaped inputs by "
-                 "outputs, {s}.", Fade(VGroup(ours, lesson)),
-                 self.point_at(lesson[1:], buff=AROUND_TEXT), s="shapes.W_Q_packed")
-        d_cells = [(r, c) for r in range(d) for c in range(d)]
-        self.say("PyTorch stores each matrix transposed, outputs by inputs: {t}.",
-                 Fade(VGroup(stored, turn, turn_name, theirs.brackets)),
-                 *(TransformFromCopy(ours.cells[r][c], theirs.cells[r][c]) for r, c in d_cells),
-                 *(TransformFromCopy(a, b) for a, b in zip(ours.bands, theirs.bands,
-                                                           strict=True)),
-                 self.point_at(stored[1], buff=AROUND_TEXT), run_time=2.5,
-                 t="bias.in_proj_block")
-        self.say("The first head's columns turn into its rows, one row per output."
-                 if self.ws.n_heads > 1 else
-                 "Each column of W_Q turns into a row, one row per output.",
-                 self.point_at(ours.bands[0], theirs.bands[0], each=True, buff=0))
-
-    def stored_shapes(self) -> None:
-        """The transposed W_Q shrinks into the first of three stacked blocks (queries, keys,
-        values, each [out, in]); the packed offsets stand beside, then W_O's."""
-        theirs = self.transposed
-        d = self.ws.d_model
-        insides = [VGroup(self.code(name + "ᵀ", 22),
-                          self.bound("[out, in] = {s}", 18, MUTED, mono=True,
-                                     s="bias.in_proj_block")).arrange(DOWN, buff=0.12)
-                   for name in ("W_Q", "W_K", "W_V")]
-        # Room for a pointer inside, and for the strip of head colours clear of the name.
-        width = max(inside.width for inside in insides) + 0.9 + 2 * STRIP
-        height = max(inside.height for inside in insides) + 0.6
-        blocks = VGroup()
-        for inside in insides:
-            box = Rectangle(width=width, height=height, stroke_color=MUTED, stroke_width=2)
-            tints = VGroup()
-            for h in self.head_numbers():
-                share = height * self.ws.d_head / d
-                colour = self.head_colour(h)
-                tints.add(Rectangle(width=STRIP, height=share, stroke_width=0,
-                                    fill_color=colour, fill_opacity=0.6)
-                          .move_to(box.get_corner(UP + LEFT)
-                                   + RIGHT * STRIP / 2 + DOWN * share * (h - 0.5)))
-            blocks.add(VGroup(tints, box, inside.move_to(box).shift(RIGHT * STRIP / 2)))
-        blocks.arrange(DOWN, buff=0)
-        brace = Brace(blocks, RIGHT, color=MUTED)
-        packed = self.shape("in_proj_weight", "bias.in_proj_weight", 22)
-        packed.next_to(brace, RIGHT, buff=0.2)
-        slot = height / d
-        biases = VGroup()
-        for block in range(3):
-            for c in range(d):
-                colour = self.head_colour(c // self.ws.d_head + 1)
-                biases.add(Rectangle(width=0.32, height=slot, stroke_width=1,
-                                     stroke_color=colour, fill_color=colour,
-                                     fill_opacity=0.5 if block == 0 else 0.2))
-        biases.arrange(DOWN, buff=0)
-        biases.next_to(packed, RIGHT, buff=0.6).match_y(blocks)
-        bias_name = VGroup(self.shape("in_proj_bias", "bias.in_proj_bias", 22),
-                           self.label("one offset per row", 18, MUTED)
-                           ).arrange(DOWN, buff=0.3, aligned_edge=LEFT)
-        bias_name.next_to(biases, RIGHT, buff=0.25)
-        rows = [[self.shape("out_proj.weight", "bias.out_proj_weight", 22),
-                 self.label("W_O, stored transposed", 20, MUTED)],
-                [self.shape("out_proj.bias", "bias.out_proj_bias", 22),
-                 self.label("output offsets", 20, MUTED)]]
-        rest = grid(rows, h_buff=0.5, v_buff=0.3)
-        right = VGroup(blocks, brace, packed, biases, bias_name)
-        rest.next_to(right, DOWN, buff=0.45)
-        everything = VGroup(right, rest)
-        place(everything)
-        # The transposed matrix becomes the first block: its bands the block's tints, its
-        # brackets the block's outline, its numbers giving way to the block's name.
-        self.remove(theirs)
-        self.add(theirs.bands, theirs.body, theirs.brackets)
-        tints, box, inside = blocks[0]
-        with self.silence("the lesson's matrix makes way for the stack"):
-            self.play(Fade(self.lesson_side, appear=False), run_time=0.5)
-        self.say("It stacks the query, key and value matrices along the rows into "
-                 "in_proj_weight, {w}.",
-                 ReplacementTransform(theirs.bands, tints),
-                 ReplacementTransform(theirs.brackets, box),
-                 Fade(theirs.body, appear=False), Fade(inside),
-                 LaggedStart(Fade(blocks[1]), Fade(blocks[2]), Fade(VGroup(brace, packed)),
-                             lag_ratio=0.5),
-                 self.point_at(packed, buff=AROUND_TEXT), run_time=2.5,
-                 w="bias.in_proj_weight")
-        first = VGroup(*biases[:self.ws.d_head])
-        b = self.label("b", 22, self.head_colour(1)).next_to(first, LEFT, buff=0.15)
-        self.say("Their offsets sit together in in_proj_bias, {b}, the first head's b on "
-                 "top." if self.ws.n_heads > 1 else
-                 "Their offsets sit together in in_proj_bias, {b}, the head's b on top.",
-                 Fade(VGroup(biases, bias_name, b)),
-                 self.point_at(VGroup(first, b), bias_name[0], each=True,
-                               buff=AROUND_TEXT / 2), b="bias.in_proj_bias")
-        self.say("W_O is stored transposed in out_proj.weight, {w}, and its offsets in "
-                 "out_proj.bias, {b}.", Fade(VGroup(*rows[0], *rows[1])),
-                 self.point_at(rows[0][0], rows[1][0], each=True, buff=AROUND_TEXT / 2),
-                 w="bias.out_proj_weight", b="bias.out_proj_bias")
 
     # ------------------------------------------------------------ this lesson
 
@@ -600,21 +474,19 @@ class BiasFlag(LibraryScene):
                           for name in ("W_Q", "W_K", "W_V", "W_O")))
         blocks.arrange(RIGHT, buff=0.9, aligned_edge=UP)
         flag = self.code("bias=False", 32)
-        gone = VGroup(self.code("in_proj_bias: None", 22), self.code("out_proj.bias: None", 22)
-                      ).arrange(RIGHT, buff=0.8)
         aside = self.label("a simplification, not a verdict", 24, MUTED)
         rows = [block.offsets for block in blocks]
-        VGroup(flag, blocks, gone, aside).arrange(DOWN, buff=0.6)
-        gone[0].set_x(blocks[:3].get_x())  # in_proj's offsets under W_Q, W_K and W_V
-        gone[1].set_x(blocks[3].get_x())
-        place(VGroup(flag, blocks, gone, aside))
+        VGroup(flag, blocks, aside).arrange(DOWN, buff=0.6)
+        place(VGroup(flag, blocks, aside))
         empty = VGroup(*(DashedVMobject(Rectangle(width=row.width, height=row.height,
                                                   stroke_color=MUTED, stroke_width=1.5),
                                         num_dashes=16).move_to(row) for row in rows))
         self.say("This lesson uses bias=False, so the layer matches the hand-chosen worksheet "
                  "exactly.", Fade(VGroup(blocks, flag)), self.point_at(flag, buff=AROUND_TEXT))
-        self.say("Without the flag, every offset row is gone.",
-                 *(Fade(row, appear=False) for row in rows), Fade(empty), Fade(gone),
-                 self.point_at(*empty, each=True, buff=AROUND_TEXT / 2))
-        self.say("That is a simplification, not a claim that no bias is better.",
-                 Fade(aside), self.point_at(aside, buff=AROUND_TEXT))
+        said = "Without the flag every offset row is gone: a simplification, not a claim " \
+            "that no bias is better."
+        self.say(said, cued(said, [
+            ("gone", self.point_at(*empty, each=True, buff=AROUND_TEXT / 2)),
+            ("simplification", AnimationGroup(Fade(aside),
+                                              self.point_at(aside, buff=AROUND_TEXT)))],
+            opening=[*(Fade(row, appear=False) for row in rows), Fade(empty)], step=0.8))
