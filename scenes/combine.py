@@ -108,16 +108,51 @@ def owner(scene: LectureScene, coordinate: int) -> int:
     return coordinate // scene.ws.d_head + 1
 
 
+def copied_feature(scene: LectureScene, c: int) -> int | None:
+    """The model feature joined coordinate ``c`` carries: the one its head's value column
+    copies (``params.hN.V_features``), or ``None`` for a column that mixes features."""
+    picked = int(scene.v.value(f"params.h{owner(scene, c)}.V_features")[c % scene.ws.d_head])
+    return None if picked < 0 else picked
+
+
+def carried(scene: LectureScene, c: int, slot: str = "f") -> tuple[str, dict[str, str],
+                                                                   dict[str, str]]:
+    """What joined coordinate ``c`` carries, as a template fragment with its words and
+    keys: the copied feature (``{f}``), or for a column that mixes features its place in
+    its head's message (``value {f}``, the number bound)."""
+    copied = copied_feature(scene, c)
+    if copied is None:
+        return "value {" + slot + "}", {}, {slot: f"dims.value_numbers[{c % scene.ws.d_head}]"}
+    return "{" + slot + "}", {slot: scene.ws.lesson.features[copied]}, {}
+
+
+def carried_name(scene: LectureScene, c: int, size: float, colour: str = MUTED,
+                 template: str = "{f}", words: dict[str, str] | None = None,
+                 **keys: str) -> Mobject:
+    """A label naming what joined coordinate ``c`` carries (see :func:`carried`) inside
+    ``template``, whose slot ``{f}`` it fills (``words`` and ``keys`` fill the others)."""
+    fragment, named, bound = carried(scene, c)
+    return scene.bound(template.replace("{f}", fragment), size, colour,
+                       words={**named, **(words or {})}, **bound, **keys)
+
+
 def coordinate_label(scene: LectureScene, c: int, size: float = LABEL,
                      stacked: bool = False) -> Mobject:
-    """``H2 person``: the head a joined coordinate comes from and its feature, in the
-    head's colour; ``stacked``, the head over the feature (a narrow label for a cell)."""
+    """``H2 person``: the head a joined coordinate comes from and what it carries (the
+    feature its head's value column copies, else ``value 1``…), in the head's colour;
+    ``stacked``, the head over what it carries (a narrow label for a cell)."""
     h, colour = owner(scene, c), scene.head_colour(owner(scene, c))
+    head = f"dims.head_numbers[{h - 1}]"
     if not stacked:
-        return scene.bound("H{h} {f}", size, colour, h=f"dims.head_numbers[{h - 1}]",
-                           words={"f": scene.ws.lesson.features[c]})
-    return VGroup(scene.bound("H{h}", size, colour, h=f"dims.head_numbers[{h - 1}]"),
-                  feature(scene, c, size, colour=colour)).arrange(DOWN, buff=0.06)
+        return carried_name(scene, c, size, colour, "H{h} {f}", h=head)
+    return VGroup(scene.bound("H{h}", size, colour, h=head),
+                  carried_name(scene, c, size, colour)).arrange(DOWN, buff=0.06)
+
+
+def signed_slot(scene: LectureScene, slot: str, key: str, enclosed: bool = True) -> str:
+    """A template slot for ``key``, in parentheses when its value is negative and
+    ``enclosed`` (a factor, or a term after the first)."""
+    return "({" + slot + "})" if scene.v.value(key) < 0 and enclosed else "{" + slot + "}"
 
 
 def negative(number: Mobject) -> bool:
@@ -172,7 +207,7 @@ class ConcatOutputResidual(LectureScene):
         heads = range(1, self.ws.n_heads + 1)
         numbers = [[self.num(f"{self.s}.h{h}.message[{i}]", SIZE, self.head_colour(h))
                     for i in range(self.d)] for h in heads]
-        names = [[feature(self, (h - 1) * self.d + i, SMALL) for i in range(self.d)]
+        names = [[carried_name(self, (h - 1) * self.d + i, SMALL) for i in range(self.d)]
                  for h in heads]
         joined = [self.num(f"{self.s}.joined[{self.last}][{i}]", SIZE,
                            self.head_colour(self.owner(i))) for i in range(self.ws.d_model)]
@@ -206,12 +241,16 @@ class ConcatOutputResidual(LectureScene):
         self.joined_row.scale(self.strips[0].height / self.joined.height)
         self.joined_row.shift(DOWN * 0.8 - self.joined.get_center())
         self.labelled = labelled
+        # The receiver named on screen as the voice names it: the sentence's last token.
+        self.receiver_note = self.bound("receiver: the final “{w}”", 22, INK,
+                                        words={"w": self.receiver})
+        self.receiver_note.next_to(labelled, UP, buff=0.35)
         template = "Every head has handed the receiver “{w}” its own message of {d} numbers."
-        self.say(template, cued(template, [*zip(("handed", "own", "message", "of"),
-                                                map(fade_in, labelled[:-1]), strict=False),
-                                           ("{d}", fade_in(each))],
-                                opening=[Write(self.heading)]),
-                 words={"w": self.receiver}, d="dims.d_head")
+        self.say(template, cued(template, [
+            ("receiver", fade_in(self.receiver_note)),
+            *zip(("its", "own", "message", "of"), map(fade_in, labelled[:-1]), strict=False),
+            ("{d}", fade_in(each))], opening=[Write(self.heading)]),
+            words={"w": self.receiver}, d="dims.d_head")
 
     def concatenate(self) -> None:
         joins = [AnimationGroup(TransformFromCopy(block, self.joined_block(h)),
@@ -239,7 +278,7 @@ class ConcatOutputResidual(LectureScene):
         pointer = self.unpoint()
         with self.silence("the joined row moves to the left of W_O"):
             self.play(fade_out(self.labelled), fade_out(self.shape),
-                      *optional(pointer))
+                      fade_out(self.receiver_note), *optional(pointer))
             self.play(Transform(self.joined_row, layout.joined_row))
         template = "W_O is one matrix of shape {shape}: a row for each joined coordinate, " \
                    "a column for each coordinate of the update."
@@ -270,29 +309,39 @@ class ConcatOutputResidual(LectureScene):
 
     def mixing(self) -> None:
         i, h = self.path, self.owner(self.path)
-        f, g = self.ws.lesson.features[i], self.ws.lesson.features[0]
+        g = self.ws.lesson.features[0]
+        fragment, named, keyed = carried(self, i)
+        # "its person coordinate", or for a value column that mixes features "its value
+        # coordinate 1"
+        copied = copied_feature(self, i) is not None
+        phrase = fragment + " coordinate" if copied else "value coordinate {f}"
         m, w, t = (f"{self.s}.joined[{self.last}][{i}]", f"params.W_O[{i}][0]",
                    f"{self.s}.update_terms[{i}][0]")
+        head = f"dims.head_numbers[{h - 1}]"
         template = "Yet a row reaches every column, so a head's coordinate can write into any " \
                    "coordinate of the update."
         row = VGroup(*self.W.cells[i])  # the numbers: an outline round its label as well
         # would pass through the next row's label
         self.say(template, cued(template, [("a row", self.point_at(row, buff=0.05))]))
         coordinate = VGroup(self.joined[i], self.joined_labels[i])
-        template = "Follow head {h}'s {f} coordinate, {m}: its W_O entry in the {g} column " \
+        entry = self.W.cells[i][0]
+        template = "Follow head {h}'s " + phrase + ", {m}: its W_O entry in the {g} column " \
                    "is {w}."
+        # both outlined together, so the pair stays in view as the sentence ends
         self.say(template, cued(template, [("{m}", self.point_at(coordinate)),
-                                           ("{w}", self.point_at(self.W.cells[i][0], buff=0.05))]),
-                 h=f"dims.head_numbers[{h - 1}]", m=m, w=w, words={"f": f, "g": g})
-        template = "Their product, {m} × {w} = {t}, is what head {h}'s {f} writes into {g}."
+                                           ("entry", self.point_at(coordinate, entry,
+                                                                   each=True))]),
+                 h=head, m=m, w=w, words={**named, "g": g}, **keyed)
+        template = "Their product, {m} × " + signed_slot(self, "w", w) + " = {t}, is what " \
+            "head {h}'s " + (fragment if copied else phrase) + " writes into {g}."
         self.say(template, cued(template, [("Their", fade_in(self.path_line)),
                                            ("{t}", self.point_at(self.path_line)),
-                                           ("{f} writes", self.point_at(coordinate)),
-                                           ("into {g}", self.point_at(self.W.col_names[0]))]),
-                 m=m, w=w, t=t, h=f"dims.head_numbers[{h - 1}]", words={"f": f, "g": g})
+                                           ("writes", self.point_at(
+                                               coordinate, self.W.col_names[0], each=True))]),
+                 m=m, w=w, t=t, h=head, words={**named, "g": g}, **keyed)
         template = "It is the {g} entry of head {h}'s share: {t}."
         self.say(template, cued(template, [("{g}", self.point_at(self.shares[h - 1][1][0]))]),
-                 h=f"dims.head_numbers[{h - 1}]", t=t, words={"g": g})
+                 h=head, t=t, words={"g": g})
 
     def update(self) -> None:
         self.say("Adding the shares gives the update ΔE for the receiver.",
@@ -326,17 +375,28 @@ class ConcatOutputResidual(LectureScene):
         table, rows = self.residual_layout()
         feature_name = self.ws.lesson.features[0]
         last = f"[{self.last}][0]"
-        self.say("The residual connection adds the update to the receiver's own input row: "
-                 "E′ = E + ΔE.", fade_in(table))
-        template = "For {f}, {e} + " + self.signed("u", f"{self.s}.delta{last}") + " = {p}."
+        place = table.get_center()
+        table.set_x(0)  # alone at first, in the middle; it moves aside for every token's row
+        template = "The residual connection adds the update to the receiver's own input " \
+                   "row: E′ = E + ΔE."
+        self.say(template, cued(template, [("adds", self.point_at(table.update_row)),
+                                           ("input", self.point_at(table.input_row))],
+                                opening=[fade_in(table)]))
+        template = "Adding instead of replacing keeps the input row: the layer only adds what " \
+                   "the heads found."
+        self.say(template, cued(template, [("keeps", self.point_at(table.input_row)),
+                                           ("only adds", self.point_at(table.update_row))]))
+        template = "For {f}, {e} + " + signed_slot(self, "u", f"{self.s}.delta{last}") + " = {p}."
         self.say(template, cued(template, [("{f}", self.point_at(table.first)),
                                            ("{p}", self.point_at(table.column[2]))]),
                  words={"f": feature_name}, e=f"{self.s}.E{last}", u=f"{self.s}.delta{last}",
                  p=f"{self.s}.E_prime{last}")
+        self.section("every row")
         template = "Every token row is updated the same way, so E′ keeps the shape of E, " \
                    "{shape}."
         self.say(template, cued(template, [("Every", AnimationGroup(
-            fade_in(rows), self.point_at(rows.matrix.body, rows.matrix.row_labels))),
+            table.animate.move_to(place), fade_in(rows),
+            self.point_at(rows.matrix.body, rows.matrix.row_labels))),
             ("{shape}", AnimationGroup(fade_in(rows.shape), self.point_at(rows.shape)))]),
             shape="shapes.E_prime")
         self.say("Its last row goes on to the prediction.",
@@ -439,10 +499,10 @@ class ConcatOutputResidual(LectureScene):
         i, h = self.path, self.owner(self.path)
         w = f"params.W_O[{i}][0]"
         path_line = VGroup(
-            self.bound("Head {h}'s {f} → {g}:", SIZE, self.head_colour(h),
-                       words={"f": self.ws.lesson.features[i], "g": self.ws.lesson.features[0]},
-                       h=f"dims.head_numbers[{h - 1}]"),
-            self.bound("{m} × " + self.signed("w", w) + " = {t}", SIZE, self.head_colour(h),
+            carried_name(self, i, SIZE, self.head_colour(h), "Head {h}'s {f} → {g}:",
+                         words={"g": self.ws.lesson.features[0]},
+                         h=f"dims.head_numbers[{h - 1}]"),
+            self.bound("{m} × " + signed_slot(self, "w", w) + " = {t}", SIZE, self.head_colour(h),
                        mono=True, m=f"{s}.joined[{last}][{i}]", w=w,
                        t=f"{s}.update_terms[{i}][0]"))
         path_line.arrange(DOWN, buff=0.15, aligned_edge=LEFT)
@@ -493,16 +553,16 @@ class ConcatOutputResidual(LectureScene):
             a, b = f"{s}.joined[{last}][{i}]", f"params.W_O[{i}][0]"
             colour = MUTED if i in zero else self.head_colour(self.owner(i))
             if few:
-                factors.append(self.bound(("+ " if place else "") + self.signed("a", a) + " × "
-                                          + self.signed("b", b), SIZE, colour, mono=True, a=a,
-                                          b=b))
+                factors.append(self.bound(("+ " if place else "") + signed_slot(self, "a", a)
+                                          + " × " + signed_slot(self, "b", b), SIZE, colour,
+                                          mono=True, a=a, b=b))
                 if i in zero:
                     greyed.append(factors[-1])
         for place, i in enumerate([i for i in terms if not few or i not in zero] or terms):
             t = f"{s}.update_terms[{i}][0]"
             colour = MUTED if i in zero else self.head_colour(self.owner(i))
             products.append(self.bound(("+ " if place else "= " if few else "")
-                                       + self.signed("t", t, place > 0), SIZE, colour,
+                                       + signed_slot(self, "t", t, place > 0), SIZE, colour,
                                        mono=True, t=t))
             if i in zero and not few:
                 greyed.append(products[-1])
@@ -518,11 +578,6 @@ class ConcatOutputResidual(LectureScene):
         equation.greyed, equation.total = greyed, total
         return equation
 
-    def signed(self, slot: str, key: str, enclosed: bool = True) -> str:
-        """A template slot for ``key``, in parentheses when its value is negative and
-        ``enclosed`` (a factor, or a term after the first)."""
-        is_negative = self.v.value(key) < 0
-        return "({" + slot + "})" if is_negative and enclosed else "{" + slot + "}"
 
     def residual_layout(self) -> tuple[VGroup, VGroup]:
         """On the left, the receiver's input row, update and their sum under the feature
@@ -546,6 +601,8 @@ class ConcatOutputResidual(LectureScene):
         table = VGroup(grid, rule)
         table.column = [cells[(r + 1) * width + 1] for r in range(len(rows))]
         table.first = VGroup(cells[1], *table.column)
+        table.input_row = VGroup(*cells[width:2 * width])
+        table.update_row = VGroup(*cells[2 * width:3 * width])
         table.result = VGroup(*cells[3 * width:4 * width])
 
         tokens = self.ws.sentences[s]
@@ -579,6 +636,8 @@ LONG_ROW = 12
 """Longer hidden rows show their first entries, "…", and their last."""
 HEAD_SIZE = 17
 """Size of the head labels over the other context's weight columns."""
+PANEL = 20
+"""Size of the words and numbers beside the bars of the two softmaxes."""
 
 
 def row_indices(length: int) -> list[int | None]:
@@ -590,10 +649,15 @@ def row_indices(length: int) -> list[int | None]:
 
 
 class PredictionMLP(LectureScene):
-    """The receiver's updated row through the prediction MLP to vocabulary probabilities."""
+    """The receiver's updated row through the prediction MLP to vocabulary probabilities:
+    one pre-activation worked out from its column of W_hidden, the path from E′ to the
+    predicted word's logit, and the two softmaxes side by side."""
 
     def construct(self) -> None:
         self.s, self.last = self.ws.walkthrough, self.ws.length - 1
+        self.predicted = int(self.v.value(f"{self.s}.prediction"))
+        self.unit = int(self.v.value(f"{self.s}.top_hidden"))
+        self.source = self.strongest_input()
         self.section("updated row")
         heading = self.title("From the updated row to the next word")
         self.updated_row(heading)
@@ -603,8 +667,16 @@ class PredictionMLP(LectureScene):
         self.logits()
         self.section("probabilities")
         self.probabilities()
+        self.section("path to the word")
+        self.path_to_the_word()
         self.section("two choices")
         self.two_choices()
+
+    def strongest_input(self) -> int:
+        """The coordinate of E′ whose term adds most to the hidden number that adds most to
+        the predicted word's logit (the first of equals): where the path starts."""
+        terms = [row[self.unit] for row in self.v.value(f"{self.s}.hidden_terms")]
+        return max(range(len(terms)), key=lambda c: (terms[c], -c))
 
     # ------------------------------------------------------------------ steps
 
@@ -614,38 +686,52 @@ class PredictionMLP(LectureScene):
                    "now carry context from every head."
         self.say(template, cued(template, [("{n}", self.point_at(self.row.body,
                                                                 self.row.brackets))],
-                                opening=[Write(heading), fade_in(self.stages[0])]),
+                                opening=[Write(heading), fade_in(self.updated)]),
                  n="dims.d_model")
 
     def hidden_layer(self) -> None:
-        into, pre, relu, hidden = self.stages[1:]
-        template = "W_hidden, a {d} × {n} matrix, and the bias b_hidden map these {d} numbers " \
-                   "to {n}."
+        pre, column, worked = self.pre, self.column, self.worked
+        template = "W_hidden, with {d} rows and {n} columns, and the bias b_hidden map these " \
+                   "{d} numbers to {n}."
         self.say(template, cued(template, [("to {n}", AnimationGroup(
-            fade_in(pre), self.point_at(pre.row)))], opening=[fade_in(into)]),
+            fade_in(pre), self.point_at(pre.row)))], opening=[fade_in(self.into)]),
             d="dims.d_model", n="dims.hidden")
-        template = "Each is a pre-activation: a weighted sum of E′ plus a bias, before any " \
-                   "ReLU."
-        self.say(template, cued(template, [("pre-activation", self.point_at(pre.name))]))
+        template = "Each is a pre-activation: E′ times one column of W_hidden, plus that " \
+                   "column's bias, before any ReLU."
+        # the arrow and the pre-activations move down, and the column comes in under E′
+        opening = [*optional(self.unpoint()), *(part.animate.shift(DOWN * self.room)
+                                                for part in (self.into, pre))]
+        self.say(template, cued(template, [
+            ("pre-activation", self.point_at(pre.name)),
+            ("one column", AnimationGroup(fade_in(column), self.point_at(
+                self.row.body, column.row, each=True))),
+            ("bias", self.point_at(column.bias))], opening=opening))
+        entry = [pre.row.cells[pre.row.shown.index(self.unit)]] \
+            if self.unit in pre.row.shown else []
+        template = "Here the products and the bias add up to {x}, this column's entry."
+        self.say(template, cued(template, [
+            ("products", AnimationGroup(fade_in(worked), self.point_at(worked.factors))),
+            ("{x}", self.point_at(worked.total, *entry, each=True))]),
+            x=f"{self.s}.hidden_pre[{self.unit}]")
         template = "ReLU keeps the positive ones and sets the negative ones to zero."
         values = self.v.value(f"{self.s}.hidden_pre")
         self.marks = VGroup(*(self.highlight(row.cells[place], INK)
-                              for row in (pre.row, hidden.row)
+                              for row in (pre.row, self.hidden.row)
                               for place, i in enumerate(row.shown)
                               if i is not None and values[i] <= 0))
         half = len(self.marks) // 2
-        cues = [("ReLU", AnimationGroup(fade_in(relu, hidden), *optional(self.unpoint())))]
+        cues = [("ReLU", AnimationGroup(fade_in(self.relu, self.hidden),
+                                        *optional(self.unpoint())))]
         if half:
             cues += [("negative", Create(self.marks[:half])),
                      ("zero", Create(self.marks[half:]))]
         self.say(template, cued(template, cues))
 
     def logits(self) -> None:
-        hidden = self.stages[-1]
         pointer = self.unpoint()
         with self.silence("the hidden row moves up to make room for the logits"):
             self.play(*map(fade_out, [*self.stages[:-1], self.marks]), *optional(pointer))
-            self.play(Transform(hidden, self.raised))
+            self.play(Transform(self.hidden, self.raised))
         template = "W_vocab and b_vocab give one logit per vocabulary word, {v} in all."
         table = self.table
         self.say(template, cued(template, [
@@ -656,7 +742,6 @@ class PredictionMLP(LectureScene):
         self.say(template, cued(template, [("raw score", self.point_at(table.logits))]))
 
     def probabilities(self) -> None:
-        p = self.v.value(f"{self.s}.prediction")
         table = self.table
         template = "Softmax over the whole vocabulary turns logits into probabilities; each " \
                    "bar is as long as its probability."
@@ -686,28 +771,61 @@ class PredictionMLP(LectureScene):
                                                fade_in(table.predicted), self.point_at(
                                                    table.prob_cells[place], table.bars[place],
                                                    table.predicted)))]),
-                 words={"w": self.ws.vocab[p]}, x=f"{self.s}.probs[{p}]")
+                 words={"w": self.ws.vocab[self.predicted]},
+                 x=f"{self.s}.probs[{self.predicted}]")
+
+    def path_to_the_word(self) -> None:
+        """The payoff: the coordinate of E′ the heads' update filled, through one hidden
+        number, to the predicted word's logit."""
+        s, last, k, c, p = self.s, self.last, self.unit, self.source, self.predicted
+        path, table = self.path, self.table
+        pointer = self.unpoint()
+        with self.silence("the hidden row gives way to the path from the updated row"):
+            self.play(fade_out(self.hidden, self.readout.stem, *self.readout[1]),
+                      *optional(pointer), run_time=0.8)
+        template = "Why “{w}”? Start at E′'s {f} coordinate, {e}, of which the heads' update " \
+                   "gave {d}."
+        self.say(template, cued(template, [
+            ("{f}", AnimationGroup(fade_in(path.steps[0]), self.point_at(path.steps[0]))),
+            ("{d}", self.point_at(path.update))]),
+            words={"w": self.ws.vocab[p], "f": self.ws.lesson.features[c]},
+            e=f"{s}.E_prime[{last}][{c}]", d=f"{s}.delta[{last}][{c}]")
+        logit = table.logit_cells[table.place]
+        template = "Through W_hidden it feeds the hidden number {h}; times W_vocab's {u}, that " \
+                   "adds {t} to the logit of “{w}”, {l}."
+        self.say(template, cued(template, [
+            ("{h}", AnimationGroup(fade_in(path.arrows[0], path.steps[1]),
+                                   self.point_at(path.steps[1]))),
+            ("{u}", AnimationGroup(fade_in(path.arrows[1], path.steps[2]),
+                                   self.point_at(path.arrows[1]))),
+            ("adds", self.point_at(path.steps[2])),
+            ("logit", self.point_at(path.steps[2], logit, each=True))]),
+            words={"w": self.ws.vocab[p]}, h=f"{s}.hidden[{k}]",
+            u=f"params.W_vocab[{k}][{p}]", t=f"{s}.logit_terms[{k}][{p}]",
+            l=f"{s}.logits[{last}][{p}]")
 
     def two_choices(self) -> None:
+        pointer = self.unpoint()
+        attention, vocabulary = self.softmaxes
+        with self.silence("the path and the word table give way to the two softmaxes"):
+            self.play(self.gone(self.path, self.table), *optional(pointer), run_time=0.8)
         template = "Two softmaxes, two jobs: attention weights choose which source positions " \
                    "a head reads, and vocabulary probabilities choose which word comes next."
-        pointer = self.unpoint()
-        with self.silence("the hidden row gives way to the two jobs"):
-            self.play(fade_out(self.stages[-1], self.readout.stem, *self.readout[1]),
-                      *optional(pointer), run_time=0.8)
         self.say(template, cued(template, [
-            ("attention", AnimationGroup(fade_in(self.contrast[0]),
-                                         self.point_at(self.contrast[0]))),
-            ("vocabulary", AnimationGroup(fade_in(self.contrast[1]),
-                                          self.point_at(self.contrast[1])))]))
+            ("attention", AnimationGroup(fade_in(attention), self.point_at(attention.bars))),
+            ("vocabulary", AnimationGroup(fade_in(vocabulary),
+                                          self.point_at(vocabulary.bars)))]))
         self.wait(0.5)
 
     # ------------------------------------------------------------------ layout
 
     def build_pipeline(self) -> None:
-        """E′'s last row → pre-activations → ReLU → the hidden row, one row under another
-        with their names on the left; then, for the logits, the hidden row raised to the
-        top (``raised``), the readout arrow and the table of the most probable words."""
+        """E′'s last row, one column of W_hidden under it (its entries under the
+        coordinates they multiply) with its bias, that pre-activation worked out, the
+        pre-activations, ReLU and the hidden row, one under another with their names on
+        the left; then, for the logits, the hidden row raised to the top (``raised``), the
+        readout arrow and the table of the most probable words; the path from E′ to the
+        predicted word (``path``) and the two softmaxes (``softmaxes``)."""
         s, last = self.s, self.last
         columns = shown_indices(self.ws.d_model)
         names = [feature(self, c, SMALL) for c in columns]
@@ -716,23 +834,35 @@ class PredictionMLP(LectureScene):
         for c, name in zip(columns, names, strict=True):
             if c is None:  # "…" stands low in its line: level it with the feature names
                 name.set_y(names[0].get_y())
-        stages = [self.stage(self.row, self.bound("E′, last row: {n} numbers", SMALL, MUTED,
-                                                  n="dims.d_model")),
-                  self.arrow(self.bound("× W_hidden ({d} × {n}) + b_hidden", SMALL, MUTED,
-                                        d="dims.d_model", n="dims.hidden")),
-                  self.stage(self.row_vector(f"{s}.hidden_pre"),
-                             self.bound("{n} pre-activations", SMALL, MUTED, n="dims.hidden")),
-                  self.arrow(self.label("ReLU: negatives become zero", SMALL, MUTED)),
-                  self.stage(self.row_vector(f"{s}.hidden"), self.label("hidden", SMALL, MUTED))]
+        self.updated = self.stage(self.row, self.bound("E′, last row: {n} numbers", SMALL,
+                                                       MUTED, n="dims.d_model"))
+        self.column = self.hidden_column(columns)
+        self.worked = self.pre_activation()
+        self.into = self.arrow(self.bound("× W_hidden ({d} × {n}) + b_hidden", SMALL, MUTED,
+                                          d="dims.d_model", n="dims.hidden"))
+        self.pre = self.stage(self.row_vector(f"{s}.hidden_pre"),
+                              self.bound("{n} pre-activations", SMALL, MUTED, n="dims.hidden"))
+        self.relu = self.arrow(self.label("ReLU: negatives become zero", SMALL, MUTED))
+        self.hidden = self.stage(self.row_vector(f"{s}.hidden"),
+                                 self.label("hidden", SMALL, MUTED))
         values = self.v.value(f"{s}.hidden")
-        for place, i in enumerate(stages[4].row.shown):
+        for place, i in enumerate(self.hidden.row.shown):
             if i is not None and values[i] <= 0:  # what ReLU zeroed
-                stages[4].row.cells[place].set_color(MUTED)
-        self.stages = self.stack(stages)
+                self.hidden.row.cells[place].set_color(MUTED)
+        self.stages = self.stack([self.updated, self.column, self.worked, self.into, self.pre,
+                                  self.relu, self.hidden])
+        # the column's entries under the coordinates of E′ they multiply
+        self.column.shift(RIGHT * (self.row.cells[0][0].get_x()
+                                   - self.column.row.cells[0].get_x()))
+        self.worked.align_to(self.column.name, LEFT)
         fit(self.stages, FRAME_WIDTH, TOP - BOTTOM)
         self.stages.move_to([0, (TOP + BOTTOM) / 2, 0])
+        # Until the column comes in, the arrow and the pre-activations stand right under E′.
+        self.room = self.column.get_top()[1] - self.into.get_top()[1]
+        for part in (self.into, self.pre):
+            part.shift(UP * self.room)
 
-        raised = self.stages[-1].copy()
+        raised = self.hidden.copy()
         self.table = self.top_words()
         self.readout = self.arrow(VGroup(
             self.bound("× W_vocab ({n} × {v}) + b_vocab", SMALL, MUTED, n="dims.hidden",
@@ -743,12 +873,153 @@ class PredictionMLP(LectureScene):
         after.move_to([0, (TOP + BOTTOM) / 2, 0]).align_to([0, TOP, 0], UP)
         self.table.set_x(0)
         self.raised = raised
-        self.contrast = VGroup(
-            self.label("attention weights: which sources a head reads", 22, INK),
-            self.label("vocabulary probabilities: which word comes next", 22, INK),
-        ).arrange(DOWN, buff=0.2, aligned_edge=LEFT)
-        fit(self.contrast, FRAME_WIDTH)
-        self.contrast.move_to([0, (TOP + self.table.get_top()[1]) / 2, 0])
+        self.path = self.word_path()
+        fit(self.path, FRAME_WIDTH, TOP - self.table.get_top()[1] - 0.3)
+        self.path.move_to([0, 0, 0]).align_to([0, TOP, 0], UP)
+        self.softmaxes = self.two_softmaxes()
+
+    def hidden_column(self, columns: Sequence[int | None]) -> VGroup:
+        """The column of W_hidden for the hidden number the path follows, as a row whose
+        entries stand under the coordinates of E′ they multiply; its bias after it."""
+        k = self.unit
+        cells = []
+        for c, above in zip(columns, self.row.cells[0], strict=True):
+            cell = self.label("…", SIZE) if c is None else \
+                self.num(f"params.W_hidden[{c}][{k}]", SIZE)
+            cells.append(cell.move_to(above))
+        body = VGroup(*cells)
+        row = VGroup(body, brackets(body))
+        row.cells, row.body, row.brackets = cells, body, row[1]
+        bias = self.bound("bias: " + signed_slot(self, "b", f"params.b_hidden[{k}]", False),
+                          SIZE, INK, b=f"params.b_hidden[{k}]")
+        bias.next_to(row.brackets, RIGHT, buff=0.4)
+        column = self.stage(row, self.label("one column of W_hidden", SMALL, MUTED))
+        column.add(bias)
+        column.bias = bias
+        return column
+
+    def pre_activation(self) -> VGroup:
+        """That hidden number worked out: each coordinate of E′ times its entry of the
+        column (a zero entry greyed), plus the bias; then the products that are left, the
+        bias and their total. Attributes ``factors`` and ``total``."""
+        s, last, k = self.s, self.last, self.unit
+        terms = range(self.ws.d_model)
+        zero = {c for c in terms if self.v.value(f"params.W_hidden[{c}][{k}]") == 0}
+        factors: list[Mobject] = []
+        for place, c in enumerate(terms):
+            a, b = f"{s}.E_prime[{last}][{c}]", f"params.W_hidden[{c}][{k}]"
+            factors.append(self.bound(("+ " if place else "") + signed_slot(self, "a", a, place > 0)
+                                      + " × " + signed_slot(self, "b", b), SIZE,
+                                      MUTED if c in zero else INK, mono=True, a=a, b=b))
+        bias = f"params.b_hidden[{k}]"
+        factors.append(self.bound("+ " + signed_slot(self, "b", bias), SIZE, INK, mono=True,
+                                  b=bias))
+        products = [self.bound(("= " if place == 0 else "+ ") +
+                               signed_slot(self, "t", f"{s}.hidden_terms[{c}][{k}]", place > 0),
+                               SIZE, INK, mono=True, t=f"{s}.hidden_terms[{c}][{k}]")
+                    for place, c in enumerate([c for c in terms if c not in zero] or [0])]
+        products.append(self.bound("+ " + signed_slot(self, "b", bias), SIZE, INK, mono=True,
+                                   b=bias))
+        total = self.bound("= {x}", SIZE, INK, mono=True, x=f"{s}.hidden_pre[{k}]")
+        width = FRAME_WIDTH - 1.0
+        first, second = flow(factors, width), flow([*products, total], width)
+        worked = VGroup(first, second).arrange(DOWN, buff=0.18, aligned_edge=LEFT)
+        worked.factors, worked.total = first, total
+        return worked
+
+    def word_path(self) -> VGroup:
+        """E′'s coordinate (and what the heads' update added to it) → the hidden number →
+        what it adds to the predicted word's logit, each step a name over its number, the
+        arrows between them named by what they do. Attributes ``steps``, ``arrows`` and
+        ``update``."""
+        s, last, k, c, p = self.s, self.last, self.unit, self.source, self.predicted
+        word = {"w": self.ws.vocab[p]}
+
+        def step(name: Mobject, number: Mobject, *under: Mobject) -> VGroup:
+            return VGroup(name, number, *under).arrange(DOWN, buff=0.14)
+
+        update = self.bound("update ΔE: {d}", SMALL, MUTED, d=f"{s}.delta[{last}][{c}]")
+        steps = [step(feature(self, c, SMALL, "E′, {f}"),
+                      self.num(f"{s}.E_prime[{last}][{c}]", SIZE), update),
+                 step(self.label("hidden number", SMALL, MUTED),
+                      self.num(f"{s}.hidden[{k}]", SIZE)),
+                 step(self.bound("added to the logit of “{w}”", SMALL, MUTED, words=word),
+                      self.num(f"{s}.logit_terms[{k}][{p}]", SIZE))]
+        u = f"params.W_vocab[{k}][{p}]"
+        labels = [self.label("W_hidden, bias, ReLU", SMALL, MUTED),
+                  self.bound("× " + signed_slot(self, "u", u, False), SIZE, INK, u=u)]
+        arrows = []
+        for label in labels:
+            length = max(1.6, label.width + 0.3)
+            stem = Arrow(LEFT * length / 2, RIGHT * length / 2, buff=0, stroke_width=3,
+                         color=MUTED, max_tip_length_to_length_ratio=0.15)
+            arrows.append(VGroup(label.next_to(stem, UP, buff=0.1), stem))
+        parts = [steps[0], arrows[0], steps[1], arrows[1], steps[2]]
+        VGroup(*parts).arrange(RIGHT, buff=0.3, aligned_edge=UP)
+        for arrow, before in zip(arrows, steps, strict=False):  # level with the numbers
+            arrow.shift(UP * (before[1].get_y() - arrow[1].get_y()))
+        path = VGroup(*parts)
+        path.steps, path.arrows, path.update = steps, arrows, update
+        return path
+
+    def two_softmaxes(self) -> VGroup:
+        """Side by side: head 1's attention weights at the receiver, one bar per source,
+        and the vocabulary probabilities of the most probable words, one bar per word; each
+        with its total."""
+        s, last = self.s, self.last
+        tokens = self.ws.sentences[s]
+        colour = self.head_colour(1)
+        weights = [self.weight_bar(f"{s}.h1.weights[{j}]", colour, PANEL, 0.22)
+                   for j in range(len(tokens))]
+        attention = self.bar_panel(
+            [self.label("attention weights", 24, INK),
+             self.label("which sources a head reads", PANEL, INK),
+             self.bound("Head {h} at the receiver, the final “{w}”", PANEL, colour,
+                        h="dims.head_numbers[0]", words={"w": tokens[last]})],
+            [self.word(t, PANEL) for t in tokens], weights,
+            self.label("all sources", PANEL, INK), self.num(f"{s}.h1.weights_sum", PANEL))
+        ranked = self.v.value(f"{s}.ranked")
+        shown = min(TOP_WORDS, len(ranked))
+        names = [self.word(self.ws.vocab[i], PANEL) for i in ranked[:shown]]
+        bars = [self.weight_bar(f"{s}.probs[{i}]", MUTED, PANEL, 0.22, text_colour=INK)
+                for i in ranked[:shown]]
+        if shown < len(ranked):
+            names.append(self.label("the other words", PANEL, MUTED))
+            bars.append(self.weight_bar(f"{s}.probs_rest[{shown}]", MUTED, PANEL, 0.22,
+                                        text_colour=INK))
+        vocabulary = self.bar_panel(
+            [self.label("vocabulary probabilities", 24, INK),
+             self.label("which word comes next", PANEL, INK),
+             self.bound("over the {v} vocabulary words", PANEL, MUTED, v="dims.vocab")],
+            names, bars, self.bound("all {v} words", PANEL, INK, v="dims.vocab"),
+            self.num(f"{s}.probs_sum", PANEL))
+        both = VGroup(attention, vocabulary).arrange(RIGHT, buff=0.9, aligned_edge=UP)
+        fit(both, FRAME_WIDTH, TOP - BOTTOM)
+        both.move_to([0, (TOP + BOTTOM) / 2, 0])
+        return both
+
+    def bar_panel(self, heading: Sequence[Mobject], names: Sequence[Mobject],
+                  bars: Sequence[Mobject], every: Mobject, total: Mobject) -> VGroup:
+        """Heading lines over rows of a name (right-aligned) and its bar, a rule, and the
+        total. Attributes ``bars`` and ``total``."""
+        pitch = 0.36
+        rows = VGroup()
+        for j, (name, bar) in enumerate(zip(names, bars, strict=True)):
+            name.move_to([0, -j * pitch, 0], aligned_edge=RIGHT)
+            bar.move_to([0.2, -j * pitch, 0], aligned_edge=LEFT)
+            rows.add(VGroup(name, bar))
+        y = -len(names) * pitch - 0.12
+        every.move_to([0, y, 0], aligned_edge=RIGHT)
+        total.move_to([0.2, y, 0], aligned_edge=LEFT)
+        rule = separator(rows.width + 0.2).move_to([rows.get_x(),
+                                                    (y - (len(names) - 1) * pitch) / 2, 0])
+        sum_row = VGroup(rule, every, total)
+        head = VGroup(*heading).arrange(DOWN, buff=0.12)
+        head.next_to(VGroup(rows, sum_row), UP, buff=0.3)
+        panel = VGroup(head, rows, sum_row)
+        panel.bars = VGroup(*(bar for bar in bars))
+        panel.total = VGroup(every, total)
+        return panel
 
     def stack(self, parts: Sequence[Mobject]) -> VGroup:
         """Parts one under another: a stage's row starting at one line, its name right-aligned
@@ -850,15 +1121,15 @@ class PredictionMLP(LectureScene):
         table.words = VGroup(words, headers[0])
         table.logits = VGroup(logits, headers[1])
         table.probs = VGroup(values, headers[2])
-        table.word_cells, table.prob_cells = words, values
+        table.word_cells, table.prob_cells, table.logit_cells = words, values, logits
         table.bars, table.others, table.rest, table.total = bars, others, rest, total
         table.rest_row = VGroup(others, rest)
         return table
 
 
 class OtherContext(LectureScene):
-    """The same parameters on the other sentences: weights, messages, the updated row and
-    the prediction change."""
+    """The same parameters on the other sentences: weights, the value rows they mix,
+    messages, the update and the updated row, and the prediction change."""
 
     def construct(self) -> None:
         self.names = list(self.ws.sentences)
@@ -876,6 +1147,8 @@ class OtherContext(LectureScene):
         self.section("weights")
         for h in range(1, self.ws.n_heads + 1):
             self.weights(h)
+        self.section("values")
+        self.value_rows()
         self.section("messages")
         self.regroup()
         self.messages()
@@ -910,18 +1183,29 @@ class OtherContext(LectureScene):
         template = "Its largest weight goes to " + ", ".join(parts) + "."
         self.say(template, cued(template, cues), words=words, **keys)
 
+    def value_rows(self) -> None:
+        """The second sentence's head 1 weights beside the value rows they mix (in the
+        place of the other heads' weights)."""
+        column = self.columns[1]
+        template = "The new weights mix the value rows differently, so every head's message " \
+                   "changes."
+        opening = [*optional(self.unpoint()), *(fade_out(head) for head in column.heads[1:])]
+        self.say(template, cued(template, [
+            ("weights", self.point_at(column.heads[0].cells)),
+            ("value rows", AnimationGroup(fade_in(column.values), self.point_at(
+                column.heads[0].cells, column.values.rows, each=True)))], opening=opening))
+
     def regroup(self) -> None:
         pointer = self.unpoint()
         with self.silence("the sentences turn into lines to make room for the messages"):
-            self.play(*(fade_out(*column.heads) for column in self.columns),
+            self.play(self.gone(*(head for column in self.columns for head in column.heads),
+                                self.columns[1].values),
                       *optional(pointer), run_time=0.8)
             self.play(*(Transform(column.tokens, block.line)
                         for column, block in zip(self.columns, self.blocks, strict=True)))
 
     def messages(self) -> None:
         first, second = self.blocks[:2]
-        self.say("The new weights mix the value rows differently, so every head's message "
-                 "changes.", *(fade_in(block.messages) for block in self.blocks))
         shown, hidden = [], set(range(self.ws.d_head)) - set(self.shown)
         for c in self.shown:
             if c is None and hidden:
@@ -938,28 +1222,53 @@ class OtherContext(LectureScene):
                                    for c in shown) + "]"
 
         coordinates = [c for c in shown if c is not None]
-        template = "Head {h} sends " + vector("a") + " in the {s} sentence but " + \
-            vector("b") + " in the {t} one."
+        template = "Each head now sends another message: head {h} sends " + vector("a") + \
+            " in the {s} sentence but " + vector("b") + " in the {t} one."
         self.say(template, cued(template, [
             (f"{{a{coordinates[0]}}}", self.point_at(first.head_one)),
             (f"{{b{coordinates[0]}}}", self.point_at(first.head_one, second.head_one,
-                                                      each=True))]),
+                                                      each=True))],
+            opening=[fade_in(*(block.messages for block in self.blocks))]),
             h="dims.head_numbers[0]", words={"s": self.names[0], "t": self.names[1]}, **keys)
         before, after = (self.strongest(name) for name in self.names[:2])
         if before != after and {before, after} <= set(coordinates):
-            template = "Its strongest coordinate moves from {f} to {g}."
+            was, was_words, was_keys = carried(self, before, "f")
+            now, now_words, now_keys = carried(self, after, "g")
+            template = "Its strongest coordinate moves from " + was + " to " + now + "."
             self.say(template, cued(template, [
-                ("{f}", self.point_at(first.coordinate(before))),
-                ("{g}", self.point_at(first.coordinate(before), second.coordinate(after),
-                                      each=True))]),
-                words={"f": self.ws.lesson.features[before],
-                       "g": self.ws.lesson.features[after]})
+                ("from", self.point_at(first.coordinate(before))),
+                (" to ", self.point_at(first.coordinate(before), second.coordinate(after),
+                                       each=True))]),
+                words={**was_words, **now_words}, **was_keys, **now_keys)
 
     def updated_rows(self) -> None:
-        rows = [block.updated for block in self.blocks]
-        template = "Through W_O and the residual, the receiver's updated row E′ changes too."
-        self.say(template, cued(template, [("E′", self.point_at(*rows, each=True))],
-                                opening=[fade_in(*rows)]))
+        first = self.blocks[0]
+        template = "W_O turns each sentence's messages into an update ΔE, in the model's " \
+                   "coordinates, and the residual adds the input row E."
+        self.say(template, cued(template, [
+            ("W_O", AnimationGroup(fade_in(*(block.step for block in self.blocks)),
+                                   self.point_at(*(block.step for block in self.blocks),
+                                                 each=True))),
+            ("update", AnimationGroup(fade_in(*(block.update for block in self.blocks)),
+                                      self.point_at(*(block.update for block in self.blocks),
+                                                    each=True))),
+            ("input row", AnimationGroup(fade_in(*(block.input for block in self.blocks)),
+                                         self.point_at(*(block.input for block in self.blocks),
+                                                       each=True)))]))
+        c = self.shown[0]
+        name, last = self.names[0], self.last
+        template = "So E′ changes too: in the {s} sentence, {f} gets {d} through W_O and {e} " \
+                   "from E, making {p}."
+        self.say(template, cued(template, [
+            ("E′", AnimationGroup(fade_in(*(block.updated for block in self.blocks)),
+                                  self.point_at(*(block.updated_row for block in self.blocks),
+                                                each=True))),
+            ("{d}", self.point_at(first.cell("delta", c))),
+            ("{e}", self.point_at(first.cell("delta", c), first.cell("E", c), each=True)),
+            ("making", self.point_at(first.cell("E_prime", c)))]),
+            words={"s": name, "f": self.ws.lesson.features[c]},
+            d=f"{name}.delta[{last}][{c}]", e=f"{name}.E[{last}][{c}]",
+            p=f"{name}.E_prime[{last}][{c}]")
 
     def prediction(self) -> None:
         words: dict[str, str] = {}
@@ -978,7 +1287,8 @@ class OtherContext(LectureScene):
     def same_word(self) -> None:
         word = self.shared_word()
         receivers = [column.tokens[1][self.last] for column in self.columns]
-        readings = [VGroup(block.grid, block.prediction) for block in self.blocks]
+        readings = [part for block in self.blocks
+                    for part in (block.updated_row, block.prediction)]
         cues: list[tuple[str, Animation]] = []
         if word is None:
             template = "Same receiver, same parameters: only the context differs, and with " \
@@ -988,7 +1298,9 @@ class OtherContext(LectureScene):
                        "differs, and with it the reading."
             found = [column.tokens[1][self.ws.sentences[name].index(word)]
                      for name, column in zip(self.names, self.columns, strict=True)]
-            cues.append(("{b}", self.point_at(*found, each=True)))
+            # marked for the rest of the clip, as the receiver is
+            cues.append(("{b}", Create(VGroup(*(self.highlight(token, INK)
+                                                for token in found)))))
         cues += [("receiver", self.point_at(*receivers, each=True, buff=0.16)),
                  ("reading", self.point_at(*readings, each=True))]
         self.say(template, cued(template, cues), words={} if word is None else {"b": word})
@@ -1014,13 +1326,15 @@ class OtherContext(LectureScene):
     # ------------------------------------------------------------------ layout
 
     def build(self) -> None:
-        """The sentences side by side, each head's weights beside their tokens; and the
-        reading that follows: each sentence on one line over its messages and E′."""
+        """The sentences side by side, each head's weights beside their tokens (and for the
+        second sentence head 1's value rows, in the place of the other heads' weights); and
+        the reading that follows: each sentence on one line over its messages, their update,
+        the input row and E′."""
         numbers = [self.num(f"{self.names[0]}.h1.weights[{j}]", SMALL)
                    for j in range(self.ws.length)]
         labels = [self.head_label(h, HEAD_SIZE) for h in range(1, self.ws.n_heads + 1)]
         self.cell = max(m.width for m in [*numbers, *labels]) + 0.22
-        self.columns = [self.context(name) for name in self.names]
+        self.columns = [self.context(name, values=k == 1) for k, name in enumerate(self.names)]
         for column, shift in zip(self.columns, column_shifts(self.columns, 0.0), strict=True):
             column.shift(RIGHT * shift)
         group = VGroup(*self.columns)
@@ -1028,19 +1342,32 @@ class OtherContext(LectureScene):
         group.scale(scale)
         group.move_to([0, (TOP + BOTTOM) / 2, 0])
         self.shown = shown_indices(self.ws.d_model)
-        self.blocks = [self.reading(name, column.tokens.copy().scale(1 / scale))
-                       for name, column in zip(self.names, self.columns, strict=True)]
+        # Each coordinate named on one line (wider) or its head over what it carries
+        # (taller), the rows apart or close: whichever leaves the readings larger (of
+        # equals, the rows apart).
+        tries = [(self.readings(scale, stacked, gap), gap)
+                 for stacked in (True, False) for gap in (0.24, 0.13)]
+        (blocks, grown), _ = max(tries, key=lambda tried: (round(tried[0][1], 3), tried[1]))
+        blocks.scale(grown)
+        blocks.move_to([0, (TOP + BOTTOM) / 2, 0])
+        self.blocks = list(blocks)
+
+    def readings(self, scale: float, stacked: bool, gap: float) -> tuple[VGroup, float]:
+        """Every sentence's reading (:meth:`reading`), one under another with their tokens
+        starting at one line, and the scale that fits them in the frame."""
+        made = [self.reading(name, column.tokens.copy().scale(1 / scale), stacked, gap)
+                for name, column in zip(self.names, self.columns, strict=True)]
         top = 0.0
-        for block in self.blocks:  # one under another, their tokens starting at one line
+        for block in made:
             block.shift(LEFT * block.line[1].get_left()[0] + UP * (top - block.get_top()[1]))
             top = block.get_bottom()[1] - 0.45
-        blocks = VGroup(*self.blocks)
-        blocks.scale(min(1.2, FRAME_WIDTH / blocks.width, (TOP - BOTTOM) / blocks.height))
-        blocks.move_to([0, (TOP + BOTTOM) / 2, 0])
+        blocks = VGroup(*made)
+        return blocks, min(1.2, FRAME_WIDTH / blocks.width, (TOP - BOTTOM) / blocks.height)
 
-    def context(self, name: str) -> VGroup:
+    def context(self, name: str, values: bool = False) -> VGroup:
         """One sentence: its tokens, the receiver marked, and each head's weight beside
-        every token."""
+        every token; with ``values``, head 1's value row of every token after its weights
+        (``values``, its rows ``values.rows``)."""
         tokens = self.ws.sentences[name]
         pitch, size = 0.36, 18
         header = self.bound("{n}", 24, INK, words={"n": name})
@@ -1066,58 +1393,94 @@ class OtherContext(LectureScene):
             heads.append(head)
         column = VGroup(tokens_group, *heads)
         column.tokens, column.heads = tokens_group, heads
+        if values:
+            left = 0.25 + self.cell + 0.1
+            rows = VGroup(*(self.vec(f"{name}.h1.V[{j}]", SMALL, self.head_colour(1))
+                            .move_to([left, -(j + 1) * pitch, 0], aligned_edge=LEFT)
+                            for j in range(len(tokens))))
+            title = self.bound("Head {h}'s value rows", HEAD_SIZE, self.head_colour(1),
+                               h="dims.head_numbers[0]")
+            title.move_to([left, header.get_y(), 0], aligned_edge=LEFT)
+            title.shift(UP * (baseline(header) - baseline(title)))
+            column.values = VGroup(title, rows)
+            column.values.rows = rows
+            column.add(column.values)
         return column
 
-    def reading(self, name: str, line: VGroup) -> VGroup:
+    def reading(self, name: str, line: VGroup, stacked: bool, gap: float) -> VGroup:
         """One sentence on one line (``line``: its name, tokens and receiver mark, as the
-        column has them), under it the receiver's joined messages under their heads, the
-        features (the heads' coordinates above, the model's below), its updated row E′
-        (``grid``; ``messages`` with the heads and features, ``updated``), and its
-        prediction beside them."""
+        column has them) with its prediction after it; under it, on the left, the
+        receiver's joined messages under what each coordinate carries (its head and the
+        feature its value column copies; ``stacked``, one over the other), an arrow
+        through W_O (rows ``gap`` apart), and on the right, under
+        the model's features, the update ΔE, the input row E and E′ = E + ΔE (``messages``,
+        ``step``, ``update``, ``input``, ``updated``, ``prediction``)."""
         header, words, receiver = line
         on_baseline(words, 0.16)
         receiver.move_to(words[self.last])
         header.next_to(words, LEFT, buff=0.45)
         header.shift(UP * (baseline(words[0]) - baseline(header)))
-        cells: list[Mobject] = [VGroup()]
-        cells += [VGroup() if c is None else
-                  self.bound("H{h}", SMALL, self.head_colour(owner(self, c)),
-                             h=f"dims.head_numbers[{owner(self, c) - 1}]")
-                  for c in self.shown]
-        cells.append(self.label("messages", SMALL, MUTED))
-        cells += [self.label("…", SMALL) if c is None else
-                  self.num(f"{name}.joined[{self.last}][{c}]", SMALL,
-                           self.head_colour(owner(self, c))) for c in self.shown]
-        # between the two rows, the features: each head's coordinates above, the model's
-        # (E′ is in the model's coordinates, not the heads') below
-        cells.append(VGroup())
-        cells += [VGroup() if c is None else feature(self, c, SMALL) for c in self.shown]
-        cells.append(self.label("E′", SMALL, MUTED))
-        cells += [self.label("…", SMALL) if c is None else
-                  self.num(f"{name}.E_prime[{self.last}][{c}]", SMALL) for c in self.shown]
-        width = len(self.shown) + 1
-        grid = VGroup(*cells).arrange_in_grid(rows=4, cols=width, buff=(0.4, 0.1),
-                                              cell_alignment=RIGHT)
-        for cell in cells[2 * width:]:  # room for an outline between the two rows
-            cell.shift(DOWN * 0.12)
-        grid.next_to(words, DOWN, buff=0.3).align_to(words, LEFT)
+        last = self.last
+
+        def numbers(key: str, colour: str | None = None) -> list[Mobject]:
+            return [self.label("…", SMALL) if c is None else
+                    self.num(f"{name}.{key}[{last}][{c}]", SMALL,
+                             colour or self.head_colour(owner(self, c))) for c in self.shown]
+
+        def grid(rows: list[list[Mobject]]) -> VGroup:
+            cells = [cell for row in rows for cell in row]
+            return VGroup(*cells).arrange_in_grid(rows=len(rows), cols=len(rows[0]),
+                                                  buff=(0.4, gap), cell_alignment=RIGHT)
+
+        joined = [[VGroup()] + [VGroup() if c is None else
+                                coordinate_label(self, c, SMALL, stacked=stacked)
+                                for c in self.shown],
+                  [self.label("messages", SMALL, MUTED), *numbers("joined")]]
+        # E′ is in the model's coordinates: under the model's features, ΔE + E = E′
+        model = [[VGroup()] + [VGroup() if c is None else feature(self, c, SMALL)
+                               for c in self.shown],
+                 [self.label("ΔE", SMALL, MUTED), *numbers("delta", INK)],
+                 [self.label("+ E", SMALL, MUTED), *numbers("E", INK)],
+                 [self.label("= E′", SMALL, MUTED), *numbers("E_prime", INK)]]
+        left, right = grid(joined), grid(model)
+        stem = Arrow(LEFT * 0.5, RIGHT * 0.5, buff=0, stroke_width=3, color=MUTED,
+                     max_tip_length_to_length_ratio=0.2)
+        through = self.label("× W_O", SMALL, MUTED).next_to(stem, UP, buff=0.08)
+        step = VGroup(through, stem)
+        VGroup(left, step, right).arrange(RIGHT, buff=0.3, aligned_edge=UP)
+        right.shift(UP * (joined[1][1].get_y() - model[1][1].get_y()))  # ΔE level with them
+        step.shift(UP * (model[1][1].get_y() - stem.get_y()))
+        rule = separator(VGroup(*model[3][1:]).width + 0.2).move_to(
+            [VGroup(*model[3][1:]).get_x(), (model[2][1].get_y() + model[3][1].get_y()) / 2, 0])
+        body = VGroup(left, step, right, rule)
+        body.next_to(words, DOWN, buff=0.3).align_to(words, LEFT)
         p = self.v.value(f"{name}.prediction")
-        prediction = self.bound("predicts “{w}”, {x}", 20, INK, words={"w": self.ws.vocab[p]},
+        prediction = self.bound("→ “{w}”, {x}", 20, INK, words={"w": self.ws.vocab[p]},
                                 x=f"{name}.probs[{p}]")
-        prediction.next_to(grid, RIGHT, buff=0.7).set_y(cells[3 * width].get_y())
-        block = VGroup(line, grid, prediction)
-        block.line, block.grid, block.prediction = line, grid, prediction
-        block.messages = VGroup(*cells[1:2 * width])
-        block.updated = VGroup(*cells[2 * width:])
-        heads, numbers = cells[1:width], cells[width + 1:2 * width]
-        features = cells[2 * width + 1:3 * width]
-        block.head_one = VGroup(*(part for c, head, number, name_cell in zip(
-            self.shown, heads, numbers, features, strict=True)
+        prediction.next_to(receiver, RIGHT, buff=0.3)
+        prediction.shift(UP * (baseline(words[0]) - baseline(prediction)))
+        block = VGroup(line, body, prediction)
+        block.line, block.prediction = line, prediction
+        block.messages = left
+        block.step = step
+        block.update = VGroup(*model[0], *model[1])
+        block.input = VGroup(*model[2])
+        block.updated = VGroup(*model[3], rule)
+        block.updated_row = VGroup(*model[3])  # what a pointer outlines: clear of the rule
+        heads = joined[0][1:]
+        cells = joined[1][1:]
+        block.head_one = VGroup(*(part for c, head, number in zip(
+            self.shown, heads, cells, strict=True)
             if c is not None and owner(self, c) == 1 for part in (head, number)))
+        rows = {"joined": cells, "delta": model[1][1:], "E": model[2][1:],
+                "E_prime": model[3][1:]}
 
         def coordinate(c: int) -> VGroup:
             k = self.shown.index(c)
-            return VGroup(heads[k], numbers[k])
+            return VGroup(heads[k], cells[k])
 
-        block.coordinate = coordinate
+        def cell(key: str, c: int) -> Mobject:
+            return rows[key][self.shown.index(c)]
+
+        block.coordinate, block.cell = coordinate, cell
         return block

@@ -24,7 +24,10 @@ pytestmark = pytest.mark.xdist_group(DRY_RUNS)
 """Dry runs are cached in the worker's memory: these modules share one worker."""
 
 SCENES = ("ConcatOutputResidual", "PredictionMLP", "OtherContext")
-LABELS = ("default", "four", "wide")
+LABELS = ("default", "four", "wide", "three", "seed")
+NAMED = ["default", "four", "three", "seed"]
+"""Worksheets whose value columns copy features (the default's: feature i in joined
+coordinate i) or mix them (the others'): a coordinate is named by what its column carries."""
 TOP_WORDS = 5
 """How many of the most probable words the prediction lists, before the other words."""
 
@@ -61,15 +64,33 @@ def setup(label: str) -> tuple[Any, dict[str, Any], str, int]:
     return ws, reference.worksheet_values(ws.document), ws.walkthrough, ws.length - 1
 
 
-@pytest.mark.parametrize("label", ["default", "four"])
-def test_every_joined_coordinate_and_w_o_row_is_named_by_head_and_feature(runs,
-                                                                          label: str) -> None:
-    """"Head 2's person coordinate, 1.552" is findable: its head and feature stand over
-    its cell of the joined row, and W_O's row for it is labelled "H2 person"."""
+def carried(ws: Any, i: int) -> str:
+    """What joined coordinate ``i`` carries, worked out here from the worksheet's own W_V:
+    the feature its head's value column copies (its one nonzero entry), else "value j",
+    the column's place in that head's message."""
+    head, column = divmod(i, ws.d_head)
+    W_V = np.array(ws.document["headsLesson"]["projections"][head]["V"], dtype=np.float64)
+    rows = np.flatnonzero(W_V[:, column])
+    return ws.lesson.features[rows[0]] if len(rows) == 1 else f"value {column + 1}"
+
+
+def test_some_worksheet_has_a_value_column_that_does_not_carry_its_place_s_feature() -> None:
+    """Otherwise naming joined coordinate i after feature i would pass the tests below."""
+    assert any(carried(ws, i) != ws.lesson.features[i]
+               for ws in (load_worksheet(WORKSHEETS[label]) for label in NAMED)
+               for i in range(ws.d_model))
+
+
+@pytest.mark.parametrize("label", NAMED)
+def test_every_joined_coordinate_and_w_o_row_is_named_by_head_and_what_it_carries(
+        runs, label: str) -> None:
+    """"Head 2's person coordinate, 1.552" is findable: its head and what its value column
+    carries stand over its cell of the joined row, and W_O's row for it is labelled "H2
+    person" ("H2 value 1" for a column that mixes features)."""
     ws, _, s, last = setup(label)
     found = texts(runs[label]["ConcatOutputResidual"], "one matrix")
     for i in range(ws.d_model):
-        head, feature = i // ws.d_head + 1, ws.lesson.features[i]
+        head, feature = i // ws.d_head + 1, carried(ws, i)
         cell = one(found, f"{s}.joined[{last}][{i}]")["box"]
         over = {t["text"] for t in found
                 if cell[0] <= middle(t["box"])[0] <= cell[2]
@@ -82,6 +103,48 @@ def test_every_joined_coordinate_and_w_o_row_is_named_by_head_and_feature(runs,
                   if min(b[1] for b in entries) <= middle(t["box"])[1] <= max(b[3] for b in entries)
                   and t["box"][0] > max(b[2] for b in entries)]
         assert len(beside) == 1, (i, [t["box"] for t in named], entries)
+
+
+@pytest.mark.parametrize("label", ["default", "four"])
+def test_the_receiver_the_voice_names_is_named_on_screen(runs, label: str) -> None:
+    """"Every head has handed the receiver 'the'…": the screen says which token that is."""
+    ws, _, s, last = setup(label)
+    result = runs[label]["ConcatOutputResidual"]
+    token = ws.sentences[s][last]
+    said = next(c for c in result["manifest"]["captions"] if "receiver" in c["text"])
+    assert said["words"].get("w") == token, said["text"]
+    named = [t for t in texts(result, "messages") if t["text"].startswith("receiver")]
+    assert [t["words"] for t in named] == [[token]], named
+    assert f"final “{token}”" in named[0]["text"]
+
+
+@pytest.mark.parametrize("label", ["default", "four"])
+def test_the_residual_sum_stands_in_the_middle_and_the_voice_says_why_it_adds(
+        runs, label: str) -> None:
+    """While the voice adds the update to the input row, that sum is the picture, in the
+    middle (not half a screen left empty for every token's rows still to come); and it
+    says why the layer adds rather than replaces."""
+    _, numpy, s, last = setup(label)
+    result = runs[label]["ConcatOutputResidual"]
+    found = texts(result, "residual")
+    rows = [one(found, f"{s}.{key}[{last}][0]")["box"] for key in ("E", "delta", "E_prime")]
+    table = [t["box"] for t in found if any(f[0].startswith((f"{s}.E[{last}]",
+                                                              f"{s}.delta[{last}]",
+                                                              f"{s}.E_prime[{last}]"))
+                                            for f in t["figures"])]
+    left, right = min(b[0] for b in table), max(b[2] for b in table)
+    names = [t["box"] for t in found if t["text"] in ("input row E", "update ΔE")]
+    left = min([left, *(b[0] for b in names)])
+    assert abs((left + right) / 2) < 0.6, (left, right)
+    assert rows[0][1] > rows[1][1] > rows[2][1], "E, then ΔE, then their sum, downwards"
+    assert not showing(found, f"{s}.E_prime[0][0]"), "the other tokens' rows come later"
+    assert np.allclose(numpy[f"{s}.E"][last] + numpy[f"{s}.delta"][last],
+                       numpy[f"{s}.E_prime"][last])
+    said = [c["text"] for c in result["manifest"]["captions"]]
+    assert any("instead of replacing" in text and "keeps the input row" in text
+               for text in said), said
+    every = texts(result, "every row")
+    assert showing(every, f"{s}.E_prime[0][0]"), "then every token's updated row"
 
 
 def test_the_first_coordinate_shows_every_term_and_greys_the_zero_entries(runs) -> None:
@@ -109,7 +172,7 @@ def test_the_first_coordinate_shows_every_term_and_greys_the_zero_entries(runs) 
 def test_the_residual_shows_every_tokens_updated_row_the_receivers_bright(runs,
                                                                          label: str) -> None:
     ws, numpy, s, last = setup(label)
-    found = texts(runs[label]["ConcatOutputResidual"], "residual")
+    found = texts(runs[label]["ConcatOutputResidual"], "every row")
     columns = [c for c in shown_indices(ws.d_model) if c is not None]
     for j in range(ws.length):
         for c in columns:
@@ -169,6 +232,86 @@ def test_the_probabilities_visibly_add_up_to_the_total(runs) -> None:
     assert abs(middle(every["box"])[1] - middle(total["box"])[1]) < 0.05
 
 
+def followed(numpy: dict[str, Any], s: str, last: int) -> tuple[int, int, int]:
+    """``(predicted word, hidden number, E′ coordinate)``: the hidden number that adds most
+    to the predicted word's logit, and the coordinate of E′ whose term adds most to it,
+    worked out here from the numpy recomputation (the first of equals)."""
+    word = int(np.argmax(numpy[f"{s}.probs"]))
+    hidden = np.maximum(numpy[f"{s}.hidden_pre"], 0)
+    unit = int(np.argmax(hidden * numpy["params.W_vocab"][:, word]))
+    source = int(np.argmax(numpy[f"{s}.E_prime"][last] * numpy["params.W_hidden"][:, unit]))
+    return word, unit, source
+
+
+@pytest.mark.parametrize("label", ["default", "four"])
+def test_one_pre_activation_is_worked_out_from_its_column_of_w_hidden(runs,
+                                                                       label: str) -> None:
+    """The column of W_hidden is drawn, each entry under the coordinate of E′ it
+    multiplies, with its bias; every factor pair and the bias stand in the worked sum,
+    whose total is that pre-activation, also outlined in the row of them."""
+    ws, numpy, s, last = setup(label)
+    _, unit, _ = followed(numpy, s, last)
+    assert compute_values(ws).value(f"{s}.top_hidden") == unit
+    W, b = numpy["params.W_hidden"], numpy["params.b_hidden"]
+    assert np.isclose(numpy[f"{s}.E_prime"][last] @ W[:, unit] + b[unit],
+                      numpy[f"{s}.hidden_pre"][unit])
+    found = texts(runs[label]["PredictionMLP"], "hidden layer")
+    for c in shown_indices(ws.d_model):
+        if c is None:
+            continue
+        above = [t["box"] for t in showing(found, f"{s}.E_prime[{last}][{c}]")
+                 if t["text"] == t["figures"][0][1]]
+        entry = [t["box"] for t in showing(found, f"params.W_hidden[{c}][{unit}]")
+                 if t["text"] == t["figures"][0][1]]
+        assert len(above) == len(entry) == 1, (c, above, entry)
+        assert entry[0][3] < above[0][1], "the column's entry under E′'s coordinate"
+        assert abs(middle(entry[0])[0] - middle(above[0])[0]) < 0.15, (c, entry, above)
+    terms = [{f[0] for f in t["figures"]} for t in found if "×" in t["text"]]
+    for c in range(ws.d_model):
+        pair = {f"{s}.E_prime[{last}][{c}]", f"params.W_hidden[{c}][{unit}]"}
+        assert any(pair <= keys for keys in terms), f"the term of coordinate {c}"
+    assert showing(found, f"params.b_hidden[{unit}]")
+    assert [t for t in showing(found, f"{s}.hidden_pre[{unit}]") if t["text"].startswith("= ")]
+
+
+@pytest.mark.parametrize("label", ["default", "four"])
+def test_the_path_leads_from_e_prime_through_a_hidden_number_to_the_words_logit(
+        runs, label: str) -> None:
+    """The payoff: E′'s coordinate (and what the heads' update put into it), the hidden
+    number it feeds, and what that adds to the predicted word's logit, left to right,
+    with the voice naming the feature and the word."""
+    ws, numpy, s, last = setup(label)
+    word, unit, source = followed(numpy, s, last)
+    result = runs[label]["PredictionMLP"]
+    found = texts(result, "path to the word")
+    steps = [one(found, key)["box"] for key in (f"{s}.E_prime[{last}][{source}]",
+                                                f"{s}.hidden[{unit}]",
+                                                f"{s}.logit_terms[{unit}][{word}]")]
+    assert steps[0][2] < steps[1][0] and steps[1][2] < steps[2][0], steps
+    one(found, f"{s}.delta[{last}][{source}]")
+    one(found, f"params.W_vocab[{unit}][{word}]")
+    added = compute_values(ws).value(f"{s}.logit_terms[{unit}][{word}]")
+    assert np.isclose(added, np.maximum(numpy[f"{s}.hidden_pre"][unit], 0)
+                      * numpy["params.W_vocab"][unit, word])
+    said = [c for c in result["manifest"]["captions"] if c["text"].startswith("Why")]
+    assert said and said[0]["words"] == {"w": ws.vocab[word],
+                                         "f": ws.lesson.features[source]}, said
+
+
+def test_the_two_softmaxes_stand_side_by_side(runs) -> None:
+    """Head 1's attention weights at the receiver (every source) beside the vocabulary
+    probabilities of the most probable words, each with its total."""
+    ws, numpy, s, _ = setup("default")
+    found = texts(runs["default"]["PredictionMLP"], "two choices")
+    weights = [one(found, f"{s}.h1.weights[{j}]")["box"] for j in range(ws.length)]
+    order = np.argsort(-numpy[f"{s}.probs"], kind="stable")[:TOP_WORDS]
+    probs = [one(found, f"{s}.probs[{i}]")["box"] for i in order]
+    assert max(b[2] for b in weights) < min(b[0] for b in probs), "attention on the left"
+    assert min(b[1] for b in weights) < max(b[3] for b in probs), "side by side"
+    one(found, f"{s}.h1.weights_sum")
+    one(found, f"{s}.probs_sum")
+
+
 def test_the_two_jobs_read_alike(runs) -> None:
     found = texts(runs["default"]["PredictionMLP"], "two choices")
     lines = [t for t in found if t["text"].startswith(("attention weights", "vocabulary prob"))]
@@ -176,38 +319,59 @@ def test_the_two_jobs_read_alike(runs) -> None:
     assert lines[0]["colours"] == lines[1]["colours"] == [INK]
 
 
-@pytest.mark.parametrize("label", ["default", "four"])
-def test_each_context_shows_its_labelled_messages_and_updated_row(runs, label: str) -> None:
-    """Each joined coordinate stands under the head it came from; the features stand
-    between the messages and E′, so E′ (in the model's coordinates, not the heads') is
-    named by feature alone, each name just under its message coordinate and just over
-    its E′ coordinate."""
+@pytest.mark.parametrize("label", NAMED)
+def test_each_context_shows_its_messages_the_update_and_e_prime_in_the_model_features(
+        runs, label: str) -> None:
+    """Each joined coordinate stands under its head and what its value column carries;
+    the step to E′ is drawn: under the model's features (E′ is in the model's coordinates,
+    not the heads'), the update ΔE, the input row E and E′ = E + ΔE, one column each, with
+    no head's name over them."""
     ws, numpy, _, last = setup(label)
     found = texts(runs[label]["OtherContext"], "updated rows")
-    names = {t["text"] for t in found}
 
-    def near(box: list[float], text: str, above: bool) -> list[dict[str, Any]]:
-        return [t for t in found if t["text"] == text
-                and t["box"][0] < box[2] and box[0] < t["box"][2]
-                and (box[3] <= t["box"][1] < box[3] + 0.8 if above
-                     else box[1] - 0.8 < t["box"][3] <= box[1])]
+    def over(box: list[float], reach: float = 0.9) -> list[str]:
+        return [t["text"] for t in found if t["box"][0] < box[2] and box[0] < t["box"][2]
+                and box[3] <= t["box"][1] < box[3] + reach]
 
     for name in ws.sentences:
         for c in shown_indices(ws.d_model):
             if c is None:
                 continue
             message = one(found, f"{name}.joined[{last}][{c}]")["box"]
-            updated = one(found, f"{name}.E_prime[{last}][{c}]")["box"]
-            feature = ws.lesson.features[c]
-            assert near(message, f"H{c // ws.d_head + 1}", above=True), (name, c)
-            assert near(message, feature, above=False) == near(updated, feature, above=True)
-            assert len(near(updated, feature, above=True)) == 1, (name, c)
-            assert not [t for t in found if t["text"].startswith("H")
-                        and t["box"][0] < updated[2] and updated[0] < t["box"][2]
-                        and updated[3] <= t["box"][1] < message[1]], "no head over E′"
-        assert {"messages", "E′"} <= names
+            head, what = f"H{c // ws.d_head + 1}", carried(ws, c)
+            named = over(message)
+            assert {head, what} <= set(named) or f"{head} {what}" in named, (name, c, named)
+            column = [one(found, f"{name}.{key}[{last}][{c}]")["box"]
+                      for key in ("delta", "E", "E_prime")]
+            assert column[0][1] > column[1][1] > column[2][1], (name, c, column)
+            assert all(a[0] < b[2] and b[0] < a[2] for a, b in pairwise(column)), column
+            assert abs(middle(column[0])[1] - middle(message)[1]) < 0.05, "ΔE level with them"
+            heading = over(column[0], 0.6)
+            assert heading == [ws.lesson.features[c]], (name, c, heading)
+            assert np.allclose(numpy[f"{name}.E"][last] + numpy[f"{name}.delta"][last],
+                               numpy[f"{name}.E_prime"][last])
+        assert {"messages", "× W_O"} <= {t["text"] for t in found}
     first, second = list(ws.sentences)[:2]
     assert not np.allclose(numpy[f"{first}.E_prime"][last], numpy[f"{second}.E_prime"][last])
+
+
+@pytest.mark.parametrize("label", ["default", "three"])
+def test_the_second_sentence_shows_the_value_rows_its_new_weights_mix(runs,
+                                                                      label: str) -> None:
+    """"The new weights mix the value rows differently": head 1's value row of every
+    token of the second sentence stands on its token's line, after head 1's weight."""
+    ws, _, _, _ = setup(label)
+    name = list(ws.sentences)[1]
+    result = runs[label]["OtherContext"]
+    found = texts(result, "values")
+    for j in range(ws.length):
+        weight = one(found, f"{name}.h1.weights[{j}]")["box"]
+        row = [t["box"] for t in found
+               if any(f[0].startswith(f"{name}.h1.V[{j}][") for f in t["figures"])]
+        assert len(row) == 1, (j, row)
+        assert weight[2] < row[0][0] and abs(middle(weight)[1] - middle(row[0])[1]) < 0.05
+    said = [c["text"] for c in result["manifest"]["captions"]]
+    assert any("mix the value rows" in text for text in said), said
 
 
 def test_the_closing_sentence_names_the_word_both_contexts_share(runs) -> None:
