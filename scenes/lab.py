@@ -12,6 +12,7 @@ from manim import (
     LEFT,
     RIGHT,
     UP,
+    AnimationGroup,
     Brace,
     Create,
     LaggedStart,
@@ -94,6 +95,9 @@ class BatchLab(LibraryScene):
         self.section("batch")
         self.stage("The lab: every sentence in one batch")
         self.batch()
+        self.section("embedding")
+        self.stage("Embedding: a token row plus a position row")
+        self.embedding()
         self.section("head axis")
         self.stage("Reshape, then transpose: heads before tokens")
         self.head_axis()
@@ -178,6 +182,53 @@ class BatchLab(LibraryScene):
                  words={f"w{i}": self.word_of(f"lab.y[{i}]") for i in range(len(names))})
         self.say("Together the targets form y, shape {y}.", Fade(headers[1]),
                  self.point_at(headers[1]), y="lab.shape.y")
+
+    # ------------------------------------------------------------------ embedding
+
+    def embedding(self) -> None:
+        first = next(iter(self.ws.sentences))
+        length = self.ws.length
+        shown = range(min(3, length))
+        size = LABEL
+        rows = []
+        for j in shown:
+            token = int(self.v.value(f"lab.X[0][{j}]"))
+            rows.append([self.word(self.ws.sentences[first][j], 22, MUTED),
+                         self.num(f"lab.X[0][{j}]", size),
+                         self.label("→", size, MUTED), self.vec(f"params.tok_emb[{token}]", size),
+                         self.label("+", size, MUTED), self.vec(f"params.pos_emb[{j}]", size),
+                         self.label("=", size, MUTED), self.vec(f"{first}.E[{j}]", size)])
+        table = grid(rows, h_buff=0.4, v_buff=0.3, aligns="rcclclcl")
+        columns = [[row[k] for row in rows] for k in range(len(rows[0]))]
+        headers = VGroup(*(made.next_to(VGroup(*columns[k]), UP, buff=0.3)
+                           for k, made in ((1, self.label("id", LABEL, MUTED)),
+                                           (3, self.label("token table row", LABEL,
+                                                          MUTED)),
+                                           (5, self.label("position row", LABEL, MUTED)),
+                                           (7, self.label("row of E", LABEL, MUTED)))))
+        for header, k in zip(headers[1:], (3, 5, 7), strict=True):  # one line, each over
+            header.shift(UP * (baseline(headers[0]) - baseline(header)))  # its column
+            header.align_to(VGroup(*columns[k]), LEFT)
+        more = self.label("⋮", size, MUTED).next_to(VGroup(*columns[7]), DOWN, buff=0.3)
+        lookup = VGroup(headers, table, *([more] if length > len(shown) else []))
+        batch = len(self.ws.sentences)
+        cell = min(0.3, 2.6 / length)
+        block = slab_stack(self.ws.d_model * cell, length * cell, batch, [])
+        name = self.shape("E", "lab.shape.E", 22).next_to(block, DOWN, buff=0.25)
+        stacked = VGroup(block, name)
+        place(VGroup(lookup, stacked).arrange(RIGHT, buff=0.5))
+        tok, pos, out = (VGroup(*columns[k]) for k in (3, 5, 7))
+        self.say("Embedding looks up each id's row in the token table.",
+                 Fade(VGroup(*columns[0], *columns[1], *columns[2], tok)),
+                 Fade(VGroup(headers[0], headers[1])), self.point_at(tok, headers[1]))
+        self.say("Each position adds its own row from the position table.",
+                 Fade(VGroup(*columns[4], pos, headers[2])), self.point_at(pos, headers[2]))
+        self.say("Their sum is the token's row of E.",
+                 Fade(VGroup(*columns[6], out, headers[3], *lookup[2:])),
+                 self.point_at(out, headers[3]))
+        self.say("Every token of every sentence gets its row; stacked, they form E, {e}: "
+                 "batch, tokens, width.", Fade(VGroup(*(slab.face for slab in block))),
+                 Fade(name), self.point_at(stacked), e="lab.shape.E")
 
     # ------------------------------------------------------------------ the head axis
 
@@ -271,7 +322,7 @@ class BatchLab(LibraryScene):
         # front slab = first sentence
         slices = [block[batch - 1 - b].slices for b in range(batch)]
 
-        self.say("Embedding turns the ids X, {x}, into rows E, {e}: batch, tokens, width.",
+        self.say("The ids X, {x}, became the rows E, {e}: batch, tokens, width.",
                  Fade(VGroup(*rows[0], *rows[1])), Fade(VGroup(*(slab.face for slab in block))),
                  Fade(VGroup(tokens, model, depth)), Fade(axes[0]),
                  self.point_at(VGroup(*rows[1])), run_time=1.5,
@@ -344,12 +395,13 @@ class BatchLab(LibraryScene):
                        ).arrange(DOWN, aligned_edge=LEFT, buff=0.15)
         messages = self.shape("messages", "lab.shape.messages", 22)
         side = VGroup(weights, count, messages)
-        wide = 1 + d_head / length  # a map and its message block, side by side
+        wide = 1 + 2 * d_head / length  # a map, its values and its messages, side by side
 
         def largest(room_w: float, room_h: float) -> float:
-            """The largest map whose grid fits the room (names, labels and gaps kept)."""
-            return min(2.2, (room_h - 0.5 - (batch - 1) * 0.35) / batch,
-                       (room_w - 1.4 - heads * 0.65) / (heads * wide))
+            """The largest map whose grid fits the room (names, labels, signs and gaps
+            kept)."""
+            return min(2.2, (room_h - 0.9 - (batch - 1) * 0.35) / batch,
+                       (room_w - 1.4 - heads * 1.8) / (heads * wide))
 
         # The shapes beside the grid, or (for many heads) in a line under it.
         free = CONTENT_HEIGHT - formula.height - 0.5
@@ -363,15 +415,35 @@ class BatchLab(LibraryScene):
         maps = [[self.heat_map(name, h + 1, size) for h in range(heads)] for name in names]
         out = [[_tinted(self.head_colour(h + 1), size * d_head / length, size)
                 for h in range(heads)] for _ in names]
+        values = [[Rectangle(width=size * d_head / length, height=size,
+                             stroke_color=self.head_colour(h + 1), stroke_width=2,
+                             fill_color=PANEL, fill_opacity=1) for h in range(heads)]
+                  for _ in names]
+        signs = [[(self.label("×", SMALL, MUTED), self.label("=", SMALL, MUTED))
+                  for _ in range(heads)] for _ in names]
         for b in range(batch):
             for h in range(heads):
-                out[b][h].next_to(maps[b][h], RIGHT, buff=0.15)
-        units = [[VGroup(maps[b][h], out[b][h]) for h in range(heads)] for b in range(batch)]
+                times, equals = signs[b][h]
+                times.next_to(maps[b][h], RIGHT, buff=0.16)
+                values[b][h].next_to(times, RIGHT, buff=0.16)
+                equals.next_to(values[b][h], RIGHT, buff=0.16)
+                out[b][h].next_to(equals, RIGHT, buff=0.16)
+        units = [[VGroup(maps[b][h], *signs[b][h], values[b][h], out[b][h])
+                  for h in range(heads)] for b in range(batch)]
         blocks = self.sentence_head_grid(units, h_buff=0.5, v_buff=0.35)
+        pieces = VGroup(*(self.label(text, SMALL, MUTED).next_to(part, DOWN, buff=0.12)
+                          for text, part in (("A", maps[-1][0]), ("V", values[-1][0]),
+                                             ("messages", out[-1][0]))))
+        for piece in pieces[1:2]:  # "A" and "V" on one line, "messages" on the next
+            piece.shift(UP * (baseline(pieces[0]) - baseline(piece)))
+        pieces[2].shift(UP * (baseline(pieces[0]) - baseline(pieces[2]) - 0.32))
+        blocks.add(pieces)
         body = VGroup(blocks, side).arrange(RIGHT if beside >= under else DOWN,
                                             buff=0.8 if beside >= under else 0.5)
         place(VGroup(formula, body).arrange(DOWN, buff=0.5))
         lines = VGroup(*(_cell_lines(box, length, d_head) for row in out for box in row))
+        value_lines = VGroup(*(_cell_lines(box, length, d_head) for row in values
+                               for box in row))
         frames = VGroup(*(m.outline for row in maps for m in row),
                         *(m.masked for row in maps for m in row))
         shading = VGroup(*(m.allowed for row in maps for m in row))
@@ -383,14 +455,23 @@ class BatchLab(LibraryScene):
                  d="dims.d_head")
         self.say("Each row becomes weights over the earlier sources: one grid per sentence "
                  "and head, {a}.", Fade(shading), Fade(weights),
-                 self.point_at(VGroup(*(m for row in maps for m in row)), weights),
+                 self.point_at(VGroup(*(m for row in maps for m in row)), weights,
+                               each=True),
                  a="lab.shape.A")
         self.say("That is {n} weights in all.", Fade(count), self.point_at(count),
                  n="lab.A_weights")
-        self.say("Each grid times its values gives one message per token and head: {m}.",
-                 Fade(sent), Fade(messages),
-                 self.point_at(*(box for row in out for box in row), messages, each=True),
-                 m="lab.shape.messages")
+        times = VGroup(*(sign for row in signs for pair in row for sign in pair[:1]))
+        equals = VGroup(*(pair[1] for row in signs for pair in row))
+        self.tell("Each grid times its head's values V gives one message per token and "
+                  "head: {m}.", Fade(pieces[0]),
+                  cues=[("values V", lambda: AnimationGroup(
+                      Fade(VGroup(times, *(box for row in values for box in row),
+                                  value_lines, pieces[1])),
+                      self.point_at(values[-1][0], pieces[1]))),
+                        ("one message", lambda: AnimationGroup(
+                            Fade(VGroup(equals, sent, messages, pieces[2])),
+                            self.point_at(out[-1][0], pieces[2], messages, each=True)))],
+                  m="lab.shape.messages")
 
     # ------------------------------------------------------------------ joining the heads
 
@@ -568,7 +649,10 @@ class BatchLab(LibraryScene):
             mark = Triangle(color=INK, fill_color=INK, fill_opacity=1, stroke_width=0)
             mark.scale_to_fit_width(cell * 0.6).next_to(target, DOWN, buff=0.06)
             label = VGroup(self.word(self.word_of(f"lab.y[{i}]"), SMALL),
-                           self.num(f"lab.y[{i}]", SMALL, MUTED)).arrange(RIGHT, buff=0.12)
+                           self.num(f"lab.y[{i}]", SMALL, MUTED),
+                           self.bound("p = {p}", SMALL, INK, p=f"lab.target_prob[{i}]")
+                           ).arrange(RIGHT, buff=0.12)
+            label[2].shift(RIGHT * 0.15)
             label.next_to(mark, DOWN, buff=0.06)
             label.set_x(min(max(label.get_x(), boxes.get_left()[0] + label.width / 2),
                             boxes.get_right()[0] - label.width / 2))
@@ -582,8 +666,13 @@ class BatchLab(LibraryScene):
         header = self.label("softmax of the logits: a probability for every word", LABEL,
                             MUTED).next_to(strips, UP, buff=0.3)
         card = self.card("cross-entropy loss", "lab.loss", 34)
-        formula = self.label("mean of −log p(target)", SMALL, MUTED).next_to(card, DOWN,
-                                                                              buff=0.2)
+        mean = "(" + " − ".join(["−ln {p0}", *(f"ln {{p{i}}}" for i in range(1, len(names)))]
+                                ) + ") ÷ {n}"
+        formula = VGroup(self.label("the mean of −ln p over the targets", SMALL, MUTED),
+                         self.bound(mean, LABEL, INK, n="dims.sentences",
+                                    **{f"p{i}": f"lab.target_prob[{i}]"
+                                       for i in range(len(names))}))
+        formula.arrange(DOWN, buff=0.15).next_to(card, DOWN, buff=0.25)
         picture = VGroup(VGroup(header, rows), VGroup(card, formula)).arrange(RIGHT, buff=1.4)
         VGroup(card, formula).shift(UP * (rows.get_y() - card.get_y()))
         link = arrow(rows, card)
@@ -596,10 +685,16 @@ class BatchLab(LibraryScene):
         pieces = [(f"“{{w{i}}}”", {}) for i in range(len(names))]
         phrase, _ = slots(pieces, ", ", " and ")
         self.say("The targets are the observed next words, " + phrase + ".",
-                 Fade(marks), Fade(labels), self.point_at(*labels, each=True),
+                 Fade(marks), Fade(VGroup(*(label[:2] for label in labels))),
+                 self.point_at(*(label[:2] for label in labels), each=True),
                  words={f"w{i}": self.word_of(f"lab.y[{i}]") for i in range(len(names))})
-        self.say("Cross-entropy scores the targets' probabilities, never sampled words: "
-                 "loss {l}.", Create(link), Fade(card), Fade(formula), self.point_at(card),
+        chances, _ = slots([(f"{{p{i}}}", {}) for i in range(len(names))], ", ", " and ")
+        self.say("The model gives them probabilities " + chances + ".",
+                 Fade(VGroup(*(label[2] for label in labels))),
+                 self.point_at(*(label[2] for label in labels), each=True),
+                 **{f"p{i}": f"lab.target_prob[{i}]" for i in range(len(names))})
+        self.say("Cross-entropy averages their negative logs, never sampled words: loss {l}.",
+                 Create(link), Fade(card), Fade(formula), self.point_at(card, formula),
                  l="lab.loss")
 
     # ------------------------------------------------------------------ one training step
@@ -688,12 +783,17 @@ class BatchLab(LibraryScene):
                        self.bound("history: {n:token}, window: {c}", 24,
                                   n="lab.shape.history[1]", c="dims.context")
                        ).arrange(DOWN, aligned_edge=LEFT, buff=0.3)
-        note = self.label("weights stay fixed; crop the history to the context window", LABEL,
-                          MUTED)
+        note = self.label("the worksheet's weights, fixed; crop the history to the context "
+                          "window", LABEL, MUTED)
         place(VGroup(VGroup(row, brace, window, *([falls] if longer else [])), facts, note
                      ).arrange(DOWN, buff=0.6))
-        self.say("At inference the weights stay fixed, and the model reads the “{s}” prefix.",
-                 Fade(row[:-1]), self.point_at(row[:-1]), words={"s": name})
+        if self.ws.lesson.targets:  # the step above changed the weights: not these
+            self.say("Generation reloads the worksheet's own weights, from before that step, "
+                     "and reads the “{s}” prefix.", Fade(row[:-1]), self.point_at(row[:-1]),
+                     words={"s": name})
+        else:
+            self.say("At inference the weights stay fixed, and the model reads the “{s}” "
+                     "prefix.", Fade(row[:-1]), self.point_at(row[:-1]), words={"s": name})
         self.say("It takes the most probable next id, {i}: “{w}”, with probability {p}.",
                  Fade(facts[:2]), Fade(new), self.point_at(new, facts[:2], each=True),
                  words={"w": word},

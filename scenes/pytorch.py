@@ -3,6 +3,7 @@ the per-head steps it packages, how it is built, how our weights fill its two te
 one batched call whose returned weight grids are drawn."""
 
 
+from collections.abc import Sequence
 from itertools import pairwise
 
 from manim import (
@@ -13,7 +14,6 @@ from manim import (
     AnimationGroup,
     Brace,
     Create,
-    DoubleArrow,
     LaggedStart,
     Line,
     Rectangle,
@@ -42,13 +42,10 @@ from scenes.kit.topic import (
     frame,
     grid,
     headers_above,
-    mask_grid,
     place,
 )
 
 __all__ = ["PyTorchLayer"]
-
-"""A fragment of a sentence and what makes its step (made when the sentence begins)."""
 
 SMALL = 18
 """Notes, axis names and legends."""
@@ -67,14 +64,14 @@ class PyTorchLayer(LibraryScene):
         self.stage("nn.MultiheadAttention packages the heads")
         self.packages()
         self.section("constructor")
-        self.stage("Build the layer: sizes, bias, batch_first")
+        self.stage("Build the layer from our sizes")
         self.constructor()
         self.section("copied weights")
         self.stage("Copy the weights, do not draw new ones")
         self.copied_weights()
-        self.section("the batch")
-        self.stage("All sentences in one call")
-        self.batch_call()
+        self.section("the call")
+        self.stage("One sentence in one call")
+        self.call()
         self.section("what comes back")
         self.returned()
         self.section("agreement")
@@ -138,49 +135,6 @@ class PyTorchLayer(LibraryScene):
 
     # ----------------------------------------------------------------- constructor
 
-    def reading(self, sentences_first: bool) -> VGroup:
-        """E's sentences as rows of token cells, and the axis attention runs along: along
-        each sentence when the batch comes first; across the sentences, position by
-        position, when PyTorch reads the first axis as tokens."""
-        tokens, count = self.ws.length, len(self.names)
-        side = min(0.42, 4.2 / tokens)
-        cells = [[Square(side, stroke_color=FAINT, stroke_width=1.5, fill_color=PANEL,
-                         fill_opacity=1).move_to([j * side, -i * side, 0])
-                  for j in range(tokens)] for i in range(count)]
-        grid_cells = VGroup(*(cell for row in cells for cell in row))
-        inset = side * 0.18
-        if sentences_first:  # one arrow along each sentence's row
-            runs = [(row[0].get_left() + RIGHT * inset, row[-1].get_right() + LEFT * inset)
-                    for row in cells]
-        else:  # one arrow down each column: the same position in every sentence
-            runs = [(cells[0][j].get_top() + DOWN * inset, cells[-1][j].get_bottom() + UP * inset)
-                    for j in range(tokens)]
-        reach = VGroup(*(DoubleArrow(start, end, buff=0, stroke_width=2.5, color=INK,
-                                     tip_length=min(0.12, side * 0.3),
-                                     max_tip_length_to_length_ratio=0.3)
-                         for start, end in runs))
-        names = VGroup()
-        for row, name in zip(cells, self.names, strict=True):
-            label = self.sentence_name(name, SMALL, MUTED)
-            label.move_to(row[0]).shift(RIGHT * (grid_cells.get_left()[0] - 0.2
-                                                 - label.get_right()[0]))
-            names.add(label)
-        across, down = (("tokens", "batch: sentences") if sentences_first
-                        else ("read as batch", "read as tokens"))
-        side_name = self.label(down + " ↓", SMALL, MUTED)
-        side_name.next_to(VGroup(names, grid_cells), UP, buff=0.15).align_to(names, RIGHT)
-        top = self.label(across + " →", SMALL, MUTED)
-        top.next_to(side_name, RIGHT, buff=0.5)
-        top.shift(UP * (baseline(side_name) - baseline(top)))
-        note = self.label("attention runs along each sentence" if sentences_first
-                          else "attention runs across the sentences", SMALL, INK)
-        heading = self.code("batch_first=True", 20) if sentences_first else \
-            self.label("without it", 20)
-        body = VGroup(side_name, top, names, grid_cells, reach)
-        note.next_to(body, DOWN, buff=0.2)
-        heading.next_to(body, UP, buff=0.2)
-        return VGroup(heading, body, note)
-
     def constructor(self) -> None:
         lines = VGroup(self.code("mha = nn.MultiheadAttention(", 24),
                        self.bound("{d}, {h},", 24, mono=True, d="dims.d_model",
@@ -192,36 +146,27 @@ class PyTorchLayer(LibraryScene):
         notes = VGroup(self.bound("d_model = {d}, heads = {h}", 20, MUTED,
                                   d="dims.d_model", h="dims.heads"),
                        self.label("no offsets, like the scratch layer", 20, MUTED),
-                       self.label("inputs come batch first", 20, MUTED))
+                       self.label("matters only with a batch axis: later", 20, MUTED))
         column = max(line.get_right()[0] for line in lines) + 0.8
         for note, line in zip(notes, lines[1:], strict=True):
             note.move_to([column + note.width / 2, line.get_y(), 0])
             note.shift(UP * (baseline(line) - baseline(note)))
-        layout = VGroup(self.shape("E", "lab.shape.E", 24),
-                        self.label("= [batch, tokens, d_model]", 22))
+        layout = VGroup(self.shape("E", "shapes.E", 24),
+                        self.label("= [tokens, d_model]: one sentence, no batch axis", 22))
         layout.arrange(RIGHT, buff=0.25)
         layout[1].shift(UP * (baseline(layout[0]) - baseline(layout[1])))
-        readings = VGroup(self.reading(True), self.reading(False)).arrange(RIGHT, buff=1.0,
-                                                                           aligned_edge=UP)
-        body = VGroup(VGroup(lines, notes), layout, readings).arrange(DOWN, buff=0.5)
+        body = VGroup(VGroup(lines, notes), layout).arrange(DOWN, buff=0.7)
         place(body)
-        ours, default = readings
         self.say("We build the layer from our own sizes: width {d} and {h:head}.",
                  Fade(lines[:2]), Fade(notes[0]), self.point_at(lines[1], notes[0]),
                  d="dims.d_model", h="dims.heads")
         self.say("bias=False leaves out the offsets, exactly as the scratch layer does.",
                  Fade(lines[2]), Fade(notes[1]), self.point_at(lines[2]))
-        self.say("batch_first=True says our inputs are laid out batch, tokens, d_model.",
-                 Fade(lines[3]), Fade(notes[2]), self.point_at(lines[3]))
-        self.tell("That is the layout of E, {e}: the batch axis lines up the sentences, "
-                  "each one a row of tokens.", Fade(layout), Fade(ours),
-                  cues=[("{e}", lambda: self.point_at(layout)),
-                        ("batch axis", lambda: self.point_at(ours[1][0], ours[1][2]))],
-                  e="lab.shape.E")
-        self.tell("Without it, PyTorch reads the first axis as tokens, and would attend "
-                  "across our sentences instead of along them.", Fade(default),
-                  cues=[("first axis", lambda: self.point_at(default[1][0])),
-                        ("across", lambda: self.point_at(default[1][3:], default[2]))])
+        self.say("batch_first=True only matters for inputs with a batch axis, laid out "
+                 "batch, tokens, d_model; batches come later.",
+                 Fade(lines[3]), Fade(notes[2]), self.point_at(lines[3], notes[2]))
+        self.say("Here E is one sentence alone, {e}: a row of {d} numbers per token.",
+                 Fade(layout), self.point_at(layout), e="shapes.E", d="dims.d_model")
 
     # ----------------------------------------------------------------- copied weights
 
@@ -299,101 +244,87 @@ class PyTorchLayer(LibraryScene):
                     "of columns per head.")
         self.say(template, Fade(VGroup(*(block.bands for block in ours))), Fade(legend),
                  self.point_at(ours[0], legend), s="shapes.W_Q")
-        self.say("PyTorch stores every weight the other way round, as [out, in]: "
-                 "transposed, so columns become rows.", Fade(headers[1]),
-                 *(TransformFromCopy(a, b) for a, b in zip(ours[:3], theirs[:3], strict=True)),
-                 *map(Create, moves[:3]), Fade(their_names[:3]),
-                 self.point_at(theirs[0], their_names[0]), run_time=2.0)
-        self.say("The query, key and value blocks, stacked, fill in_proj_weight, {i}.",
-                 Create(brace), Fade(names[0]), self.point_at(names[0]),
-                 i="mha.in_proj_weight")
-        self.say("W_O, transposed, fills out_proj.weight, {o}.", Create(moves[3]),
-                 TransformFromCopy(ours[3], theirs[3]), Fade(their_names[3]),
-                 Fade(names[1]), self.point_at(names[1]), o="mha.out_proj_weight")
+        self.say("As the last clip showed, PyTorch stores each weight transposed, as "
+                 "[out, in]: Q, K and V stack into in_proj_weight, {i}, and W_O fills "
+                 "out_proj.weight, {o}.", Fade(headers[1]),
+                 *(TransformFromCopy(a, b) for a, b in zip(ours, theirs, strict=True)),
+                 *map(Create, moves), Fade(their_names), Create(brace), Fade(names),
+                 self.point_at(names[0], names[1], each=True), run_time=3.0,
+                 i="mha.in_proj_weight", o="mha.out_proj_weight")
         self.say("With no bias and no dropout, both layers compute the same function.",
                  Fade(note), self.point_at(note))
 
-    # ----------------------------------------------------------------- the batch
+    # ----------------------------------------------------------------- the call
 
     def mask_picture(self) -> VGroup:
-        """The causal mask with its axes named, and its legend (``legend``, placed by the
-        caller): True blocks a cell. ``first_row`` holds the first receiver's blocked cells."""
+        """The causal mask with its axes named, in clip 14's colours: masked cells (a later
+        source, True in PyTorch's mask) in the neutral fill, allowed cells left open.
+        ``legend`` is placed by the caller; ``first_row`` holds the first receiver's
+        masked cells."""
         tokens = self.ws.length
         width = min(3.0, 0.3 * tokens)
-        cells = mask_grid(tokens, width)
+        side = width / tokens
+        cells = VGroup(*(mask_cell(side, masked=c > r).move_to([c * side, -r * side, 0])
+                         for r in range(tokens) for c in range(tokens)))
         sources = self.label("sources →", SMALL, MUTED).next_to(cells, UP, buff=0.15)
         receivers = self.label("receivers ↓", SMALL, MUTED)
         receivers.next_to(cells, LEFT, buff=0.2).align_to(cells, UP)
-        swatches = []
-        for fill, opacity, text in ((NEUTRAL_FILL, 1.0, "True: blocked, a later source"),
-                                    (MUTED, 0.9, "False: allowed")):
-            swatch = Square(0.26, stroke_color=FAINT, stroke_width=0.5, fill_color=fill,
-                            fill_opacity=opacity)
-            swatches.append(VGroup(swatch, self.label(text, SMALL, MUTED))
-                            .arrange(RIGHT, buff=0.15))
+        swatches = [VGroup(mask_cell(0.3, masked), self.label(text, SMALL, MUTED))
+                    .arrange(RIGHT, buff=0.15)
+                    for masked, text in ((True, "masked: a later source (True)"),
+                                         (False, "allowed (False)"))]
         picture = VGroup(cells, sources, receivers)
         picture.legend = VGroup(*swatches).arrange(DOWN, buff=0.2, aligned_edge=LEFT)
-        picture.first_row = VGroup(*(cells[c] for c in range(1, tokens)))  # blocked cells
+        picture.first_row = VGroup(*(cells[c] for c in range(1, tokens)))
         return picture
 
-    def batch_call(self) -> None:
-        tokens = self.ws.length
-        rows = [[self.sentence_name(name, 20, MUTED),
-                 *(self.word(t, 22) for t in self.ws.sentences[name])]
-                for name in self.names]
-        words = grid(rows, h_buff=0.28, v_buff=0.32, aligns="l" + "c" * tokens)
-        source = self.shape("E", "lab.shape.E", 24)
-        axis = self.bound("batch axis ↓ {n:sentence}, one per row", 20, MUTED,
-                          n="dims.sentences")
-        top = VGroup(source, axis).arrange(RIGHT, buff=0.5)
-        axis.shift(UP * (baseline(source) - baseline(axis)))
-        each = self.bound("each word stands for its row of {d} numbers", 20, MUTED,
-                          d="dims.d_model")
-        E = VGroup(top, words, each).arrange(DOWN, buff=0.25, aligned_edge=LEFT)
-        code = VGroup(self.code("delta, A = mha(E, E, E,", 24),
-                      self.code("    attn_mask=causal,", 24),
-                      self.code("    average_attn_weights=False)", 24))
+    def call(self) -> None:
+        name = self.ws.walkthrough
+        words = VGroup(*(self.word(t, 22) for t in self.ws.sentences[name]))
+        words.arrange(RIGHT, buff=0.28)
+        source = self.shape("E", "shapes.E", 24)
+        each = self.bound("one sentence: each word stands for its row of {d} numbers", 20,
+                          MUTED, d="dims.d_model")
+        top = VGroup(source, each).arrange(RIGHT, buff=0.5)
+        each.shift(UP * (baseline(source) - baseline(each)))
+        E = VGroup(top, words).arrange(DOWN, buff=0.25, aligned_edge=LEFT)
+        code = VGroup(self.code("delta, A = mha(", 24), self.code("E, E, E,", 24),
+                      self.code("attn_mask=causal,", 24),
+                      self.code("average_attn_weights=False)", 24))
         code.arrange(DOWN, aligned_edge=LEFT, buff=0.15)
         code[1:].shift(RIGHT * 0.9)
+        passed = code[1]  # the three inputs, on a line of their own
         mask = self.mask_picture()
         left = VGroup(code, mask.legend).arrange(DOWN, buff=0.6, aligned_edge=LEFT)
         lower = VGroup(left, mask).arrange(RIGHT, buff=1.2, aligned_edge=UP)
         place(VGroup(E, lower).arrange(DOWN, buff=0.55))
-        self.tell("The batch axis lines up our sentences: E holds {n:all sentence} at once, "
-                  "shape {e}.", Fade(E), cues=[
-                      ("batch axis", lambda: self.point_at(axis, VGroup(*(r[0] for r in rows)))),
-                      ("{e}", lambda: self.point_at(source))],
-                  n="dims.sentences", e="lab.shape.E")
-        self.tell("We pass E as query, key and value input, with the causal mask.",
-                  Fade(code), cues=[("We pass", lambda: self.point_at(code[0])),
-                                    ("causal mask", lambda: AnimationGroup(
-                                        Fade(mask), Fade(mask.legend),
-                                        self.point_at(code[1])))])
-        self.tell("In PyTorch's mask, True means blocked: each receiver's row blocks every "
+        self.say("E is the “{s}” sentence alone, shape {e}.", Fade(E),
+                 self.point_at(source), words={"s": name}, e="shapes.E")
+        self.say("We pass E three times: as the query, the key and the value input.",
+                 Fade(code[:2]), self.point_at(passed))
+        self.say("attn_mask=causal hands the layer the causal mask.", Fade(code[2]),
+                 Fade(mask), Fade(mask.legend), self.point_at(code[2]))
+        self.tell("In PyTorch's mask, True means blocked: each receiver's row masks every "
                   "source after it.",
                   cues=[("True", lambda: self.point_at(mask.legend[0])),
                         ("each receiver", lambda: self.point_at(mask.first_row, buff=0))])
-        self.code_lines, self.batch_rows, self.mask = code, E, mask
+        self.code_lines, self.inputs_shown, self.mask = code, E, mask
 
     # ----------------------------------------------------------------- what comes back
 
-    def weight_grid(self, name: str, head: int, cell: float) -> VGroup:
-        """One returned weight grid: receivers as rows, sources as columns, blocked cells in
-        the neutral fill, the others shaded by weight in the head's colour.
-
-        The shades read the scratch layer's weights: PyTorch's returned grid equals them up
-        to ``mha.max_diff_A``, which the clip states as it ends. Attributes ``sentence``,
+    def weight_grid(self, weights: Sequence[Sequence[float]], head: int,
+                    cell: float) -> VGroup:
+        """One head's weight grid: receivers as rows, sources as columns, masked cells in
+        the neutral fill, the others shaded by weight in the head's colour. Attributes
         ``head`` and ``cells`` (rows of cells)."""
         tokens, colour = self.ws.length, self.head_colour(head)
-        mask = self.v.value(f"{name}.mask")
-        weights = self.v.value(f"{name}.h{head}.A")
+        mask = self.v.value(f"{self.ws.walkthrough}.mask")
         rows = []
         for i in range(tokens):
             row = []
             for j in range(tokens):
                 if mask[i][j]:
-                    box = Rectangle(width=cell * 0.9, height=cell * 0.9, stroke_width=0,
-                                    fill_color=NEUTRAL_FILL, fill_opacity=1.0)
+                    box = mask_cell(cell * 0.9, masked=True, outline=False)
                 else:
                     box, _ = weight_cell(colour, weights[i][j], cell * 0.9, cell * 0.9)
                 row.append(box.move_to([j * cell, -i * cell, 0]))
@@ -402,35 +333,34 @@ class PyTorchLayer(LibraryScene):
         border = Rectangle(width=cell * tokens, height=cell * tokens, stroke_color=FAINT,
                            stroke_width=1.5).move_to(boxes)
         made = VGroup(border, boxes)
-        made.sentence, made.head, made.cells = name, head, rows
+        made.head, made.cells = head, rows
         return made
 
-    def returned_grids(self, room: float) -> VGroup:
-        """Every returned grid: one row per sentence, one column per head, named, in at
-        most ``room`` of height. Attributes ``heads``, ``names``, ``axes`` and ``grids``
-        (rows of grids)."""
-        tokens, count = self.ws.length, len(self.names)
-        cell = min(0.6, (room - 0.35 * count) / (count * tokens),
-                   6.0 / (len(self.heads) * tokens))
-        table = [[self.sentence_name(name, SMALL, MUTED),
-                  *(self.weight_grid(name, h, cell) for h in self.heads)]
-                 for name in self.names]
-        body = grid(table, h_buff=0.3, v_buff=0.3, aligns="r" + "c" * len(self.heads))
-        heads = VGroup(*(self.head_label(h, SMALL).next_to(table[0][h], UP, buff=0.15)
-                         for h in self.heads))
-        axes = self.label("each grid: receivers ↓, sources →", SMALL, MUTED)
-        axes.next_to(VGroup(*table[-1][1:]), DOWN, buff=0.2)
-        made = VGroup(heads, body, axes)
-        made.heads, made.axes = heads, axes
-        made.names = VGroup(*(row[0] for row in table))
-        made.grids = [row[1:] for row in table]
-        return made
+    def library_grids(self, cell: float) -> list[VGroup]:
+        """The grids PyTorch returns, one per head, from its own weights."""
+        returned = self.v.value("mha.single.weights")
+        grids = []
+        for h in self.heads:
+            made = self.weight_grid(returned[h - 1], h, cell)
+            made.source = "PyTorch"
+            grids.append(made)
+        return grids
+
+    def scratch_grids(self, cell: float) -> list[VGroup]:
+        """The scratch layer's grids, one per head, from its own weights."""
+        name = self.ws.walkthrough
+        grids = []
+        for h in self.heads:
+            made = self.weight_grid(self.v.value(f"{name}.h{h}.A"), h, cell)
+            made.source = "scratch"
+            grids.append(made)
+        return grids
 
     def returned(self) -> None:
-        results = grid([[self.shape("delta", "mha.delta", 22),
-                         self.label("sentences × tokens × width", SMALL, MUTED)],
-                        [self.shape("A", "mha.A", 22),
-                         self.label("sentences × heads × receivers × sources", SMALL, MUTED)]],
+        results = grid([[self.shape("delta", "mha.single.delta", 22),
+                         self.label("tokens × width, like E", SMALL, MUTED)],
+                        [self.shape("A", "mha.single.A", 22),
+                         self.label("heads × receivers × sources", SMALL, MUTED)]],
                        h_buff=0.3, v_buff=0.3)
         for row in results.rows:
             row[1].next_to(row[0], DOWN, buff=0.12).align_to(row[0], LEFT)
@@ -439,57 +369,112 @@ class PyTorchLayer(LibraryScene):
         code = self.code_lines.copy()
         left = VGroup(code, VGroup(delta_row, a_row)).arrange(DOWN, buff=0.55,
                                                              aligned_edge=LEFT)
-        grids = self.returned_grids(CONTENT_TOP - CONTENT_BOTTOM - 0.9)
-        whole = VGroup(left, grids).arrange(RIGHT, buff=0.9)
+        tokens = self.ws.length
+        cell = min(0.35, 6.0 / (len(self.heads) * tokens), 3.6 / tokens)
+        grids = self.library_grids(cell)
+        shown = VGroup(*grids).arrange(RIGHT, buff=0.35)
+        heads = VGroup(*(self.head_label(h, SMALL).next_to(g, UP, buff=0.15)
+                         for h, g in zip(self.heads, grids, strict=True)))
+        axes = self.label("each grid: receivers ↓, sources →", SMALL, MUTED)
+        axes.next_to(shown, DOWN, buff=0.2)
+        right = VGroup(heads, shown, axes)
+        whole = VGroup(left, right).arrange(RIGHT, buff=0.9)
         fit(whole, CONTENT_WIDTH, CONTENT_TOP - CONTENT_BOTTOM)
         whole.move_to([0, (CONTENT_TOP + CONTENT_BOTTOM) / 2, 0])
         with self.silence("the inputs make way for what comes back"):
-            self.play(Fade(VGroup(self.batch_rows, self.mask, self.mask.legend),
+            self.play(Fade(VGroup(self.inputs_shown, self.mask, self.mask.legend),
                            appear=False),
                       self.code_lines.animate.scale(code.height / self.code_lines.height)
                       .move_to(code), *self.unpointed(), run_time=0.8)
-        self.say("The update ΔE comes back as {d}, batch first like E.", Fade(delta_row),
-                 self.point_at(delta_row), d="mha.delta")
-        names = grids.names
+        self.say("The update ΔE comes back as {d}, the same shape as E.", Fade(delta_row),
+                 self.point_at(delta_row), d="mha.single.delta")
         self.tell("average_attn_weights=False keeps the head axis, so the weights come back "
                   "as {a}.", Fade(a_row),
-                  cues=[("average_attn_weights", lambda: self.point_at(self.code_lines[2])),
+                  cues=[("average_attn_weights", lambda: self.point_at(self.code_lines[3])),
                         ("{a}", lambda: AnimationGroup(
-                            LaggedStart(*(Fade(VGroup(*row)) for row in grids.grids),
-                                        lag_ratio=0.3),
-                            Fade(grids.heads), Fade(names), Fade(grids.axes),
-                            self.point_at(a_row)))],
-                  a="mha.A")
-        self.tell("That is one grid for each sentence and head: receivers down, sources "
-                  "across, shaded by weight.",
-                  cues=[("each sentence", lambda: self.point_at(*names, each=True)),
-                        ("head", lambda: self.point_at(*grids.heads, each=True)),
-                        ("receivers", lambda: self.point_at(grids.grids[0][0],
-                                                            grids.axes, each=True))])
+                            LaggedStart(*(Fade(g) for g in grids), lag_ratio=0.3),
+                            Fade(heads), Fade(axes), self.point_at(a_row)))],
+                  a="mha.single.A")
+        self.tell("That is one grid per head: receivers down, sources across, shaded by "
+                  "weight.",
+                  cues=[("one grid per head", lambda: self.point_at(*heads, each=True)),
+                        ("receivers", lambda: self.point_at(grids[0], axes, each=True))])
         self.results, self.grids, self.inputs = VGroup(delta_row, a_row), grids, \
             self.code_lines
+        self.grid_labels = VGroup(heads, axes)
+
+    # ----------------------------------------------------------------- agreement
+
+    def sample_rows(self, size: float) -> VGroup:
+        """The first head's last receiver: its first few weights from each layer, one row
+        per layer. Attribute ``rows`` (name, numbers…) per layer."""
+        name, last = self.ws.walkthrough, self.ws.length - 1
+        shown = range(min(4, self.ws.length))
+        more = self.ws.length > len(shown)
+        table = [[self.label(label, size, MUTED),
+                  *(self.num(f"{key}[{j}]", size) for j in shown),
+                  *([self.label("…", size, MUTED)] if more else [])]
+                 for label, key in (("scratch", f"{name}.h1.A[{last}]"),
+                                    ("PyTorch", f"mha.single.weights[0][{last}]"))]
+        body = grid(table, h_buff=0.3, v_buff=0.2, aligns="l" + "r" * (len(table[0]) - 1))
+        header = VGroup(self.head_label(1, size),
+                        self.label("last receiver, first sources", size, MUTED))
+        header.arrange(RIGHT, buff=0.2)
+        header[1].shift(UP * (baseline(header[0]) - baseline(header[1])))
+        made = VGroup(header, body).arrange(DOWN, buff=0.2, aligned_edge=LEFT)
+        made.rows = table
+        return made
 
     def agreement(self) -> None:
+        cell = self.grids[0].width / self.ws.length
+        ours = self.scratch_grids(cell)
+        spots = VGroup(*(VGroup(*(Rectangle(width=g.width, height=g.height) for g in pair))
+                         .arrange(RIGHT, buff=0.2)
+                         for pair in zip(ours, self.grids, strict=True)))
+        spots.arrange(RIGHT, buff=0.6)
         rows = [[self.label("largest difference in ΔE", 22),
-                 self.num("mha.max_diff_delta", 24)],
+                 self.num("mha.single.max_diff_delta", 24)],
                 [self.label("largest difference in A", 22),
-                 self.num("mha.max_diff_A", 24)]]
+                 self.num("mha.single.max_diff_A", 24)]]
         table = grid(rows, h_buff=0.6, v_buff=0.3)
-        verdict = self.label("equal up to float rounding", 24, INK)
-        block = VGroup(table, verdict).arrange(DOWN, buff=0.4)
+        verdict = self.bound("computed in float{b}: equal up to its rounding", 22, INK,
+                             b="mha.single.bits")
+        block = VGroup(table, verdict).arrange(DOWN, buff=0.35)
         card = VGroup(block, frame(block, MUTED, 0.25))
-        results = self.results
-        fit(card, self.grids.get_left()[0] + CONTENT_WIDTH / 2 - 0.4)
-        self.play(Fade(VGroup(self.inputs, self.heading), appear=False), *self.unpointed(),
-                  run_time=0.5)
+        sample = self.sample_rows(20)
+        lower = VGroup(sample, card).arrange(RIGHT, buff=0.8, aligned_edge=UP)
+        names = VGroup(*(self.label(text, 20, MUTED).next_to(spot, UP, buff=0.12)
+                         for pair in spots
+                         for text, spot in zip(("scratch", "PyTorch"), pair, strict=True)))
+        heads = VGroup(*(self.head_label(h, 20).next_to(names[2 * i:2 * i + 2], UP,
+                                                          buff=0.12)
+                         for i, h in enumerate(self.heads)))
+        place(VGroup(VGroup(heads, names, spots), lower).arrange(DOWN, buff=0.6))
+        for mine, pair in zip(ours, spots, strict=True):
+            mine.replace(pair[0])
+        self.play(Fade(VGroup(self.inputs, self.heading, self.results, self.grid_labels),
+                       appear=False), *self.unpointed(), run_time=0.5)
         self.heading = self.title("Scratch layer and PyTorch agree")
-        self.play(Write(self.heading), results.animate.shift(
-            UP * (self.grids.get_top()[1] - results.get_top()[1])), run_time=0.6)
-        card.next_to(results, DOWN, buff=0.6).align_to(results, LEFT)
-        self.say("Entry by entry, the largest difference from our scratch layer in ΔE is "
-                 "{d}.", Fade(VGroup(table, card[1])), self.point_at(VGroup(*rows[0])),
-                 d="mha.max_diff_delta")
-        self.tell("In the weights it is {a}: float rounding, nothing more.",
-                  Fade(verdict), cues=[("{a}", lambda: self.point_at(VGroup(*rows[1]))),
-                                       ("float rounding", lambda: self.point_at(self.grids))],
-                  a="mha.max_diff_A")
+        self.play(Write(self.heading), *(g.animate.replace(pair[1])
+                                         for g, pair in zip(self.grids, spots, strict=True)),
+                  run_time=0.6)
+        self.say("Beside PyTorch's grids, the scratch layer's own: the same shading, cell "
+                 "by cell.", Fade(VGroup(*ours)), Fade(names), Fade(heads),
+                 self.point_at(*(VGroup(heads[i], names[2 * i:2 * i + 2], pair)
+                                 for i, pair in enumerate(spots)), each=True))
+        self.say("A few of the numbers behind them, for Head {h}'s last receiver: the same "
+                 "in both.", Fade(sample), self.point_at(sample), h="dims.head_numbers[0]")
+        self.say("Entry by entry, the largest difference in ΔE is {d}, and in the weights "
+                 "{a}.", Fade(VGroup(table, card[1])), self.point_at(table),
+                 d="mha.single.max_diff_delta", a="mha.single.max_diff_A")
+        self.say("Both ran in float{b}, whose rounding errors lie far below that bound.",
+                 Fade(verdict), self.point_at(verdict), b="mha.single.bits")
+        self.pairs = [(mine, theirs) for mine, theirs in zip(ours, self.grids, strict=True)]
+
+
+def mask_cell(side: float, masked: bool, outline: bool = True) -> Square:
+    """A cell of a mask as clip 14 draws it: masked (a later source) in the neutral fill,
+    allowed left open; ``outline`` edges it faintly."""
+    return Square(side, stroke_color=FAINT, stroke_width=0.8 if outline else 0,
+                  fill_color=NEUTRAL_FILL if masked else PANEL,
+                  fill_opacity=1.0 if masked else 0.0)

@@ -1,7 +1,8 @@
 """The batch lab teaches with pictures: each id under its word, one labelled block per
-sentence and head, every attention weight drawn, the wrong join beside the right one, the
-residual before the logits, the targets beside the loss, the tensors that get gradients,
-and the window that drops the oldest token. Checked on dry runs of several worksheets."""
+sentence and head, the token-table lookup plus the position rows, every attention weight
+drawn, A × V = messages, the wrong join beside the right one, the residual before the
+logits, the targets' probabilities beside the loss, the tensors that get gradients, and the
+window that drops the oldest token. Checked on dry runs of several worksheets."""
 
 from __future__ import annotations
 
@@ -11,9 +12,11 @@ import numpy as np
 import pytest
 
 from scenes.kit.palette import INK, MUTED
+from tests import reference
 from tests.conftest import DRY_RUNS
 from tests.test_scenes import WORKSHEETS, dry_runs
 from worksheet import compute_values, load_worksheet
+from worksheet.formatting import Style
 
 pytestmark = pytest.mark.xdist_group(DRY_RUNS)
 """Dry runs are cached in the worker's memory: these modules share one worker."""
@@ -222,3 +225,97 @@ def test_the_window_keeps_the_last_tokens_and_greys_the_oldest(lab, label: str) 
     else:
         assert all(t["colours"] == [INK] for t in row)
         assert f"all {history} tokens fit the window of {context}" in texts_shown
+
+
+def _reference_logits(doc: Any, rows: slice = slice(None)) -> np.ndarray:
+    """numpy's final-position logits of the worksheet's own weights, one row a sentence."""
+    X = np.array([reference.token_ids(doc, name) for name in doc["sentences"]])[rows]
+    heads = len(doc["headsLesson"]["projections"])
+    logits, _, _ = reference.lm_loss(reference.lm_parameters(doc), X, None, heads)
+    return np.asarray(logits)
+
+
+@pytest.mark.parametrize("label", LABELS)
+def test_embedding_adds_each_ids_token_row_and_its_position_row(lab, label: str) -> None:
+    """Each row drawn reads: the id, its row of the token table, the position's row, and
+    their sum, the row of E, left to right, every number numpy's to its last digit."""
+    ws = load_worksheet(WORKSHEETS[label])
+    doc = ws.document
+    first = next(iter(doc["sentences"]))
+    ids = reference.token_ids(doc, first)
+    E = reference.embed(doc, first)
+    shown = texts(lab[label], "embedding")
+    rows = [j for j in range(ws.length) if keyed(shown, f"lab.X[0][{j}]")]
+    assert rows and rows == list(range(len(rows)))
+    for j in rows:
+        (id_text,) = keyed(shown, f"lab.X[0][{j}]")
+        assert int(id_text["text"]) == ids[j]
+        token_row = np.array(doc["tok_emb"][doc["vocab"][ids[j]]], dtype=float)
+        parts = [(f"params.tok_emb[{ids[j]}]", token_row),
+                 (f"params.pos_emb[{j}]", np.array(doc["pos_emb"][j], dtype=float)),
+                 (f"{first}.E[{j}]", E[j])]
+        xs = [centre(id_text)[0]]
+        for key, row in parts:
+            (text,) = keyed(shown, f"{key}[0]")
+            assert abs(centre(text)[1] - centre(id_text)[1]) < 0.05, key  # one line
+            xs.append(centre(text)[0])
+            for figure, digits in text["figures"]:
+                column = int(figure.rsplit("[", 1)[1].rstrip("]"))
+                assert figure.startswith(key)
+                assert reference.within_display(digits, Style.PARAM, row[column]), figure
+        assert xs == sorted(xs), j
+    said = " ".join(c["text"] for c in lab[label]["manifest"]["captions"])
+    assert "token table" in said and "position table" in said
+
+
+@pytest.mark.parametrize("label", LABELS)
+def test_each_grid_times_its_values_is_drawn_as_a_product(lab, label: str) -> None:
+    """A × V = messages, three labelled pieces in that order, and one product per
+    sentence and head."""
+    ws = load_worksheet(WORKSHEETS[label])
+    shown = texts(lab[label], "attention")
+    named = {t["text"]: t for t in shown if t["text"] in ("A", "V", "messages")}
+    assert set(named) == {"A", "V", "messages"}
+    assert centre(named["A"])[0] < centre(named["V"])[0] < centre(named["messages"])[0]
+    blocks = len(ws.sentences) * ws.n_heads
+    assert sum(t["text"] == "×" for t in shown) == blocks
+    assert sum(t["text"] == "=" for t in shown) == blocks
+
+
+@pytest.mark.parametrize("label", LABELS)
+def test_the_loss_is_the_mean_of_the_targets_negative_logs(lab, label: str) -> None:
+    ws = load_worksheet(WORKSHEETS[label])
+    if not ws.lesson.targets:
+        return
+    doc = ws.document
+    names = list(doc["sentences"])
+    logits = _reference_logits(doc)
+    chances = [reference.softmax(row)[doc["vocab"].index(ws.lesson.targets[name].lower())]
+               for row, name in zip(logits, names, strict=True)]
+    shown = texts(lab[label], "the loss")
+    digits = []
+    for i in range(len(names)):
+        (beside,) = [t for t in keyed(shown, f"lab.target_prob[{i}]")
+                     if t["text"].startswith("p = ")]
+        (target,) = keyed(shown, f"lab.y[{i}]")
+        assert abs(centre(beside)[1] - centre(target)[1]) < 0.05  # on the target's line
+        digits.append(beside["text"].removeprefix("p = "))
+        assert reference.within_display(digits[-1], Style.FIXED3, chances[i])
+    mean = "(−ln " + " − ln ".join(digits) + f") ÷ {len(names)}"
+    assert mean in {t["text"] for t in shown}
+    (loss,) = keyed(shown, "lab.loss")
+    assert reference.within_display(loss["text"], Style.FIXED3, -np.mean(np.log(chances)))
+
+
+@pytest.mark.parametrize("label", LABELS)
+def test_generation_reads_the_worksheets_own_weights(lab, label: str) -> None:
+    """After a training step the voice says generation reloads the worksheet's weights,
+    and the probability shown is that of those weights (numpy), not the stepped ones."""
+    ws = load_worksheet(WORKSHEETS[label])
+    said = " ".join(c["text"] for c in lab[label]["manifest"]["captions"])
+    if ws.lesson.targets:
+        assert "reloads the worksheet's own weights, from before that step" in said
+    probs = reference.softmax(_reference_logits(ws.document, slice(0, 1))[0])
+    (shown,) = keyed(texts(lab[label], "one new token"), "lab.next_prob")
+    assert shown["text"] == f"probability {shown['figures'][0][1]}"
+    assert reference.within_display(shown["figures"][0][1], Style.FIXED3, probs.max())

@@ -1,7 +1,8 @@
-"""The PyTorch clip shows what it says: the per-head steps the library call replaces, the
-two readings of E's first axis, each copied block's shape and head bands, both sentences'
-words, a labelled causal mask, and one weight grid per sentence and head, shaded from the
-weights recomputed here in numpy."""
+"""The PyTorch clip shows what it says: the per-head steps the library call replaces, one
+sentence called without a batch axis (its shapes those torch returns here for an unbatched
+input), each copied block's shape and head bands, a causal mask in clip 14's colours, the
+three inputs outlined as the voice names them, one weight grid per head from each layer,
+shaded from the weights recomputed here in numpy, and a few of their numbers side by side."""
 
 from __future__ import annotations
 
@@ -17,10 +18,12 @@ from typing import Any
 import numpy as np
 import pytest
 
+from scenes.kit.palette import NEUTRAL_FILL
 from tests import reference
 from tests.conftest import DRY_RUNS
 from tests.test_scenes import WORKSHEETS, dry_runs
 from worksheet import load_worksheet
+from worksheet.formatting import MINUS, NOISE, Style
 
 pytestmark = pytest.mark.xdist_group(DRY_RUNS)
 """Dry runs are cached in the worker's memory: these modules share one worker."""
@@ -59,18 +62,43 @@ def test_the_library_call_frames_every_per_head_step_it_replaces(shown, label: s
     assert {f"Head {h}" for h in range(1, heads + 1)} <= set(texts)
 
 
+def _unbatched_shapes(ws: Any) -> tuple[list[int], list[int]]:
+    """What nn.MultiheadAttention returns for one sentence without a batch axis, with
+    per-head weights: the update's shape and the weights' shape (any weights will do)."""
+    import torch
+    from torch import nn
+
+    length = ws.length
+    layer = nn.MultiheadAttention(ws.d_model, ws.n_heads, bias=False, batch_first=True)
+    E = torch.zeros(length, ws.d_model)
+    mask = torch.ones(length, length, dtype=torch.bool).triu(1)
+    with torch.no_grad():
+        delta, A = layer(E, E, E, attn_mask=mask, average_attn_weights=False)
+    return list(delta.shape), list(A.shape)
+
+
 @pytest.mark.parametrize("label", list(WORKSHEETS))
-def test_both_readings_of_the_first_axis_are_drawn(shown, label: str) -> None:
+def test_the_clip_calls_one_sentence_without_a_batch_axis(shown, label: str) -> None:
+    """E is one sentence, [tokens, d_model]; the update and the per-head weights come back
+    in the shapes torch gives an unbatched input; batch_first is said to wait for a batch
+    axis, and no sentence but the first is drawn."""
     ws = load_worksheet(WORKSHEETS[label])
-    texts = Counter(_texts(shown[label], "constructor"))
-    assert texts["batch_first=True"] == 1 and texts["batch_first=True)"] == 1
-    assert texts["without it"] == 1
-    assert {"batch: sentences ↓", "tokens →", "read as tokens ↓", "read as batch →",
-            "attention runs along each sentence",
-            "attention runs across the sentences"} <= set(texts)
-    for name in ws.sentences:  # every sentence is a row in both readings
-        assert texts[name] == 2, name
-    assert "batch axis lines up the sentences" in _said(shown[label])
+    delta, A = _unbatched_shapes(ws)
+    shape = f"[{ws.length}, {ws.d_model}]"
+    assert f"E {shape}" in set(_texts(shown[label], "constructor"))
+    assert f"E {shape}" in set(_texts(shown[label], "the call"))
+    returned = set(_texts(shown[label], "what comes back"))
+    assert f"delta [{', '.join(map(str, delta))}]" in returned
+    assert f"A [{', '.join(map(str, A))}]" in returned
+    assert len(A) == 3 and A[0] == ws.n_heads  # heads × receivers × sources
+    section = next(s for s in shown[label]["sections"] if s["name"] == "the call")
+    words = [t["text"] for t in section["texts"] if t["kind"] == "word"]
+    assert sorted(words) == sorted(ws.sentences[ws.walkthrough])
+    said = _said(shown[label])
+    assert "batch axis lines up" not in said and "[batch" not in " ".join(
+        t for name in ("constructor", "the call", "what comes back")
+        for t in _texts(shown[label], name))
+    assert "batch_first=True only matters for inputs with a batch axis" in said
 
 
 @pytest.mark.parametrize("label", list(WORKSHEETS))
@@ -91,19 +119,17 @@ def test_each_copied_block_carries_its_shape_and_pytorch_stores_out_by_in(
     assert {f"Head {h}" for h in range(1, heads + 1)} <= texts
     said = _said(shown[label])
     assert "[out, in]" in said and "transposed" in said
+    # The packing, shown in the clip before, is one sentence here.
+    packing = [c["text"] for c in shown[label]["manifest"]["captions"]
+               if "in_proj_weight" in c["text"] or "out_proj.weight" in c["text"]]
+    assert len(packing) == 1 and "last clip" in packing[0]
 
 
 @pytest.mark.parametrize("label", list(WORKSHEETS))
-def test_the_batch_shows_every_sentences_words_and_a_labelled_mask(shown, label: str) -> None:
-    ws = load_worksheet(WORKSHEETS[label])
-    section = next(s for s in shown[label]["sections"] if s["name"] == "the batch")
-    words = Counter(t["text"] for t in section["texts"] if t["kind"] == "word")
-    assert words == Counter(t for tokens in ws.sentences.values() for t in tokens)
-    texts = {t["text"] for t in section["texts"]}
-    assert {"receivers ↓", "sources →", "True: blocked, a later source",
-            "False: allowed"} <= texts
-    count = len(ws.sentences)
-    assert f"batch axis ↓ {count} sentence{'s' if count > 1 else ''}, one per row" in texts
+def test_the_mask_has_clip_14s_legend(shown, label: str) -> None:
+    texts = set(_texts(shown[label], "the call"))
+    assert {"receivers ↓", "sources →", "masked: a later source (True)",
+            "allowed (False)"} <= texts
     assert "True means blocked" in _said(shown[label])
 
 
@@ -111,8 +137,6 @@ def test_the_batch_shows_every_sentences_words_and_a_labelled_mask(shown, label:
 def test_the_returned_weights_are_named_by_sentence_and_head(shown, label: str) -> None:
     ws = load_worksheet(WORKSHEETS[label])
     texts = Counter(_texts(shown[label], "what comes back"))
-    for name in ws.sentences:
-        assert texts[name] == 1, name
     for h in range(1, ws.n_heads + 1):
         assert texts[f"Head {h}"] == 1
     assert texts["each grid: receivers ↓, sources →"] == 1
@@ -130,9 +154,10 @@ def test_only_one_outline_points_at_a_time(shown, label: str) -> None:
         assert last <= first + 0.01, (captions[caption]["text"], last, first)
 
 
-def _grid_shades(worksheet: str) -> list[dict[str, Any]]:
-    """Dry-run the clip (in a fresh process, as the scene runner does) and read every
-    returned weight grid as it stands at the end: where it is, and each cell's fill."""
+def _drawn(worksheet: str) -> dict[str, Any]:
+    """Dry-run the clip (in a fresh process, as the scene runner does) and read, at the
+    end, every weight grid (which layer, which head, where, each cell's fill), the mask's
+    cells, and each outline with the caption it was drawn for."""
     os.environ["LECTURE_WORKSHEET"] = worksheet
     os.environ["LECTURE_NARRATION"] = "none"
     os.environ.pop("LECTURE_VALUES", None)
@@ -140,60 +165,158 @@ def _grid_shades(worksheet: str) -> list[dict[str, Any]]:
 
     from scenes.pytorch import PyTorchLayer
 
+    outlines: list[tuple[int, list[float]]] = []
+
+    class Watched(PyTorchLayer):
+        def point_at(self, *mobs: Any, **kwargs: Any) -> Any:
+            made = super().point_at(*mobs, **kwargs)
+            box = self._pointer
+            outlines.append((len(self.captions), [float(box.get_left()[0]),
+                                                  float(box.get_bottom()[1]),
+                                                  float(box.get_right()[0]),
+                                                  float(box.get_top()[1])]))
+            return made
+
+        def returned(self) -> None:  # the code as it stood during the call
+            code.extend([float(line.get_left()[0]), float(line.get_bottom()[1]),
+                         float(line.get_right()[0]), float(line.get_top()[1])]
+                        for line in self.code_lines)
+            super().returned()
+
+    code: list[list[float]] = []
+
+    def fills(cells: Any) -> list[tuple[str, float]]:
+        return [(cell.get_fill_color().to_hex().upper(), float(cell.get_fill_opacity()))
+                for cell in cells]
+
     media = Path(tempfile.gettempdir()) / f"lecture-tests-media-{os.getpid()}"
     with tempconfig({"dry_run": True, "quality": "low_quality", "disable_caching": True,
                      "verbosity": "ERROR", "progress_bar": "none", "media_dir": str(media)}):
-        scene = PyTorchLayer(skip_animations=True)
+        scene = Watched(skip_animations=True)
         scene.renderer.camera.capture_mobjects = lambda *_, **__: None
         scene.render()
     shown = {id(m) for m in scene.get_mobject_family_members()}
-    return [{"sentence": g.sentence, "head": g.head, "x": float(g.get_x()),
-             "y": float(g.get_y()), "on screen": id(g) in shown,
-             "cells": [[(cell.get_fill_color().to_hex().upper(),
-                         float(cell.get_fill_opacity())) for cell in row] for row in g.cells]}
-            for row in scene.grids.grids for g in row]
+    captions = [c["text"] for c in scene.manifest()["captions"]]
+    return {
+        "grids": [{"source": g.source, "head": g.head, "x": float(g.get_x()),
+                   "y": float(g.get_y()), "on screen": id(g) in shown,
+                   "cells": [fills(row) for row in g.cells]}
+                  for pair in scene.pairs for g in pair],
+        "mask": fills(scene.mask[0]),
+        "outlines": [(captions[i], box) for i, box in outlines if i < len(captions)],
+        "code": code,
+    }
 
 
 @pytest.fixture(scope="module")
-def grids() -> dict[str, list[dict[str, Any]]]:
+def drawn() -> dict[str, dict[str, Any]]:
     context = multiprocessing.get_context("spawn")
     with ProcessPoolExecutor(max_workers=2, mp_context=context) as pool:
-        made = pool.map(_grid_shades, [str(WORKSHEETS[label]) for label in GRID_WORKSHEETS])
+        made = pool.map(_drawn, [str(WORKSHEETS[label]) for label in GRID_WORKSHEETS])
         return dict(zip(GRID_WORKSHEETS, made, strict=True))
 
 
 @pytest.mark.parametrize("label", GRID_WORKSHEETS)
-def test_one_grid_per_sentence_and_head_in_the_returned_order(grids, label: str) -> None:
+def test_each_head_has_the_scratch_grid_beside_pytorchs(drawn, label: str) -> None:
     ws = load_worksheet(WORKSHEETS[label])
-    drawn = grids[label]
-    assert [(g["sentence"], g["head"]) for g in drawn] == [
-        (name, h) for name in ws.sentences for h in range(1, ws.n_heads + 1)]
-    assert all(g["on screen"] for g in drawn)
-    heads = ws.n_heads
-    for i, grid in enumerate(drawn):  # sentences down, heads across, as A's axes run
-        if i % heads:
-            assert grid["x"] > drawn[i - 1]["x"] and grid["y"] == pytest.approx(
-                drawn[i - 1]["y"])
-        if i >= heads:
-            assert grid["y"] < drawn[i - heads]["y"]
+    grids = drawn[label]["grids"]
+    assert [(g["source"], g["head"]) for g in grids] == [
+        (source, h) for h in range(1, ws.n_heads + 1) for source in ("scratch", "PyTorch")]
+    assert all(g["on screen"] for g in grids)
+    xs = [g["x"] for g in grids]
+    assert xs == sorted(xs) and len({round(g["y"], 3) for g in grids}) == 1
 
 
 @pytest.mark.parametrize("label", GRID_WORKSHEETS)
-def test_every_grid_cell_is_shaded_by_its_recomputed_weight(grids, label: str) -> None:
-    """Blocked cells (a later source) in one neutral fill; every other cell in its head's
-    colour, its opacity rising in step with the weight numpy computes here."""
+def test_every_grid_cell_is_shaded_by_its_recomputed_weight(drawn, label: str) -> None:
+    """Masked cells (a later source) in clip 14's neutral fill; every other cell in its
+    head's colour, its opacity rising in step with the weight numpy computes here."""
     doc = load_worksheet(WORKSHEETS[label]).document
-    for grid in grids[label]:
-        weights = reference.sentence(doc, grid["sentence"])["heads"][grid["head"] - 1]["A"]
+    first = next(iter(doc["sentences"]))
+    for grid in drawn[label]["grids"]:
+        weights = reference.sentence(doc, first)["heads"][grid["head"] - 1]["A"]
         tokens = len(weights)
         colour = OKABE_ITO_HEADS[grid["head"] - 1]
-        blocked = {(c, o) for i in range(tokens) for j in range(i + 1, tokens)
-                   for c, o in [grid["cells"][i][j]]}
-        assert len(blocked) <= 1 and all(c != colour for c, _ in blocked)
+        masked = {grid["cells"][i][j] for i in range(tokens) for j in range(i + 1, tokens)}
+        assert masked <= {(NEUTRAL_FILL.upper(), 1.0)}
         allowed = [(i, j) for i in range(tokens) for j in range(i + 1)]
         assert {grid["cells"][i][j][0] for i, j in allowed} == {colour}
         shade = np.array([grid["cells"][i][j][1] for i, j in allowed])
         weight = np.array([weights[i, j] for i, j in allowed])
         slope, offset = np.polyfit(weight, shade, 1)
-        assert slope > 0.5, (grid["sentence"], grid["head"], slope)
+        assert slope > 0.5, (grid["source"], grid["head"], slope)
         assert np.abs(slope * weight + offset - shade).max() < 1e-6
+
+
+@pytest.mark.parametrize("label", GRID_WORKSHEETS)
+def test_the_mask_uses_clip_14s_colours(drawn, label: str) -> None:
+    """Clip 14 fills a masked cell (a later source) with the neutral fill and colours
+    only the allowed ones; here, with no weights, the allowed cells stay open."""
+    tokens = load_worksheet(WORKSHEETS[label]).length
+    cells = drawn[label]["mask"]
+    for r in range(tokens):
+        for c in range(tokens):
+            fill, opacity = cells[r * tokens + c]
+            if c > r:
+                assert (fill, opacity) == (NEUTRAL_FILL.upper(), 1.0), (r, c)
+            else:
+                assert opacity == 0.0, (r, c)
+
+
+@pytest.mark.parametrize("label", GRID_WORKSHEETS)
+def test_passing_e_outlines_the_three_inputs_not_the_mask(drawn, label: str) -> None:
+    """As the voice says E is passed as query, key and value, the outline holds the code
+    line ``E, E, E,`` and nothing of the lines around it (the call, the mask)."""
+    call, inputs, mask = drawn[label]["code"][:3]
+    (box,) = [box for caption, box in drawn[label]["outlines"]
+              if caption.startswith("We pass E three times")]
+    left, bottom, right, top = box
+    assert left < inputs[0] and right > inputs[2] and bottom < inputs[1] and top > inputs[3]
+    assert top < call[1] and bottom > mask[3]
+    (mask_box,) = [box for caption, box in drawn[label]["outlines"]
+                   if caption.startswith("attn_mask=causal")]
+    assert mask_box[3] < inputs[1] and mask_box[1] < mask[1]  # then the mask line
+
+
+@pytest.mark.parametrize("label", list(WORKSHEETS))
+def test_the_agreement_shows_both_layers_numbers_and_the_measured_gap(shown,
+                                                                      label: str) -> None:
+    """A few of the first head's last-receiver weights, from each layer, each equal to
+    numpy's to the last digit; the largest differences torch measures here against numpy,
+    under the bound shown, in the width the lesson computes in."""
+    import torch
+
+    from worksheet.model import TinyLM, to_pytorch
+
+    ws = load_worksheet(WORKSHEETS[label])
+    doc = ws.document
+    first = next(iter(doc["sentences"]))
+    case = reference.sentence(doc, first)
+    row = case["heads"][0]["A"][-1]
+    section = next(s for s in shown[label]["sections"] if s["name"] == "agreement")
+    def numbers_beside(name: dict[str, Any]) -> list[dict[str, Any]]:
+        """The numbers on ``name``'s line, to its right, from left to right."""
+        middle = (name["box"][1] + name["box"][3]) / 2
+        return sorted((t for t in section["texts"] if t["figures"]
+                       and abs((t["box"][1] + t["box"][3]) / 2 - middle) < 0.05
+                       and t["box"][0] > name["box"][2]), key=lambda t: t["box"][0])
+
+    for layer in ("scratch", "PyTorch"):
+        rows = [[t for t in numbers_beside(name) if all(
+                    ".A[" in key or "mha.single.weights[" in key for key, _ in t["figures"])]
+                for name in section["texts"] if name["text"] == layer]
+        (numbers,) = [row for row in rows if row]  # the grids' names have none beside them
+        assert 1 <= len(numbers) <= len(row)
+        for j, text in enumerate(numbers):
+            assert reference.within_display(text["text"], Style.FIXED3, row[j]), (layer, j)
+    model = TinyLM.from_worksheet(ws)
+    E = torch.tensor(reference.embed(doc, first))
+    with torch.no_grad():
+        delta, A = to_pytorch(model.attention)(E, E, E, attn_mask=torch.ones(
+            len(E), len(E), dtype=torch.bool).triu(1), average_attn_weights=False)
+    weights = np.stack([head["A"] for head in case["heads"]])
+    gaps = (np.abs(delta.numpy() - case["delta"]).max(), np.abs(A.numpy() - weights).max())
+    shown_texts = {t["text"] for t in section["texts"]}
+    assert max(gaps) < NOISE and f"< {NOISE:.0e}".replace("-", MINUS) in shown_texts
+    bits = np.finfo(A.numpy().dtype).bits
+    assert f"computed in float{bits}: equal up to its rounding" in shown_texts
