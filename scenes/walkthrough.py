@@ -59,8 +59,6 @@ ROWS_TOP = 1.9
 FOOT_Y = -2.42
 """The line under the rows: the sum of the exponentials, then the message."""
 GAP = 0.5
-POSITION_GAP = 0.3
-"""From a row's position number to the widest token, at a font size of 22."""
 LEAST_SIZE = 15.5
 """The smallest font size a header may shrink to (figures stay legible at 480p from 15)."""
 RECAP_LAST_ROW = -1.55
@@ -69,8 +67,6 @@ SUM_Y = -2.0
 """The recap's first line under the rows: the sum of the exponentials, then the message
 written as its largest weighted value rows."""
 LINE_GAP = 0.5
-POSITION_GAP = 0.3
-"""From a row's position number to the widest token, at a font size of 22."""
 """From the last row to the line under it, and from one such line to the next."""
 TERMS = 2
 """How many of the largest weighted value rows the recap writes out in the message's sum."""
@@ -81,8 +77,6 @@ exponentials and its weights)."""
 MESSAGE_STEP = ["weight", "value", "contribution", "first"]
 """The recap's columns as the message is made: this head's weights, value rows and their
 products, head one's weights last."""
-ROW_BUFF = (0.16, 0.06)
-"""The room an outline round a whole row of cells keeps from its first and last glyphs."""
 COLUMN_BUFF = (0.16, 0.06)
 """The room an outline round a whole column of rows keeps from their brackets (across) and
 from the header above (up)."""
@@ -170,27 +164,26 @@ class HeadWalkthrough(LectureScene):
         keys, query = self.columns["key"], self.columns["query"]
         self.switch(["word", "key", "query"], animate=False,
                     layout=self.wide if self.roomy else None)
-        words, mine = self.columns["word"], query.cells[self.last]
+        self.query = self.bound("query of “{r}”: ", self.size * self.scale, self.colour,
+                                words={"r": self.tokens[self.last]})
+        self.qvec = self.vec(f"{self.p}.Q[{self.last}]", self.size * self.scale, self.colour)
+        self.qvec.move_to([query.get_center()[0], QUERY_Y, 0])
+        self.query.next_to(self.qvec, LEFT, buff=0.1)
+        self.query.align_to(self.qvec, DOWN)
         self.say("Head {h} gives every token a key.", Write(self.heading),
-                 fade_in(words),
-                 LaggedStart(fade_in(keys.header), *map(fade_in, keys.cells), lag_ratio=0.15,
-                             run_time=2.5),
+                 fade_in(self.columns["word"], keys.header),
+                 LaggedStart(*map(fade_in, keys.cells), lag_ratio=0.15, run_time=2.5),
                  h=self.h_key)
-        # The receiver's own query stands in its row; the other rows get copies of it.
         inner, slots = vector("q", f"{self.p}.Q[{self.last}]", self.width)
-        self.say("The receiver is “{r}” at position {n}, the last row; its query is q = "
-                 + inner + ".", fade_in(query.header, mine),
-                 self.point_at(*self.row_cells(self.last, "word", "key", "query")),
-                 words={"r": self.tokens[self.last]}, n=f"dims.positions[{self.last}]",
-                 **slots)
-        others = [cell for j, cell in enumerate(query.cells) if j != self.last]
-        column = self.point_at(*query.cells, buff=COLUMN_BUFF)  # where the copies will stand
-        for cell in others:
+        self.say("The receiver, “{r}”, brings its query: q = " + inner + ".",
+                 fade_in(self.query, self.qvec), self.point_at(self.query, self.qvec),
+                 words={"r": self.tokens[self.last]}, **slots)
+        for cell in query.cells:
             cell.generate_target()
-            cell.move_to(mine)
-        self.say("The same query goes beside every key.",
-                 LaggedStart(*map(MoveToTarget, reversed(others)), lag_ratio=0.12,
-                             run_time=2.5), column)
+            cell.move_to(self.qvec)
+        self.say("The same query goes beside every key.", fade_in(query.header),
+                 LaggedStart(*map(MoveToTarget, query.cells), lag_ratio=0.12,
+                             run_time=2.5), self.unpoint())
 
     def dot_products(self) -> None:
         expr, dot = self.columns["expr"], self.columns["dot"]
@@ -202,8 +195,8 @@ class HeadWalkthrough(LectureScene):
         terms, slots = self.terms(0)
         self.say("Multiply coordinate by coordinate, then add. For “{w}”: " + terms
                  + " = {d}.", fade_in(expr.header, dot.header),
-                 LaggedStart(*(Write(cell) for cell in first), lag_ratio=0.8, run_time=3.6),
-                 self.point_at(*self.row_cells(0, *self.visible[1:]), buff=ROW_BUFF),
+                 LaggedStart(*(Write(cell) for cell in first), lag_ratio=0.8, run_time=5.0),
+                 self.point_at(*self.row_cells(0, *self.visible[1:])),
                  words={"w": self.tokens[0]}, d=f"{self.p}.dots[0]", **slots)
         rest = [VGroup(*self.row_cells(j, "expr", "dot")) for j in range(1, len(self.tokens))]
         self.say("Every other key meets the same query: one dot product per token.",
@@ -216,8 +209,8 @@ class HeadWalkthrough(LectureScene):
 
     def scaling(self) -> None:
         with self.silence("the query and the factors make way for the scores"):
-            self.play(self.unpoint(), self.new_title("Head {h}: from scores to weights"),
-                      run_time=0.8)
+            self.play(fade_out(self.query, self.qvec), self.unpoint(),
+                      self.new_title("Head {h}: from scores to weights"), run_time=0.8)
             self.switch(["word", "dot", "score"], bring=False,
                         layout=["word", "dot", "score", "exp"])
         scores = self.columns["score"]
@@ -226,42 +219,31 @@ class HeadWalkthrough(LectureScene):
                  LaggedStart(*map(fade_in, scores.cells), lag_ratio=0.15, run_time=2.5),
                  d="dims.d_head", r="dims.sqrt_d_head")
         top = self.top_source()
-        said = "Why √{d}? The key width is {d}: a wider key adds up more products, and " \
+        said = "Why √{d}? The key width is {d}, and a wider key adds up more products; " \
             "dividing by the square root of the width keeps scores from growing with it."
         self.say(said, cued(said, [
-            ("Why", self.point_at(scores.header)),
-            ("more products", self.point_at(self.columns["dot"].cells[top])),
-            ("dividing", self.point_at(*self.row_cells(top, "dot", "score"))),
-            ("growing", self.point_at(*scores.cells, buff=COLUMN_BUFF))],
+            ("Why", self.point_at(*self.row_cells(top, "dot", "score"))),
+            ("dividing", self.point_at(scores.header))],
             step=0.8), d="dims.d_head")
 
     def exponentials(self) -> None:
         self.visible.append("exp")
-        exps, scores = self.columns["exp"], self.columns["score"]
-        first, second = (int(j) for j in self.v.value(f"{self.p}.order")[:2])
+        exps = self.columns["exp"]
         self.total = self.bound("sum = {t}", self.size * self.scale, INK, mono=True,
                                 t=f"{self.p}.denominator")
         self.total.move_to([0, self.foot_y, 0]).align_to(exps, RIGHT)
         self.line = Line(exps.get_corner(DOWN + LEFT), exps.get_corner(DOWN + RIGHT),
                          stroke_color=FAINT, stroke_width=2).shift(DOWN * 0.12)
         self.followers["exp"] = [self.total, self.line]
-        said = "The exponential widens the gaps: the top scores, {a} and {b}, become {x} " \
-            "and {y}."
-        self.say(said, cued(said, [
-            ("{a}", self.point_at(scores.cells[first], scores.cells[second], each=True)),
-            ("{x}", self.point_at(exps.cells[first], exps.cells[second], each=True))],
-            opening=[fade_in(exps)], step=0.8),
-            a=f"{self.p}.scores[{first}]", b=f"{self.p}.scores[{second}]",
-            x=f"{self.p}.exps[{first}]", y=f"{self.p}.exps[{second}]")
-        self.say("Together the exponentials add up to {t}.",
+        self.say("Exponentials make every score positive; together they add up to {t}.",
+                 fade_in(exps),
                  LaggedStart(Create(self.line), fade_in(self.total), lag_ratio=0.5,
                              run_time=2.0), self.point_at(self.total),
                  t=f"{self.p}.denominator")
 
     def weights(self) -> None:
         self.switch(["word", "exp", "weight"], bring=False)
-        bars, exps = self.columns["weight"], self.columns["exp"]
-        top = self.top_source()
+        bars = self.columns["weight"]
         self.one = self.bound("sum = {one}", self.size * self.scale, INK, mono=True,
                               one=f"{self.p}.weights_sum")
         self.one.move_to([0, self.foot_y, 0]).align_to(bars, LEFT)
@@ -270,26 +252,10 @@ class HeadWalkthrough(LectureScene):
                  fade_in(bars.header), self.point_at(self.total),
                  LaggedStart(*(grow(cell) for cell in bars.cells), lag_ratio=0.15,
                              run_time=3.0), t=f"{self.p}.denominator")
-        division = self.bound("{e} ÷ {t} = {w}", self.size * self.scale, INK, mono=True,
-                              e=f"{self.p}.exps[{top}]", t=f"{self.p}.denominator",
-                              w=f"{self.p}.weights[{top}]")
-        for glyph in division.figure_glyphs(2):
-            glyph.set_fill(self.colour)  # the weight, as its bar's number shows it
-        division.move_to([0, self.foot_y, 0]).align_to(bars, LEFT)
-        said = "For “{r}”: {e} ÷ {t} = {w}."
-        self.say(said, cued(said, [
-            ("{e}", self.point_at(exps.cells[top], division.figures_span(0, 0), each=True)),
-            ("{t}", self.point_at(self.total, division.figures_span(1, 1), each=True)),
-            ("{w}", self.point_at(bars.cells[top], division.figures_span(2, 2), each=True))],
-            opening=[fade_in(division)], step=0.8),
-            words={"r": self.tokens[top]}, e=f"{self.p}.exps[{top}]",
-            t=f"{self.p}.denominator", w=f"{self.p}.weights[{top}]")
-        self.section("rounding")
-        self.say("The bars show rounded weights; unrounded, they sum to {one}.",
-                 Fade(division, appear=False, run_time=0.6), fade_in(self.one),
+        self.say("The weights sum to {one}. Exponentials divided by their sum: this step is "
+                 "the softmax.", fade_in(self.one),
                  self.point_at(*bars.cells, self.one), one=f"{self.p}.weights_sum")
-        self.say("Exponentials divided by their sum: this step is the softmax.",
-                 self.point_at(exps.header, bars.header, each=True))
+        top = self.top_source()
         self.say("“{w}” gets the longest bar, {x}.",
                  self.point_at(*self.row_cells(top, "word", "weight")),
                  words={"w": self.tokens[top]}, x=f"{self.p}.weights[{top}]")
@@ -315,6 +281,8 @@ class HeadWalkthrough(LectureScene):
             self.say("In this hand-made worksheet, W_V has the same entries as W_K, so each "
                      "value row equals its key.", fade_in(self.note),
                      self.point_at(*values.cells))
+            self.say("They are still two separate parameters: the keys decide the match, the "
+                     "values carry what is mixed.", self.point_at(self.note))
 
     def contributions(self) -> None:
         self.visible.append("contribution")
@@ -334,7 +302,7 @@ class HeadWalkthrough(LectureScene):
         self.product = product = self.written_product(top)
         # The product written out under the rows, each factor outlined with its cell as the
         # voice names it: the weight, the value row, then the product.
-        said = "In numbers, with the unrounded weight: {x} × " + inner_v + " = " + inner_c + "."
+        said = "In numbers: {x} × " + inner_v + " = " + inner_c + "."
         factors = [product.figures_span(0, 0), product.figures_span(1, self.width_shown, 1, 1),
                    product.figures_span(self.width_shown + 1, 2 * self.width_shown, 1, 1)]
         self.say(said, cued(said, [
@@ -387,28 +355,7 @@ class HeadWalkthrough(LectureScene):
         self.say("That sum, " + inner + ", is head {h}'s message for “{r}”.",
                  self.point_at(total), h=self.h_key, words={"r": self.tokens[self.last]},
                  **keys)
-        self.payoff(total)
         self.wait(0.5)
-
-    def payoff(self, total: Bound) -> None:
-        """What the message says (its largest coordinate, when each value coordinate holds
-        one named feature) and where it goes next."""
-        top = self.top_source()
-        c = int(self.v.value(f"{self.p}.message_top"))
-        picked = [int(i) for i in self.v.value(f"params.h{self.head}.V_features")]
-        names = self.ws.lesson.head_names
-        if picked[c] >= 0 and len(names) >= self.head:
-            self.say("Its largest coordinate is {c}: a {role} clue, led by “{w}”.",
-                     self.point_at(total, self.columns["word"].cells[top], each=True),
-                     words={"c": self.ws.lesson.features[picked[c]],
-                            "role": names[self.head - 1], "w": self.tokens[top]})
-        if self.ws.n_heads > 1:
-            self.say("Next, it is joined with the other heads' messages.",
-                     self.point_at(total, colour=self.colour))
-        else:
-            self.say("Next, the output projection turns it into the update for “{r}”.",
-                     self.point_at(total, colour=self.colour),
-                     words={"r": self.tokens[self.last]})
 
     # ------------------------------------------------------------------ the recap
 
@@ -418,7 +365,8 @@ class HeadWalkthrough(LectureScene):
         its weights, the largest terms written out, adding up to its message."""
         self.recap_columns()
         self.section("recap scores")
-        self.heading = self.title("Head {h}: its own query and keys", h=self.h_key)
+        self.heading = self.title("Head {h}, beside head {g}", h=self.h_key,
+                                  g="dims.head_numbers[0]")
         self.heading.set_color(self.colour)
         self.recap_scores()
         self.section("recap sum")
@@ -443,21 +391,12 @@ class HeadWalkthrough(LectureScene):
         inner, slots = vector("q", f"{self.p}.Q[{self.last}]", self.width)
         said = "Head {h} repeats each step with its own query, " + inner + \
             ", and its own keys."
-        mine, mine_words = self.coordinate_words("K", " and ", slot="c")
-        ones, ones_words = self.coordinate_words("K", " and ", head=1, slot="d")
-        if mine and ones:  # what each head's keys read, head one's being off screen
-            said = "Head {h} repeats each step with its own query, " + inner + \
-                ", and keys that read " + mine + "; head {g}'s read " + ones + "."
-            slots = {**slots, "g": "dims.head_numbers[0]"}
-            named = {**mine_words, **ones_words}
-        else:
-            named = {}
         self.say(said, cued(said, [("query", self.point_at(self.query, self.qvec)),
                                    ("keys", self.point_at(*keys.cells, buff=COLUMN_BUFF))],
                        opening=[
             Write(self.heading), fade_in(self.columns["word"], keys.header),
             LaggedStart(*map(fade_in, keys.cells), lag_ratio=0.15, run_time=2.0),
-            fade_in(self.query, self.qvec)]), h=self.h_key, words=named or None, **slots)
+            fade_in(self.query, self.qvec)]), h=self.h_key, **slots)
         top = self.top_source()
         self.worked = self.worked_score(top)
         away = optional(self.unpoint())  # before the next pointer is made
@@ -507,40 +446,27 @@ class HeadWalkthrough(LectureScene):
     def recap_weights(self) -> None:
         """The exponentials over their sum: this head's bars, beside head one's."""
         first, mine = self.columns["first"], self.columns["weight"]
-        exps = self.columns["exp"]
         moves = self.reflow(["word", *WEIGHTS_STEP])
-        top = self.top_source()
-        division = self.bound("{e} ÷ {t} = {x}", self.size * self.scale, INK, mono=True,
-                              e=f"{self.p}.exps[{top}]", t=f"{self.p}.denominator",
-                              x=f"{self.p}.weights[{top}]")
-        for glyph in division.figure_glyphs(2):
-            glyph.set_fill(self.colour)  # the weight, as its bar's number shows it
-        division.move_to([0, self.sum_y, 0]).align_to([self.lefts["weight"], 0, 0], LEFT)
-        self.division = division
         # The query leaves and the columns slide first; the sum is outlined where it lands.
         slide = AnimationGroup(fade_out(self.query, self.qvec), *optional(self.unpoint()),
-                               self.new_title("Head {h}, beside head {g}"), *moves)
-        said = "Divided by that sum, they are head {h}'s weights: for “{w}”, {e} ÷ {t} = {x}."
+                               *moves)
+        said = "Divided by that sum, they are head {h}'s weights, beside head {g}'s."
         self.say(said, cued(said, [
             ("Divided", slide),
             ("sum", self.point_at(self.landed(self.total, "exp"))),
             ("they", AnimationGroup(fade_in(mine.header), LaggedStart(
                 *(grow(cell) for cell in mine.cells), lag_ratio=0.1))),
-            ("{e}", AnimationGroup(fade_in(division), self.point_at(
-                self.landed(exps.cells[top], "exp"), division.figures_span(0, 0), each=True))),
-            ("{x}", self.point_at(mine.cells[top], division.figures_span(2, 2), each=True))],
-            step=0.9), h=self.h_key, words={"w": self.tokens[top]},
-            e=f"{self.p}.exps[{top}]", t=f"{self.p}.denominator", x=f"{self.p}.weights[{top}]")
+            ("beside", AnimationGroup(fade_in(first.header), LaggedStart(
+                *(grow(cell) for cell in first.cells), lag_ratio=0.1)))], step=1.0),
+            h=self.h_key, g="dims.head_numbers[0]")
+        top = self.top_source()
         lead = int(self.v.value(f"{self.ws.walkthrough}.h1.top_source"))
-        said = "Its largest, {x}, goes to “{w}”; head {g}'s, beside it, went to “{u}”." \
-            if lead != top else "Its largest, {x}, goes to “{w}”; head {g}'s, beside it, " \
-            "went there too."
+        words = self.columns["word"].cells
+        said = "Its largest, {x}, goes to “{w}”; head {g}'s went to “{u}”." if lead != top \
+            else "Its largest, {x}, goes to “{w}”, as head {g}'s did."
         self.say(said, cued(said, [
-            ("{x}", self.point_at(mine.cells[top])),
-            ("head {g}'s", AnimationGroup(fade_in(first.header), LaggedStart(
-                *(grow(cell) for cell in first.cells), lag_ratio=0.1))),
-            ("went", self.point_at(first.cells[lead]))],
-            opening=[Fade(division, appear=False, run_time=0.6)], step=1.0),
+            ("{x}", self.point_at(words[top], mine.cells[top], each=True)),
+            ("head {g}'s", self.point_at(words[lead], first.cells[lead], each=True))]),
             x=f"{self.p}.weights[{top}]", g="dims.head_numbers[0]",
             words={"w": self.tokens[top], **({"u": self.tokens[lead]} if lead != top else {})})
 
@@ -556,59 +482,29 @@ class HeadWalkthrough(LectureScene):
         inner, keys = vector("m", f"{self.p}.message", self.width)
         top = self.top_source()
         # The exponentials leave and the bars close up first; then the value rows come.
-        # Head one's column stands apart from this head's products.
-        x = self.lefts["first"] - GAP / 2
-        divider = Line([x, HEADER_Y + 0.2, 0], [x, self.ys[-1] - self.row_h / 2, 0],
-                       stroke_color=FAINT, stroke_width=2)
         slide = AnimationGroup(fade_away(self.columns["exp"], self.total, self.line),
-                               *optional(self.unpoint()), *moves, Create(divider))
-        said = "Each weight times its value row fills this column; the largest terms are " \
-            "written out below."
+                               *optional(self.unpoint()), *moves)
+        said = "Each weight times its value row fills this column; many small weights add " \
+            "up, too, into head {h}'s message, " + inner + "."
         self.say(said, cued(said, [
             ("Each", slide),
             ("value row", AnimationGroup(fade_in(values.header), LaggedStart(
                 *map(fade_in, values.cells), lag_ratio=0.1))),
-            ("fills", AnimationGroup(fade_in(parts.header), LaggedStart(
-                *map(fade_in, parts.cells), lag_ratio=0.1))),
-            ("largest", AnimationGroup(fade_in(*terms), self.point_at(
+            ("fills", AnimationGroup(fade_in(parts.header, *terms), LaggedStart(
+                *map(fade_in, parts.cells), lag_ratio=0.1), self.point_at(
                 VGroup(self.landed(mine.cells[top], "weight"), values.cells[top],
-                       parts.cells[top]), terms[0], each=True)))], step=0.9))
-        if tail.rest_term is not None:
-            self.small_weights(tail.rest_term)
-        said = "Together they make head {h}'s message, " + inner + "."
-        self.say(said, cued(said, [
-            ("Together", fade_in(tail)),
+                       parts.cells[top]), terms[0], each=True))),
+            ("small", self.point_at(*parts.cells, buff=COLUMN_BUFF)),
+            ("into", fade_in(tail)),
             (inner, AnimationGroup(fade_in(messages), self.point_at(
                 tail.result, messages.mine, each=True)))], step=0.9),
             h=self.h_key, **keys)
 
-    def small_weights(self, rest: Bound) -> None:
-        """The rows past the largest terms, each small, adding up to the rest of the
-        message: written into the sum, and named when it is most of a coordinate."""
-        parts = self.columns["contribution"]
-        order = [int(j) for j in self.v.value(f"{self.p}.order")]
-        small = [parts.cells[j] for j in order[TERMS:]]
-        inner, keys = vector("r", f"{self.p}.rest", self.width)
-        mostly = int(self.v.value(f"{self.p}.mostly_rest"))
-        picked = [int(i) for i in self.v.value(f"params.h{self.head}.V_features")]
-        shown = [i for i in shown_indices(self.width) if i is not None]
-        said = "Many small weights add up, too: the other rows give " + inner + "."
-        words: dict[str, str] = {}
-        if mostly >= 0 and picked[mostly] >= 0 and mostly in shown:
-            said = "Many small weights add up, too: the other rows give " + inner + \
-                ", most of the {f} coordinate."
-            words = {"f": self.ws.lesson.features[picked[mostly]]}
-        self.say(said, cued(said, [
-            ("small", self.point_at(*small, each=True)),
-            (inner, AnimationGroup(fade_in(rest), self.point_at(rest)))],
-            step=0.9), words=words or None, **keys)
-
     def message_terms(self) -> tuple[list[Bound], Bound]:
         """The message as a sum: this head's largest weighted value rows, each ``weight ×
-        value row``, then the rest (``+ rest``, the other rows' sum, kept as the tail's
-        ``rest_term``; ``None`` when every row is written) and ``= message``; laid out on
-        the line under the rows."""
-        order = [int(j) for j in self.v.value(f"{self.p}.order")]
+        value row``, then ``+ … = message``; laid out on the line under the rows."""
+        weights = self.v.value(f"{self.p}.weights")
+        order = sorted(range(len(weights)), key=lambda j: -weights[j])
         shown = order if len(order) <= TERMS + 1 else order[:TERMS]
         size = self.size * self.scale
         terms = []
@@ -619,19 +515,15 @@ class HeadWalkthrough(LectureScene):
             for glyph in term.figure_glyphs(0):
                 glyph.set_fill(self.colour)  # the weight, coloured as its bar's number
             terms.append(term)
-        rest = None
-        if len(shown) < len(order):  # the rest is the message less the largest terms
-            inner, keys = vector("r", f"{self.p}.rest", self.width)
-            rest = self.bound("+ " + inner, size, INK, mono=True, **keys)
         inner, keys = vector("m", f"{self.p}.message", self.width)
-        tail = self.bound("= " + inner, size, INK, mono=True, **keys)
+        tail = self.bound(("+ … " if len(shown) < len(order) else "") + "= " + inner, size,
+                          INK, mono=True, **keys)
         for index, (_, text) in enumerate(tail.figures):
             if not text.startswith("−"):  # a negative keeps the colour of negatives
                 for glyph in tail.figure_glyphs(index):
                     glyph.set_fill(self.colour)  # the message, as under its bars
         tail.result = tail.figures_span(0, len(keys) - 1, 1, 1)
-        tail.rest_term = rest
-        line = on_baseline(VGroup(*terms, *([rest] if rest else []), tail), 0.2 * size / 20)
+        line = on_baseline(VGroup(*terms, tail), 0.2 * size / 20)
         fit(line, TABLE_WIDTH)
         parts = self.columns["contribution"]
         line.move_to([0, self.sum_y, 0]).set_x(self.lefts["contribution"] + parts.width
@@ -642,8 +534,9 @@ class HeadWalkthrough(LectureScene):
     def message_line(self) -> VGroup:
         """``message`` and each head's message under its weight bars."""
         size = self.size * self.scale
+        ones = f"{self.ws.walkthrough}.h1"
         label = self.label("message", size, MUTED)
-        first = self.first_message(size)
+        first = self.vec(f"{ones}.message", size, self.head_colour(1))
         mine = self.vec(f"{self.p}.message", size, self.colour)
         for text, name in ((first, "first"), (mine, "weight")):
             text.move_to([0, self.message_y, 0]).align_to([self.lefts[name], 0, 0], LEFT)
@@ -674,7 +567,7 @@ class HeadWalkthrough(LectureScene):
             return self.label(text, size * 0.8, MUTED)
 
         self.make_columns({
-            "word": (header("token"), lambda j: self.token_cell(j, size), RIGHT),
+            "word": (header("token"), lambda j: self.word(self.tokens[j], size), RIGHT),
             "key": (self.named_header("key", "K", size), lambda j: self.vec(f"{p}.K[{j}]", size),
                     RIGHT),
             "query": (header("query"),
@@ -713,7 +606,7 @@ class HeadWalkthrough(LectureScene):
 
         ones = f"{self.ws.walkthrough}.h1"
         self.make_columns({
-            "word": (header("token"), lambda j: self.token_cell(j, size), RIGHT),
+            "word": (header("token"), lambda j: self.word(self.tokens[j], size), RIGHT),
             "key": (self.named_header("key", "K", size), lambda j: self.vec(f"{p}.K[{j}]", size),
                     RIGHT),
             "score": (self.bound("score = q·k ÷ √{d}", size * 0.8, MUTED, d="dims.d_head"),
@@ -729,29 +622,10 @@ class HeadWalkthrough(LectureScene):
                              lambda j: self.vec(f"{p}.contributions[{j}]", size), RIGHT),
         })
         # A bar column is at least as wide as the message written under it.
-        self.least["first"] = self.first_message(size).width
-        self.least["weight"] = self.vec(f"{p}.message", size).width
+        for name, key in (("first", f"{ones}.message"), ("weight", f"{p}.message")):
+            self.least[name] = self.vec(key, size).width
         self.fit_columns([["word", "key", "score", "exp"], ["word", *WEIGHTS_STEP],
                           ["word", *MESSAGE_STEP]])
-
-    def token_cell(self, j: int, size: float) -> VGroup:
-        """Token ``j`` after its position number, the numbers in a column of their own
-        left of the tokens; the receiver's row in the head's colour."""
-        receiver = j == self.last
-        number = self.num(f"dims.positions[{j}]", size, self.colour if receiver else MUTED)
-        word = self.word(self.tokens[j], size, self.colour if receiver else INK)
-        widest = max(self.word(token, size).width for token in self.tokens)
-        cell = on_baseline(VGroup(number, word), 0.0)
-        number.shift(RIGHT * (word.get_right()[0] - widest - POSITION_GAP * size / 22
-                              - number.get_right()[0]))
-        return cell
-
-    def first_message(self, size: float) -> Bound:
-        """Head one's message, labelled with its head, in its colour."""
-        key = f"{self.ws.walkthrough}.h1.message"
-        inner, keys = vector("x", key, len(self.v.value(key)))
-        return self.bound("Head {g}: " + inner, size, self.head_colour(1), mono=True,
-                          g="dims.head_numbers[0]", **keys)
 
     @property
     def note_size(self) -> float:
@@ -767,14 +641,11 @@ class HeadWalkthrough(LectureScene):
             return self.label(text, size * 0.8, MUTED)
         return self.bound(text + " (" + names + ")", size * 0.8, MUTED, words=words)
 
-    def coordinate_words(self, kind: str, last: str = ", ", head: int | None = None,
-                         slot: str = "c") -> tuple[str, dict[str, str]]:
-        """``{c0}, {c1}`` naming the features the shown coordinates of the keys (``K``) or
-        values (``V``) of ``head`` (this head by default) hold (``last`` before the last
-        name), and the words that fill them (slots named ``slot`` and the coordinate);
-        empty when some coordinate mixes features."""
-        head = self.head if head is None else head
-        picked = [int(i) for i in self.v.value(f"params.h{head}.{kind}_features")]
+    def coordinate_words(self, kind: str, last: str = ", ") -> tuple[str, dict[str, str]]:
+        """``{c0}, {c1}`` naming the features the shown coordinates of this head's keys
+        (``K``) or values (``V``) hold (``last`` before the last name), and the words that
+        fill them; empty when some coordinate mixes features."""
+        picked = [int(i) for i in self.v.value(f"params.h{self.head}.{kind}_features")]
         if min(picked) < 0:
             return "", {}
         parts, words = [], {}
@@ -782,8 +653,8 @@ class HeadWalkthrough(LectureScene):
             if i is None:
                 parts.append("…")
                 continue
-            words[f"{slot}{i}"] = self.ws.lesson.features[picked[i]]
-            parts.append("{" + f"{slot}{i}" + "}")
+            words[f"c{i}"] = self.ws.lesson.features[picked[i]]
+            parts.append("{" + f"c{i}" + "}")
         return ", ".join(parts[:-1]) + (last if len(parts) > 1 else "") + parts[-1], words
 
     def make_columns(self, makers: dict[str, tuple[Mobject, Callable[[int], Mobject], Any]]
@@ -799,23 +670,14 @@ class HeadWalkthrough(LectureScene):
         """Where each column of the current layout starts."""
 
     def fit_columns(self, steps: Sequence[Sequence[str]]) -> None:
-        """Scale the columns so that the widest step fits the table's width, headers kept
-        legible."""
-        self.scale = 1.0
-        # Headers kept legible may widen a tight table again: scale until every step fits.
-        for _ in range(4):
-            factor = min(1.0, *(TABLE_WIDTH / self.natural(step) for step in steps))
-            self.scale *= factor
-            for name, column in self.columns.items():
-                column.scale(factor, about_point=[0, HEADER_Y, 0])
-                if column.header.font_size < LEAST_SIZE:  # headers stay legible
-                    column.header.scale(LEAST_SIZE / column.header.font_size,
-                                        about_edge=self.sides[name])
-                for cell, y in zip(column.cells, self.ys, strict=True):
-                    cell.set_y(y)  # the rows keep their heights
-            self.least = {name: width * factor for name, width in self.least.items()}
-            if factor > 0.999:
-                break
+        """Scale every column once so that the widest step fits the table's width."""
+        self.scale = min(1.0, *(TABLE_WIDTH / self.natural(step) for step in steps))
+        for name, column in self.columns.items():
+            column.scale(self.scale, about_point=[0, HEADER_Y, 0])
+            if column.header.font_size < LEAST_SIZE:  # headers stay legible in a tight table
+                column.header.scale(LEAST_SIZE / column.header.font_size,
+                                    about_edge=self.sides[name])
+        self.least = {name: width * self.scale for name, width in self.least.items()}
 
     def span(self, name: str) -> float:
         """How much room a column takes in a row of columns."""
@@ -889,11 +751,9 @@ class HeadWalkthrough(LectureScene):
         has slid: a copy to point at before the slide is played."""
         return mob.copy().shift(RIGHT * self.shifts.get(name, 0.0))
 
-    def new_title(self, text: str, **keys: str) -> Any:
-        """The heading for a new topic, in the head's colour (``{h}``: this head's number;
-        ``{g}``: head one's)."""
-        change = self.retitle(self.heading, text, h=self.h_key, **(
-            {"g": "dims.head_numbers[0]"} if "{g}" in text else {}), **keys)
+    def new_title(self, text: str) -> Any:
+        """The heading for a new topic, in the head's colour."""
+        change = self.retitle(self.heading, text, h=self.h_key)
         self.heading = self._heading
         self.heading.set_color(self.colour)
         return change

@@ -18,7 +18,6 @@ import numpy as np
 import pytest
 
 from scenes.kit import shown_indices
-from scenes.kit.palette import HEAD_COLOURS
 from tests import reference
 from tests.conftest import DRY_RUNS
 from tests.test_scenes import WORKSHEETS, dry_runs
@@ -159,7 +158,7 @@ def test_the_recap_adds_the_largest_weighted_value_rows_into_the_message(
     ranked = list(np.argsort(-head["weights"], kind="stable"))
     assert shown_sources == ranked[:len(shown_sources)]
     assert len(shown_sources) >= min(2, len(ranked))
-    (tail,) = [t for t in texts if t["text"].startswith("= ")]
+    (tail,) = [t for t in texts if t["text"].lstrip("+ …").startswith("=")]
     message = [text for _, text in tail["figures"]]
     assert [key for key, _ in tail["figures"]] == \
         [f"{WALKED[label]}.h2.message[{c}]" for c in range(len(head["message"]))]
@@ -167,80 +166,15 @@ def test_the_recap_adds_the_largest_weighted_value_rows_into_the_message(
     rest = sum((head["weights"][j] * head["V"][j] for j in ranked[len(shown_sources):]),
                np.zeros_like(written))
     assert all(close(text, m) for text, m in zip(message, written + rest, strict=True))
-    # The rows not written out appear as one sum, the rest, before the message.
-    rests = [t for t in texts if t["figures"] and t["figures"][0][0].startswith(
-        f"{WALKED[label]}.h2.rest[")]
-    assert len(rests) == (len(shown_sources) < len(ranked))
-    for term in rests:
-        assert term["text"].startswith("+ [")
-        assert [close(text, r) for (_, text), r in zip(term["figures"], rest, strict=True)] \
-            == [True] * len(rest)
+    assert ("…" in tail["text"]) == (len(shown_sources) < len(ranked))
     # Every head's message stands under its own bars, head 1's for comparison.
     ones = sentence[label]["heads"][0]["message"]
     assert all(close(on_screen[f"{WALKED[label]}.h1.message[{c}]"], m) for c, m in enumerate(ones))
 
 
 def test_the_recap_is_short(shown) -> None:
-    """Read at caption pace: a recap, not a second walk (the first head's takes two
-    minutes)."""
-    assert shown["default"]["HeadWalkthrough2"]["manifest"]["duration"] <= 45.0
-
-
-@pytest.mark.parametrize("label", list(LABELS))
-def test_the_recap_names_what_each_heads_keys_read_before_head_one_is_shown(
-        shown, label: str) -> None:
-    ws, ref = parameters(label)
-    result = shown[label]["HeadWalkthrough2"]
-    titles = [t["text"] for t in section(result, "recap scores") if "Head" in t["text"]
-              and t["font_size"] > 30]
-    assert titles and not any("beside" in t for t in titles), titles
-    first = result["manifest"]["captions"][0]
-    picked = [selected(ref[f"params.h{h}.W_K"]) for h in (1, 2)]
-    if None not in picked:
-        named = [[ws.lesson.features[i] for i in p] for p in picked]
-        assert [first["words"][f"c{i}"] for i in range(len(named[1]))] == named[1]
-        assert [first["words"][f"d{i}"] for i in range(len(named[0]))] == named[0]
-    assert "beside head" in " ".join(t["text"] for t in section(result, "recap weights"))
-
-
-@pytest.mark.parametrize("label", list(LABELS))
-def test_the_recap_works_one_division_out(shown, sentence, label: str) -> None:
-    head = sentence[label]["heads"][1]
-    result = shown[label]["HeadWalkthrough2"]
-    p, top = f"{WALKED[label]}.h2", int(np.argmax(head["weights"]))
-    exps = np.exp(head["scores"])
-    _, said = caption(result, "{e} ÷ {t} = {x}")
-    worked = [f for f in said["figures"] if not f["key"].startswith("dims.")]
-    assert [f["key"] for f in worked] == [
-        f"{p}.exps[{top}]", f"{p}.denominator", f"{p}.weights[{top}]"]
-    for f, expected in zip(worked, (exps[top], exps.sum(), exps[top] / exps.sum()),
-                           strict=True):
-        assert close(f["text"], expected)
-
-
-@pytest.mark.parametrize("label", list(LABELS))
-def test_the_recap_says_how_much_the_small_weights_add(shown, sentence, label: str) -> None:
-    ws, ref = parameters(label)
-    head = sentence[label]["heads"][1]
-    result = shown[label]["HeadWalkthrough2"]
-    # Head 1's message, kept for comparison, says whose it is.
-    ones = [t["text"] for t in section(result, "recap message")
-            if any(key.startswith(f"{WALKED[label]}.h1.message[") for key, _ in t["figures"])]
-    assert len(ones) == 1 and ones[0].startswith("Head 1: ["), ones
-    ranked = np.argsort(-head["weights"], kind="stable")
-    rest = (head["weights"][ranked[2:], None] * head["V"][ranked[2:]]).sum(axis=0)
-    said = [c for c in result["manifest"]["captions"] if "small weights" in c["text"]]
-    if len(ranked) <= 3:  # every term is written out: no rest to speak of
-        assert not said
-        return
-    (said,) = said
-    assert [close(f["text"], r) for f, r in zip(said["figures"], rest, strict=True)] == \
-        [True] * len(rest)
-    share = np.where(head["message"] != 0, rest / np.where(head["message"] != 0,
-                                                           head["message"], 1), 0)
-    picked = selected(ref["params.h2.W_V"])
-    if picked is not None and (share > 0.5).any():
-        assert said["words"]["f"] == ws.lesson.features[picked[int(np.argmax(share > 0.5))]]
+    """Read at caption pace; narrated, its sentences took 35 s (the limit is 40)."""
+    assert shown["default"]["HeadWalkthrough2"]["manifest"]["duration"] <= 30.0
 
 
 # --------------------------------------------------------------------------- head 1
@@ -263,7 +197,7 @@ def test_head_one_writes_the_top_contribution_as_weight_times_value(shown,
     for c in range(width):
         assert close(shown_figures[1 + c], head["V"][top][c])
         assert close(shown_figures[1 + width + c], head["weights"][top] * head["V"][top][c])
-    k, said = caption(result, "In numbers, with the unrounded weight")
+    k, said = caption(result, "In numbers")
     assert [f["key"] for f in said["figures"]] == keys
     # The weight, the value row and the product are each pointed at as the voice says them.
     assert sum(made == k for made, _, _ in result["pointed"]) >= 3
@@ -314,9 +248,7 @@ def test_head_one_says_why_the_value_rows_repeat_the_keys(shown, label: str) -> 
         head = reference.sentence(json.loads(json.dumps(dict(load_worksheet(
             WORKSHEETS[label]).document))), WALKED[label])["heads"][0]
         assert np.array_equal(head["V"], head["K"])
-    # That they are still two parameters is said where the roles are introduced, not again
-    # over a note that does not show it.
-    assert not any("separate parameters" in t for t in caption_texts(result))
+        assert any("separate parameters" in t for t in caption_texts(result))
 
 
 @pytest.mark.parametrize("label", list(LABELS))
@@ -331,7 +263,7 @@ def test_head_one_heads_the_scores_says_why_it_divides_and_names_the_softmax(
     (why,) = [k for k, t in enumerate(captions) if "square root of the width" in t]
     assert f"key width is {d_head}" in captions[why]
     softmax = [k for k, t in enumerate(captions) if "softmax" in t]
-    exps = next(k for k, t in enumerate(captions) if "exponential widens" in t)
+    exps = next(k for k, t in enumerate(captions) if t.startswith("Exponentials"))
     assert softmax and softmax[0] > exps
 
 
@@ -381,88 +313,6 @@ def test_head_one_notes_that_the_sums_use_unrounded_numbers(shown, sentence,
                         for j in range(len(head["weights"]))]).sum(axis=0)
     if label == "default":
         assert any(abs(r - m) > 5e-4 for r, m in zip(rounded, head["message"], strict=True))
-
-
-@pytest.mark.parametrize("label", list(LABELS))
-def test_head_one_numbers_the_rows_and_marks_the_receiver(shown, label: str) -> None:
-    """Three rows may read "the": each row carries its position, and the receiver's row
-    (the last) is drawn in the head's colour and named with its position."""
-    ws = load_worksheet(WORKSHEETS[label])
-    tokens = ws.sentences[WALKED[label]]
-    result = shown[label]["HeadWalkthrough1"]
-    texts = section(result, "query and keys")
-    numbers = {t["figures"][0][0]: t for t in texts
-               if len(t["figures"]) == 1 and t["figures"][0][0].startswith("dims.positions[")}
-    expected = np.arange(1, len(tokens) + 1)
-    assert [numbers[f"dims.positions[{j}]"]["text"] for j in range(len(tokens))] == \
-        [str(n) for n in expected]
-    rows = sorted((t for t in texts if t["kind"] == "word"), key=lambda t: -t["box"][1])
-    assert [t["text"] for t in rows] == list(tokens)
-    colour = HEAD_COLOURS[0].lower()
-    assert [colour in [c.lower() for c in t["colours"]] for t in rows] == \
-        [False] * (len(tokens) - 1) + [True]
-    last = numbers[f"dims.positions[{len(tokens) - 1}]"]
-    assert abs((last["box"][1] + last["box"][3]) - (rows[-1]["box"][1] + rows[-1]["box"][3])) < 0.2
-    _, said = caption(result, "at position {n}")
-    assert said["words"]["r"] == tokens[-1] and said["figures"][0]["text"] == str(expected[-1])
-
-
-@pytest.mark.parametrize("label", list(LABELS))
-def test_head_one_shows_the_exponential_widening_the_top_gap(shown, sentence,
-                                                             label: str) -> None:
-    head = sentence[label]["heads"][0]
-    result = shown[label]["HeadWalkthrough1"]
-    first, second = np.argsort(-head["weights"], kind="stable")[:2]
-    _, said = caption(result, "widens the gaps")
-    p = f"{WALKED[label]}.h1"
-    assert [f["key"] for f in said["figures"]] == [
-        f"{p}.scores[{first}]", f"{p}.scores[{second}]", f"{p}.exps[{first}]",
-        f"{p}.exps[{second}]"]
-    a, b = head["scores"][[first, second]]
-    for f, expected in zip(said["figures"], (a, b, np.exp(a), np.exp(b)), strict=True):
-        assert close(f["text"], expected)
-    assert np.exp(a) - np.exp(b) > a - b > 0  # the gap the voice says widens, widens
-
-
-@pytest.mark.parametrize("label", list(LABELS))
-def test_head_one_divides_the_top_exponential_by_the_sum_and_says_the_bars_are_rounded(
-        shown, sentence, label: str) -> None:
-    head = sentence[label]["heads"][0]
-    result = shown[label]["HeadWalkthrough1"]
-    p, top = f"{WALKED[label]}.h1", int(np.argmax(head["weights"]))
-    total = np.exp(head["scores"]).sum()
-    keys = [f"{p}.exps[{top}]", f"{p}.denominator", f"{p}.weights[{top}]"]
-    (line,) = [t for t in section(result, "weights") if "÷" in t["text"]]
-    assert [key for key, _ in line["figures"]] == keys
-    for (_, text), expected in zip(line["figures"], (np.exp(head["scores"][top]), total,
-                                                      np.exp(head["scores"][top]) / total),
-                                   strict=True):
-        assert close(text, expected)
-    k, said = caption(result, "{e} ÷ {t} = {w}")
-    assert [f["key"] for f in said["figures"]] == keys
-    rounded, _ = caption(result, "rounded weights")
-    assert rounded == k + 1
-    assert [f["key"] for f in caption(result, "rounded weights")[1]["figures"]] == \
-        [f"{p}.weights_sum"]
-    if label == "default":  # why it is said: the shown bars do not add up to one
-        assert abs(np.round(head["weights"], 3).sum() - 1.0) > 5e-4
-
-
-@pytest.mark.parametrize("label", list(LABELS))
-def test_head_one_ends_on_what_its_message_means_and_where_it_goes(shown, sentence,
-                                                                  label: str) -> None:
-    ws, ref = parameters(label)
-    head = sentence[label]["heads"][0]
-    result = shown[label]["HeadWalkthrough1"]
-    captions = caption_texts(result)
-    largest = int(np.argmax(np.abs(head["message"])))
-    picked = selected(ref["params.h1.W_V"])
-    if picked is not None:
-        _, said = caption(result, "largest coordinate is {c}")
-        assert said["words"]["c"] == ws.lesson.features[picked[largest]]
-        assert said["words"]["w"] == ws.sentences[WALKED[label]][int(np.argmax(head["weights"]))]
-        assert said["words"]["role"] == ws.lesson.head_names[0]
-    assert "joined with the other heads" in captions[-1]
 
 
 # --------------------------------------------------------------------------- recap layout
@@ -519,9 +369,7 @@ def test_the_recap_shows_every_weighted_row_and_names_the_message_coordinates(
     assert header_named(texts, "value row", names)
     # The message's coordinates are named beside it.
     assert any(t["text"] == f"({', '.join(names)})" for t in texts) if names else True
-    # Small weights are spoken of where some rows are left out of the written sum.
-    said = any("small weights" in t for t in caption_texts(result))
-    assert said == (len(head["weights"]) > 3)
+    assert any("small weights" in t for t in caption_texts(result))
 
 
 # --------------------------------------------------------------------------- the story

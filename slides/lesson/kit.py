@@ -13,7 +13,6 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from narration.english import ENGLISH
 from slides.context import (
     Agenda,
     Block,
@@ -129,10 +128,9 @@ class Book:
             raise KeyError(f"{key!r} names several numbers; index one of them")
         return value
 
-    def counted(self, key: str, noun: str) -> Runs:
+    def counted(self, key: str, one: str, many: str) -> Runs:
         """A count and its noun in agreement: "1 head", "2 heads"."""
-        count = self.value(key)
-        return (self.n(key), Text(" " + ENGLISH.plural(noun, int(count))))
+        return (self.n(key), Text(" " + (one if self.value(key) == 1 else many)))
 
     def say(self, template: str, **parts: Inline | Runs) -> Runs:
         """Prose with ``{name}`` placeholders filled by numbers, words or formulas."""

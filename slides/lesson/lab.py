@@ -96,7 +96,7 @@ def _batch(book: Book) -> Stack:
             "vocabulary {v}, context {c}", v=book.n("dims.vocab"), c=book.n("dims.context"))),
          ("               D, heads, hidden)", book.say(
              "width D = {d}, {h}, hidden {n}", d=book.n("dims.d_model"),
-             h=book.counted("dims.heads", "head"), n=book.n("dims.hidden"))),
+             h=book.counted("dims.heads", "head", "heads"), n=book.n("dims.hidden"))),
          ("model.load_state_dict(worksheet_weights)", book.say(
              "{p} parameters", p=book.n("lab.params")))],
     ), pictures.model_map(book, "heads", spans=(
@@ -106,7 +106,7 @@ def _batch(book: Book) -> Stack:
                  "attention layer with its four matrices, and the small language model "
                  "around it. Then reveal the constructor and "
                  "read out the sizes: width {d} with {h}, {p} parameters in all.",
-                 d=book.n("dims.d_model"), h=book.counted("dims.heads", "head"),
+                 d=book.n("dims.d_model"), h=book.counted("dims.heads", "head", "heads"),
                  p=book.n("lab.params")),
         "Say clearly that loading the worksheet's weights is only how we reproduce the "
         "lecture's figures; training would start from random ones. D in the code is the "

@@ -120,7 +120,7 @@ def pytorch(book: Book) -> list[Stack]:
                  "layer runs them together; batch_first=True tells it that this axis comes "
                  "first. Read the constructor aloud: embedding width {m}, {h}, no bias.",
                  n=book.n("dims.sentences"), m=book.n("dims.d_model"),
-                 h=book.counted("dims.heads", "head")),
+                 h=book.counted("dims.heads", "head", "heads")),
         book.say("Point at the picture: the update {d} has the shape of {e}, and the weights "
                  "keep one grid per sentence and head. The layer leaves the positions, the "
                  "residual and the output layer to us.", d=book.n("mha.delta"),

@@ -37,7 +37,7 @@ def prompt(book: Book) -> list[Stack]:
                       "works with rows only {d} coordinates wide. Every number on these "
                       "slides is computed from it and can be checked.",
                       t=book.n("dims.tokens"), m=book.n("dims.d_model"),
-                      h=book.counted("dims.heads", "head"), d=book.n("dims.d_head"))),
+                      h=book.counted("dims.heads", "head", "heads"), d=book.n("dims.d_head"))),
     ], [
         book.say("Welcome the room to the third part of the series. Say what a head is in "
                  "one breath: at each token it weighs the earlier tokens and sends back one "
@@ -54,7 +54,8 @@ def prompt(book: Book) -> list[Stack]:
                       "know. The word to predict comes after it.", r=book.receiver(),
                       p=book.pos(book.last)), fragment=1),
         Para(book.say("Each arrow points from the word one of our {h} will read most, "
-                      "in that head's colour.", h=book.counted("dims.heads", "head")), fragment=2),
+                      "in that head's colour.",
+                      h=book.counted("dims.heads", "head", "heads")), fragment=2),
     ], [
         book.say("Read the sentence aloud and ask the room to guess the next word before "
                  "anything else. Then point at the outlined final “{r}”, at position {p}: it "
@@ -251,7 +252,7 @@ def one_two_heads(book: Book) -> list[Stack]:
         _lanes(book, "strip"),
         Para(book.say("Same receiver, {h}. Each head has three matrices of its own, "
                       "{wq}, {wk} and {wv}, that turn a token's row {ej} into its query, "
-                      "key and value:", h=book.counted("dims.heads", "query"),
+                      "key and value:", h=book.counted("dims.heads", "query", "queries"),
                       wq=Math(r"W_Q^{(h)}"),
                       wk=Math(r"W_K^{(h)}"), wv=Math(r"W_V^{(h)}"), ej=Math("e_j"))),
         Formula(r"q^{(h)} = e\,W_Q^{(h)},\quad k_j^{(h)} = e_j\,W_K^{(h)},\quad "
