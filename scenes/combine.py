@@ -1395,7 +1395,8 @@ class OtherContext(LectureScene):
         column.tokens, column.heads = tokens_group, heads
         if values:
             left = 0.25 + self.cell + 0.1
-            rows = VGroup(*(self.vec(f"{name}.h1.V[{j}]", SMALL, self.head_colour(1))
+            first = 1  # the first head's value rows
+            rows = VGroup(*(self.vec(f"{name}.h{first}.V[{j}]", SMALL, self.head_colour(first))
                             .move_to([left, -(j + 1) * pitch, 0], aligned_edge=LEFT)
                             for j in range(len(tokens))))
             title = self.bound("Head {h}'s value rows", HEAD_SIZE, self.head_colour(1),

@@ -169,12 +169,14 @@ class RolesAndShapes(LectureScene):
                  ("K", "k", "key:", "what it can be found by"),
                  ("V", "v", "value:", "what it passes on")]
         picked = [i for i in shown_indices(self.ws.d_model) if i is not None]
+        first = 1  # head 1 is the head this clip follows
         blocks = VGroup()
         for kind, name, role, says in specs:
-            matrix = self.matrix(f"params.h1.W_{kind}", rows=picked, size=size, colour=colour)
+            matrix = self.matrix(f"params.h{first}.W_{kind}", rows=picked, size=size,
+                                 colour=colour)
             matrix.add(self.label(f"× W_{kind}", 24, colour)
                        .next_to(matrix.brackets, UP, buff=0.15))
-            result = self.vec(f"{self.s}.h1.{kind}[{last}]", size, colour,
+            result = self.vec(f"{self.s}.h{first}.{kind}[{last}]", size, colour,
                               template=name + " = {v}")
             told = VGroup(self.label(role, 20, MUTED), self.label(says, 20, MUTED))
             told.arrange(DOWN, buff=0.08)
