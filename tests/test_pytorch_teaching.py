@@ -119,10 +119,12 @@ def test_each_copied_block_carries_its_shape_and_pytorch_stores_out_by_in(
     assert {f"Head {h}" for h in range(1, heads + 1)} <= texts
     said = _said(shown[label])
     assert "[out, in]" in said and "transposed" in said
-    # The packing, shown in the clip before, is one sentence here.
+    # The packing is one sentence here, said with the transposition it shows and never
+    # as a recap: the clip before no longer draws PyTorch's storage.
     packing = [c["text"] for c in shown[label]["manifest"]["captions"]
                if "in_proj_weight" in c["text"] or "out_proj.weight" in c["text"]]
-    assert len(packing) == 1 and "last clip" in packing[0]
+    assert len(packing) == 1 and "band of rows" in packing[0]
+    assert not any("last clip" in c["text"] for c in shown[label]["manifest"]["captions"])
 
 
 @pytest.mark.parametrize("label", list(WORKSHEETS))
