@@ -244,9 +244,9 @@ class PyTorchLayer(LibraryScene):
                     "of columns per head.")
         self.say(template, Fade(VGroup(*(block.bands for block in ours))), Fade(legend),
                  self.point_at(ours[0], legend), s="shapes.W_Q")
-        self.say("PyTorch stores each weight transposed, as [out, in], so a head's band of "
-                 "columns becomes a band of rows: Q, K and V stack into in_proj_weight, {i}, "
-                 "and W_O fills out_proj.weight, {o}.", Fade(headers[1]),
+        self.say("PyTorch stores each weight transposed, as [out, in]: Q, K and V stack "
+                 "into in_proj_weight, {i}, and W_O fills out_proj.weight, {o}.",
+                 Fade(headers[1]),
                  *(TransformFromCopy(a, b) for a, b in zip(ours, theirs, strict=True)),
                  *map(Create, moves), Fade(their_names), Create(brace), Fade(names),
                  self.point_at(names[0], names[1], each=True), run_time=3.0,

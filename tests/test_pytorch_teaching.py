@@ -123,7 +123,7 @@ def test_each_copied_block_carries_its_shape_and_pytorch_stores_out_by_in(
     # as a recap: the clip before no longer draws PyTorch's storage.
     packing = [c["text"] for c in shown[label]["manifest"]["captions"]
                if "in_proj_weight" in c["text"] or "out_proj.weight" in c["text"]]
-    assert len(packing) == 1 and "band of rows" in packing[0]
+    assert len(packing) == 1 and "transposed" in packing[0]
     assert not any("last clip" in c["text"] for c in shown[label]["manifest"]["captions"])
 
 
