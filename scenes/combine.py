@@ -657,7 +657,7 @@ class PredictionMLP(LectureScene):
         self.s, self.last = self.ws.walkthrough, self.ws.length - 1
         self.predicted = int(self.v.value(f"{self.s}.prediction"))
         self.unit = int(self.v.value(f"{self.s}.top_hidden"))
-        self.source = self.strongest_input()
+        self.source = int(self.v.value(f"{self.s}.top_input"))
         self.section("updated row")
         heading = self.title("From the updated row to the next word")
         self.updated_row(heading)
@@ -671,14 +671,6 @@ class PredictionMLP(LectureScene):
         self.path_to_the_word()
         self.section("two choices")
         self.two_choices()
-
-    def strongest_input(self) -> int:
-        """The coordinate of E′ whose term adds most to the hidden number that adds most to
-        the predicted word's logit (the first of equals): where the path starts."""
-        terms = [row[self.unit] for row in self.v.value(f"{self.s}.hidden_terms")]
-        return max(range(len(terms)), key=lambda c: (terms[c], -c))
-
-    # ------------------------------------------------------------------ steps
 
     def updated_row(self, heading: Mobject) -> None:
         self.build_pipeline()

@@ -203,6 +203,8 @@ def sentence(doc: Doc, name: str) -> dict[str, Any]:
             "hidden_terms": updated[-1][:, None] * _array(doc["W_hidden"]),
             "logit_terms": logit_terms,
             "top_hidden": int(np.argmax(logit_terms[:, np.argmax(probs)])),
+            "top_input": int(np.argmax(updated[-1] * _array(doc["W_hidden"])[:, int(
+                np.argmax(logit_terms[:, np.argmax(probs)]))])),
             "probs_rest": np.array([probs[ranked[k:]].sum() for k in range(len(probs) + 1)])}
 
 
@@ -526,7 +528,8 @@ def values(doc: Doc) -> dict[str, Any]:
     for name, case in cases.items():
         for key in ("ids", "E", "mask", "joined", "update_terms", "delta", "E_prime",
                     "hidden_pre", "hidden", "logits", "probs", "prediction", "probs_sum",
-                    "ranked", "probs_rest", "hidden_terms", "logit_terms", "top_hidden"):
+                    "ranked", "probs_rest", "hidden_terms", "logit_terms", "top_hidden",
+                    "top_input"):
             out[f"{name}.{key}"] = case[key]
         for h, head in enumerate(case["heads"], start=1):
             for step in ("Q", "K", "V", *row_steps, "share", "order", "rest", "mostly_rest"):
@@ -535,6 +538,8 @@ def values(doc: Doc) -> dict[str, Any]:
                 out[f"{name}.h{h}.{step}"] = value
         for step in (*row_steps, "V", "order", "rest", "mostly_rest"):
             out[f"{name}.wide.{step}"] = case["wide"][step]
+        out[f"{name}.wide.diluted"] = int(abs(case["wide"]["message"][0])
+                                          < abs(case["heads"][0]["message"][0]))
         if lesson["targets"]:
             out[f"{name}.target"] = list(doc["vocab"]).index(lesson["targets"][name].lower())
 

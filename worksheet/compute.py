@@ -34,9 +34,10 @@ zero):
     probable word down) and ``probs_rest`` (``probs_rest[k]``: the probability of every word
     outside the ``k`` most probable); for the final receiver ``hidden_terms`` (``[c][k]``:
     E′ coordinate ``c`` times ``W_hidden[c][k]``), ``logit_terms`` (``[k][w]``: hidden number
-    ``k`` times ``W_vocab[k][w]``) and ``top_hidden`` (the hidden number that adds most to
-    the predicted word's logit); ``S.wide.*`` for one wide head, with its value rows
-    ``S.wide.V`` (every head's value row side by side) and ``order rest mostly_rest``.
+    ``k`` times ``W_vocab[k][w]``), ``top_hidden`` (the hidden number that adds most to
+    the predicted word's logit) and ``top_input`` (the E′ coordinate adding most to it);
+    ``S.wide.*`` for one wide head, with its value rows ``S.wide.V`` (every head's value
+    row side by side), ``order rest mostly_rest`` and ``diluted``.
 ``shapes.*``
     shapes of every matrix in the layer, for the walkthrough sentence, and of the heads'
     query projections packed side by side (``W_Q_packed``, ``q_packed``).
@@ -332,6 +333,10 @@ def _sentence(sheet: _Sheet, ws: Worksheet, model: TinyLM, name: str) -> None:
     A = _attention_row(sheet, f"{name}.wide", wide["Q"], wide["K"], wide["V"])
     sheet.put(f"{name}.wide.V", wide["V"], _P)
     _rest(sheet, f"{name}.wide", A[-1], wide["V"])
+    # 1 when the wide head's first message coordinate lies nearer zero than head 1's: the
+    # first head's reading is diluted by sharing one weight row.
+    wide_message = A[-1] @ wide["V"]
+    sheet.put(f"{name}.wide.diluted", int(wide_message[0].abs() < joined[-1][0].abs()), _I)
 
     hidden_pre = updated @ _t(ws.W_hidden) + _t(ws.b_hidden)
     logits = F.relu(hidden_pre) @ _t(ws.W_vocab) + _t(ws.b_vocab)
@@ -344,7 +349,11 @@ def _sentence(sheet: _Sheet, ws: Worksheet, model: TinyLM, name: str) -> None:
     sheet.put(f"{name}.hidden_terms", updated[-1][:, None] * _t(ws.W_hidden), _F3)
     logit_terms = F.relu(hidden_pre[-1])[:, None] * _t(ws.W_vocab)
     sheet.put(f"{name}.logit_terms", logit_terms, _F3)
-    sheet.put(f"{name}.top_hidden", int(logit_terms[:, probs.argmax()].argmax()), _I)
+    top_hidden = int(logit_terms[:, probs.argmax()].argmax())
+    sheet.put(f"{name}.top_hidden", top_hidden, _I)
+    # The E′ coordinate whose term adds most to that hidden number (the first of equals).
+    sheet.put(f"{name}.top_input",
+              int((updated[-1] * _t(ws.W_hidden)[:, top_hidden]).argmax()), _I)
     sheet.put(f"{name}.logits", logits, _F3)
     sheet.put(f"{name}.probs", probs, _F3)
     # The vocabulary from the most probable word down (ties in vocabulary order), and the

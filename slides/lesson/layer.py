@@ -372,9 +372,7 @@ def wide_head(book: Book) -> list[Stack]:
     ])
     top, last = book.top(s, 1), book.last
     first = pictures.coordinate_names(book, 1)[0]
-    # the first head's first coordinate, nearer zero in the wide head: its reading diluted
-    diluted = abs(float(book.value(f"{s}.wide.message[0]"))) < \
-        abs(float(book.value(f"{s}.h1.message[0]")))
+    diluted = book.value(f"{s}.wide.diluted") == 1
     section.add("messages", "One shared row mixes the readings", [
         pictures.retoned(pictures.signed_bars(
             book, [name for _, _, name in names],
