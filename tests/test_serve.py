@@ -272,7 +272,9 @@ def test_an_unusable_save_shows_its_error_over_the_last_good_deck(
     error = _wait(lambda: "W_O" in (_evaluate(page, banner) or "") and
                   _evaluate(page, banner), 10, "the second banner")
     assert error.startswith(f"{deck_server.worksheet}: headsLesson.W_O[2][0]: expected a number")
-    assert deck_server.said(r"headsLesson\.W_O\[2\]\[0\]: expected a number")
+    # as above, the log line may follow the banner by a moment
+    assert _wait(lambda: deck_server.said(r"headsLesson\.W_O\[2\]\[0\]: expected a number"),
+                 10, "the second error in the log")
     # The last good deck stays: on the page, on disk, and as the server's deck.
     assert set(shown(page, ENTRY_KEY) or []) == {"0.5"}
     assert (deck_server.out / "slides" / "index.html").read_bytes() == html
