@@ -22,12 +22,14 @@ from manim import (
     RIGHT,
     Animation,
     AnimationGroup,
+    Arrow,
     Create,
     LaggedStart,
     Line,
     Mobject,
     MoveToTarget,
     ReplacementTransform,
+    SurroundingRectangle,
     Transform,
     VGroup,
     Write,
@@ -59,6 +61,8 @@ ROWS_TOP = 1.9
 FOOT_Y = -2.42
 """The line under the rows: the sum of the exponentials, then the message."""
 GAP = 0.5
+POSITION_GAP = 0.3
+"""From a row's position number to the widest token, at a font size of 22."""
 LEAST_SIZE = 15.5
 """The smallest font size a header may shrink to (figures stay legible at 480p from 15)."""
 RECAP_LAST_ROW = -1.55
@@ -67,6 +71,8 @@ SUM_Y = -2.0
 """The recap's first line under the rows: the sum of the exponentials, then the message
 written as its largest weighted value rows."""
 LINE_GAP = 0.5
+POSITION_GAP = 0.3
+"""From a row's position number to the widest token, at a font size of 22."""
 """From the last row to the line under it, and from one such line to the next."""
 TERMS = 2
 """How many of the largest weighted value rows the recap writes out in the message's sum."""
@@ -77,6 +83,8 @@ exponentials and its weights)."""
 MESSAGE_STEP = ["weight", "value", "contribution", "first"]
 """The recap's columns as the message is made: this head's weights, value rows and their
 products, head one's weights last."""
+ROW_BUFF = (0.16, 0.06)
+"""The room an outline round a whole row of cells keeps from its first and last glyphs."""
 COLUMN_BUFF = (0.16, 0.06)
 """The room an outline round a whole column of rows keeps from their brackets (across) and
 from the header above (up)."""
@@ -151,7 +159,7 @@ class HeadWalkthrough(LectureScene):
         self.scaling()
         self.section("exponentials")
         self.exponentials()
-        self.section("weights")
+        self.section("dividing")
         self.weights()
         self.section("values")
         self.values()
@@ -164,26 +172,33 @@ class HeadWalkthrough(LectureScene):
         keys, query = self.columns["key"], self.columns["query"]
         self.switch(["word", "key", "query"], animate=False,
                     layout=self.wide if self.roomy else None)
-        self.query = self.bound("query of “{r}”: ", self.size * self.scale, self.colour,
-                                words={"r": self.tokens[self.last]})
-        self.qvec = self.vec(f"{self.p}.Q[{self.last}]", self.size * self.scale, self.colour)
-        self.qvec.move_to([query.get_center()[0], QUERY_Y, 0])
-        self.query.next_to(self.qvec, LEFT, buff=0.1)
-        self.query.align_to(self.qvec, DOWN)
+        words, mine = self.columns["word"], query.cells[self.last]
         self.say("Head {h} gives every token a key.", Write(self.heading),
-                 fade_in(self.columns["word"], keys.header),
-                 LaggedStart(*map(fade_in, keys.cells), lag_ratio=0.15, run_time=2.5),
+                 fade_in(words),
+                 LaggedStart(fade_in(keys.header), *map(fade_in, keys.cells), lag_ratio=0.15,
+                             run_time=2.5),
                  h=self.h_key)
+        # The receiver's own query stands in its row, and once above its column, which
+        # names whose it is; the other rows get copies of it.
         inner, slots = vector("q", f"{self.p}.Q[{self.last}]", self.width)
-        self.say("The receiver, “{r}”, brings its query: q = " + inner + ".",
-                 fade_in(self.query, self.qvec), self.point_at(self.query, self.qvec),
-                 words={"r": self.tokens[self.last]}, **slots)
-        for cell in query.cells:
+        self.qline = self.vec(f"{self.p}.Q[{self.last}]", self.size * self.scale, self.colour,
+                              template="q = {v}")
+        self.qline.move_to([0, QUERY_Y, 0]).align_to(query.header, LEFT)
+        self.followers["query"] = [self.qline]
+        self.say("The receiver is “{r}” at position {n}, the last row; its query is q = "
+                 + inner + ".", fade_in(query.header, mine, self.qline),
+                 self.point_at(VGroup(*self.row_cells(self.last, "word", "key", "query")),
+                               query.header, each=True),
+                 words={"r": self.tokens[self.last]}, n=f"dims.positions[{self.last}]",
+                 **slots)
+        others = [cell for j, cell in enumerate(query.cells) if j != self.last]
+        column = self.point_at(*query.cells, buff=COLUMN_BUFF)  # where the copies will stand
+        for cell in others:
             cell.generate_target()
-            cell.move_to(self.qvec)
-        self.say("The same query goes beside every key.", fade_in(query.header),
-                 LaggedStart(*map(MoveToTarget, query.cells), lag_ratio=0.12,
-                             run_time=2.5), self.unpoint())
+            cell.move_to(mine)
+        self.say("The same query goes beside every key.",
+                 LaggedStart(*map(MoveToTarget, reversed(others)), lag_ratio=0.12,
+                             run_time=2.5), column)
 
     def dot_products(self) -> None:
         expr, dot = self.columns["expr"], self.columns["dot"]
@@ -195,8 +210,8 @@ class HeadWalkthrough(LectureScene):
         terms, slots = self.terms(0)
         self.say("Multiply coordinate by coordinate, then add. For “{w}”: " + terms
                  + " = {d}.", fade_in(expr.header, dot.header),
-                 LaggedStart(*(Write(cell) for cell in first), lag_ratio=0.8, run_time=5.0),
-                 self.point_at(*self.row_cells(0, *self.visible[1:])),
+                 LaggedStart(*(Write(cell) for cell in first), lag_ratio=0.8, run_time=3.6),
+                 self.point_at(*self.row_cells(0, *self.visible[1:]), buff=ROW_BUFF),
                  words={"w": self.tokens[0]}, d=f"{self.p}.dots[0]", **slots)
         rest = [VGroup(*self.row_cells(j, "expr", "dot")) for j in range(1, len(self.tokens))]
         self.say("Every other key meets the same query: one dot product per token.",
@@ -209,60 +224,116 @@ class HeadWalkthrough(LectureScene):
 
     def scaling(self) -> None:
         with self.silence("the query and the factors make way for the scores"):
-            self.play(fade_out(self.query, self.qvec), self.unpoint(),
-                      self.new_title("Head {h}: from scores to weights"), run_time=0.8)
+            self.play(self.unpoint(), self.new_title("Head {h}: from scores to weights"),
+                      fade_out(self.qline), run_time=0.8)
+            self.followers.pop("query")
             self.switch(["word", "dot", "score"], bring=False,
                         layout=["word", "dot", "score", "exp"])
         scores = self.columns["score"]
-        self.say("Each score is its dot product divided by √{d}, which is {r}.",
-                 fade_in(scores.header), self.point_at(scores.header),
-                 LaggedStart(*map(fade_in, scores.cells), lag_ratio=0.15, run_time=2.5),
-                 d="dims.d_head", r="dims.sqrt_d_head")
         top = self.top_source()
-        said = "Why √{d}? The key width is {d}, and a wider key adds up more products; " \
+        # One score worked out under the rows: the top row's dot divided by √d.
+        self.scaled = self.bound("{x} ÷ √{d} = {x} ÷ {r} = {s}", self.size * self.scale, INK,
+                                 mono=True, x=f"{self.p}.dots[{top}]", d="dims.d_head",
+                                 r="dims.sqrt_d_head", s=f"{self.p}.scores[{top}]")
+        self.scaled.move_to([0, self.foot_y, 0]).align_to(scores, RIGHT)
+        said = "Each score is its dot product divided by √{d}, which is {r}: for “{w}”, " \
+            "{x} ÷ {r} = {s}."
+        self.say(said, cued(said, [
+            ("divided", self.point_at(scores.header)),
+            ("“{w}”", AnimationGroup(fade_in(self.scaled), self.point_at(
+                VGroup(*self.row_cells(top, "word", "dot", "score")), self.scaled,
+                each=True)))],
+            opening=[fade_in(scores.header), LaggedStart(*map(fade_in, scores.cells),
+                                                         lag_ratio=0.15, run_time=2.5)],
+            step=0.8), d="dims.d_head", r="dims.sqrt_d_head", words={"w": self.tokens[top]},
+            x=f"{self.p}.dots[{top}]", s=f"{self.p}.scores[{top}]")
+        said = "Why √{d}? The key width is {d}: a wider key adds up more products, and " \
             "dividing by the square root of the width keeps scores from growing with it."
         self.say(said, cued(said, [
-            ("Why", self.point_at(*self.row_cells(top, "dot", "score"))),
-            ("dividing", self.point_at(scores.header))],
+            ("Why", self.point_at(scores.header)),
+            ("more products", self.point_at(self.columns["dot"].cells[top])),
+            ("dividing", self.point_at(*self.row_cells(top, "dot", "score"))),
+            ("growing", self.point_at(*scores.cells, buff=COLUMN_BUFF))],
             step=0.8), d="dims.d_head")
 
     def exponentials(self) -> None:
         self.visible.append("exp")
-        exps = self.columns["exp"]
+        exps, scores = self.columns["exp"], self.columns["score"]
+        first, second = (int(j) for j in self.v.value(f"{self.p}.order")[:2])
         self.total = self.bound("sum = {t}", self.size * self.scale, INK, mono=True,
                                 t=f"{self.p}.denominator")
         self.total.move_to([0, self.foot_y, 0]).align_to(exps, RIGHT)
         self.line = Line(exps.get_corner(DOWN + LEFT), exps.get_corner(DOWN + RIGHT),
                          stroke_color=FAINT, stroke_width=2).shift(DOWN * 0.12)
         self.followers["exp"] = [self.total, self.line]
-        self.say("Exponentials make every score positive; together they add up to {t}.",
-                 fade_in(exps),
+        said = "The exponential widens the gaps: the top scores, {a} and {b}, become {x} " \
+            "and {y}."
+        self.say(said, cued(said, [
+            ("{a}", self.point_at(scores.cells[first], scores.cells[second], each=True)),
+            ("{x}", self.point_at(exps.cells[first], exps.cells[second], each=True))],
+            opening=[fade_in(exps), fade_out(self.scaled)], step=0.8),
+            a=f"{self.p}.scores[{first}]", b=f"{self.p}.scores[{second}]",
+            x=f"{self.p}.exps[{first}]", y=f"{self.p}.exps[{second}]")
+        self.say("Together the exponentials add up to {t}.",
                  LaggedStart(Create(self.line), fade_in(self.total), lag_ratio=0.5,
                              run_time=2.0), self.point_at(self.total),
                  t=f"{self.p}.denominator")
 
     def weights(self) -> None:
         self.switch(["word", "exp", "weight"], bring=False)
-        bars = self.columns["weight"]
+        bars, exps = self.columns["weight"], self.columns["exp"]
+        top = self.top_source()
         self.one = self.bound("sum = {one}", self.size * self.scale, INK, mono=True,
                               one=f"{self.p}.weights_sum")
-        self.one.move_to([0, self.foot_y, 0]).align_to(bars, LEFT)
         self.followers["weight"] = [self.one]
         self.say("Each exponential divided by {t} is a weight, drawn as a bar.",
                  fade_in(bars.header), self.point_at(self.total),
                  LaggedStart(*(grow(cell) for cell in bars.cells), lag_ratio=0.15,
                              run_time=3.0), t=f"{self.p}.denominator")
-        self.say("The weights sum to {one}. Exponentials divided by their sum: this step is "
-                 "the softmax.", fade_in(self.one),
-                 self.point_at(*bars.cells, self.one), one=f"{self.p}.weights_sum")
-        top = self.top_source()
+        division = self.bound("{e} ÷ {t} = {w}", self.size * self.scale, INK, mono=True,
+                              e=f"{self.p}.exps[{top}]", t=f"{self.p}.denominator",
+                              w=f"{self.p}.weights[{top}]")
+        for glyph in division.figure_glyphs(2):
+            glyph.set_fill(self.colour)  # the weight, as its bar's number shows it
+        # Under the bars, where the weights' sum comes next.
+        division.move_to([0, self.foot_y, 0]).align_to(bars, LEFT)
+        self.one.move_to([0, self.foot_y, 0]).align_to(bars, LEFT)
+        said = "For “{r}”: {e} ÷ {t} = {w}."
+        self.say(said, cued(said, [
+            ("{e}", self.point_at(exps.cells[top], division.figures_span(0, 0), each=True)),
+            ("{t}", self.point_at(self.total, division.figures_span(1, 1), each=True)),
+            ("{w}", self.point_at(bars.cells[top], division.figures_span(2, 2), each=True))],
+            opening=[fade_in(division)], step=0.8),
+            words={"r": self.tokens[top]}, e=f"{self.p}.exps[{top}]",
+            t=f"{self.p}.denominator", w=f"{self.p}.weights[{top}]")
+        self.section("weights")
+        self.say("The bars show rounded weights; unrounded, they sum to {one}.",
+                 Fade(division, appear=False, run_time=0.6), fade_in(self.one),
+                 self.point_at(VGroup(*bars.cells), self.one, each=True),
+                 one=f"{self.p}.weights_sum")
+        self.softmax = self.step_name("softmax", exps, bars)
+        said = "Exponentials divided by their sum: this step is the softmax."
+        headers = self.point_at(exps.header, bars.header, each=True)  # before the name's
+        self.say(said, cued(said, [
+            ("softmax", AnimationGroup(fade_in(self.softmax), self.point_at(self.softmax)))],
+            opening=[headers], step=0.8))
         self.say("“{w}” gets the longest bar, {x}.",
                  self.point_at(*self.row_cells(top, "word", "weight")),
                  words={"w": self.tokens[top]}, x=f"{self.p}.weights[{top}]")
 
+    def step_name(self, name: str, first: VGroup, last: VGroup) -> VGroup:
+        """A step's name over the columns it spans, above their headers, a line under it
+        from the first column's left to the last one's right."""
+        label = self.label(name, self.note_size, INK)
+        left, right = first.get_left()[0], last.get_right()[0]
+        rule = Line([left, HEADER_Y + 0.25, 0], [right, HEADER_Y + 0.25, 0],
+                    stroke_color=FAINT, stroke_width=2)
+        label.move_to([(left + right) / 2, QUERY_Y, 0])
+        return VGroup(label, rule)
+
     def values(self) -> None:
         with self.silence("the exponentials leave; the bars stay"):
-            self.play(fade_out(self.total, self.line, self.one), self.unpoint(),
+            self.play(fade_out(self.total, self.line, self.one, self.softmax), self.unpoint(),
                       self.new_title("Head {h}: mixing the values"), run_time=0.8)
             self.followers.pop("exp")
             self.followers.pop("weight")
@@ -281,8 +352,6 @@ class HeadWalkthrough(LectureScene):
             self.say("In this hand-made worksheet, W_V has the same entries as W_K, so each "
                      "value row equals its key.", fade_in(self.note),
                      self.point_at(*values.cells))
-            self.say("They are still two separate parameters: the keys decide the match, the "
-                     "values carry what is mixed.", self.point_at(self.note))
 
     def contributions(self) -> None:
         self.visible.append("contribution")
@@ -302,7 +371,7 @@ class HeadWalkthrough(LectureScene):
         self.product = product = self.written_product(top)
         # The product written out under the rows, each factor outlined with its cell as the
         # voice names it: the weight, the value row, then the product.
-        said = "In numbers: {x} × " + inner_v + " = " + inner_c + "."
+        said = "In numbers, with the unrounded weight: {x} × " + inner_v + " = " + inner_c + "."
         factors = [product.figures_span(0, 0), product.figures_span(1, self.width_shown, 1, 1),
                    product.figures_span(self.width_shown + 1, 2 * self.width_shown, 1, 1)]
         self.say(said, cued(said, [
@@ -341,8 +410,8 @@ class HeadWalkthrough(LectureScene):
         ghosts = [cell.copy() for cell in parts.cells]
         target = total[len("message = "):]
         gather = [Transform(ghost, target.copy().set_opacity(0)) for ghost in ghosts]
-        rounding = self.label("sums use the unrounded numbers", self.note_size,
-                              MUTED)
+        self.rounding = rounding = self.label("sums use the unrounded numbers",
+                                              self.note_size, MUTED)
         rounding.move_to([0, self.foot_y, 0]).align_to([self.lefts["word"], 0, 0], LEFT)
         # The written product gives way to the sum on the line under the rows.
         self.say("Add the weighted rows coordinate by coordinate; the sums use the unrounded "
@@ -355,7 +424,73 @@ class HeadWalkthrough(LectureScene):
         self.say("That sum, " + inner + ", is head {h}'s message for “{r}”.",
                  self.point_at(total), h=self.h_key, words={"r": self.tokens[self.last]},
                  **keys)
+        self.section("next")
+        self.payoff(total)
         self.wait(0.5)
+
+    def payoff(self, total: Bound) -> None:
+        """What the message says (its largest coordinate, when each value coordinate holds
+        one named feature) and where it goes next: drawn as the head's place in the join
+        of every head's message, or as the output projection's input for a single head."""
+        top = self.top_source()
+        c = int(self.v.value(f"{self.p}.message_top"))
+        picked = [int(i) for i in self.v.value(f"params.h{self.head}.V_features")]
+        names = self.ws.lesson.head_names
+        if picked[c] >= 0 and len(names) >= self.head:
+            said = "Its largest coordinate is {c}: a {role} clue, led by “{w}”."
+            self.say(said, cued(said, [
+                ("{c}", self.point_at(self.coordinate(total, c))),
+                ("led", self.point_at(self.coordinate(total, c),
+                                      *self.row_cells(top, "word", "contribution"),
+                                      each=True))], step=0.8),
+                words={"c": self.ws.lesson.features[picked[c]],
+                       "role": names[self.head - 1], "w": self.tokens[top]})
+        ahead = self.next_step(total)
+        shown = AnimationGroup(Fade(self.rounding, appear=False, run_time=0.6), fade_in(ahead))
+        if self.ws.n_heads > 1:
+            self.say("Next, it is joined with the other heads' messages.", shown,
+                     self.point_at(total, ahead.slot, colour=self.colour, each=True))
+        else:
+            self.say("Next, the output projection turns it into the update for “{r}”.",
+                     shown, self.point_at(total, ahead.slot, colour=self.colour, each=True),
+                     words={"r": self.tokens[self.last]})
+
+    def coordinate(self, vec: Bound, c: int) -> Mobject:
+        """Coordinate ``c`` of a vector drawn with :meth:`vec` (the whole vector when ``c``
+        is elided), with the bracket or comma on each side."""
+        shown = [i for i in shown_indices(self.width) if i is not None]
+        return vec.figures_span(shown.index(c), shown.index(c), 1, 1) if c in shown else vec
+
+    def next_step(self, total: Bound) -> VGroup:
+        """A pointer from the message to where it goes next, on the line under the rows left
+        of it: every head's slot in the joined row, this head's outlined in its colour (or,
+        for a single head, the output projection); its ``slot`` is this head's."""
+        size = self.note_size
+        if self.ws.n_heads > 1:
+            slots = VGroup(*(self.head_label(h, size)
+                             for h in range(1, self.ws.n_heads + 1))).arrange(RIGHT, buff=0.3)
+            frames = VGroup(*(SurroundingRectangle(
+                label, color=self.head_colour(h) if h == self.head else FAINT, buff=0.08,
+                stroke_width=3 if h == self.head else 1.5, corner_radius=0.04)
+                for h, label in enumerate(slots, start=1)))
+            name = self.label("joined:", size, MUTED)
+            slot = frames[self.head - 1]
+        else:
+            slots = VGroup(self.label("W_O", size, INK))
+            frames = VGroup(SurroundingRectangle(slots, color=FAINT, buff=0.08,
+                                                 stroke_width=1.5, corner_radius=0.04))
+            name = self.label("next:", size, MUTED)
+            slot = frames[0]
+        sketch = VGroup(slots, frames)
+        name.next_to(sketch, LEFT, buff=0.2)
+        ahead = VGroup(name, sketch)
+        ahead.move_to([0, self.foot_y, 0]).align_to([self.lefts["word"], 0, 0], LEFT)
+        ahead.shift(RIGHT * max(0.0, -TABLE_WIDTH / 2 - ahead.get_left()[0]))
+        arrow = Arrow(total.get_left() + LEFT * 0.05, ahead.get_right() + RIGHT * 0.05,
+                      buff=0.1, stroke_width=3, color=FAINT, max_tip_length_to_length_ratio=0.15)
+        ahead.add(arrow)
+        ahead.slot = slot
+        return ahead
 
     # ------------------------------------------------------------------ the recap
 
@@ -365,13 +500,12 @@ class HeadWalkthrough(LectureScene):
         its weights, the largest terms written out, adding up to its message."""
         self.recap_columns()
         self.section("recap scores")
-        self.heading = self.title("Head {h}, beside head {g}", h=self.h_key,
-                                  g="dims.head_numbers[0]")
+        self.heading = self.title("Head {h}: its own query and keys", h=self.h_key)
         self.heading.set_color(self.colour)
         self.recap_scores()
         self.section("recap sum")
         self.recap_sum()
-        self.section("recap weights")
+        self.section("recap division")
         self.recap_weights()
         self.section("recap message")
         self.recap_message()
@@ -389,21 +523,23 @@ class HeadWalkthrough(LectureScene):
                                 words={"r": self.tokens[self.last]})
         self.query.next_to(self.qvec, LEFT, buff=0.2).align_to(self.qvec, DOWN)
         inner, slots = vector("q", f"{self.p}.Q[{self.last}]", self.width)
-        said = "Head {h} repeats each step with its own query, " + inner + \
-            ", and its own keys."
+        reading, named = self.query_reading()
+        said = "Head {h}'s query is " + inner + ": " + reading + "." if reading else \
+            "Head {h} has its own query, " + inner + ", and its own keys."
         self.say(said, cued(said, [("query", self.point_at(self.query, self.qvec)),
-                                   ("keys", self.point_at(*keys.cells, buff=COLUMN_BUFF))],
+                                   ("for" if reading else "keys", self.point_at(
+                                       self.qvec, keys.header, each=True))],
                        opening=[
             Write(self.heading), fade_in(self.columns["word"], keys.header),
             LaggedStart(*map(fade_in, keys.cells), lag_ratio=0.15, run_time=2.0),
-            fade_in(self.query, self.qvec)]), h=self.h_key, **slots)
+            fade_in(self.query, self.qvec)]), h=self.h_key, words=named or None, **slots)
         top = self.top_source()
         self.worked = self.worked_score(top)
         away = optional(self.unpoint())  # before the next pointer is made
-        said = "Each score is q·k ÷ √{d}; “{w}” scores highest, {x} ÷ {r} = {s}."
+        said = "Scores, q·k ÷ √{d}, peak at “{w}”: {x} ÷ {r} = {s}."
         self.say(said, cued(said, [
-            ("Each", AnimationGroup(fade_in(scores.header), *away)),
-            ("score", LaggedStart(*map(fade_in, scores.cells), lag_ratio=0.15)),
+            ("Scores", AnimationGroup(fade_in(scores.header), *away)),
+            ("q·k", LaggedStart(*map(fade_in, scores.cells), lag_ratio=0.15)),
             ("“{w}”", self.point_at(*self.row_cells(top, "word", "key", "score"))),
             ("{x}", AnimationGroup(fade_in(self.worked), self.point_at(
                 self.worked.dot, self.qvec, self.columns["key"].cells[top], each=True))),
@@ -436,7 +572,7 @@ class HeadWalkthrough(LectureScene):
                          stroke_color=FAINT, stroke_width=2).shift(DOWN * 0.12)
         self.followers["exp"] = [self.total, self.line]
         away = optional(self.unpoint())
-        said = "Exponentials of the scores add up to {t}."
+        said = "Their exponentials add up to {t}."
         self.say(said, cued(said, [("{t}", AnimationGroup(
             Create(self.line), fade_in(self.total), self.point_at(self.total)))], opening=[
             fade_in(exps.header), *away, fade_out(self.worked),
@@ -446,29 +582,43 @@ class HeadWalkthrough(LectureScene):
     def recap_weights(self) -> None:
         """The exponentials over their sum: this head's bars, beside head one's."""
         first, mine = self.columns["first"], self.columns["weight"]
+        exps = self.columns["exp"]
         moves = self.reflow(["word", *WEIGHTS_STEP])
+        top = self.top_source()
+        division = self.bound("{e} ÷ {t} = {x}", self.size * self.scale, INK, mono=True,
+                              e=f"{self.p}.exps[{top}]", t=f"{self.p}.denominator",
+                              x=f"{self.p}.weights[{top}]")
+        for glyph in division.figure_glyphs(2):
+            glyph.set_fill(self.colour)  # the weight, as its bar's number shows it
+        division.move_to([0, self.sum_y, 0]).align_to([self.lefts["weight"], 0, 0], LEFT)
+        self.division = division
         # The query leaves and the columns slide first; the sum is outlined where it lands.
         slide = AnimationGroup(fade_out(self.query, self.qvec), *optional(self.unpoint()),
-                               *moves)
-        said = "Divided by that sum, they are head {h}'s weights, beside head {g}'s."
+                               self.new_title("Head {h}: its weights"), *moves)
+        said = "Over that sum, “{w}” gets weight {e} ÷ {t} = {x}."
         self.say(said, cued(said, [
-            ("Divided", slide),
+            ("Over", slide),
             ("sum", self.point_at(self.landed(self.total, "exp"))),
-            ("they", AnimationGroup(fade_in(mine.header), LaggedStart(
-                *(grow(cell) for cell in mine.cells), lag_ratio=0.1))),
-            ("beside", AnimationGroup(fade_in(first.header), LaggedStart(
-                *(grow(cell) for cell in first.cells), lag_ratio=0.1)))], step=1.0),
-            h=self.h_key, g="dims.head_numbers[0]")
-        top = self.top_source()
+            ("{e}", AnimationGroup(fade_in(division), self.point_at(
+                self.landed(exps.cells[top], "exp"), division.figures_span(0, 0), each=True))),
+            ("{x}", AnimationGroup(fade_in(mine.header), LaggedStart(
+                *(grow(cell) for cell in mine.cells), lag_ratio=0.1), self.point_at(
+                mine.cells[top], division.figures_span(2, 2), each=True)))],
+            step=0.9), words={"w": self.tokens[top]},
+            e=f"{self.p}.exps[{top}]", t=f"{self.p}.denominator", x=f"{self.p}.weights[{top}]")
+        # Head one comes in beside this head's weights, and the title says so only then.
+        self.section("recap weights")
         lead = int(self.v.value(f"{self.ws.walkthrough}.h1.top_source"))
-        words = self.columns["word"].cells
-        said = "Its largest, {x}, goes to “{w}”; head {g}'s went to “{u}”." if lead != top \
-            else "Its largest, {x}, goes to “{w}”, as head {g}'s did."
+        said = "Head {g}'s largest went to “{u}”." if lead != top else \
+            "Head {g}'s largest went there too."
         self.say(said, cued(said, [
-            ("{x}", self.point_at(words[top], mine.cells[top], each=True)),
-            ("head {g}'s", self.point_at(words[lead], first.cells[lead], each=True))]),
-            x=f"{self.p}.weights[{top}]", g="dims.head_numbers[0]",
-            words={"w": self.tokens[top], **({"u": self.tokens[lead]} if lead != top else {})})
+            ("went", self.point_at(first.cells[lead], self.columns["word"].cells[lead],
+                                   each=True))],
+            opening=[Fade(division, appear=False, run_time=0.6), fade_in(first.header),
+                     self.new_title("Head {h}, beside head {g}"), LaggedStart(
+                         *(grow(cell) for cell in first.cells), lag_ratio=0.1)],
+            step=1.0), g="dims.head_numbers[0]",
+            words={"u": self.tokens[lead]} if lead != top else None)
 
     def recap_message(self) -> None:
         """The value rows; the largest terms of the weighted sum, then every head's
@@ -482,29 +632,67 @@ class HeadWalkthrough(LectureScene):
         inner, keys = vector("m", f"{self.p}.message", self.width)
         top = self.top_source()
         # The exponentials leave and the bars close up first; then the value rows come.
+        # Head one's column stands apart from this head's products.
+        x = self.lefts["first"] - GAP / 2
+        divider = Line([x, HEADER_Y + 0.2, 0], [x, self.ys[-1] - self.row_h / 2, 0],
+                       stroke_color=FAINT, stroke_width=2)
         slide = AnimationGroup(fade_away(self.columns["exp"], self.total, self.line),
-                               *optional(self.unpoint()), *moves)
-        said = "Each weight times its value row fills this column; many small weights add " \
-            "up, too, into head {h}'s message, " + inner + "."
+                               *optional(self.unpoint()), *moves, Create(divider))
+        inner_v, keys_v = vector("v", f"{self.p}.V[{top}]", self.width)
+        inner_c, keys_c = vector("c", f"{self.p}.contributions[{top}]", self.width)
+        said = "Weight times value row: {a} × " + inner_v + " = " + inner_c + "."
         self.say(said, cued(said, [
-            ("Each", slide),
+            ("Weight", slide),
             ("value row", AnimationGroup(fade_in(values.header), LaggedStart(
                 *map(fade_in, values.cells), lag_ratio=0.1))),
-            ("fills", AnimationGroup(fade_in(parts.header, *terms), LaggedStart(
+            ("{a}", AnimationGroup(fade_in(parts.header, *terms), LaggedStart(
                 *map(fade_in, parts.cells), lag_ratio=0.1), self.point_at(
-                VGroup(self.landed(mine.cells[top], "weight"), values.cells[top],
-                       parts.cells[top]), terms[0], each=True))),
-            ("small", self.point_at(*parts.cells, buff=COLUMN_BUFF)),
-            ("into", fade_in(tail)),
-            (inner, AnimationGroup(fade_in(messages), self.point_at(
-                tail.result, messages.mine, each=True)))], step=0.9),
-            h=self.h_key, **keys)
+                VGroup(self.landed(mine.cells[top], "weight"), values.cells[top]), terms[0],
+                each=True))),
+            (inner_c, self.point_at(terms[0], parts.cells[top], each=True))], step=0.9),
+            a=f"{self.p}.weights[{top}]", **keys_v, **keys_c)
+        if tail.rest_term is not None:
+            self.small_weights(tail.rest_term)
+        c = int(self.v.value(f"{self.p}.message_top"))
+        picked = [int(i) for i in self.v.value(f"params.h{self.head}.V_features")]
+        named = picked[c] >= 0 and c in shown_indices(self.width)
+        said = "Head {h}'s message is " + inner + ": mostly {c}, from “{w}”." if named else \
+            "Together they make head {h}'s message, " + inner + "."
+        cues = [(inner, AnimationGroup(fade_in(tail, messages), self.point_at(
+            tail.result, messages.mine, each=True)))]
+        if named:
+            cues.append(("mostly", self.point_at(self.coordinate(tail, c),
+                                                 self.columns["word"].cells[top], each=True)))
+        self.say(said, cued(said, cues, step=0.9), h=self.h_key, words={
+            "c": self.ws.lesson.features[picked[c]], "w": self.tokens[top]} if named else None,
+            **keys)
+
+    def small_weights(self, rest: Bound) -> None:
+        """The rows past the largest terms, each small, adding up to the rest of the
+        message: written into the sum, and named when it is most of a coordinate."""
+        parts = self.columns["contribution"]
+        order = [int(j) for j in self.v.value(f"{self.p}.order")]
+        small = [parts.cells[j] for j in order[TERMS:]]
+        inner, keys = vector("r", f"{self.p}.rest", self.width)
+        mostly = int(self.v.value(f"{self.p}.mostly_rest"))
+        picked = [int(i) for i in self.v.value(f"params.h{self.head}.V_features")]
+        shown = [i for i in shown_indices(self.width) if i is not None]
+        said = "The small weights add " + inner + "."
+        words: dict[str, str] = {}
+        if mostly >= 0 and picked[mostly] >= 0 and mostly in shown:
+            said = "The small weights add " + inner + ": most of the {f}."
+            words = {"f": self.ws.lesson.features[picked[mostly]]}
+        self.say(said, cued(said, [
+            ("small", self.point_at(*small, each=True)),
+            (inner, AnimationGroup(fade_in(rest), self.point_at(rest)))],
+            step=0.9), words=words or None, **keys)
 
     def message_terms(self) -> tuple[list[Bound], Bound]:
         """The message as a sum: this head's largest weighted value rows, each ``weight ×
-        value row``, then ``+ … = message``; laid out on the line under the rows."""
-        weights = self.v.value(f"{self.p}.weights")
-        order = sorted(range(len(weights)), key=lambda j: -weights[j])
+        value row``, then the rest (``+ rest``, the other rows' sum, kept as the tail's
+        ``rest_term``; ``None`` when every row is written) and ``= message``; laid out on
+        the line under the rows."""
+        order = [int(j) for j in self.v.value(f"{self.p}.order")]
         shown = order if len(order) <= TERMS + 1 else order[:TERMS]
         size = self.size * self.scale
         terms = []
@@ -515,15 +703,19 @@ class HeadWalkthrough(LectureScene):
             for glyph in term.figure_glyphs(0):
                 glyph.set_fill(self.colour)  # the weight, coloured as its bar's number
             terms.append(term)
+        rest = None
+        if len(shown) < len(order):  # the rest is the message less the largest terms
+            inner, keys = vector("r", f"{self.p}.rest", self.width)
+            rest = self.bound("+ " + inner, size, INK, mono=True, **keys)
         inner, keys = vector("m", f"{self.p}.message", self.width)
-        tail = self.bound(("+ … " if len(shown) < len(order) else "") + "= " + inner, size,
-                          INK, mono=True, **keys)
+        tail = self.bound("= " + inner, size, INK, mono=True, **keys)
         for index, (_, text) in enumerate(tail.figures):
             if not text.startswith("−"):  # a negative keeps the colour of negatives
                 for glyph in tail.figure_glyphs(index):
                     glyph.set_fill(self.colour)  # the message, as under its bars
         tail.result = tail.figures_span(0, len(keys) - 1, 1, 1)
-        line = on_baseline(VGroup(*terms, tail), 0.2 * size / 20)
+        tail.rest_term = rest
+        line = on_baseline(VGroup(*terms, *([rest] if rest else []), tail), 0.2 * size / 20)
         fit(line, TABLE_WIDTH)
         parts = self.columns["contribution"]
         line.move_to([0, self.sum_y, 0]).set_x(self.lefts["contribution"] + parts.width
@@ -534,9 +726,8 @@ class HeadWalkthrough(LectureScene):
     def message_line(self) -> VGroup:
         """``message`` and each head's message under its weight bars."""
         size = self.size * self.scale
-        ones = f"{self.ws.walkthrough}.h1"
         label = self.label("message", size, MUTED)
-        first = self.vec(f"{ones}.message", size, self.head_colour(1))
+        first = self.first_message(size)
         mine = self.vec(f"{self.p}.message", size, self.colour)
         for text, name in ((first, "first"), (mine, "weight")):
             text.move_to([0, self.message_y, 0]).align_to([self.lefts[name], 0, 0], LEFT)
@@ -567,10 +758,10 @@ class HeadWalkthrough(LectureScene):
             return self.label(text, size * 0.8, MUTED)
 
         self.make_columns({
-            "word": (header("token"), lambda j: self.word(self.tokens[j], size), RIGHT),
+            "word": (header("token"), lambda j: self.token_cell(j, size), RIGHT),
             "key": (self.named_header("key", "K", size), lambda j: self.vec(f"{p}.K[{j}]", size),
                     RIGHT),
-            "query": (header("query"),
+            "query": (self.receivers_query(size * 0.8),
                       lambda j: self.vec(f"{p}.Q[{last}]", size, self.colour), LEFT),
             "expr": (header("query × key"),
                      lambda j: self.bound(self.terms(j)[0], size, mono=True,
@@ -606,7 +797,7 @@ class HeadWalkthrough(LectureScene):
 
         ones = f"{self.ws.walkthrough}.h1"
         self.make_columns({
-            "word": (header("token"), lambda j: self.word(self.tokens[j], size), RIGHT),
+            "word": (header("token"), lambda j: self.token_cell(j, size), RIGHT),
             "key": (self.named_header("key", "K", size), lambda j: self.vec(f"{p}.K[{j}]", size),
                     RIGHT),
             "score": (self.bound("score = q·k ÷ √{d}", size * 0.8, MUTED, d="dims.d_head"),
@@ -622,10 +813,35 @@ class HeadWalkthrough(LectureScene):
                              lambda j: self.vec(f"{p}.contributions[{j}]", size), RIGHT),
         })
         # A bar column is at least as wide as the message written under it.
-        for name, key in (("first", f"{ones}.message"), ("weight", f"{p}.message")):
-            self.least[name] = self.vec(key, size).width
+        self.least["first"] = self.first_message(size).width
+        self.least["weight"] = self.vec(f"{p}.message", size).width
         self.fit_columns([["word", "key", "score", "exp"], ["word", *WEIGHTS_STEP],
                           ["word", *MESSAGE_STEP]])
+
+    def token_cell(self, j: int, size: float) -> VGroup:
+        """Token ``j`` after its position number, the numbers in a column of their own
+        left of the tokens; the receiver's row in the head's colour."""
+        receiver = j == self.last
+        number = self.num(f"dims.positions[{j}]", size, self.colour if receiver else MUTED)
+        word = self.word(self.tokens[j], size, self.colour if receiver else INK)
+        widest = max(self.word(token, size).width for token in self.tokens)
+        cell = on_baseline(VGroup(number, word), 0.0)
+        number.shift(RIGHT * (word.get_right()[0] - widest - POSITION_GAP * size / 22
+                              - number.get_right()[0]))
+        return cell
+
+    def first_message(self, size: float) -> Bound:
+        """Head one's message, labelled with its head, in its colour."""
+        key = f"{self.ws.walkthrough}.h1.message"
+        inner, keys = vector("x", key, len(self.v.value(key)))
+        return self.bound("Head {g}: " + inner, size, self.head_colour(1), mono=True,
+                          g="dims.head_numbers[0]", **keys)
+
+    def receivers_query(self, size: float) -> Bound:
+        """The query column's header: whose query the column holds (only the receiver asks;
+        the other rows hold copies of its query)."""
+        return self.bound("query of “{r}”", size, self.colour,
+                          words={"r": self.tokens[self.last]})
 
     @property
     def note_size(self) -> float:
@@ -641,11 +857,25 @@ class HeadWalkthrough(LectureScene):
             return self.label(text, size * 0.8, MUTED)
         return self.bound(text + " (" + names + ")", size * 0.8, MUTED, words=words)
 
-    def coordinate_words(self, kind: str, last: str = ", ") -> tuple[str, dict[str, str]]:
-        """``{c0}, {c1}`` naming the features the shown coordinates of this head's keys
-        (``K``) or values (``V``) hold (``last`` before the last name), and the words that
-        fill them; empty when some coordinate mixes features."""
-        picked = [int(i) for i in self.v.value(f"params.h{self.head}.{kind}_features")]
+    def query_reading(self) -> tuple[str, dict[str, str]]:
+        """``{q0} for {c0}, {q1} for {c1}``: each shown coordinate of the receiver's query
+        with the feature this head's keys hold there (the query's slots as :func:`vector`
+        names them), and the words; empty when some key coordinate mixes features."""
+        names, words = self.coordinate_words("K")
+        if not names:
+            return "", {}
+        parts = ["…" if i is None else "{" + f"q{i}" + "} for {" + f"c{i}" + "}"
+                 for i in shown_indices(self.width)]
+        return ", ".join(parts), words
+
+    def coordinate_words(self, kind: str, last: str = ", ", head: int | None = None,
+                         slot: str = "c") -> tuple[str, dict[str, str]]:
+        """``{c0}, {c1}`` naming the features the shown coordinates of the keys (``K``) or
+        values (``V``) of ``head`` (this head by default) hold (``last`` before the last
+        name), and the words that fill them (slots named ``slot`` and the coordinate);
+        empty when some coordinate mixes features."""
+        head = self.head if head is None else head
+        picked = [int(i) for i in self.v.value(f"params.h{head}.{kind}_features")]
         if min(picked) < 0:
             return "", {}
         parts, words = [], {}
@@ -653,8 +883,8 @@ class HeadWalkthrough(LectureScene):
             if i is None:
                 parts.append("…")
                 continue
-            words[f"c{i}"] = self.ws.lesson.features[picked[i]]
-            parts.append("{" + f"c{i}" + "}")
+            words[f"{slot}{i}"] = self.ws.lesson.features[picked[i]]
+            parts.append("{" + f"{slot}{i}" + "}")
         return ", ".join(parts[:-1]) + (last if len(parts) > 1 else "") + parts[-1], words
 
     def make_columns(self, makers: dict[str, tuple[Mobject, Callable[[int], Mobject], Any]]
@@ -670,14 +900,23 @@ class HeadWalkthrough(LectureScene):
         """Where each column of the current layout starts."""
 
     def fit_columns(self, steps: Sequence[Sequence[str]]) -> None:
-        """Scale every column once so that the widest step fits the table's width."""
-        self.scale = min(1.0, *(TABLE_WIDTH / self.natural(step) for step in steps))
-        for name, column in self.columns.items():
-            column.scale(self.scale, about_point=[0, HEADER_Y, 0])
-            if column.header.font_size < LEAST_SIZE:  # headers stay legible in a tight table
-                column.header.scale(LEAST_SIZE / column.header.font_size,
-                                    about_edge=self.sides[name])
-        self.least = {name: width * self.scale for name, width in self.least.items()}
+        """Scale the columns so that the widest step fits the table's width, headers kept
+        legible."""
+        self.scale = 1.0
+        # Headers kept legible may widen a tight table again: scale until every step fits.
+        for _ in range(4):
+            factor = min(1.0, *(TABLE_WIDTH / self.natural(step) for step in steps))
+            self.scale *= factor
+            for name, column in self.columns.items():
+                column.scale(factor, about_point=[0, HEADER_Y, 0])
+                if column.header.font_size < LEAST_SIZE:  # headers stay legible
+                    column.header.scale(LEAST_SIZE / column.header.font_size,
+                                        about_edge=self.sides[name])
+                for cell, y in zip(column.cells, self.ys, strict=True):
+                    cell.set_y(y)  # the rows keep their heights
+            self.least = {name: width * factor for name, width in self.least.items()}
+            if factor > 0.999:
+                break
 
     def span(self, name: str) -> float:
         """How much room a column takes in a row of columns."""
@@ -751,9 +990,11 @@ class HeadWalkthrough(LectureScene):
         has slid: a copy to point at before the slide is played."""
         return mob.copy().shift(RIGHT * self.shifts.get(name, 0.0))
 
-    def new_title(self, text: str) -> Any:
-        """The heading for a new topic, in the head's colour."""
-        change = self.retitle(self.heading, text, h=self.h_key)
+    def new_title(self, text: str, **keys: str) -> Any:
+        """The heading for a new topic, in the head's colour (``{h}``: this head's number;
+        ``{g}``: head one's)."""
+        change = self.retitle(self.heading, text, h=self.h_key, **(
+            {"g": "dims.head_numbers[0]"} if "{g}" in text else {}), **keys)
         self.heading = self._heading
         self.heading.set_color(self.colour)
         return change

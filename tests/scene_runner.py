@@ -49,9 +49,25 @@ def _run(entry: SceneEntry, worksheet: str, values: str = "") -> dict[str, Any]:
         return {"scene": entry.name, "error": traceback.format_exc()}
     return {"scene": entry.name, "error": None, "manifest": manifest,
             "faults": scene.layout_faults, "rests": scene.rests, "pointed": scene.pointed,
-            "changes": scene.changes,
+            "changes": scene.changes, "outlined": scene.outlined,
             "sections": [{"name": s.name, "texts": [asdict(t) for t in s.texts]}
                          for s in scene.sections]}
+
+
+def _outline_record(outline: Any, mobs: tuple[Any, ...], caption: int,
+                    each: bool) -> dict[str, Any]:
+    """What one pointer draws and goes round (see ``Watched.outlined``)."""
+    from manim import Text
+
+    from scenes.kit.record import pixel_box
+    from scenes.kit.text import Bound
+
+    parts = list(outline.submobjects) if each and len(mobs) > 1 else [outline]
+    family = [part for mob in mobs for part in mob.get_family()]
+    return {"caption": caption, "boxes": [pixel_box([part]) for part in parts],
+            "keys": [key for part in family if isinstance(part, Bound)
+                     for key, _ in part.figures],
+            "texts": [part.original_text for part in family if isinstance(part, Text)]}
 
 
 def _watched(cls: type) -> type:
@@ -68,14 +84,21 @@ def _watched(cls: type) -> type:
         pointed: list[list[Any]]
         """Each pointer's outline: the caption it was made with (counted from zero), and
         the ends of the first and the last animation after which it was shown."""
+        outlined: list[dict[str, Any]]
+        """Each pointer as drawn, in the same order: the caption it was made with, the
+        pixel box ``(left, top, right, bottom)`` of each outline it draws, and the value
+        keys and the texts of what it goes round."""
 
         def setup(self) -> None:
             self.layout_faults, self.rests, self.pointed, self.changes = [], [], [], []
+            self.outlined = []
             self._outlines: list[tuple[Any, int]] = []
             super().setup()
 
         def point_at(self, *mobs: Any, **kwargs: Any) -> Any:
             made = super().point_at(*mobs, **kwargs)
+            self.outlined.append(_outline_record(self._pointer, mobs, len(self.captions),
+                                                 each=bool(kwargs.get("each"))))
             # pointed at with the sentence about to be said (a step's animations are made
             # as its arguments)
             self._outlines.append((self._pointer, len(self.captions)))

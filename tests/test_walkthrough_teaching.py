@@ -18,6 +18,7 @@ import numpy as np
 import pytest
 
 from scenes.kit import shown_indices
+from scenes.kit.palette import HEAD_COLOURS
 from tests import reference
 from tests.conftest import DRY_RUNS
 from tests.test_scenes import WORKSHEETS, dry_runs
@@ -30,6 +31,8 @@ LABELS = ("default", "four")
 SCENES = ("OneHeadTwoHeads", "SettingAndPerson", "HeadWalkthrough1", "HeadWalkthrough2")
 WALKED = {label: load_worksheet(WORKSHEETS[label]).walkthrough for label in LABELS}
 """The sentence each worksheet walks through."""
+WALKED_TOKENS = {label: load_worksheet(WORKSHEETS[label]).sentences[WALKED[label]]
+                 for label in LABELS}
 ROLES = ("query", "key", "value")
 
 
@@ -126,12 +129,16 @@ def test_the_recap_draws_head_twos_weights_beside_head_ones(shown, sentence,
     count = len(sentence[label]["heads"][0]["weights"])
     assert {b["key"] for b in bars} == {f"{WALKED[label]}.h{h}.weights[{j}]" for h in (1, 2)
                                         for j in range(count)}
-    head = sentence[label]["heads"][1]
+    head, tokens = sentence[label]["heads"][1], WALKED_TOKENS[label]
     top = int(np.argmax(head["weights"]))
-    _, said = caption(result, "Its largest, {x}")
-    assert said["figures"][0]["key"] == f"{WALKED[label]}.h2.weights[{top}]"
-    assert close(said["figures"][0]["text"], head["weights"][top])
-    assert said["words"]["w"] == load_worksheet(WORKSHEETS[label]).sentences[WALKED[label]][top]
+    _, said = caption(result, "gets weight")
+    assert said["figures"][-1]["key"] == f"{WALKED[label]}.h2.weights[{top}]"
+    assert close(said["figures"][-1]["text"], head["weights"][top])
+    assert said["words"]["w"] == tokens[top]
+    # Head 1's largest weight, named as its bars come in.
+    lead = int(np.argmax(sentence[label]["heads"][0]["weights"]))
+    _, said = caption(result, "largest went")
+    assert said["words"].get("u", tokens[top]) == tokens[lead]
 
 
 @pytest.mark.parametrize("label", list(LABELS))
@@ -158,7 +165,7 @@ def test_the_recap_adds_the_largest_weighted_value_rows_into_the_message(
     ranked = list(np.argsort(-head["weights"], kind="stable"))
     assert shown_sources == ranked[:len(shown_sources)]
     assert len(shown_sources) >= min(2, len(ranked))
-    (tail,) = [t for t in texts if t["text"].lstrip("+ …").startswith("=")]
+    (tail,) = [t for t in texts if t["text"].startswith("= ")]
     message = [text for _, text in tail["figures"]]
     assert [key for key, _ in tail["figures"]] == \
         [f"{WALKED[label]}.h2.message[{c}]" for c in range(len(head["message"]))]
@@ -166,15 +173,149 @@ def test_the_recap_adds_the_largest_weighted_value_rows_into_the_message(
     rest = sum((head["weights"][j] * head["V"][j] for j in ranked[len(shown_sources):]),
                np.zeros_like(written))
     assert all(close(text, m) for text, m in zip(message, written + rest, strict=True))
-    assert ("…" in tail["text"]) == (len(shown_sources) < len(ranked))
+    # The rows not written out appear as one sum, the rest, before the message.
+    rests = [t for t in texts if t["figures"] and t["figures"][0][0].startswith(
+        f"{WALKED[label]}.h2.rest[")]
+    assert len(rests) == (len(shown_sources) < len(ranked))
+    for term in rests:
+        assert term["text"].startswith("+ [")
+        assert [close(text, r) for (_, text), r in zip(term["figures"], rest, strict=True)] \
+            == [True] * len(rest)
     # Every head's message stands under its own bars, head 1's for comparison.
     ones = sentence[label]["heads"][0]["message"]
     assert all(close(on_screen[f"{WALKED[label]}.h1.message[{c}]"], m) for c, m in enumerate(ones))
 
 
 def test_the_recap_is_short(shown) -> None:
-    """Read at caption pace; narrated, its sentences took 35 s (the limit is 40)."""
+    """Read at caption pace, half a minute: a recap, not a second walk (the first head's
+    takes two minutes; narrated, the recap's limit is 40 s)."""
     assert shown["default"]["HeadWalkthrough2"]["manifest"]["duration"] <= 30.0
+
+
+@pytest.mark.parametrize("label", list(LABELS))
+def test_the_recap_reads_each_query_coordinate_by_the_feature_its_keys_hold(
+        shown, sentence, label: str) -> None:
+    """Head 2's query is said with what each of its coordinates asks for, a zero too:
+    ``[2.3, 0]: 2.3 for person, 0 for glue``."""
+    ws, ref = parameters(label)
+    head = sentence[label]["heads"][1]
+    first = shown[label]["HeadWalkthrough2"]["manifest"]["captions"][0]
+    p, last = f"{WALKED[label]}.h2", len(head["K"]) - 1
+    query = head["Q"][last]
+    picked = selected(ref["params.h2.W_K"])
+    coordinates = [c for c in shown_indices(len(query)) if c is not None]
+    said = [f for f in first["figures"] if f["key"].startswith(f"{p}.Q[")]
+    # Once as the vector, and (when each key coordinate copies one feature) once per reading.
+    expected = [*coordinates, *(coordinates if picked is not None else [])]
+    assert [f["key"] for f in said] == [f"{p}.Q[{last}][{c}]" for c in expected]
+    assert all(close(f["text"], query[c]) for f, c in zip(said, expected, strict=True))
+    if picked is None:
+        return
+    for c in coordinates:
+        feature = ws.lesson.features[picked[c]]
+        assert first["words"][f"c{c}"] == feature
+        assert f"{said[c]['text']} for {feature}" in first["text"], first["text"]
+    if label == "default":  # the coordinate the review missed: a zero, said
+        assert 0.0 in [float(query[c]) for c in coordinates]
+
+
+@pytest.mark.parametrize("label", list(LABELS))
+def test_the_recap_titles_head_one_only_once_it_is_shown(shown, label: str) -> None:
+    result = shown[label]["HeadWalkthrough2"]
+    bars = {s["name"]: {b["key"].split(".")[1] for b in s["bars"]}
+            for s in result["manifest"]["sections"]}
+    for name in ("recap scores", "recap sum", "recap division"):
+        titles = [t["text"] for t in section(result, name)
+                  if "Head" in t["text"] and t["font_size"] > 30]
+        assert titles and not any("beside" in t for t in titles), (name, titles)
+        assert "h1" not in bars[name], name
+    (title,) = [t["text"] for t in section(result, "recap weights")
+                if "Head" in t["text"] and t["font_size"] > 30]
+    assert title == "Head 2, beside head 1" and bars["recap weights"] == {"h1", "h2"}
+
+
+@pytest.mark.parametrize("label", list(LABELS))
+def test_the_recap_evaluates_its_top_weighted_value_row(shown, sentence, label: str) -> None:
+    """``0.693 × [2.1, 0] = [1.455, 0.000]``: said with the product's numbers, which stand
+    in the weight × value column at the section's end."""
+    head = sentence[label]["heads"][1]
+    result = shown[label]["HeadWalkthrough2"]
+    p, top = f"{WALKED[label]}.h2", int(np.argmax(head["weights"]))
+    width = len(head["V"][top])
+    coordinates = [c for c in shown_indices(width) if c is not None]
+    _, said = caption(result, "value row: {a} ×")
+    keys = [f"{p}.weights[{top}]", *(f"{p}.V[{top}][{c}]" for c in coordinates),
+            *(f"{p}.contributions[{top}][{c}]" for c in coordinates)]
+    assert [f["key"] for f in said["figures"]] == keys
+    expected = [head["weights"][top], *head["V"][top][coordinates],
+                *(head["weights"][top] * head["V"][top])[coordinates]]
+    assert all(close(f["text"], e) for f, e in zip(said["figures"], expected, strict=True))
+    on_screen = figures(section(result, "recap message"))
+    assert all(on_screen[f["key"]] == f["text"] for f in said["figures"])
+
+
+@pytest.mark.parametrize("label", list(LABELS))
+def test_the_recap_reads_head_twos_message(shown, sentence, label: str) -> None:
+    """The message is read: its largest coordinate's feature (person), led by the top
+    source (fisherman), when each value coordinate copies one feature."""
+    ws, ref = parameters(label)
+    head = sentence[label]["heads"][1]
+    result = shown[label]["HeadWalkthrough2"]
+    last = result["manifest"]["captions"][-1]
+    p = f"{WALKED[label]}.h2"
+    message = [f for f in last["figures"] if f["key"].startswith(f"{p}.message[")]
+    coordinates = [c for c in shown_indices(len(head["message"])) if c is not None]
+    assert [f["key"] for f in message] == [f"{p}.message[{c}]" for c in coordinates]
+    assert all(close(f["text"], head["message"][c])
+               for f, c in zip(message, coordinates, strict=True))
+    picked = selected(ref["params.h2.W_V"])
+    largest = int(np.argmax(np.abs(head["message"])))
+    if picked is None or largest not in coordinates:
+        assert "mostly" not in last["text"]
+        return
+    assert last["words"]["c"] == ws.lesson.features[picked[largest]]
+    assert last["words"]["w"] == WALKED_TOKENS[label][int(np.argmax(head["weights"]))]
+    assert f"mostly {last['words']['c']}, from “{last['words']['w']}”" in last["text"]
+
+
+@pytest.mark.parametrize("label", list(LABELS))
+def test_the_recap_works_one_division_out(shown, sentence, label: str) -> None:
+    head = sentence[label]["heads"][1]
+    result = shown[label]["HeadWalkthrough2"]
+    p, top = f"{WALKED[label]}.h2", int(np.argmax(head["weights"]))
+    exps = np.exp(head["scores"])
+    _, said = caption(result, "{e} ÷ {t} = {x}")
+    worked = [f for f in said["figures"] if not f["key"].startswith("dims.")]
+    assert [f["key"] for f in worked] == [
+        f"{p}.exps[{top}]", f"{p}.denominator", f"{p}.weights[{top}]"]
+    for f, expected in zip(worked, (exps[top], exps.sum(), exps[top] / exps.sum()),
+                           strict=True):
+        assert close(f["text"], expected)
+
+
+@pytest.mark.parametrize("label", list(LABELS))
+def test_the_recap_says_how_much_the_small_weights_add(shown, sentence, label: str) -> None:
+    ws, ref = parameters(label)
+    head = sentence[label]["heads"][1]
+    result = shown[label]["HeadWalkthrough2"]
+    # Head 1's message, kept for comparison, says whose it is.
+    ones = [t["text"] for t in section(result, "recap message")
+            if any(key.startswith(f"{WALKED[label]}.h1.message[") for key, _ in t["figures"])]
+    assert len(ones) == 1 and ones[0].startswith("Head 1: ["), ones
+    ranked = np.argsort(-head["weights"], kind="stable")
+    rest = (head["weights"][ranked[2:], None] * head["V"][ranked[2:]]).sum(axis=0)
+    said = [c for c in result["manifest"]["captions"] if "small weights" in c["text"]]
+    if len(ranked) <= 3:  # every term is written out: no rest to speak of
+        assert not said
+        return
+    (said,) = said
+    assert [close(f["text"], r) for f, r in zip(said["figures"], rest, strict=True)] == \
+        [True] * len(rest)
+    share = np.where(head["message"] != 0, rest / np.where(head["message"] != 0,
+                                                           head["message"], 1), 0)
+    picked = selected(ref["params.h2.W_V"])
+    if picked is not None and (share > 0.5).any():
+        assert said["words"]["f"] == ws.lesson.features[picked[int(np.argmax(share > 0.5))]]
 
 
 # --------------------------------------------------------------------------- head 1
@@ -197,7 +338,7 @@ def test_head_one_writes_the_top_contribution_as_weight_times_value(shown,
     for c in range(width):
         assert close(shown_figures[1 + c], head["V"][top][c])
         assert close(shown_figures[1 + width + c], head["weights"][top] * head["V"][top][c])
-    k, said = caption(result, "In numbers")
+    k, said = caption(result, "In numbers, with the unrounded weight")
     assert [f["key"] for f in said["figures"]] == keys
     # The weight, the value row and the product are each pointed at as the voice says them.
     assert sum(made == k for made, _, _ in result["pointed"]) >= 3
@@ -248,7 +389,9 @@ def test_head_one_says_why_the_value_rows_repeat_the_keys(shown, label: str) -> 
         head = reference.sentence(json.loads(json.dumps(dict(load_worksheet(
             WORKSHEETS[label]).document))), WALKED[label])["heads"][0]
         assert np.array_equal(head["V"], head["K"])
-        assert any("separate parameters" in t for t in caption_texts(result))
+    # That they are still two parameters is said where the roles are introduced, not again
+    # over a note that does not show it.
+    assert not any("separate parameters" in t for t in caption_texts(result))
 
 
 @pytest.mark.parametrize("label", list(LABELS))
@@ -263,7 +406,7 @@ def test_head_one_heads_the_scores_says_why_it_divides_and_names_the_softmax(
     (why,) = [k for k, t in enumerate(captions) if "square root of the width" in t]
     assert f"key width is {d_head}" in captions[why]
     softmax = [k for k, t in enumerate(captions) if "softmax" in t]
-    exps = next(k for k, t in enumerate(captions) if t.startswith("Exponentials"))
+    exps = next(k for k, t in enumerate(captions) if "exponential widens" in t)
     assert softmax and softmax[0] > exps
 
 
@@ -315,6 +458,183 @@ def test_head_one_notes_that_the_sums_use_unrounded_numbers(shown, sentence,
         assert any(abs(r - m) > 5e-4 for r, m in zip(rounded, head["message"], strict=True))
 
 
+@pytest.mark.parametrize("label", list(LABELS))
+def test_head_one_numbers_the_rows_and_marks_the_receiver(shown, label: str) -> None:
+    """Three rows may read "the": each row carries its position, and the receiver's row
+    (the last) is drawn in the head's colour and named with its position."""
+    ws = load_worksheet(WORKSHEETS[label])
+    tokens = ws.sentences[WALKED[label]]
+    result = shown[label]["HeadWalkthrough1"]
+    texts = section(result, "query and keys")
+    numbers = {t["figures"][0][0]: t for t in texts
+               if len(t["figures"]) == 1 and t["figures"][0][0].startswith("dims.positions[")}
+    expected = np.arange(1, len(tokens) + 1)
+    assert [numbers[f"dims.positions[{j}]"]["text"] for j in range(len(tokens))] == \
+        [str(n) for n in expected]
+    rows = sorted((t for t in texts if t["kind"] == "word"), key=lambda t: -t["box"][1])
+    assert [t["text"] for t in rows] == list(tokens)
+    colour = HEAD_COLOURS[0].lower()
+    assert [colour in [c.lower() for c in t["colours"]] for t in rows] == \
+        [False] * (len(tokens) - 1) + [True]
+    last = numbers[f"dims.positions[{len(tokens) - 1}]"]
+    assert abs((last["box"][1] + last["box"][3]) - (rows[-1]["box"][1] + rows[-1]["box"][3])) < 0.2
+    _, said = caption(result, "at position {n}")
+    assert said["words"]["r"] == tokens[-1] and said["figures"][0]["text"] == str(expected[-1])
+
+
+@pytest.mark.parametrize("label", list(LABELS))
+def test_head_one_shows_the_exponential_widening_the_top_gap(shown, sentence,
+                                                             label: str) -> None:
+    head = sentence[label]["heads"][0]
+    result = shown[label]["HeadWalkthrough1"]
+    first, second = np.argsort(-head["weights"], kind="stable")[:2]
+    _, said = caption(result, "widens the gaps")
+    p = f"{WALKED[label]}.h1"
+    assert [f["key"] for f in said["figures"]] == [
+        f"{p}.scores[{first}]", f"{p}.scores[{second}]", f"{p}.exps[{first}]",
+        f"{p}.exps[{second}]"]
+    a, b = head["scores"][[first, second]]
+    for f, expected in zip(said["figures"], (a, b, np.exp(a), np.exp(b)), strict=True):
+        assert close(f["text"], expected)
+    assert np.exp(a) - np.exp(b) > a - b > 0  # the gap the voice says widens, widens
+
+
+@pytest.mark.parametrize("label", list(LABELS))
+def test_head_one_divides_the_top_exponential_by_the_sum_and_says_the_bars_are_rounded(
+        shown, sentence, label: str) -> None:
+    head = sentence[label]["heads"][0]
+    result = shown[label]["HeadWalkthrough1"]
+    p, top = f"{WALKED[label]}.h1", int(np.argmax(head["weights"]))
+    total = np.exp(head["scores"]).sum()
+    keys = [f"{p}.exps[{top}]", f"{p}.denominator", f"{p}.weights[{top}]"]
+    (line,) = [t for t in section(result, "dividing") if "÷" in t["text"]]
+    assert [key for key, _ in line["figures"]] == keys
+    for (_, text), expected in zip(line["figures"], (np.exp(head["scores"][top]), total,
+                                                      np.exp(head["scores"][top]) / total),
+                                   strict=True):
+        assert close(text, expected)
+    k, said = caption(result, "{e} ÷ {t} = {w}")
+    assert [f["key"] for f in said["figures"]] == keys
+    rounded, _ = caption(result, "rounded weights")
+    assert rounded == k + 1
+    assert [f["key"] for f in caption(result, "rounded weights")[1]["figures"]] == \
+        [f"{p}.weights_sum"]
+    if label == "default":  # why it is said: the shown bars do not add up to one
+        assert abs(np.round(head["weights"], 3).sum() - 1.0) > 5e-4
+
+
+@pytest.mark.parametrize("label", list(LABELS))
+def test_head_one_heads_the_query_column_with_whose_query_it_is(shown, sentence,
+                                                               label: str) -> None:
+    """Only the receiver has a query here: the column's header names it, its numbers stand
+    above the header, and the rows hold copies."""
+    head = sentence[label]["heads"][0]
+    result = shown[label]["HeadWalkthrough1"]
+    p, last = f"{WALKED[label]}.h1", len(head["K"]) - 1
+    query = head["Q"][last]
+    coordinates = [c for c in shown_indices(len(query)) if c is not None]
+    for name in ("query and keys", "dot products"):
+        texts = section(result, name)
+        assert not any(t["text"] == "query" for t in texts), name
+    texts = section(result, "query and keys")
+    (header,) = [t for t in texts if t["text"] == f"query of “{WALKED_TOKENS[label][last]}”"]
+    (line,) = [t for t in texts if t["text"].startswith("q = [")]
+    assert [key for key, _ in line["figures"]] == [f"{p}.Q[{last}][{c}]" for c in coordinates]
+    assert all(close(text, query[c])
+               for (_, text), c in zip(line["figures"], coordinates, strict=True))
+    assert line["box"][1] > header["box"][3]  # the numbers above the header
+    assert line["box"][0] < header["box"][2] and header["box"][0] < line["box"][2]
+    cells = [t for t in texts if t is not line and t["figures"]
+             and t["figures"][0][0] == f"{p}.Q[{last}][{coordinates[0]}]"]
+    assert len(cells) == len(head["K"])  # the receiver's own, and a copy in every other row
+    assert all(header["box"][1] > cell["box"][3] for cell in cells)  # above the rows
+
+
+@pytest.mark.parametrize("label", list(LABELS))
+def test_head_one_draws_one_score_as_its_dot_over_the_root(shown, sentence,
+                                                          label: str) -> None:
+    """√d is drawn with its numbers: ``6.9 ÷ √2 = 6.9 ÷ 1.414 = 4.879`` for the top row."""
+    head = sentence[label]["heads"][0]
+    result = shown[label]["HeadWalkthrough1"]
+    p, top = f"{WALKED[label]}.h1", int(np.argmax(head["scores"]))
+    width = len(head["K"][top])
+    dot = head["Q"][-1] @ head["K"][top]
+    keys = [f"{p}.dots[{top}]", "dims.d_head", f"{p}.dots[{top}]", "dims.sqrt_d_head",
+            f"{p}.scores[{top}]"]
+    (worked,) = [t for t in section(result, "scaling")
+                 if [key for key, _ in t["figures"]] == keys]
+    assert "√" in worked["text"] and worked["text"].count("÷") == 2
+    for (_, text), expected in zip(worked["figures"], (dot, width, dot, math.sqrt(width),
+                                                       dot / math.sqrt(width)), strict=True):
+        assert close(text, expected)
+    _, said = caption(result, "divided by √{d}")
+    assert [f["key"] for f in said["figures"]][-3:] == keys[2:]
+    assert said["words"]["w"] == WALKED_TOKENS[label][top]
+
+
+@pytest.mark.parametrize("label", list(LABELS))
+def test_head_one_writes_the_softmax_over_its_two_columns(shown, label: str) -> None:
+    result = shown[label]["HeadWalkthrough1"]
+    texts = section(result, "weights")
+    (name,) = [t for t in texts if t["text"] == "softmax"]
+    headers = [next(t for t in texts if t["text"] == text) for text in ("exp(score)", "weight")]
+    assert all(name["box"][1] > h["box"][3] for h in headers)  # above both headers
+    middle = (name["box"][0] + name["box"][2]) / 2
+    assert headers[0]["box"][0] < middle < headers[1]["box"][2]
+
+
+@pytest.mark.parametrize("label", list(LABELS))
+def test_head_one_draws_where_its_message_goes_next(shown, label: str) -> None:
+    """The join is drawn, not only said: every head's slot on the line under the rows,
+    beside the message."""
+    ws = load_worksheet(WORKSHEETS[label])
+    result = shown[label]["HeadWalkthrough1"]
+    texts = section(result, "next")
+    (message,) = [t for t in texts if t["text"].startswith("message = ")]
+    slots = [t for t in texts if len(t["figures"]) == 1 and t["figures"][0][0].startswith(
+        "dims.head_numbers[") and t["text"] == f"Head {t['figures'][0][1]}"]
+    assert sorted(t["figures"][0] for t in slots) == \
+        [(f"dims.head_numbers[{h}]", str(h + 1)) for h in range(ws.n_heads)]
+    low, high = message["box"][1], message["box"][3]
+    assert all(low - 0.1 < (t["box"][1] + t["box"][3]) / 2 < high + 0.1 for t in slots)
+    assert all(t["box"][2] < message["box"][0] for t in slots)
+
+
+def test_head_one_outlines_the_coordinate_it_reads(shown, sentence) -> None:
+    """"Its largest coordinate is water" outlines that coordinate of the message (2.617),
+    not the whole message or a row."""
+    result = shown["default"]["HeadWalkthrough1"]
+    head = sentence["default"]["heads"][0]
+    p, c = f"{WALKED['default']}.h1", int(np.argmax(np.abs(head["message"])))
+    k, _ = caption(result, "largest coordinate is {c}")
+    (message,) = [t for t in section(result, "message") if t["text"].startswith("message = ")]
+    placed = dict(zip((key for key, _ in message["figures"]), message["pixels"], strict=True))
+    figure = placed[f"{p}.message[{c}]"]
+    assert close(dict(message["figures"])[f"{p}.message[{c}]"], head["message"][c])
+    left, top, right, bottom = result["outlined"][[o["caption"] for o in
+                                                   result["outlined"]].index(k)]["boxes"][0]
+    assert left <= figure[0] and right >= figure[2] and top <= figure[1] and \
+        bottom >= figure[3]
+    assert right - left < 2.5 * (figure[2] - figure[0])  # that number, not the message
+
+
+@pytest.mark.parametrize("label", list(LABELS))
+def test_head_one_ends_on_what_its_message_means_and_where_it_goes(shown, sentence,
+                                                                  label: str) -> None:
+    ws, ref = parameters(label)
+    head = sentence[label]["heads"][0]
+    result = shown[label]["HeadWalkthrough1"]
+    captions = caption_texts(result)
+    largest = int(np.argmax(np.abs(head["message"])))
+    picked = selected(ref["params.h1.W_V"])
+    if picked is not None:
+        _, said = caption(result, "largest coordinate is {c}")
+        assert said["words"]["c"] == ws.lesson.features[picked[largest]]
+        assert said["words"]["w"] == ws.sentences[WALKED[label]][int(np.argmax(head["weights"]))]
+        assert said["words"]["role"] == ws.lesson.head_names[0]
+    assert "joined with the other heads" in captions[-1]
+
+
 # --------------------------------------------------------------------------- recap layout
 
 
@@ -340,7 +660,7 @@ def test_the_recap_works_one_score_out(shown, sentence, label: str) -> None:
     p, top = f"{WALKED[label]}.h2", int(np.argmax(head["scores"]))
     dot = head["Q"][-1] @ head["K"][top]
     score = dot / math.sqrt(len(head["K"][top]))
-    _, said = caption(result, "scores highest")
+    _, said = caption(result, "peak at")
     keys = [f["key"] for f in said["figures"]]
     width = len(head["K"][top])
     assert keys == ["dims.d_head", f"{p}.dots[{top}]", "dims.sqrt_d_head", f"{p}.scores[{top}]"]
@@ -369,7 +689,9 @@ def test_the_recap_shows_every_weighted_row_and_names_the_message_coordinates(
     assert header_named(texts, "value row", names)
     # The message's coordinates are named beside it.
     assert any(t["text"] == f"({', '.join(names)})" for t in texts) if names else True
-    assert any("small weights" in t for t in caption_texts(result))
+    # Small weights are spoken of where some rows are left out of the written sum.
+    said = any("small weights" in t for t in caption_texts(result))
+    assert said == (len(head["weights"]) > 3)
 
 
 # --------------------------------------------------------------------------- the story
