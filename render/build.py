@@ -2,9 +2,11 @@
 
 Stages: gather and validate (worksheet, code fingerprints, cache keys) → render the
 scenes whose key changed (one Manim process per scene, ``-j`` at a time) → assemble the
-deck → write ``build.json``. Each rendered scene leaves a record in ``records/`` the
-moment it is done, so an interrupted build loses only the scenes in flight, and shard
-outputs merge by copying ``video/`` and ``records/`` into one folder.
+script, the storyboard, the clips' WebVTT, the joined lecture (when every clip is there
+and current; :mod:`render.export`) and the deck → write ``build.json``. Each rendered
+scene leaves a record in ``records/`` the moment it is done, so an interrupted build
+loses only the scenes in flight, and shard outputs merge by copying ``video/`` and
+``records/`` into one folder.
 """
 
 from __future__ import annotations
@@ -91,6 +93,9 @@ class BuildResult:
     slides_key: str | None = None
     storyboard: str = "not built (shard)"
     storyboard_failed: bool = False
+    lecture: str = "not built (shard)"
+    """What became of ``lecture/``, the joined lecture (see :mod:`render.export`)."""
+    lecture_failed: bool = False
     seconds: float = 0.0
 
     @property
@@ -181,7 +186,7 @@ class BuildLock(FolderLock):
 def remove_leftovers(out: Path) -> None:
     """Remove the staging files of a build that was killed mid-write (never counted as
     outputs)."""
-    for folder in (out, out / "video", out / "records", out / "storyboard"):
+    for folder in (out, out / "video", out / "records", out / "storyboard", out / "lecture"):
         for path in folder.glob(".*.tmp"):
             path.unlink(missing_ok=True)
 
@@ -375,7 +380,8 @@ class Build:
     nothing. Then
     :meth:`decide` says which scenes still hold and which must render, :meth:`render`
     renders some of them, and :meth:`assemble` writes the script, the storyboard, the
-    deck and ``build.json`` from the scenes' outcomes. :func:`build` runs the stages in
+    clips' WebVTT, the joined lecture, the deck and ``build.json`` from the scenes'
+    outcomes. :func:`build` runs the stages in
     order under the folder's lock; ``lecture serve`` runs them again and again, holding
     the lock itself.
 
@@ -427,16 +433,22 @@ class Build:
                            notify or (lambda *_: None), cancel)
 
     def assemble(self, outcomes: Sequence[SceneOutcome]) -> BuildResult:
-        """Write what follows from the scenes' outcomes: the script, the storyboard and
-        the deck (not for a shard), then ``build.json``."""
+        """Write what follows from the scenes' outcomes: the script, the storyboard, the
+        clips' WebVTT, the lecture and the deck (not for a shard, which removes the
+        lecture), then ``build.json``."""
         order = {entry.name: i for i, entry in enumerate(self.entries)}
         result = BuildResult(sorted(outcomes, key=lambda s: order[s.entry.name]))
         (self.options.out / "records").mkdir(parents=True, exist_ok=True)
         if self.options.shard is None:
             _write_script(self.options, self.entries)
             _write_storyboard(self.options, self.entries, result)
+            _write_exports(self.options, self.entries, result)  # before the deck: its key
             result.slides, result.slides_key = _assemble_slides(self.options, self.planner,
                                                                 self.previous)
+        else:
+            from render.export import withdraw
+
+            withdraw(self.options.out)
         result.seconds = time.perf_counter() - self.started
         experiment = None if self.experiment is None else {
             "path": str(self.experiment.path), "sha256": self.experiment.sha256}
@@ -487,6 +499,7 @@ def unchanged(options: BuildOptions) -> BuildResult | None:
     storyboard and the deck from them. It writes ``build.json`` again, as any build does.
     Call it holding the folder's lock.
     """
+    from render.export import RECORD as LECTURE_RECORD
     from render.storyboard import RECORD as STORYBOARD_RECORD
     from render.storyboard import WriteResult, image_code
 
@@ -497,6 +510,7 @@ def unchanged(options: BuildOptions) -> BuildResult | None:
         and previous.get("quality") == options.quality \
         and isinstance(previous.get("heads"), int) \
         and not str(previous.get("storyboard", "")).startswith("failed") \
+        and not str(previous.get("lecture", "")).startswith("failed") \
         and all(s.get("status") in ("rendered", "reused") for s in scenes)
     if not whole:
         return None
@@ -538,7 +552,7 @@ def unchanged(options: BuildOptions) -> BuildResult | None:
                 for name, seen in parts.get("options", {}).items()):
             return None
     records = {name: _read_json(options.out / name) or {}
-               for name in (SCRIPT_RECORD, STORYBOARD_RECORD, DECK_RECORD)}
+               for name in (SCRIPT_RECORD, STORYBOARD_RECORD, DECK_RECORD, LECTURE_RECORD)}
     frames = records[STORYBOARD_RECORD].get("frames", {})
     code = image_code() if frames else ""
     if not all(_outputs_intact(options.out, record) for record in records.values()) \
@@ -548,7 +562,9 @@ def unchanged(options: BuildOptions) -> BuildResult | None:
     remove_leftovers(options.out)
     result = BuildResult([SceneOutcome(entry, "reused", "unchanged") for entry in entries],
                          slides="reused", slides_key=previous["slides"]["key"],
-                         storyboard=WriteResult(0, len(frames)).summary())
+                         storyboard=WriteResult(0, len(frames)).summary(),
+                         lecture="reused" if records[LECTURE_RECORD].get("key")
+                         else str(previous.get("lecture", "not joined")))
     result.seconds = time.perf_counter() - started
     _write_build_json(options, worksheet, previous["heads"], previous["code"], versions, result,
                       experiment)
@@ -730,6 +746,22 @@ def _write_storyboard(options: BuildOptions, entries: Sequence[SceneEntry],
         result.storyboard, result.storyboard_failed = f"failed: {error}", True
 
 
+def _write_exports(options: BuildOptions, entries: Sequence[SceneEntry],
+                   result: BuildResult) -> None:
+    """Every kept clip's WebVTT and, when the build holds every clip of the lesson, each
+    current, the joined lecture in ``lecture/``; an earlier one is removed otherwise."""
+    from render.export import ExportError, write_exports
+    from slides.captions import CaptionError
+
+    kept = {outcome.entry.name for outcome in result.scenes if outcome.status in KEPT}
+    current = {outcome.entry.name for outcome in result.scenes
+               if outcome.status in ("rendered", "reused")}
+    try:
+        result.lecture = write_exports(options.out, entries, kept, current, TITLE)
+    except (ExportError, CaptionError) as error:
+        result.lecture, result.lecture_failed = f"failed: {error}", True
+
+
 def _clips(options: BuildOptions) -> dict[str, str]:
     return {p.relative_to(options.out).as_posix(): remembered_digest(p)
             for p in sorted((options.out / "video").glob("*")) if p.is_file()}
@@ -800,6 +832,7 @@ def _write_build_json(options: BuildOptions, worksheet: Mapping[str, Any], heads
         "scenes": scenes,
         "slides": {"status": result.slides, "key": result.slides_key},
         "storyboard": result.storyboard,
+        "lecture": result.lecture,
         "seconds": round(result.seconds, 2),
     }
     write_json(options.out / "build.json", document)

@@ -11,7 +11,12 @@ The proof runs along a chain, each link checked here:
 2. **Figures.** Every ``data-key`` element of the deck, every figure and caption in the
    scenes' manifests, every cue of each ``.srt`` (one per recorded caption) and every cue
    embedded in the deck equals the display text of a fresh computation from the worksheet.
-3. **Pixels** (``--frames``). Every figure a manifest places on screen is read back with
+3. **The lecture.** ``lecture/lecture.mp4`` holds every clip's packets, in order, each
+   shifted by its clip's start, with a chapter per part where the part's first clip
+   starts; each cue of the lecture's captions is its clip's cue, shifted; every figure of
+   the transcript equals its fresh display text; each clip's WebVTT holds its SubRip's
+   cues (see :mod:`render.export`).
+4. **Pixels** (``--frames``). Every figure a manifest places on screen is read back with
    OCR from the decoded clip and equals its fresh display text (see :mod:`render.frames`).
 
 A build whose worksheet changed since it was made is reported as stale, and so is each
@@ -26,17 +31,47 @@ import re
 from base64 import b64decode
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from fractions import Fraction
 from pathlib import Path
 from string import Formatter
 from typing import Any
 
 from narration.english import ENGLISH
 from narration.text import speakable, spoken_text
-from outline import lecture_order
+from outline import lecture_order, video_stem
 from outputs.files import OutputError, file_digest
 from outputs.html import read_html
 from render.build import DECK_RECORD, KEPT, deck_sources, scene_sources
 from render.closure import ROOT
+from render.export import (
+    CHAPTERS,
+    LANGUAGE,
+    LECTURE_FILES,
+    MILLISECOND,
+    SUBRIP,
+    TRANSCRIPT,
+    VIDEO,
+    WEBVTT,
+    Chapter,
+    Cue,
+    ExportError,
+    Media,
+    Placed,
+    chapters_text,
+    clock,
+    lecture_chapters,
+    lecture_sources,
+    merged_cues,
+    place_clips,
+    read_media,
+    read_transcript,
+    read_webvtt,
+    shown_once,
+    subrip_cues,
+    ticks,
+)
+from render.export import FOLDER as LECTURE
+from render.export import RECORD as LECTURE_RECORD
 from render.scenes import clip_sound, clip_tags, pick_scenes
 from render.script import SCRIPT, SCRIPT_RECORD, script_text
 from render.spoken import read_spoken
@@ -85,6 +120,9 @@ class CheckReport:
     """Every scene of the lecture, in order, for the worksheet checked against."""
     missing: list[str] = field(default_factory=list)
     """The lecture's scenes the build never built (nor tried to), in lecture order."""
+    unjoined: str = ""
+    """Why a build that holds every clip of the lesson has no joined lecture (empty when
+    it has one, or lacks a clip)."""
 
     @property
     def ok(self) -> bool:
@@ -93,8 +131,8 @@ class CheckReport:
 
     @property
     def complete(self) -> bool:
-        """The build holds every scene of the lecture."""
-        return not self.missing
+        """The build holds every scene of the lecture, and the lecture joined from them."""
+        return not self.missing and not self.unjoined
 
     def count(self, what: str, n: int = 1) -> None:
         self.counts[what] = self.counts.get(what, 0) + n
@@ -267,6 +305,7 @@ def _check_files(out: Path, build: dict[str, Any], report: CheckReport) -> dict[
     """
     recorded: dict[str, str] = {}
     expected_records = {DECK_RECORD, SCRIPT_RECORD, STORYBOARD_RECORD}
+    shared = {DECK_RECORD, SCRIPT_RECORD, STORYBOARD_RECORD, LECTURE_RECORD}
     for scene in build.get("scenes", []):
         if scene.get("status") not in KEPT:
             continue
@@ -316,13 +355,18 @@ def _check_files(out: Path, build: dict[str, Any], report: CheckReport) -> dict[
         if "slides/index.html" not in deck.get("outputs", {}):
             report.problems.append(Problem("slides/index.html", "not recorded"))
         _check_posters(out, deck, recorded, report)
-    for folder in ("video", "slides", "records", STORYBOARD):
+    exports = None if build.get("shard") else _read_record(out, LECTURE_RECORD, report)
+    if exports is not None:
+        expected_records.add(LECTURE_RECORD)
+        for output, digest in exports.get("outputs", {}).items():
+            recorded[output] = digest
+            _verify(out, output, digest, LECTURE_RECORD, report)
+    for folder in ("video", "slides", "records", STORYBOARD, LECTURE):
         for path in sorted((out / folder).rglob("*")):
             rel = path.relative_to(out).as_posix()
             if path.is_file() and rel not in recorded and rel not in expected_records:
                 report.problems.append(Problem(rel, "unexpected: no record names it"))
-    report.count("records", len(expected_records - {DECK_RECORD, SCRIPT_RECORD,
-                                                     STORYBOARD_RECORD}))
+    report.count("records", len(expected_records - shared))
     return recorded
 
 
@@ -612,6 +656,225 @@ def _check_storyboard(out: Path, manifests: dict[Path, dict[str, Any]], values: 
                     _locate(text, fresh, caption, where, report)
 
 
+# --------------------------------------------------------------------------- the lecture
+
+
+def _intact(rel: str, recorded: dict[str, str], report: CheckReport) -> bool:
+    """Recorded, and found with its recorded digest (else already reported)."""
+    return rel in recorded and not any(problem.path == rel for problem in report.problems)
+
+
+def _first_difference(shown: Sequence[Any], expected: Sequence[Any]) -> int | None:
+    """The first place where two sequences differ (the shorter one's length when one
+    continues the other); ``None`` when they are equal."""
+    for place, (a, b) in enumerate(zip(shown, expected, strict=False)):
+        if a != b:
+            return place
+    return None if len(shown) == len(expected) else min(len(shown), len(expected))
+
+
+def _check_cues(rel: str, shown: Sequence[Cue], expected: Sequence[Cue], what: str,
+                report: CheckReport) -> None:
+    """Cues against the cues they must equal, naming the first that differs."""
+    place = _first_difference(shown, expected)
+    report.count(what, len(shown))
+    if place is None:
+        return
+    found = f"{shown[place]}" if place < len(shown) else "nothing"
+    wanted = f"{expected[place]}" if place < len(expected) else "no more cues"
+    report.problems.append(Problem(rel, f"cue {place + 1} is {found}; expected {wanted}"))
+
+
+def _check_clip_captions(out: Path, recorded: dict[str, str], report: CheckReport) -> None:
+    """Each clip's WebVTT holds the cues of its SubRip captions: times and texts."""
+    for rel in sorted(r for r in recorded if r.startswith("video/") and r.endswith(".srt")):
+        vtt = rel.removesuffix(".srt") + ".vtt"
+        if vtt not in recorded:
+            report.problems.append(Problem(vtt, "missing: every clip's captions are written "
+                                           "as WebVTT beside it; run `lecture build`"))
+            continue
+        if not (_intact(rel, recorded, report) and _intact(vtt, recorded, report)):
+            continue
+        try:
+            expected = subrip_cues((out / rel).read_text(encoding="utf-8"), rel)
+            shown = read_webvtt((out / vtt).read_text(encoding="utf-8"), vtt)
+        except CaptionError as error:
+            report.problems.append(Problem(error.source, error.detail))
+            continue
+        _check_cues(vtt, shown, expected, "clip webvtt captions", report)
+
+
+def _check_lecture(out: Path, build: dict[str, Any], entries: Sequence[Any],
+                   manifests: dict[Path, dict[str, Any]], values: Values,
+                   recorded: dict[str, str], report: CheckReport) -> None:
+    """The joined lecture against a fresh joining of the clips: its packets, chapters,
+    captions, chapter list and transcript (see :mod:`render.export`)."""
+    statuses = {scene.get("name"): scene.get("status") for scene in build.get("scenes", [])}
+    whole = all(statuses.get(entry.name) in ("rendered", "reused") for entry in entries)
+    written = [rel for rel in LECTURE_FILES if rel in recorded]
+    if not whole:
+        if written:
+            report.problems.append(Problem(written[0], "joined from a build that lacks a "
+                                           "clip of the lesson or keeps one out of date"))
+        return
+    if not written:
+        report.unjoined = (f"the build holds every clip of the lesson, but no {LECTURE}/ "
+                           "joined from them; run `lecture build`")
+        return
+    if len(written) < len(LECTURE_FILES):
+        missing = next(rel for rel in LECTURE_FILES if rel not in written)
+        report.problems.append(Problem(missing, "not recorded with the rest of the lecture; "
+                                       "run `lecture build`"))
+        return
+    made_with = (json.loads((out / LECTURE_RECORD).read_text(encoding="utf-8"))
+                 .get("sources") or {})
+    if any(made_with.get(name) != file_digest(ROOT / name) for name in lecture_sources()):
+        return  # made by other code: reported stale, and proven once it is made again
+    try:
+        media = [read_media(out / "video" / f"{video_stem(tuple(entries), e.name)}.mp4")
+                 for e in entries]
+    except ExportError as error:
+        report.problems.append(Problem(VIDEO, f"cannot join the clips again: {error}"))
+        return
+    placed = place_clips(entries, [found.length for found in media])
+    chapters = lecture_chapters(placed)
+    if _intact(VIDEO, recorded, report):
+        _check_joined(out, placed, media, chapters, report)
+    try:
+        expected = merged_cues((clip, subrip_cues(
+            (out / "video" / f"{clip.stem}.srt").read_text(encoding="utf-8"),
+            f"video/{clip.stem}.srt")) for clip in placed)
+        for rel, read in ((SUBRIP, subrip_cues), (WEBVTT, read_webvtt)):
+            if _intact(rel, recorded, report):
+                _check_cues(rel, read((out / rel).read_text(encoding="utf-8"), rel), expected,
+                            "lecture captions", report)
+    except CaptionError as error:
+        report.problems.append(Problem(error.source, error.detail))
+    if _intact(CHAPTERS, recorded, report):
+        shown = (out / CHAPTERS).read_text(encoding="utf-8").splitlines()
+        lines = chapters_text(chapters).splitlines()
+        place = _first_difference(shown, lines)
+        if place is not None:
+            read = repr(shown[place]) if place < len(shown) else "nothing"
+            wanted = repr(lines[place]) if place < len(lines) else "no more lines"
+            report.problems.append(Problem(CHAPTERS, f"line {place + 1} reads {read}; "
+                                           f"expected {wanted}"))
+        report.count("listed chapters", len(shown))
+    if _intact(TRANSCRIPT, recorded, report):
+        by_stem = {path.name.removesuffix(".figures.json"): manifest
+                   for path, manifest in manifests.items()}
+        _check_transcript(out, placed, by_stem, values, report)
+
+
+def _check_joined(out: Path, placed: Sequence[Placed], media: Sequence[Media],
+                  chapters: Sequence[Chapter], report: CheckReport) -> None:
+    """``lecture.mp4``: its title and languages, a chapter per part starting where the
+    part's first clip starts, and in each stream every clip's packets, in order, shifted by
+    its start."""
+    from outline import TITLE
+
+    try:
+        joined = read_media(out / VIDEO)
+    except ExportError as error:
+        report.problems.append(Problem(VIDEO, str(error)))
+        return
+    if joined.title != TITLE:
+        report.problems.append(Problem(VIDEO, f"titled {joined.title!r}, expected {TITLE!r}"))
+    for kind, language in (joined.languages or {}).items():
+        if language != LANGUAGE:
+            report.problems.append(Problem(VIDEO, f"its {kind} is in language {language!r}, "
+                                           f"expected {LANGUAGE!r}"))
+    expected = [(Fraction(ticks(c.start, MILLISECOND), 1000),
+                 Fraction(ticks(c.end, MILLISECOND), 1000), c.title) for c in chapters]
+    # A chapter's end is the next one's start: name the chapter that moved, not the one before.
+    place = _first_difference([(start, title) for start, _, title in joined.chapters],
+                              [(start, title) for start, _, title in expected])
+    if place is None:
+        place = _first_difference(joined.chapters, expected)
+    report.count("lecture chapters", len(joined.chapters))
+    if place is not None:
+        def said(chapter: tuple[Fraction, Fraction, str] | None) -> str:
+            return "nothing" if chapter is None else \
+                f"“{chapter[2]}” at {clock(chapter[0], 3)}–{clock(chapter[1], 3)}"
+
+        shown = joined.chapters[place] if place < len(joined.chapters) else None
+        wanted = expected[place] if place < len(expected) else None
+        report.problems.append(Problem(VIDEO, f"chapter {place + 1} is {said(shown)}; "
+                                       f"expected {said(wanted)}"))
+    kinds = sorted({kind for found in media for kind in found.streams} | set(joined.streams))
+    for kind in kinds:
+        stream = joined.streams.get(kind)
+        sources = [(clip, found.streams[kind]) for clip, found in zip(placed, media,
+                                                                     strict=True)
+                   if kind in found.streams]
+        if stream is None or len(sources) < len(placed):
+            report.problems.append(Problem(VIDEO, f"its {kind} stream is not every clip's"))
+            continue
+        wanted_packets, owners = [], []
+        for clip, source in sources:
+            if (source.time_base, source.codec) != (stream.time_base, stream.codec):
+                report.problems.append(Problem(VIDEO, f"its {kind} is encoded otherwise than "
+                                               f"{clip.clip}'s"))
+                break
+            by = ticks(clip.start, source.time_base)
+            wanted_packets += [packet.shifted(by) for packet in source.packets]
+            owners += [(clip, n) for n in range(len(source.packets))]
+        else:
+            report.count("lecture packets", len(stream.packets))
+            place = _first_difference(stream.packets, wanted_packets)
+            if place is None:
+                continue
+            if place >= len(wanted_packets):
+                report.problems.append(Problem(VIDEO, f"its {kind} has packets after the "
+                                               "last clip's"))
+                continue
+            clip, n = owners[place]
+            report.problems.append(Problem(VIDEO, f"its {kind} packet {place} is not packet "
+                                           f"{n} of {clip.clip} placed at "
+                                           f"{clock(clip.start, 3)}"))
+
+
+def _check_transcript(out: Path, placed: Sequence[Placed],
+                      manifests: dict[str, dict[str, Any]], values: Values,
+                      report: CheckReport) -> None:
+    """The transcript shows every clip in order, each section's captions with fresh texts
+    and the figures on screen at its end with fresh display texts."""
+    try:
+        shown = read_transcript((out / TRANSCRIPT).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError) as error:
+        report.problems.append(Problem(TRANSCRIPT, f"unreadable ({error})"))
+        return
+    stems = [clip.stem for clip in placed]
+    if list(shown) != stems:
+        report.problems.append(Problem(TRANSCRIPT, f"shows the clips {', '.join(shown) or 'none'}"
+                                       f"; expected {', '.join(stems)}"))
+        return
+    for stem in stems:
+        manifest = manifests.get(stem, {})
+        sections, captions = manifest.get("sections", []), manifest.get("captions", [])
+        if len(shown[stem]) != len(sections):
+            report.problems.append(Problem(TRANSCRIPT, f"{stem}: {len(shown[stem])} sections, "
+                                           f"expected {len(sections)}"))
+            continue
+        groups = section_captions(sections, captions, float(manifest.get("frame_rate", 15)))
+        for section, panel, group in zip(sections, shown[stem], groups, strict=True):
+            where = f"{stem} section “{section['name']}”"
+            said = [captions[i] for i in group]
+            keys = [str(figure["key"]) for figure in shown_once(section.get("figures", []))]
+            if panel.name != section["name"] or [i for i, _ in panel.said] != [
+                    c["index"] for c in said] or [key for key, _ in panel.figures] != keys:
+                report.problems.append(Problem(TRANSCRIPT, f"{where}: not the section, captions "
+                                               "and figures its manifest records"))
+                continue
+            for (_, text), caption in zip(panel.said, said, strict=True):
+                report.count("transcript captions")
+                fresh = _caption_text(caption, values)
+                if text != fresh:
+                    _locate(text, fresh, caption, f"{TRANSCRIPT} {where}", report)
+            _compare([{"key": key, "text": text} for key, text in panel.figures], values,
+                     report, "transcript figures", f"{TRANSCRIPT} {where}")
+
+
 # --------------------------------------------------------------------------- pixels
 
 
@@ -755,6 +1018,10 @@ def _stale(out: Path, build: dict[str, Any], ws: Worksheet, ws_path: str,
     if not build.get("shard") and (out / DECK_RECORD).is_file():
         deck = json.loads((out / DECK_RECORD).read_text(encoding="utf-8"))
         _code_changes(deck.get("sources", {}), deck_sources(), "the deck", report)
+    if not build.get("shard") and (out / LECTURE_RECORD).is_file():
+        joined = json.loads((out / LECTURE_RECORD).read_text(encoding="utf-8"))
+        if joined.get("sources"):
+            _code_changes(joined["sources"], lecture_sources(), "the lecture", report)
 
 
 def _code_changes(before: dict[str, str], files: list[str], what: str,
@@ -827,6 +1094,8 @@ def check_build(out: Path, worksheet: Path | None = None, frames: bool = False,
             _check_live_models(out, experiment, graphs, report)
         _check_script(out, ws, manifests, values, report)
         _check_storyboard(out, manifests, values, recorded, report)
+        _check_clip_captions(out, recorded, report)
+        _check_lecture(out, build, entries, manifests, values, recorded, report)
     report.counts["scenes"] = len(manifests)
     if frames:
         known = {m.get("scene") for m in manifests.values()}

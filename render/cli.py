@@ -541,12 +541,13 @@ def build_command(scene_names: tuple[str, ...], worksheet_path: Path | None, qua
               for status in ("rendered", "would render", "reused", "failed")}
     done = f"{counts['would render']} would render" if dry_run else \
         f"{counts['rendered']} rendered"
-    storyboard = "" if dry_run else f"; storyboard {result.storyboard}"
+    storyboard = "" if dry_run else \
+        f"; storyboard {result.storyboard}; lecture {result.lecture}"
     console.print(f"{done}, {counts['reused']} reused, {counts['failed']} failed; slides "
-                  f"{result.slides}{storyboard}; {result.seconds:.1f} s")
+                  f"{result.slides}{storyboard}; {result.seconds:.1f} s", soft_wrap=True)
     for outcome in result.failed:
         console.print(f"[red]{outcome.entry.name} failed:[/red] {outcome.error}")
-    if result.failed or result.storyboard_failed:
+    if result.failed or result.storyboard_failed or result.lecture_failed:
         sys.exit(1)
 
 
@@ -661,7 +662,8 @@ def storyboard_command(out_dir: Path | None) -> None:
               "clips' pixels with OCR (tesseract); of the named scenes only, when some are "
               "named.")
 @click.option("--complete", is_flag=True, help="Also fail unless OUT holds every scene of the "
-              "lecture (for CI: a partial build passes without it).")
+              "lecture and the lecture joined from them (for CI: a partial build passes "
+              "without it).")
 @_friendly
 def check_command(scene_names: tuple[str, ...], out_dir: Path | None,
                   worksheet_path: Path | None, frames: bool, complete: bool) -> None:
@@ -707,9 +709,12 @@ def check_command(scene_names: tuple[str, ...], out_dir: Path | None,
         console.print(table)
     if report.missing:
         console.print(f"[yellow]not built:[/yellow] {report.never_built()}", soft_wrap=True)
+    if report.unjoined:
+        console.print(f"[yellow]not joined:[/yellow] {report.unjoined}", soft_wrap=True)
     incomplete = complete and not report.complete
     verdict = "check failed" if not report.ok else \
-        "check failed (--complete: not every scene is built)" if incomplete \
+        "check failed (--complete: not every scene is built)" if incomplete and report.missing \
+        else "check failed (--complete: the lecture is not joined)" if incomplete \
         else "all figures match"
     console.print(f"{verdict}: {report.counted()} ({time.perf_counter() - started:.1f} s)",
                   soft_wrap=True)

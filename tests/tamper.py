@@ -61,6 +61,23 @@ def rerecord(out: Path, scene: str) -> None:
             if frame["clip"] == f"video/{clip.name}":
                 frame["sha256"] = digest
         board_path.write_text(json.dumps(board), encoding="utf-8")
+    if (out / "records" / "lecture.json").exists():  # the lecture joins the clip too
+        rejoin(out)
+
+
+def rejoin(out: Path) -> None:
+    """Join the lecture again from the clips as they are now, as a build would: a clip
+    encoded otherwise than the others cannot join without re-encoding, and the lecture is
+    then removed."""
+    from outline import TITLE, lecture_order
+    from render.export import ExportError, write_exports
+
+    build = json.loads((out / "build.json").read_text(encoding="utf-8"))
+    names = {s["name"] for s in build["scenes"] if s["status"] in ("rendered", "reused")}
+    try:
+        write_exports(out, lecture_order(build["heads"]), names, names, TITLE)
+    except ExportError:
+        pass
 
 
 def swap_clip(out: Path, source: str, target: str) -> None:
