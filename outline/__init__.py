@@ -105,9 +105,13 @@ PARTS: tuple[Part, ...] = (
     Part("prompt", (("story", "RiverBankPrompt", "The river-bank prompt"),), ("prediction",),
          opening=("Everything in this lesson serves the last box of the model: a guess for "
                   "the next word.")),
+    Part("recall", (("story", "MayaRecall", "Recall: query, key and value"),), ("heads",),
+         opening=("First, a recall from Part II: attention makes three things from each row "
+                  "it reads, a query, a key and a value.")),
     Part("details", (("story", "SeveralKindsOfDetail",
                       "One token needs several kinds of detail"),), ("heads",),
-         opening=("First: why one word may want more than one reading of its context.")),
+         opening=("Now the question of this lesson: why one word may want more than one "
+                  "reading of its context.")),
     Part("one-two-heads", (("story", "OneHeadTwoHeads",
                             "One head, two heads, and the two-source toy"),), ("heads",),
          opening=("Still in the attention heads: one head makes one mixture, several heads "
@@ -116,8 +120,7 @@ PARTS: tuple[Part, ...] = (
          ("heads",),
          opening=("The heads again, now on our own sentence, where each one favours "
                   "different words.")),
-    Part("roles-shapes", (("story", "MayaRecall", "Recall: query, key and value"),
-                          ("layer", "RolesAndShapes", "Query, key, value and every shape")),
+    Part("roles-shapes", (("layer", "RolesAndShapes", "Query, key, value and every shape"),),
          ("embeddings", "heads"),
          opening=("From the embeddings into the heads: the query, key and value a head "
                   "makes from each row.")),

@@ -34,6 +34,7 @@ from scenes.kit import (
     MUTED,
     Fade,
     LectureScene,
+    brackets,
     copied_features,
     cued,
     fade_in,
@@ -42,6 +43,7 @@ from scenes.kit import (
     grow,
     model_map,
     on_baseline,
+    panel,
     shown_indices,
     vector,
 )
@@ -302,22 +304,50 @@ def landing(receiver: Mobject, count: int) -> list[np.ndarray]:
             for i in range(count)]
 
 
+def weighted_arrow(start: np.ndarray, end: np.ndarray, weight: float, colour: str,
+                   per_weight: float) -> Arrow:
+    """One arrow of a fan: :data:`THINNEST` wide plus ``per_weight`` times its weight, as
+    opaque as the weight is large, with a tip sized like its shaft."""
+    width = THINNEST + per_weight * float(weight)
+    opacity = FAINTEST + (1 - FAINTEST) * float(weight)
+    arrow = Arrow(start, end, buff=0.08, stroke_width=width, color=colour,
+                  stroke_opacity=opacity, tip_length=0.1 + 0.012 * width,
+                  max_tip_length_to_length_ratio=0.5)
+    arrow.tip.set_fill(opacity=opacity).set_stroke(opacity=opacity)
+    return arrow
+
+
 def weighted_fan(sources: Sequence[Mobject], receiver: Mobject, weights: Sequence[float],
                  colour: str, per_weight: float = 10.0) -> VGroup:
     """An arrow from each source to the receiver, landing side by side on its top edge:
     :data:`THINNEST` wide plus ``per_weight`` times its weight, so that the thinnest stays
     visible and a weight twice as large adds twice the width; a tip sized like its shaft."""
-    fan = VGroup()
-    for source, end, weight in zip(sources, landing(receiver, len(sources)), weights,
-                                   strict=True):
-        width = THINNEST + per_weight * float(weight)
-        opacity = FAINTEST + (1 - FAINTEST) * float(weight)
-        arrow = Arrow(source.get_bottom() + DOWN * 0.06, end, buff=0.08, stroke_width=width,
-                      color=colour, stroke_opacity=opacity, tip_length=0.1 + 0.012 * width,
-                      max_tip_length_to_length_ratio=0.5)
-        arrow.tip.set_fill(opacity=opacity).set_stroke(opacity=opacity)
-        fan.add(arrow)
-    return fan
+    return VGroup(*(weighted_arrow(source.get_bottom() + DOWN * 0.06, end, weight, colour,
+                                   per_weight)
+                    for source, end, weight in zip(sources, landing(receiver, len(sources)),
+                                                   weights, strict=True)))
+
+
+FAN_GAP = 0.07
+"""How far apart, under a source word, the arrows of different heads leave it."""
+
+
+def interleaved_fans(sources: Sequence[Mobject], receiver: Mobject,
+                     weights: Sequence[Sequence[float]], colours: Sequence[str],
+                     per_weight: float = 8.0) -> list[VGroup]:
+    """One fan per head into one shared receiver, none crossing another: under each source
+    word the heads' arrows leave side by side in head order, and they land on the
+    receiver's top edge in the same order (source by source, head by head), so that no two
+    arrows swap sides on the way down. Returns each head's fan."""
+    n = len(colours)
+    ends = landing(receiver, len(sources) * n)
+    fans = [VGroup() for _ in range(n)]
+    for j, source in enumerate(sources):
+        for k in range(n):
+            start = source.get_bottom() + DOWN * 0.06 + RIGHT * FAN_GAP * (k - (n - 1) / 2)
+            fans[k].add(weighted_arrow(start, ends[j * n + k], weights[k][j], colours[k],
+                                       per_weight))
+    return fans
 
 
 class OneHeadTwoHeads(LectureScene):
@@ -339,7 +369,7 @@ class OneHeadTwoHeads(LectureScene):
         heading = self.title("One head sends one message")
         self.row = self.token_row(self.tokens, width=12.4).move_to(UP * 1.9)
         mark = self.highlight(self.row[self.last], INK)
-        (single,) = self.receivers([None])
+        single = self.one_receiver()
         self.say("With one head, the final “{w}” reads the sentence just one way.",
                  Write(heading),
                  fade_in(self.row), Create(mark), fade_in(single.node), words=receiver)
@@ -372,21 +402,22 @@ class OneHeadTwoHeads(LectureScene):
         self.section("several heads")
         heads = list(range(1, self.ws.n_heads + 1))
         if len(heads) > 1:
-            several = self.receivers(heads)
+            node, several = self.shared_receiver(heads)
             self.play(fade_out(single, self.scaled), self.unpoint(),
                       self.retitle(heading, "Several heads send several messages"))
             queries = [reader.query for reader in several]
             self.say("With {h:head}, the same receiver asks {q:query} at once, one per head.",
-                     fade_in(*(r.node for r in several)),
-                     LaggedStart(*map(fade_in, queries), lag_ratio=0.3),
+                     fade_in(node), LaggedStart(*(AnimationGroup(Create(r.link), fade_in(r.query))
+                                                  for r in several), lag_ratio=0.3),
                      self.point_at(*queries, each=True), h="dims.heads", q="dims.heads")
             self.say("Each query meets that head's own keys: a weight row of its own, "
                      "and a message of its own. Their words come in the next clip.",
                      LaggedStart(*(AnimationGroup(LaggedStart(*map(Create, reader.fan),
                                                               lag_ratio=0.1),
-                                                  Create(reader.link), fade_in(reader.message))
+                                                  Create(reader.down), fade_in(reader.message))
                                    for reader in several), lag_ratio=0.5),
                      self.point_at(*(r.message for r in several), each=True))
+            several = [node, *several]
         else:
             several = [single]
             self.play(self.retitle(heading, "This layer has a single head"))
@@ -410,15 +441,20 @@ class OneHeadTwoHeads(LectureScene):
                              x=f"{key}.weights[{j}]") for j in picked]
         rows = self.matrix(f"{key}.V", rows=picked, row_labels=labels, size=20, h_buff=0.25,
                            v_buff=0.3)
+        built = self.bound("all heads' columns: {n} per row", 20, MUTED, n="dims.joined")
+        built.next_to(rows, UP, buff=0.25).align_to(rows, LEFT)
         note = self.label("one weight scales the whole value row", 20, MUTED)
         note.next_to(rows, DOWN, buff=0.25).align_to(rows, LEFT)
-        table = VGroup(rows, note)
+        table = VGroup(built, rows, note)
         fit(table, single.message.get_left()[0] - 0.4 + 6.7)
-        table.next_to(single.message, LEFT, buff=0.4).align_to(single.message, UP)
+        table.next_to(single.message, LEFT, buff=0.4)
+        table.shift(UP * (single.message.get_top()[1] - rows.get_top()[1]))
         self.scaled = table
+        self.say("This one head takes every head's query, key and value columns at once, so "
+                 "its value rows have {n:coordinate}.", fade_out(self.glossary_aside),
+                 fade_in(built), self.point_at(built), n="dims.joined")
         self.say("That message holds several features, yet each word's one weight scales its "
-                 "whole value row,", fade_out(self.glossary_aside), fade_in(rows),
-                 self.point_at(*labels))
+                 "whole value row,", fade_in(rows), self.point_at(*labels))
         self.say("so every feature is mixed with the same weights.", fade_in(note),
                  self.point_at(rows))
 
@@ -432,60 +468,77 @@ class OneHeadTwoHeads(LectureScene):
         middle = (self.row.get_bottom()[1] + receiver.get_top()[1]) / 2
         return fit(lines, 12.0).move_to([0, middle, 0])
 
-    def receivers(self, heads: Sequence[int | None]) -> list[VGroup]:
-        """One receiver node per head (``None``: one wide head), fed by a fan whose widths
-        are that head's computed weights, with its query under it (a head's) and a message
-        chip beneath.
+    def one_receiver(self) -> VGroup:
+        """The receiver of one wide head, fed by a fan whose widths are its computed
+        weights, with a message chip beneath; attributes ``node``, ``fan``, ``link`` and
+        ``message``."""
+        node = chip(self.word(self.tokens[self.last], 24, INK), INK, 3.2)
+        node.move_to([0, -0.6, 0])
+        message = chip(self.label("one message", 22), INK).next_to(node, DOWN, buff=0.45)
+        link = Arrow(node.get_bottom(), message.get_top(), buff=0.06, color=INK,
+                     stroke_width=3, max_tip_length_to_length_ratio=0.3)
+        fan = weighted_fan(list(self.row), node, self.v.value(f"{self.s}.wide.weights"), INK,
+                           12.0)
+        reader = VGroup(fan, node, link, message)
+        reader.node, reader.fan, reader.link, reader.message = node, fan, link, message
+        return reader
 
-        Each result has attributes ``node``, ``query`` (``None`` for the wide head), ``fan``,
-        ``link`` and ``message``.
-        """
-        spacing = min(3.6, 12.4 / len(heads))
+    def shared_receiver(self, heads: Sequence[int]) -> tuple[VGroup, list[VGroup]]:
+        """The receiver once, wide, fed by every head's fan (their arrows interleaved so
+        that none crosses another); under it, one column per head: its query, then its
+        message.
+
+        Returns the receiver and one group per head, with attributes ``query``, ``link``
+        (receiver to query), ``fan``, ``down`` (query to message) and ``message``."""
+        n = len(heads)
+        spacing = min(3.6, 12.4 / n)
+        node = chip(self.word(self.tokens[self.last], 24, INK), INK, spacing * n - 0.4)
+        node.move_to([0, -0.3, 0])
+        colours = [self.head_colour(head) for head in heads]
+        fans = interleaved_fans(list(self.row), node,
+                                [self.v.value(f"{self.s}.h{head}.weights") for head in heads],
+                                colours)
         made = []
-        for i, head in enumerate(heads):
-            colour = INK if head is None else self.head_colour(head)
-            node = chip(self.word(self.tokens[self.last], 24, colour), colour,
-                        min(4.0, spacing - 0.4))
-            node.move_to([(i - (len(heads) - 1) / 2) * spacing, -0.6, 0])
-            query = None
-            if head is None:
-                name = self.label("one message", 22)
-            else:
-                name = self.bound("Head {h}: {role}", 22, colour,
-                                  h=f"dims.head_numbers[{head - 1}]",
-                                  words={"role": self.ws.lesson.head_names[head - 1]})
-                query = self.vec(f"{self.s}.h{head}.Q[{self.last}]", 20, colour,
-                                 template="query {v}")
-                fit(query, spacing - 0.3).next_to(node, DOWN, buff=0.15)
-            message = chip(name, colour).next_to(query or node, DOWN, buff=0.45)
+        for i, (head, colour, fan) in enumerate(zip(heads, colours, fans, strict=True)):
+            x = (i - (n - 1) / 2) * spacing
+            query = self.vec(f"{self.s}.h{head}.Q[{self.last}]", 20, colour,
+                             template="query {v}")
+            fit(query, spacing - 0.3).move_to([x, node.get_bottom()[1] - 0.55, 0])
+            name = self.bound("Head {h}: {role}", 22, colour,
+                              h=f"dims.head_numbers[{head - 1}]",
+                              words={"role": self.ws.lesson.head_names[head - 1]})
+            message = chip(name, colour).next_to(query, DOWN, buff=0.45)
             fit(message, spacing - 0.2)
-            link = Arrow((query or node).get_bottom(), message.get_top(), buff=0.06,
+            link = Arrow([x, node.get_bottom()[1], 0], query.get_top(), buff=0.06,
                          color=colour, stroke_width=3, max_tip_length_to_length_ratio=0.3)
-            weights = f"{self.s}.wide.weights" if head is None else f"{self.s}.h{head}.weights"
-            fan = weighted_fan(list(self.row), node, self.v.value(weights), colour,
-                               12.0 if head is None else 8.0)
-            reader = VGroup(fan, node, *([query] if query else []), link, message)
-            reader.node, reader.query, reader.fan = node, query, fan
-            reader.link, reader.message = link, message
+            down = Arrow(query.get_bottom(), message.get_top(), buff=0.06, color=colour,
+                         stroke_width=3, max_tip_length_to_length_ratio=0.3)
+            reader = VGroup(fan, link, query, down, message)
+            reader.query, reader.link, reader.fan = query, link, fan
+            reader.down, reader.message = down, message
             made.append(reader)
-        return made
+        return node, made
 
     def toy(self) -> None:
         """The two-source toy: one shared weight row gives one mixture; two heads, each with
-        its own weight row and its own value map, give what one row cannot."""
+        its own weight row and its own value map (drawn: the value each source sends it),
+        give what one row cannot. One head's result stays beside the two heads' joined
+        results while they are compared."""
         heading = self.title("A two-source toy: one weight row or two?")
         sources = [self.label(f"source {name}", 24) for name in ("A", "B")]
         values = self.matrix("toy.values", size=24, row_labels=sources, h_buff=1.1,
                              col_labels=[self.label(c, 20, MUTED)
                                          for c in ("first", "second")])
         caption = self.label("value rows", 20, MUTED).next_to(values, UP, buff=0.55)
-        table = VGroup(values, caption).move_to([-4.2, 1.75, 0])
+        table = VGroup(values, caption)
+        table.move_to([-6.7 + table.width / 2, 2.0, 0])
         rows_y = [values.cells[r][0].get_y() for r in (0, 1)]
-        self.bar_left = values.get_right()[0] + 0.9
+        self.bar_left = values.get_right()[0] + 0.7
         self.bar_top = values[-1].get_y()  # the column labels
+        self.results_y = rows_y[-1] - 0.7
         self.say("A separate toy with made-up numbers: two sources, A and B, whose value "
                  "rows have two coordinates each.", Write(heading), FadeIn(table),
-                 self.point_at(values.body))
+                 self.point_at(values, buff=0.12))
 
         v = {f"v{r}{c}": f"toy.values[{r}][{c}]" for r in (0, 1) for c in (0, 1)}
         w = {"a": "toy.weights[0][0]", "b": "toy.weights[0][1]",
@@ -501,13 +554,14 @@ class OneHeadTwoHeads(LectureScene):
         self.place(lines)
         shared = self.bar_column(self.label("one head", 20, INK), "toy.weights[0]", MUTED,
                                  INK, rows_y)
+        one_result = self.result(shared, "toy.one_head", INK, "one head: {v}")
         self.say("One head has one weight row, {a} for A and {b} for B. The first "
                  "coordinate: {a} × {v00} + {b} × {v10} = {m};",
                  fade_in(shared.header), *map(grow, shared.bars), fade_in(one[0]),
                  self.point_at(*shared.bars, one[0], each=True), a=w["a"], b=w["b"],
                  v00=v["v00"], v10=v["v10"], m="toy.one_head[0]")
-        self.say("the second, with the same pair: {m}.", fade_in(one[1]),
-                 self.point_at(one[1]), m="toy.one_head[1]")
+        self.say("the second, with the same pair: {m}.", fade_in(one[1], one_result),
+                 self.point_at(one[1], one_result, each=True), m="toy.one_head[1]")
 
         self.section("two mixtures")
         two = [self.bound("first head, first coordinate only:  {a} × {v00} + {b} × {v10} = {t}",
@@ -518,22 +572,29 @@ class OneHeadTwoHeads(LectureScene):
                           v11=v["v11"], t="toy.two_heads[1]")]
         own = [self.bar_column(self.label(f"{name} head", 20, self.head_colour(k)),
                                f"toy.weights[{k - 1}]", self.head_colour(k),
-                               self.head_colour(k), rows_y)
+                               self.head_colour(k), rows_y, sends=k - 1)
                for k, name in ((1, "first"), (2, "second"))]
+        joined_result = self.result(VGroup(*own), "toy.two_heads", INK, "two heads: {v}")
         away = self.unpoint()
         with self.silence("the one head's lines make way"):
             self.play(fade_out(*one), *filter(None, [away]), run_time=0.4)
         lines = VGroup(*two)
         self.place(lines)
-        self.say("Two heads: each has its own value map, and here the first keeps only the "
-                 "first coordinate, the second only the second.",
-                 fade_in(own[0].header, own[1].header), self.point_at(values.body))
+        self.say("Two heads: each has its own value map. Here the first sends only the first "
+                 "coordinate of each row, the second only the second.",
+                 fade_in(own[0].header, own[1].header, own[0].sends, own[1].sends),
+                 self.point_at(own[0].sends, own[1].sends, each=True))
         self.say("Each has its own weight row too: the first head gets {t0},",
                  *map(grow, own[0].bars), fade_in(two[0]), self.point_at(two[0]),
                  t0="toy.two_heads[0]")
         self.say("and the second, with {c} and {d}, gets {t1}.", *map(grow, own[1].bars),
                  fade_in(two[1]), self.point_at(two[1]), c=w["c"], d=w["d"],
                  t1="toy.two_heads[1]")
+        ones, o_keys = vector("o", "toy.one_head", 2)
+        twos, t_keys = vector("t", "toy.two_heads", 2)
+        self.say("Side by side: one head gives " + ones + "; two heads give " + twos + ".",
+                 fade_in(joined_result), self.point_at(one_result, joined_result, each=True),
+                 **o_keys, **t_keys)
 
         self.section("required")
         one_less = {"one": "toy.row_sums[0]"}
@@ -564,24 +625,43 @@ class OneHeadTwoHeads(LectureScene):
                  "always fails.", self.unpoint())
 
     def bar_column(self, header: Mobject, key: str, fill: str, ink: str,
-                   rows_y: Sequence[float]) -> VGroup:
+                   rows_y: Sequence[float], sends: int | None = None) -> VGroup:
         """A column of the toy's weight bars, one per source row, set right of the last
-        column drawn; attributes ``header`` and ``bars``."""
-        bars = [self.weight_bar(f"{key}[{r}]", fill, 22, 0.3, 1.8, ink) for r in (0, 1)]
+        column drawn; with ``sends``, the head's value map after the bars: the value each
+        source sends it (that coordinate of its value row). Attributes ``header``, ``bars``
+        and ``sends`` (empty without a value map)."""
+        bars = [self.weight_bar(f"{key}[{r}]", fill, 22, 0.3, 1.5, ink) for r in (0, 1)]
         for bar, y in zip(bars, rows_y, strict=True):
             bar.shift([self.bar_left - bar.get_left()[0], y - bar.bar.get_y(), 0])
         header.move_to([self.bar_left, self.bar_top, 0], aligned_edge=LEFT)
         column = VGroup(header, *bars)
-        column.header, column.bars = header, bars
-        self.bar_left = column.get_right()[0] + 0.6
+        sent = VGroup()
+        if sends is not None:
+            x = max(b.get_right()[0] for b in bars) + 0.35
+            name = self.label("sends", 18, ink)
+            cells = [self.num(f"toy.values[{r}][{sends}]", 22, ink) for r in (0, 1)]
+            width = max(m.width for m in [name, *cells])
+            for cell, y in zip(cells, rows_y, strict=True):
+                cell.move_to([x + width, y, 0], aligned_edge=RIGHT)
+            name.move_to([x + width, self.bar_top, 0], aligned_edge=RIGHT)
+            sent = VGroup(name, *cells, brackets(VGroup(*cells), pad=0.1, arm=0.08))
+            column.add(sent)
+        column.header, column.bars, column.sends = header, bars, sent
+        self.bar_left = column.get_right()[0] + 0.55
         return column
 
-    @staticmethod
-    def place(lines: VGroup) -> None:
-        """Stack the toy's lines under its table, left-aligned, within the frame."""
+    def result(self, under: Mobject, key: str, colour: str, template: str) -> Mobject:
+        """A toy result under the columns ``under``, on the results' line."""
+        made = self.vec(key, 22, colour, template=template)
+        return made.move_to([under.get_x(), self.results_y, 0])
+
+    def place(self, lines: VGroup) -> None:
+        """Stack the toy's lines under its table and results, left-aligned, above the
+        subtitles' band."""
         lines.arrange(DOWN, buff=0.32, aligned_edge=LEFT)
-        fit(lines, 13.0, 3.0)
-        lines.move_to([0, 0.5 - lines.height / 2, 0])
+        top = self.results_y - 0.4
+        fit(lines, 13.0, top + 2.5)
+        lines.move_to([0, top - lines.height / 2, 0])
 
 
 # ---------------------------------------------------------------------- the two readings
@@ -832,12 +912,21 @@ class SettingAndPerson(LectureScene):
 # ---------------------------------------------------------------------- the Maya recall
 
 
-class MayaRecall(LectureScene):
-    """Part II's query, key and value, recalled in words (Maya and "She"), then handed on
-    to our sentence, whose final token the next clips work through with numbers.
+MAYA = ("Maya", "reached", "the", "door", ".", "She")
+"""Part II's example in words: at "She", the query looks for a person, and Maya offers one."""
+ROLES = ("query", "key", "value")
+MAYA_WIDTH = 8.4
+"""The Maya sentence spans this much, so that the cards under "Maya" and "She" leave room
+between them for the arrow that says they match."""
 
-    It opens on its own model map: the query, key and value a head makes from each row
-    are drawn between the embeddings and the heads as the opening names them."""
+
+class MayaRecall(LectureScene):
+    """Before any head is split off: Part II's query, key and value, recalled in words on
+    its own sentence (Maya and "She"), with the score and softmax that turn matches into
+    weights, then handed on to our sentence, whose numbers later clips work out.
+
+    It opens on its own model map: every head is drawn open, with the query, key and value
+    it makes from each row inside it."""
 
     draws_its_own_map = True
 
@@ -853,52 +942,81 @@ class MayaRecall(LectureScene):
         self.ahead(heading, picture)
 
     def where_in_the_model(self) -> VGroup:
-        """The map with the part's steps lit; as the voice names them, three chips (query,
-        key, value) drawn from the embeddings into the heads. Returns what it drew."""
-        opened = part("roles-shapes")
+        """The map with the part's steps lit; under it, as the voice names the roles, every
+        head opened up in its colour, a query, a key and a value inside each, fed by the
+        embedding rows. Returns what it drew."""
+        opened = part("recall")
         self.where = opened.steps
-        whole = model_map(self, lit=opened.steps, size=20).move_to([0, 0.6, 0])
-        rows, heads = whole.stages["embeddings"], whole.stages["heads"]
-        roles = VGroup(*(chip(self.label(role, 20), FAINT) for role in ("query", "key", "value")))
-        roles.arrange(RIGHT, buff=0.2).next_to(whole, DOWN, buff=0.6)
-        roles.set_x(max((rows.get_x() + heads.get_x()) / 2, -6.6 + roles.width / 2))
-        wires = VGroup(*(Arrow(start, end, buff=0.08, color=INK, stroke_width=2.5,
-                               tip_length=0.14, max_tip_length_to_length_ratio=0.3)
-                         for start, end in ((rows.get_bottom(), roles[0].get_top()),
-                                            (roles[-1].get_top(), heads.get_bottom()))))
-        made = AnimationGroup(Create(wires[0]), fade_in(roles), Create(wires[1]),
-                              self.point_at(roles))
+        whole = model_map(self, lit=opened.steps, size=20).move_to([0, 1.7, 0])
+        rows = whole.stages["embeddings"]
+        n = self.ws.n_heads
+        opened_heads = VGroup()
+        for head in range(1, n + 1):
+            colour = self.head_colour(head)
+            chips = VGroup(*(chip(self.label(role, 18, colour), colour, 1.3)
+                             for role in ROLES)).arrange(DOWN, buff=0.12)
+            inside = VGroup(self.head_label(head, 20), chips).arrange(DOWN, buff=0.15)
+            opened_heads.add(panel(inside, colour, width=1.9, buff=0.14))
+        opened_heads.arrange(RIGHT, buff=0.35)
+        opened_heads.next_to(whole, DOWN, buff=0.9)
+        left = -6.6 + opened_heads.width / 2
+        opened_heads.set_x(max(left, min(rows.get_x() + opened_heads.width / 2 - 0.9, 0.0)))
+        # The rows fork under the whole map, clear of the heads' own boxes (a tall stack
+        # of them reaches below the embeddings' box).
+        fork = np.array([rows.get_x(), min(rows.get_bottom()[1],
+                                           whole.stages["heads"].get_bottom()[1]) - 0.15, 0])
+        trunk = Line(rows.get_bottom(), fork, stroke_color=INK, stroke_width=2.5)
+        feeds = VGroup(trunk, *(Arrow(fork, box.get_top(), buff=0.08, color=INK,
+                                      stroke_width=2.5, tip_length=0.14,
+                                      max_tip_length_to_length_ratio=0.3)
+                                for box in opened_heads))
+        made = AnimationGroup(LaggedStart(*map(Create, feeds), lag_ratio=0.2),
+                              LaggedStart(*map(fade_in, opened_heads), lag_ratio=0.3),
+                              self.point_at(*opened_heads, each=True))
         said = opened.opening
-        moment = "the query" if "the query" in said else said.split()[0]
+        moment = "a query" if "a query" in said else said.split()[0]
         self.say(said, cued(said, [(moment, made)], step=1.2, opening=[Fade(whole)]))
-        return VGroup(whole, roles, wires)
+        return VGroup(whole, opened_heads, feeds)
 
     def in_words(self, heading: Mobject) -> VGroup:
-        """Part II's verbal example: She's query asks for a person, Maya's key matches,
-        Maya's value carries details. No numbers: the real vectors hold them."""
+        """Part II's verbal example on its own sentence: She's query asks for a person,
+        Maya's key matches, the match is scored and softened into weights, and Maya's value
+        carries details. No worksheet numbers: the real vectors hold them."""
         badge = self.label("Part II's example, in words; real vectors hold numbers", 20,
                            MUTED).next_to(heading, DOWN, buff=0.2)
-        maya, she = (chip(self.label(w, 30), INK) for w in ("Maya", "She"))
-        maya.move_to(LEFT * 3.6 + UP * 1.1)
-        she.move_to(RIGHT * 3.6 + UP * 1.1)
-        query = self.card("query", "looking for: a person").next_to(she, DOWN, buff=0.35)
-        key = self.card("key", "can be found as: a person").next_to(maya, DOWN, buff=0.35)
+        labels = [self.label(w, 30) for w in MAYA]
+        gap = (MAYA_WIDTH - sum(w.width for w in labels)) / (len(labels) - 1)
+        words = on_baseline(VGroup(*labels), max(0.3, gap)).move_to(UP * 1.75)
+        maya, she = words[0], words[-1]
+        box = self.highlight(she, MUTED)
+        query = self.card("query", "looking for: a person")
+        key = self.card("key", "can be found as: a person")
         value = self.card("value", "passes on: details about Maya")
-        value.next_to(key, DOWN, buff=0.3)
+        got = self.card("message", "receives: details about Maya")
+        for card, word, y in ((query, she, 0.62), (key, maya, 0.62), (value, maya, -0.58),
+                              (got, she, -0.58)):
+            card.move_to([max(-6.6 + card.width / 2, min(word.get_x(), 6.6 - card.width / 2)),
+                          y, 0])
         match = Arrow(query.get_left(), key.get_right(), buff=0.15, color=INK,
                       stroke_width=4, max_tip_length_to_length_ratio=0.08)
         note = self.label("good match", 22, MUTED).next_to(match, UP, buff=0.1)
-        got = self.card("message", "receives: details about Maya").set_y(value.get_y())
-        got.set_x(query.get_x())
         carry = Arrow(value.get_right(), got.get_left(), buff=0.15, color=INK,
                       stroke_width=4, max_tip_length_to_length_ratio=0.08)
-        self.say("Recall Part II: at “She”, the query asks for a person.",
-                 Write(heading), fade_in(badge, she, query), self.point_at(query))
+        score = VGroup(self.label("score = query · key ÷ √d   (d: their width)", 22),
+                       self.label("softmax over every word's score → weights that sum to one",
+                                  22, MUTED)).arrange(DOWN, buff=0.15)
+        score.next_to(VGroup(value, got), DOWN, buff=0.45).set_x(0)
+        self.say("Before we split attention into heads, recall Part II: at “She”, the query "
+                 "looks for a person.", Write(heading), fade_in(badge, words), Create(box),
+                 fade_in(query), self.point_at(box, query, each=True))
         self.say("Maya's key offers one: a good match.",
-                 fade_in(maya, key), Create(match), fade_in(note), self.point_at(key))
+                 fade_in(key), Create(match), fade_in(note), self.point_at(maya, key, each=True))
+        self.say("The match is scored as query times key, over the square root of their "
+                 "width; a softmax makes the scores weights.", fade_in(score),
+                 self.point_at(score))
         self.say("So Maya's value, details about her, flows to “She”.",
                  fade_in(value), Create(carry), fade_in(got), self.point_at(carry))
-        return VGroup(badge, maya, she, query, key, value, match, note, carry, got)
+        return VGroup(badge, words, box, query, key, value, match, note, carry, got, score)
 
     def ahead(self, heading: Mobject, picture: VGroup) -> None:
         """Our sentence's final token, which will ask, match and receive the same way: said
@@ -921,11 +1039,11 @@ class MayaRecall(LectureScene):
                  fade_out(picture), self.retitle(heading, "Next: the same roles, in numbers"),
                  fade_in(row), Create(box), self.point_at(row[last]),
                  words={"w": tokens[last]})
-        self.say("Its query, every word's key, and the values they mix are worked out step by "
-                 "step in the clips that follow.",
+        self.say("Later clips work out its query, every word's key and the values they mix, "
+                 "step by step.",
                  LaggedStart(*map(fade_in, plan), lag_ratio=0.5), self.point_at(plan, buff=0.2))
 
     def card(self, role: str, text: str) -> VGroup:
         """A role name over what it says, in a box: a word picture of one vector."""
         body = VGroup(self.label(role, 24), self.label(text, 20, MUTED)).arrange(DOWN, buff=0.12)
-        return chip(body, FAINT, 4.4)
+        return chip(body, FAINT, 3.8)

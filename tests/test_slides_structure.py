@@ -107,10 +107,11 @@ def test_every_lesson_part_has_its_stacks_with_the_expected_slides(which, reques
     # the deck closes on its references.
     expected = {
         # query, key and value are defined where one head is first opened
-        "prompt": 2, "details": 5, "one-two-heads": 4, "readings": heads + 1,
+        # the recall of query, key and value comes right after the prompt (the Maya slide)
+        "prompt": 2, "recall": 1, "details": 5, "one-two-heads": 4, "readings": heads + 1,
         # the projections end on one packed projection split into heads and the features
         # each head reads
-        "roles-shapes": 4, "projections": heads + 3,
+        "roles-shapes": 3, "projections": heads + 3,
         # Issue 11: head 1 goes through every step; a later head's stack goes again through
         # them with its own numbers, its weighted values included so its message can be
         # checked. The first head's softmax is followed by why the scores are scaled and the
@@ -352,24 +353,25 @@ def test_a_clip_closes_the_stack_of_its_part(default_ws: Worksheet,
     assert not any(isinstance(item, Video) for item, _ in walk(plain.stacks))
 
 
-def test_the_clips_of_one_part_close_its_stack_in_lecture_order(
+def test_the_recall_clip_closes_its_own_stack_before_the_roles_clip(
         default_ws: Worksheet, default_values: Values) -> None:
     entries = {e.name: e for e in lecture_order(default_ws.n_heads)}
-    # Given out of order: the deck follows the lecture, where the recall comes first.
+    # Given out of order: the deck follows the lecture, where the recall has its own part
+    # right after the prompt, long before the roles and shapes.
     clips = [Clip(entries[name], f"stem-{name}", Path("clip.mp4"), None, name.lower())
              for name in ("RolesAndShapes", "MayaRecall")]
     deck = deck_context(default_ws, default_values, clips)
     plain = deck_context(default_ws, default_values)
-    stack = next(s for s in deck.stacks if s.id == "roles-shapes")
-    before = next(s for s in plain.stacks if s.id == "roles-shapes")
-    assert [s.id for s in stack.slides[-2:]] == ["roles-shapes-clip", "roles-shapes-clip-2"]
-    assert [s.blocks[0].src for s in stack.slides[-2:]] == [
-        "video/stem-MayaRecall.mp4", "video/stem-RolesAndShapes.mp4"]
-    assert stack.slides[:-2] == before.slides
-    notes = [s.notes for s in stack.slides[-2:]]
-    assert notes[0] != notes[1]
-    ids = [s.id for s in deck.slides]
-    assert len(ids) == len(set(ids)) == len(plain.slides) + 2
+    ids = [s.id for s in deck.stacks]
+    assert ids.index("recall") < ids.index("roles-shapes")
+    for stack_id, stem in (("recall", "stem-MayaRecall"), ("roles-shapes", "stem-RolesAndShapes")):
+        stack = next(s for s in deck.stacks if s.id == stack_id)
+        before = next(s for s in plain.stacks if s.id == stack_id)
+        assert [s.id for s in stack.slides[-1:]] == [f"{stack_id}-clip"]
+        assert stack.slides[-1].blocks[0].src == f"video/{stem}.mp4"
+        assert stack.slides[:-1] == before.slides
+    slide_ids = [s.id for s in deck.slides]
+    assert len(slide_ids) == len(set(slide_ids)) == len(plain.slides) + 2
 
 
 def test_a_part_of_several_stacks_shows_its_clip_once(default_ws: Worksheet,

@@ -1,7 +1,9 @@
-"""The opening story teaches what its voice says: "head" is defined in plain words before a
-head is named, the misleading clue is marked apart from the clue that decides, and the
-recall stays with Maya in words, drawing the query, key and value its opening names, and
-leaves the numbers to the clips that derive them.
+"""The opening story teaches what its voice says: the recall of query, key and value comes
+right after the prompt, before any head is split off, with the Maya sentence on screen and
+a query, key and value drawn inside every head; "head" is defined in plain words before a
+head is named; the misleading clue is marked apart from the clue that decides; the toy
+draws each head's value map and keeps one head's result beside the two heads'; no two
+arrows cross and no outline cuts a bracket.
 
 Scenes run as dry runs (no video); expected numbers come from the worksheet document and
 the float64 numpy recomputation in :mod:`tests.reference`, never from the scenes, and shown
@@ -10,16 +12,21 @@ texts are compared digit for digit with those numbers in the lecture's display f
 from __future__ import annotations
 
 import math
+import multiprocessing
+import os
 import re
+from concurrent.futures import ProcessPoolExecutor
+from itertools import combinations, pairwise
 from typing import Any
 
 import numpy as np
 import pytest
 
+from outline import PARTS, lecture_order, part
 from scenes.kit import HEAD_COLOURS, INK, MUTED, shown_indices
 from tests import reference
 from tests.conftest import DRY_RUNS
-from tests.test_scenes import WORKSHEETS, dry_runs
+from tests.test_scenes import ENTRIES, WORKSHEETS, dry_runs
 from worksheet import load_worksheet
 from worksheet.formatting import Style, format_number
 
@@ -94,43 +101,98 @@ def said(result: dict[str, Any], text: str) -> int:
 # --------------------------------------------------------------------------- the recall
 
 
+def test_the_recall_comes_right_after_the_prompt_before_any_head_is_split() -> None:
+    """Clips 03-04 use the words query, key and value: the recall is its own part, the
+    second, about the heads; no later part repeats its clip."""
+    ids = [p.id for p in PARTS]
+    assert ids[:3] == ["prompt", "recall", "details"]
+    recall = part("recall")
+    assert recall.scenes == (("story", "MayaRecall", "Recall: query, key and value"),)
+    assert recall.steps == ("heads",) and recall.opening
+    assert all("MayaRecall" not in (name for _, name, _ in p.scenes) for p in PARTS
+               if p.id != "recall")
+    for label, entries in ENTRIES.items():
+        names = [e.name for e in entries]
+        assert names[:3] == ["RiverBankPrompt", "MayaRecall", "SeveralKindsOfDetail"], label
+        assert names.index("MayaRecall") < names.index("OneHeadTwoHeads")
+    assert [e.name for e in lecture_order(2) if e.part == "roles-shapes"] == ["RolesAndShapes"]
+
+
 @pytest.mark.parametrize("label", ["default", "four"])
 def test_the_recall_stays_in_words_and_leaves_the_arithmetic_to_the_clips_after(
         runs, head_one, label: str) -> None:
     """Clips 07 and 08 derive head 1's numbers step by step: the recall shows none of them
-    (no query, key, score, weight or message of any head), only the Maya example and our
-    sentence's receiver, and it says where the numbers come."""
+    (no query, key, score, weight or message of any head), only the Maya example, how a
+    match becomes a weight, and our sentence's receiver; it says it comes before the heads
+    are split, and where the numbers come."""
     head, result = head_one[label], runs[label]["MayaRecall"]
     figures = {f["key"] for c in result["manifest"]["captions"] for f in c["figures"]}
     figures |= {f[0] for s in result["sections"] for t in s["texts"] for f in t["figures"]}
     assert not [key for key in figures if key.startswith(head["p"].split(".")[0] + ".")]
-    named = {key for key in figures if key.startswith("dims.head_numbers[")}  # the map
+    named = {key for key in figures if key.startswith("dims.head_numbers[")}  # the heads
     assert figures - named <= {"dims.tokens"}, figures
     told = captions(result)
-    assert told[1:4] == ["Recall Part II: at “She”, the query asks for a person.",
-                         "Maya's key offers one: a good match.",
-                         "So Maya's value, details about her, flows to “She”."]
-    assert told[4] == (f"Our own sentence's final “{head['tokens'][head['last']]}” will do "
+    assert told[0] == part("recall").opening
+    assert result["manifest"]["where"] == ["heads"]
+    assert told[1:3] == ["Before we split attention into heads, recall Part II: at “She”, the "
+                         "query looks for a person.",
+                         "Maya's key offers one: a good match."]
+    assert "square root" in told[3] and "softmax" in told[3]
+    assert told[4] == "So Maya's value, details about her, flows to “She”."
+    assert told[5] == (f"Our own sentence's final “{head['tokens'][head['last']]}” will do "
                        "the same, with numbers.")
     assert "step by step" in told[-1]
-    assert result["manifest"]["duration"] <= 40
+    assert 25 <= result["manifest"]["duration"] <= 40
 
 
-def test_the_recall_opens_by_drawing_the_query_key_and_value_it_names(runs) -> None:
-    """The opening says "the query, key and value a head makes from each row": the map
-    shows all three, between the embeddings and the heads."""
-    result = runs["default"]["MayaRecall"]
-    assert "the query, key and value" in captions(result)[0]
-    texts = section(result, "where we are")
+@pytest.mark.parametrize("label", ["default", "four"])
+def test_the_recall_draws_a_query_key_and_value_inside_every_head(runs, lessons,
+                                                                  label: str) -> None:
+    """The opening says every head makes a query, a key and a value: under the map, each
+    head is drawn open in its colour, its name over its own three, stacked in one
+    column."""
+    texts = section(runs[label]["MayaRecall"], "where we are")
+    n = lessons[label]["ws"].n_heads
+    embeddings = next(t["box"] for t in texts if t["text"] == "token")
+    for h in range(1, n + 1):
+        colour = HEAD_COLOURS[h - 1]
+        roles = []
+        for role in ("query", "key", "value"):
+            (found,) = [t["box"] for t in texts if t["text"] == role
+                        and t["colours"] == [colour]]
+            roles.append(found)
+        names = [t["box"] for t in texts if t["text"] == f"Head {h}"
+                 and t["colours"] == [colour]]
+        (name,) = [b for b in names if b[0] < (roles[0][0] + roles[0][2]) / 2 < b[2]]
+        assert name[1] > roles[0][3] > roles[0][1] > roles[1][3] > roles[1][1] \
+            > roles[2][3], (h, name, roles)
+        assert name[3] < embeddings[1]  # under the map
+    assert sum(t["text"] in ("query", "key", "value") for t in texts) == 3 * n
 
-    def box(text: str) -> list[float]:
-        (found,) = [t["box"] for t in texts if t["text"] == text]
-        return found
 
-    roles = [box(name) for name in ("query", "key", "value")]
-    embeddings, head = box("token"), box("Head 1")
-    assert all(r[3] < min(embeddings[1], head[1]) for r in roles)  # under both boxes
-    assert roles[0][0] < roles[1][0] < roles[2][0]
+def test_the_recall_shows_the_maya_sentence_and_how_a_match_becomes_a_weight(runs) -> None:
+    """Part II's sentence is on screen, in order on one line; the query sits under "She",
+    the key and the value under "Maya"; the score (query · key ÷ √d) and the softmax are
+    written out."""
+    texts = section(runs["default"]["MayaRecall"], "in words")
+    words = ["Maya", "reached", "the", "door", ".", "She"]
+    boxes = []
+    for word in words:
+        (found,) = [t["box"] for t in texts if t["text"] == word]
+        boxes.append(found)
+    assert all(a[2] < b[0] for a, b in pairwise(boxes))
+    tops = [b[3] for word, b in zip(words, boxes, strict=True) if word != "."]
+    assert max(tops) - min(tops) < 0.1  # one line
+
+    def under(text: str, word: str) -> bool:
+        (box,) = [t["box"] for t in texts if t["text"] == text]
+        above = boxes[words.index(word)]
+        return box[3] < above[1] and box[0] < (above[0] + above[2]) / 2 < box[2]
+
+    assert under("query", "She") and under("key", "Maya") and under("value", "Maya")
+    shown_texts = {t["text"] for t in texts}
+    assert "score = query · key ÷ √d   (d: their width)" in shown_texts
+    assert any(t.startswith("softmax over every word's score") for t in shown_texts)
 
 
 # --------------------------------------------------------------------------- kinds of detail
@@ -253,6 +315,186 @@ def test_one_heads_weight_scales_each_whole_value_row(runs, lessons) -> None:
         assert [t["text"] for t in row] == [param(x) for x in wide["V"][j]]
         assert all(abs(t["box"][1] - label["box"][1]) < 0.1 for t in row)  # on its line
     said(result, "so every feature is mixed with the same weights.")
+
+
+@pytest.mark.parametrize("label", ["default", "four"])
+def test_the_one_head_picture_says_what_its_head_is(runs, lessons, label: str) -> None:
+    """The one head's value rows are as wide as every head's together (its weights are its
+    own): one sentence says so, and a line over its value rows gives their width."""
+    result, lesson = runs[label]["OneHeadTwoHeads"], lessons[label]
+    width = sum(np.asarray(lesson["values"][f"params.h{h}.W_V"]).shape[1]
+                for h in range(1, lesson["ws"].n_heads + 1))
+    assert lesson["sentence"]["wide"]["V"].shape[1] == width
+    said(result, "This one head takes every head's query, key and value columns at once, so "
+                 f"its value rows have {width} coordinates.")
+    texts = section(result, "one head")
+    (line,) = [t for t in texts if t["text"] == f"all heads' columns: {width} per row"]
+    rows = [t for t in texts if any(f[0].startswith(f"{lesson['ws'].walkthrough}.wide.V[")
+                                    for f in t["figures"])]
+    assert rows and line["box"][1] > max(t["box"][3] for t in rows)  # over the rows
+
+
+@pytest.mark.parametrize("label", ["default", "four"])
+def test_each_toy_head_draws_its_value_map_beside_its_weights(runs, lessons,
+                                                             label: str) -> None:
+    """Each toy head's value map is drawn, in its colour: the value each source sends it
+    (the head's own coordinate of that source's row), on that source's line."""
+    result = runs[label]["OneHeadTwoHeads"]
+    toy = reference.toy(lessons[label]["ws"].document)
+    for name in ("two mixtures", "required"):
+        texts = section(result, name)
+        rows_y = []
+        for source in ("source A", "source B"):
+            (row,) = [t["box"] for t in texts if t["text"] == source]
+            rows_y.append((row[1] + row[3]) / 2)
+        for k in (0, 1):
+            colour = HEAD_COLOURS[k]
+            (header,) = [t for t in texts if t["text"] == "sends" and t["colours"] == [colour]]
+            for r in (0, 1):
+                (cell,) = [t for t in texts if [tuple(f) for f in t["figures"]] == [
+                    (f"toy.values[{r}][{k}]", param(toy["values"][r, k]))]
+                    and t["colours"] == [colour]]
+                assert cell["text"] == param(toy["values"][r, k])
+                assert abs((cell["box"][1] + cell["box"][3]) / 2 - rows_y[r]) < 0.1
+                assert header["box"][0] - 0.3 < cell["box"][0] and \
+                    cell["box"][2] <= header["box"][2] + 0.01
+
+
+@pytest.mark.parametrize("label", ["default", "four"])
+def test_one_heads_result_stays_beside_the_two_heads_results(runs, lessons,
+                                                             label: str) -> None:
+    """[8.4, 2.4] from one shared row and [8.4, 6.6] from two heads are on screen together,
+    on one line, while the voice compares them and while the required weights are
+    derived."""
+    result = runs[label]["OneHeadTwoHeads"]
+    toy = reference.toy(lessons[label]["ws"].document)
+    one = "[" + ", ".join(param(x) for x in toy["values"].T @ toy["weights"][0]) + "]"
+    two = "[" + ", ".join(param(toy["weights"][c] @ toy["values"][:, c])
+                          for c in (0, 1)) + "]"
+    assert one == "[" + ", ".join(param(x) for x in toy["one_head"]) + "]"
+    assert two == "[" + ", ".join(param(x) for x in toy["two_heads"]) + "]"
+    said(result, f"Side by side: one head gives {one}; two heads give {two}.")
+    for name in ("two mixtures", "required"):
+        texts = section(result, name)
+        (a,) = [t["box"] for t in texts if t["text"] == f"one head: {one}"]
+        (b,) = [t["box"] for t in texts if t["text"] == f"two heads: {two}"]
+        assert abs(a[1] - b[1]) < 0.05 and a[2] < b[0]
+
+
+# --------------------------------------------------------------------------- shapes
+
+
+def _shapes(worksheet: str) -> list[dict[str, Any]]:
+    """Dry-run OneHeadTwoHeads on a worksheet in this process, noting after every
+    animation the arrows on screen (start and end), the pointer's outlines and every
+    bracket's box."""
+    os.environ["LECTURE_WORKSHEET"] = worksheet
+    os.environ["LECTURE_VALUES"] = ""
+    os.environ["LECTURE_NARRATION"] = "none"
+    import tempfile
+
+    from manim import Arrow, SurroundingRectangle, tempconfig
+
+    import scenes.kit.components as components
+    import scenes.story as story
+
+    made: list[Any] = []
+
+    def noted(*args: Any, **kwargs: Any) -> Any:
+        group = original(*args, **kwargs)
+        made.append(group)
+        return group
+
+    original = components.brackets
+    components.brackets = story.brackets = noted
+
+    def box(mob: Any) -> list[float]:
+        points = mob.get_all_points()
+        return [float(points[:, 0].min()), float(points[:, 1].min()),
+                float(points[:, 0].max()), float(points[:, 1].max())]
+
+    class Watched(story.OneHeadTwoHeads):
+        def setup(self) -> None:
+            self.noted: list[dict[str, Any]] = []
+            super().setup()
+
+        def play(self, *animations: Any, **kwargs: Any) -> None:
+            super().play(*animations, **kwargs)
+            family = self.get_mobject_family_members()
+            seen = {id(m) for m in family}
+            arrows = [[*m.get_start()[:2].tolist(), *m.get_end()[:2].tolist()]
+                      for m in family if isinstance(m, Arrow)
+                      and float(m.get_stroke_opacity()) > 0.01]
+            pointer = self._pointer
+            outlines = [] if pointer is None or id(pointer) not in seen else [
+                box(m) for m in pointer.get_family() if isinstance(m, SurroundingRectangle)]
+            shown_brackets = [box(side) for group in made for side in group
+                              if id(side) in seen]
+            self.noted.append({"time": float(self.time), "arrows": arrows,
+                               "outlines": outlines, "brackets": shown_brackets})
+
+    media = tempfile.mkdtemp(prefix="story-shapes-")
+    with tempconfig({"dry_run": True, "quality": "low_quality", "disable_caching": True,
+                     "verbosity": "ERROR", "progress_bar": "none", "media_dir": media}):
+        scene = Watched(skip_animations=True)
+        scene.renderer.camera.capture_mobjects = lambda *_, **__: None
+        scene.render()
+    return scene.noted
+
+
+@pytest.fixture(scope="module")
+def shapes() -> dict[str, list[dict[str, Any]]]:
+    """What OneHeadTwoHeads draws after every animation, on the default and four-head
+    worksheets."""
+    labels = ("default", "four")
+    context = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(max_workers=2, mp_context=context) as pool:
+        found = pool.map(_shapes, [str(WORKSHEETS[label]) for label in labels])
+        return dict(zip(labels, found, strict=True))
+
+
+def _cross(a: list[float], b: list[float]) -> bool:
+    """Whether two segments ``[x0, y0, x1, y1]`` cross (touching ends do not count)."""
+    p, r = np.array(a[:2]), np.array(a[2:]) - np.array(a[:2])
+    q, s = np.array(b[:2]), np.array(b[2:]) - np.array(b[:2])
+    turn = r[0] * s[1] - r[1] * s[0]
+    if abs(turn) < 1e-12:
+        return False  # parallel: the fans never draw two arrows on one line
+    t = ((q - p)[0] * s[1] - (q - p)[1] * s[0]) / turn
+    u = ((q - p)[0] * r[1] - (q - p)[1] * r[0]) / turn
+    return 1e-6 < t < 1 - 1e-6 and 1e-6 < u < 1 - 1e-6
+
+
+@pytest.mark.parametrize("label", ["default", "four"])
+def test_no_two_arrows_of_the_heads_pictures_cross(shapes, lessons, label: str) -> None:
+    """Every head's fan reaches the receiver, and no arrow crosses another: the eye can
+    follow each from its word to where it lands, whatever its head."""
+    noted = shapes[label]
+    n, length = lessons[label]["ws"].n_heads, lessons[label]["ws"].length
+    most = max(len(moment["arrows"]) for moment in noted)
+    assert most >= n * length  # every head's fan on screen at once
+    for moment in noted:
+        crossing = [(a, b) for a, b in combinations(moment["arrows"], 2) if _cross(a, b)]
+        assert not crossing, (moment["time"], crossing[:3])
+
+
+@pytest.mark.parametrize("label", ["default", "four"])
+def test_no_outline_cuts_a_bracket(shapes, label: str) -> None:
+    """What the voice points at is outlined clear of any bracket: a bracket lies well
+    inside an outline or outside it, never under its edge."""
+    margin = 0.05
+    pointed = 0
+    for moment in shapes[label]:
+        for outline in moment["outlines"]:
+            for bracket in moment["brackets"]:
+                inside = (bracket[0] >= outline[0] + margin and bracket[1] >= outline[1] + margin
+                          and bracket[2] <= outline[2] - margin
+                          and bracket[3] <= outline[3] - margin)
+                apart = (bracket[0] > outline[2] + margin or bracket[2] < outline[0] - margin
+                         or bracket[1] > outline[3] + margin or bracket[3] < outline[1] - margin)
+                pointed += inside
+                assert inside or apart, (moment["time"], outline, bracket)
+    assert pointed  # the value rows are pointed at, brackets and all
 
 
 # --------------------------------------------------------------------------- the readings

@@ -27,6 +27,7 @@ __all__ = ["BUILDERS", "build_stacks"]
 
 BUILDERS: dict[str, Callable[[Book], list[Stack]]] = {
     "prompt": story.prompt,
+    "recall": story.recall,
     "details": story.details,
     "one-two-heads": story.one_two_heads,
     "readings": story.readings,

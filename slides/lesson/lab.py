@@ -15,6 +15,8 @@ from slides.context import (
     Cell,
     Code,
     Columns,
+    Flow,
+    FlowStep,
     Glyph,
     Math,
     Num,
@@ -250,7 +252,22 @@ def _training(book: Book) -> Stack:
              ("optimizer.step()", None)],
             [("loss = cross_entropy(model(X), y)", book.say(
                 "{l} after one step", l=book.n("lab.loss_after")))],
-        ), pictures.weight_bars(
+        ), Flow((
+            FlowStep(book.say("the loss"), (book.n("lab.loss"),)),
+            FlowStep(book.say("gradients"),
+                     book.say("{f} of {n} tensors", f=book.n("lab.finite_grads"),
+                              n=book.n("lab.param_tensors")), fragment=1),
+            FlowStep(book.say("update"),
+                     book.say("step size {r}", r=book.n("lab.learning_rate")), fragment=1),
+            FlowStep(book.say("the loss after"), (book.n("lab.loss_after"),), fragment=2),
+        )),
+        Para(book.say("One training step, three moves: measure the loss; find its gradients, "
+                      "how the loss changes with each number of the model ({b}); move each "
+                      "number a little the way that lowers the loss ({s}). AdamW is the rule for "
+                      "that move: its first step shifts each number by about the step size, "
+                      "against its gradient's sign.", b=Text("backward"), s=Text("step")),
+             fragment=1),
+        pictures.weight_bars(
             book, [(Text("loss"),), (Text("after one step"),)], ["lab.loss", "lab.loss_after"],
             "neutral", "The loss before the step and after it, each bar as long as its loss",
             size="short", fragments=[None, 2],
@@ -354,10 +371,13 @@ def _library(book: Book) -> Stack:
             book, _other(book), book.sentence, "Cross-attention on two sentences: the "
             "queries come from one, the keys and values from the other, and every token of "
             "the other can reach the final receiver", fragment=1),
-        Para(book.say("Queries from one sequence, keys and values from another: the same "
-                      "layer, a different input."), fragment=2),
-        Para(book.say("Meanwhile, the trained experiment's notebook inspects the multi-head "
-                      "checkpoint and its per-head weights."), fragment=3),
+        Para(book.say("Queries from one sequence, keys and values from another. Here each "
+                      "token of the lower sentence asks and every token of the upper one "
+                      "answers, as in translation: the sentence being written asks, the one "
+                      "being translated answers."), fragment=2),
+        Para(book.say("New compared with self-attention: no mask, since the answering "
+                      "sentence is complete (the receiver reaches all {t} of its tokens), and "
+                      "the two may differ in length.", t=book.n("dims.tokens")), fragment=2),
     ], [
         book.say("Point at the three arguments: so far {q}, {k} and {v} came from the same "
                  "rows. Reveal the second line: cross-attention takes the queries from one "

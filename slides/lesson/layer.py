@@ -28,28 +28,10 @@ ATTENTION = r"A = \operatorname{softmax}\!\left(\frac{QK^\top}{\sqrt{d_k}} + M\r
 
 
 def roles_shapes(book: Book) -> list[Stack]:
-    """Recaps of query, key and value; every shape in the layer; each head's own
-    preference in our sentence."""
+    """Query, key and value in every head; every shape in the layer, every head's path
+    drawn; how each head's own keys make its preference in our sentence."""
     s = book.sentence
     section = Section("roles-shapes", "roles-shapes", "Roles and shapes")
-    section.add("recap", "Recap from Part II: a query meets a key", [
-        Para(book.say("In Part II's later-layer example, the query at “She” looked for a "
-                      "person. The key at “Maya” matched that request, and Maya's value "
-                      "supplied the details.")),
-        pictures.clue_arcs(
-            MAYA, [(0, "key: a person; value: her details", None)],
-            "Part II's example in words: the query at She looks for a person, Maya's key "
-            "offers one, and an arrow carries Maya's value to She",
-            receiver_name="query: looking for a person", rise=0.25),
-        Para(book.say("The same three roles as in our prompt: the query looks, the key "
-                      "offers, the value is sent. A head keeps them apart with three "
-                      "separate projections."), fragment=1),
-    ], [
-        "Remind the room of the Maya example from Part II: the query at She looks for a "
-        "person, the key at Maya matches it, and Maya's value supplies the details. These "
-        "are the roles we met on the prompt; the vectors hold numbers, not written questions. "
-        "The point: three projections keep looking, offering and sending apart.",
-    ])
     section.add("choose", "Recap: every token gets a query, key and value in every head", [
         Para(book.say("In every head, each token has a query {q} (what it looks for), a key "
                       "{k} (what it offers) and a value {v} (what it sends):", q=Math("q"),
@@ -71,23 +53,27 @@ def roles_shapes(book: Book) -> list[Stack]:
     section.add("shapes", "Every shape in the layer", [
         pictures.layer_shapes(
             book, "Every tensor in the layer drawn to its shape, one cell per number: the "
-            "input rows, one head's queries, its scores and weights with the future sources "
-            "masked, its messages, the heads joined, and the update"),
+            "input rows, each head's queries, its scores and weights with the sources after "
+            "each receiver hidden, its messages, one layer per head in the head's colour, "
+            "the heads joined, and the update"),
         Formula(ATTENTION + r",\qquad H = AV", fragment=1),
         Bullets((
             Item(book.say("{s}: each row of scores becomes weights adding up to one; "
                           "{dk} = {d}, a head's query width", s=Text("softmax"),
                           dk=Math("d_k"), d=book.n("dims.d_head")), 1),
-            Item(book.say("{m}, the mask: minus infinity at future sources (grey), zero "
-                          "elsewhere", m=Math("M")), 2),
+            Item(book.say("{m}, the mask: it hides the sources after the receiver (grey, "
+                          "above the diagonal) with minus infinity, so their weight is zero; "
+                          "zero elsewhere", m=Math("M")), 2),
             Item(book.say("{h}: a head's messages; joined and mapped by {wo}, they give "
                           "{de}, added to {e}", h=Math("H"), wo=Math("W_O"),
                           de=Math(r"\Delta E"), e=Math("E")), 3),
         )),
     ], [
         book.say("Walk the picture from left to right and read each shape aloud: {e} is {se}, "
-                 "each head's {q} is {sq}, the scores are {ss}. In the score grid a row is a "
-                 "receiver and a column a source; the grey triangle is the future, masked. "
+                 "each head's {q} is {sq}, the scores are {ss}. Every head has its own "
+                 "blocks, drawn one behind another in the heads' colours. In the score grid "
+                 "a row is a receiver and a column a source; the grey triangle holds the "
+                 "sources after each receiver, which the mask hides. "
                  "Point at the joined matrix, {j}: concatenation joins coordinates, so there "
                  "is still one row per token. Then {wo}, {o}, maps it to the update, and {ep} "
                  "keeps the shape of {e}.",
@@ -96,9 +82,22 @@ def roles_shapes(book: Book) -> list[Stack]:
                  o=book.n("shapes.W_O"), ep=Math("E'")),
     ])
     tops = list(dict.fromkeys(book.top(s, h) for h in book.heads))
-    section.add("roles", "Each head prefers its own source", [
-        Para(book.say("The same sources, weighted by each head at the final “{r}”:",
-                      r=book.receiver())),
+    last = book.last
+    keys = Table(
+        (book.say("query of the final “{r}”", r=book.receiver()),
+         *(book.say("key of {w}, and its score", w=book.token(s, j)) for j in tops)),
+        tuple(Row((book.head(h),), (
+            Cell(book.listing(f"{s}.h{h}.Q[{last}]")),
+            *(Cell((*book.listing(f"{s}.h{h}.K[{j}]"), Text(" → "),
+                    book.n(f"{s}.h{h}.scores[{j}]"))) for j in tops)),
+            fragment=h) for h in book.heads),
+        corner=book.say("head"))
+    section.add("roles", "The same token offers a different key in each head", [
+        Para(book.say("Each head projects the same rows with its own {wk}, so one token "
+                      "offers a different key in each head. The better a key matches the "
+                      "receiver's query, the higher its score {sc}, and the larger its "
+                      "weight.", wk=Math("W_K"), sc=Math(r"q \cdot k / \sqrt{d_k}"))),
+        keys,
         pictures.weight_bars(
             book, [(book.token(s, j),) if h == 1 else () for j in tops for h in book.heads],
             [f"{s}.h{h}.weights[{j}]" for j in tops for h in book.heads],
@@ -107,26 +106,26 @@ def roles_shapes(book: Book) -> list[Stack]:
             "head gives it at the final receiver, in the head's colour",
             values=[(book.n(f"{s}.h{h}.weights[{j}]"), Text(" from the "), book.head(h),
                      Text(" head")) for j in tops for h in book.heads],
-            fragments=[h for _ in tops for h in book.heads]),
-        Para(book.say("Compare the bars of one source: the heads weight the same token "
-                      "differently. The names are our reading of chosen numbers: training "
-                      "learns the projections without assigning these jobs."),
-             fragment=book.ws.n_heads + 1),
+            fragments=[book.ws.n_heads + 1 for _ in tops for h in book.heads], size="short"),
+        Para(book.say("Same tokens, same query row, different keys: that is where each "
+                      "head's own preference comes from. Training learns the projections "
+                      "without assigning these jobs."), fragment=book.ws.n_heads + 1),
     ], [
-        (*book.say("Reveal the heads one at a time and compare the bars of the same source:"),
+        (*book.say("Reveal the heads one at a time and read each head's key of the same "
+                   "source, and the score it gets:"),
          *(part for h in book.heads
-           for part in book.say(" the {name} head gives {src} {w}{end}",
+           for part in book.say(" the {name} head scores {src} at {sc}{end}",
                                 src=book.token(s, book.top(s, h)), name=book.head(h),
-                                w=book.n(f"{s}.h{h}.weights[{book.top(s, h)}]"),
+                                sc=book.n(f"{s}.h{h}.scores[{book.top(s, h)}]"),
                                 end=Text("." if h == book.ws.n_heads else ";"))),
-         *book.say(" Say plainly that these names are our reading of chosen numbers, and ask "
-                   "the room whether a trained model's heads come with names.")),
+         *book.say(" Then reveal the weights those scores become after the softmax. The "
+                   "point: the heads differ because their projections give the same token "
+                   "different keys. Ask the room whether a trained model's heads come with "
+                   "names.")),
     ])
     return [section.stack()]
 
 
-MAYA = ("Maya", "reached", "the", "door", ".", "She")
-"""Part II's example in words: She's query looks for a person, and Maya offers one."""
 NARROW_HEAD = 4
 """The widest head whose coordinates stand side by side as lanes of bars."""
 

@@ -280,9 +280,10 @@ def _corpus(book: Book, section: Section) -> None:
     r = RESULTS
     seeds = len(book.values.value(f"{r}.seeds"))
     section.add("corpus", "Our own run: three models, one corpus", [
-        Para(book.say("We trained these models ourselves, for this lecture: the figures "
-                      "here are ours, not those of the run on children's stories (TinyStories) "
-                      "that the original lesson reports.")),
+        Para(book.say("The lesson this lecture follows (its original text) reports a run "
+                      "of its own, on children's stories (TinyStories); we did not repeat it. "
+                      "We trained these models ourselves, for this lecture, and every figure "
+                      "here is from our run.")),
         Bullets((
             Item(book.say("{n} texts: {t}", n=book.n(f"{r}.documents.all"),
                           t=book.n(f"{r}.corpus"))),
@@ -422,6 +423,11 @@ def _measured(book: Book, section: Section) -> None:
     means = [f"{RESULTS}.{model}.perplexity_mean" for model, _ in models]
     section.add("continuations", "The same sentence, continued by each model", [
         Para(book.say("“{p} …”", p=book.n(f"{RESULTS}.prompt"))),
+        Para(book.say("Each line is a sample: the model picks each next token at random, "
+                      "favouring the likely ones. These are tiny models, trained briefly on a "
+                      "small corpus, so none is fluent. Notice which ones "
+                      "produce real words and phrases, and hold that beside the "
+                      "perplexities."), style="note"),
         Table((book.say("continuation, first seed ({s})", s=book.n(f"{RESULTS}.seeds[0]")),),
               rows, corner=book.say("model"), style="words", fragment=1),
         pictures.weight_bars(

@@ -150,13 +150,17 @@ def _w_o() -> tuple[Glyph, ...]:
 
 def _arc_lane(book: Book, prefix: str, tone: str, base: float, rise: float,
               x: Sequence[float], fragment: int | None = None,
-              label_top: bool = True, clear: float = 0.0) -> list[Shape]:
-    """Arcs from every source to the receiver above the line at ``base``; with
+              label_top: bool = True, clear: float = 0.0, strongest: int = 0) -> list[Shape]:
+    """Arcs from every source to the receiver above the line at ``base`` (with
+    ``strongest``, only that many heaviest, read from the row's ``order`` key, in ``tone``,
+    the lighter ones faint); with
     ``label_top``, the strongest weight written at its source, raised when it would reach
     left of ``clear`` (where the lane's name ends)."""
     last = book.last
     shapes: list[Shape] = []
     span = max(x[last] - x[0], 1.0)
+    heavy = ({int(book.value(f"{prefix}.order[{k}]")) for k in range(strongest)}
+             if strongest else set(range(book.length)))
     for j in range(book.length):
         key = f"{prefix}.weights[{j}]"
         width = _r(float(book.value(key)) * ARC_WIDTH)
@@ -169,7 +173,8 @@ def _arc_lane(book: Book, prefix: str, tone: str, base: float, rise: float,
             middle = (x[j] + x[last]) / 2
             d = (f"M {_r(x[j])} {_r(base - 4)} Q {_r(middle)} {_r(base - 2 * height)} "
                  f"{_r(x[last])} {_r(base - 4)}")
-        shapes.append(Path(d, tone, width, role="arc", draws=key, fragment=fragment))
+        shapes.append(Path(d, tone if j in heavy else "faint", width, role="arc", draws=key,
+                           fragment=fragment))
     if label_top:
         # the strongest weight at its source's end of the arc, just left of where the arc
         # leaves the line (higher for the first source, clear of the lane's name), so it
@@ -196,20 +201,20 @@ def _token_row(book: Book, sentence: str, x: Sequence[float], y: float,
 
 def arcs(book: Book, sentence: str, lanes: Sequence[tuple[str, int | None, tuple[Glyph, ...]]],
          description: str, size: str = "full", numbers: bool = False,
-         note: tuple[Glyph, ...] = ()) -> Picture:
+         note: tuple[Glyph, ...] = (), strongest: int = 0) -> Picture:
     """Attention arcs into the final receiver, one lane per weight row.
 
     ``lanes`` holds ``(prefix, head, name)``: the weights ``<prefix>.weights[j]``, the head
     whose colour they take (``None``: neutral, such as the wide head) and the lane's
     name. Each arc's stroke width is its weight times :data:`ARC_WIDTH`. ``numbers``
     writes every weight of the last lane under its source; ``note`` is written above the
-    receiver.
+    receiver. ``strongest`` colours only each lane's heaviest arcs, fewer lines to follow.
     """
     width = 1000.0
     left, right = 150.0, 40.0
     step = (width - left - right) / max(book.length - 1, 1)
     x = [left + j * step for j in range(book.length)]
-    lane = 150.0 if len(lanes) == 1 else 108.0
+    lane = 150.0 if len(lanes) == 1 else 108.0 if not strongest else 128.0
     top = 20.0
     shapes: list[Shape] = []
     for i, (prefix, head, name) in enumerate(lanes):
@@ -219,7 +224,7 @@ def arcs(book: Book, sentence: str, lanes: Sequence[tuple[str, int | None, tuple
         # with every weight written under its source, the last lane needs no label of its own
         shapes += _arc_lane(book, prefix, head_tone(head), base, lane * 0.42, x,
                             label_top=not (numbers and i == len(lanes) - 1),
-                            clear=10 + _span(name, _FONT) * 1.1 + 8)
+                            clear=10 + _span(name, _FONT) * 1.1 + 8, strongest=strongest)
         for j in range(book.length):
             shapes.append(Rect(_r(x[j] - 4), _r(base - 4), 8, 8,
                                "ink" if j == book.last else "faint", role="token"))
@@ -386,29 +391,50 @@ def toy_bars(book: Book, names: Sequence[tuple[Glyph, ...]], description: str,
     """The two-source toy as bars, one lane per coordinate: the two sources' values
     (``names``), then the one head's mixture (revealed at ``one``) and the separate heads'
     mixtures (at ``two``), each coordinate of the latter in the colour of the head that
-    made it. One scale, so a mixture's bar shows which source it stays close to."""
+    made it. One scale, so a mixture's bar shows which source it stays close to. After
+    each mixture's number, the weights that made it: ``= a·A + b·B``, read from the toy's
+    weight rows (the one head's single row for both coordinates, the separate heads' own
+    row for each)."""
     labels = [*names, (Text("one head"),), (Text("separate heads"),)]
     groups = [[f"toy.values[{i}][{c}]" for c in range(2)] for i in range(2)]
     groups += [[f"toy.one_head[{c}]" for c in range(2)], [f"toy.two_heads[{c}]" for c in range(2)]]
+    letters = [name[-1].text.split()[-1] if isinstance(name[-1], Text) else "" for name in names]
     picture = signed_bars(book, labels, groups, "neutral", description, size="strip",
                           names=[(Text("first coordinate"),), (Text("second coordinate"),)],
-                          fragments=[None, None, one, two])
-    shapes = tuple(replace(shape, fill=head_tone(int(shape.draws[len("toy.two_heads["):-1]) + 1))
-                   if isinstance(shape, Rect) and shape.draws.startswith("toy.two_heads")
-                   and shape.fill != "negative" else shape for shape in picture.shapes)
-    return replace(picture, shapes=shapes)
+                          fragments=[None, None, one, two], after=250.0)
+    shapes: list[Shape] = []
+    for shape in picture.shapes:
+        if isinstance(shape, Rect) and shape.draws.startswith("toy.two_heads") \
+                and shape.fill != "negative":
+            shape = replace(shape, fill=head_tone(int(shape.draws[len("toy.two_heads["):-1]) + 1))
+        shapes.append(shape)
+        if isinstance(shape, Rect) and shape.draws.startswith(("toy.one_head", "toy.two_heads")):
+            c = int(shape.draws[shape.draws.index("[") + 1:-1])
+            row = 0 if shape.draws.startswith("toy.one_head") else c
+            weights = (Text("= "), book.n(f"toy.weights[{row}][0]"), Text(f" {letters[0]} + "),
+                       book.n(f"toy.weights[{row}][1]"), Text(f" {letters[1]}"))
+            number = _span((book.n(shape.draws),), _SMALL)
+            shapes.append(_label(shape.x + shape.w + 8 + number + 10, shape.y + shape.h / 2 + 6,
+                                 *weights, size=_SMALL, tone="muted", fragment=shape.fragment))
+    return replace(picture, shapes=tuple(shapes))
 
 
 def layer_shapes(book: Book, description: str) -> Picture:
     """Every tensor of the layer drawn to its shape (:func:`tensor_steps`), with what the
-    score grid's rows and columns stand for written under it and the future, masked
-    triangle of the score and weight grids named inside it."""
+    score grid's rows and columns stand for written under it and the masked triangle of
+    the score and weight grids named inside it.
+
+    A head's own tensors (its queries, scores, weights and messages) are drawn for every
+    head: the first head's in front, in its colour, each further head's as a layer behind
+    it in that head's colour (role ``layer``), so every head's path runs from the input to
+    the join; a legend names the heads' colours.
+    """
     cell = 14.0
     names = ("E", "Q, K, V", "scores", "A", "H", "joined", "ΔE")
     keys = ("shapes.E", "shapes.Q", "shapes.scores", "shapes.A", "shapes.H", "shapes.joined",
             "shapes.delta")
     picture = tensor_steps(
-        book, [(key, axes, (Text(name),), None) for key, axes, name in
+        book, [(key, axes, (Text(name),), 1 if axes == "Td" else None) for key, axes, name in
                zip(keys, ("TF", "Td", "TS", "TS", "Td", "TD", "TF"), names, strict=True)],
         [(Text("project"),), (Text("times Kᵀ"),), (Text("softmax"),), (Text("times V"),),
          (Text("concat"),), (Text("W"), Sub("O"))],
@@ -417,16 +443,37 @@ def layer_shapes(book: Book, description: str) -> Picture:
              if isinstance(shape, Label) and shape.bold}
     n = book.length
     side = n * cell
+    heads = book.ws.n_heads
+    step = min(8.0, 18.0 / max(heads - 1, 1))
+    layers: list[Shape] = []
+    for name, columns in (("Q, K, V", book.head_width), ("scores", n), ("A", n),
+                          ("H", book.head_width)):
+        x, y = where[name].x, where[name].y + 18
+        for h in range(heads, 1, -1):  # the furthest behind first
+            shift = (h - 1) * step
+            layers.append(Rect(_r(x + shift), _r(y - shift), _r(columns * cell), _r(side),
+                               head_tone(h), "paper", 1.0, role="layer"))
+        # the front head's grid is partly see-through (its hidden cells): it stands on paper
+        layers.append(Rect(_r(x), _r(y), _r(columns * cell), _r(side), "paper",
+                           role="backing"))
+    front = {name: (where[name].x, where[name].x + side) for name in ("scores", "A")}
+    shapes = [replace(shape, fill=head_tone(1), opacity=1.0)
+              if isinstance(shape, Rect) and shape.role == "block" and shape.fill == "neutral"
+              and any(a <= shape.x < b for a, b in front.values()) else shape
+              for shape in picture.shapes]
     notes: list[Shape] = []
     for name in ("scores", "A") if side >= 110 else ():  # only where the word fits
         x, y = where[name].x, where[name].y + 18  # a tensor's name stands over its block
-        notes.append(_label(x + side * 0.7, y + side * 0.3, Text("future"), anchor="middle",
+        notes.append(_label(x + side * 0.7, y + side * 0.3, Text("hidden"), anchor="middle",
                             size=_SMALL, tone="ink"))
     x, bottom = where["scores"].x, where["scores"].y + 18 + side + 36
     notes.append(_label(x, bottom + 26, Text("row: a receiver"), size=_SMALL, tone="muted"))
     notes.append(_label(x, bottom + 48, Text("column: a source"), size=_SMALL, tone="muted"))
-    return replace(picture, shapes=(*picture.shapes, *notes),
-                   height=_r(max(picture.height, bottom + 58)))
+    legend, tall = _legend([(head_tone(h), (Text("head "), book.number(h), Text(", "),
+                                            book.head(h)), None) for h in book.heads],
+                           where["H"].x, bottom + 4)
+    return replace(picture, shapes=(*layers, *shapes, *notes, *legend),
+                   height=_r(max(picture.height, bottom + 58, bottom + 4 + tall)))
 
 
 # --------------------------------------------------------------------------- bars
@@ -578,14 +625,15 @@ def signed_bars(book: Book, labels: Sequence[tuple[Glyph, ...]],
                 groups: Sequence[Sequence[str]], tone: str | Sequence[str], description: str,
                 size: str = "panel", names: Sequence[tuple[Glyph, ...]] = (),
                 fragments: Sequence[int | None] = (),
-                row_tones: Sequence[str] = ()) -> Picture:
+                row_tones: Sequence[str] = (), after: float = 84.0) -> Picture:
     """Bars that may be negative: one row per label, one bar per key of its group. A
     group's bars stand side by side in lanes, one per coordinate (or per name, written over
     its lane), as the table beside them sets them in columns, each lane with its own zero
     line and as wide as its own bars and their labels. Negative bars take the ``negative``
     tone and grow to the left; one scale for the whole picture, so lengths compare across
     lanes. ``tone`` is one tone, or one per lane; ``row_tones``, one per row, overrides it
-    (a row per head, in the head's colour)."""
+    (a row per head, in the head's colour). ``after`` is the room right of each lane's
+    longest bar, for its number and what a caller writes after it."""
     drawn = [float(book.value(k)) for group in groups for k in group]
     low, high = -min(min(drawn, default=0.0), 0.0), max(max(drawn, default=0.0), 0.0)
     count = max((len(g) for g in groups), default=1)
@@ -601,7 +649,7 @@ def signed_bars(book: Book, labels: Sequence[tuple[Glyph, ...]],
         lane = [float(book.value(group[c])) for group in groups if c < len(group)]
         below, above = -min(min(lane), 0.0), max(max(lane), 0.0)
         zeros.append(x + (74.0 if below else 10.0) + below * scale)
-        x = zeros[-1] + above * scale + 84.0
+        x = zeros[-1] + above * scale + after
     for c, zero in enumerate(zeros):
         if names:
             shapes.append(_label(zero, top - 14, *names[c], anchor="middle", bold=True))

@@ -7,6 +7,7 @@ from slides.context import (
     Bullets,
     Cell,
     Formula,
+    Inline,
     Item,
     Math,
     Para,
@@ -19,7 +20,7 @@ from slides.context import (
 from slides.lesson import pictures
 from slides.lesson.kit import Book, Section, Steps
 
-__all__ = ["details", "one_two_heads", "prompt", "readings"]
+__all__ = ["MAYA", "details", "one_two_heads", "prompt", "readings", "recall"]
 
 
 def prompt(book: Book) -> list[Stack]:
@@ -65,6 +66,48 @@ def prompt(book: Book) -> list[Stack]:
         book.say("Reveal the arrows: each head of this worksheet, in its own colour, reads "
                  "most from one earlier word. The rest of the lecture computes those weights; "
                  "for now the arrows only say where each head looks."),
+    ])
+    return [section.stack()]
+
+
+MAYA = ("Maya", "reached", "the", "door", ".", "She")
+"""Part II's example in words: She's query looks for a person, and Maya offers one."""
+
+
+def recall(book: Book) -> list[Stack]:
+    """Part II's query, key and value, recalled on its own example before the heads use
+    them."""
+    section = Section("recall", "recall", "Recall: query, key and value")
+    section.add("title", "Recall: query, key and value", [
+        Para(book.say("Before attention splits into heads, three words from Part II:"),
+             style="lead"),
+        Bullets((
+            Item(book.say("query: what a token is looking for")),
+            Item(book.say("key: what a token offers to be matched with")),
+            Item(book.say("value: what a token sends when it is read")),
+        )),
+    ], [
+        "Announce the recall: three words from Part II that every head uses. Read the three "
+        "lines, then go to the example that shows them at work.",
+    ])
+    section.add("maya", "Recall from Part II: a query meets a key", [
+        Para(book.say("In Part II's later-layer example, the query at “She” looked for a "
+                      "person. The key at “Maya” matched that request, and Maya's value "
+                      "supplied the details.")),
+        pictures.clue_arcs(
+            MAYA, [(0, "key: a person; value: her details", None)],
+            "Part II's example in words: the query at She looks for a person, Maya's key "
+            "offers one, and an arrow carries Maya's value to She",
+            receiver_name="query: looking for a person", rise=0.25),
+        Para(book.say("These three roles come back in every head: the query looks, the key "
+                      "offers, the value is sent. A head keeps them apart with three "
+                      "separate projections."), fragment=1),
+    ], [
+        "Before we split attention into heads, remind the room of the Maya example from "
+        "Part II: the query at She looks for a person, the key at Maya matches it, and "
+        "Maya's value supplies the details. The vectors hold numbers, not written "
+        "questions. The point: three projections keep looking, offering and sending apart, "
+        "and every head we meet next has all three.",
     ])
     return [section.stack()]
 
@@ -224,23 +267,23 @@ def one_two_heads(book: Book) -> list[Stack]:
         "are rows of numbers computed by the head, and that every token has all three.",
     ])
     section.add("one-head", "One head sends one weighted message", [
-        pictures.arcs(book, s, [(f"{s}.wide", None, (Text("one wide head"),))],
-                      "One head's attention arcs into the final receiver: a single weight "
-                      "row, each arc as wide as its weight, the strongest weight written at "
-                      "its source", size="strip"),
-        Para(book.say("The query at the final “{r}” gave each of the {t} known tokens a "
-                      "weight, drawn as the arc's width. The head mixes their values with "
-                      "those weights into one message:", r=book.receiver(),
-                      t=book.n("dims.tokens"))),
+        pictures.arcs(book, s, [(f"{s}.wide", None, (Text("the wide head"),))],
+                      "The wide head's attention arcs into the final receiver: a single "
+                      "weight row, each arc as wide as its weight, the strongest weight "
+                      "written at its source", size="strip"),
+        Para(book.say("These arcs are the wide head's weights, not one of the worksheet's "
+                      "{h}: one head as wide as the model, which we build later. At the final "
+                      "“{r}” each known token gets a weight, the arc's width; the head mixes "
+                      "their values with those weights into one message:",
+                      h=book.counted("dims.heads", "head", "heads"), r=book.receiver())),
         Formula(r"m = \sum_j \alpha_j\, v_j", fragment=1),
         Para(book.say("{a}: the weight of token {j}; {v}: its value. The same weights mix "
                       "every coordinate of the message.", a=Math(r"\alpha_j"), j=Math("j"),
                       v=Math("v_j")), fragment=1),
-        Para(book.say("This one head is as wide as the model, {m} coordinates; we build it "
-                      "later to compare it with the worksheet's own heads.",
-                      m=book.n("dims.d_model")), style="note"),
     ], [
-        book.say("Point at the arcs: one head, as wide as the model, one weight row over the "
+        book.say("Say first that these are the wide head's weights, not one of the "
+                 "worksheet's heads. Point at the arcs: one head, as wide as the model, one "
+                 "weight row over the "
                  "{t} known tokens, each arc as wide as its weight; the strongest, {w}, is "
                  "written at {src}, its source. Read the formula aloud: the message is the "
                  "values weighted and added. The point to land: the same weights mix every "
@@ -250,7 +293,8 @@ def one_two_heads(book: Book) -> list[Stack]:
     ])
     section.add("several-heads", "Several heads send several messages", [
         _lanes(book, "strip"),
-        Para(book.say("Same receiver, {h}. Each head has three matrices of its own, "
+        Para(book.say("Same receiver, {h}, each lane coloured only on its head's heaviest "
+                      "arcs, the lighter ones faint. Each head has three matrices of its own, "
                       "{wq}, {wk} and {wv}, that turn a token's row {ej} into its query, "
                       "key and value:", h=book.counted("dims.heads", "query", "queries"),
                       wq=Math(r"W_Q^{(h)}"),
@@ -258,8 +302,8 @@ def one_two_heads(book: Book) -> list[Stack]:
         Formula(r"q^{(h)} = e\,W_Q^{(h)},\quad k_j^{(h)} = e_j\,W_K^{(h)},\quad "
                 r"v_j^{(h)} = e_j\,W_V^{(h)}", fragment=1),
         Para(book.say("{e} is the receiver's row and {h} names the head. All heads read all "
-                      "{t} tokens and run in parallel; their messages are combined "
-                      "afterwards.", e=Math("e"), h=Math("(h)"), t=book.n("dims.tokens")),
+                      "{t} tokens in parallel.", e=Math("e"), h=Math("(h)"),
+                      t=book.n("dims.tokens")),
              fragment=2),
     ], [
         book.say("Point at the lanes, one per head, {h} of them, all flowing into the same "
@@ -292,9 +336,14 @@ def _lanes(book: Book, size: str) -> pictures.Picture:
     """Every head's arcs at the final receiver, one lane per head in its colour."""
     s = book.sentence
     return pictures.arcs(book, s, [(f"{s}.h{h}", h, (book.head(h),)) for h in book.heads],
-                         "Each head's attention arcs into the same receiver, one lane per "
-                         "head: each arc as wide as its weight, the strongest weight written "
-                         "at its source", size=size)
+                         "Each head's heaviest attention arcs into the same receiver, one "
+                         "lane per head: each arc as wide as its weight, the strongest weight "
+                         "written at its source", size=size, strongest=STRONGEST)
+
+
+STRONGEST = 3
+"""How many of each head's heaviest arcs the several-heads picture colours: the lighter ones,
+faint, would only crowd the lanes (the slide says so, without the count)."""
 
 
 SOURCES = ("source A", "source B")
@@ -376,7 +425,14 @@ def readings(book: Book) -> list[Stack]:
             Cell(book.listing(f"{s}.h{h}.message")),
         ), fragment=h)
         for h in book.heads)
+    features: list[Inline] = []
+    for c in range(book.width):
+        features += [book.feature(c), Text(", " if c < book.width - 2 else
+                                           " and " if c == book.width - 2 else "")]
     section.add("all", "Keep every reading", [
+        Para(book.say("Each of the {m} coordinates of a token's row stands for one feature "
+                      "we invented for teaching: {f}. A head's values copy some of them.",
+                      m=book.n("dims.d_model"), f=tuple(features)), style="note"),
         Table((book.say("strongest source"), book.say("its weight"), book.say("message")),
               rows, corner=book.say("head")),
         _messages(book),

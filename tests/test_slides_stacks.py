@@ -1,0 +1,229 @@
+"""The stacks the last student review scored 3 of 5, each defect it named checked on the
+deck's data: the recall stands before the heads, the one-head picture says whose weights it
+draws, crowded lanes keep their heaviest arcs, the toy's weights are in its picture, the
+features are named where first used, every head's path runs through the shapes, the roles
+slide adds each head's keys, the trained stack says what its samples are, a training step
+is drawn, and cross-attention says what is new. Numbers are recomputed in numpy."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import numpy as np
+import pytest
+
+from slides.context import Deck, Flow, Label, Num, Para, Rect, Table, Word
+from slides.context import Path as Arc
+from slides.deck import deck_context
+from tests import reference
+from tests.test_slides_pictures import WORKSHEETS, fresh, pictures_in, slide
+from tests.test_slides_structure import walk
+from worksheet import Worksheet, compute_values, load_worksheet
+
+HALF = 0.0005 + 1e-9
+"""How far a figure shown to three decimals may be from its exact value."""
+
+
+@pytest.fixture(scope="module", params=list(WORKSHEETS))
+def case(request: pytest.FixtureRequest) -> dict[str, Any]:
+    ws = load_worksheet(WORKSHEETS[request.param])
+    return {"ws": ws, "deck": deck_context(ws, compute_values(ws)),
+            "ref": reference.worksheet_values(ws.document)}
+
+
+@pytest.fixture(scope="module")
+def measured(default_ws: Worksheet) -> Deck:
+    from worksheet.results import BUNDLED, load_experiment
+
+    return deck_context(default_ws, compute_values(default_ws,
+                                                   load_experiment(BUNDLED, default_ws)))
+
+
+def text(node: Any) -> str:
+    """What a viewer reads in ``node``: prose, words and numbers, in order."""
+    return "".join(getattr(item, "text", "") for item, _ in walk(node))
+
+
+def value(num: Num) -> float:
+    return float(num.text.replace("−", "-").replace(",", ""))
+
+
+def nums(node: Any) -> list[Num]:
+    return [item for item, _ in walk(node) if isinstance(item, Num)]
+
+
+# ------------------------------------------------------------------ order
+
+
+def test_the_recall_has_its_own_stack_right_after_the_prompt(case) -> None:
+    """Part II's Maya example is recalled before the heads use query, key and value, in
+    the stack of the lesson part "recall"; the roles-and-shapes stack no longer repeats it."""
+    deck: Deck = case["deck"]
+    ids = [stack.id for stack in deck.stacks]
+    assert ids[ids.index("prompt") + 1] == "recall"
+    recall = deck.stacks[ids.index("recall")]
+    assert recall.part == "recall"
+    assert any("Maya" in text(s.blocks) for s in recall.slides)
+    roles = deck.stacks[ids.index("roles-shapes")]
+    assert not any("Maya" in text(s.blocks) for s in roles.slides)
+
+
+# ------------------------------------------------------------------ one head, several heads
+
+
+def test_the_one_head_picture_says_it_draws_the_wide_heads_weights(case) -> None:
+    s = case["ws"].walkthrough
+    one = slide(case["deck"], "one-two-heads-one-head")
+    (picture,) = pictures_in(one.blocks)
+    arcs = [shape for shape in picture.shapes if isinstance(shape, Arc) and shape.role == "arc"]
+    assert arcs and all(arc.draws.startswith(f"{s}.wide.weights[") for arc in arcs)
+    assert "wide head's weights, not one of the worksheet's" in text(one.blocks)
+
+
+def test_the_several_heads_lanes_colour_only_each_heads_heaviest_arcs(case) -> None:
+    """Fewer lines to follow: each lane colours its heaviest arcs, which are the largest
+    weights of a fresh softmax, draws the lighter ones faint, and the slide says so."""
+    from slides.lesson.story import STRONGEST
+
+    ws: Worksheet = case["ws"]
+    s = ws.walkthrough
+    several = slide(case["deck"], "one-two-heads-several-heads")
+    (picture,) = pictures_in(several.blocks)
+    for h in range(1, ws.n_heads + 1):
+        drawn = {int(re.search(r"\[(\d+)\]", arc.draws)[1]) for arc in picture.shapes
+                 if isinstance(arc, Arc) and arc.draws.startswith(f"{s}.h{h}.weights[")
+                 and arc.tone == f"head-{h}"}
+        faint = [arc for arc in picture.shapes if isinstance(arc, Arc)
+                 and arc.draws.startswith(f"{s}.h{h}.weights[") and arc.tone == "faint"]
+        weights = np.asarray(case["ref"][f"{s}.h{h}.weights"], dtype=float)
+        assert len(drawn) == STRONGEST < ws.length == len(drawn) + len(faint)
+        assert min(weights[sorted(drawn)]) >= max(np.delete(weights, sorted(drawn)))
+    assert "the lighter ones faint" in text(several.blocks)
+
+
+def test_the_toy_picture_writes_the_weights_of_every_mixture(case) -> None:
+    """After each mixture's bar, the weights that made it: the one head's single row for
+    both coordinates, each separate head's own row for its coordinate."""
+    ref = case["ref"]
+    weights = np.asarray(ref["toy.weights"], dtype=float)
+    toy = slide(case["deck"], "one-two-heads-toy")
+    (picture,) = [p for p in pictures_in(toy.blocks)
+                  if any(isinstance(r, Rect) and r.role == "bar" for r in p.shapes)]
+    written = [shape for shape in picture.shapes if isinstance(shape, Label)
+               and "".join(g.text for g in shape.glyphs).startswith("= ")]
+    assert len(written) == 4
+    rows = [weights[0], weights[0], weights[0], weights[1]]  # one head ×2, then heads 1, 2
+    for label, row in zip(written, rows, strict=True):
+        shown = [value(g) for g in label.glyphs if isinstance(g, Num)]
+        assert np.allclose(shown, row, atol=0.05)
+        assert re.fullmatch(r"= \S+ A \+ \S+ B", "".join(g.text for g in label.glyphs))
+
+
+# ------------------------------------------------------------------ readings
+
+
+def test_the_features_are_named_on_the_first_slide_that_uses_them(case) -> None:
+    """One line says what each coordinate of a token's row stands for, on the first slide
+    where a feature's name appears (as the worksheet's word, not the English one)."""
+    ws: Worksheet = case["ws"]
+    features = list(ws.lesson.features)
+    # a feature's name that is also a head's name or a word of the vocabulary is ambiguous
+    only = set(features) - set(ws.lesson.head_names) - set(ws.vocab)
+    first = next(s for s in case["deck"].slides if s.role != "title" and any(
+        isinstance(item, Word) and item.text in only for item, _ in walk(s.blocks)))
+    listed = ", ".join(features[:-1]) + " and " + features[-1]
+    assert re.search(r"stands for one feature[^.]*: " + re.escape(listed) + r"\.",
+                     text(first.blocks)), first.id
+
+
+# ------------------------------------------------------------------ roles and shapes
+
+
+def test_every_heads_path_runs_through_the_shapes_picture(case) -> None:
+    """Each head's queries, scores, weights and messages are drawn in its colour (the
+    first head in front, the others as layers behind), a legend names each head, and the
+    mask is said to hide the sources after the receiver."""
+    ws: Worksheet = case["ws"]
+    shapes_slide = slide(case["deck"], "roles-shapes-shapes")
+    (picture,) = pictures_in(shapes_slide.blocks)
+    front = [r for r in picture.shapes if isinstance(r, Rect) and r.role == "block"
+             and r.fill == "head-1"]
+    layers = [r for r in picture.shapes if isinstance(r, Rect) and r.role == "layer"]
+    n, d = ws.length, ws.d_head
+    # head 1's Q and H blocks, its scores and weights below the diagonal
+    assert len(front) >= 2 * n * d + 2 * n * (n + 1) // 2
+    for h in range(2, ws.n_heads + 1):
+        assert len([r for r in layers if r.fill == f"head-{h}"]) == 4
+    legend = [g.text for shape in picture.shapes if isinstance(shape, Label)
+              for g in shape.glyphs]
+    for name in ws.lesson.head_names:
+        assert name in legend
+    assert "hides the sources after the receiver" in text(shapes_slide.blocks)
+
+
+def test_the_roles_slide_adds_each_heads_key_of_each_favourite_source(case) -> None:
+    """New after the readings: the same token's key differs from head to head, and its
+    score with the receiver's query follows; each figure equals a numpy recomputation."""
+    ws: Worksheet = case["ws"]
+    ref = case["ref"]
+    s, last = ws.walkthrough, ws.length - 1
+    roles = slide(case["deck"], "roles-shapes-roles")
+    (table,) = [b for b in roles.blocks if isinstance(b, Table)]
+    tops = list(dict.fromkeys(int(ref[f"{s}.h{h}.top_source"])
+                              for h in range(1, ws.n_heads + 1)))
+    E = reference.embed(ws.document, s)
+    for h, row in enumerate(table.rows, 1):
+        head = ws.document["headsLesson"]["projections"][h - 1]
+        q = E[last] @ np.asarray(head["Q"], dtype=float)
+        K = E @ np.asarray(head["K"], dtype=float)
+        query, *keys = row.cells
+        assert np.allclose([value(x) for x in nums(query.runs)], q, atol=HALF)
+        for j, cell in zip(tops, keys, strict=True):
+            *key, score = nums(cell.runs)
+            assert np.allclose([value(x) for x in key], K[j], atol=HALF)
+            assert abs(value(score) - q @ K[j] / np.sqrt(ws.d_head)) <= HALF
+            assert score.key == f"{s}.h{h}.scores[{j}]"
+            assert abs(value(score) - fresh(ref, score.key)) <= HALF
+    assert "different key" in roles.title[0].text
+
+
+# ------------------------------------------------------------------ trained, lab
+
+
+def test_the_trained_stack_says_whose_run_the_lesson_reports_and_what_samples_are(
+        measured: Deck) -> None:
+    corpus = text(slide(measured, "trained-corpus").blocks)
+    assert "The lesson this lecture follows" in corpus and "we did not repeat it" in corpus
+    continued = text(slide(measured, "trained-continuations").blocks)
+    assert "Each line is a sample" in continued and "none is fluent" in continued
+    assert "Notice" in continued
+
+
+def test_one_training_step_is_drawn_from_loss_to_update_to_loss(case) -> None:
+    ws: Worksheet = case["ws"]
+    if not ws.lesson.targets:
+        pytest.skip("no observed next words, no loss")
+    ref = case["ref"]
+    step = slide(case["deck"], "lab-training-step")
+    (flow,) = [b for b in step.blocks if isinstance(b, Flow)]
+    names = [text(station.label) for station in flow.steps]
+    assert names == ["the loss", "gradients", "update", "the loss after"]
+    first, *_, after = flow.steps
+    assert abs(value(first.shape[0]) - ref["lab.loss"]) <= HALF
+    assert abs(value(after.shape[0]) - ref["lab.loss_after"]) <= HALF
+    gradients = nums(flow.steps[1].shape)
+    assert [value(x) for x in gradients] == [len(reference.lm_parameters(ws.document))] * 2
+    assert value(nums(flow.steps[2].shape)[0]) == float(
+        ws.document["lesson"]["lab"]["learningRate"])
+    assert "AdamW" in text(tuple(b for b in step.blocks if isinstance(b, Para)))
+
+
+def test_the_cross_attention_slide_says_who_asks_and_what_is_new(case) -> None:
+    after = slide(case["deck"], "lab-library-next")
+    said = text(after.blocks)
+    assert "asks" in said and "answers" in said and "translation" in said
+    assert "no mask" in said
+    count = [x for x in nums(after.blocks) if x.key == "dims.tokens"]
+    assert count and value(count[0]) == case["ws"].length
+
