@@ -1119,6 +1119,12 @@ class PredictionMLP(LectureScene):
         return table
 
 
+GLOSSES = {"teller": "a bank clerk"}
+"""Plain words for a predicted word a viewer may not know."""
+TAG = 17
+"""Size of the tags that say what an outlined word is."""
+
+
 class OtherContext(LectureScene):
     """The same parameters on the other sentences: weights, the value rows they mix,
     messages, the update and the updated row, and the prediction change."""
@@ -1141,6 +1147,9 @@ class OtherContext(LectureScene):
             self.weights(h)
         self.section("values")
         self.value_rows()
+        if self.ws.n_heads > 1:
+            self.section("second head's values")
+            self.second_head_values()
         self.section("messages")
         self.regroup()
         self.messages()
@@ -1187,14 +1196,31 @@ class OtherContext(LectureScene):
             ("value rows", AnimationGroup(fade_in(column.values), self.point_at(
                 column.heads[0].cells, column.values.rows, each=True)))], opening=opening))
 
+    def second_head_values(self) -> None:
+        """Head 2's weights and value rows in the place of head 1's, in the second
+        sentence: each head mixes its own value rows."""
+        column = self.columns[1]
+        second = column.second
+        template = "Head {h} does the same with its own weights and its own value rows" + \
+            (", and so does every other head." if self.ws.n_heads > 2 else ".")
+        opening = [*optional(self.unpoint()), fade_out(column.heads[0], column.values),
+                   fade_in(second)]
+        self.say(template, cued(template, [
+            ("own weights", self.point_at(second.cells)),
+            ("value rows", self.point_at(second.cells, second.rows, each=True))],
+            opening=opening), h="dims.head_numbers[1]")
+
     def regroup(self) -> None:
         pointer = self.unpoint()
+        second = getattr(self.columns[1], "second", VGroup())
         with self.silence("the sentences turn into lines to make room for the messages"):
+            # whatever of the weights and value rows the scene still holds
             self.play(self.gone(*(head for column in self.columns for head in column.heads),
-                                self.columns[1].values),
+                                self.columns[1].values, second),
                       *optional(pointer), run_time=0.8)
             self.play(*(Transform(column.tokens, block.line)
-                        for column, block in zip(self.columns, self.blocks, strict=True)))
+                        for column, block in zip(self.columns, self.blocks, strict=True)),
+                      *(fade_in(block.receiver_tag) for block in self.blocks))
 
     def messages(self) -> None:
         first, second = self.blocks[:2]
@@ -1261,6 +1287,16 @@ class OtherContext(LectureScene):
             words={"s": name, "f": self.ws.lesson.features[c]},
             d=f"{name}.delta[{last}][{c}]", e=f"{name}.E[{last}][{c}]",
             p=f"{name}.E_prime[{last}][{c}]")
+        if all(self.v.value(f"{other}.same_input") for other in self.names[1:]):
+            inputs = [block.input for block in self.blocks]
+            updates = [block.update for block in self.blocks]
+            template = "Every receiver is the final “{w}”, in the same place, so the input " \
+                "row E is the same in each sentence: every difference in E′ comes through " \
+                "attention, in ΔE."
+            self.say(template, cued(template, [
+                ("input row E", self.point_at(*inputs, each=True)),
+                ("through attention", self.point_at(*updates, each=True))]),
+                words={"w": self.ws.sentences[name][last]})
 
     def prediction(self) -> None:
         words: dict[str, str] = {}
@@ -1275,6 +1311,11 @@ class OtherContext(LectureScene):
                                                      self.point_at(block.prediction))))
         template = "Each sentence gets its own prediction: " + ", ".join(parts) + "."
         self.say(template, cued(template, cues), words=words, **keys)
+        for block in self.blocks:
+            if block.glossed is not None:
+                self.say("A “{w}” is " + GLOSSES[block.glossed] + ".", fade_in(block.gloss),
+                         self.point_at(block.prediction, block.gloss),
+                         words={"w": block.glossed})
 
     def same_word(self) -> None:
         word = self.shared_word()
@@ -1290,9 +1331,10 @@ class OtherContext(LectureScene):
                        "differs, and with it the reading."
             found = [column.tokens[1][self.ws.sentences[name].index(word)]
                      for name, column in zip(self.names, self.columns, strict=True)]
-            # marked for the rest of the clip, as the receiver is
-            cues.append(("{b}", Create(VGroup(*(self.highlight(token, INK)
-                                                for token in found)))))
+            # marked for the rest of the clip, as the receiver is, and named
+            cues.append(("{b}", AnimationGroup(
+                Create(VGroup(*(self.highlight(token, INK) for token in found))),
+                fade_in(*(block.shared_tag for block in self.blocks)))))
         cues += [("receiver", self.point_at(*receivers, each=True, buff=0.16)),
                  ("reading", self.point_at(*readings, each=True))]
         self.say(template, cued(template, cues), words={} if word is None else {"b": word})
@@ -1347,12 +1389,13 @@ class OtherContext(LectureScene):
     def readings(self, scale: float, stacked: bool, gap: float) -> tuple[VGroup, float]:
         """Every sentence's reading (:meth:`reading`), one under another with their tokens
         starting at one line, and the scale that fits them in the frame."""
-        made = [self.reading(name, column.tokens.copy().scale(1 / scale), stacked, gap)
-                for name, column in zip(self.names, self.columns, strict=True)]
+        made = [self.reading(name, column.tokens.copy().scale(1 / scale), stacked, gap,
+                             tagged=k == 0)
+                for k, (name, column) in enumerate(zip(self.names, self.columns, strict=True))]
         top = 0.0
         for block in made:
             block.shift(LEFT * block.line[1].get_left()[0] + UP * (top - block.get_top()[1]))
-            top = block.get_bottom()[1] - 0.45
+            top = block.get_bottom()[1] - 0.38
         blocks = VGroup(*made)
         return blocks, min(1.2, FRAME_WIDTH / blocks.width, (TOP - BOTTOM) / blocks.height)
 
@@ -1368,9 +1411,9 @@ class OtherContext(LectureScene):
         receiver = self.highlight(words[self.last], MUTED)
         header.move_to([0, 0.3, 0], aligned_edge=UP + RIGHT)
         tokens_group = VGroup(header, words, receiver)
-        heads = []
-        for h in range(1, self.ws.n_heads + 1):
-            colour, x = self.head_colour(h), 0.25 + (h - 0.5) * self.cell
+        def weights(h: int, slot: int) -> VGroup:
+            """Head ``h``'s weights beside the tokens, in the place of head ``slot``."""
+            colour, x = self.head_colour(h), 0.25 + (slot - 0.5) * self.cell
             cells = VGroup()
             for j in range(len(tokens)):
                 key = f"{name}.h{h}.weights[{j}]"
@@ -1382,25 +1425,37 @@ class OtherContext(LectureScene):
             label.shift(UP * (baseline(header) - baseline(label)))  # on the name's line
             head = VGroup(label, cells)
             head.cells = cells
-            heads.append(head)
+            return head
+
+        def value_rows(h: int) -> VGroup:
+            """Head ``h``'s value row of every token, after the first head's place."""
+            left = 0.25 + self.cell + 0.1
+            rows = VGroup(*(self.vec(f"{name}.h{h}.V[{j}]", SMALL, self.head_colour(h))
+                            .move_to([left, -(j + 1) * pitch, 0], aligned_edge=LEFT)
+                            for j in range(len(tokens))))
+            title = self.bound("Head {h}'s value rows", HEAD_SIZE, self.head_colour(h),
+                               h=f"dims.head_numbers[{h - 1}]")
+            title.move_to([left, header.get_y(), 0], aligned_edge=LEFT)
+            title.shift(UP * (baseline(header) - baseline(title)))
+            made = VGroup(title, rows)
+            made.rows = rows
+            return made
+
+        heads = [weights(h, h) for h in range(1, self.ws.n_heads + 1)]
         column = VGroup(tokens_group, *heads)
         column.tokens, column.heads = tokens_group, heads
         if values:
-            left = 0.25 + self.cell + 0.1
-            first = 1  # the first head's value rows
-            rows = VGroup(*(self.vec(f"{name}.h{first}.V[{j}]", SMALL, self.head_colour(first))
-                            .move_to([left, -(j + 1) * pitch, 0], aligned_edge=LEFT)
-                            for j in range(len(tokens))))
-            title = self.bound("Head {h}'s value rows", HEAD_SIZE, self.head_colour(1),
-                               h="dims.head_numbers[0]")
-            title.move_to([left, header.get_y(), 0], aligned_edge=LEFT)
-            title.shift(UP * (baseline(header) - baseline(title)))
-            column.values = VGroup(title, rows)
-            column.values.rows = rows
+            column.values = value_rows(1)
             column.add(column.values)
+            if self.ws.n_heads > 1:  # head 2's weights and value rows in head 1's place
+                own, rows = weights(2, 1), value_rows(2)
+                column.second = VGroup(own, rows)
+                column.second.cells, column.second.rows = own.cells, rows.rows
+                column.add(column.second)
         return column
 
-    def reading(self, name: str, line: VGroup, stacked: bool, gap: float) -> VGroup:
+    def reading(self, name: str, line: VGroup, stacked: bool, gap: float,
+                tagged: bool = False) -> VGroup:
         """One sentence on one line (``line``: its name, tokens and receiver mark, as the
         column has them) with its prediction after it; under it, on the left, the
         receiver's joined messages under what each coordinate carries (its head and the
@@ -1423,7 +1478,7 @@ class OtherContext(LectureScene):
         def grid(rows: list[list[Mobject]]) -> VGroup:
             cells = [cell for row in rows for cell in row]
             return VGroup(*cells).arrange_in_grid(rows=len(rows), cols=len(rows[0]),
-                                                  buff=(0.4, gap), cell_alignment=RIGHT)
+                                                  buff=(0.32, gap), cell_alignment=RIGHT)
 
         joined = [[VGroup()] + [VGroup() if c is None else
                                 coordinate_label(self, c, SMALL, stacked=stacked)
@@ -1446,14 +1501,37 @@ class OtherContext(LectureScene):
         rule = separator(VGroup(*model[3][1:]).width + 0.2).move_to(
             [VGroup(*model[3][1:]).get_x(), (model[2][1].get_y() + model[3][1].get_y()) / 2, 0])
         body = VGroup(left, step, right, rule)
-        body.next_to(words, DOWN, buff=0.3).align_to(words, LEFT)
+        body.next_to(words, DOWN, buff=0.3).align_to(header, LEFT)
         p = self.v.value(f"{name}.prediction")
         prediction = self.bound("→ “{w}”, {x}", 20, INK, words={"w": self.ws.vocab[p]},
                                 x=f"{name}.probs[{p}]")
         prediction.next_to(receiver, RIGHT, buff=0.3)
         prediction.shift(UP * (baseline(words[0]) - baseline(prediction)))
-        block = VGroup(line, body, prediction)
+        # With ``tagged`` (the top line, the others outlined alike): what each outline is,
+        # the receiver and the word every sentence shares.
+        receiver_tag = self.label("receiver", TAG, MUTED).next_to(receiver, UP, buff=0.05)
+        receiver_tag.align_to(receiver, RIGHT)  # clear of the prediction's outline
+        shared = self.shared_word()
+        tokens = self.ws.sentences[name]
+        if not tagged:
+            receiver_tag, shared = VGroup(), None
+        shared_tag = VGroup() if shared is None else \
+            self.label("same word", TAG, INK).next_to(words[tokens.index(shared)], UP,
+                                                     buff=0.14)  # clear of its outline
+        if len(shared_tag) and shared_tag.get_right()[0] > receiver_tag.get_left()[0] - 0.2:
+            shared_tag.next_to(receiver_tag, LEFT, buff=0.25)  # neighbours: side by side
+            shared_tag.align_to(receiver_tag, DOWN)
+        gloss, glossed = VGroup(), None
+        if self.ws.vocab[p] in GLOSSES:
+            glossed = self.ws.vocab[p]
+            gloss = self.bound("“{w}”: " + GLOSSES[self.ws.vocab[p]], TAG, MUTED,
+                               words={"w": self.ws.vocab[p]})
+            gloss.next_to(prediction, RIGHT, buff=0.3)
+            gloss.shift(UP * (baseline(prediction) - baseline(gloss)))
+        block = VGroup(line, body, prediction, receiver_tag, shared_tag, gloss)
         block.line, block.prediction = line, prediction
+        block.receiver_tag, block.shared_tag = receiver_tag, shared_tag
+        block.gloss, block.glossed = gloss, glossed
         block.messages = left
         block.step = step
         block.update = VGroup(*model[0], *model[1])

@@ -30,9 +30,10 @@ from scenes.kit import (
     baseline,
     fit,
     panel,
+    shown_indices,
     weight_cell,
 )
-from scenes.kit.palette import FAINT, NEUTRAL_FILL, PANEL
+from scenes.kit.palette import FAINT, PANEL
 from scenes.kit.topic import (
     CONTENT_BOTTOM,
     CONTENT_TOP,
@@ -42,6 +43,8 @@ from scenes.kit.topic import (
     frame,
     grid,
     headers_above,
+    mask_cell,
+    mask_grid,
     place,
 )
 
@@ -49,6 +52,13 @@ __all__ = ["PyTorchLayer"]
 
 SMALL = 18
 """Notes, axis names and legends."""
+COLUMN = 16
+"""A grid's source names, cut to fit their columns."""
+NAMED_CELL = 0.24
+"""The smallest grid cell whose row still fits a token's name beside it."""
+STRONGEST = 2
+"""How many of each head's strongest weights at the receiver the proof lists (one more
+for a single head)."""
 
 
 # --------------------------------------------------------------------------- pytorch
@@ -76,6 +86,8 @@ class PyTorchLayer(LibraryScene):
         self.returned()
         self.section("agreement")
         self.agreement()
+        self.section("numbers")
+        self.numbers()
 
     # ----------------------------------------------------------------- narration
 
@@ -257,25 +269,20 @@ class PyTorchLayer(LibraryScene):
     # ----------------------------------------------------------------- the call
 
     def mask_picture(self) -> VGroup:
-        """The causal mask with its axes named, in clip 14's colours: masked cells (a later
-        source, True in PyTorch's mask) in the neutral fill, allowed cells left open.
-        ``legend`` is placed by the caller; ``first_row`` holds the first receiver's
-        masked cells."""
+        """The causal mask with its axes named, in clip 14's colours (the kit's mask grid):
+        masked cells (a later source, True in PyTorch's mask) in the neutral fill, allowed
+        cells left open. ``legend`` (allowed, then masked) is placed by the caller;
+        ``first_row`` holds the first receiver's masked cells."""
         tokens = self.ws.length
-        width = min(3.0, 0.3 * tokens)
-        side = width / tokens
-        cells = VGroup(*(mask_cell(side, masked=c > r).move_to([c * side, -r * side, 0])
-                         for r in range(tokens) for c in range(tokens)))
+        cells = mask_grid(tokens, min(3.0, 0.3 * tokens),
+                          lambda text: self.label(text, SMALL, MUTED),
+                          ("may attend (False)", "masked: a later source (True)"))
         sources = self.label("sources →", SMALL, MUTED).next_to(cells, UP, buff=0.15)
         receivers = self.label("receivers ↓", SMALL, MUTED)
         receivers.next_to(cells, LEFT, buff=0.2).align_to(cells, UP)
-        swatches = [VGroup(mask_cell(0.3, masked), self.label(text, SMALL, MUTED))
-                    .arrange(RIGHT, buff=0.15)
-                    for masked, text in ((True, "masked: a later source (True)"),
-                                         (False, "allowed (False)"))]
         picture = VGroup(cells, sources, receivers)
-        picture.legend = VGroup(*swatches).arrange(DOWN, buff=0.2, aligned_edge=LEFT)
-        picture.first_row = VGroup(*(cells[c] for c in range(1, tokens)))
+        picture.legend = cells.legend
+        picture.first_row = VGroup(*cells.cells[0][1:])
         return picture
 
     def call(self) -> None:
@@ -302,11 +309,12 @@ class PyTorchLayer(LibraryScene):
                  self.point_at(source), words={"s": name}, e="shapes.E")
         self.say("We pass E three times: as the query, the key and the value input.",
                  Fade(code[:2]), self.point_at(passed))
-        self.say("attn_mask=causal hands the layer the causal mask.", Fade(code[2]),
+        self.say("attn_mask=causal hands the layer the causal mask: a source may not be "
+                 "later than its receiver.", Fade(code[2]),
                  Fade(mask), Fade(mask.legend), self.point_at(code[2]))
         self.tell("In PyTorch's mask, True means blocked: each receiver's row masks every "
                   "source after it.",
-                  cues=[("True", lambda: self.point_at(mask.legend[0])),
+                  cues=[("True", lambda: self.point_at(mask.legend[1])),
                         ("each receiver", lambda: self.point_at(mask.first_row, buff=0))])
         self.code_lines, self.inputs_shown, self.mask = code, E, mask
 
@@ -366,19 +374,21 @@ class PyTorchLayer(LibraryScene):
             row[1].next_to(row[0], DOWN, buff=0.12).align_to(row[0], LEFT)
         delta_row, a_row = (VGroup(*row) for row in results.rows)
         a_row.next_to(delta_row, DOWN, buff=0.35).align_to(delta_row, LEFT)
-        code = self.code_lines.copy()
+        code = self.code_lines.copy().scale(0.85)  # smaller: the grids and their words need room
         left = VGroup(code, VGroup(delta_row, a_row)).arrange(DOWN, buff=0.55,
                                                              aligned_edge=LEFT)
         tokens = self.ws.length
-        cell = min(0.35, 6.0 / (len(self.heads) * tokens), 3.6 / tokens)
+        cell = min(0.35, 5.6 / (len(self.heads) * tokens), 3.6 / tokens)
         grids = self.library_grids(cell)
         shown = VGroup(*grids).arrange(RIGHT, buff=0.35)
-        heads = VGroup(*(self.head_label(h, SMALL).next_to(g, UP, buff=0.15)
-                         for h, g in zip(self.heads, grids, strict=True)))
+        tokens_named = self.token_axes(grids, cell)
+        heads = VGroup(*(self.head_label(h, SMALL).next_to(VGroup(g, columns), UP, buff=0.15)
+                         for h, g, columns in zip(self.heads, grids, tokens_named.columns,
+                                                  strict=True)))
         axes = self.label("each grid: receivers ↓, sources →", SMALL, MUTED)
         axes.next_to(shown, DOWN, buff=0.2)
-        right = VGroup(heads, shown, axes)
-        whole = VGroup(left, right).arrange(RIGHT, buff=0.9)
+        right = VGroup(heads, tokens_named, shown, axes)
+        whole = VGroup(left, right).arrange(RIGHT, buff=0.6)
         fit(whole, CONTENT_WIDTH, CONTENT_TOP - CONTENT_BOTTOM)
         whole.move_to([0, (CONTENT_TOP + CONTENT_BOTTOM) / 2, 0])
         with self.silence("the inputs make way for what comes back"):
@@ -393,88 +403,173 @@ class PyTorchLayer(LibraryScene):
                   cues=[("average_attn_weights", lambda: self.point_at(self.code_lines[3])),
                         ("{a}", lambda: AnimationGroup(
                             LaggedStart(*(Fade(g) for g in grids), lag_ratio=0.3),
-                            Fade(heads), Fade(axes), self.point_at(a_row)))],
+                            Fade(heads), Fade(tokens_named), Fade(axes),
+                            self.point_at(a_row)))],
                   a="mha.single.A")
         self.tell("That is one grid per head: receivers down, sources across, shaded by "
                   "weight.",
                   cues=[("one grid per head", lambda: self.point_at(*heads, each=True)),
-                        ("receivers", lambda: self.point_at(grids[0], axes, each=True))])
+                        ("receivers", lambda: self.point_at(
+                            VGroup(tokens_named.rows, tokens_named.columns[0], grids[0]), axes,
+                            each=True))])
         self.results, self.grids, self.inputs = VGroup(delta_row, a_row), grids, \
             self.code_lines
-        self.grid_labels = VGroup(heads, axes)
+        self.grid_labels = VGroup(heads, tokens_named, axes)
+
+    def token_axes(self, grids: Sequence[VGroup], cell: float) -> VGroup:
+        """The sentence's tokens along the grids' axes: each receiver's word left of the
+        first grid, on its row; each source's word above its column of every grid, cut to
+        its first letters where the whole word would not fit the column. Nothing where
+        the rows are too close for a word (``cell`` below :data:`NAMED_CELL`). Attributes
+        ``rows`` and ``columns`` (one group per grid)."""
+        if cell < NAMED_CELL:
+            axes = VGroup()
+            axes.rows, axes.columns = VGroup(), [VGroup() for _ in grids]
+            return axes
+        tokens = self.ws.sentences[self.ws.walkthrough]
+        first = grids[0].cells
+        rows = VGroup(*(self.word(t, COLUMN, MUTED).next_to(first[i][0], LEFT, buff=0.12)
+                        for i, t in enumerate(tokens)))
+        columns = VGroup()
+        for made in grids:
+            names = VGroup()
+            for j, t in enumerate(tokens):
+                name = self.short(t, cell - 0.08)
+                names.add(name.next_to(made.cells[0][j], UP, buff=0.08))
+            line = max(baseline(name) for name in names)
+            for name in names:  # the words on one line, whatever their letters
+                name.shift(UP * (line - baseline(name)))
+            columns.add(names)
+        axes = VGroup(rows, columns)
+        axes.rows, axes.columns = rows, columns
+        return axes
+
+    def short(self, token: str, room: float) -> VGroup:
+        """``token`` in the columns' muted size, cut to as many first letters as fit ``room``
+        (at least one)."""
+        for end in range(len(token), 0, -1):
+            made = self.word(token, COLUMN, MUTED) if end == len(token) else \
+                self.label(token[:end], COLUMN, MUTED)
+            if made.width <= room or end == 1:
+                return made
+        raise ValueError(f"empty token {token!r}")
 
     # ----------------------------------------------------------------- agreement
 
-    def sample_rows(self, size: float) -> VGroup:
-        """The first head's last receiver: its first few weights from each layer, one row
-        per layer. Attribute ``rows`` (name, numbers…) per layer."""
+    def strongest(self, size: float) -> VGroup:
+        """Each head's strongest weights at the last receiver (the sources the values
+        order first), from each layer: one row per source, its head, its word, then the
+        scratch layer's weight and PyTorch's. Attribute ``rows`` (head, word, ours,
+        theirs) and ``header``."""
         name, last = self.ws.walkthrough, self.ws.length - 1
-        shown = range(min(4, self.ws.length))
-        more = self.ws.length > len(shown)
+        tokens = self.ws.sentences[name]
+        count = STRONGEST if len(self.heads) > 1 else STRONGEST + 1
+        rows = []
+        for h in self.heads:
+            order = self.v.value(f"{name}.h{h}.order")
+            for rank, j in enumerate(order[:count]):
+                rows.append([self.head_label(h, size) if rank == 0 else VGroup(),
+                             self.word(tokens[j], size),
+                             self.num(f"{name}.h{h}.A[{last}][{j}]", size),
+                             self.num(f"mha.single.weights[{h - 1}][{last}][{j}]", size)])
+        header = [VGroup(), VGroup(), self.label("scratch", size, MUTED),
+                  self.label("PyTorch", size, MUTED)]
+        body = grid([header, *rows], h_buff=0.35, v_buff=0.16, aligns="llrr")
+        title = self.bound("receiver “{w}”: each head's strongest weights", size, INK,
+                           words={"w": tokens[last]})
+        made = VGroup(title, body).arrange(DOWN, buff=0.25, aligned_edge=LEFT)
+        made.rows, made.header = rows, header
+        return made
+
+    def delta_rows(self, size: float) -> VGroup:
+        """The last receiver's row of ΔE from each layer, under the model's features.
+        Attribute ``rows`` (name, numbers…) per layer."""
+        columns = shown_indices(self.ws.d_model)
+        features = [VGroup()] + [self.label("…", size, MUTED) if c is None else
+                                 self.bound("{f}", size, MUTED,
+                                            words={"f": self.ws.lesson.features[c]})
+                                 for c in columns]
         table = [[self.label(label, size, MUTED),
-                  *(self.num(f"{key}[{j}]", size) for j in shown),
-                  *([self.label("…", size, MUTED)] if more else [])]
-                 for label, key in (("scratch", f"{name}.h1.A[{last}]"),
-                                    ("PyTorch", f"mha.single.weights[0][{last}]"))]
-        body = grid(table, h_buff=0.3, v_buff=0.2, aligns="l" + "r" * (len(table[0]) - 1))
-        header = VGroup(self.head_label(1, size),
-                        self.label("last receiver, first sources", size, MUTED))
-        header.arrange(RIGHT, buff=0.2)
-        header[1].shift(UP * (baseline(header[0]) - baseline(header[1])))
-        made = VGroup(header, body).arrange(DOWN, buff=0.2, aligned_edge=LEFT)
+                  *(self.label("…", size, MUTED) if c is None else self.num(f"{key}[{c}]", size)
+                    for c in columns)]
+                 for label, key in (("scratch", "mha.scratch_delta"),
+                                    ("PyTorch", "mha.library_delta"))]
+        body = grid([features, *table], h_buff=0.35, v_buff=0.16,
+                    aligns="l" + "r" * len(columns))
+        title = self.label("the receiver's row of ΔE", size, INK)
+        made = VGroup(title, body).arrange(DOWN, buff=0.25, aligned_edge=LEFT)
         made.rows = table
         return made
 
     def agreement(self) -> None:
         cell = self.grids[0].width / self.ws.length
         ours = self.scratch_grids(cell)
-        spots = VGroup(*(VGroup(*(Rectangle(width=g.width, height=g.height) for g in pair))
-                         .arrange(RIGHT, buff=0.2)
-                         for pair in zip(ours, self.grids, strict=True)))
-        spots.arrange(RIGHT, buff=0.6)
-        rows = [[self.label("largest difference in ΔE", 22),
-                 self.num("mha.single.max_diff_delta", 24)],
-                [self.label("largest difference in A", 22),
-                 self.num("mha.single.max_diff_A", 24)]]
-        table = grid(rows, h_buff=0.6, v_buff=0.3)
-        verdict = self.bound("computed in float{b}: equal up to its rounding", 22, INK,
-                             b="mha.single.bits")
-        block = VGroup(table, verdict).arrange(DOWN, buff=0.35)
-        card = VGroup(block, frame(block, MUTED, 0.25))
-        sample = self.sample_rows(20)
-        lower = VGroup(sample, card).arrange(RIGHT, buff=0.8, aligned_edge=UP)
-        names = VGroup(*(self.label(text, 20, MUTED).next_to(spot, UP, buff=0.12)
-                         for pair in spots
-                         for text, spot in zip(("scratch", "PyTorch"), pair, strict=True)))
-        heads = VGroup(*(self.head_label(h, 20).next_to(names[2 * i:2 * i + 2], UP,
-                                                          buff=0.12)
-                         for i, h in enumerate(self.heads)))
-        place(VGroup(VGroup(heads, names, spots), lower).arrange(DOWN, buff=0.6))
-        for mine, pair in zip(ours, spots, strict=True):
-            mine.replace(pair[0])
+        targets = [g.copy() for g in self.grids]
+        pairs = VGroup(*(VGroup(mine, target).arrange(RIGHT, buff=0.25)
+                         for mine, target in zip(ours, targets, strict=True)))
+        pairs.arrange(RIGHT, buff=0.5)
+        in_order = [g for pair in zip(ours, targets, strict=True) for g in pair]
+        width = pairs.width
+        for named in (cell, 0.0):  # the tokens named if the rows keep room for them
+            axes = self.token_axes(in_order, named)
+            names = VGroup(*(self.label(text, 20, MUTED).next_to(VGroup(g, columns), UP,
+                                                                 buff=0.12)
+                             for text, g, columns in zip(("scratch", "PyTorch")
+                                                         * len(self.heads), in_order,
+                                                         axes.columns, strict=True)))
+            heads = VGroup(*(self.head_label(h, 20).next_to(names[2 * i:2 * i + 2], UP,
+                                                            buff=0.12)
+                             for i, h in enumerate(self.heads)))
+            place(VGroup(heads, names, axes, pairs))
+            if not len(axes) or cell * pairs.width / width >= NAMED_CELL:
+                break
         self.play(Fade(VGroup(self.inputs, self.heading, self.results, self.grid_labels),
                        appear=False), *self.unpointed(), run_time=0.5)
         self.heading = self.title("Scratch layer and PyTorch agree")
-        self.play(Write(self.heading), *(g.animate.replace(pair[1])
-                                         for g, pair in zip(self.grids, spots, strict=True)),
+        self.play(Write(self.heading), *(g.animate.replace(target)
+                                         for g, target in zip(self.grids, targets, strict=True)),
                   run_time=0.6)
         self.say("Beside PyTorch's grids, the scratch layer's own: the same shading, cell "
-                 "by cell.", Fade(VGroup(*ours)), Fade(names), Fade(heads),
-                 self.point_at(*(VGroup(heads[i], names[2 * i:2 * i + 2], pair)
-                                 for i, pair in enumerate(spots)), each=True))
-        self.say("A few of the numbers behind them, for Head {h}'s last receiver: the same "
-                 "in both.", Fade(sample), self.point_at(sample), h="dims.head_numbers[0]")
+                 "by cell.", Fade(VGroup(*ours)), Fade(names), Fade(heads), Fade(axes),
+                 self.point_at(*(VGroup(heads[i], names[2 * i:2 * i + 2], pair,
+                                        axes.columns[2 * i:2 * i + 2],
+                                        *([axes.rows] if i == 0 else []))
+                                 for i, pair in enumerate(pairs)), each=True))
+        self.pairs = [(mine, theirs) for mine, theirs in zip(ours, self.grids, strict=True)]
+        self.pictures = VGroup(*ours, *self.grids, names, heads, axes)
+
+    def numbers(self) -> None:
+        weights, delta = self.strongest(20), self.delta_rows(20)
+        rows = [[self.label("largest difference in ΔE", 20),
+                 self.num("mha.single.max_diff_delta", 22)],
+                [self.label("largest difference in A", 20),
+                 self.num("mha.single.max_diff_A", 22)]]
+        table = grid(rows, h_buff=0.6, v_buff=0.3)
+        verdict = self.bound("computed with {b}-bit numbers: equal up to rounding", 20, INK,
+                             b="mha.single.bits")
+        agrees = bool(self.v.value("mha.notebook.agrees"))
+        said = ("the notebook's {n}-bit numbers: the same to the digits shown" if agrees
+                else "the notebook's {n}-bit numbers: last digits may differ")
+        notebook = self.bound(said, 20, MUTED, n="mha.notebook.bits")
+        block = VGroup(table, verdict, notebook).arrange(DOWN, buff=0.3)
+        card = VGroup(block, frame(block, MUTED, 0.25))
+        right = VGroup(delta, card).arrange(DOWN, buff=0.5, aligned_edge=LEFT)
+        place(VGroup(weights, right).arrange(RIGHT, buff=0.9, aligned_edge=UP))
+        self.play(Fade(self.pictures, appear=False), *self.unpointed(), run_time=0.5)
+        receiver = self.ws.sentences[self.ws.walkthrough][-1]
+        self.say("At the receiver “{w}”, each head's strongest weights come out the same "
+                 "from both layers.", Fade(weights), self.point_at(weights),
+                 words={"w": receiver})
+        self.say("So does the receiver's row of ΔE, number for number.", Fade(delta),
+                 self.point_at(delta))
         self.say("Entry by entry, the largest difference in ΔE is {d}, and in the weights "
                  "{a}.", Fade(VGroup(table, card[1])), self.point_at(table),
                  d="mha.single.max_diff_delta", a="mha.single.max_diff_A")
-        self.say("Both ran in float{b}, whose rounding errors lie far below that bound.",
+        self.say("Both ran with {b}-bit numbers, whose rounding errors lie far below that bound.",
                  Fade(verdict), self.point_at(verdict), b="mha.single.bits")
-        self.pairs = [(mine, theirs) for mine, theirs in zip(ours, self.grids, strict=True)]
+        template = ("The lesson's notebook computes with {n}-bit numbers: to the digits shown "
+                    "here, its numbers are the same." if agrees else
+                    "The lesson's notebook computes with {n}-bit numbers, so its last digits "
+                    "may differ from these.")
+        self.say(template, Fade(notebook), self.point_at(notebook), n="mha.notebook.bits")
 
-
-def mask_cell(side: float, masked: bool, outline: bool = True) -> Square:
-    """A cell of a mask as clip 14 draws it: masked (a later source) in the neutral fill,
-    allowed left open; ``outline`` edges it faintly."""
-    return Square(side, stroke_color=FAINT, stroke_width=0.8 if outline else 0,
-                  fill_color=NEUTRAL_FILL if masked else PANEL,
-                  fill_opacity=1.0 if masked else 0.0)

@@ -208,6 +208,21 @@ def sentence(doc: Doc, name: str) -> dict[str, Any]:
             "probs_rest": np.array([probs[ranked[k:]].sum() for k in range(len(probs) + 1)])}
 
 
+def narrow_call(doc: Doc, name: str, dtype: type) -> tuple[np.ndarray, np.ndarray]:
+    """The attention layer on sentence ``name`` computed throughout in ``dtype``: every
+    head's weight grid ``[heads, T, T]`` and the update ``[T, d_model]``."""
+    E = embed(doc, name).astype(dtype)
+    grids, messages = [], []
+    for W_Q, W_K, W_V in zip(*(_projections(doc, kind) for kind in "QKV"), strict=True):
+        Q, K, V = (E @ W.astype(dtype) for W in (W_Q, W_K, W_V))
+        scores = Q @ K.T / np.sqrt(dtype(Q.shape[1]))
+        scores[_causal(len(E))] = -np.inf
+        grids.append(softmax(scores))
+        messages.append(grids[-1] @ V)
+    W_O = _array(doc["headsLesson"]["W_O"]).astype(dtype)
+    return np.stack(grids), np.concatenate(messages, axis=1) @ W_O
+
+
 # --------------------------------------------------------------------------- lesson extras
 
 
@@ -540,6 +555,8 @@ def values(doc: Doc) -> dict[str, Any]:
             out[f"{name}.wide.{step}"] = case["wide"][step]
         out[f"{name}.wide.diluted"] = int(abs(case["wide"]["message"][0])
                                           < abs(case["heads"][0]["message"][0]))
+        out[f"{name}.same_input"] = int(np.array_equal(case["E"][-1],
+                                                       cases[names[0]]["E"][-1]))
         if lesson["targets"]:
             out[f"{name}.target"] = list(doc["vocab"]).index(lesson["targets"][name].lower())
 
@@ -592,6 +609,12 @@ def values(doc: Doc) -> dict[str, Any]:
         "mha.single.weights": np.stack([head["A"] for head in cases[names[0]]["heads"]]),
         "mha.single.bits": np.finfo(np.float64).bits,
     })
+    # The notebook's float32 run of that call shows the same three decimals as float64.
+    wide, narrow = narrow_call(doc, names[0], np.float64), narrow_call(doc, names[0], np.float32)
+    out["mha.notebook.bits"] = np.finfo(np.float32).bits
+    out["mha.notebook.agrees"] = int(all(np.array_equal(np.round(a, 3),
+                                                        np.round(b.astype(np.float64), 3))
+                                         for a, b in zip(wide, narrow, strict=True)))
 
     out.update(trained(doc))
 

@@ -19,6 +19,7 @@ from tests import reference
 from tests.conftest import DRY_RUNS
 from tests.test_scenes import WORKSHEETS, dry_runs
 from worksheet import DEFAULT_WORKSHEET, compute_values, load_worksheet
+from worksheet.formatting import Style
 
 pytestmark = pytest.mark.xdist_group(DRY_RUNS)
 """Dry runs are cached in the worker's memory: these modules share one worker."""
@@ -401,3 +402,91 @@ def test_the_head_labels_stand_on_one_line_with_room_between(runs) -> None:
                     and a["box"][2] < b["box"][0]:
                 assert b["box"][0] - a["box"][2] > 0.25, (a["text"], b["text"])
 
+
+
+@pytest.mark.parametrize("label", ["default", "four", "three"])
+def test_each_outline_in_the_reading_says_what_it_marks(runs, label: str) -> None:
+    """On the top sentence's line the final token is tagged "receiver" and the word every
+    sentence shares "same word", each tag just above its word (the lines below are outlined
+    alike), so the outlined "bank" does not read as the receiver."""
+    ws, _, _, last = setup(label)
+    found = texts(runs[label]["OtherContext"], "same word")
+    words = [t for t in found if t["kind"] == "word"]
+    first = next(iter(ws.sentences))
+    receiver = ws.sentences[first][last]
+    shared = next(t for t in ws.sentences[first] if t.lower() != receiver.lower()
+                  and all(t in ws.sentences[n] for n in ws.sentences))
+    for tag, token in (("receiver", receiver), ("same word", shared)):
+        tags = [t for t in found if t["text"] == tag]
+        assert len(tags) == 1, (tag, len(tags))
+        for t in tags:
+            under = [w for w in words if w["text"] == token and 0 < t["box"][1] - w["box"][3]
+                     < 0.45 and abs(middle(w["box"])[0] - middle(t["box"])[0]) < 1.2]
+            assert under, (tag, t["box"])
+    said = runs[label]["OtherContext"]["manifest"]["captions"][-1]
+    assert said["words"].get("b") == shared
+
+
+@pytest.mark.parametrize("label", ["default", "four", "three"])
+def test_the_input_row_is_the_same_in_every_sentence_so_attention_makes_the_difference(
+        runs, label: str) -> None:
+    """Same receiver word at the same place: numpy's input row E is identical in every
+    sentence, the + E rows shown are digit for digit the same, and the voice draws the
+    conclusion that every difference in E′ comes through attention."""
+    ws, numpy, _, last = setup(label)
+    names = list(ws.sentences)
+    for name in names[1:]:
+        assert np.array_equal(numpy[f"{name}.E"][last], numpy[f"{names[0]}.E"][last])
+    found = texts(runs[label]["OtherContext"], "updated rows")
+    for c in shown_indices(ws.d_model):
+        if c is None:
+            continue
+        shown = {one(found, f"{name}.E[{last}][{c}]")["text"] for name in names}
+        assert len(shown) == 1, (c, shown)
+    result = runs[label]["OtherContext"]
+    (said,) = [c for c in result["manifest"]["captions"] if "same in each sentence" in c["text"]]
+    assert "comes through attention" in said["text"]
+    assert said["words"] == {"w": ws.sentences[names[0]][last]}
+    assert "final “" in said["text"] and "same place" in said["text"]
+
+
+@pytest.mark.parametrize("label", ["default", "three", "four"])
+def test_the_second_heads_weights_and_value_rows_are_shown_too(runs, label: str) -> None:
+    """Not head 1 alone: head 2's weight of every token of the second sentence, with its
+    value row on the same line after it, numbers equal to numpy's."""
+    ws, numpy, _, _ = setup(label)
+    name = list(ws.sentences)[1]
+    result = runs[label]["OtherContext"]
+    found = texts(result, "second head's values")
+    for j in range(ws.length):
+        weight = one(found, f"{name}.h2.weights[{j}]")
+        assert reference.within_display(weight["text"], Style.FIXED3,
+                                        numpy[f"{name}.h2.weights"][j])
+        row = [t["box"] for t in found
+               if any(f[0].startswith(f"{name}.h2.V[{j}][") for f in t["figures"])]
+        assert len(row) == 1, (j, row)
+        box = weight["box"]
+        assert box[2] < row[0][0] and abs(middle(box)[1] - middle(row[0])[1]) < 0.05
+        assert not showing(found, f"{name}.h1.weights[{j}]"), "head 1's left its place"
+    said = [c["text"] for c in result["manifest"]["captions"]]
+    assert any(text.startswith("Head 2 does the same with its own weights") for text in said)
+
+
+def test_a_predicted_word_the_viewer_may_not_know_is_explained(runs) -> None:
+    ws = load_worksheet(DEFAULT_WORKSHEET)
+    result = runs["default"]["OtherContext"]
+    assert ws.vocab[compute_values(ws).value("cheque.prediction")] == "teller"
+    (said,) = [c for c in result["manifest"]["captions"] if c["text"].startswith("A “")]
+    assert said["text"] == "A “teller” is a bank clerk." and said["words"] == {"w": "teller"}
+    found = texts(result, "prediction")
+    prediction = next(t for t in found if t["text"].startswith("→ “teller”"))
+    (gloss,) = [t for t in found if t["text"] == "“teller”: a bank clerk"]
+    assert abs(middle(gloss["box"])[1] - middle(prediction["box"])[1]) < 0.1
+    assert gloss["box"][0] > prediction["box"][2]
+
+
+def test_the_readings_numbers_are_larger_than_the_floor(runs) -> None:
+    """The two readings keep their numbers at least a size 16 (the rules' floor is 15)."""
+    found = texts(runs["default"]["OtherContext"], "same word")
+    sizes = [t["font_size"] for t in found if t["figures"] and t["kind"] != "word"]
+    assert sizes and min(sizes) >= 16.0, min(sizes)

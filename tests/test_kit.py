@@ -132,6 +132,44 @@ def test_a_weight_cell_reads_at_every_weight_in_every_head_colour() -> None:
         assert light < weight_cell(colour, 1.0, 0.5, 0.3)[0].get_fill_opacity()
 
 
+
+def test_a_mask_grid_lights_no_masked_cell_and_opens_the_allowed_ones_as_clip_14() -> None:
+    """Clip 14 fills a masked cell (a source later than its receiver) with the opaque
+    neutral fill and leaves the colour to the cells a receiver may attend to; the kit's
+    mask grid, without weights, leaves those open. Its legend names both, allowed first;
+    called with sizes only (as older callers do), it has no legend."""
+    from manim import Square, VGroup
+
+    from scenes.kit.palette import NEUTRAL_FILL
+    from scenes.kit.topic import MASK_TEXTS, mask_grid
+
+    named: list[str] = []
+
+    def label(text: str) -> VGroup:
+        named.append(text)
+        return VGroup(Square(0.1))
+
+    tokens = 5
+    grid = mask_grid(tokens, 1.5, label)
+    assert len(grid) == tokens * tokens and len(grid.cells) == tokens
+    for r, row in enumerate(grid.cells):
+        for c, cell in enumerate(row):
+            fill = (cell.get_fill_color().to_hex().upper(), float(cell.get_fill_opacity()))
+            if c > r:
+                assert fill == (NEUTRAL_FILL.upper(), 1.0), (r, c, fill)
+            else:
+                assert fill[1] == 0.0, (r, c, fill)
+            assert abs(cell.width - 1.5 / tokens) < 1e-9
+    assert grid.cells[0][0].get_x() < grid.cells[0][1].get_x()
+    assert grid.cells[0][0].get_y() > grid.cells[1][0].get_y()  # receivers run down
+    assert MASK_TEXTS == ("may attend", "masked") and named == list(MASK_TEXTS)
+    allowed, masked = (entry[0] for entry in grid.legend)
+    assert float(allowed.get_fill_opacity()) == 0.0
+    assert (masked.get_fill_color().to_hex().upper(), float(masked.get_fill_opacity())) \
+        == (NEUTRAL_FILL.upper(), 1.0)
+    assert allowed.get_y() > masked.get_y()
+    assert len(mask_grid(3, 0.6).legend) == 0
+
 def test_cued_steps_start_where_their_words_stand_in_the_caption() -> None:
     from manim import Square
 

@@ -131,8 +131,65 @@ def test_each_copied_block_carries_its_shape_and_pytorch_stores_out_by_in(
 def test_the_mask_has_clip_14s_legend(shown, label: str) -> None:
     texts = set(_texts(shown[label], "the call"))
     assert {"receivers ↓", "sources →", "masked: a later source (True)",
-            "allowed (False)"} <= texts
+            "may attend (False)"} <= texts
     assert "True means blocked" in _said(shown[label])
+
+
+@pytest.mark.parametrize("label", list(WORKSHEETS))
+def test_causal_is_defined_when_the_mask_is_handed_over(shown, label: str) -> None:
+    (said,) = [c["text"] for c in shown[label]["manifest"]["captions"]
+               if c["text"].startswith("attn_mask=causal")]
+    assert "a source may not be later than its receiver" in said, said
+
+
+def _section(result: dict[str, Any], name: str) -> list[dict[str, Any]]:
+    return next(s for s in result["sections"] if s["name"] == name)["texts"]
+
+
+def _middle(box: list[float]) -> tuple[float, float]:
+    return (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
+
+
+@pytest.mark.parametrize("label", GRID_WORKSHEETS)
+@pytest.mark.parametrize("section", ["what comes back", "agreement"])
+def test_every_grid_names_its_rows_and_columns_by_token(shown, label: str,
+                                                        section: str) -> None:
+    """Each receiver's word stands left of the grids, one per row from the top down, evenly
+    spaced; above every grid, each source's word (or its first letters) in sentence order,
+    on one line, evenly spaced."""
+    ws = load_worksheet(WORKSHEETS[label])
+    tokens = ws.sentences[ws.walkthrough]
+    grids = ws.n_heads * (2 if section == "agreement" else 1)
+    texts = _section(shown[label], section)
+    lines: dict[float, list[dict[str, Any]]] = {}
+    for t in texts:
+        lines.setdefault(round(t["box"][1], 2), []).append(t)
+    columns = []
+    for line in lines.values():
+        line.sort(key=lambda t: t["box"][0])
+        for start in range(0, len(line) - len(tokens) + 1):
+            run = line[start:start + len(tokens)]
+            if all(t["text"] and token.startswith(t["text"]) for t, token in
+                   zip(run, tokens, strict=True)):
+                columns.append(run)
+    assert len(columns) == grids, [[t["text"] for t in run] for run in columns]
+    for run in columns:
+        xs = [_middle(t["box"])[0] for t in run]
+        steps = np.diff(xs)
+        assert steps.min() > 0 and steps.max() - steps.min() < 0.02, xs
+    left = min(t["box"][0] for run in columns for t in run)
+    rows = []
+    for token in tokens:  # the word, left of every grid, the highest not yet taken
+        candidates = sorted((t for t in texts if t["text"] == token and t["kind"] == "word"
+                             and t["box"][2] < left and t not in rows),
+                            key=lambda t: -t["box"][1])
+        assert candidates, token
+        rows.append(candidates[0])
+    ys = [_middle(t["box"])[1] for t in rows]
+    steps = -np.diff(ys)
+    assert steps.min() > 0 and steps.max() - steps.min() < 0.02, ys
+    assert abs(steps.mean() - (np.diff([_middle(t["box"])[0] for t in columns[0]]).mean())) \
+        < 0.02, "square cells: rows as far apart as columns"
 
 
 @pytest.mark.parametrize("label", list(WORKSHEETS))
@@ -179,6 +236,11 @@ def _drawn(worksheet: str) -> dict[str, Any]:
                                                   float(box.get_top()[1])]))
             return made
 
+        def numbers(self) -> None:  # the grids as the agreement leaves them
+            members = {id(m) for m in self.get_mobject_family_members()}
+            on_screen.extend(id(g) in members for pair in self.pairs for g in pair)
+            super().numbers()
+
         def returned(self) -> None:  # the code as it stood during the call
             code.extend([float(line.get_left()[0]), float(line.get_bottom()[1]),
                          float(line.get_right()[0]), float(line.get_top()[1])]
@@ -186,6 +248,7 @@ def _drawn(worksheet: str) -> dict[str, Any]:
             super().returned()
 
     code: list[list[float]] = []
+    on_screen: list[bool] = []
 
     def fills(cells: Any) -> list[tuple[str, float]]:
         return [(cell.get_fill_color().to_hex().upper(), float(cell.get_fill_opacity()))
@@ -197,13 +260,14 @@ def _drawn(worksheet: str) -> dict[str, Any]:
         scene = Watched(skip_animations=True)
         scene.renderer.camera.capture_mobjects = lambda *_, **__: None
         scene.render()
-    shown = {id(m) for m in scene.get_mobject_family_members()}
     captions = [c["text"] for c in scene.manifest()["captions"]]
     return {
         "grids": [{"source": g.source, "head": g.head, "x": float(g.get_x()),
-                   "y": float(g.get_y()), "on screen": id(g) in shown,
+                   "y": float(g.get_y()), "on screen": seen,
                    "cells": [fills(row) for row in g.cells]}
-                  for pair in scene.pairs for g in pair],
+                  for (pair, seen) in zip((g for pair in scene.pairs for g in pair),
+                                          on_screen, strict=True)
+                  for g in [pair]],
         "mask": fills(scene.mask[0]),
         "outlines": [(captions[i], box) for i, box in outlines if i < len(captions)],
         "code": code,
@@ -280,12 +344,99 @@ def test_passing_e_outlines_the_three_inputs_not_the_mask(drawn, label: str) -> 
     assert mask_box[3] < inputs[1] and mask_box[1] < mask[1]  # then the mask line
 
 
+def _row_beside(texts: list[dict[str, Any]], name: dict[str, Any]) -> list[dict[str, Any]]:
+    """The texts on ``name``'s line, to its right, from left to right."""
+    middle = _middle(name["box"])[1]
+    return sorted((t for t in texts if abs(_middle(t["box"])[1] - middle) < 0.06
+                   and t["box"][0] > name["box"][2]), key=lambda t: t["box"][0])
+
+
 @pytest.mark.parametrize("label", list(WORKSHEETS))
-def test_the_agreement_shows_both_layers_numbers_and_the_measured_gap(shown,
-                                                                      label: str) -> None:
-    """A few of the first head's last-receiver weights, from each layer, each equal to
-    numpy's to the last digit; the largest differences torch measures here against numpy,
-    under the bound shown, in the width the lesson computes in."""
+def test_the_proof_lists_each_heads_strongest_weights_at_the_receiver(shown,
+                                                                       label: str) -> None:
+    """Not the first sources' weights (often the smallest) but, per head, the sources
+    numpy finds heaviest at the last receiver, each named, its weight from the scratch
+    layer then from PyTorch, both equal to numpy's to the last digit."""
+    ws = load_worksheet(WORKSHEETS[label])
+    doc = ws.document
+    first = next(iter(doc["sentences"]))
+    tokens = doc["sentences"][first]
+    case = reference.sentence(doc, first)
+    texts = _section(shown[label], "numbers")
+    count = 2 if ws.n_heads > 1 else 3
+    for h, head in enumerate(case["heads"], start=1):
+        row = head["A"][-1]
+        heaviest = np.argsort(-row, kind="stable")[:count]
+        (name,) = [t for t in texts if t["text"] == f"Head {h}"]
+        last = len(row) - 1
+        heights = []
+        for j in heaviest:
+            keys = [{f"{first}.h{h}.A[{last}][{j}]"},
+                    {f"mha.single.weights[{h - 1}][{last}][{j}]"}]
+            found = [(word, _row_beside(texts, word)[:2]) for word in texts
+                     if word["text"] == tokens[j] and word["kind"] == "word"]
+            found = [(word, pair) for word, pair in found
+                     if [{f[0] for f in t["figures"]} for t in pair] == keys]
+            assert len(found) == 1, (h, j, len(found))
+            word, (ours, theirs) = found[0]
+            assert word["box"][0] > name["box"][2], "the word after its head's name"
+            for text in (ours, theirs):
+                assert reference.within_display(text["text"], Style.FIXED3, row[j]), (h, j)
+            heights.append(_middle(word["box"])[1])
+        assert abs(heights[0] - _middle(name["box"])[1]) < 0.06, "on the head's line"
+        assert all(a > b for a, b in pairwise(heights)), "heaviest first, downwards"
+    said = _said(shown[label])
+    assert f"At the receiver “{tokens[-1]}”, each head's strongest weights" in said
+
+
+@pytest.mark.parametrize("label", list(WORKSHEETS))
+def test_the_receivers_update_row_stands_in_numbers_from_both_layers(shown,
+                                                                     label: str) -> None:
+    """ΔE is more than a shape: the receiver's row from the scratch layer, and under it
+    PyTorch's, each shown coordinate equal to numpy's update to the last digit."""
+    ws = load_worksheet(WORKSHEETS[label])
+    doc = ws.document
+    first = next(iter(doc["sentences"]))
+    update = reference.sentence(doc, first)["delta"][-1]
+    texts = _section(shown[label], "numbers")
+    assert "the receiver's row of ΔE" in {t["text"] for t in texts}
+    for layer, key in (("scratch", "mha.scratch_delta"), ("PyTorch", "mha.library_delta")):
+        rows = [_row_beside(texts, t) for t in texts if t["text"] == layer]
+        (numbers,) = [[t for t in row if t["figures"]] for row in rows
+                      if any(t["figures"] for t in row)
+                      and all(f[0].startswith(key) for t in row for f in t["figures"])]
+        assert numbers, layer
+        for text in numbers:
+            ((figure, _),) = text["figures"]
+            c = int(figure[len(key) + 1:-1])
+            assert reference.within_display(text["text"], Style.FIXED3, update[c]), (layer, c)
+        assert int(numbers[0]["figures"][0][0][len(key) + 1:-1]) == 0
+    assert "So does the receiver's row of ΔE" in _said(shown[label])
+
+
+@pytest.mark.parametrize("label", list(WORKSHEETS))
+def test_the_clip_says_once_that_the_notebooks_float32_shows_the_same_digits(
+        shown, label: str) -> None:
+    """The notebook computes in float32 and we show float64: numpy, in both widths, gives
+    the same three decimals for every weight and the whole update, and the clip says so,
+    once, with the width bound to its value."""
+    ws = load_worksheet(WORKSHEETS[label])
+    first = next(iter(ws.document["sentences"]))
+    wide = reference.narrow_call(ws.document, first, np.float64)
+    narrow = reference.narrow_call(ws.document, first, np.float32)
+    for ours, theirs in zip(wide, narrow, strict=True):
+        assert np.array_equal(np.round(ours, 3), np.round(theirs.astype(np.float64), 3))
+    captions = [c for c in shown[label]["manifest"]["captions"] if "notebook" in c["text"]]
+    assert len(captions) == 1, [c["text"] for c in captions]
+    assert captions[0]["text"] == ("The lesson's notebook computes with 32-bit numbers: to the "
+                                   "digits shown here, its numbers are the same.")
+    assert [f["key"] for f in captions[0]["figures"]] == ["mha.notebook.bits"]
+
+
+@pytest.mark.parametrize("label", list(WORKSHEETS))
+def test_the_agreement_shows_the_measured_gap(shown, label: str) -> None:
+    """The largest differences torch measures here against numpy, under the bound shown,
+    in the width the lesson computes in."""
     import torch
 
     from worksheet.model import TinyLM, to_pytorch
@@ -294,23 +445,7 @@ def test_the_agreement_shows_both_layers_numbers_and_the_measured_gap(shown,
     doc = ws.document
     first = next(iter(doc["sentences"]))
     case = reference.sentence(doc, first)
-    row = case["heads"][0]["A"][-1]
-    section = next(s for s in shown[label]["sections"] if s["name"] == "agreement")
-    def numbers_beside(name: dict[str, Any]) -> list[dict[str, Any]]:
-        """The numbers on ``name``'s line, to its right, from left to right."""
-        middle = (name["box"][1] + name["box"][3]) / 2
-        return sorted((t for t in section["texts"] if t["figures"]
-                       and abs((t["box"][1] + t["box"][3]) / 2 - middle) < 0.05
-                       and t["box"][0] > name["box"][2]), key=lambda t: t["box"][0])
-
-    for layer in ("scratch", "PyTorch"):
-        rows = [[t for t in numbers_beside(name) if all(
-                    ".A[" in key or "mha.single.weights[" in key for key, _ in t["figures"])]
-                for name in section["texts"] if name["text"] == layer]
-        (numbers,) = [row for row in rows if row]  # the grids' names have none beside them
-        assert 1 <= len(numbers) <= len(row)
-        for j, text in enumerate(numbers):
-            assert reference.within_display(text["text"], Style.FIXED3, row[j]), (layer, j)
+    section = next(s for s in shown[label]["sections"] if s["name"] == "numbers")
     model = TinyLM.from_worksheet(ws)
     E = torch.tensor(reference.embed(doc, first))
     with torch.no_grad():
@@ -321,4 +456,4 @@ def test_the_agreement_shows_both_layers_numbers_and_the_measured_gap(shown,
     shown_texts = {t["text"] for t in section["texts"]}
     assert max(gaps) < NOISE and f"< {NOISE:.0e}".replace("-", MINUS) in shown_texts
     bits = np.finfo(A.numpy().dtype).bits
-    assert f"computed in float{bits}: equal up to its rounding" in shown_texts
+    assert f"computed with {bits}-bit numbers: equal up to rounding" in shown_texts

@@ -82,7 +82,7 @@ from torch.nn import functional as F
 from torch.optim.adamw import adamw
 
 from worksheet.errors import ExperimentError, WorksheetError
-from worksheet.formatting import Style
+from worksheet.formatting import Style, format_value
 from worksheet.model import (
     DTYPE,
     AttentionLM,
@@ -366,6 +366,10 @@ def _sentence(sheet: _Sheet, ws: Worksheet, model: TinyLM, name: str) -> None:
     sheet.put(f"{name}.prediction", int(probs.argmax()), _I)
     if name in ws.lesson.targets:
         sheet.put(f"{name}.target", ws.vocab.index(ws.lesson.targets[name]), _I)
+    # Whether the receiver's input row is the walkthrough receiver's: then any difference
+    # between the two sentences' E′ rows comes through attention alone.
+    first = model.embed(torch.tensor([ws.ids(ws.walkthrough)]))[0, -1]
+    sheet.put(f"{name}.same_input", int(bool(torch.equal(E[-1], first))), _I)
 
 
 def _shapes(sheet: _Sheet, ws: Worksheet) -> None:
@@ -477,6 +481,18 @@ def _mha(sheet: _Sheet, ws: Worksheet, model: TinyLM) -> None:
     sheet.shape("mha.single.A", A_lib)
     sheet.put("mha.single.weights", A_lib, _F3)
     sheet.put("mha.single.bits", torch.finfo(A_lib.dtype).bits, _C)
+    # The lesson's notebook runs the same call in float32: whether its weights and its
+    # update show the same three decimals as ours.
+    narrow = to_pytorch(model.attention).float()
+    E_narrow = E_one.float()
+    with torch.no_grad():
+        delta_narrow, A_narrow = narrow(E_narrow, E_narrow, E_narrow,
+                                        attn_mask=causal_mask(len(E_one)),
+                                        average_attn_weights=False)
+    same = all(format_value(ours.tolist(), _F3) == format_value(theirs.double().tolist(), _F3)
+               for ours, theirs in ((A_lib, A_narrow), (delta_lib, delta_narrow)))
+    sheet.put("mha.notebook.bits", torch.finfo(A_narrow.dtype).bits, _C)
+    sheet.put("mha.notebook.agrees", int(same), _C)
 
 
 def _trained(sheet: _Sheet, ws: Worksheet) -> None:

@@ -3,10 +3,11 @@ models, patches, the lab): a content area above the subtitle band, a fresh stage
 section, tensor blocks, frames and grids."""
 
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from manim import (
     DOWN,
+    LEFT,
     RIGHT,
     UP,
     Animation,
@@ -42,12 +43,14 @@ __all__ = [
     "DARK_PIXEL",
     "FLAT_COLUMNS",
     "LIGHT_PIXEL",
+    "MASK_TEXTS",
     "SLAB_OFFSET",
     "LibraryScene",
     "arrow",
     "frame",
     "grid",
     "headers_above",
+    "mask_cell",
     "mask_grid",
     "place",
     "slab_stack",
@@ -113,18 +116,44 @@ def stretch_brackets(matrix: VGroup, extra: float, edge: Sequence[float]) -> Non
         bracket.stretch_to_fit_height(bracket.height + extra, about_edge=edge)
 
 
-def mask_grid(tokens: int, width: float) -> VGroup:
-    """A receivers × sources grid: allowed cells lit, future (masked) cells dark."""
-    cell = width / tokens
-    cells = VGroup()
+MASK_TEXTS = ("may attend", "masked")
+"""The legend's names for an allowed cell and a masked one."""
+
+
+def mask_cell(side: float, masked: bool, outline: bool = True) -> Square:
+    """A cell of a causal mask as clip 14 draws it: masked (a later source) in the neutral
+    fill, allowed left open; ``outline`` edges it faintly."""
+    return Square(side, stroke_color=FAINT, stroke_width=0.8 if outline else 0,
+                  fill_color=NEUTRAL_FILL if masked else PANEL,
+                  fill_opacity=1.0 if masked else 0.0)
+
+
+def mask_grid(tokens: int, width: float, label: Callable[[str], Mobject] | None = None,
+              texts: Sequence[str] = MASK_TEXTS) -> VGroup:
+    """A receivers × sources causal mask, ``width`` wide, in clip 14's colours: a source
+    later than its receiver masked (neutral fill), every other cell open.
+
+    The grid is the cells, row by row; ``cells`` holds them as rows. With ``label`` (a
+    scene's text maker), ``legend`` is a key of swatches named by ``texts`` (allowed,
+    then masked), for the caller to place; without, it is empty.
+    """
+    side = width / tokens
+    made = VGroup()
+    rows = []
     for r in range(tokens):
-        for c in range(tokens):
-            allowed = c <= r
-            cells.add(Square(cell, stroke_width=0.5, stroke_color=FAINT,
-                             fill_color=MUTED if allowed else NEUTRAL_FILL,
-                             fill_opacity=0.9 if allowed else 1.0)
-                      .move_to([c * cell, -r * cell, 0]))
-    return cells
+        row = [mask_cell(side, masked=c > r).move_to([c * side, -r * side, 0])
+               for c in range(tokens)]
+        made.add(*row)
+        rows.append(row)
+    made.cells = rows
+    made.legend = VGroup()
+    if label is not None:
+        allowed, masked = texts
+        made.legend = VGroup(*(VGroup(mask_cell(0.3, blocked), label(text))
+                               .arrange(RIGHT, buff=0.15)
+                               for blocked, text in ((False, allowed), (True, masked))))
+        made.legend.arrange(DOWN, buff=0.2, aligned_edge=LEFT)
+    return made
 
 
 def place(mob: Mobject, top: float = CONTENT_TOP, bottom: float = CONTENT_BOTTOM,
