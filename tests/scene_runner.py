@@ -21,6 +21,20 @@ from typing import Any
 from outline import SceneEntry
 from tests.crossing import drawn, glance, layout_faults
 
+PROBES = {"PyTorchLayer": "tests.test_pytorch_teaching:Probe"}
+"""Scenes whose tests read more than a dry run records: a mixin class (``module:name``)
+that takes notes during the run and gives them from its ``probed()``, as the run's
+``probed``. It is mixed into every dry run of the scene, so the tests need no run of
+their own."""
+
+
+def _probed(name: str, cls: type) -> type:
+    if name not in PROBES:
+        return cls
+    where, attribute = PROBES[name].split(":")
+    probe = getattr(importlib.import_module(where), attribute)
+    return type(cls.__name__, (probe, cls), {})
+
 
 def _run(entry: SceneEntry, worksheet: str, values: str = "") -> dict[str, Any]:
     os.environ["LECTURE_WORKSHEET"] = worksheet
@@ -34,7 +48,7 @@ def _run(entry: SceneEntry, worksheet: str, values: str = "") -> dict[str, Any]:
             cls = type(entry.name, (getattr(module, entry.family),), {"head": entry.head})
         else:
             cls = getattr(module, entry.name)
-        cls = _watched(cls)
+        cls = _probed(entry.name, _watched(cls))
         # A media folder per worker: Manim's text cache is not safe to share while writing.
         media = Path(tempfile.gettempdir()) / f"lecture-tests-media-{os.getpid()}"
         with tempconfig({"dry_run": True, "quality": "low_quality", "disable_caching": True,
@@ -45,11 +59,12 @@ def _run(entry: SceneEntry, worksheet: str, values: str = "") -> dict[str, Any]:
             scene.renderer.camera.capture_mobjects = lambda *_, **__: None
             scene.render()
             manifest = scene.manifest()  # inside the settings it ran with (frame rate)
+            probed = scene.probed() if entry.name in PROBES else None
     except Exception:  # reported to the test, which fails with the traceback
         return {"scene": entry.name, "error": traceback.format_exc()}
     return {"scene": entry.name, "error": None, "manifest": manifest,
             "faults": scene.layout_faults, "rests": scene.rests, "pointed": scene.pointed,
-            "changes": scene.changes, "outlined": scene.outlined,
+            "changes": scene.changes, "outlined": scene.outlined, "probed": probed,
             "sections": [{"name": s.name, "texts": [asdict(t) for t in s.texts]}
                          for s in scene.sections]}
 

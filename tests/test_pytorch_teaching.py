@@ -6,13 +6,8 @@ shaded from the weights recomputed here in numpy, and a few of their numbers sid
 
 from __future__ import annotations
 
-import multiprocessing
-import os
-import tempfile
 from collections import Counter
-from concurrent.futures import ProcessPoolExecutor
 from itertools import pairwise
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -213,73 +208,60 @@ def test_only_one_outline_points_at_a_time(shown, label: str) -> None:
         assert last <= first + 0.01, (captions[caption]["text"], last, first)
 
 
-def _drawn(worksheet: str) -> dict[str, Any]:
-    """Dry-run the clip (in a fresh process, as the scene runner does) and read, at the
-    end, every weight grid (which layer, which head, where, each cell's fill), the mask's
-    cells, and each outline with the caption it was drawn for."""
-    os.environ["LECTURE_WORKSHEET"] = worksheet
-    os.environ["LECTURE_NARRATION"] = "none"
-    os.environ.pop("LECTURE_VALUES", None)
-    from manim import tempconfig
+class Probe:
+    """Mixed into every dry run of the clip (``tests.scene_runner.PROBES``): notes every
+    weight grid (which layer, which head, where, each cell's fill, whether it is on screen
+    when the agreement begins), the mask's cells, each outline with the caption it was
+    drawn for, and where the code's lines stood during the call."""
 
-    from scenes.pytorch import PyTorchLayer
+    def setup(self) -> None:
+        self.probe_outlines: list[tuple[int, list[float]]] = []
+        self.probe_code: list[list[float]] = []
+        self.probe_on_screen: list[bool] = []
+        super().setup()  # type: ignore[misc]
 
-    outlines: list[tuple[int, list[float]]] = []
+    def point_at(self, *mobs: Any, **kwargs: Any) -> Any:
+        made = super().point_at(*mobs, **kwargs)  # type: ignore[misc]
+        box = self._pointer  # type: ignore[attr-defined]
+        self.probe_outlines.append((len(self.captions), [  # type: ignore[attr-defined]
+            float(box.get_left()[0]), float(box.get_bottom()[1]), float(box.get_right()[0]),
+            float(box.get_top()[1])]))
+        return made
 
-    class Watched(PyTorchLayer):
-        def point_at(self, *mobs: Any, **kwargs: Any) -> Any:
-            made = super().point_at(*mobs, **kwargs)
-            box = self._pointer
-            outlines.append((len(self.captions), [float(box.get_left()[0]),
-                                                  float(box.get_bottom()[1]),
-                                                  float(box.get_right()[0]),
-                                                  float(box.get_top()[1])]))
-            return made
+    def numbers(self) -> None:  # the grids as the agreement finds them
+        members = {id(m) for m in self.get_mobject_family_members()}  # type: ignore[attr-defined]
+        self.probe_on_screen.extend(id(g) in members for pair in self.pairs  # type: ignore[attr-defined]
+                                    for g in pair)
+        super().numbers()  # type: ignore[misc]
 
-        def numbers(self) -> None:  # the grids as the agreement leaves them
-            members = {id(m) for m in self.get_mobject_family_members()}
-            on_screen.extend(id(g) in members for pair in self.pairs for g in pair)
-            super().numbers()
+    def returned(self) -> None:  # the code as it stood during the call
+        self.probe_code.extend([float(line.get_left()[0]), float(line.get_bottom()[1]),
+                                float(line.get_right()[0]), float(line.get_top()[1])]
+                               for line in self.code_lines)  # type: ignore[attr-defined]
+        super().returned()  # type: ignore[misc]
 
-        def returned(self) -> None:  # the code as it stood during the call
-            code.extend([float(line.get_left()[0]), float(line.get_bottom()[1]),
-                         float(line.get_right()[0]), float(line.get_top()[1])]
-                        for line in self.code_lines)
-            super().returned()
+    def probed(self) -> dict[str, Any]:
+        def fills(cells: Any) -> list[tuple[str, float]]:
+            return [(cell.get_fill_color().to_hex().upper(), float(cell.get_fill_opacity()))
+                    for cell in cells]
 
-    code: list[list[float]] = []
-    on_screen: list[bool] = []
-
-    def fills(cells: Any) -> list[tuple[str, float]]:
-        return [(cell.get_fill_color().to_hex().upper(), float(cell.get_fill_opacity()))
-                for cell in cells]
-
-    media = Path(tempfile.gettempdir()) / f"lecture-tests-media-{os.getpid()}"
-    with tempconfig({"dry_run": True, "quality": "low_quality", "disable_caching": True,
-                     "verbosity": "ERROR", "progress_bar": "none", "media_dir": str(media)}):
-        scene = Watched(skip_animations=True)
-        scene.renderer.camera.capture_mobjects = lambda *_, **__: None
-        scene.render()
-    captions = [c["text"] for c in scene.manifest()["captions"]]
-    return {
-        "grids": [{"source": g.source, "head": g.head, "x": float(g.get_x()),
-                   "y": float(g.get_y()), "on screen": seen,
-                   "cells": [fills(row) for row in g.cells]}
-                  for (pair, seen) in zip((g for pair in scene.pairs for g in pair),
-                                          on_screen, strict=True)
-                  for g in [pair]],
-        "mask": fills(scene.mask[0]),
-        "outlines": [(captions[i], box) for i, box in outlines if i < len(captions)],
-        "code": code,
-    }
+        captions = [c["text"] for c in self.manifest()["captions"]]  # type: ignore[attr-defined]
+        grids = [g for pair in self.pairs for g in pair]  # type: ignore[attr-defined]
+        return {
+            "grids": [{"source": g.source, "head": g.head, "x": float(g.get_x()),
+                       "y": float(g.get_y()), "on screen": seen,
+                       "cells": [fills(row) for row in g.cells]}
+                      for g, seen in zip(grids, self.probe_on_screen, strict=True)],
+            "mask": fills(self.mask[0]),  # type: ignore[attr-defined]
+            "outlines": [(captions[i], box) for i, box in self.probe_outlines
+                         if i < len(captions)],
+            "code": self.probe_code,
+        }
 
 
 @pytest.fixture(scope="module")
-def drawn() -> dict[str, dict[str, Any]]:
-    context = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(max_workers=2, mp_context=context) as pool:
-        made = pool.map(_drawn, [str(WORKSHEETS[label]) for label in GRID_WORKSHEETS])
-        return dict(zip(GRID_WORKSHEETS, made, strict=True))
+def drawn(shown) -> dict[str, dict[str, Any]]:
+    return {label: shown[label]["probed"] for label in GRID_WORKSHEETS}
 
 
 @pytest.mark.parametrize("label", GRID_WORKSHEETS)
