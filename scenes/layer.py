@@ -17,7 +17,6 @@ from manim import (
     Arrow,
     Create,
     FadeIn,
-    FadeOut,
     LaggedStart,
     Line,
     Mobject,
@@ -47,13 +46,22 @@ from scenes.kit import (
     shown_indices,
     vector,
 )
+from scenes.kit import joined as slots_of
+from scenes.kit.topic import mask_grid
 
 CARD_SIZE = 22
 CODE_SIZE = 19
 MAP_SIZE = 28
 """Label size of this file's model maps: the whole frame wide, legible at 480p."""
+QUERY_GAP = 0.6
+"""Gap between the joined W_Q and the wide query under it (before the page's scale)."""
+LEGIBLE_ENTRY = 15.5
+"""Smallest size a matrix entry is drawn at: legible at 480p, with a little to spare."""
 MIN_SCALE = 0.8
 """Smallest shrink that keeps the projections' smallest labels legible at 480p."""
+POINTER_ROOM = 0.22
+"""Gap between a row of numbers and its brackets, so that the outline round an end
+number (a pointer's, 0.08 out) stays clear of the bracket."""
 
 HEAD_CODE = """
 def head(E, W_Q, W_K, W_V):
@@ -94,14 +102,6 @@ def flow(cards: list[Mobject], colour: str = MUTED, buff: float = 0.5) -> VGroup
     return group
 
 
-def stack(frame: Mobject, colours: list[str], step: float = 0.1) -> VGroup:
-    """Copies of ``frame`` offset behind it, one per head: the stage repeats per head."""
-    copies = VGroup()
-    for i, colour in reversed(list(enumerate(colours))):
-        copies.add(frame.copy().set_stroke(colour, opacity=1.0).shift((RIGHT + DOWN) * step * i))
-    return copies
-
-
 class RolesAndShapes(LectureScene):
     """Where the heads sit in the model; the final receiver's row of E, what its
     coordinates mean, and head 1's three matrices turning it into its query, key and value;
@@ -132,17 +132,15 @@ class RolesAndShapes(LectureScene):
         heading = self.title("Where the heads sit in the model")
         whole = model_map(self, lit=("heads",), size=MAP_SIZE).move_to(DOWN * 0.2)
         stages = whole.stages
-        self.tell("Here is the whole model. Each token's row starts as a token embedding "
-                  "plus a position embedding.", Write(heading), fade_in(whole),
+        self.tell("Each token's row starts as a token embedding plus a position embedding.",
+                  Write(heading), fade_in(whole),
                   cues=[("Each", lambda: self.point_at(stages["embeddings"]))])
-        self.tell("Every head reads those rows; their messages are joined, and W_O mixes "
-                  "them into an update.",
+        self.tell("Every head reads the rows; W_O mixes their joined messages into an update "
+                  "added to each row, and the MLP predicts.",
                   cues=[("Every", lambda: self.point_at(stages["heads"])),
+                        ("W_O", lambda: self.point_at(stages["W_O"])),
                         ("joined", lambda: self.point_at(stages["concat"])),
-                        ("W_O", lambda: self.point_at(stages["W_O"]))])
-        self.tell("The update is added to each row, and the last row goes through the MLP to "
-                  "predict the next word.",
-                  cues=[("added", lambda: self.point_at(stages["residual"])),
+                        ("added", lambda: self.point_at(stages["residual"])),
                         ("MLP", lambda: self.point_at(stages["MLP"], stages["prediction"]))])
         return heading, whole
 
@@ -197,10 +195,53 @@ class RolesAndShapes(LectureScene):
         uses = VGroup(self.label("query · key  →  how well they match  →  weight", 22),
                       self.label("weight × value  →  part of the receiver's message", 22))
         uses.arrange(DOWN, buff=0.2, aligned_edge=LEFT)
-        picture = VGroup(source, VGroup(maker, rows, blocks), uses).arrange(DOWN, buff=0.4)
+        picture = VGroup(source, VGroup(maker, rows, blocks), uses).arrange(DOWN, buff=0.25)
+        working = self.working(picked)
+        working.next_to(blocks, DOWN, buff=0.25).set_x(uses.get_x())
+        picture.add(working)
         picture.source, picture.maker, picture.rows = source, maker, rows
-        picture.blocks, picture.uses = blocks, uses
+        picture.blocks, picture.uses, picture.working = blocks, uses, working
         return picture
+
+    def working(self, picked: list[int]) -> VGroup:
+        """Two worked lines for head 1: the query's first coordinate as the receiver's row
+        times W_Q's first column, term by term; then the strongest source's key and its dot
+        product with the query. Each line has ``spoken`` (the template the voice reads) and
+        ``spoken_keys``; the key's line also ``spoken_words``."""
+        colour, last = self.head_colour(1), self.last
+        first = 1  # head 1, the head this clip follows
+        terms, slots = [], {}
+        for r in shown_indices(self.ws.d_model):
+            if r is None:
+                terms.append("…")
+                continue
+            slots[f"e{r}"] = f"{self.s}.E[{last}][{r}]"
+            slots[f"w{r}"] = f"params.h{first}.W_Q[{r}][0]"
+            terms.append(f"{{e{r}}} × {{w{r}}}")
+        slots["q"] = f"{self.s}.h{first}.Q[{last}][0]"
+        sum_template = " + ".join(terms) + " = {q}"
+        query = self.bound("q, first coordinate:  " + sum_template, 20, colour, **slots)
+        query.spoken, query.spoken_keys = sum_template, slots
+        top = self.v.value(f"{self.s}.h{first}.top_source")
+        inner, keys = vector("k", f"{self.s}.h{first}.K[{top}]", self.ws.d_head)
+        dot_terms, dot_slots = [], {}
+        for c in shown_indices(self.ws.d_head):
+            if c is None:
+                dot_terms.append("…")
+                continue
+            dot_slots[f"q{c}"] = f"{self.s}.h{first}.Q[{last}][{c}]"
+            dot_slots[f"k{c}"] = f"{self.s}.h{first}.K[{top}][{c}]"
+            dot_terms.append(f"{{q{c}}} × {{k{c}}}")
+        dot_slots["d"] = f"{self.s}.h{first}.dots[{top}]"
+        dot_template = " + ".join(dot_terms) + " = {d}"
+        words = {"w": self.tokens[top]}
+        key = self.bound("key of “{w}”:  " + inner, 20, colour, words=words, **keys)
+        match = self.bound("q · k:  " + dot_template, 20, colour, **dot_slots)
+        key.spoken, key.spoken_keys, key.spoken_words = inner, keys, words
+        match.spoken, match.spoken_keys = dot_template, dot_slots
+        lines = VGroup(query, key, match).arrange(DOWN, buff=0.3, aligned_edge=LEFT)
+        lines.query, lines.key, lines.match = query, key, match
+        return lines
 
     def roles(self, heading: Mobject, previous: Mobject) -> tuple[Mobject, Mobject]:
         """The final receiver's row of E and what its coordinates mean; then head 1's three
@@ -215,37 +256,51 @@ class RolesAndShapes(LectureScene):
         source, blocks = picture.source, picture.blocks
         heading, title = self.new_title(heading, "Queries ask, keys advertise, values carry")
         word = {"w": self.tokens[self.last]}
-        self.tell("Follow the receiver, the final “{w}”, at position {p}: here is its row of "
-                  "E, position added.", self.gone(previous), title, fade_in(source),
-                  cues=[("row", lambda: self.point_at(source.row.body))], words=word,
+        self.tell("Follow the receiver, the final “{w}”, at position {p}: its row of E has "
+                  "one coordinate per named feature.", self.gone(previous), title,
+                  fade_in(source),
+                  cues=[("row", lambda: self.point_at(source.row.body)),
+                        ("named", lambda: self.point_at(source.names))], words=word,
                   p=f"dims.positions[{self.last}]")
-        named = {f"f{c}": self.ws.lesson.features[c] for c in range(self.ws.d_model)}
-        listing = ENGLISH.join(["{" + slot + "}" for slot in named])
-        self.tell("We named each coordinate in this hand-made worksheet: " + listing
-                  + "; a trained model's seldom have names.",
-                  cues=[("name", lambda: self.point_at(source.names))], words=named)
         self.section("roles")
-        self.tell("Head {h} multiplies this row by three matrices of its own: W_Q, W_K and "
-                  "W_V.", fade_in(picture.maker, picture.rows),
-                  cues=[(f"W_{kind}", lambda block=block: AnimationGroup(
-                      fade_in(block.matrix), self.point_at(block.matrix)))
-                        for kind, block in zip("QKV", blocks, strict=True)],
-                  h="dims.head_numbers[0]")
-        says = {"Q": ("The row times W_Q gives its query, ", ": what “{w}” is looking for;"),
-                "K": ("times W_K, its key, ", ": what it can be found by;"),
-                "V": ("and times W_V, its value, ", ": what it passes on if chosen.")}
+        says = {"Q": ("Head {h}'s own W_Q turns the row into its query, ",
+                      ": what “{w}” looks for;"),
+                "K": ("its W_K into its key, ", ": what it can be found by;"),
+                "V": ("and its W_V into its value, ", ": what it passes on.")}
         for (kind, name), block in zip((("Q", "q"), ("K", "k"), ("V", "v")), blocks,
                                        strict=True):
             inner, keys = vector(name, f"{self.s}.h1.{kind}[{self.last}]", self.ws.d_head)
             opening, closing = says[kind]
-            self.tell(opening + inner + closing, cues=[(f"W_{kind}", lambda block=block:
-                      AnimationGroup(fade_in(block.result, block.role), self.point_at(
-                          source.row.body, block.matrix, block.result, each=True)))],
-                      words=word, **keys)
+            shown = [fade_in(picture.maker, picture.rows)] if kind == "Q" else []
+            self.tell(opening + inner + closing, *shown, cues=[(f"W_{kind}", lambda block=block:
+                      AnimationGroup(fade_in(block.matrix, block.result, block.role),
+                                     self.point_at(source.row.body, block.matrix,
+                                                   block.result, each=True)))],
+                      words=word, **keys, **({"h": "dims.head_numbers[0]"} if kind == "Q"
+                                             else {}))
+        working = picture.working
+        W_Q = blocks[0].matrix
+        column = VGroup(*(cells[0] for cells in W_Q.cells))
+        self.tell("Its first coordinate is the row times W_Q's first column, added up: "
+                  + working.query.spoken + ".",
+                  fade_in(working.query),
+                  cues=[("row times", lambda: self.point_at(source.row.body, column, each=True)),
+                        ("added", lambda: self.point_at(working.query, buff=0.06))],
+                  **working.query.spoken_keys)
+        key, match = working.key, working.match
+        self.section("a source's key")
+        self.tell("Dotted with the key of “{w}”, " + key.spoken + ", the query gives "
+                  + match.spoken + ": how well they match.",
+                  cues=[("key of", lambda: AnimationGroup(fade_in(key),
+                                                          self.point_at(key, buff=0.06))),
+                        ("the query gives", lambda: AnimationGroup(
+                            fade_in(match), self.point_at(match, buff=0.06)))],
+                  words=key.spoken_words, **{**key.spoken_keys, **match.spoken_keys})
         uses = picture.uses
-        self.tell("Its query meets every source's key: a good match gives a large weight, "
-                  "which scales that source's value.",
-                  cues=[("meets", lambda: AnimationGroup(fade_in(uses[0]),
+        self.section("what they are for")
+        self.tell("A good match gives a large weight, which scales that source's value.",
+                  fade_out(*working),
+                  cues=[("match", lambda: AnimationGroup(fade_in(uses[0]),
                                                          self.point_at(uses[0]))),
                         ("scales", lambda: AnimationGroup(fade_in(uses[1]),
                                                           self.point_at(uses[1])))])
@@ -260,7 +315,9 @@ class RolesAndShapes(LectureScene):
         scale d_k written on its card as it is said."""
         self.section("inside a head")
         project = flow([
-            card(self.shape("E", "shapes.E")),
+            card(self.shape("E", "shapes.E"),
+                 self.bound("{n} tokens,", CARD_SIZE - 2, MUTED, n="dims.tokens"),
+                 self.bound("{m} coordinates each", CARD_SIZE - 2, MUTED, m="dims.d_model")),
             card(self.shape("W_Q", "shapes.W_Q"), self.shape("W_K", "shapes.W_K"),
                  self.shape("W_V", "shapes.W_V")),
             card(self.shape("Q", "shapes.Q"), self.shape("K", "shapes.K"),
@@ -276,13 +333,17 @@ class RolesAndShapes(LectureScene):
         ])
         body = VGroup(project, attend).arrange(DOWN, buff=0.45)
         fit(body, 12.4)
-        frame = Rectangle(width=body.width + 0.5, height=body.height + 0.5, stroke_width=2)
+        frame = Rectangle(width=body.width + 0.5, height=body.height + 0.5, stroke_width=2,
+                          stroke_color=MUTED)
         frame.move_to(body)
-        frames = stack(frame, [self.head_colour(h) for h in range(1, self.ws.n_heads + 1)])
-        label = self.bound("in each head (heads: {h})", 20, MUTED, h="dims.heads")
+        frames = VGroup(frame)
+        label = VGroup(self.bound("in each head (heads: {h}), with its own matrices:", 20, MUTED,
+                                  h="dims.heads"),
+                       *(self.head_label(h, 20) for h in range(1, self.ws.n_heads + 1)))
+        label.arrange(RIGHT, buff=0.25)
         group = VGroup(frames, body)
         group.next_to(heading, DOWN, buff=0.7)
-        label.next_to(frames[-1], UP, buff=0.08).align_to(frames[-1], LEFT)
+        label.next_to(frame, UP, buff=0.1).align_to(frame, LEFT)
         group.add(label)
         heading, title = self.new_title(heading, "Every matrix in the layer, and its shape")
         cards = project.cards
@@ -290,24 +351,25 @@ class RolesAndShapes(LectureScene):
         def step(flow_: VGroup, i: int) -> Animation:
             return AnimationGroup(flow_.step(i), self.point_at(flow_.cards[i]))
 
-        self.tell("In each head, E, {e}, meets W_Q, W_K and W_V, each {w}; out come Q, K and "
-                  "V, {q} each.", self.gone(previous), title, fade_in(frames, label),
-                  project.step(0), cues=[("{e}", lambda: self.point_at(cards[0])),
-                                         ("{w}", lambda: step(project, 1)),
-                                         ("{q}", lambda: step(project, 2))],
-                  e="shapes.E", w="shapes.W_Q", q="shapes.Q")
+        self.tell("In each head, E is {e}: {n} tokens, {m} coordinates each.",
+                  self.gone(previous), title, fade_in(frames, label), project.step(0),
+                  cues=[("{e}", lambda: self.point_at(cards[0]))],
+                  e="shapes.E", n="dims.tokens", m="dims.d_model")
+        self.tell("It meets W_Q, W_K and W_V, each {w}; out come Q, K and V, {q} each.",
+                  cues=[("{w}", lambda: step(project, 1)), ("{q}", lambda: step(project, 2))],
+                  w="shapes.W_Q", q="shapes.Q")
         scores = attend.cards[0]
         frame_, (formula, scale, shape) = scores
-        self.tell("Q times Kᵀ, {kt}, scores each receiver against each source, {s}, "
-                  "divided by √d_k: d_k = {d}, one head's key width.",
+        self.tell("Q times Kᵀ, {kt}, gives the scores, {s}, divided by √d_k: d_k = {d}, one "
+                  "head's key width.",
                   cues=[("Kᵀ", lambda: step(project, 3)),
                         ("scores", lambda: AnimationGroup(fade_in(frame_, formula, shape),
                                                           self.point_at(scores))),
                         ("d_k =", lambda: fade_in(scale))],
                   kt="shapes.KT", s="shapes.scores", d="dims.d_head")
-        self.tell("The mask and softmax keep that shape, so A is {a}; H = AV is {h}, one "
-                  "message row per token.",
-                  cues=[("The", lambda: step(attend, 1)), ("H =", lambda: step(attend, 2))],
+        self.tell("The weights A keep that shape, {a}; H = AV is {h}, a message row per "
+                  "token.",
+                  cues=[("weights", lambda: step(attend, 1)), ("H =", lambda: step(attend, 2))],
                   a="shapes.A", h="shapes.H")
         return heading, group
 
@@ -339,16 +401,15 @@ class RolesAndShapes(LectureScene):
                   "width {d}.", self.gone(inside), title, fade_in(join.messages),
                   cues=[("head", lambda: self.point_at(*join.messages.rows, each=True))],
                   words=word, d="dims.d_head")
-        self.tell("Joining sets them side by side: one row of width {j}. Every token's row "
-                  "is joined the same way, giving {k}." if several else "With one head, "
-                  "joining keeps its coordinates: one row of width {j}. Every token's row is "
-                  "joined the same way, giving {k}.", cues=[
+        self.tell("Joining sets them side by side in one row of width {j}; for every token, "
+                  "{k}." if several else "With one head, joining keeps its coordinates: one "
+                  "row of width {j}; for every token, {k}.", cues=[
                       ("Joining" if several else "joining",
                        lambda: AnimationGroup(*join.moves)),
                       ("one row", lambda: AnimationGroup(fade_in(join.frame),
                                                          self.point_at(join.joined,
                                                                        *join.frame[:2]))),
-                      ("Every", lambda: AnimationGroup(fade_in(label), row.step(0),
+                      ("every", lambda: AnimationGroup(fade_in(label), row.step(0),
                                                        self.point_at(cards[0])))],
                   j="dims.joined", k="shapes.joined")
         self.after, self.join = row, join
@@ -368,28 +429,37 @@ class RolesAndShapes(LectureScene):
                            self.num(f"{self.s}.joined[{last}][{k}]", size,
                                     self.head_colour(k // d + 1))
                            for k in shown)).arrange(RIGHT, buff=0.3)
-        joined = VGroup(numbers, brackets(numbers))
+        joined = VGroup(numbers, brackets(numbers, pad=POINTER_ROOM))
         joined.numbers = numbers
-        matrix = self.matrix("params.W_O", rows=[k for k in shown if k is not None], size=22)
+        keys = ("delta", "E", "E_prime")
+        cells = [[self.label("…", size, MUTED) if c is None else
+                  self.num(f"{self.s}.{key}[{last}][{c}]", size) for c in shown]
+                 for key in keys]
+        # W_O's columns as wide apart as the result's, so each result sits under its column.
+        widest = max(cell.width for line in cells for cell in line)
+        entries = self.matrix("params.W_O", rows=[k for k in shown if k is not None], size=22)
+        entry = min(cell.width for row in entries.cells for cell in row)
+        matrix = self.matrix("params.W_O", rows=[k for k in shown if k is not None], size=22,
+                             h_buff=max(0.3, widest + 0.4 - entry))
         matrix.add(self.label("W_O", 24).next_to(matrix.brackets, UP, buff=0.15))
         times = self.label("×", 30).next_to(matrix.brackets, LEFT, buff=0.3)
         joined.next_to(times, LEFT, buff=0.3)
         for mob in (joined, times):
             mob.set_y(matrix.body.get_y())
         joined.add(self.label("joined row", 22, MUTED).next_to(joined, UP, buff=0.25))
-        keys = ("delta", "E", "E_prime")
-        cells = [[self.label("…", size, MUTED) if c is None else
-                  self.num(f"{self.s}.{key}[{last}][{c}]", size) for c in shown]
-                 for key in keys]
         grid = VGroup(*(cell for line in cells for cell in line))
         grid.arrange_in_grid(rows=len(keys), cols=len(shown), buff=(0.4, 0.45),
                              cell_alignment=RIGHT)
+        for place, _ in enumerate(shown):  # each column's right edge under W_O's
+            edge = max(row[place].get_right()[0] for row in matrix.cells)
+            for line in cells:
+                line[place].shift(RIGHT * (edge - line[place].get_right()[0]))
         lines = VGroup()
         for name, line in zip(("=  ΔE", "+  E", "=  E′"), cells, strict=True):
             row = VGroup(*line)
             span = Rectangle(width=grid.width, height=row.height)
             span.move_to([grid.get_x(), row.get_y(), 0])
-            sides = brackets(span, pad=0.1)
+            sides = brackets(span, pad=POINTER_ROOM)  # clear of a pointer's outline
             shown_line = VGroup(self.label(name, 26).next_to(sides, LEFT, buff=0.25), row,
                                 sides)
             shown_line.numbers = row
@@ -397,8 +467,7 @@ class RolesAndShapes(LectureScene):
         right = max(line[0].get_right()[0] for line in lines)
         for line in lines:
             line[0].shift(RIGHT * (right - line[0].get_right()[0]))
-        lines.next_to(VGroup(joined, times, matrix), DOWN, buff=0.4)
-        lines.align_to(joined, LEFT)
+        lines.shift(DOWN * (lines.get_top()[1] - (matrix.get_bottom()[1] - 0.4)))
         note = self.bound("rows of “{w}”", 20, MUTED, words={"w": self.tokens[last]})
         note.next_to(lines, RIGHT, buff=0.4)
         picture = VGroup(joined, times, matrix, lines, note)
@@ -424,8 +493,7 @@ class RolesAndShapes(LectureScene):
                  for place, k in enumerate(shown) if k is not None]
         dropped = [join.joined[k] for k in range(self.ws.d_model) if k not in shown]
         dots = [joined.numbers[place] for place, k in enumerate(shown) if k is None]
-        self.tell("W_O, {o}, mixes the joined row into the row of the update ΔE for “{w}”; "
-                  "ΔE is {d}.",
+        self.tell("W_O, {o}, mixes the joined row into “{w}”'s row of the update ΔE, {d}.",
                   fade_out(join.messages, join.frame, *dropped), *moves,
                   fade_in(joined[1], joined[2], *dots),
                   cues=[("W_O", lambda: AnimationGroup(
@@ -435,16 +503,47 @@ class RolesAndShapes(LectureScene):
                             row.step(2), fade_in(chain.note, lines[0]),
                             self.point_at(lines[0].numbers)))],
                   words=word, o="shapes.W_O", d="shapes.delta")
-        self.tell("Adding its row of E gives its row of E′ = E + ΔE, {p} in all;",
+        self.mixing_entry(chain)
+        self.tell("Adding its row of E gives its row of E′ = E + ΔE, {p};",
                   cues=[("Adding", lambda: AnimationGroup(fade_in(lines[1]),
                                                           self.point_at(lines[1].numbers))),
                         ("E′", lambda: AnimationGroup(row.step(3), fade_in(lines[2]),
                                                       self.point_at(lines[2].numbers)))],
                   p="shapes.E_prime")
-        self.tell("only this last row of E′, {r}, goes on to predict the next word.",
+        self.tell("only the last row, {r}, predicts the next word.",
                   cues=[("only", lambda: AnimationGroup(row.step(4), self.point_at(
                       cards[4], lines[2].numbers, each=True)))], r="shapes.last_row")
         return VGroup(page[0], chain)
+
+    def mixing_entry(self, chain: VGroup) -> None:
+        """The first entry of W_O off its diagonal that is not zero, said with what it
+        does: it carries part of one joined coordinate into another coordinate of ΔE. Said
+        only when the worksheet's W_O has one among the entries shown."""
+        shown = [k for k in shown_indices(self.ws.d_model) if k is not None]
+        W_O = self.v.value("params.W_O")
+        found = next(((r, c) for r in shown for c in shown
+                      if r != c and float(W_O[r][c]) != 0), None)
+        if found is None:
+            return
+        r, c = found
+        d = self.ws.d_head
+        head, column = r // d + 1, r % d
+        cell = chain.matrix.cells[shown.index(r)][shown_indices(self.ws.d_model).index(c)]
+        source = chain.joined.numbers[shown_indices(self.ws.d_model).index(r)]
+        target = chain.lines[0].numbers[shown_indices(self.ws.d_model).index(c)]
+        copies = copied_features(self.v, head, "V")
+        keys = {"x": f"params.W_O[{r}][{c}]"}
+        cues = [("{x}", lambda: self.point_at(cell)),
+                ("joined", lambda: self.point_at(source)),
+                ("into", lambda: self.point_at(target))]
+        if copies is None:
+            self.tell("Off the diagonal, the {x} in W_O takes that much of one joined "
+                      "coordinate into another coordinate of ΔE.", cues=cues, **keys)
+            return
+        words = {"f": self.ws.lesson.features[copies[column]],
+                 "g": self.ws.lesson.features[c]}
+        self.tell("Off the diagonal, the {x} in W_O takes {x} times the joined {f} coordinate "
+                  "into the {g} coordinate of ΔE.", cues=cues, words=words, **keys)
 
     def join_picture(self) -> VGroup:
         """Each head's message row for the last token, spaced apart, and the joined row they
@@ -510,7 +609,9 @@ class RolesAndShapes(LectureScene):
                             .arrange(DOWN, buff=0.08), colour, buff=0.1))
         calls.arrange(DOWN, buff=0.15)
         upper = VGroup(one, calls).arrange(RIGHT, buff=0.7)
-        page = VGroup(upper, layer).arrange(DOWN, buff=0.4, aligned_edge=LEFT)
+        mask = self.mask_picture()
+        lower = VGroup(layer, mask).arrange(RIGHT, buff=0.8, aligned_edge=UP)
+        page = VGroup(upper, lower).arrange(DOWN, buff=0.4, aligned_edge=LEFT)
         page.next_to(heading, DOWN, buff=0.5).set_x(0)
         line = one.lines
         heading, title = self.new_title(heading, "The same steps as code")
@@ -518,24 +619,37 @@ class RolesAndShapes(LectureScene):
         def show(*lines: Mobject) -> Animation:
             return AnimationGroup(fade_in(*lines), self.point_at(*lines))
 
-        self.tell("Written as code, one head is a function of E and three matrices; it "
-                  "projects E into Q, K and V,", self.gone(previous), title,
+        self.tell("Written as code, one head projects E into Q, K and V, then scores every "
+                  "receiver against every source.", self.gone(previous), title,
                   cues=[("one head", lambda: show(line[0])),
-                        ("projects", lambda: show(line[1]))])
-        self.tell("then scores every receiver against every source, divided by √d_k.",
-                  cues=[("scores", lambda: show(line[2]))])
+                        ("projects", lambda: show(line[1])),
+                        ("scores", lambda: show(line[2]))])
         self.tell("The triu line marks every source after the receiver: its future.",
-                  cues=[("triu", lambda: show(*line[3:5]))])
-        self.tell("masked_fill sets those scores to minus infinity, so the softmax gives them "
-                  "no weight, and the weights mix the values.",
+                  cues=[("triu", lambda: show(*line[3:5])),
+                        ("future", lambda: AnimationGroup(fade_in(mask),
+                                                          self.point_at(mask.grid)))])
+        self.tell("masked_fill sets them to minus infinity, so the softmax gives them no "
+                  "weight; the weights mix the values.",
                   cues=[("masked_fill", lambda: show(line[5])), ("mix", lambda: show(line[6]))])
-        self.tell("The layer calls it once per head with that head's matrices, joins the "
-                  "messages, applies W_O and adds the result to E.",
+        self.tell("The layer calls it once per head, joins the messages, applies W_O and "
+                  "adds the result to E.",
                   cues=[("calls", lambda: AnimationGroup(show(layer.lines[0]),
                                                          *(fade_in(c) for c in calls))),
                         ("joins", lambda: show(layer.lines[1])),
                         ("applies", lambda: show(layer.lines[2]))])
         return heading, page
+
+    def mask_picture(self) -> VGroup:
+        """The causal mask of the sentence, receivers down and sources across, with its key:
+        each later source masked."""
+        grid = mask_grid(len(self.tokens), 1.3, label=lambda text: self.label(text, 18, MUTED))
+        axes = VGroup(self.label("a row per receiver,", 18, MUTED),
+                      self.label("a column per source", 18, MUTED))
+        axes.arrange(DOWN, buff=0.08, aligned_edge=LEFT)
+        notes = VGroup(axes, grid.legend).arrange(DOWN, buff=0.2, aligned_edge=LEFT)
+        picture = VGroup(grid, notes.next_to(grid, RIGHT, buff=0.3))
+        picture.grid = grid
+        return picture
 
     def summary(self, heading: Mobject, previous: Mobject) -> None:
         """The model once more, the layer's path lit, under one line that says it all."""
@@ -547,11 +661,10 @@ class RolesAndShapes(LectureScene):
         group.arrange(DOWN, buff=0.8).move_to(DOWN * 0.3)
         stages = whole.stages
         _, title = self.new_title(heading, "The layer in one line")
-        self.tell("In one line: every head turns E into queries, keys and values, then "
-                  "weights, then messages;", self.gone(previous), title, fade_in(whole),
-                  Write(group[1]),
-                  cues=[("every head", lambda: self.point_at(stages["heads"]))])
-        self.tell("the messages are joined, mixed by W_O, and added back to each row.",
+        self.tell("In one line: each head makes queries, keys, values, weights and messages;",
+                  self.gone(previous), title, fade_in(whole), Write(group[1]),
+                  cues=[("each head", lambda: self.point_at(stages["heads"]))])
+        self.tell("they are joined, mixed by W_O and added back.",
                   cues=[("joined", lambda: self.point_at(stages["concat"])),
                         ("W_O", lambda: self.point_at(stages["W_O"])),
                         ("added", lambda: self.point_at(stages["residual"]))])
@@ -830,24 +943,26 @@ class OneWideHead(LectureScene):
         self.section("scale")
         self.play(self.unpoint(), fade_out(self.blocks))
         self.scales()
+        shown = [self.scale_lines]
+        if len(self.heads) > 1:
+            self.section("pooled")
+            self.play(fade_out(*shown))
+            self.pooled(heading)
+            shown = [self.sums]
         self.section("weights")
-        self.play(fade_out(self.scale_lines))
+        self.play(*filter(None, [self.unpoint()]), fade_out(*shown))
         self.weight_table(heading)
         self.section("compare")
         self.compare()
-        shown = [self.table, self.boxes]
-        if len(self.heads) > 1:
-            self.section("pooled")
-            self.play(*filter(None, [self.unpoint()]), fade_out(*shown))
-            self.pooled(heading)
-            shown = [self.sums]
         self.section("messages")
+        shown = [self.table, self.boxes]
         self.play(*filter(None, [self.unpoint()]), fade_out(*shown))
         self.messages(heading)
 
     def join_projections(self, heading: Mobject) -> None:
-        """Each head's W_Q with its numbers; the blocks close up into one wide W_Q, every
-        entry kept."""
+        """Each head's W_Q with its numbers, then every head's W_K and W_V; the W_Q blocks
+        close up into one wide W_Q, every entry kept, and the final receiver's wide query
+        appears under it, each head's coordinates in that head's colour."""
         size = 22
         mats = VGroup()
         parts = VGroup()
@@ -863,21 +978,26 @@ class OneWideHead(LectureScene):
         names = VGroup(*(self.feature(i, 20) for i in range(self.ws.d_model)))
         for label, row in zip(names, first.cells, strict=True):
             label.set_y(row[0].get_y())
-        names.arrange(DOWN, buff=0, aligned_edge=RIGHT, center=False)
-        for label, row in zip(names, first.cells, strict=True):
-            label.set_y(row[0].get_y())
             label.shift(RIGHT * (first.brackets[0].get_left()[0] - 0.2 - label.get_right()[0]))
-        page = VGroup(names, parts)
+        # Room under the matrices for the wide query and its name, kept while scaling.
+        query_room = Rectangle(width=0.1, height=QUERY_GAP + 1.1, stroke_width=0)
+        query_room.next_to(mats, DOWN, buff=0)
+        page = VGroup(names, parts, query_room)
         top = heading.get_bottom()[1] - 0.4
         before = page.width
         room = top - 0.3 - (SAFE_BOTTOM + 0.3)
-        page.scale(min(1.8, 13.0 / page.width, room / page.height))
+        scale = min(1.8, 13.0 / page.width, room / page.height)
+        page.scale(scale)
+        page.remove(query_room)
         gap = 0.45 * page.width / before
         page.move_to([0, top - page.height / 2 - 0.3, 0])
         self.say("Each head has its own W_Q, {s}, with the numbers it was given.",
-                 fade_in(page), self.point_at(*mats, each=True), s="shapes.W_Q")
-        self.say("The same holds for W_K and W_V: every head owns its three projections.",
-                 self.unpoint())
+                 fade_in(names, parts), self.point_at(*mats, each=True), s="shapes.W_Q")
+        others = self.keys_and_values(top, room)
+        self.section("keys and values")
+        self.tell("The same holds for W_K and W_V: every head owns its three projections.",
+                  fade_out(names, parts), fade_in(others),
+                  cues=[("W_K", lambda: self.point_at(*others, each=True))])
         self.section("join projections")
         bodies = VGroup(*(mat.body for mat in mats))
         closed = bodies.copy().arrange(RIGHT, buff=gap).move_to(bodies)
@@ -887,18 +1007,77 @@ class OneWideHead(LectureScene):
         shift = names.get_right()[0] - (sides[0].get_left()[0] - 0.2)  # names stay beside
         wide = self.bound("one wide W_Q  [{m}, {j}]", 24, INK, m="dims.d_model",
                           j="dims.joined").next_to(VGroup(closed, sides), UP, buff=0.25)
-        moves = [mat.body.animate.shift(target.get_center() - mat.body.get_center())
-                 for mat, target in zip(mats, closed, strict=True)]
-        self.say("Set side by side, they are the projections of one wide head; no entry "
-                 "changes.", *moves, names.animate.shift(LEFT * shift),
-                 *(FadeOut(VGroup(part[1], part[2], mat.brackets))
-                   for part, mat in zip(parts, mats, strict=True)),
-                 FadeIn(sides), FadeIn(wide))
-        self.say("Joined, the wide projection has {j} columns: every query, key and value "
-                 "is {k} coordinates long.", self.point_at(wide, VGroup(closed, sides), each=True),
-                 j="dims.joined",
-                 k="dims.joined")
-        self.blocks = VGroup(bodies, names, sides, wide)
+        query = self.wide_query(closed, sides, scale)
+
+        # Each piece on its own, so that the cued join can take away the ones it drops.
+        dropped = [piece for part, mat in zip(parts, mats, strict=True)
+                   for piece in (part[1], part[2], mat.brackets)]
+
+        def join() -> Animation:
+            return AnimationGroup(
+                *(mat.body.animate.shift(target.get_center() - mat.body.get_center())
+                  for mat, target in zip(mats, closed, strict=True)),
+                names.animate.shift(LEFT * shift), fade_out(*dropped), fade_in(sides, wide))
+
+        self.tell("Back to W_Q: set side by side, the heads' blocks are the projection of one "
+                  "wide head; no entry changes.", fade_out(others),
+                  fade_in(names, *bodies, *dropped), cues=[("side by side", join)])
+        self.tell("Joined, the wide projection has {j} columns: every query, key and value "
+                  "is {k} coordinates long.",
+                  cues=[("Joined", lambda: self.point_at(wide, VGroup(closed, sides),
+                                                         each=True))],
+                  j="dims.joined", k="dims.joined")
+        self.tell("The final “{w}” gets this wide query: each head's query, side by side.",
+                  fade_in(query),
+                  cues=[("wide query", lambda: self.point_at(query.row))],
+                  words={"w": self.tokens[self.last]})
+        self.blocks = VGroup(bodies, names, sides, wide, query)
+
+    def keys_and_values(self, top: float, room: float) -> VGroup:
+        """Every head's W_K and W_V with their numbers, each under its name: in one row, or
+        W_K above W_V, whichever draws them larger."""
+        made = {}
+        for kind in "KV":
+            for head in self.heads:
+                colour = self.head_colour(head)
+                mat = self.matrix(f"params.h{head}.W_{kind}", size=22, colour=colour)
+                shape = self.bound(f"W_{kind}  {{s}}", 22, colour,
+                                   s=f"shapes.W_{kind}").next_to(mat, UP, 0.2)
+                made[kind, head] = VGroup(mat, shape)
+        rows = VGroup(*(VGroup(*(made[kind, h] for h in self.heads)).arrange(
+            RIGHT, buff=0.5, aligned_edge=UP) for kind in "KV")).arrange(DOWN, buff=0.4)
+        row_scale = min(1.8, 13.0 / rows.width, room / rows.height)
+        line = VGroup(*made.values()).copy().arrange(RIGHT, buff=0.5, aligned_edge=UP)
+        line_scale = min(1.8, 13.0 / line.width, room / line.height)
+        page = VGroup(*made.values())
+        if line_scale > row_scale:
+            page.arrange(RIGHT, buff=0.5, aligned_edge=UP)
+        page.scale(max(row_scale, line_scale, LEGIBLE_ENTRY / 22))
+        return page.move_to([0, top - page.height / 2 - 0.3, 0])
+
+    def wide_query(self, closed: VGroup, sides: VGroup, scale: float) -> VGroup:
+        """The final receiver's query of the wide head, under the joined W_Q (``closed``,
+        each head's block where it will stand): each shown coordinate under its column, in
+        its head's colour, bound to that head's query; its name beneath."""
+        numbers = VGroup()
+        y = sides.get_bottom()[1] - QUERY_GAP * scale
+        for head, block in zip(self.heads, closed, strict=True):
+            for place, c in enumerate(shown_indices(self.ws.d_head)):
+                number = (self.label("…", 22, MUTED) if c is None else
+                          self.num(f"{self.s}.h{head}.Q[{self.last}][{c}]", 22,
+                                   self.head_colour(head)))
+                number.scale(scale).move_to([block[place].get_x(), y, 0])
+                numbers.add(number)
+        if any(b.get_left()[0] - a.get_right()[0] < 0.25 * scale for a, b in pairwise(numbers)):
+            numbers.arrange(RIGHT, buff=0.35 * scale).move_to([closed.get_x(), y, 0])
+        span = Rectangle(width=max(closed.width, numbers.width), height=numbers.height)
+        row = VGroup(numbers, brackets(span.move_to([closed.get_x(), numbers.get_y(), 0])))
+        name = self.bound("query of the final “{w}”", 20 * scale, INK,
+                          words={"w": self.tokens[self.last]})
+        name.next_to(row, DOWN, buff=0.2 * scale).set_x(row.get_x())
+        query = VGroup(name, row)
+        query.row = row
+        return query
 
     def feature(self, index: int | None, size: float) -> Mobject:
         """A feature name (a worksheet word), or "…" for an elided coordinate."""
@@ -907,17 +1086,26 @@ class OneWideHead(LectureScene):
         return self.bound("{f}", size, MUTED, words={"f": self.ws.lesson.features[index]})
 
     def scales(self) -> None:
-        """The wide head's √ scale against each head's."""
-        lines = VGroup(self.bound("wide head:  one score per source, divided by √{j} = {x}", 26,
-                                  INK, j="dims.joined", x=f"{self.s}.wide.scale"))
+        """The wide head's dot product for its favourite source, product by product, and
+        its √ scale, against each head's own products and scale."""
+        top = self.v.value(f"{self.s}.wide.top_source")
+        words = {"w": self.tokens[top]}
+        terms, slots = slots_of("p", f"{self.s}.wide.products[{top}]", self.ws.d_model, " + ")
+        lines = VGroup(self.bound("wide head, “{w}”:  " + terms + " = {c},   then ÷ √{j}", 26,
+                                  INK, words=words, c=f"{self.s}.wide.dots[{top}]",
+                                  j="dims.joined", **slots))
         for head in self.heads:
-            lines.add(self.bound("Head {h}:  its own score per source, divided by √{d} = {x}",
-                                 26, self.head_colour(head), h=f"dims.head_numbers[{head - 1}]",
-                                 d="dims.d_head", x=f"{self.s}.h{head}.scale"))
+            terms, slots = slots_of("p", f"{self.s}.h{head}.products[{top}]", self.ws.d_head,
+                                  " + ")
+            lines.add(self.bound("Head {h}:  " + terms + " = {c},   then ÷ √{d}", 26,
+                                 self.head_colour(head), h=f"dims.head_numbers[{head - 1}]",
+                                 c=f"{self.s}.h{head}.dots[{top}]", d="dims.d_head",
+                                 **slots))
         lines.arrange(DOWN, buff=0.4, aligned_edge=LEFT)
         self.scale_lines = fit(lines, 13.0, 5.5).move_to(DOWN * 0.2)
-        self.say("The wide head adds up {j} coordinate products per source and divides by "
-                 "√{k};", fade_in(lines[0]), j="dims.joined", k="dims.joined")
+        self.say("The wide head adds up {j} coordinate products per source, here for “{w}”, "
+                 "and divides by √{k};", fade_in(lines[0]), words=words, j="dims.joined",
+                 k="dims.joined")
         self.say("each separate head adds up {d}, divides by √{e}, then runs its own softmax.",
                  fade_in(*lines[1:]), d="dims.d_head", e="dims.d_head")
 
@@ -962,10 +1150,10 @@ class OneWideHead(LectureScene):
         table.shift(UP * (top - table.get_top()[1]))
         self.words = words
         self.table = table
-        self.say("Here are the final receiver's weights for every source, each drawn as a "
-                 "bar.", fade_in(words))
+        self.say("Here are the wide head's weights for every source, each drawn as a bar.",
+                 fade_in(words, shown[0][0]),
+                 LaggedStart(*map(grow, self.cells[0]), lag_ratio=0.1))
         self.say("The wide head has one row, and multiplies every value coordinate by it.",
-                 fade_in(shown[0][0]), LaggedStart(*map(grow, self.cells[0]), lag_ratio=0.1),
                  self.point_at(shown[0]))
         self.say("Each separate head has its own row, for its own coordinates.",
                  fade_in(*(column[0] for column in shown[1:]), note),
@@ -1003,16 +1191,19 @@ class OneWideHead(LectureScene):
 
     def pooled(self, heading: Mobject) -> None:
         """Why the wide head favours its top source: its dot product for a source is the
-        sum of every head's, divided once by √(joined width). The wide head's favourite and
-        each head's favourite, summed term by term in the heads' colours."""
+        sum of every head's, divided once by √(joined width); then the softmax, its
+        exponentials and their sum over every source, gives the weights. The wide head's
+        favourite and each head's favourite, summed term by term in the heads' colours."""
         top = self.v.value(f"{self.s}.wide.top_source")
         picks = list(dict.fromkeys([top] + [self.v.value(f"{self.s}.h{h}.top_source")
                                             for h in self.heads]))
         size = 26
         header = VGroup(*(self.head_label(h, 20) for h in self.heads),
-                        self.label("wide dot product", 20, MUTED),
+                        self.label("wide dot", 20, MUTED),
                         self.bound("÷ √{j}", 20, MUTED, j="dims.joined"),
-                        self.label("wide score", 20, MUTED))
+                        self.label("score", 20, MUTED),
+                        self.label("e^score", 20, MUTED),
+                        self.label("weight", 20, MUTED))
         rows = []
         for j in picks:
             terms = [self.num(f"{self.s}.h{h}.dots[{j}]", size, self.head_colour(h))
@@ -1022,22 +1213,26 @@ class OneWideHead(LectureScene):
                 cells += [term] if k == 0 else [self.label("+", size, MUTED), term]
             cells += [self.label("=", size, MUTED), self.num(f"{self.s}.wide.dots[{j}]", size),
                       self.num(f"{self.s}.wide.scale", size, MUTED),
-                      self.num(f"{self.s}.wide.scores[{j}]", size)]
+                      self.num(f"{self.s}.wide.scores[{j}]", size),
+                      self.num(f"{self.s}.wide.exps[{j}]", size),
+                      self.num(f"{self.s}.wide.weights[{j}]", size)]
             line = VGroup(*cells)
             line.terms, line.word = VGroup(*terms), cells[0]
-            line.sum, line.scale, line.score = cells[-3], cells[-2], cells[-1]
+            line.sum, line.scale, line.score = cells[-5], cells[-4], cells[-3]
+            line.exp, line.weight = cells[-2], cells[-1]
+            line.scoring = VGroup(*cells[:-2])
             rows.append(line)
-        # Columns: word, each head's term (with "+" between), "=", sum, scale, score.
+        # Columns: word, each head's term (with "+" between), "=", sum, scale, score, exp,
+        # weight.
         count = len(rows[0])
         term_columns = [1 + 2 * k for k in range(len(self.heads))]
-        headed = dict(zip([*term_columns, count - 3, count - 2, count - 1], header,
-                          strict=True))
+        headed = dict(zip([*term_columns, *range(count - 5, count)], header, strict=True))
         widths = [max([row[c].width for row in rows]
                       + ([headed[c].width] if c in headed else [])) for c in range(count)]
         xs, at = [], 0.0
         for c, width in enumerate(widths):
             xs.append(at + width / 2)
-            at += width + (0.5 if c in (0, count - 3, count - 2) else 0.25)
+            at += width + (0.4 if c == 0 or c >= count - 5 else 0.2)
         for r, row in enumerate(rows):
             for c, cell in enumerate(row):
                 cell.move_to([xs[c], -r * 0.8, 0])
@@ -1045,15 +1240,19 @@ class OneWideHead(LectureScene):
                     cell.shift(RIGHT * (xs[0] + widths[0] / 2 - cell.get_right()[0]))
         for c, label in headed.items():
             label.move_to([xs[c], 0.75, 0])
-        table = VGroup(header, *rows)
+        total = self.bound("sum of e^score over all {n} sources = {d}", 20, MUTED,
+                           n="dims.tokens", d=f"{self.s}.wide.denominator")
+        total.next_to(VGroup(*rows), DOWN, buff=0.45).align_to(rows[0].weight, RIGHT)
+        table = VGroup(header, *rows, total)
         top_y = heading.get_bottom()[1] - 0.5
         table.scale(min(1.3, 13.0 / table.width, (top_y - (SAFE_BOTTOM + 0.3)) / table.height))
         table.move_to([0, top_y - table.height / 2, 0])
         self.sums = table
+        scoring_header = VGroup(*header[:-2])
         first = rows[0]
         words = {"w": self.tokens[top]}
         self.tell("Why does the wide head favour “{w}”? For each source, its dot product adds "
-                  "up every head's.", fade_in(header, first),
+                  "up every head's.", fade_in(scoring_header, first.scoring),
                   cues=[("adds", lambda: self.point_at(first.terms, first.sum))], words=words)
         slots = {f"a{chr(97 + k)}": f"{self.s}.h{h}.dots[{top}]"
                  for k, h in enumerate(self.heads)}
@@ -1064,6 +1263,14 @@ class OneWideHead(LectureScene):
                         ("{y}", lambda: self.point_at(first.score))],
                   words=words, c=f"{self.s}.wide.dots[{top}]", j="dims.joined",
                   x=f"{self.s}.wide.scale", y=f"{self.s}.wide.scores[{top}]", **slots)
+        if len({str(self.v.value(key)) for key in slots.values()}) == 1:
+            if len(self.heads) == 2:
+                self.tell("Head {a} and head {b} happen to give “{w}” the same dot product.",
+                          self.point_at(first.terms), words=words, a="dims.head_numbers[0]",
+                          b="dims.head_numbers[1]")
+            else:
+                self.tell("Every head happens to give “{w}” the same dot product.",
+                          self.point_at(first.terms), words=words)
         for row, j in zip(rows[1:], picks[1:], strict=True):
             favourite = next(h for h in self.heads
                              if self.v.value(f"{self.s}.h{h}.top_source") == j)
@@ -1071,11 +1278,24 @@ class OneWideHead(LectureScene):
                      for k, h in enumerate(self.heads)}
             terms = " + ".join("{" + slot + "}" for slot in slots)
             self.tell("Head {h}'s favourite, “{w}”, totals " + terms + " = {c}: a lower "
-                      "score, {y}.", fade_in(row),
+                      "score, {y}.", fade_in(row.scoring),
                       cues=[("totals", lambda row=row: self.point_at(row.terms, row.sum)),
                             ("{y}", lambda row=row: self.point_at(row.score))],
                       words={"w": self.tokens[j]}, h=f"dims.head_numbers[{favourite - 1}]",
                       c=f"{self.s}.wide.dots[{j}]", y=f"{self.s}.wide.scores[{j}]", **slots)
+        self.tell("The softmax raises e to each score: e to the {y} is {e}, and over all {n} "
+                  "sources these add up to {d}.", fade_in(header[-2], *(row.exp for row in rows)),
+                  cues=[("{e}", lambda: self.point_at(first.exp)),
+                        ("{d}", lambda: FadeIn(total))],
+                  y=f"{self.s}.wide.scores[{top}]", e=f"{self.s}.wide.exps[{top}]",
+                  n="dims.tokens", d=f"{self.s}.wide.denominator")
+        for row, j in zip(rows, picks, strict=True):
+            self.tell("The weight of “{w}” is {e} ÷ {d} = {x}.",
+                      *([fade_in(header[-1])] if j == top else []),
+                      cues=[("{x}", lambda row=row: AnimationGroup(
+                          fade_in(row.weight), self.point_at(row.exp, row.weight)))],
+                      words={"w": self.tokens[j]}, e=f"{self.s}.wide.exps[{j}]",
+                      d=f"{self.s}.wide.denominator", x=f"{self.s}.wide.weights[{j}]")
         self.tell("So one weight row pools every head's match, and “{w}”, with the largest "
                   "total, gets the largest weight.", words=words,
                   cues=[("“{w}”", lambda: self.point_at(first))])
@@ -1128,8 +1348,14 @@ class OneWideHead(LectureScene):
         head_row = VGroup(*names)
         table = VGroup(head_row, wide_line, joined_line)
         fit(table, 13.0)
-        table.move_to([0, (heading.get_bottom()[1] + SAFE_BOTTOM) / 2, 0])
         known = all(copied_features(self.v, h, "V") is not None for h in self.heads)
+        lost = self.lost_signal() if known and len(self.heads) > 1 else None
+        if lost is None:
+            table.move_to([0, (heading.get_bottom()[1] + SAFE_BOTTOM) / 2, 0])
+        else:
+            table.next_to(heading, DOWN, buff=0.5).set_x(0)
+            fit(lost, 13.0, table.get_bottom()[1] - 0.4 - SAFE_BOTTOM)
+            lost.next_to(table, DOWN, buff=0.4).set_x(0)
         named = {}
         if known:
             parts = []
@@ -1148,7 +1374,8 @@ class OneWideHead(LectureScene):
         inner_w, vec_w = vector("w", wide_key, self.ws.d_model)
         inner_j, vec_j = vector("s", joined_key, self.ws.d_model)
         self.tell("Each coordinate of a message carries one feature of the values, named "
-                  "above it." if known else "Each coordinate of a message comes from one "
+                  "above it in the colour of the head whose values hold it." if known
+                  else "Each coordinate of a message comes from one "
                   "head's values; that head is named above it.", fade_in(head_row),
                   cues=[("named", lambda: self.point_at(head_row))])
         if known:
@@ -1173,4 +1400,71 @@ class OneWideHead(LectureScene):
             self.tell("The separate heads, each with its own row, send " + inner_j
                       + " once joined.", fade_in(joined_line),
                       cues=[("separate", lambda: self.point_at(joined_line))], **vec_j)
+        if lost is not None:
+            self.tell_lost(lost)
         self.play(*filter(None, [self.unpoint()]))
+
+    def lost_signal(self) -> VGroup | None:
+        """For the first head whose favourite is not the wide head's: that source's part
+        of the feature it sends most, as the wide head weights it and as the head does;
+        then the wide head's favourite's part of the same coordinate. ``None`` when every
+        head favours the wide head's source."""
+        top = self.v.value(f"{self.s}.wide.top_source")
+        head = next((h for h in self.heads
+                     if self.v.value(f"{self.s}.h{h}.top_source") != top), None)
+        if head is None:
+            return None
+        j = self.v.value(f"{self.s}.h{head}.top_source")
+        c = self.v.value(f"{self.s}.h{head}.message_top")
+        k = (head - 1) * self.ws.d_head + c
+        feature = self.ws.lesson.features[copied_features(self.v, head, "V")[c]]
+        size = 24
+        words = {"w": self.tokens[j], "f": feature}
+        lines = VGroup(
+            self.bound("“{w}” sends {f}:", size, MUTED, words=words),
+            self.bound("wide head  {a} × {v} = {x}", size, INK, a=f"{self.s}.wide.weights[{j}]",
+                       v=f"{self.s}.wide.V[{j}][{k}]", x=f"{self.s}.wide.contributions[{j}][{k}]"),
+            self.bound("Head {h}  {a} × {v} = {x}", size, self.head_colour(head),
+                       h=f"dims.head_numbers[{head - 1}]", a=f"{self.s}.h{head}.weights[{j}]",
+                       v=f"{self.s}.h{head}.V[{j}][{c}]",
+                       x=f"{self.s}.h{head}.contributions[{j}][{c}]"),
+            self.bound("lost in the wide head: the {f} signal from “{w}”", size, INK,
+                       words=words))
+        pair = VGroup(lines[1], lines[2]).arrange(RIGHT, buff=1.0)
+        VGroup(lines[0], pair, lines[3]).arrange(DOWN, buff=0.3)
+        found = VGroup(*lines)
+        if float(self.v.value(f"{self.s}.wide.V[{top}][{k}]")) > 0:
+            found.add(self.bound("but “{u}” also sends {f}:  {b} × {y} = {z}", size, MUTED,
+                                 words={"u": self.tokens[top], "f": feature},
+                                 b=f"{self.s}.wide.weights[{top}]",
+                                 y=f"{self.s}.wide.V[{top}][{k}]",
+                                 z=f"{self.s}.wide.contributions[{top}][{k}]"))
+            found[4].next_to(lines[3], DOWN, buff=0.3)
+        found.head, found.source, found.column, found.top = head, j, k, top
+        found.feature = feature
+        return found
+
+    def tell_lost(self, lost: VGroup) -> None:
+        """Side by side, what the favourite of a head sends through the wide head and
+        through its own head; what is lost; why the coordinate falls by less."""
+        j, k, head, top = lost.source, lost.column, lost.head, lost.top
+        c = k - (head - 1) * self.ws.d_head
+        words = {"w": self.tokens[j], "f": lost.feature}
+        self.tell("The source “{w}” sends {f} {v}: the wide head passes on {a} × {v} = {x}, "
+                  "head {h} passes on {b} × {v} = {y}.", fade_in(*lost[:3]),
+                  cues=[("{x}", lambda: self.point_at(lost[1])),
+                        ("{y}", lambda: self.point_at(lost[2]))],
+                  words=words, v=f"{self.s}.h{head}.V[{j}][{c}]",
+                  a=f"{self.s}.wide.weights[{j}]", x=f"{self.s}.wide.contributions[{j}][{k}]",
+                  h=f"dims.head_numbers[{head - 1}]", b=f"{self.s}.h{head}.weights[{j}]",
+                  y=f"{self.s}.h{head}.contributions[{j}][{c}]")
+        self.tell("That is what one shared row loses: the {f} signal from “{w}”.",
+                  fade_in(lost[3]), cues=[("loses", lambda: self.point_at(lost[3]))],
+                  words=words)
+        if len(lost) > 4:
+            self.tell("Yet {f} falls by less, because “{u}”'s value carries {f} too, and the "
+                      "wide head gives it {b}: {b} × {z} = {y}.", fade_in(lost[4]),
+                      cues=[("carries", lambda: self.point_at(lost[4]))],
+                      words={"f": lost.feature, "u": self.tokens[top]},
+                      b=f"{self.s}.wide.weights[{top}]", z=f"{self.s}.wide.V[{top}][{k}]",
+                      y=f"{self.s}.wide.contributions[{top}][{k}]")

@@ -10,12 +10,7 @@ number is checked against a fresh numpy recomputation, digit for digit."""
 
 from __future__ import annotations
 
-import multiprocessing
-import os
 import re
-import tempfile
-from concurrent.futures import ProcessPoolExecutor
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -95,57 +90,25 @@ def selector(matrix: np.ndarray) -> list[int] | None:
 # ---------------------------------------------------------------------- outlines
 
 
-def _outlines(name: str, worksheet: str) -> list[tuple[int, list[str], list[str]]]:
-    """Run ``name`` without video and note every pointer: the caption it is made with
-    (counted from zero), the value keys of the numbers inside what it outlines and the
-    texts it outlines."""
-    os.environ["LECTURE_WORKSHEET"] = worksheet
-    os.environ["LECTURE_VALUES"] = ""
-    os.environ["LECTURE_NARRATION"] = "none"
-    from manim import Text, tempconfig
-
-    import scenes.layer as layer
-    from scenes.kit.text import Bound
-
-    made: list[tuple[int, list[str], list[str]]] = []
-
-    class Watched(getattr(layer, name)):  # type: ignore[misc]
-        def point_at(self, *mobs: Any, **kwargs: Any) -> Any:
-            keys = [key for mob in mobs for part in mob.get_family()
-                    if isinstance(part, Bound) for key, _ in part.figures]
-            texts = [part.original_text for mob in mobs for part in mob.get_family()
-                     if isinstance(part, Text)]
-            made.append((len(self.captions), keys, texts))
-            return super().point_at(*mobs, **kwargs)
-
-    Watched.__name__ = Watched.__qualname__ = name
-    media = Path(tempfile.gettempdir()) / f"lecture-tests-media-{os.getpid()}"
-    with tempconfig({"dry_run": True, "quality": "low_quality", "disable_caching": True,
-                     "verbosity": "ERROR", "progress_bar": "none", "media_dir": str(media)}):
-        scene = Watched(skip_animations=True)
-        scene.renderer.camera.capture_mobjects = lambda *_, **__: None
-        scene.render()
-    return made
-
-
-def _outlined(name: str) -> list[tuple[int, list[str], list[str]]]:
-    """``name``'s pointers on the bundled worksheet (in a process of its own, as every dry
-    run)."""
-    context = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(1, mp_context=context) as pool:
-        return pool.submit(_outlines, name, str(WORKSHEETS["default"])).result()
+def _outlined(shown: dict[tuple[str, str], dict[str, Any]],
+              name: str) -> list[tuple[int, list[str], list[str]]]:
+    """``name``'s pointers on the bundled worksheet: the caption each is made with (counted
+    from zero), the value keys of the numbers inside what it outlines and the texts it
+    outlines."""
+    return [(o["caption"], o["keys"], o["texts"])
+            for o in shown[("default", name)]["outlined"]]
 
 
 @pytest.fixture(scope="module")
-def outlines() -> list[tuple[int, list[str], list[str]]]:
+def outlines(shown) -> list[tuple[int, list[str], list[str]]]:
     """The projections clip's pointers on the bundled worksheet."""
-    return _outlined("ReceiverProjections")
+    return _outlined(shown, "ReceiverProjections")
 
 
 @pytest.fixture(scope="module")
-def roles_outlines() -> list[tuple[int, list[str], list[str]]]:
+def roles_outlines(shown) -> list[tuple[int, list[str], list[str]]]:
     """The roles-and-shapes clip's pointers on the bundled worksheet."""
-    return _outlined("RolesAndShapes")
+    return _outlined(shown, "RolesAndShapes")
 
 
 # ---------------------------------------------------------------------- clip 06
@@ -180,9 +143,10 @@ def test_the_receivers_row_goes_through_head_ones_three_matrices(shown, lesson,
                 assert digits(on_screen[f"params.h1.W_{kind}[{r}][{c}]"]["text"], W[r, c])
         made_here = row @ W  # the receiver's own row times this head's matrix
         np.testing.assert_allclose(made_here, made["heads"][0][kind][-1])
-        (said,) = (c for c in result["manifest"]["captions"]
-                   if f"W_{kind}" in c["template"] and any(
-                       f["key"].startswith(f"{name}.h1.{kind}[{last}]") for f in c["figures"]))
+        said = next(c for c in result["manifest"]["captions"]  # the one that names the row
+                    if f"W_{kind}" in c["template"] and all(
+                        any(f["key"] == f"{name}.h1.{kind}[{last}][{c_}]" for f in c["figures"])
+                        for c_ in shown_columns(made["d_head"])))
         for c in shown_columns(made["d_head"]):
             key = f"{name}.h1.{kind}[{last}][{c}]"
             assert digits(figure(said, key), made_here[c])
@@ -267,6 +231,170 @@ def test_each_code_line_is_outlined_as_its_step_is_said(shown, lesson,
     weights /= weights.sum(axis=1, keepdims=True)
     assert np.all(weights[np.triu(np.ones((n, n), dtype=bool), 1)] == 0)
     np.testing.assert_allclose(weights.sum(axis=1), 1.0)
+
+
+@pytest.mark.parametrize("label", LABELS)
+def test_roles_clip_works_the_querys_first_coordinate_term_by_term(shown, lesson,
+                                                                   label: str) -> None:
+    """"Its first coordinate is the row times W_Q's first column, added up": each shown
+    term, and the sum of all of them, on screen and said."""
+    result, made = shown[(label, "RolesAndShapes")], lesson[label]
+    name, last = made["name"], len(made["tokens"]) - 1
+    row, W_Q = made["E"][-1], made["W_Q"][0]
+    terms = row * W_Q[:, 0]  # the receiver's row times W_Q's first column, entry by entry
+    np.testing.assert_allclose(terms.sum(), made["heads"][0]["Q"][-1][0])
+    rows = shown_columns(made["d_model"])
+    keys = [key for r in rows for key in (f"{name}.E[{last}][{r}]", f"params.h1.W_Q[{r}][0]")]
+    keys.append(f"{name}.h1.Q[{last}][0]")
+    expected = [number for r in rows for number in (row[r], W_Q[r, 0])] + [terms.sum()]
+    (line,) = (t for t in section(result, "roles") if [k for k, _ in t["figures"]] == keys)
+    assert all(digits(text, number) for (_, text), number in zip(line["figures"], expected,
+                                                                  strict=True))
+    assert line["text"].count(" × ") == len(rows)
+    assert line["text"].endswith(" = " + line["figures"][-1][1])
+    assert ("…" in line["text"]) == (len(rows) < made["d_model"])
+    _, said = caption(result, "first column")
+    assert [f["key"] for f in said["figures"]] == keys
+    assert all(digits(f["text"], number) for f, number in zip(said["figures"], expected,
+                                                               strict=True))
+
+
+@pytest.mark.parametrize("label", LABELS)
+def test_roles_clip_dots_the_top_sources_key_with_the_query(shown, lesson, label: str) -> None:
+    """Head 1's favourite source ("river" on the bundled worksheet) shows its key, and the
+    query dotted with it gives its dot product: shown and said."""
+    result, made = shown[(label, "RolesAndShapes")], lesson[label]
+    name, last, head = made["name"], len(made["tokens"]) - 1, made["heads"][0]
+    top = int(np.argmax(head["weights"]))
+    q, k = head["Q"][-1], head["K"][top]
+    np.testing.assert_allclose(made["E"][top] @ made["W_K"][0], k)
+    dot = float(q @ k)
+    columns = shown_columns(made["d_head"])
+    texts = section(result, "a source's key")
+    key_keys = [f"{name}.h1.K[{top}][{c}]" for c in columns]
+    (key_line,) = (t for t in texts if [key for key, _ in t["figures"]] == key_keys)
+    assert key_line["words"] == [made["tokens"][top]]
+    assert all(digits(text, k[c]) for (_, text), c in zip(key_line["figures"], columns,
+                                                          strict=True))
+    dot_keys = [key for c in columns
+                for key in (f"{name}.h1.Q[{last}][{c}]", f"{name}.h1.K[{top}][{c}]")]
+    dot_keys.append(f"{name}.h1.dots[{top}]")
+    expected = [number for c in columns for number in (q[c], k[c])] + [dot]
+    (match,) = (t for t in texts if [key for key, _ in t["figures"]] == dot_keys)
+    assert all(digits(text, number) for (_, text), number in zip(match["figures"], expected,
+                                                                  strict=True))
+    _, said = caption(result, "key of")
+    assert said["words"]["w"] == made["tokens"][top]
+    assert digits(figure(said, f"{name}.h1.dots[{top}]"), dot)
+    if label == "default":
+        assert made["tokens"][top] == "river" and match["figures"][-1][1] == "6.9"
+
+
+@pytest.mark.parametrize("label", LABELS)
+def test_roles_clip_names_e_as_so_many_tokens_of_so_many_coordinates(shown, lesson,
+                                                              label: str) -> None:
+    result, made = shown[(label, "RolesAndShapes")], lesson[label]
+    tokens, width = made["E"].shape
+    assert tokens == len(made["tokens"]) and width == made["d_model"]
+    texts = section(result, "inside a head")
+    (shape,) = (t for t in texts
+                if [tuple(f) for f in t["figures"]] == [("shapes.E", f"[{tokens}, {width}]")])
+    (count,) = (t for t in texts if t["text"] == f"{tokens} tokens,")
+    (each,) = (t for t in texts if t["text"] == f"{width} coordinates each")
+    assert [key for key, _ in count["figures"]] == ["dims.tokens"]
+    assert [key for key, _ in each["figures"]] == ["dims.d_model"]
+    assert shape["box"][1] > count["box"][3] > each["box"][3]  # on E's card, under its shape
+    _, said = caption(result, "coordinates each")
+    assert f"E is [{tokens}, {width}]: {tokens} tokens, {width} coordinates each" in said["text"]
+
+
+@pytest.mark.parametrize("label", LABELS)
+def test_roles_clip_sets_the_update_lines_under_w_os_columns(shown, lesson, label: str) -> None:
+    """ΔE, E and E′ are worked in columns, numbers set right as W_O's are: each coordinate
+    ends within the column of W_O that makes it and starts clear of the column before."""
+    result, made = shown[(label, "RolesAndShapes")], lesson[label]
+    name, last = made["name"], len(made["tokens"]) - 1
+    on_screen = placed(section(result, "update"))
+    columns = shown_columns(made["d_model"])
+    before = -np.inf  # the right edge of the column to the left
+    for c in columns:
+        column = [on_screen[f"params.W_O[{r}][{c}]"]["box"] for r in columns]
+        left, right = min(b[0] for b in column), max(b[2] for b in column)
+        for key in ("delta", "E", "E_prime"):
+            box = on_screen[f"{name}.{key}[{last}][{c}]"]["box"]
+            assert left <= box[2] <= right + 0.02 and box[0] > before, (key, c)
+        before = right
+
+
+@pytest.mark.parametrize("label", LABELS)
+def test_roles_clip_says_what_an_entry_off_w_os_diagonal_moves(shown, lesson,
+                                                               label: str) -> None:
+    """The first nonzero entry of W_O off its diagonal (among those shown) is said with its
+    number: that much of one joined coordinate goes into another coordinate of ΔE."""
+    result, made = shown[(label, "RolesAndShapes")], lesson[label]
+    W_O, d = made["W_O"], made["d_head"]
+    columns = shown_columns(made["d_model"])
+    found = [(r, c) for r in columns for c in columns if r != c and W_O[r, c] != 0]
+    said = [c for c in result["manifest"]["captions"] if "Off the diagonal" in c["template"]]
+    if not found:
+        assert not said
+        return
+    (r, c), (said,) = found[0], said
+    (entry,) = {f["text"] for f in said["figures"] if f["key"] == f"params.W_O[{r}][{c}]"}
+    assert digits(entry, W_O[r, c])
+    assert placed(section(result, "update"))[f"params.W_O[{r}][{c}]"]["text"] == entry
+    copies = selector(made["W_V"][r // d])
+    if copies is not None:  # the joined coordinate is that head's copy of one feature
+        assert said["words"] == {"f": made["features"][copies[r % d]],
+                                 "g": made["features"][c]}
+    if label == "default":
+        assert (said["words"]["f"], said["words"]["g"]) == ("person", "water")
+        assert said["text"].count("0.25") == 2 and W_O[r, c] == 0.25
+
+
+class GridProbe:
+    """Mixed into every dry run of the roles clip (``tests.scene_runner.PROBES``): at the
+    end of each caption, the caption and every grid of shapes then on screen (a mobject with
+    rows of ``cells``, none of them text), as which of its cells are filled."""
+
+    def setup(self) -> None:
+        self.grids_said: list[tuple[str, list[list[list[bool]]]]] = []
+        super().setup()  # type: ignore[misc]
+
+    def say(self, template: str, *animations: Any, **kwargs: Any) -> None:
+        from manim import Text
+
+        super().say(template, *animations, **kwargs)  # type: ignore[misc]
+        on = self.get_mobject_family_members()  # type: ignore[attr-defined]
+        ids = {id(m) for m in on}
+        grids = []
+        for mob in on:
+            rows = getattr(mob, "cells", None)
+            if not rows or not all(isinstance(row, list) for row in rows):
+                continue
+            cells = [cell for row in rows for cell in row]
+            if any(isinstance(cell, Text) for cell in cells) or not all(
+                    id(cell) in ids for cell in cells):
+                continue
+            grids.append([[cell.get_fill_opacity() > 0.5 for cell in row] for row in rows])
+        self.grids_said.append((self.captions[-1].text, grids))  # type: ignore[attr-defined]
+
+    def probed(self) -> list[tuple[str, list[list[list[bool]]]]]:
+        return self.grids_said
+
+
+def test_roles_clip_shows_the_mask_grid_when_the_mask_is_spoken_of(shown, lesson) -> None:
+    """Whenever a caption speaks of the mask (the future, masked scores), the sentence's
+    causal mask is drawn: receivers down, sources across, each later source filled."""
+    said = shown[("default", "RolesAndShapes")]["probed"]
+    n = len(lesson["default"]["tokens"])
+    future = np.triu(np.ones((n, n), dtype=bool), 1)  # a receiver's later sources
+    assert np.array_equal(future, lesson["default"]["mask"].astype(bool))
+    spoken = [(text, grids) for text, grids in said
+              if re.search(r"\bmask|\bfuture\b", text, re.IGNORECASE)]
+    assert len(spoken) >= 2
+    for text, grids in spoken:
+        assert any(np.array_equal(np.array(grid), future) for grid in grids), text
 
 
 def test_the_roles_clip_stays_under_its_length(shown) -> None:
@@ -422,3 +550,91 @@ def test_no_caption_reads_a_bare_list_of_numbers(shown, lesson) -> None:
             assert len(group.split(", ")) < made["d_model"], said["text"]
             rest = re.sub(r"\[[^\]]*\]", " ", said["text"])
             assert len(re.findall(r"[A-Za-z]+", rest)) >= 5, said["text"]
+
+
+def test_w_k_w_v_and_the_wide_query_are_drawn_with_their_numbers(shown, lesson) -> None:
+    """"The same holds for W_K and W_V" shows them; "4 coordinates long" shows the final
+    receiver's wide query: each head's query, side by side."""
+    result, made = shown[("default", "OneWideHead")], lesson["default"]
+    name, last = made["name"], len(made["tokens"]) - 1
+    own = {key: text for t in section(result, "keys and values") for key, text in t["figures"]}
+    for h in range(1, len(made["W_K"]) + 1):
+        for kind in "KV":
+            W = made[f"W_{kind}"][h - 1]
+            for r in range(W.shape[0]):
+                for c in range(W.shape[1]):
+                    assert digits(own[f"params.h{h}.W_{kind}[{r}][{c}]"], W[r, c])
+    joined_q = np.concatenate([head["Q"][-1] for head in made["heads"]])
+    np.testing.assert_allclose(made["wide"]["products"][made["wide"]["top_source"]],
+                               joined_q * np.concatenate([head["K"][made["wide"]["top_source"]]
+                                                          for head in made["heads"]]))
+    query = [text for t in section(result, "join projections") for key, text in t["figures"]
+             if key.startswith(f"{name}.h") and f".Q[{last}]" in key]
+    assert len(query) == made["d_model"] == 4
+    assert all(digits(text, q) for text, q in zip(query, joined_q, strict=True))
+    _, said = caption(result, "gets this wide query")
+    assert said["words"]["w"] == made["tokens"][last] == "the"
+
+
+def test_the_wide_products_are_written_for_its_favourite(shown, lesson) -> None:
+    """"Adds up 4 coordinate products" writes them out, each head's too."""
+    result, made = shown[("default", "OneWideHead")], lesson["default"]
+    name, wide = made["name"], made["wide"]
+    top = wide["top_source"]
+    on_screen = {key: text for t in section(result, "scale") for key, text in t["figures"]}
+    for c in range(made["d_model"]):
+        assert digits(on_screen[f"{name}.wide.products[{top}][{c}]"], wide["products"][top][c])
+    for h, head in enumerate(made["heads"], start=1):
+        for c in range(made["d_head"]):
+            assert digits(on_screen[f"{name}.h{h}.products[{top}][{c}]"],
+                          head["products"][top][c])
+    assert digits(on_screen[f"{name}.wide.dots[{top}]"], wide["dots"][top])
+
+
+def test_the_softmax_is_shown_before_the_weight_bars(shown, lesson) -> None:
+    """The scores, then e to each score and their sum over every source, then each weight,
+    and only then the bars; heads that give the same dot product are said to."""
+    result, made = shown[("default", "OneWideHead")], lesson["default"]
+    name, wide = made["name"], made["wide"]
+    top = wide["top_source"]
+    softmax_at, said = caption(result, "raises e to each score")
+    assert digits(figure(said, f"{name}.wide.exps[{top}]"), np.exp(wide["scores"][top]))
+    assert digits(figure(said, f"{name}.wide.denominator"), np.exp(wide["scores"]).sum())
+    picks = [top] + [head["top_source"] for head in made["heads"]]
+    weights_said = [c for c in result["manifest"]["captions"]
+                    if c["template"].startswith("The weight of")]
+    assert [c["words"]["w"] for c in weights_said] == \
+        [made["tokens"][j] for j in dict.fromkeys(picks)] == ["fisherman", "river"]
+    for said, j in zip(weights_said, dict.fromkeys(picks), strict=True):
+        assert digits(figure(said, f"{name}.wide.weights[{j}]"), wide["weights"][j])
+        assert digits(figure(said, f"{name}.wide.exps[{j}]"), wide["exps"][j])
+    bars_at, _ = caption(result, "drawn as a bar")
+    assert softmax_at < bars_at
+    assert made["heads"][0]["dots"][top] == pytest.approx(made["heads"][1]["dots"][top])
+    caption(result, "happen to give “{w}” the same dot product")
+
+
+def test_the_lost_river_signal_is_shown_side_by_side(shown, lesson) -> None:
+    """Head 1's favourite, "river", sends water: its part through the wide head's row and
+    through head 1's, side by side; water falls less because "fisherman" carries water."""
+    result, made = shown[("default", "OneWideHead")], lesson["default"]
+    name, wide, first = made["name"], made["wide"], made["heads"][0]
+    j, c = first["top_source"], first["message_top"]
+    feature = made["features"][selector(made["W_V"][0])[c]]
+    assert (made["tokens"][j], feature) == ("river", "water")
+    _, said = caption(result, "passes on")
+    assert said["words"] == {"w": "river", "f": "water"}
+    assert digits(figure(said, f"{name}.wide.contributions[{j}][{c}]"),
+                  wide["weights"][j] * wide["V"][j][c])
+    assert digits(figure(said, f"{name}.h1.contributions[{j}][{c}]"),
+                  first["weights"][j] * first["V"][j][c])
+    assert digits(figure(said, f"{name}.wide.weights[{j}]"), wide["weights"][j])
+    assert digits(figure(said, f"{name}.h1.weights[{j}]"), first["weights"][j])
+    keys = {key for t in section(result, "messages") for key, _ in t["figures"]}
+    assert {f"{name}.wide.contributions[{j}][{c}]", f"{name}.h1.contributions[{j}][{c}]"} <= keys
+    caption(result, "loses")
+    top = wide["top_source"]
+    _, said = caption(result, "carries {f} too")
+    assert said["words"]["u"] == made["tokens"][top] == "fisherman"
+    assert digits(figure(said, f"{name}.wide.contributions[{top}][{c}]"),
+                  wide["weights"][top] * wide["V"][top][c])
