@@ -144,7 +144,7 @@ def test_the_trained_stack_names_its_own_run_and_defines_its_words(measured: Dec
     perplexity = text(slide(measured, "trained-perplexity").blocks)
     assert "Lower is better" in perplexity
     assert "cross-entropy averages −log p" in perplexity
-    assert "original lesson" in perplexity  # how the result stands beside the claim
+    assert "Others, training on children's stories" in perplexity  # beside the published claim
 
 
 # ------------------------------------------------------------------ image patches

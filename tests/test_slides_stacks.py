@@ -8,6 +8,7 @@ is drawn, and cross-attention says what is new. Numbers are recomputed in numpy.
 from __future__ import annotations
 
 import re
+from html.parser import HTMLParser
 from typing import Any
 
 import numpy as np
@@ -193,8 +194,17 @@ def test_the_roles_slide_adds_each_heads_key_of_each_favourite_source(case) -> N
 
 def test_the_trained_stack_says_whose_run_the_lesson_reports_and_what_samples_are(
         measured: Deck) -> None:
+    """Plain words for whose training the figures come from, and validation and checkpoint
+    defined where the corpus is split; no slide speaks of "the original lesson"."""
     corpus = text(slide(measured, "trained-corpus").blocks)
-    assert "The lesson this lecture follows" in corpus and "we did not repeat it" in corpus
+    assert "We trained these models ourselves" in corpus and "we did not repeat" in corpus
+    assert "for validation, text held out from training" in corpus
+    assert "checkpoint (saved weights)" in corpus
+    trained = next(stack for stack in measured.stacks if any(
+        s.id == "trained-corpus" for s in stack.slides))
+    for s in trained.slides:
+        assert "original lesson" not in text(s.blocks), s.id
+        assert "lesson this lecture follows" not in text(s.blocks), s.id
     continued = text(slide(measured, "trained-continuations").blocks)
     assert "Each line is a sample" in continued and "none is fluent" in continued
     assert "Notice" in continued
@@ -223,7 +233,134 @@ def test_the_cross_attention_slide_says_who_asks_and_what_is_new(case) -> None:
     after = slide(case["deck"], "lab-library-next")
     said = text(after.blocks)
     assert "asks" in said and "answers" in said and "translation" in said
+    assert "only an illustration" in said and "as in translation" not in said  # a pair of
+    # unrelated sentences is not a translation
     assert "no mask" in said
     count = [x for x in nums(after.blocks) if x.key == "dims.tokens"]
     assert count and value(count[0]) == case["ws"].length
+
+
+
+# ------------------------------------------------------------------ the built page
+
+
+class Paragraphs(HTMLParser):
+    """Each slide's paragraphs in the built ``index.html``: the text a viewer reads (TeX
+    source included) and its numbers, each with the value key it is bound to."""
+
+    def __init__(self, html: str) -> None:
+        super().__init__(convert_charrefs=True)
+        self.slides: dict[str, list[tuple[str, list[tuple[str, str]]]]] = {}
+        self._slide: str | None = None
+        self._para: list[str] | None = None
+        self._nums: list[tuple[str, str]] = []
+        self._key: str | None = None
+        self._depth = 0
+        self.feed(html)
+        self.close()
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        attributes = dict(attrs)
+        if tag == "section" and attributes.get("id"):
+            self._slide = attributes["id"]
+            self.slides.setdefault(self._slide, [])
+        elif tag == "p" and self._slide is not None:
+            self._para, self._nums = [], []
+        elif self._para is not None and tag == "span":
+            self._depth += 1
+            if attributes.get("data-key"):
+                self._key = attributes["data-key"]
+                self._nums.append((self._key, ""))
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "p" and self._para is not None and self._slide is not None:
+            self.slides[self._slide].append(("".join(self._para), self._nums))
+            self._para = None
+        elif tag == "span" and self._para is not None:
+            self._key = None
+
+    def handle_data(self, data: str) -> None:
+        if self._para is None:
+            return
+        self._para.append(data)
+        if self._key is not None:
+            key, shown = self._nums[-1]
+            self._nums[-1] = (key, shown + data)
+
+
+@pytest.fixture(scope="module", params=list(WORKSHEETS))
+def page(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+         ) -> dict[str, Any]:
+    from slides.deck import build_deck
+
+    ws = load_worksheet(WORKSHEETS[request.param])
+    index = build_deck(ws, compute_values(ws), tmp_path_factory.mktemp(request.param))
+    html = (index if index.suffix == ".html" else index / "index.html").read_text(
+        encoding="utf-8")
+    return {"ws": ws, "paras": Paragraphs(html).slides}
+
+
+def shown(number: str) -> float:
+    return float(number.replace("−", "-").replace(",", ""))
+
+
+def final_row(ws: Worksheet, h: int) -> tuple[np.ndarray, np.ndarray]:
+    """Head ``h``'s scores and weights at the final receiver, recomputed in float64."""
+    E = reference.embed(ws.document, ws.walkthrough)
+    head = ws.document["headsLesson"]["projections"][h - 1]
+    scores = (E[-1] @ np.asarray(head["Q"], dtype=float)) @ (
+        E @ np.asarray(head["K"], dtype=float)).T / np.sqrt(ws.d_head)
+    weights = np.exp(scores - scores.max())
+    return scores, weights / weights.sum()
+
+
+def test_the_roles_slide_gives_each_head_its_own_query_and_says_why_a_score_is_not_a_weight(
+        page) -> None:
+    """The table shows each head's own query, so the prose no longer claims one shared
+    query row; and a source that one head favours is set against the first head's
+    favourite, whose higher score takes the weight in the softmax."""
+    ws: Worksheet = page["ws"]
+    paras = page["paras"]["roles-shapes-roles"]
+    said = " ".join(p for p, _ in paras)
+    assert "same query row" not in said
+    assert "its own query of the receiver and its own keys" in said
+    rows = [final_row(ws, h) for h in range(1, ws.n_heads + 1)]
+    first = int(np.argmax(rows[0][1]))
+    others = [h for h in range(2, ws.n_heads + 1) if int(np.argmax(rows[h - 1][1])) != first]
+    (competition,) = [p for p in paras if "does not fix a weight" in p[0]] or [None]
+    if not others:
+        assert competition is None
+        return
+    other = others[0]
+    j = int(np.argmax(rows[other - 1][1]))
+    words = ws.sentences[ws.walkthrough]
+    prose, numbers = competition
+    assert f"{words[j]} scores" in prose and f"head {words[first]} scores higher" in prose
+    a, b, x, y, c = (shown(n) for _, n in numbers)
+    assert abs(a - rows[0][0][j]) <= HALF and abs(b - rows[other - 1][0][j]) <= HALF
+    assert abs(x - rows[0][1][j]) <= HALF and abs(y - rows[other - 1][1][j]) <= HALF
+    assert abs(c - rows[0][0][first]) <= HALF and c > a and y > x
+    s = ws.walkthrough
+    assert [key for key, _ in numbers] == [
+        f"{s}.h1.scores[{j}]", f"{s}.h{other}.scores[{j}]", f"{s}.h1.weights[{j}]",
+        f"{s}.h{other}.weights[{j}]", f"{s}.h1.scores[{first}]"]
+
+
+def test_each_reading_names_the_runner_up_and_bounds_the_rest(page) -> None:
+    """No "every other token gets a little" where the runner-up gets a real share: each
+    head's reading names its two heaviest sources and the largest weight left."""
+    ws: Worksheet = page["ws"]
+    words = ws.sentences[ws.walkthrough]
+    for h in range(1, ws.n_heads + 1):
+        paras = page["paras"][f"readings-h{h}"]
+        assert not any("gets a little" in p for p, _ in paras)
+        (prose, numbers), = [p for p in paras if "the next largest" in p[0]]
+        weights = final_row(ws, h)[1]
+        order = np.argsort(-weights, kind="stable")
+        assert f"gives {words[order[0]]} the weight" in prose
+        assert f"and {words[order[1]]} the next largest" in prose
+        assert "No other token gets more than" in prose
+        w, v, u = (shown(n) for _, n in numbers)
+        assert np.allclose([w, v, u], weights[order[:3]], atol=HALF)
+
 

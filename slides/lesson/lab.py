@@ -373,8 +373,8 @@ def _library(book: Book) -> Stack:
             "the other can reach the final receiver", fragment=1),
         Para(book.say("Queries from one sequence, keys and values from another. Here each "
                       "token of the lower sentence asks and every token of the upper one "
-                      "answers, as in translation: the sentence being written asks, the one "
-                      "being translated answers."), fragment=2),
+                      "answers; the pair is only an illustration (in translation, the sentence "
+                      "being written asks)."), fragment=2),
         Para(book.say("New compared with self-attention: no mask, since the answering "
                       "sentence is complete (the receiver reaches all {t} of its tokens), and "
                       "the two may differ in length.", t=book.n("dims.tokens")), fragment=2),

@@ -93,10 +93,9 @@ def roles_shapes(book: Book) -> list[Stack]:
             fragment=h) for h in book.heads),
         corner=book.say("head"))
     section.add("roles", "The same token offers a different key in each head", [
-        Para(book.say("Each head projects the same rows with its own {wk}, so one token "
-                      "offers a different key in each head. The better a key matches the "
-                      "receiver's query, the higher its score {sc}, and the larger its "
-                      "weight.", wk=Math("W_K"), sc=Math(r"q \cdot k / \sqrt{d_k}"))),
+        Para(book.say("Each head has its own query of the receiver and its own keys, so one "
+                      "token offers a different key, and gets a different score {sc}, in "
+                      "each head.", sc=Math(r"q \cdot k / \sqrt{d_k}"))),
         keys,
         pictures.weight_bars(
             book, [(book.token(s, j),) if h == 1 else () for j in tops for h in book.heads],
@@ -107,9 +106,7 @@ def roles_shapes(book: Book) -> list[Stack]:
             values=[(book.n(f"{s}.h{h}.weights[{j}]"), Text(" from the "), book.head(h),
                      Text(" head")) for j in tops for h in book.heads],
             fragments=[book.ws.n_heads + 1 for _ in tops for h in book.heads], size="short"),
-        Para(book.say("Same tokens, same query row, different keys: that is where each "
-                      "head's own preference comes from. Training learns the projections "
-                      "without assigning these jobs."), fragment=book.ws.n_heads + 1),
+        *_competition(book, fragment=book.ws.n_heads + 1),
     ], [
         (*book.say("Reveal the heads one at a time and read each head's key of the same "
                    "source, and the score it gets:"),
@@ -124,6 +121,27 @@ def roles_shapes(book: Book) -> list[Stack]:
                    "names.")),
     ])
     return [section.stack()]
+
+
+def _competition(book: Book, fragment: int) -> tuple[Para, ...]:
+    """Why a score alone does not fix a weight: the first head's rival to another head's
+    favourite source, whose score the softmax compares it with; nothing with one head, or
+    when every head favours the same source."""
+    s, first = book.sentence, book.top(book.sentence, 1)
+    other = next((h for h in book.heads if book.top(s, h) != first), None)
+    if other is None:
+        return ()
+    j = book.top(s, other)
+    return (Para(book.say(
+        "A score alone does not fix a weight: {src} scores {a} in the {one} head and {b} in "
+        "the {two} head, yet its weight is {x} in the first and {y} in the second. The "
+        "softmax compares each score with the other scores of the same head, and in the "
+        "{one} head {rival} scores higher, {c}, so it takes most of the weight.",
+        src=book.token(s, j), one=book.head(1), two=book.head(other),
+        a=book.n(f"{s}.h1.scores[{j}]"), b=book.n(f"{s}.h{other}.scores[{j}]"),
+        x=book.n(f"{s}.h1.weights[{j}]"), y=book.n(f"{s}.h{other}.weights[{j}]"),
+        rival=book.token(s, first), c=book.n(f"{s}.h1.scores[{first}]")),
+        fragment=fragment),)
 
 
 NARROW_HEAD = 4

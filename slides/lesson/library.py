@@ -280,15 +280,15 @@ def _corpus(book: Book, section: Section) -> None:
     r = RESULTS
     seeds = len(book.values.value(f"{r}.seeds"))
     section.add("corpus", "Our own run: three models, one corpus", [
-        Para(book.say("The lesson this lecture follows (its original text) reports a run "
-                      "of its own, on children's stories (TinyStories); we did not repeat it. "
-                      "We trained these models ourselves, for this lecture, and every figure "
-                      "here is from our run.")),
+        Para(book.say("We trained these models ourselves, for this lecture, and every "
+                      "figure here comes from our own training. Others have trained similar "
+                      "models on children's stories (TinyStories); we did not repeat that.")),
         Bullets((
             Item(book.say("{n} texts: {t}", n=book.n(f"{r}.documents.all"),
                           t=book.n(f"{r}.corpus"))),
-            Item(book.say("{a} to train on, {b} to choose checkpoints, {c} held out: texts "
-                          "no model saw while training, kept for the test",
+            Item(book.say("{a} to train on; {b} for validation, text held out from training "
+                          "to pick which checkpoint (saved weights) we keep; {c} for the test, "
+                          "texts no model saw at any point",
                           a=book.n(f"{r}.documents.train"),
                           b=book.n(f"{r}.documents.validation"),
                           c=book.n(f"{r}.documents.test")), 1),
@@ -309,7 +309,7 @@ def _corpus(book: Book, section: Section) -> None:
             size="short", fragments=(1, 1, 1)),
     ], [
         book.say("Leave the worksheet: these models were really trained, by us, for this "
-                 "lecture, not in the run the original lesson reports. Name the corpus: "
+                 "lecture, not taken from anyone else's run. Name the corpus: "
                  "{n} texts, {t}. Each text went to training, validation or test by a hash of "
                  "its words, so {c} texts are held out. Every model saw the same batches for "
                  "{s} steps, once per seed.", n=book.n(f"{r}.documents.all"),
@@ -385,16 +385,16 @@ def _measured(book: Book, section: Section) -> None:
                            "marked by a tick; lower is better", size="short", fragment=1),
         Para(book.say("{a}. {v}. {s}.", a=book.n(f"{RESULTS}.against_mlp"),
                       v=book.n(RESULTS_KEY), s=book.n(f"{RESULTS}.spread")), fragment=2),
-        Para(book.say("The original lesson's run, on children's stories, reports more heads "
-                      "predicting better."), fragment=3),
+        Para(book.say("Others, training on children's stories, found more heads predicting "
+                      "better."), fragment=3),
     ], [
         book.say("Read the formula aloud: perplexity is the exponential of the cross-entropy, "
                  "so lower is better; the best mean, {p}, is as unsure as a choice among "
                  "about {p} equally likely tokens. Every model saw the same texts, tokenizer, "
                  "context and {s} updates; each seed is one dot. Reveal the chart, then the "
-                 "verdict: {a}. {v}. {o}. Set it beside the original lesson's run on "
-                 "TinyStories, which reports more heads predicting better. Say that this is "
-                 "one experiment, not a law: other "
+                 "verdict: {a}. {v}. {o}. Set it beside the other training on children's "
+                 "stories (TinyStories), which found more heads predicting better. Say that "
+                 "this is one experiment, not a law: other "
                  "data, sizes or budgets may order the models differently, and this run does "
                  "not separate positions from attention.", s=book.n(f"{RESULTS}.steps"),
                  p=book.n(f"{RESULTS}.{best}.perplexity_mean"),
@@ -409,9 +409,8 @@ def _measured(book: Book, section: Section) -> None:
                            "Seconds spent in training steps by each model, one dot per "
                            "seed, the mean marked by a tick", size="short", fragment=2),
         Para(book.say("Seconds of training steps on one processor, one dot per seed: where two "
-                      "models' dots overlap, this run cannot rank their speed. The original "
-                      "lesson's run, on other hardware, reports more heads as slightly "
-                      "slower."), fragment=3),
+                      "models' dots overlap, our training cannot rank their speed. Others, on "
+                      "other hardware, found more heads slightly slower."), fragment=3),
     ], [
         book.say("Read the sizes aloud; the flattened-window MLP has {p} parameters. Reveal "
                  "the training times, in seconds of training steps on one processor, one dot "

@@ -222,13 +222,13 @@ def details(book: Book) -> list[Stack]:
                  "plausible, not certain. Add that the heads run side by side; the event "
                  "head does not wait for the reference head.",
              ], after="broke")
-    _example(book, section, "swap-event", "Change the event, keep the object",
+    _example(book, section, "swap-event", "Change the event, keep the reference",
              "She washed the glass . It",
              (("glass", "reference: unchanged, the glass"),
               ("washed", "event: now washed, which supports “gleamed” instead")),
-             "Separate messages carry the object clue and the event clue side by side.", [
+             "Separate messages carry the reference clue and the event clue side by side.", [
                  "Change one word, dropped becomes washed, and ask the room for a new guess. "
-                 "The object clue stays on glass; only the event clue moves. Warn that this "
+                 "The reference clue stays on glass; only the event clue moves. Warn that this "
                  "is a schematic: trained heads overlap, some can be pruned, and more heads "
                  "are a capacity choice to test, not an automatic improvement.",
              ], after="gleamed")
@@ -396,6 +396,7 @@ def readings(book: Book) -> list[Stack]:
     section = Section("readings", "readings", "Readings in the full sentence")
     for h in book.heads:
         top = book.top(s, h)
+        second, third = (int(book.value(f"{s}.h{h}.order[{i}]")) for i in (1, 2))
         section.add(f"h{h}", book.say("Head {n}, the {name} head, in the full sentence",
                                       n=book.number(h), name=book.head(h)), [
             pictures.column_bars(
@@ -403,16 +404,19 @@ def readings(book: Book) -> list[Stack]:
                 [f"{s}.h{h}.weights[{j}]" for j in range(book.length)], pictures.head_tone(h),
                 "This head's weights at the final receiver, one upright bar per source as "
                 "tall as its weight, the sources in sentence order"),
-            Para(book.say("At the final “{r}”, the {name} head gives {src} the weight {w}; "
-                          "every other token gets a little, and all the weights add up to "
-                          "one.", r=book.receiver(), name=book.head(h),
-                          src=book.token(s, top), w=book.n(f"{s}.h{h}.weights[{top}]"))),
+            Para(book.say("At the final “{r}”, the {name} head gives {src} the weight {w} "
+                          "and {next} the next largest, {v}. No other token gets more than "
+                          "{u}, and all the weights add up to one.", r=book.receiver(),
+                          name=book.head(h), src=book.token(s, top),
+                          w=book.n(f"{s}.h{h}.weights[{top}]"),
+                          next=book.token(s, second), v=book.n(f"{s}.h{h}.weights[{second}]"),
+                          u=book.n(f"{s}.h{h}.weights[{third}]"))),
             Para(book.say("Its message is every token's value mixed with these weights, so "
                           "{src}'s value counts most.", src=book.token(s, top)), fragment=1),
         ], [
             book.say("Point at the tallest bar, {src}, and read its weight aloud: {w}. This "
-                     "is the {name} head's whole weight row at the final “{r}”: every other "
-                     "source still gets a small bar, and the bars add up to one. Remind the "
+                     "is the {name} head's whole weight row at the final “{r}”: the next bar "
+                     "is lower, the rest lower still, and the bars add up to one. Remind the "
                      "room that the head's name says what these hand-chosen numbers were "
                      "built to do, not a job given to a trained head.",
                      src=book.token(s, top), w=book.n(f"{s}.h{h}.weights[{top}]"),
