@@ -12,14 +12,14 @@ import pytest
 
 from tests.conftest import DRY_RUNS
 from tests.scene_runner import run_scenes
-from tests.test_scenes import ENTRIES, TRAINED_ON, WORKSHEETS
+from tests.test_scenes import ENTRIES, RULES_ON, TRAINED_ON, WORKSHEETS
 from worksheet import compute_values, load_worksheet
 
 pytestmark = pytest.mark.xdist_group(DRY_RUNS)
 """Dry runs are cached in the worker's memory: these modules share one worker."""
 
 SCENES = ("BiasFlag", "PyTorchLayer", "TrainedComparison", "ImagePatches", "BatchLab")
-CASES = [(label, name) for label in WORKSHEETS for name in SCENES
+CASES = [(label, name) for label in RULES_ON for name in SCENES
          if name != "TrainedComparison" or label in TRAINED_ON]
 
 
