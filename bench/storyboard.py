@@ -20,8 +20,6 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import time
-from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -29,6 +27,7 @@ BIN = Path(sys.executable).parent
 sys.path.insert(0, str(ROOT))
 
 import render.build as building  # noqa: E402
+from bench.timing import best  # noqa: E402
 from narration.voices import Narration  # noqa: E402
 from outline import (  # noqa: E402
     LIMITS,
@@ -39,17 +38,6 @@ from render.build import KEPT, BuildOptions, build  # noqa: E402
 from render.storyboard import FOLDER, PAGE, RECORD, built_clips, write_storyboard  # noqa: E402
 
 SCENES = ("RiverBankPrompt", "BiasFlag")
-
-
-def best(run: Callable[[], object], repeat: int, before: Callable[[], object] = lambda: None
-         ) -> float:
-    times = []
-    for _ in range(repeat):
-        before()
-        started = time.perf_counter()
-        run()
-        times.append(time.perf_counter() - started)
-    return min(times)
 
 
 def measure(out: Path, repeat: int, voice: Path | None) -> None:

@@ -19,8 +19,6 @@ import json
 import shutil
 import sys
 import tempfile
-import time
-from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -28,19 +26,9 @@ sys.path.insert(0, str(ROOT))
 
 import render.check as checking  # noqa: E402
 import render.export as export  # noqa: E402
+from bench.timing import best  # noqa: E402
 from outline import TITLE, lecture_order, video_stem  # noqa: E402
 from render.build import KEPT  # noqa: E402
-
-
-def best(run: Callable[[], object], repeat: int, before: Callable[[], object] = lambda: None
-         ) -> float:
-    times = []
-    for _ in range(repeat):
-        before()
-        started = time.perf_counter()
-        run()
-        times.append(time.perf_counter() - started)
-    return min(times)
 
 
 def measure(out: Path, repeat: int) -> None:
