@@ -18,9 +18,11 @@ from manim import (
     DashedVMobject,
     FadeIn,
     FadeOut,
+    GrowFromEdge,
     LaggedStart,
     Line,
     Mobject,
+    Rectangle,
     RoundedRectangle,
     SurroundingRectangle,
     Transform,
@@ -410,8 +412,9 @@ class OneHeadTwoHeads(LectureScene):
                      fade_in(node), LaggedStart(*(AnimationGroup(Create(r.link), fade_in(r.query))
                                                   for r in several), lag_ratio=0.3),
                      self.point_at(*queries, each=True), h="dims.heads", q="dims.heads")
-            self.say("Each query meets that head's own keys: a weight row of its own, "
-                     "and a message of its own. Their words come in the next clip.",
+            self.say("Each head makes its query from this word's row with its own weights. "
+                     "It meets that head's own keys, giving its own weight row and its own "
+                     "message.",
                      LaggedStart(*(AnimationGroup(LaggedStart(*map(Create, reader.fan),
                                                               lag_ratio=0.1),
                                                   Create(reader.down), fade_in(reader.message))
@@ -441,7 +444,7 @@ class OneHeadTwoHeads(LectureScene):
                              x=f"{key}.weights[{j}]") for j in picked]
         rows = self.matrix(f"{key}.V", rows=picked, row_labels=labels, size=20, h_buff=0.25,
                            v_buff=0.3)
-        built = self.bound("all heads' columns: {n} per row", 20, MUTED, n="dims.joined")
+        built = self.bound("each value row: {n:coordinate}", 20, MUTED, n="dims.joined")
         built.next_to(rows, UP, buff=0.25).align_to(rows, LEFT)
         note = self.label("one weight scales the whole value row", 20, MUTED)
         note.next_to(rows, DOWN, buff=0.25).align_to(rows, LEFT)
@@ -450,8 +453,8 @@ class OneHeadTwoHeads(LectureScene):
         table.next_to(single.message, LEFT, buff=0.4)
         table.shift(UP * (single.message.get_top()[1] - rows.get_top()[1]))
         self.scaled = table
-        self.say("This one head takes every head's query, key and value columns at once, so "
-                 "its value rows have {n:coordinate}.", fade_out(self.glossary_aside),
+        self.say("This one head is as wide as all the heads put together: each word's value "
+                 "row has {n:coordinate}.", fade_out(self.glossary_aside),
                  fade_in(built), self.point_at(built), n="dims.joined")
         self.say("That message holds several features, yet each word's one weight scales its "
                  "whole value row,", fade_in(rows), self.point_at(*labels))
@@ -504,9 +507,8 @@ class OneHeadTwoHeads(LectureScene):
             query = self.vec(f"{self.s}.h{head}.Q[{self.last}]", 20, colour,
                              template="query {v}")
             fit(query, spacing - 0.3).move_to([x, node.get_bottom()[1] - 0.55, 0])
-            name = self.bound("Head {h}: {role}", 22, colour,
-                              h=f"dims.head_numbers[{head - 1}]",
-                              words={"role": self.ws.lesson.head_names[head - 1]})
+            name = self.bound("Head {h}'s message", 22, colour,
+                              h=f"dims.head_numbers[{head - 1}]")
             message = chip(name, colour).next_to(query, DOWN, buff=0.45)
             fit(message, spacing - 0.2)
             link = Arrow([x, node.get_bottom()[1], 0], query.get_top(), buff=0.06,
@@ -580,10 +582,14 @@ class OneHeadTwoHeads(LectureScene):
             self.play(fade_out(*one), *filter(None, [away]), run_time=0.4)
         lines = VGroup(*two)
         self.place(lines)
-        self.say("Two heads: each has its own value map. Here the first sends only the first "
-                 "coordinate of each row, the second only the second.",
-                 fade_in(own[0].header, own[1].header, own[0].sends, own[1].sends),
-                 self.point_at(own[0].sends, own[1].sends, each=True))
+        split = ("Two heads: each reads its own part of the value rows. Here the first gets "
+                 "only the first coordinate of each row, the second only the second.")
+        self.say(split, cued(split, [
+            ("Two heads", fade_in(own[0].header, own[1].header)),
+            ("Here the first", AnimationGroup(fade_in(own[0].sends),
+                                              self.point_at(own[0].sends))),
+            ("the second only", AnimationGroup(fade_in(own[1].sends),
+                                               self.point_at(own[1].sends)))]))
         self.say("Each has its own weight row too: the first head gets {t0},",
                  *map(grow, own[0].bars), fade_in(two[0]), self.point_at(two[0]),
                  t0="toy.two_heads[0]")
@@ -595,6 +601,13 @@ class OneHeadTwoHeads(LectureScene):
         self.say("Side by side: one head gives " + ones + "; two heads give " + twos + ".",
                  fade_in(joined_result), self.point_at(one_result, joined_result, each=True),
                  **o_keys, **t_keys)
+        toy_values, one_mix = self.v.value("toy.values"), self.v.value("toy.one_head")
+        if toy_values[1][1] > toy_values[0][1] and one_mix[1] < self.v.value("toy.two_heads")[1]:
+            # What is at stake, when B is the source rich in the second coordinate.
+            self.say("Say the second coordinate is a person detail, which B carries as {vB}: "
+                     "one head passes on only {o}, two heads pass on {t}.",
+                     self.point_at(own[1].sends, one_result, joined_result, each=True),
+                     vB="toy.values[1][1]", o="toy.one_head[1]", t="toy.two_heads[1]")
 
         self.section("required")
         one_less = {"one": "toy.row_sums[0]"}
@@ -918,6 +931,9 @@ ROLES = ("query", "key", "value")
 MAYA_WIDTH = 8.4
 """The Maya sentence spans this much, so that the cards under "Maya" and "She" leave room
 between them for the arrow that says they match."""
+MAYA_STUB = 0.12
+"""A word other than Maya gets a weight bar this fraction of its own width: a stub that
+shows it has a weight, far smaller than Maya's."""
 
 
 class MayaRecall(LectureScene):
@@ -1002,21 +1018,46 @@ class MayaRecall(LectureScene):
         note = self.label("good match", 22, MUTED).next_to(match, UP, buff=0.1)
         carry = Arrow(value.get_right(), got.get_left(), buff=0.15, color=INK,
                       stroke_width=4, max_tip_length_to_length_ratio=0.08)
+        scaled = self.label("× Maya's weight", 18, MUTED).next_to(carry, DOWN, buff=0.2)
         score = VGroup(self.label("score = query · key ÷ √d   (d: their width)", 22),
                        self.label("softmax over every word's score → weights that sum to one",
                                   22, MUTED)).arrange(DOWN, buff=0.15)
-        score.next_to(VGroup(value, got), DOWN, buff=0.45).set_x(0)
+        score.next_to(VGroup(value, got, scaled), DOWN, buff=0.35).set_x(0)
+        weights = self.maya_weights(words)
+        softmax = ("Each score is query times key over the square root of their width; a "
+                   "softmax turns the scores into weights, Maya's largest.")
         self.say("Before we split attention into heads, recall Part II: at “She”, the query "
                  "looks for a person.", Write(heading), fade_in(badge, words), Create(box),
                  fade_in(query), self.point_at(box, query, each=True))
         self.say("Maya's key offers one: a good match.",
                  fade_in(key), Create(match), fade_in(note), self.point_at(maya, key, each=True))
-        self.say("The match is scored as query times key, over the square root of their "
-                 "width; a softmax makes the scores weights.", fade_in(score),
-                 self.point_at(score))
-        self.say("So Maya's value, details about her, flows to “She”.",
-                 fade_in(value), Create(carry), fade_in(got), self.point_at(carry))
-        return VGroup(badge, words, box, query, key, value, match, note, carry, got, score)
+        self.say(softmax, cued(softmax, [
+            ("Each score", AnimationGroup(fade_in(score), self.point_at(score))),
+            ("the scores", AnimationGroup(LaggedStart(*(GrowFromEdge(bar, LEFT)
+                                                          for bar in weights.bars),
+                                                        lag_ratio=0.15),
+                                            fade_in(weights.name), self.point_at(weights))),
+            ("Maya's largest", self.point_at(weights.bars[0]))]))
+        self.say("So “She” receives mostly Maya's value, scaled by her weight.",
+                 fade_in(value), Create(carry), fade_in(scaled), fade_in(got),
+                 self.point_at(VGroup(carry, scaled)))
+        return VGroup(badge, words, box, query, key, value, match, note, carry, scaled, got,
+                      score, weights)
+
+    def maya_weights(self, words: VGroup) -> VGroup:
+        """Under each word of the Maya sentence, a bar for its weight at "She": Maya's as
+        wide as her name, every other word's a short stub. A picture of the softmax's
+        winner in words, no worksheet numbers; attributes ``name`` and ``bars``."""
+        y = words.get_bottom()[1] - 0.2
+        bars = [Rectangle(width=word.width * (1.0 if k == 0 else MAYA_STUB), height=0.1,
+                          fill_color=INK, fill_opacity=1.0, stroke_width=0)
+                .move_to([word.get_left()[0], y, 0], aligned_edge=LEFT)
+                for k, word in enumerate(words)]
+        name = self.label("weight", 18, MUTED)
+        name.next_to(bars[0], LEFT, buff=0.25).set_y(y)
+        made = VGroup(name, *bars)
+        made.name, made.bars = name, bars
+        return made
 
     def ahead(self, heading: Mobject, picture: VGroup) -> None:
         """Our sentence's final token, which will ask, match and receive the same way: said
@@ -1037,11 +1078,12 @@ class MayaRecall(LectureScene):
         plan.next_to(row, DOWN, buff=0.8).set_x(0)
         self.say("Our own sentence's final “{w}” will do the same, with numbers.",
                  fade_out(picture), self.retitle(heading, "Next: the same roles, in numbers"),
-                 fade_in(row), Create(box), self.point_at(row[last]),
-                 words={"w": tokens[last]})
+                 fade_in(row), Create(box), fade_in(plan[0]),
+                 self.point_at(row[last], plan[0], each=True), words={"w": tokens[last]})
         self.say("Later clips work out its query, every word's key and the values they mix, "
                  "step by step.",
-                 LaggedStart(*map(fade_in, plan), lag_ratio=0.5), self.point_at(plan, buff=0.2))
+                 LaggedStart(*map(fade_in, plan[1:]), lag_ratio=0.5),
+                 self.point_at(plan, buff=0.2))
 
     def card(self, role: str, text: str) -> VGroup:
         """A role name over what it says, in a box: a word picture of one vector."""

@@ -138,7 +138,7 @@ def test_the_recall_stays_in_words_and_leaves_the_arithmetic_to_the_clips_after(
                          "query looks for a person.",
                          "Maya's key offers one: a good match."]
     assert "square root" in told[3] and "softmax" in told[3]
-    assert told[4] == "So Maya's value, details about her, flows to “She”."
+    assert told[4] == "So “She” receives mostly Maya's value, scaled by her weight."
     assert told[5] == (f"Our own sentence's final “{head['tokens'][head['last']]}” will do "
                        "the same, with numbers.")
     assert "step by step" in told[-1]
@@ -193,6 +193,27 @@ def test_the_recall_shows_the_maya_sentence_and_how_a_match_becomes_a_weight(run
     shown_texts = {t["text"] for t in texts}
     assert "score = query · key ÷ √d   (d: their width)" in shown_texts
     assert any(t.startswith("softmax over every word's score") for t in shown_texts)
+
+
+@pytest.mark.parametrize("label", ["default", "four"])
+def test_the_recall_draws_every_words_weight_and_scales_mayas_value_by_hers(runs,
+                                                                            label: str) -> None:
+    """The softmax is over every word: a "weight" row under the sentence, left of Maya's
+    bar, while the voice says Maya's weight is the largest; the value reaches "She" scaled
+    by that weight (said and written under the arrow), not copied."""
+    result = runs[label]["MayaRecall"]
+    texts = section(result, "in words")
+    (maya,) = [t["box"] for t in texts if t["text"] == "Maya"]
+    (name,) = [t["box"] for t in texts if t["text"] == "weight"]
+    assert name[2] < maya[0] and name[3] < maya[1]  # left of Maya's bar, under the words
+    told = captions(result)
+    assert told[3] == ("Each score is query times key over the square root of their width; "
+                       "a softmax turns the scores into weights, Maya's largest.")
+    (scaled,) = [t["box"] for t in texts if t["text"] == "× Maya's weight"]
+    (value,) = [t["box"] for t in texts if t["text"] == "value"]
+    (message,) = [t["box"] for t in texts if t["text"] == "message"]
+    assert value[2] < scaled[0] and scaled[2] < message[0]  # on the arrow between them
+    assert not any("flows" in c for c in told)
 
 
 # --------------------------------------------------------------------------- kinds of detail
@@ -301,6 +322,40 @@ def test_clip_three_draws_each_heads_query_and_leaves_their_weights_to_clip_four
         lesson["ws"].n_heads
 
 
+@pytest.mark.parametrize("label", ["default", "four"])
+def test_several_heads_draw_messages_and_say_where_each_query_comes_from(
+        runs, lessons, label: str) -> None:
+    """Each head's column ends in a message of its own, named as that head's message (the
+    heads' kinds of detail are the next clip's); the voice says each query is made from
+    the receiver's row with the head's own weights. The one head is described by its
+    width, without the per-head columns that are not yet shown."""
+    result, lesson = runs[label]["OneHeadTwoHeads"], lessons[label]
+    texts = shown(result, "several heads")
+    n = lesson["ws"].n_heads
+    assert {f"Head {h}'s message" for h in range(1, n + 1)} <= texts
+    names = lesson["ws"].lesson.head_names
+    assert not any(name in text for name in names for text in texts if text.startswith("Head"))
+    said(result, "Each head makes its query from this word's row with its own weights. It "
+                 "meets that head's own keys, giving its own weight row and its own message.")
+    told = captions(result)
+    assert not any("every head's" in c or "value map" in c for c in told)
+
+
+@pytest.mark.parametrize("label", ["default", "four"])
+def test_the_toy_says_what_the_second_head_saves(runs, lessons, label: str) -> None:
+    """Why two heads are better: B carries the second coordinate's detail, which one shared
+    row dilutes and the second head passes on."""
+    result = runs[label]["OneHeadTwoHeads"]
+    toy = reference.toy(lessons[label]["ws"].document)
+    values, weights = toy["values"], toy["weights"]
+    one = values.T @ weights[0]
+    two = weights[1] @ values[:, 1]
+    assert values[1, 1] > values[0, 1] and one[1] < two <= values[1, 1]
+    said(result, f"Say the second coordinate is a person detail, which B carries as "
+                 f"{param(values[1, 1])}: one head passes on only {param(one[1])}, two heads "
+                 f"pass on {param(two)}.")
+
+
 def test_one_heads_weight_scales_each_whole_value_row(runs, lessons) -> None:
     """Beside the one message: the two heaviest sources' value rows, every coordinate, each
     after its one weight."""
@@ -325,10 +380,10 @@ def test_the_one_head_picture_says_what_its_head_is(runs, lessons, label: str) -
     width = sum(np.asarray(lesson["values"][f"params.h{h}.W_V"]).shape[1]
                 for h in range(1, lesson["ws"].n_heads + 1))
     assert lesson["sentence"]["wide"]["V"].shape[1] == width
-    said(result, "This one head takes every head's query, key and value columns at once, so "
-                 f"its value rows have {width} coordinates.")
+    said(result, "This one head is as wide as all the heads put together: each word's value "
+                 f"row has {width} coordinates.")
     texts = section(result, "one head")
-    (line,) = [t for t in texts if t["text"] == f"all heads' columns: {width} per row"]
+    (line,) = [t for t in texts if t["text"] == f"each value row: {width} coordinates"]
     rows = [t for t in texts if any(f[0].startswith(f"{lesson['ws'].walkthrough}.wide.V[")
                                     for f in t["figures"])]
     assert rows and line["box"][1] > max(t["box"][3] for t in rows)  # over the rows
