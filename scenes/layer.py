@@ -946,7 +946,7 @@ class OneWideHead(LectureScene):
         shown = [self.scale_lines]
         if len(self.heads) > 1:
             self.section("pooled")
-            self.play(fade_out(*shown))
+            self.play(*filter(None, [self.unpoint()]), fade_out(*shown))
             self.pooled(heading)
             shown = [self.sums]
         self.section("weights")
@@ -1102,12 +1102,52 @@ class OneWideHead(LectureScene):
                                  c=f"{self.s}.h{head}.dots[{top}]", d="dims.d_head",
                                  **slots))
         lines.arrange(DOWN, buff=0.4, aligned_edge=LEFT)
-        self.scale_lines = fit(lines, 13.0, 5.5).move_to(DOWN * 0.2)
+        factors = self.factors(lines[0], top)
+        page = VGroup(factors, lines)
+        fit(page, 13.0, 5.5).move_to(DOWN * 0.2)
+        self.scale_lines = page
         self.say("The wide head adds up {j} coordinate products per source, here for “{w}”, "
-                 "and divides by √{k};", fade_in(lines[0]), words=words, j="dims.joined",
-                 k="dims.joined")
+                 "and divides by √{k};", fade_in(factors, lines[0]),
+                 self.point_at(factors.numbers, factors.products),
+                 words=words, j="dims.joined", k="dims.joined")
         self.say("each separate head adds up {d}, divides by √{e}, then runs its own softmax.",
-                 fade_in(*lines[1:]), d="dims.d_head", e="dims.d_head")
+                 fade_in(*lines[1:]), self.point_at(*lines[1:]), d="dims.d_head",
+                 e="dims.d_head")
+
+    def factors(self, products: Mobject, top: int) -> VGroup:
+        """Above each wide product: the final receiver's query coordinate, and under it
+        the favourite source's key coordinate, in the colour of the head they come from;
+        each row named on its left."""
+        size = 26
+        gap = 0.5
+        numbers = VGroup()
+        shown = shown_indices(self.ws.d_model)
+        places = [sum(1 for m in shown[:i] if m is not None) for i in range(len(shown))]
+        # An elided "…" stands midway between its neighbours' products.
+        xs = [VGroup(*products.figure_glyphs(p)).get_x() if k is not None else None
+              for k, p in zip(shown, places, strict=True)]
+        xs = [x if x is not None else (xs[i - 1] + xs[i + 1]) / 2 for i, x in enumerate(xs)]
+        for r, (kind, j) in enumerate((("Q", self.last), ("K", top))):
+            y = products.get_y() + gap * (2 - r)
+            row = VGroup()
+            for k, x in zip(shown, xs, strict=True):
+                number = (self.label("…", size, MUTED) if k is None else
+                          self.num(f"{self.s}.h{k // self.ws.d_head + 1}.{kind}[{j}]"
+                                   f"[{k % self.ws.d_head}]", size,
+                                   self.head_colour(k // self.ws.d_head + 1)))
+                row.add(number.move_to([x, y, 0]))
+            numbers.add(row)
+        left = VGroup(*products.figure_glyphs(0)).get_left()[0] - 0.4
+        names = VGroup(
+            self.bound("query of “{w}”", 22, MUTED, words={"w": self.tokens[self.last]}),
+            self.bound("× key of “{w}”", 22, MUTED, words={"w": self.tokens[top]}))
+        for name, row in zip(names, numbers, strict=True):
+            name.move_to([left, row.get_y(), 0], aligned_edge=RIGHT)
+        made = VGroup(names, numbers)
+        made.numbers = numbers
+        made.products = VGroup(*(glyph for p in range(places[-1] + (shown[-1] is not None))
+                                 for glyph in products.figure_glyphs(p)))
+        return made
 
     def weight_table(self, heading: Mobject) -> None:
         """Source words, each with the wide head's weight bar beside every head's: the bars
@@ -1154,7 +1194,7 @@ class OneWideHead(LectureScene):
                  fade_in(words, shown[0][0]),
                  LaggedStart(*map(grow, self.cells[0]), lag_ratio=0.1))
         self.say("The wide head has one row, and multiplies every value coordinate by it.",
-                 self.point_at(shown[0]))
+                 self.point_at(shown[0], buff=0.15))  # clear of the longest number
         self.say("Each separate head has its own row, for its own coordinates.",
                  fade_in(*(column[0] for column in shown[1:]), note),
                  LaggedStart(*(grow(bar) for cells in self.cells[1:] for bar in cells),
@@ -1212,7 +1252,8 @@ class OneWideHead(LectureScene):
             for k, term in enumerate(terms):
                 cells += [term] if k == 0 else [self.label("+", size, MUTED), term]
             cells += [self.label("=", size, MUTED), self.num(f"{self.s}.wide.dots[{j}]", size),
-                      self.num(f"{self.s}.wide.scale", size, MUTED),
+                      # "÷ 2.000 =": the division written out, not a bare number
+                      self.bound("÷ {x} =", size, MUTED, mono=True, x=f"{self.s}.wide.scale"),
                       self.num(f"{self.s}.wide.scores[{j}]", size),
                       self.num(f"{self.s}.wide.exps[{j}]", size),
                       self.num(f"{self.s}.wide.weights[{j}]", size)]
@@ -1334,6 +1375,7 @@ class OneWideHead(LectureScene):
                     for k in shown]
 
         wide_row, joined_row = row(wide_key, False), row(joined_key, True)
+        self.message_rows = (wide_row, joined_row, shown)
         pitch = max(m.width for m in [*names, *wide_row, *joined_row]) + 0.45
         for c, (name, a, b) in enumerate(zip(names, wide_row, joined_row, strict=True)):
             for mob, y in ((name, 0.8), (a, 0.0), (b, -0.8)):
@@ -1376,29 +1418,29 @@ class OneWideHead(LectureScene):
         self.tell("Each coordinate of a message carries one feature of the values, named "
                   "above it in the colour of the head whose values hold it." if known
                   else "Each coordinate of a message comes from one "
-                  "head's values; that head is named above it.", fade_in(head_row),
+                  "head's values; that head is named above it.", fade_in(head_row, titles),
                   cues=[("named", lambda: self.point_at(head_row))])
         if known:
             self.tell("Mixed with that single row, the wide head's message carries "
-                      + listing + ".", fade_in(wide_line),
+                      + listing + ".", fade_in(*wide_row),
                       cues=[("carries", lambda: self.point_at(wide_line))],
                       words=named, **keys_w)
         else:
             self.tell("Mixed with that single row, the wide head's message is " + inner_w
-                      + ", coordinate by coordinate.", fade_in(wide_line),
+                      + ", coordinate by coordinate.", fade_in(*wide_row),
                       cues=[("message", lambda: self.point_at(wide_line))], **vec_w)
         if len(self.heads) == 1:
             self.tell("The one head, on its own, sends the same: " + inner_j + ".",
-                      fade_in(joined_line), cues=[("same", lambda: self.point_at(joined_line))],
+                      fade_in(*joined_row), cues=[("same", lambda: self.point_at(joined_line))],
                       **vec_j)
         elif known:
             self.tell("The separate heads, each with its own row, send " + listing
-                      + " once joined.", fade_in(joined_line),
+                      + " once joined.", fade_in(*joined_row),
                       cues=[("separate", lambda: self.point_at(joined_line))],
                       words=named, **keys_j)
         else:
             self.tell("The separate heads, each with its own row, send " + inner_j
-                      + " once joined.", fade_in(joined_line),
+                      + " once joined.", fade_in(*joined_row),
                       cues=[("separate", lambda: self.point_at(joined_line))], **vec_j)
         if lost is not None:
             self.tell_lost(lost)
@@ -1422,9 +1464,9 @@ class OneWideHead(LectureScene):
         words = {"w": self.tokens[j], "f": feature}
         lines = VGroup(
             self.bound("“{w}” sends {f}:", size, MUTED, words=words),
-            self.bound("wide head  {a} × {v} = {x}", size, INK, a=f"{self.s}.wide.weights[{j}]",
+            self.bound("wide head  {a} × {v} ≈ {x}", size, INK, a=f"{self.s}.wide.weights[{j}]",
                        v=f"{self.s}.wide.V[{j}][{k}]", x=f"{self.s}.wide.contributions[{j}][{k}]"),
-            self.bound("Head {h}  {a} × {v} = {x}", size, self.head_colour(head),
+            self.bound("Head {h}  {a} × {v} ≈ {x}", size, self.head_colour(head),
                        h=f"dims.head_numbers[{head - 1}]", a=f"{self.s}.h{head}.weights[{j}]",
                        v=f"{self.s}.h{head}.V[{j}][{c}]",
                        x=f"{self.s}.h{head}.contributions[{j}][{c}]"),
@@ -1434,7 +1476,7 @@ class OneWideHead(LectureScene):
         VGroup(lines[0], pair, lines[3]).arrange(DOWN, buff=0.3)
         found = VGroup(*lines)
         if float(self.v.value(f"{self.s}.wide.V[{top}][{k}]")) > 0:
-            found.add(self.bound("but “{u}” also sends {f}:  {b} × {y} = {z}", size, MUTED,
+            found.add(self.bound("but “{u}” also sends {f}:  {b} × {y} ≈ {z}", size, MUTED,
                                  words={"u": self.tokens[top], "f": feature},
                                  b=f"{self.s}.wide.weights[{top}]",
                                  y=f"{self.s}.wide.V[{top}][{k}]",
@@ -1450,8 +1492,10 @@ class OneWideHead(LectureScene):
         j, k, head, top = lost.source, lost.column, lost.head, lost.top
         c = k - (head - 1) * self.ws.d_head
         words = {"w": self.tokens[j], "f": lost.feature}
-        self.tell("The source “{w}” sends {f} {v}: the wide head passes on {a} × {v} = {x}, "
-                  "head {h} passes on {b} × {v} = {y}.", fade_in(*lost[:3]),
+        # The weights shown are rounded, so a product of the shown numbers can miss the
+        # last digit of the unrounded one: each product is said as "about".
+        self.tell("The source “{w}” sends {f} {v}: the wide head passes on {a} × {v}, about "
+                  "{x}; head {h} passes on {b} × {v}, about {y}.", fade_in(*lost[:3]),
                   cues=[("{x}", lambda: self.point_at(lost[1])),
                         ("{y}", lambda: self.point_at(lost[2]))],
                   words=words, v=f"{self.s}.h{head}.V[{j}][{c}]",
@@ -1463,8 +1507,17 @@ class OneWideHead(LectureScene):
                   words=words)
         if len(lost) > 4:
             self.tell("Yet {f} falls by less, because “{u}”'s value carries {f} too, and the "
-                      "wide head gives it {b}: {b} × {z} = {y}.", fade_in(lost[4]),
+                      "wide head gives it {b}: {b} × {z}, about {y}.", fade_in(lost[4]),
                       cues=[("carries", lambda: self.point_at(lost[4]))],
                       words={"f": lost.feature, "u": self.tokens[top]},
                       b=f"{self.s}.wide.weights[{top}]", z=f"{self.s}.wide.V[{top}][{k}]",
                       y=f"{self.s}.wide.contributions[{top}][{k}]")
+        # The takeaway, on the two messages' numbers for this coordinate.
+        wide_row, joined_row, shown = self.message_rows
+        both = VGroup(*(row[shown.index(k)] if k in shown else VGroup(*row)
+                        for row in (wide_row, joined_row)))
+        self.tell("So the wide head ends with {f} {m}, against {n} from the separate heads: "
+                  "one shared row blurs what each head found on its own.",
+                  cues=[("{m}", lambda: self.point_at(both))],
+                  words={"f": lost.feature}, m=f"{self.s}.wide.message[{k}]",
+                  n=f"{self.s}.joined[{self.last}][{k}]")

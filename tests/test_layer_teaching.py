@@ -638,3 +638,97 @@ def test_the_lost_river_signal_is_shown_side_by_side(shown, lesson) -> None:
     assert said["words"]["u"] == made["tokens"][top] == "fisherman"
     assert digits(figure(said, f"{name}.wide.contributions[{top}][{c}]"),
                   wide["weights"][top] * wide["V"][top][c])
+
+
+def test_the_wide_scale_is_written_as_a_division(shown, lesson) -> None:
+    """In the pooled table the scale reads "÷ 2.000 =", so that "9.66 ÷ 2.000 = 4.830"
+    reads along the row, never a bare "2.000" between the dot product and the score."""
+    result, made = shown[("default", "OneWideHead")], lesson["default"]
+    name = made["name"]
+    texts = [t for t in section(result, "pooled")
+             if any(key == f"{name}.wide.scale" for key, _ in t["figures"])]
+    assert len(texts) == 2  # one on the favourite's row, one on head 1's favourite's
+    for text in texts:
+        ((_, scale),) = text["figures"]
+        assert digits(scale, np.sqrt(made["d_model"])) and scale == "2.000"
+        assert text["text"] == f"÷ {scale} ="
+
+
+def test_a_product_of_rounded_numbers_is_never_written_as_exact(shown, lesson) -> None:
+    """"0.708 × 2 = 1.417" does not add up as written (0.708 × 2 is 1.416): a product of
+    rounded weights is written "≈" on screen and said as "about"; every such product is
+    still the unrounded one, digit for digit."""
+    result, made = shown[("default", "OneWideHead")], lesson["default"]
+    name, wide, first = made["name"], made["wide"], made["heads"][0]
+    number = r"(−?[0-9]+(?:\.[0-9]+)?)"
+    product = re.compile(number + r" × " + number + r" = " + number)
+
+    def value(text: str) -> float:
+        return float(text.replace("−", "-"))
+
+    texts = [t["text"] for t in section(result, "messages")]
+    texts += [c["text"] for c in result["manifest"]["captions"]]
+    for text in texts:
+        for a, b, c in product.findall(text):
+            assert digits(c, value(a) * value(b)), text
+    j, c = first["top_source"], first["message_top"]
+    top = wide["top_source"]
+    expected = {f"{name}.wide.contributions[{j}][{c}]": wide["weights"][j] * wide["V"][j][c],
+                f"{name}.h1.contributions[{j}][{c}]": first["weights"][j] * first["V"][j][c],
+                f"{name}.wide.contributions[{top}][{c}]":
+                    wide["weights"][top] * wide["V"][top][c]}
+    near = [t for t in section(result, "messages") if "≈" in t["text"]]
+    on_screen = {key: text for t in near for key, text in t["figures"]}
+    for key, product_ in expected.items():
+        assert digits(on_screen[key], product_), key
+    _, said = caption(result, "carries {f} too")
+    assert f"× {figure(said, f'{name}.wide.V[{top}][{c}]')}, about " \
+        f"{figure(said, f'{name}.wide.contributions[{top}][{c}]')}." in said["text"]
+
+
+def test_the_clip_ends_on_what_the_shared_row_costs(shown, lesson) -> None:
+    """The last sentence is the takeaway, not the caveat: the wide head's water against the
+    separate heads' water, each digit for digit, with both numbers outlined."""
+    result, made = shown[("default", "OneWideHead")], lesson["default"]
+    name, wide, first = made["name"], made["wide"], made["heads"][0]
+    c = first["message_top"]
+    last = len(made["tokens"]) - 1
+    said = result["manifest"]["captions"][-1]
+    assert "blurs" in said["template"] and said["words"]["f"] == "water"
+    assert digits(figure(said, f"{name}.wide.message[{c}]"), wide["message"][c])
+    assert digits(figure(said, f"{name}.joined[{last}][{c}]"), made["joined"][-1][c])
+    assert abs(wide["message"][c] - made["joined"][-1][c]) > 0.5  # the loss is real
+    at = len(result["manifest"]["captions"]) - 1
+    outlined = [keys for when, keys, _ in _outlined(shown, "OneWideHead") if when == at]
+    assert any({f"{name}.wide.message[{c}]", f"{name}.joined[{last}][{c}]"} <= set(keys)
+               for keys in outlined)
+
+
+def test_the_wide_products_stand_under_their_query_and_key(shown, lesson) -> None:
+    """The wide dot product is drawn with its factors: the final receiver's wide query
+    over the favourite's wide key, over the products, each coordinate in its head's
+    colour and left to right in order."""
+    result, made = shown[("default", "OneWideHead")], lesson["default"]
+    name, wide, d = made["name"], made["wide"], made["d_head"]
+    top, last = wide["top_source"], len(made["tokens"]) - 1
+    texts = section(result, "scale")
+    (products,) = (t for t in texts
+                   if any(key == f"{name}.wide.products[{top}][0]" for key, _ in t["figures"]))
+    rows = []
+    for kind, j in (("Q", last), ("K", top)):
+        row = []
+        for k in range(made["d_model"]):
+            key = f"{name}.h{k // d + 1}.{kind}[{j}][{k % d}]"
+            (text,) = (t for t in texts if any(f[0] == key for f in t["figures"]))
+            assert digits(text["text"], made["heads"][k // d][kind][j][k % d]), key
+            row.append(text)
+        assert [t["box"][0] for t in row] == sorted(t["box"][0] for t in row)
+        rows.append(row)
+    np.testing.assert_allclose(
+        [q * k for q, k in zip(np.concatenate([h["Q"][last] for h in made["heads"]]),
+                               np.concatenate([h["K"][top] for h in made["heads"]]),
+                               strict=True)], wide["products"][top])
+    assert min(t["box"][1] for t in rows[0]) > max(t["box"][3] for t in rows[1])
+    assert min(t["box"][1] for t in rows[1]) > products["box"][3]
+    assert products["box"][0] < rows[0][0]["box"][0] < rows[0][-1]["box"][2] \
+        < products["box"][2]
