@@ -22,7 +22,8 @@ from outline import SceneEntry
 from tests.crossing import drawn, glance, layout_faults
 
 PROBES = {"PyTorchLayer": "tests.test_pytorch_teaching:Probe",
-          "RolesAndShapes": "tests.test_layer_teaching:GridProbe"}
+          "RolesAndShapes": "tests.test_layer_teaching:GridProbe",
+          "OneHeadTwoHeads": "tests.test_story_teaching:ShapesProbe"}
 """Scenes whose tests read more than a dry run records: a mixin class (``module:name``)
 that takes notes during the run and gives them from its ``probed()``, as the run's
 ``probed``. It is mixed into every dry run of the scene, so the tests need no run of

@@ -65,7 +65,7 @@ def test_every_number_a_caption_says_is_on_screen_when_its_section_ends(
         assert said <= shown, (section["name"], caption["text"], sorted(said - shown))
 
 
-@pytest.mark.parametrize(("label", "name"), [(label, "PyTorchLayer") for label in WORKSHEETS])
+@pytest.mark.parametrize(("label", "name"), [(label, "PyTorchLayer") for label in RULES_ON])
 def test_the_pytorch_layer_is_built_batch_first_with_the_lessons_sizes(shown, label: str,
                                                                         name: str) -> None:
     manifest = _manifest(shown, label, name)
@@ -79,7 +79,7 @@ def test_the_pytorch_layer_is_built_batch_first_with_the_lessons_sizes(shown, la
     assert "batch_first=True" in said and "batch, tokens, d_model" in said
 
 
-@pytest.mark.parametrize(("label", "name"), [(label, "BatchLab") for label in WORKSHEETS])
+@pytest.mark.parametrize(("label", "name"), [(label, "BatchLab") for label in RULES_ON])
 def test_the_lab_draws_the_reshape_and_the_transpose_with_bound_sides(shown, label: str,
                                                                       name: str) -> None:
     ws = load_worksheet(WORKSHEETS[label])

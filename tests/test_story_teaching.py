@@ -12,10 +12,7 @@ texts are compared digit for digit with those numbers in the lecture's display f
 from __future__ import annotations
 
 import math
-import multiprocessing
-import os
 import re
-from concurrent.futures import ProcessPoolExecutor
 from itertools import combinations, pairwise
 from typing import Any
 
@@ -439,73 +436,64 @@ def test_one_heads_result_stays_beside_the_two_heads_results(runs, lessons,
 # --------------------------------------------------------------------------- shapes
 
 
-def _shapes(worksheet: str) -> list[dict[str, Any]]:
-    """Dry-run OneHeadTwoHeads on a worksheet in this process, noting after every
-    animation the arrows on screen (start and end), the pointer's outlines and every
-    bracket's box."""
-    os.environ["LECTURE_WORKSHEET"] = worksheet
-    os.environ["LECTURE_VALUES"] = ""
-    os.environ["LECTURE_NARRATION"] = "none"
-    import tempfile
+def _box(mob: Any) -> list[float]:
+    points = mob.get_all_points()
+    return [float(points[:, 0].min()), float(points[:, 1].min()),
+            float(points[:, 0].max()), float(points[:, 1].max())]
 
-    from manim import Arrow, SurroundingRectangle, tempconfig
 
-    import scenes.kit.components as components
-    import scenes.story as story
+class ShapesProbe:
+    """Mixed into every dry run of OneHeadTwoHeads (``tests.scene_runner.PROBES``): after
+    every animation, the arrows on screen (start and end), the pointer's outlines and every
+    bracket's box. Brackets are found by wrapping the kit's ``brackets`` for the length of
+    the run (the scene's module and the kit's, put back when the notes are taken)."""
 
-    made: list[Any] = []
+    def setup(self) -> None:
+        import scenes.kit.components as components
+        import scenes.story as story
 
-    def noted(*args: Any, **kwargs: Any) -> Any:
-        group = original(*args, **kwargs)
-        made.append(group)
-        return group
+        self.noted: list[dict[str, Any]] = []
+        self.made_brackets: list[Any] = []
+        self.original_brackets = original = components.brackets
 
-    original = components.brackets
-    components.brackets = story.brackets = noted
+        def noted(*args: Any, **kwargs: Any) -> Any:
+            group = original(*args, **kwargs)
+            self.made_brackets.append(group)
+            return group
 
-    def box(mob: Any) -> list[float]:
-        points = mob.get_all_points()
-        return [float(points[:, 0].min()), float(points[:, 1].min()),
-                float(points[:, 0].max()), float(points[:, 1].max())]
+        components.brackets = story.brackets = noted
+        super().setup()  # type: ignore[misc]
 
-    class Watched(story.OneHeadTwoHeads):
-        def setup(self) -> None:
-            self.noted: list[dict[str, Any]] = []
-            super().setup()
+    def play(self, *animations: Any, **kwargs: Any) -> None:
+        from manim import Arrow, SurroundingRectangle
 
-        def play(self, *animations: Any, **kwargs: Any) -> None:
-            super().play(*animations, **kwargs)
-            family = self.get_mobject_family_members()
-            seen = {id(m) for m in family}
-            arrows = [[*m.get_start()[:2].tolist(), *m.get_end()[:2].tolist()]
-                      for m in family if isinstance(m, Arrow)
-                      and float(m.get_stroke_opacity()) > 0.01]
-            pointer = self._pointer
-            outlines = [] if pointer is None or id(pointer) not in seen else [
-                box(m) for m in pointer.get_family() if isinstance(m, SurroundingRectangle)]
-            shown_brackets = [box(side) for group in made for side in group
-                              if id(side) in seen]
-            self.noted.append({"time": float(self.time), "arrows": arrows,
-                               "outlines": outlines, "brackets": shown_brackets})
+        super().play(*animations, **kwargs)  # type: ignore[misc]
+        family = self.get_mobject_family_members()  # type: ignore[attr-defined]
+        seen = {id(m) for m in family}
+        arrows = [[*m.get_start()[:2].tolist(), *m.get_end()[:2].tolist()]
+                  for m in family if isinstance(m, Arrow)
+                  and float(m.get_stroke_opacity()) > 0.01]
+        pointer = self._pointer  # type: ignore[attr-defined]
+        outlines = [] if pointer is None or id(pointer) not in seen else [
+            _box(m) for m in pointer.get_family() if isinstance(m, SurroundingRectangle)]
+        shown_brackets = [_box(side) for group in self.made_brackets for side in group
+                          if id(side) in seen]
+        self.noted.append({"time": float(self.time), "arrows": arrows,  # type: ignore[attr-defined]
+                           "outlines": outlines, "brackets": shown_brackets})
 
-    media = tempfile.mkdtemp(prefix="story-shapes-")
-    with tempconfig({"dry_run": True, "quality": "low_quality", "disable_caching": True,
-                     "verbosity": "ERROR", "progress_bar": "none", "media_dir": media}):
-        scene = Watched(skip_animations=True)
-        scene.renderer.camera.capture_mobjects = lambda *_, **__: None
-        scene.render()
-    return scene.noted
+    def probed(self) -> list[dict[str, Any]]:
+        import scenes.kit.components as components
+        import scenes.story as story
+
+        components.brackets = story.brackets = self.original_brackets
+        return self.noted
 
 
 @pytest.fixture(scope="module")
-def shapes() -> dict[str, list[dict[str, Any]]]:
+def shapes(runs) -> dict[str, list[dict[str, Any]]]:
     """What OneHeadTwoHeads draws after every animation, on the default and four-head
     worksheets."""
-    labels = ("default", "four")
-    context = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(max_workers=2, mp_context=context) as pool:
-        found = pool.map(_shapes, [str(WORKSHEETS[label]) for label in labels])
-        return dict(zip(labels, found, strict=True))
+    return {label: runs[label]["OneHeadTwoHeads"]["probed"] for label in ("default", "four")}
 
 
 def _cross(a: list[float], b: list[float]) -> bool:
