@@ -4,7 +4,7 @@ against the separate heads."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 from itertools import pairwise
 
 from manim import (
@@ -100,6 +100,21 @@ def flow(cards: list[Mobject], colour: str = MUTED, buff: float = 0.5) -> VGroup
     group.cards = list(cards)
     group.step = lambda i: fade_in(cards[i], arrows[i - 1]) if i else fade_in(cards[0])
     return group
+
+
+def _products(indices: Iterable[int | None], left: tuple[str, Callable[[int], str]],
+              right: tuple[str, Callable[[int], str]]) -> tuple[list[str], dict[str, str]]:
+    """The terms of a sum of products, ``{e0} × {w0}``, one per index (``…`` where the
+    kit leaves indices out), and the value key of every slot they name."""
+    (a, key_a), (b, key_b) = left, right
+    terms, slots = [], {}
+    for i in indices:
+        if i is None:
+            terms.append("…")
+            continue
+        slots[f"{a}{i}"], slots[f"{b}{i}"] = key_a(i), key_b(i)
+        terms.append(f"{{{a}{i}}} × {{{b}{i}}}")
+    return terms, slots
 
 
 class RolesAndShapes(LectureScene):
@@ -210,28 +225,18 @@ class RolesAndShapes(LectureScene):
         ``spoken_keys``; the key's line also ``spoken_words``."""
         colour, last = self.head_colour(1), self.last
         first = 1  # head 1, the head this clip follows
-        terms, slots = [], {}
-        for r in shown_indices(self.ws.d_model):
-            if r is None:
-                terms.append("…")
-                continue
-            slots[f"e{r}"] = f"{self.s}.E[{last}][{r}]"
-            slots[f"w{r}"] = f"params.h{first}.W_Q[{r}][0]"
-            terms.append(f"{{e{r}}} × {{w{r}}}")
+        terms, slots = _products(shown_indices(self.ws.d_model),
+                                 ("e", lambda r: f"{self.s}.E[{last}][{r}]"),
+                                 ("w", lambda r: f"params.h{first}.W_Q[{r}][0]"))
         slots["q"] = f"{self.s}.h{first}.Q[{last}][0]"
         sum_template = " + ".join(terms) + " = {q}"
         query = self.bound("q, first coordinate:  " + sum_template, 20, colour, **slots)
         query.spoken, query.spoken_keys = sum_template, slots
         top = self.v.value(f"{self.s}.h{first}.top_source")
         inner, keys = vector("k", f"{self.s}.h{first}.K[{top}]", self.ws.d_head)
-        dot_terms, dot_slots = [], {}
-        for c in shown_indices(self.ws.d_head):
-            if c is None:
-                dot_terms.append("…")
-                continue
-            dot_slots[f"q{c}"] = f"{self.s}.h{first}.Q[{last}][{c}]"
-            dot_slots[f"k{c}"] = f"{self.s}.h{first}.K[{top}][{c}]"
-            dot_terms.append(f"{{q{c}}} × {{k{c}}}")
+        dot_terms, dot_slots = _products(shown_indices(self.ws.d_head),
+                                         ("q", lambda c: f"{self.s}.h{first}.Q[{last}][{c}]"),
+                                         ("k", lambda c: f"{self.s}.h{first}.K[{top}][{c}]"))
         dot_slots["d"] = f"{self.s}.h{first}.dots[{top}]"
         dot_template = " + ".join(dot_terms) + " = {d}"
         words = {"w": self.tokens[top]}
