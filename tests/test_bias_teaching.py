@@ -24,9 +24,9 @@ from worksheet.formatting import Style
 pytestmark = pytest.mark.xdist_group(DRY_RUNS)
 """Dry runs are cached in the worker's memory: these modules share one worker."""
 
-LABELS = ("default", "three", "wide", "four")
-"""Two heads with a query row of zeros; three heads; one wide head; four heads of three
-tokens."""
+LABELS = ("default", "seed", "wide", "four")
+"""Two heads with a query row of zeros; three heads (in the seed's schema, whose runs the
+scene rules share); one wide head; four heads of three tokens."""
 PROJECTIONS = 4
 """W_Q, W_K, W_V and W_O."""
 SAME_PLACE = 0.05

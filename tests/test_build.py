@@ -290,7 +290,12 @@ def test_ctrl_c_stops_cleanly_and_keeps_finished_scenes(built: Path, tmp_path: P
     process = _start_build(out, edited)
     _wait_for(lambda: bool(_manim_pids("PredictionMLP", process.pid)))
     manim = _manim_pids("PredictionMLP", process.pid)
+    for pid in manim:  # held still, so it cannot finish before the build hears Ctrl-C
+        os.kill(pid, signal.SIGSTOP)
     os.kill(process.pid, signal.SIGINT)
+    _wait_for(lambda: all(_stopped_by_build(pid) for pid in manim))
+    for pid in manim:
+        os.kill(pid, signal.SIGCONT)
     _, stderr = process.communicate(timeout=60)
     assert process.returncode == 130
     assert "Traceback" not in stderr and "interrupted: finished scenes are kept" in stderr
@@ -353,6 +358,18 @@ def _parent(pid: int) -> int:
         return int((Path("/proc") / str(pid) / "stat").read_text().rsplit(")", 1)[1].split()[1])
     except (OSError, IndexError, ValueError):
         return 0
+
+
+def _stopped_by_build(pid: int) -> bool:
+    """Whether process ``pid`` is gone or has a termination signal waiting for it (a
+    stopped process takes its signals once it is continued)."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return True
+    fields = dict(line.split(":", 1) for line in status.splitlines() if ":" in line)
+    waiting = int(fields["SigPnd"], 16) | int(fields["ShdPnd"], 16)
+    return bool(waiting & (1 << (signal.SIGTERM - 1) | 1 << (signal.SIGKILL - 1)))
 
 
 def _manim_pids(scene: str, under: int) -> list[int]:
