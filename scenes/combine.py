@@ -1119,8 +1119,6 @@ class PredictionMLP(LectureScene):
         return table
 
 
-GLOSSES = {"teller": "a bank clerk"}
-"""Plain words for a predicted word a viewer may not know."""
 TAG = 17
 """Size of the tags that say what an outlined word is."""
 
@@ -1313,9 +1311,9 @@ class OtherContext(LectureScene):
         self.say(template, cued(template, cues), words=words, **keys)
         for block in self.blocks:
             if block.glossed is not None:
-                self.say("A “{w}” is " + GLOSSES[block.glossed] + ".", fade_in(block.gloss),
+                self.say("A “{w}” is {g}.", fade_in(block.gloss),
                          self.point_at(block.prediction, block.gloss),
-                         words={"w": block.glossed})
+                         words={"w": block.glossed, "g": self.ws.lesson.glosses[block.glossed]})
 
     def same_word(self) -> None:
         word = self.shared_word()
@@ -1522,10 +1520,10 @@ class OtherContext(LectureScene):
             shared_tag.next_to(receiver_tag, LEFT, buff=0.25)  # neighbours: side by side
             shared_tag.align_to(receiver_tag, DOWN)
         gloss, glossed = VGroup(), None
-        if self.ws.vocab[p] in GLOSSES:
+        if self.ws.vocab[p] in self.ws.lesson.glosses:
             glossed = self.ws.vocab[p]
-            gloss = self.bound("“{w}”: " + GLOSSES[self.ws.vocab[p]], TAG, MUTED,
-                               words={"w": self.ws.vocab[p]})
+            gloss = self.bound("“{w}”: {g}", TAG, MUTED,
+                               words={"w": glossed, "g": self.ws.lesson.glosses[glossed]})
             gloss.next_to(prediction, RIGHT, buff=0.3)
             gloss.shift(UP * (baseline(prediction) - baseline(gloss)))
         block = VGroup(line, body, prediction, receiver_tag, shared_tag, gloss)

@@ -477,7 +477,8 @@ def test_a_predicted_word_the_viewer_may_not_know_is_explained(runs) -> None:
     result = runs["default"]["OtherContext"]
     assert ws.vocab[compute_values(ws).value("cheque.prediction")] == "teller"
     (said,) = [c for c in result["manifest"]["captions"] if c["text"].startswith("A “")]
-    assert said["text"] == "A “teller” is a bank clerk." and said["words"] == {"w": "teller"}
+    assert said["text"] == "A “teller” is a bank clerk."
+    assert said["words"] == {"w": "teller", "g": ws.lesson.glosses["teller"]}
     found = texts(result, "prediction")
     prediction = next(t for t in found if t["text"].startswith("→ “teller”"))
     (gloss,) = [t for t in found if t["text"] == "“teller”: a bank clerk"]

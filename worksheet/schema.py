@@ -64,6 +64,8 @@ _NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
 _FLOAT32_MAX = float(np.finfo(np.float32).max)
 # The trained-comparison models are really built; this limit keeps them in memory.
 _TRAINED_MAX_PARAMETERS = 50_000_000
+GLOSS_LENGTH = 40
+"""Longest gloss, in characters: it is set beside a predicted word on one line."""
 
 
 # --------------------------------------------------------------------------- field types
@@ -228,6 +230,8 @@ class Lesson:
     features: tuple[str, ...]
     head_names: tuple[str, ...]
     targets: Mapping[str, str]
+    glosses: Mapping[str, str]
+    """Plain words for vocabulary words a viewer may not know, by (lower-case) word."""
     bias_offset: np.ndarray
     toy: Toy
     patches: Patches
@@ -288,9 +292,10 @@ class Worksheet:
     @property
     def words(self) -> frozenset[str]:
         """Every string the worksheet holds: vocabulary, tokens, sentence names, feature
-        and head names, observed next words and the toy's source words."""
+        and head names, observed next words, glosses and the toy's source words."""
         found = {*self.vocab, *self.sentences, *self.lesson.features, *self.lesson.head_names,
-                 *self.lesson.targets.values(), *self.lesson.toy.sources}
+                 *self.lesson.targets.values(), *self.lesson.glosses.values(),
+                 *self.lesson.toy.sources}
         for tokens in self.sentences.values():
             found.update(tokens)
         return frozenset(found)
@@ -452,6 +457,11 @@ class _LessonParts(BaseModel):
     headNames: list[Word] = Field(description="a list of {n_heads} names, one per head")
     targets: dict[str, Annotated[str, Field(strict=True, description="a vocabulary word")]] = \
         Field(description="an object mapping each sentence to its next word")
+    glosses: dict[str, Annotated[str, StringConstraints(
+        strict=True, pattern=r"^[^0-9]*[^0-9\s][^0-9]*$", max_length=GLOSS_LENGTH),
+                                 Field(description=f"a short phrase without digits (at most "
+                                                   f"{GLOSS_LENGTH} characters)")]] = \
+        Field(description="an object mapping vocabulary words to plain words for them")
     bias: _Bias = Field(description="an object with the offset")
     toy: Toy = Field(description="an object with sources, values and weights")
     patches: Patches = Field(description="an object with image, size, projection, cls and "
@@ -480,6 +490,10 @@ class _LessonParts(BaseModel):
         for name in self.targets:
             if name not in seed.sentences:
                 raise Invalid("not a sentence name", "targets", name)
+        for word in self.glosses:
+            if word.lower() not in seed.vocab:
+                raise Invalid("not a vocabulary word; expected a word of vocab to explain",
+                              "glosses", word)
         _shape(self.bias.offset, (d_head,), " (the head width)", "bias", "offset")
         return self
 
@@ -561,7 +575,9 @@ def parse_worksheet(document: Any, source: str = "<worksheet>", sha256: str = ""
     targets = {name: parts.targets[name].lower() for name in seed.sentences if parts.targets}
     lesson = Lesson(
         features=tuple(parts.features), head_names=tuple(parts.headNames),
-        targets=MappingProxyType(targets), bias_offset=parts.bias.offset, toy=parts.toy,
+        targets=MappingProxyType(targets),
+        glosses=MappingProxyType({word.lower(): gloss for word, gloss in parts.glosses.items()}),
+        bias_offset=parts.bias.offset, toy=parts.toy,
         patches=parts.patches, trained=parts.trained, learning_rate=parts.lab.learningRate,
         seed=parts.lab.seed)
     return Worksheet(
