@@ -79,6 +79,16 @@ def test_a_recording_worksheet_notes_each_fact_read() -> None:
         ws.ids("river")
 
 
+def test_asking_whether_a_word_has_an_entry_records_the_whole_mapping() -> None:
+    """"water" has no gloss: the answer depends on every gloss, and "lesson.glosses.water"
+    would name no fact of the worksheet (a build then refuses the scene's manifest)."""
+    ws = RecordingWorksheet(load_worksheet())
+    assert "water" not in ws.lesson.glosses and "teller" in ws.lesson.glosses
+    assert ws.facts == {"lesson.glosses"}
+    for fact in ws.facts:
+        load_worksheet().fact(fact)
+
+
 def test_counted_slots_agree_in_english(default_values) -> None:
     values = RecordingValues(default_values)
     # The default worksheet has two sentences and two heads; recount them here.

@@ -132,6 +132,12 @@ class _RecordingMapping(Mapping[str, Any]):
         self._facts.add(f"{self._path}.{key}")
         return self._node[key]
 
+    def __contains__(self, key: object) -> bool:
+        """Whether ``key`` is an entry depends on every entry: records the whole mapping
+        (one entry that is absent would name no fact)."""
+        self._facts.add(self._path)
+        return key in self._node
+
     def __iter__(self) -> Iterator[str]:
         self._facts.add(self._path)
         return iter(self._node)
