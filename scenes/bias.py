@@ -84,7 +84,7 @@ class BiasFlag(LibraryScene):
         self.section("where we are")
         self.where_in_the_model()
         self.section("the flag")
-        self.stage("The bias flag")
+        self.stage("A bias adds an offset")
         self.the_flag()
         self.section("shared offset")
         self.stage("A bias adds one row, b, to every row")
@@ -101,41 +101,45 @@ class BiasFlag(LibraryScene):
 
     def where_in_the_model(self) -> None:
         """The model map with the part's steps lit, as every part opens, then W_O named:
-        the flag gives the output projection its offsets as well."""
+        the output projection can carry a bias as well."""
         opened = part("bias")
         self.where = opened.steps
         whole = model_map(self, lit=opened.steps, size=20).move_to([0, 0.2, 0])
         self.say(opened.opening, Fade(whole), self.point_at(whole.stages["heads"]))
-        self.say("The same flag also gives W_O, the output projection, a bias.",
+        self.say("W_O, the output projection, can carry one too.",
                  self.point_at(whole.stages["W_O"]))
 
     def the_flag(self) -> None:
-        """The library call with the flag on and off, and what a bias is: an offset added
-        after a multiplication."""
-        calls = [self.bound("nn.MultiheadAttention({d}, {n}, bias=" + flag + ")", 26,
-                            mono=True, d="dims.d_model", n="dims.heads")
-                 for flag in ("True", "False")]
-        notes = [self.label(text, 22, MUTED) for text in ("the default", "this lesson")]
-        rows = grid([[call, note] for call, note in zip(calls, notes, strict=True)],
-                    h_buff=0.6, v_buff=0.4, aligns="ll")
-        product = self.code("Q = E · W_Q", 30)
+        """What a bias is, in the lesson's terms: a projection is a multiplication, q = e W_Q;
+        a bias adds a learned offset after it, q = e W_Q + b. Only then is the switch named,
+        as PyTorch spells it, beside the line it gives."""
+        lines = [self.code("q = e · W_Q", 30) for _ in range(2)]
         offset = self.code("+ b", 30)
-        offset.set_color(self.head_colour(1))
-        formula = on_baseline(VGroup(product, offset), 0.3)
-        name = self.label("b: a learned offset, one per output column", 22, MUTED)
-        sum_ = VGroup(formula, name).arrange(DOWN, buff=0.3)
-        place(VGroup(rows, sum_).arrange(DOWN, buff=0.9))
-        said = "In PyTorch the bias is one flag: bias=True, the default, or bias=False."
-        self.say(said, cued(said, [
-            ("bias=True", self.point_at(calls[0], notes[0], buff=AROUND_TEXT)),
-            ("bias=False", self.point_at(calls[1], notes[1], buff=AROUND_TEXT))],
-                            opening=[Fade(rows)], step=0.8))
-        said = "A bias is a learned offset, added after a multiplication: E times W_Q, plus b."
-        self.say(said, cued(said, [("multiplication", self.point_at(product,
-                                                                    buff=AROUND_TEXT)),
-                                   ("plus b", self.point_at(offset, name, each=True,
+        offset.set_color(self.head_colour(1))  # head 1's b, as the sum below draws it
+        with_offset = on_baseline(VGroup(lines[1], offset), 0.3)
+        flags = [self.code("bias=" + flag, 26) for flag in ("False", "True")]
+        rows = grid([[flags[0], lines[0]], [flags[1], with_offset]], h_buff=0.8, v_buff=0.6,
+                    aligns="rl")
+        spelled = self.label("in PyTorch", 20, MUTED).next_to(VGroup(*flags), UP, buff=0.35)
+        e_is = self.label("e: a token's row, q: its query", 22, MUTED)
+        b_is = self.label("b: a learned offset, one per query coordinate", 22, MUTED)
+        notes = VGroup(e_is, b_is).arrange(DOWN, buff=0.2, aligned_edge=LEFT)
+        notes.next_to(rows, DOWN, buff=0.6).align_to(lines[0], LEFT)
+        place(VGroup(rows, spelled, notes))
+        self.say("A projection multiplies a token's row e by W_Q, giving its query q.",
+                 Fade(VGroup(lines[0], e_is)), self.point_at(lines[0], buff=AROUND_TEXT))
+        said = "A bias adds a learned offset b after the multiplication."
+        self.say(said, cued(said, [("offset", self.point_at(offset, b_is, each=True,
                                                             buff=AROUND_TEXT))],
-                            opening=[Fade(VGroup(product, name)), Fade(offset)], step=0.8))
+                            opening=[Fade(lines[1]), Fade(offset),
+                                     Fade(b_is)], step=0.8))
+        said = "PyTorch calls this switch the bias flag: bias=True adds b, bias=False does not."
+        self.say(said, cued(said, [
+            ("this switch", Fade(spelled)),
+            ("bias=True", AnimationGroup(Fade(flags[1]), self.point_at(
+                flags[1], with_offset, buff=AROUND_TEXT))),
+            ("bias=False", AnimationGroup(Fade(flags[0]), self.point_at(
+                flags[0], lines[0], buff=AROUND_TEXT)))], step=0.8))
 
     def shared_offset(self) -> None:
         name = self.ws.walkthrough
@@ -165,7 +169,7 @@ class BiasFlag(LibraryScene):
             (self.label("Q + b", size, colour), shifted.body)])
         place(VGroup(Q, plus, b, arrows, shifted, headers))
 
-        self.say("Here are head {h}'s query rows, one for each token of the sentence.",
+        self.say("Here are head {h}'s query rows, one per token.",
                  Fade(VGroup(Q, headers[0])), self.point_at(Q.body), h=head)
         values, value_keys = vector("b", "bias.offset", len(self.v.value("bias.offset")))
         self.say("Here b is " + values + ", chosen for illustration; with the flag on, "
@@ -314,8 +318,8 @@ class BiasFlag(LibraryScene):
                  self.point_at(offsets.heads[0], buff=AROUND_TEXT / 2),
                  h="dims.head_numbers[0]", **value_keys)
         if heads > 1:
-            self.say("Every other head has offsets of its own too, tinted here: the worksheet "
-                     "gives no values for them.",
+            self.say("Every other head has offsets of its own too; the worksheet gives them "
+                     "no values.",
                      Fade(VGroup(*offsets.heads[1:])),
                      self.point_at(*offsets.heads[1:], each=True, buff=AROUND_TEXT / 2))
             for piece, shift in zip(pieces, apart, strict=True):

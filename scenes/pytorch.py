@@ -54,6 +54,8 @@ SMALL = 18
 """Notes, axis names and legends."""
 COLUMN = 16
 """A grid's source names, cut to fit their columns."""
+OPEN_EDGE = 0.8
+"""Stroke of an allowed cell's faint edge, as the kit's mask grid draws an open cell."""
 NAMED_CELL = 0.24
 """The smallest grid cell whose row still fits a token's name beside it."""
 STRONGEST = 2
@@ -270,13 +272,14 @@ class PyTorchLayer(LibraryScene):
 
     def mask_picture(self) -> VGroup:
         """The causal mask with its axes named, in clip 14's colours (the kit's mask grid):
-        masked cells (a later source, True in PyTorch's mask) in the neutral fill, allowed
-        cells left open. ``legend`` (allowed, then masked) is placed by the caller;
-        ``first_row`` holds the first receiver's masked cells."""
+        masked cells (a later source, True in PyTorch's mask) in the neutral fill, hatched
+        as the weight grids will be, allowed cells left open. ``legend`` (allowed, then
+        masked) is placed by the caller; ``first_row`` holds the first receiver's masked
+        cells."""
         tokens = self.ws.length
         cells = mask_grid(tokens, min(3.0, 0.3 * tokens),
                           lambda text: self.label(text, SMALL, MUTED),
-                          ("may attend (False)", "masked: a later source (True)"))
+                          ("may attend (False)", "masked: a later source (True)"), hatched=True)
         sources = self.label("sources →", SMALL, MUTED).next_to(cells, UP, buff=0.15)
         receivers = self.label("receivers ↓", SMALL, MUTED)
         receivers.next_to(cells, LEFT, buff=0.2).align_to(cells, UP)
@@ -322,9 +325,10 @@ class PyTorchLayer(LibraryScene):
 
     def weight_grid(self, weights: Sequence[Sequence[float]], head: int,
                     cell: float) -> VGroup:
-        """One head's weight grid: receivers as rows, sources as columns, masked cells in
-        the neutral fill, the others shaded by weight in the head's colour. Attributes
-        ``head`` and ``cells`` (rows of cells)."""
+        """One head's weight grid: receivers as rows, sources as columns, masked cells
+        hatched on the neutral fill, the others open (faintly edged) and shaded by weight in
+        the head's colour, so that a weight near zero never reads as a masked cell.
+        Attributes ``head`` and ``cells`` (rows of cells)."""
         tokens, colour = self.ws.length, self.head_colour(head)
         mask = self.v.value(f"{self.ws.walkthrough}.mask")
         rows = []
@@ -332,9 +336,10 @@ class PyTorchLayer(LibraryScene):
             row = []
             for j in range(tokens):
                 if mask[i][j]:
-                    box = mask_cell(cell * 0.9, masked=True, outline=False)
+                    box = mask_cell(cell * 0.9, masked=True, outline=False, hatched=True)
                 else:
                     box, _ = weight_cell(colour, weights[i][j], cell * 0.9, cell * 0.9)
+                    box.set_stroke(FAINT, OPEN_EDGE)
                 row.append(box.move_to([j * cell, -i * cell, 0]))
             rows.append(row)
         boxes = VGroup(*(box for row in rows for box in row))
@@ -387,7 +392,8 @@ class PyTorchLayer(LibraryScene):
                                                   strict=True)))
         axes = self.label("each grid: receivers ↓, sources →", SMALL, MUTED)
         axes.next_to(shown, DOWN, buff=0.2)
-        right = VGroup(heads, tokens_named, shown, axes)
+        legend = self.grid_legend().next_to(axes, DOWN, buff=0.2)
+        right = VGroup(heads, tokens_named, shown, axes, legend)
         whole = VGroup(left, right).arrange(RIGHT, buff=0.6)
         fit(whole, CONTENT_WIDTH, CONTENT_TOP - CONTENT_BOTTOM)
         whole.move_to([0, (CONTENT_TOP + CONTENT_BOTTOM) / 2, 0])
@@ -403,7 +409,7 @@ class PyTorchLayer(LibraryScene):
                   cues=[("average_attn_weights", lambda: self.point_at(self.code_lines[3])),
                         ("{a}", lambda: AnimationGroup(
                             LaggedStart(*(Fade(g) for g in grids), lag_ratio=0.3),
-                            Fade(heads), Fade(tokens_named), Fade(axes),
+                            Fade(heads), Fade(tokens_named), Fade(axes), Fade(legend),
                             self.point_at(a_row)))],
                   a="mha.single.A")
         self.tell("That is one grid per head: receivers down, sources across, shaded by "
@@ -414,7 +420,20 @@ class PyTorchLayer(LibraryScene):
                             each=True))])
         self.results, self.grids, self.inputs = VGroup(delta_row, a_row), grids, \
             self.code_lines
-        self.grid_labels = VGroup(heads, tokens_named, axes)
+        self.grid_labels, self.legend = VGroup(heads, tokens_named, axes), legend
+        masked = grids[0].cells[0][1:]  # the first receiver's later sources
+        self.tell("Hatched cells are the future sources, masked: their weight is exactly "
+                  "zero.", cues=[("Hatched", lambda: self.point_at(legend[1])),
+                                 ("future", lambda: self.point_at(*masked, buff=0))])
+
+    def grid_legend(self) -> VGroup:
+        """The key to the weight grids' cells, in the mask picture's style: an open cell
+        shaded by its weight, a hatched one masked."""
+        entries = [(False, "may attend: shaded by weight"), (True, "masked (future)")]
+        legend = VGroup(*(VGroup(mask_cell(0.3, masked, hatched=True),
+                                 self.label(text, SMALL, MUTED)).arrange(RIGHT, buff=0.15)
+                          for masked, text in entries))
+        return legend.arrange(RIGHT, buff=0.5)
 
     def token_axes(self, grids: Sequence[VGroup], cell: float) -> VGroup:
         """The sentence's tokens along the grids' axes: each receiver's word left of the
@@ -520,13 +539,15 @@ class PyTorchLayer(LibraryScene):
             heads = VGroup(*(self.head_label(h, 20).next_to(names[2 * i:2 * i + 2], UP,
                                                             buff=0.12)
                              for i, h in enumerate(self.heads)))
-            place(VGroup(heads, names, axes, pairs))
+            key = self.legend.copy().next_to(pairs, DOWN, buff=0.3)
+            place(VGroup(heads, names, axes, pairs, key))
             if not len(axes) or cell * pairs.width / width >= NAMED_CELL:
                 break
         self.play(Fade(VGroup(self.inputs, self.heading, self.results, self.grid_labels),
                        appear=False), *self.unpointed(), run_time=0.5)
         self.heading = self.title("Scratch layer and PyTorch agree")
-        self.play(Write(self.heading), *(g.animate.replace(target)
+        self.play(Write(self.heading), self.legend.animate.replace(key),
+                  *(g.animate.replace(target)
                                          for g, target in zip(self.grids, targets, strict=True)),
                   run_time=0.6)
         self.say("Beside PyTorch's grids, the scratch layer's own: the same shading, cell "
@@ -536,7 +557,7 @@ class PyTorchLayer(LibraryScene):
                                         *([axes.rows] if i == 0 else []))
                                  for i, pair in enumerate(pairs)), each=True))
         self.pairs = [(mine, theirs) for mine, theirs in zip(ours, self.grids, strict=True)]
-        self.pictures = VGroup(*ours, *self.grids, names, heads, axes)
+        self.pictures = VGroup(*ours, *self.grids, names, heads, axes, self.legend)
 
     def numbers(self) -> None:
         weights, delta = self.strongest(20), self.delta_rows(20)

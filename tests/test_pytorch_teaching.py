@@ -2,7 +2,8 @@
 sentence called without a batch axis (its shapes those torch returns here for an unbatched
 input), each copied block's shape and head bands, a causal mask in clip 14's colours, the
 three inputs outlined as the voice names them, one weight grid per head from each layer,
-shaded from the weights recomputed here in numpy, and a few of their numbers side by side."""
+shaded from the weights recomputed here in numpy, its masked cells hatched so that no small
+weight reads as masked, and a few of their numbers side by side."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from scenes.kit.palette import NEUTRAL_FILL
+from scenes.kit.palette import MUTED, NEUTRAL_FILL
 from tests import reference
 from tests.conftest import DRY_RUNS
 from tests.test_scenes import RULES_ON, WORKSHEETS, dry_runs
@@ -211,15 +212,22 @@ def test_only_one_outline_points_at_a_time(shown, label: str) -> None:
 
 class Probe:
     """Mixed into every dry run of the clip (``tests.scene_runner.PROBES``): notes every
-    weight grid (which layer, which head, where, each cell's fill, whether it is on screen
-    when the agreement begins), the mask's cells, each outline with the caption it was
-    drawn for, and where the code's lines stood during the call."""
+    weight grid (which layer, which head, where, each cell's fill and the lines drawn
+    across it, whether it is on screen when the agreement begins), the mask's cells, the
+    grids' legend (its swatches, and whether it is on screen while the grids are), each
+    outline with the caption it was drawn for, and where the code's lines stood during the
+    call."""
 
     def setup(self) -> None:
         self.probe_outlines: list[tuple[int, list[float]]] = []
         self.probe_code: list[list[float]] = []
         self.probe_on_screen: list[bool] = []
+        self.probe_legend_shown: list[bool] = []
         super().setup()  # type: ignore[misc]
+
+    def probe_legend_on_screen(self) -> bool:
+        members = {id(m) for m in self.get_mobject_family_members()}  # type: ignore[attr-defined]
+        return all(id(m) in members for m in self.legend.get_family())  # type: ignore[attr-defined]
 
     def point_at(self, *mobs: Any, **kwargs: Any) -> Any:
         made = super().point_at(*mobs, **kwargs)  # type: ignore[misc]
@@ -233,6 +241,7 @@ class Probe:
         members = {id(m) for m in self.get_mobject_family_members()}  # type: ignore[attr-defined]
         self.probe_on_screen.extend(id(g) in members for pair in self.pairs  # type: ignore[attr-defined]
                                     for g in pair)
+        self.probe_legend_shown.append(self.probe_legend_on_screen())
         super().numbers()  # type: ignore[misc]
 
     def returned(self) -> None:  # the code as it stood during the call
@@ -240,20 +249,34 @@ class Probe:
                                 float(line.get_right()[0]), float(line.get_top()[1])]
                                for line in self.code_lines)  # type: ignore[attr-defined]
         super().returned()  # type: ignore[misc]
+        self.probe_legend_shown.append(self.probe_legend_on_screen())  # with the grids
 
     def probed(self) -> dict[str, Any]:
         def fills(cells: Any) -> list[tuple[str, float]]:
             return [(cell.get_fill_color().to_hex().upper(), float(cell.get_fill_opacity()))
                     for cell in cells]
 
+        def across(cell: Any) -> list[str]:
+            """The colour of each line drawn over a cell (its own edge aside)."""
+            return [part.get_stroke_color().to_hex().upper() for part in cell.get_family()[1:]
+                    if part.has_points() and part.get_stroke_width() > 0]
+
+        def look(cell: Any) -> dict[str, Any]:
+            return {"fill": fills([cell])[0], "across": across(cell),
+                    "edge": float(cell.get_stroke_width())}
+
         captions = [c["text"] for c in self.manifest()["captions"]]  # type: ignore[attr-defined]
         grids = [g for pair in self.pairs for g in pair]  # type: ignore[attr-defined]
         return {
             "grids": [{"source": g.source, "head": g.head, "x": float(g.get_x()),
                        "y": float(g.get_y()), "on screen": seen,
-                       "cells": [fills(row) for row in g.cells]}
+                       "cells": [fills(row) for row in g.cells],
+                       "looks": [[look(cell) for cell in row] for row in g.cells]}
                       for g, seen in zip(grids, self.probe_on_screen, strict=True)],
             "mask": fills(self.mask[0]),  # type: ignore[attr-defined]
+            "mask looks": [look(cell) for cell in self.mask[0]],  # type: ignore[attr-defined]
+            "legend": [look(entry[0]) for entry in self.legend],  # type: ignore[attr-defined]
+            "legend shown": self.probe_legend_shown,
             "outlines": [(captions[i], box) for i, box in self.probe_outlines
                          if i < len(captions)],
             "code": self.probe_code,
@@ -310,6 +333,51 @@ def test_the_mask_uses_clip_14s_colours(drawn, label: str) -> None:
                 assert (fill, opacity) == (NEUTRAL_FILL.upper(), 1.0), (r, c)
             else:
                 assert opacity == 0.0, (r, c)
+
+
+def _hatched(look: dict[str, Any]) -> bool:
+    """Crossed by at least two lines, all in the muted colour of the mask's hatching."""
+    return len(look["across"]) >= 2 and set(look["across"]) == {MUTED.upper()}
+
+
+@pytest.mark.parametrize("label", GRID_WORKSHEETS)
+def test_a_masked_cell_is_hatched_and_no_weight_however_small_is(shown, drawn,
+                                                                  label: str) -> None:
+    """A masked cell must not read as one more shade of weight: every masked cell of every
+    grid (and of the mask handed to the call) is hatched; no allowed cell has a line across
+    it, not even those whose weight numpy finds nearest zero, and each keeps a faint edge,
+    an open cell as the mask draws it. The grids' legend shows both, hatched and open, and
+    is on screen whenever the grids are; the voice names the hatching at the legend."""
+    ws = load_worksheet(WORKSHEETS[label])
+    doc, tokens = ws.document, ws.length
+    first = next(iter(doc["sentences"]))
+    seen = drawn[label]
+    for grid in seen["grids"]:
+        weights = reference.sentence(doc, first)["heads"][grid["head"] - 1]["A"]
+        looks = grid["looks"]
+        for i in range(tokens):
+            for j in range(tokens):
+                if j > i:
+                    assert _hatched(looks[i][j]), (grid["source"], grid["head"], i, j)
+                else:
+                    assert looks[i][j]["across"] == [] and looks[i][j]["edge"] > 0, (i, j)
+        allowed = [(i, j) for i in range(tokens) for j in range(i + 1)]
+        i, j = min(allowed, key=lambda cell: weights[cell])  # the weight nearest zero
+        assert grid["cells"][i][j] != looks[0][-1]["fill"] and looks[i][j]["across"] == []
+    for r in range(tokens):
+        for c in range(tokens):
+            look = seen["mask looks"][r * tokens + c]
+            assert _hatched(look) if c > r else look["across"] == [], (r, c)
+    open_, masked = seen["legend"]
+    assert open_["across"] == [] and open_["fill"][1] == 0.0 and _hatched(masked)
+    assert seen["legend shown"] == [True, True]  # as the grids come back, and beside both
+    for section in ("what comes back", "agreement"):
+        named = set(_texts(shown[label], section))
+        assert {"masked (future)", "may attend: shaded by weight"} <= named, section
+    said = shown[label]["manifest"]["captions"]
+    (told,) = [k for k, caption in enumerate(said) if caption["text"].startswith("Hatched")]
+    outlined = [o["texts"] for o in shown[label]["outlined"] if o["caption"] == told]
+    assert outlined[0] == ["masked (future)"], outlined  # the key first, then the cells
 
 
 @pytest.mark.parametrize("label", GRID_WORKSHEETS)

@@ -13,6 +13,7 @@ from manim import (
     Animation,
     Arrow,
     Group,
+    Line,
     ManimColor,
     Mobject,
     Rectangle,
@@ -118,20 +119,43 @@ def stretch_brackets(matrix: VGroup, extra: float, edge: Sequence[float]) -> Non
 
 MASK_TEXTS = ("may attend", "masked")
 """The legend's names for an allowed cell and a masked one."""
+HATCH_PITCH = 0.085
+"""Distance between two hatch lines of a masked cell, across the lines."""
 
 
-def mask_cell(side: float, masked: bool, outline: bool = True) -> Square:
+def _hatch(side: float) -> VGroup:
+    """Diagonal lines across a square of ``side``, centred on the origin: the mark of a
+    masked cell, which no weight's shade can be mistaken for."""
+    half, lines = side / 2, VGroup()
+    count = max(2, round(2 * side / (HATCH_PITCH * 2 ** 0.5)) - 1)
+    for k in range(1, count + 1):
+        c = side * (2 * k / (count + 1) - 1)  # the line y = x + c
+        start = [-half, -half + c, 0] if c >= 0 else [-half - c, -half, 0]
+        end = [half - c, half, 0] if c >= 0 else [half, half + c, 0]
+        lines.add(Line(start, end, stroke_color=MUTED, stroke_width=1.4))
+    return lines
+
+
+def mask_cell(side: float, masked: bool, outline: bool = True,
+              hatched: bool = False) -> Square:
     """A cell of a causal mask as clip 14 draws it: masked (a later source) in the neutral
-    fill, allowed left open; ``outline`` edges it faintly."""
-    return Square(side, stroke_color=FAINT, stroke_width=0.8 if outline else 0,
+    fill, allowed left open; ``outline`` edges it faintly. ``hatched`` crosses a masked
+    cell with diagonal lines (its ``hatch``; empty on an allowed cell), for pictures whose
+    open cells are shaded by weight, where a plain fill could read as one more shade."""
+    cell = Square(side, stroke_color=FAINT, stroke_width=0.8 if outline else 0,
                   fill_color=NEUTRAL_FILL if masked else PANEL,
                   fill_opacity=1.0 if masked else 0.0)
+    cell.hatch = _hatch(side) if masked and hatched else VGroup()
+    if len(cell.hatch):
+        cell.add(cell.hatch)
+    return cell
 
 
 def mask_grid(tokens: int, width: float, label: Callable[[str], Mobject] | None = None,
-              texts: Sequence[str] = MASK_TEXTS) -> VGroup:
+              texts: Sequence[str] = MASK_TEXTS, hatched: bool = False) -> VGroup:
     """A receivers × sources causal mask, ``width`` wide, in clip 14's colours: a source
-    later than its receiver masked (neutral fill), every other cell open.
+    later than its receiver masked (neutral fill, crossed by diagonal lines if
+    ``hatched``), every other cell open.
 
     The grid is the cells, row by row; ``cells`` holds them as rows. With ``label`` (a
     scene's text maker), ``legend`` is a key of swatches named by ``texts`` (allowed,
@@ -141,7 +165,7 @@ def mask_grid(tokens: int, width: float, label: Callable[[str], Mobject] | None 
     made = VGroup()
     rows = []
     for r in range(tokens):
-        row = [mask_cell(side, masked=c > r).move_to([c * side, -r * side, 0])
+        row = [mask_cell(side, masked=c > r, hatched=hatched).move_to([c * side, -r * side, 0])
                for c in range(tokens)]
         made.add(*row)
         rows.append(row)
@@ -149,7 +173,7 @@ def mask_grid(tokens: int, width: float, label: Callable[[str], Mobject] | None 
     made.legend = VGroup()
     if label is not None:
         allowed, masked = texts
-        made.legend = VGroup(*(VGroup(mask_cell(0.3, blocked), label(text))
+        made.legend = VGroup(*(VGroup(mask_cell(0.3, blocked, hatched=hatched), label(text))
                                .arrange(RIGHT, buff=0.15)
                                for blocked, text in ((False, allowed), (True, masked))))
         made.legend.arrange(DOWN, buff=0.2, aligned_edge=LEFT)
