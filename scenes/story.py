@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import pairwise
 
 import numpy as np
 from manim import (
@@ -16,6 +17,7 @@ from manim import (
     Arrow,
     Create,
     DashedVMobject,
+    Dot,
     FadeIn,
     FadeOut,
     GrowFromEdge,
@@ -25,7 +27,6 @@ from manim import (
     Rectangle,
     RoundedRectangle,
     SurroundingRectangle,
-    Transform,
     VGroup,
     Write,
 )
@@ -34,8 +35,10 @@ from outline import part
 from scenes.kit import (
     INK,
     MUTED,
+    SAFE_BOTTOM,
     Fade,
     LectureScene,
+    baseline,
     brackets,
     copied_features,
     cued,
@@ -43,7 +46,6 @@ from scenes.kit import (
     fade_out,
     fit,
     grow,
-    model_map,
     on_baseline,
     panel,
     shown_indices,
@@ -58,11 +60,6 @@ GLOSSARY = (("query", "what the receiving word looks for"),
             ("value", "what a word sends if it is chosen"))
 """The three roles in plain words, shown the first time the lecture names them."""
 GLOSS_SIZE = 22
-GLOSS_WIDTH = 4.8
-"""The glossary's width once it has moved aside for the arrows."""
-GLOSS_RIGHT = 1.9
-"""The glossary ends this far left of the centre, clear of the receiver's box."""
-GLOSS_TOP = -1.05
 
 
 class RiverBankPrompt(LectureScene):
@@ -287,6 +284,18 @@ THINNEST = 1.6
 """Stroke width of an arrow whose weight is zero: every source's arrow stays visible."""
 FAINTEST = 0.6
 """Opacity of an arrow whose weight is zero."""
+ROW_Y = 2.35
+"""Where the sentence stands in the one-head and several-heads pictures: high, so that the
+one head's value rows and each head's message fit under the receiver."""
+NODE_TOP = 0.85
+"""Where the one head's receiver stands; the several heads' wider one stands a little
+lower, their queries and messages under it."""
+DIMMED = 0.15
+"""Opacity of a head's arrows and keys while another head is being shown."""
+TOY_BAR = 1.2
+"""The length of a toy weight bar at weight one."""
+LOWEST = SAFE_BOTTOM + 0.05
+"""The one head's value rows and the toy's lines stop here, just above the subtitles."""
 
 
 def chip(content: Mobject, colour: str, width: float = 0.0) -> VGroup:
@@ -352,14 +361,23 @@ def interleaved_fans(sources: Sequence[Mobject], receiver: Mobject,
     return fans
 
 
+def underline(glyphs: Mobject) -> Line:
+    """A line just under ``glyphs``: the numbers inside a longer text that the voice names."""
+    y = glyphs.get_bottom()[1] - 0.08
+    return Line([glyphs.get_left()[0], y, 0], [glyphs.get_right()[0], y, 0], color=INK,
+                stroke_width=4)
+
+
 class OneHeadTwoHeads(LectureScene):
     """The idea before the numbers: one head is one weight row, used for every feature of
-    the values; two heads are two weight rows, each with its own queries.
+    the values; two heads are two weight rows, each with its own queries, keys and values.
 
-    The sentence shows it with the computed weights of one wide head and the several
-    heads' queries; the two-source toy then works it out: one shared row gives one mixture,
-    and the weight each wanted result needs is derived, showing that one row cannot give
-    both. The heads' own weights on our sentence are the next clip's.
+    The sentence shows it with the computed weights of one wide head (its two heaviest
+    sources' value rows under their features, and the message they add up to) and then
+    each head in turn: its query, its keys, its weight row and its message. The two-source
+    toy works it out: one shared row gives one mixture, and the weight each wanted result
+    needs is derived, showing that one row cannot give both. The heads' readings of our
+    sentence are the next clip's.
     """
 
     def construct(self) -> None:
@@ -369,37 +387,29 @@ class OneHeadTwoHeads(LectureScene):
         receiver = {"w": self.tokens[self.last]}
         self.section("one head")
         heading = self.title("One head sends one message")
-        self.row = self.token_row(self.tokens, width=12.4).move_to(UP * 1.9)
+        self.row = self.token_row(self.tokens, width=12.4).move_to(UP * ROW_Y)
         mark = self.highlight(self.row[self.last], INK)
         single = self.one_receiver()
         self.say("With one head, the final “{w}” reads the sentence just one way.",
                  Write(heading),
                  fade_in(self.row), Create(mark), fade_in(single.node), words=receiver)
-        glossary = self.glossary(single.node)
-        said = ("A query is what the receiving word looks for; a key is what each word offers "
-                "to be matched; a value is what a word sends if it is chosen.")
+        glossary = self.glossary(single.message)
+        said = ("A query is what the receiving word looks for; a key is what each word offers; "
+                "a value is what a word sends if it is chosen.")
         self.say(said, cued(said, [
             ("A query", AnimationGroup(fade_in(glossary[0]), self.point_at(
                 glossary[0], single.node, each=True))),
             ("a key", AnimationGroup(fade_in(glossary[1]), self.point_at(
                 glossary[1], self.row, each=True))),
             ("a value", AnimationGroup(fade_in(glossary[2]), self.point_at(glossary[2])))]))
-        # The glossary makes way for the arrows: it moves to the lower left, smaller, and
-        # stays there while the one head is on screen.
-        aside = glossary.copy()
-        fit(aside, GLOSS_WIDTH)
-        aside.move_to([0, GLOSS_TOP - aside.height / 2, 0])
-        aside.align_to([-GLOSS_RIGHT - GLOSS_WIDTH, 0, 0], LEFT)
-        self.say("Its query, matched with every key, gives each known token a weight, drawn as "
-                 "the arrow's width: one weight row over the sentence.",
-                 LaggedStart(AnimationGroup(self.unpoint(), Transform(glossary, aside),
-                                            run_time=0.8),
+        self.say("Its query, matched with every key, gives each word a weight, drawn as the "
+                 "arrow's width.",
+                 LaggedStart(AnimationGroup(*filter(None, [self.unpoint()]), run_time=0.5),
                              LaggedStart(*map(Create, single.fan), lag_ratio=0.3, run_time=4),
                              lag_ratio=1.0))
         self.say("With those weights it mixes their values into one message.",
-                 Create(single.link), fade_in(single.message))
-        self.glossary_aside = glossary
-        self.same_weights(single)
+                 Create(single.link), fade_in(single.message), self.point_at(single.message))
+        self.same_weights(single, glossary)
 
         self.section("several heads")
         heads = list(range(1, self.ws.n_heads + 1))
@@ -412,14 +422,7 @@ class OneHeadTwoHeads(LectureScene):
                      fade_in(node), LaggedStart(*(AnimationGroup(Create(r.link), fade_in(r.query))
                                                   for r in several), lag_ratio=0.3),
                      self.point_at(*queries, each=True), h="dims.heads", q="dims.heads")
-            self.say("Each head makes its query from this word's row with its own weights. "
-                     "It meets that head's own keys, giving its own weight row and its own "
-                     "message.",
-                     LaggedStart(*(AnimationGroup(LaggedStart(*map(Create, reader.fan),
-                                                              lag_ratio=0.1),
-                                                  Create(reader.down), fade_in(reader.message))
-                                   for reader in several), lag_ratio=0.5),
-                     self.point_at(*(r.message for r in several), each=True))
+            self.one_head_at_a_time(several)
             several = [node, *several]
         else:
             several = [single]
@@ -435,49 +438,114 @@ class OneHeadTwoHeads(LectureScene):
                   *filter(None, [away]))
         self.toy()
 
-    def same_weights(self, single: VGroup) -> None:
-        """Beside the message: the two heaviest sources' value rows, each after its weight,
-        so that one weight is seen scaling every coordinate of its row."""
+    def same_weights(self, single: VGroup, glossary: VGroup) -> None:
+        """Under the message: the two heaviest sources' value rows, under the features their
+        coordinates carry, each after its one weight; then the message itself, filled with
+        the sum over every source."""
         key = f"{self.s}.wide"
         picked = sorted(self.v.value(f"{key}.order")[:2])
-        labels = [self.bound("“{w}” {x} ×", 20, INK, mono=True, words={"w": self.tokens[j]},
+        labels = [self.bound("“{w}”  {x} ×", 24, INK, mono=True, words={"w": self.tokens[j]},
                              x=f"{key}.weights[{j}]") for j in picked]
-        rows = self.matrix(f"{key}.V", rows=picked, row_labels=labels, size=20, h_buff=0.25,
-                           v_buff=0.3)
-        built = self.bound("each value row: {n:coordinate}", 20, MUTED, n="dims.joined")
-        built.next_to(rows, UP, buff=0.25).align_to(rows, LEFT)
-        note = self.label("one weight scales the whole value row", 20, MUTED)
-        note.next_to(rows, DOWN, buff=0.25).align_to(rows, LEFT)
-        table = VGroup(built, rows, note)
-        fit(table, single.message.get_left()[0] - 0.4 + 6.7)
-        table.next_to(single.message, LEFT, buff=0.4)
-        table.shift(UP * (single.message.get_top()[1] - rows.get_top()[1]))
+        names = self.wide_feature_names()
+        columns = shown_indices(len(self.v.value(f"{key}.V")[0]))
+        heads = None if names is None else [
+            self.label("…", 20, MUTED) if c is None else
+            self.bound("{f}", 20, MUTED, words={"f": names[c]}) for c in columns]
+        rows = self.matrix(f"{key}.V", rows=picked, row_labels=labels, col_labels=heads,
+                           size=24, h_buff=0.7, v_buff=0.3)
+        if heads is not None:  # the feature names stand on one line, whatever their letters
+            line = max(baseline(name) for name in heads)
+            for name in heads:
+                name.shift(UP * (line - baseline(name)))
+        built = self.bound("two of the {n:word}, value rows of {c:coordinate}", 20, MUTED,
+                           n="dims.tokens", c="dims.joined")
+        if heads is None:
+            built.next_to(rows, UP, buff=0.25).align_to(rows, LEFT)
+        else:  # on the line of the feature names, left of them
+            built.move_to([rows.brackets[0].get_left()[0] - 0.2, heads[0].get_y(), 0],
+                          aligned_edge=RIGHT)
+        note = self.label("one weight scales the whole value row;", 20, MUTED)
+        others = self.label("the other words have small weights and add a little", 20, MUTED)
+        notes = VGroup(note, others).arrange(RIGHT, buff=0.3)
+        notes.next_to(rows, DOWN, buff=0.3).set_x(rows.get_x())
+        table = VGroup(built, rows, notes)
+        fit(table, 13.2, single.message.get_bottom()[1] - 0.25 - LOWEST)
+        table.next_to(single.message, DOWN, buff=0.25).set_x(0)
         self.scaled = table
-        self.say("This one head is as wide as all the heads put together: each word's value "
-                 "row has {n:coordinate}.", fade_out(self.glossary_aside),
-                 fade_in(built), self.point_at(built), n="dims.joined")
-        self.say("That message holds several features, yet each word's one weight scales its "
-                 "whole value row,", fade_in(rows), self.point_at(*labels))
-        self.say("so every feature is mixed with the same weights.", fade_in(note),
-                 self.point_at(rows))
+        filled = chip(VGroup(self.label("one message", 22),
+                             self.vec(f"{key}.message", 22)).arrange(RIGHT, buff=0.3), INK)
+        filled.move_to(single.message)
+        self.say("Two of the {n:word}, the two that matter, with their value rows of "
+                 "{c:coordinate}.", fade_out(glossary), fade_in(built, rows),
+                 self.point_at(*labels, each=True), n="dims.tokens", c="dims.joined")
+        self.say("One weight scales a word's whole value row, so every feature is mixed with "
+                 "the same weights.", fade_in(note),
+                 self.point_at(rows.body, rows.brackets, *labels))
+        self.say("Summed over all {n:word}, they make the message.", fade_in(others),
+                 fade_out(single.message), fade_in(filled), self.point_at(filled),
+                 n="dims.tokens")
+        single.remove(single.message)
+        single.add(filled)
+        single.message = filled
 
-    def glossary(self, receiver: Mobject) -> VGroup:
-        """Query, key and value in plain words, one line each, between the sentence and the
-        receiver, where the arrows will go."""
+    def wide_feature_names(self) -> list[str] | None:
+        """The feature each coordinate of the wide head's value rows copies (every head's
+        value coordinates, head after head), or ``None`` where one mixes features."""
+        copies = [copied_features(self.v, head, "V") for head in range(1, self.ws.n_heads + 1)]
+        if any(c is None for c in copies):
+            return None
+        return [self.ws.lesson.features[f] for picked in copies for f in picked]
+
+    def one_head_at_a_time(self, several: Sequence[VGroup]) -> None:
+        """Each head in turn, the others' arrows and keys dimmed: its keys (a dot in its
+        colour under each word, where its arrow leaves), its weight row (the arrows) and
+        its message, numbers and all."""
+        legend = None
+        for k, reader in enumerate(several):
+            head = k + 1
+            h = {"h": f"dims.head_numbers[{head - 1}]"}
+            dim = [mob.animate.set_opacity(DIMMED) for other in several[:k]
+                   for mob in (other.fan, other.keys)]
+            new_legend = self.bound("dots: Head {h}'s keys, one per word", 20,
+                                    self.head_colour(head), **h)
+            new_legend.next_to(self.row, UP, buff=0.25).align_to(self.row, LEFT)
+            swap = [fade_in(new_legend)] + ([fade_out(legend)] if legend is not None else [])
+            legend = new_legend
+            if k == 0:
+                said = ("Head {h} makes its query from this word's row with its own weights; "
+                        "its own keys give its own weight row and its own message.")
+            elif k == 1:
+                said = "Head {h} does the same: its own keys, weight row and message."
+            else:
+                said = "Then head {h}: its keys, weight row and message."
+            self.say(said, *dim, cued(said, [
+                ("keys", AnimationGroup(*swap, LaggedStart(*map(fade_in, reader.keys),
+                                                           lag_ratio=0.05),
+                                        self.point_at(legend))),
+                ("weight row", AnimationGroup(
+                    LaggedStart(*map(Create, reader.fan), lag_ratio=0.05),
+                    *filter(None, [self.unpoint()]))),
+                ("message", AnimationGroup(Create(reader.down), fade_in(reader.message),
+                                           self.point_at(reader.message)))],
+                step=1.0), **h)
+        reader = several[-1]
+        reader.add(legend)
+
+    def glossary(self, message: Mobject) -> VGroup:
+        """Query, key and value in plain words, one line each, under the message."""
         lines = VGroup(*(on_baseline(VGroup(self.label(f"{term}:", GLOSS_SIZE),
                                             self.label(meaning, GLOSS_SIZE, MUTED)), 0.2)
                          for term, meaning in GLOSSARY))
         lines.arrange(DOWN, buff=0.25, aligned_edge=LEFT)
-        middle = (self.row.get_bottom()[1] + receiver.get_top()[1]) / 2
-        return fit(lines, 12.0).move_to([0, middle, 0])
+        return fit(lines, 12.0).next_to(message, DOWN, buff=0.5).set_x(0)
 
     def one_receiver(self) -> VGroup:
         """The receiver of one wide head, fed by a fan whose widths are its computed
         weights, with a message chip beneath; attributes ``node``, ``fan``, ``link`` and
         ``message``."""
         node = chip(self.word(self.tokens[self.last], 24, INK), INK, 3.2)
-        node.move_to([0, -0.6, 0])
-        message = chip(self.label("one message", 22), INK).next_to(node, DOWN, buff=0.45)
+        node.move_to([0, NODE_TOP, 0])
+        message = chip(self.label("one message", 22), INK).next_to(node, DOWN, buff=0.3)
         link = Arrow(node.get_bottom(), message.get_top(), buff=0.06, color=INK,
                      stroke_width=3, max_tip_length_to_length_ratio=0.3)
         fan = weighted_fan(list(self.row), node, self.v.value(f"{self.s}.wide.weights"), INK,
@@ -488,15 +556,16 @@ class OneHeadTwoHeads(LectureScene):
 
     def shared_receiver(self, heads: Sequence[int]) -> tuple[VGroup, list[VGroup]]:
         """The receiver once, wide, fed by every head's fan (their arrows interleaved so
-        that none crosses another); under it, one column per head: its query, then its
-        message.
+        that none crosses another, each leaving from a dot for that head's key); under it,
+        one column per head: its query, then its message with its numbers.
 
         Returns the receiver and one group per head, with attributes ``query``, ``link``
-        (receiver to query), ``fan``, ``down`` (query to message) and ``message``."""
+        (receiver to query), ``keys`` (its dots), ``fan``, ``down`` (query to message) and
+        ``message``."""
         n = len(heads)
         spacing = min(3.6, 12.4 / n)
         node = chip(self.word(self.tokens[self.last], 24, INK), INK, spacing * n - 0.4)
-        node.move_to([0, -0.3, 0])
+        node.move_to([0, NODE_TOP - 0.4, 0])
         colours = [self.head_colour(head) for head in heads]
         fans = interleaved_fans(list(self.row), node,
                                 [self.v.value(f"{self.s}.h{head}.weights") for head in heads],
@@ -509,35 +578,49 @@ class OneHeadTwoHeads(LectureScene):
             fit(query, spacing - 0.3).move_to([x, node.get_bottom()[1] - 0.55, 0])
             name = self.bound("Head {h}'s message", 22, colour,
                               h=f"dims.head_numbers[{head - 1}]")
-            message = chip(name, colour).next_to(query, DOWN, buff=0.45)
-            fit(message, spacing - 0.2)
+            numbers = self.vec(f"{self.s}.h{head}.message", 20, colour)
+            message = chip(VGroup(name, numbers).arrange(DOWN, buff=0.15), colour)
+            fit(message, spacing - 0.2).next_to(query, DOWN, buff=0.45)
             link = Arrow([x, node.get_bottom()[1], 0], query.get_top(), buff=0.06,
                          color=colour, stroke_width=3, max_tip_length_to_length_ratio=0.3)
             down = Arrow(query.get_bottom(), message.get_top(), buff=0.06, color=colour,
                          stroke_width=3, max_tip_length_to_length_ratio=0.3)
-            reader = VGroup(fan, link, query, down, message)
-            reader.query, reader.link, reader.fan = query, link, fan
+            keys = VGroup(*(Dot(arrow.get_start(), radius=0.05, color=colour) for arrow in fan))
+            reader = VGroup(fan, keys, link, query, down, message)
+            reader.query, reader.link, reader.fan, reader.keys = query, link, fan, keys
             reader.down, reader.message = down, message
             made.append(reader)
         return node, made
 
     def toy(self) -> None:
         """The two-source toy: one shared weight row gives one mixture; two heads, each with
-        its own weight row and its own value map (drawn: the value each source sends it),
-        give what one row cannot. One head's result stays beside the two heads' joined
-        results while they are compared."""
+        its own weight row and its own value weights (drawn: the value each source sends
+        it), give what one row cannot. One head's result stays beside the two heads' joined
+        results while they are compared; it ends on the picture and the caveat."""
         heading = self.title("A two-source toy: one weight row or two?")
         sources = [self.label(f"source {name}", 24) for name in ("A", "B")]
-        values = self.matrix("toy.values", size=24, row_labels=sources, h_buff=1.1,
+        values = self.matrix("toy.values", size=24, row_labels=sources, h_buff=0.8,
                              col_labels=[self.label(c, 20, MUTED)
                                          for c in ("first", "second")])
-        caption = self.label("value rows", 20, MUTED).next_to(values, UP, buff=0.55)
+        stand_in = {"a": self.ws.lesson.toy.sources[0], "b": self.ws.lesson.toy.sources[1]}
+        caption = self.bound("made-up value rows: A stands in for “{a}”, B for “{b}”", 20,
+                             MUTED, words=stand_in)
+        caption.next_to(values, UP, buff=0.55).align_to(values, LEFT)
         table = VGroup(values, caption)
         table.move_to([-6.7 + table.width / 2, 2.0, 0])
         rows_y = [values.cells[r][0].get_y() for r in (0, 1)]
-        self.bar_left = values.get_right()[0] + 0.7
+        self.bar_left = values.get_right()[0] + 0.55
         self.bar_top = values[-1].get_y()  # the column labels
         self.results_y = rows_y[-1] - 0.7
+        shared = self.bar_column(self.label("one head", 20, INK), "toy.weights[0]", MUTED,
+                                 INK, rows_y)
+        own = [self.bar_column(self.label(f"{name} head", 20, self.head_colour(k)),
+                               f"toy.weights[{k - 1}]", self.head_colour(k),
+                               self.head_colour(k), rows_y, sends=k - 1)
+               for k, name in ((1, "first"), (2, "second"))]
+        # The table and every column, centred together in the frame.
+        VGroup(table, shared, *own).shift(
+            LEFT * (table.get_left()[0] + own[-1].get_right()[0]) / 2)
         self.say("A separate toy with made-up numbers: two sources, A and B, whose value "
                  "rows have two coordinates each.", Write(heading), FadeIn(table),
                  self.point_at(values, buff=0.12))
@@ -554,8 +637,6 @@ class OneHeadTwoHeads(LectureScene):
                           m="toy.one_head[1]")]
         lines = VGroup(*one)
         self.place(lines)
-        shared = self.bar_column(self.label("one head", 20, INK), "toy.weights[0]", MUTED,
-                                 INK, rows_y)
         one_result = self.result(shared, "toy.one_head", INK, "one head: {v}")
         self.say("One head has one weight row, {a} for A and {b} for B. The first "
                  "coordinate: {a} × {v00} + {b} × {v10} = {m};",
@@ -572,23 +653,23 @@ class OneHeadTwoHeads(LectureScene):
                self.bound("second head, second coordinate only:  {c} × {v01} + {d} × {v11} = "
                           "{t}", 24, self.head_colour(2), c=w["c"], d=w["d"], v01=v["v01"],
                           v11=v["v11"], t="toy.two_heads[1]")]
-        own = [self.bar_column(self.label(f"{name} head", 20, self.head_colour(k)),
-                               f"toy.weights[{k - 1}]", self.head_colour(k),
-                               self.head_colour(k), rows_y, sends=k - 1)
-               for k, name in ((1, "first"), (2, "second"))]
         joined_result = self.result(VGroup(*own), "toy.two_heads", INK, "two heads: {v}")
+        why = self.label("each head's own value weights choose what each source sends it", 22,
+                         MUTED)
         away = self.unpoint()
         with self.silence("the one head's lines make way"):
             self.play(fade_out(*one), *filter(None, [away]), run_time=0.4)
         lines = VGroup(*two)
         self.place(lines)
-        split = ("Two heads: each reads its own part of the value rows. Here the first gets "
-                 "only the first coordinate of each row, the second only the second.")
+        why.move_to([0, lines.get_bottom()[1] - 0.9, 0])
+        split = ("Two heads, each with its own value weights, so each reads its own part of "
+                 "the rows: the first head the first coordinate, the second head the second.")
         self.say(split, cued(split, [
-            ("Two heads", fade_in(own[0].header, own[1].header)),
-            ("Here the first", AnimationGroup(fade_in(own[0].sends),
+            ("Two heads", AnimationGroup(fade_in(own[0].header, own[1].header), fade_in(why),
+                                         self.point_at(why))),
+            ("the first head", AnimationGroup(fade_in(own[0].sends),
                                               self.point_at(own[0].sends))),
-            ("the second only", AnimationGroup(fade_in(own[1].sends),
+            ("the second head", AnimationGroup(fade_in(own[1].sends),
                                                self.point_at(own[1].sends)))]))
         self.say("Each has its own weight row too: the first head gets {t0},",
                  *map(grow, own[0].bars), fade_in(two[0]), self.point_at(two[0]),
@@ -599,14 +680,25 @@ class OneHeadTwoHeads(LectureScene):
         ones, o_keys = vector("o", "toy.one_head", 2)
         twos, t_keys = vector("t", "toy.two_heads", 2)
         self.say("Side by side: one head gives " + ones + "; two heads give " + twos + ".",
-                 fade_in(joined_result), self.point_at(one_result, joined_result, each=True),
-                 **o_keys, **t_keys)
+                 fade_out(why), fade_in(joined_result),
+                 self.point_at(one_result, joined_result, each=True), **o_keys, **t_keys)
         toy_values, one_mix = self.v.value("toy.values"), self.v.value("toy.one_head")
+        payoff = None
         if toy_values[1][1] > toy_values[0][1] and one_mix[1] < self.v.value("toy.two_heads")[1]:
             # What is at stake, when B is the source rich in the second coordinate.
+            payoff = self.bound("second coordinate: a person detail, which B carries as {vB}",
+                                24, INK, vB="toy.values[1][1]")
+            lines.add(payoff)
+            self.place(lines)
+            marks = VGroup(*(underline(glyphs) for glyphs in (
+                payoff.figures_span(0, 0), one_result.figures_span(1, 1),
+                joined_result.figures_span(1, 1))))
+            lines.add(marks)
             self.say("Say the second coordinate is a person detail, which B carries as {vB}: "
-                     "one head passes on only {o}, two heads pass on {t}.",
-                     self.point_at(own[1].sends, one_result, joined_result, each=True),
+                     "one head passes on only {o}, two heads pass on {t}.", fade_in(payoff),
+                     LaggedStart(*map(Create, marks), lag_ratio=0.5),
+                     self.point_at(payoff, own[1].sends, one_result, joined_result,
+                                   each=True),
                      vB="toy.values[1][1]", o="toy.one_head[1]", t="toy.two_heads[1]")
 
         self.section("required")
@@ -622,8 +714,11 @@ class OneHeadTwoHeads(LectureScene):
         clash = required[0] != required[1]
         verdict = self.label("one shared row cannot meet both" if clash
                              else "here one shared row happens to meet both", 24, MUTED)
-        lines.add(define, *needs, verdict)
-        self.place(lines)
+        derivation = VGroup(define, *needs, verdict)
+        self.place(derivation)
+        away = self.unpoint()
+        with self.silence("the worked lines make way for the question"):
+            self.play(fade_out(*lines), *filter(None, [away]), run_time=0.4)
         self.say("Could one shared row give both? Call A's weight a; B then gets {one} minus a.",
                  fade_in(define), self.point_at(define), **one_less)
         self.say("For {x0}, a × {vA} + ({one} minus a) × {vB} must equal {x0}: a is {r0}.",
@@ -634,8 +729,16 @@ class OneHeadTwoHeads(LectureScene):
                  if clash else "For {x1}, the same steps give a = {r1}: here one row could "
                  "do both.", fade_in(needs[1], verdict), self.point_at(needs[1], verdict),
                  x1="toy.two_heads[1]", r1="toy.required[1]")
+
+        self.section("caveat")
+        caveat = VGroup(self.label("separate weighting buys this;", 26),
+                        self.label("it does not prove that one head always fails", 26, MUTED))
+        caveat.arrange(DOWN, buff=0.2)
+        ending = VGroup(verdict.copy(), caveat).arrange(DOWN, buff=0.5)
+        ending.move_to([0, (self.results_y - 0.4 + LOWEST) / 2, 0])
         self.say("The toy shows what separate weighting buys; it does not prove that one head "
-                 "always fails.", self.unpoint())
+                 "always fails.", fade_out(define, *needs), verdict.animate.move_to(ending[0]),
+                 fade_in(caveat), self.point_at(caveat))
 
     def bar_column(self, header: Mobject, key: str, fill: str, ink: str,
                    rows_y: Sequence[float], sends: int | None = None) -> VGroup:
@@ -643,15 +746,15 @@ class OneHeadTwoHeads(LectureScene):
         column drawn; with ``sends``, the head's value map after the bars: the value each
         source sends it (that coordinate of its value row). Attributes ``header``, ``bars``
         and ``sends`` (empty without a value map)."""
-        bars = [self.weight_bar(f"{key}[{r}]", fill, 22, 0.3, 1.5, ink) for r in (0, 1)]
+        bars = [self.weight_bar(f"{key}[{r}]", fill, 22, 0.3, TOY_BAR, ink) for r in (0, 1)]
         for bar, y in zip(bars, rows_y, strict=True):
             bar.shift([self.bar_left - bar.get_left()[0], y - bar.bar.get_y(), 0])
         header.move_to([self.bar_left, self.bar_top, 0], aligned_edge=LEFT)
         column = VGroup(header, *bars)
         sent = VGroup()
         if sends is not None:
-            x = max(b.get_right()[0] for b in bars) + 0.35
-            name = self.label("sends", 18, ink)
+            x = max(b.get_right()[0] for b in bars) + 0.3
+            name = self.label("sends", 20, ink)
             cells = [self.num(f"toy.values[{r}][{sends}]", 22, ink) for r in (0, 1)]
             width = max(m.width for m in [name, *cells])
             for cell, y in zip(cells, rows_y, strict=True):
@@ -660,7 +763,7 @@ class OneHeadTwoHeads(LectureScene):
             sent = VGroup(name, *cells, brackets(VGroup(*cells), pad=0.1, arm=0.08))
             column.add(sent)
         column.header, column.bars, column.sends = header, bars, sent
-        self.bar_left = column.get_right()[0] + 0.55
+        self.bar_left = column.get_right()[0] + 0.45
         return column
 
     def result(self, under: Mobject, key: str, colour: str, template: str) -> Mobject:
@@ -673,7 +776,7 @@ class OneHeadTwoHeads(LectureScene):
         subtitles' band."""
         lines.arrange(DOWN, buff=0.32, aligned_edge=LEFT)
         top = self.results_y - 0.4
-        fit(lines, 13.0, top + 2.5)
+        fit(lines, 13.0, top - LOWEST)
         lines.move_to([0, top - lines.height / 2, 0])
 
 
@@ -928,21 +1031,28 @@ class SettingAndPerson(LectureScene):
 MAYA = ("Maya", "reached", "the", "door", ".", "She")
 """Part II's example in words: at "She", the query looks for a person, and Maya offers one."""
 ROLES = ("query", "key", "value")
-MAYA_WIDTH = 8.4
+MAYA_WIDTH = 8.0
 """The Maya sentence spans this much, so that the cards under "Maya" and "She" leave room
-between them for the arrow that says they match."""
-MAYA_STUB = 0.12
-"""A word other than Maya gets a weight bar this fraction of its own width: a stub that
-shows it has a weight, far smaller than Maya's."""
+between them for the arrow that says they match, and the weight row's name and the note
+on She's own weight fit either side of it."""
+MAYA_STUB = 0.14
+"""A word other than Maya gets a weight bar this long: a stub that shows it has a weight,
+far smaller than Maya's."""
+MAYA_WORDS_Y = 1.95
+"""Where the Maya sentence stands; its weight bars, then the cards, come under it."""
+MAYA_CARDS_Y = (0.3, -0.95)
+"""The heights of the two rows of cards: query and key, then value and message."""
+PLAN_SIZE = 24
+"""The size of the lines that say what our sentence's query, keys and values will be."""
 
 
 class MayaRecall(LectureScene):
     """Before any head is split off: Part II's query, key and value, recalled in words on
-    its own sentence (Maya and "She"), with the score and softmax that turn matches into
-    weights, then handed on to our sentence, whose numbers later clips work out.
+    its own sentence (Maya and "She"), with the scores and softmax that turn matches into
+    weights, then handed on to our sentence, whose final word asks about the blank after it.
 
-    It opens on its own model map: every head is drawn open, with the query, key and value
-    it makes from each row inside it."""
+    It opens on Part II's one attention: a small map with one attention block lit, and that
+    block opened up, one word's row branching into a query, a key and a value."""
 
     draws_its_own_map = True
 
@@ -958,59 +1068,70 @@ class MayaRecall(LectureScene):
         self.ahead(heading, picture)
 
     def where_in_the_model(self) -> VGroup:
-        """The map with the part's steps lit; under it, as the voice names the roles, every
-        head opened up in its colour, a query, a key and a value inside each, fed by the
-        embedding rows. Returns what it drew."""
+        """Part II's model, small: the rows, one attention block (lit: the part's step),
+        then on to the next word; under it that block opened up, one word's row branching
+        into a query, a key and a value. No heads: they are split off later. Returns what
+        it drew."""
         opened = part("recall")
-        self.where = opened.steps
-        whole = model_map(self, lit=opened.steps, size=20).move_to([0, 1.7, 0])
-        rows = whole.stages["embeddings"]
-        n = self.ws.n_heads
-        opened_heads = VGroup()
-        for head in range(1, n + 1):
-            colour = self.head_colour(head)
-            chips = VGroup(*(chip(self.label(role, 18, colour), colour, 1.3)
-                             for role in ROLES)).arrange(DOWN, buff=0.12)
-            inside = VGroup(self.head_label(head, 20), chips).arrange(DOWN, buff=0.15)
-            opened_heads.add(panel(inside, colour, width=1.9, buff=0.14))
-        opened_heads.arrange(RIGHT, buff=0.35)
-        opened_heads.next_to(whole, DOWN, buff=0.9)
-        left = -6.6 + opened_heads.width / 2
-        opened_heads.set_x(max(left, min(rows.get_x() + opened_heads.width / 2 - 0.9, 0.0)))
-        # The rows fork under the whole map, clear of the heads' own boxes (a tall stack
-        # of them reaches below the embeddings' box).
-        fork = np.array([rows.get_x(), min(rows.get_bottom()[1],
-                                           whole.stages["heads"].get_bottom()[1]) - 0.15, 0])
-        trunk = Line(rows.get_bottom(), fork, stroke_color=INK, stroke_width=2.5)
-        feeds = VGroup(trunk, *(Arrow(fork, box.get_top(), buff=0.08, color=INK,
-                                      stroke_width=2.5, tip_length=0.14,
-                                      max_tip_length_to_length_ratio=0.3)
-                                for box in opened_heads))
-        made = AnimationGroup(LaggedStart(*map(Create, feeds), lag_ratio=0.2),
-                              LaggedStart(*map(fade_in, opened_heads), lag_ratio=0.3),
-                              self.point_at(*opened_heads, each=True))
+        self.where = opened.steps  # the attention step, drawn as the one block it was
+
+        def stage(lines: Sequence[str], lit: bool) -> VGroup:
+            texts = VGroup(*(self.label(text, 20, INK if lit else MUTED) for text in lines))
+            return panel(texts.arrange(DOWN, buff=0.06), INK if lit else FAINT, buff=0.1,
+                         stroke=3.0 if lit else 1.5)
+
+        block = stage(("attention",), True)
+        strip = VGroup(stage(("token", "+ position"), False), block,
+                       self.label("…", 20, MUTED), stage(("next", "word"), False))
+        strip.arrange(RIGHT, buff=0.6).move_to([0, 2.6, 0])
+        wires = VGroup(*(Arrow(a.get_right(), b.get_left(), buff=0.08, color=FAINT,
+                               stroke_width=2, tip_length=0.1,
+                               max_tip_length_to_length_ratio=0.5)
+                         for a, b in pairwise(strip)))
+        row = chip(self.label("one word's row", 24), INK)
+        roles = VGroup(*(chip(self.label(role, 26), INK, 2.0) for role in ROLES))
+        roles.arrange(RIGHT, buff=0.7).next_to(row, DOWN, buff=1.0)
+        branches = VGroup(*(Arrow(row.get_bottom(), role.get_top(), buff=0.08, color=INK,
+                                  stroke_width=3, max_tip_length_to_length_ratio=0.2)
+                            for role in roles))
+        name = self.label("one attention, no heads yet", 22, MUTED)
+        inside = VGroup(name, VGroup(row, branches, roles)).arrange(DOWN, buff=0.35)
+        opened_up = panel(inside, INK, buff=0.3)
+        opened_up.next_to(strip, DOWN, buff=0.7).set_x(0)
+        zoom = VGroup(*(DashedVMobject(Line(block.get_corner(DOWN + side),
+                                            opened_up.get_corner(UP + side)),
+                                       num_dashes=12, dashed_ratio=0.5).set_stroke(FAINT, 1.5)
+                        for side in (LEFT, RIGHT)))
         said = opened.opening
-        moment = "a query" if "a query" in said else said.split()[0]
-        self.say(said, cued(said, [(moment, made)], step=1.2, opening=[Fade(whole)]))
-        return VGroup(whole, opened_heads, feeds)
+        cues = [(fragment, step) for fragment, step in (
+            ("attention", AnimationGroup(Create(zoom), fade_in(opened_up[0], name),
+                                         self.point_at(block))),
+            ("each row", AnimationGroup(fade_in(row), self.point_at(row))),
+            ("a query", AnimationGroup(LaggedStart(*map(Create, branches), lag_ratio=0.3),
+                                       LaggedStart(*map(fade_in, roles), lag_ratio=0.3),
+                                       self.point_at(*roles, each=True))))
+            if fragment in said]
+        self.say(said, cued(said, cues, step=1.2, opening=[Fade(strip, wires)]))
+        return VGroup(strip, wires, zoom, opened_up)
 
     def in_words(self, heading: Mobject) -> VGroup:
         """Part II's verbal example on its own sentence: She's query asks for a person,
-        Maya's key matches, the match is scored and softened into weights, and Maya's value
-        carries details. No worksheet numbers: the real vectors hold them."""
+        Maya's key matches, every word gets a weight (She's own too), and Maya's value
+        carries details. No worksheet numbers and no formula: the real vectors hold them."""
         badge = self.label("Part II's example, in words; real vectors hold numbers", 20,
                            MUTED).next_to(heading, DOWN, buff=0.2)
         labels = [self.label(w, 30) for w in MAYA]
         gap = (MAYA_WIDTH - sum(w.width for w in labels)) / (len(labels) - 1)
-        words = on_baseline(VGroup(*labels), max(0.3, gap)).move_to(UP * 1.75)
+        words = on_baseline(VGroup(*labels), max(0.3, gap)).move_to(UP * MAYA_WORDS_Y)
         maya, she = words[0], words[-1]
         box = self.highlight(she, MUTED)
         query = self.card("query", "looking for: a person")
         key = self.card("key", "can be found as: a person")
         value = self.card("value", "passes on: details about Maya")
         got = self.card("message", "receives: details about Maya")
-        for card, word, y in ((query, she, 0.62), (key, maya, 0.62), (value, maya, -0.58),
-                              (got, she, -0.58)):
+        upper, lower = MAYA_CARDS_Y
+        for card, word, y in ((query, she, upper), (key, maya, upper), (value, maya, lower),
+                              (got, she, lower)):
             card.move_to([max(-6.6 + card.width / 2, min(word.get_x(), 6.6 - card.width / 2)),
                           y, 0])
         match = Arrow(query.get_left(), key.get_right(), buff=0.15, color=INK,
@@ -1019,24 +1140,26 @@ class MayaRecall(LectureScene):
         carry = Arrow(value.get_right(), got.get_left(), buff=0.15, color=INK,
                       stroke_width=4, max_tip_length_to_length_ratio=0.08)
         scaled = self.label("× Maya's weight", 18, MUTED).next_to(carry, DOWN, buff=0.2)
-        score = VGroup(self.label("score = query · key ÷ √d   (d: their width)", 22),
+        score = VGroup(self.label("score: how well a word's key matches the query", 22),
                        self.label("softmax over every word's score → weights that sum to one",
                                   22, MUTED)).arrange(DOWN, buff=0.15)
         score.next_to(VGroup(value, got, scaled), DOWN, buff=0.35).set_x(0)
         weights = self.maya_weights(words)
-        softmax = ("Each score is query times key over the square root of their width; a "
-                   "softmax turns the scores into weights, Maya's largest.")
-        self.say("Before we split attention into heads, recall Part II: at “She”, the query "
-                 "looks for a person.", Write(heading), fade_in(badge, words), Create(box),
-                 fade_in(query), self.point_at(box, query, each=True))
+        scored = ("Every word's key gets a score, She's own too; a softmax turns the scores "
+                  "into weights, Maya's largest.")
+        self.say("In Part II's example, at “She”, the query looks for a person.",
+                 Write(heading), fade_in(badge, words), Create(box), fade_in(query),
+                 self.point_at(box, query, each=True))
         self.say("Maya's key offers one: a good match.",
                  fade_in(key), Create(match), fade_in(note), self.point_at(maya, key, each=True))
-        self.say(softmax, cued(softmax, [
-            ("Each score", AnimationGroup(fade_in(score), self.point_at(score))),
-            ("the scores", AnimationGroup(LaggedStart(*(GrowFromEdge(bar, LEFT)
-                                                          for bar in weights.bars),
-                                                        lag_ratio=0.15),
-                                            fade_in(weights.name), self.point_at(weights))),
+        self.say(scored, cued(scored, [
+            ("Every word's", AnimationGroup(fade_in(score), self.point_at(score[0]))),
+            ("She's own", AnimationGroup(LaggedStart(*(GrowFromEdge(bar, LEFT)
+                                                       for bar in weights.bars),
+                                                     lag_ratio=0.15),
+                                         fade_in(weights.name, weights.asker),
+                                         self.point_at(weights.bars[-1], weights.asker))),
+            ("a softmax", self.point_at(score[1])),
             ("Maya's largest", self.point_at(weights.bars[0]))]))
         self.say("So “She” receives mostly Maya's value, scaled by her weight.",
                  fade_in(value), Create(carry), fade_in(scaled), fade_in(got),
@@ -1046,42 +1169,59 @@ class MayaRecall(LectureScene):
 
     def maya_weights(self, words: VGroup) -> VGroup:
         """Under each word of the Maya sentence, a bar for its weight at "She": Maya's as
-        wide as her name, every other word's a short stub. A picture of the softmax's
-        winner in words, no worksheet numbers; attributes ``name`` and ``bars``."""
-        y = words.get_bottom()[1] - 0.2
-        bars = [Rectangle(width=word.width * (1.0 if k == 0 else MAYA_STUB), height=0.1,
+        wide as her name, every other word's a short stub, She's own too, with a note that
+        the word that asks is one of the words it reads. A picture of the softmax's winner
+        in words, no worksheet numbers; attributes ``name``, ``bars`` and ``asker``."""
+        y = words.get_bottom()[1] - 0.32
+        bars = [Rectangle(width=word.width if k == 0 else MAYA_STUB, height=0.16,
                           fill_color=INK, fill_opacity=1.0, stroke_width=0)
                 .move_to([word.get_left()[0], y, 0], aligned_edge=LEFT)
                 for k, word in enumerate(words)]
-        name = self.label("weight", 18, MUTED)
-        name.next_to(bars[0], LEFT, buff=0.25).set_y(y)
-        made = VGroup(name, *bars)
-        made.name, made.bars = name, bars
+        name = self.label("weight at “She”", 20, MUTED)
+        name.next_to(bars[0], LEFT, buff=0.3).set_y(y)
+        asker = VGroup(self.label("She asks, and", 18, MUTED),
+                       self.label("reads herself too", 18, MUTED)).arrange(DOWN, buff=0.08,
+                                                                         aligned_edge=LEFT)
+        asker.next_to(words[-1], RIGHT, buff=0.25).align_to(words[-1], UP)
+        made = VGroup(name, *bars, asker)
+        made.name, made.bars, made.asker = name, bars, asker
         return made
 
     def ahead(self, heading: Mobject, picture: VGroup) -> None:
-        """Our sentence's final token, which will ask, match and receive the same way: said
-        in words, the numbers left to the clips that work them out."""
+        """Our sentence, ending in a blank to predict; its final token, the last word
+        known, is the one that asks, as "She" did. The numbers are left to later clips."""
         tokens = self.ws.sentences[self.ws.walkthrough]
         last = len(tokens) - 1
-        row = self.token_row(tokens, width=12).move_to(UP * 0.9)
+        row = self.token_row(tokens, width=11.2)
+        blank = self.label("___", 30)
+        row.add(blank.next_to(row, RIGHT, buff=0.25).align_to(row[0], DOWN))
+        row.move_to(UP * 1.2)
+        goal = self.label("predict the next word", 24)
+        goal.next_to(row, UP, buff=0.75).align_to(blank, RIGHT)
+        aim = Arrow([blank.get_x(), goal.get_bottom()[1], 0], blank.get_top(), buff=0.1,
+                    color=INK, stroke_width=3, tip_length=0.16,
+                    max_tip_length_to_length_ratio=0.4)
         box = self.highlight(row[last], INK)
+        asks = self.bound("“{w}”: the last word known, so it asks", 24, INK,
+                          words={"w": tokens[last]})
+        asks.next_to(box, DOWN, buff=0.35).align_to(blank, RIGHT)
         receiver = {"w": tokens[last]}
-        plan = VGroup(*(on_baseline(VGroup(self.label(f"{role}:", GLOSS_SIZE),
-                                           self.bound(text, GLOSS_SIZE, MUTED, **slots)), 0.2)
+        plan = VGroup(*(on_baseline(VGroup(self.label(f"{role}:", PLAN_SIZE),
+                                           self.bound(text, PLAN_SIZE, MUTED, **slots)), 0.2)
                         for role, text, slots in (
                             ("query", "what “{w}” looks for", {"words": receiver}),
                             ("keys", "what each of the {n:word} offers", {"n": "dims.tokens"}),
                             ("values", "what the weights mix into the message “{w}” receives",
                              {"words": receiver}))))
-        fit(plan.arrange(DOWN, buff=0.25, aligned_edge=LEFT), 12.0)
-        plan.next_to(row, DOWN, buff=0.8).set_x(0)
-        self.say("Our own sentence's final “{w}” will do the same, with numbers.",
-                 fade_out(picture), self.retitle(heading, "Next: the same roles, in numbers"),
-                 fade_in(row), Create(box), fade_in(plan[0]),
-                 self.point_at(row[last], plan[0], each=True), words={"w": tokens[last]})
-        self.say("Later clips work out its query, every word's key and the values they mix, "
-                 "step by step.",
+        fit(plan.arrange(DOWN, buff=0.3, aligned_edge=LEFT), 12.0)
+        plan.next_to(asks, DOWN, buff=0.6).set_x(0)
+        self.say("Our own sentence stops at a blank: the next word, to predict.",
+                 fade_out(picture), self.retitle(heading, "Next: our own sentence"),
+                 fade_in(row), Create(aim), fade_in(goal), self.point_at(blank, goal, each=True))
+        self.say("The word before it, the final “{w}”, asks, as “She” did.",
+                 Create(box), fade_in(asks, plan[0]), self.point_at(box, asks, each=True),
+                 words=receiver)
+        self.say("Later clips work out its query, the keys and the values, step by step.",
                  LaggedStart(*map(fade_in, plan[1:]), lag_ratio=0.5),
                  self.point_at(plan, buff=0.2))
 

@@ -1,9 +1,12 @@
 """The opening story teaches what its voice says: the recall of query, key and value comes
-right after the prompt, before any head is split off, with the Maya sentence on screen and
-a query, key and value drawn inside every head; "head" is defined in plain words before a
-head is named; the misleading clue is marked apart from the clue that decides; the toy
-draws each head's value map and keeps one head's result beside the two heads'; no two
-arrows cross and no outline cuts a bracket.
+right after the prompt, before any head is split off, opening on one attention (one row
+branching into a query, a key and a value, no heads), with the Maya sentence on screen and
+our sentence's blank after its receiver; "head" is defined in plain words before a head is
+named; the misleading clue is marked apart from the clue that decides; the one head's value
+rows are named and summed into its message, and each head is shown on its own; the toy
+draws each head's value map, keeps one head's result beside the two heads', names the
+person detail on screen and ends on its caveat; no two arrows cross and no outline cuts a
+bracket.
 
 Scenes run as dry runs (no video); expected numbers come from the worksheet document and
 the float64 numpy recomputation in :mod:`tests.reference`, never from the scenes, and shown
@@ -121,8 +124,8 @@ def test_the_recall_stays_in_words_and_leaves_the_arithmetic_to_the_clips_after(
         runs, head_one, label: str) -> None:
     """Clips 07 and 08 derive head 1's numbers step by step: the recall shows none of them
     (no query, key, score, weight or message of any head), only the Maya example, how a
-    match becomes a weight, and our sentence's receiver; it says it comes before the heads
-    are split, and where the numbers come."""
+    match becomes a weight, and our sentence's receiver; it promises no numbers it does not
+    show, and says where the numbers come."""
     head, result = head_one[label], runs[label]["MayaRecall"]
     figures = {f["key"] for c in result["manifest"]["captions"] for f in c["figures"]}
     figures |= {f[0] for s in result["sections"] for t in s["texts"] for f in t["figures"]}
@@ -132,46 +135,46 @@ def test_the_recall_stays_in_words_and_leaves_the_arithmetic_to_the_clips_after(
     told = captions(result)
     assert told[0] == part("recall").opening
     assert result["manifest"]["where"] == ["heads"]
-    assert told[1:3] == ["Before we split attention into heads, recall Part II: at “She”, the "
-                         "query looks for a person.",
+    assert told[1:3] == ["In Part II's example, at “She”, the query looks for a person.",
                          "Maya's key offers one: a good match."]
-    assert "square root" in told[3] and "softmax" in told[3]
+    assert "score" in told[3] and "softmax" in told[3] and "square root" not in told[3]
     assert told[4] == "So “She” receives mostly Maya's value, scaled by her weight."
-    assert told[5] == (f"Our own sentence's final “{head['tokens'][head['last']]}” will do "
-                       "the same, with numbers.")
+    assert told[5] == "Our own sentence stops at a blank: the next word, to predict."
+    assert told[6] == (f"The word before it, the final “{head['tokens'][head['last']]}”, asks, "
+                       "as “She” did.")
     assert "step by step" in told[-1]
+    assert not any("with numbers" in c or "in numbers" in c for c in told)
     assert 25 <= result["manifest"]["duration"] <= 40
 
 
 @pytest.mark.parametrize("label", ["default", "four"])
-def test_the_recall_draws_a_query_key_and_value_inside_every_head(runs, lessons,
-                                                                  label: str) -> None:
-    """The opening says every head makes a query, a key and a value: under the map, each
-    head is drawn open in its colour, its name over its own three, stacked in one
-    column."""
-    texts = section(runs[label]["MayaRecall"], "where we are")
-    n = lessons[label]["ws"].n_heads
-    embeddings = next(t["box"] for t in texts if t["text"] == "token")
-    for h in range(1, n + 1):
-        colour = HEAD_COLOURS[h - 1]
-        roles = []
-        for role in ("query", "key", "value"):
-            (found,) = [t["box"] for t in texts if t["text"] == role
-                        and t["colours"] == [colour]]
-            roles.append(found)
-        names = [t["box"] for t in texts if t["text"] == f"Head {h}"
-                 and t["colours"] == [colour]]
-        (name,) = [b for b in names if b[0] < (roles[0][0] + roles[0][2]) / 2 < b[2]]
-        assert name[1] > roles[0][3] > roles[0][1] > roles[1][3] > roles[1][1] \
-            > roles[2][3], (h, name, roles)
-        assert name[3] < embeddings[1]  # under the map
-    assert sum(t["text"] in ("query", "key", "value") for t in texts) == 3 * n
+def test_the_recall_opens_on_one_attention_with_no_heads(runs, label: str) -> None:
+    """Part II had one attention: the opening draws one row branching into one query, one
+    key and one value, under a block that says there are no heads yet, below a small map
+    whose attention step is lit; no head is named or coloured, whatever the worksheet's
+    number of heads."""
+    result = runs[label]["MayaRecall"]
+    texts = section(result, "where we are")
+    assert result["manifest"]["where"] == ["heads"]
+    assert not [t["text"] for t in texts if re.search(r"\bheads?\s*\d", t["text"], re.I)]
+    assert not [t for t in texts if set(t["colours"]) & set(HEAD_COLOURS)]
+    roles = []
+    for role in ("query", "key", "value"):
+        (found,) = [t["box"] for t in texts if t["text"] == role]
+        roles.append(found)
+    assert all(a[2] < b[0] for a, b in pairwise(roles))  # side by side, in this order
+    (row,) = [t["box"] for t in texts if t["text"] == "one word's row"]
+    assert all(row[1] > box[3] for box in roles)  # the row above: it branches into them
+    assert roles[0][2] < (row[0] + row[2]) / 2 < roles[2][0]
+    (block,) = [t["box"] for t in texts if "no heads yet" in t["text"]]
+    (lit,) = [t["box"] for t in texts if t["text"] == "attention"]
+    assert lit[1] > block[3] > row[3]  # the map's step, then the block opened up
 
 
 def test_the_recall_shows_the_maya_sentence_and_how_a_match_becomes_a_weight(runs) -> None:
     """Part II's sentence is on screen, in order on one line; the query sits under "She",
-    the key and the value under "Maya"; the score (query · key ÷ √d) and the softmax are
-    written out."""
+    the key and the value under "Maya"; the score and the softmax are written out in words,
+    as the example is (no formula with a width this example never had)."""
     texts = section(runs["default"]["MayaRecall"], "in words")
     words = ["Maya", "reached", "the", "door", ".", "She"]
     boxes = []
@@ -189,29 +192,56 @@ def test_the_recall_shows_the_maya_sentence_and_how_a_match_becomes_a_weight(run
 
     assert under("query", "She") and under("key", "Maya") and under("value", "Maya")
     shown_texts = {t["text"] for t in texts}
-    assert "score = query · key ÷ √d   (d: their width)" in shown_texts
+    assert "score: how well a word's key matches the query" in shown_texts
     assert any(t.startswith("softmax over every word's score") for t in shown_texts)
+    assert not any("√" in t for t in shown_texts)
 
 
 @pytest.mark.parametrize("label", ["default", "four"])
 def test_the_recall_draws_every_words_weight_and_scales_mayas_value_by_hers(runs,
                                                                             label: str) -> None:
-    """The softmax is over every word: a "weight" row under the sentence, left of Maya's
-    bar, while the voice says Maya's weight is the largest; the value reaches "She" scaled
-    by that weight (said and written under the arrow), not copied."""
+    """The softmax is over every word, She's own too: a "weight at She" row under the
+    sentence, left of Maya's bar and clear of the cards under it, with a note beside "She"
+    that the word that asks reads itself too, while the voice says so and that Maya's
+    weight is the largest; the value reaches "She" scaled by that weight (said and written
+    under the arrow), not copied."""
     result = runs[label]["MayaRecall"]
     texts = section(result, "in words")
     (maya,) = [t["box"] for t in texts if t["text"] == "Maya"]
-    (name,) = [t["box"] for t in texts if t["text"] == "weight"]
+    (she,) = [t["box"] for t in texts if t["text"] == "She"]
+    (name,) = [t["box"] for t in texts if t["text"] == "weight at “She”"]
+    (key,) = [t["box"] for t in texts if t["text"] == "key"]
     assert name[2] < maya[0] and name[3] < maya[1]  # left of Maya's bar, under the words
+    assert name[1] - key[3] > 0.3  # a clear gap above the cards
+    asker = [t["box"] for t in texts if t["text"] in ("She asks, and", "reads herself too")]
+    assert len(asker) == 2 and all(box[0] > she[2] for box in asker)  # beside "She"
     told = captions(result)
-    assert told[3] == ("Each score is query times key over the square root of their width; "
-                       "a softmax turns the scores into weights, Maya's largest.")
+    assert told[3] == ("Every word's key gets a score, She's own too; a softmax turns the "
+                       "scores into weights, Maya's largest.")
     (scaled,) = [t["box"] for t in texts if t["text"] == "× Maya's weight"]
     (value,) = [t["box"] for t in texts if t["text"] == "value"]
     (message,) = [t["box"] for t in texts if t["text"] == "message"]
     assert value[2] < scaled[0] and scaled[2] < message[0]  # on the arrow between them
     assert not any("flows" in c for c in told)
+
+
+@pytest.mark.parametrize("label", ["default", "four"])
+def test_the_recall_shows_why_the_final_token_asks_the_blank_after_it(runs, lessons,
+                                                                        label: str) -> None:
+    """Our sentence ends in a visible blank, right after the receiver on its line, under
+    "predict the next word"; the receiver is named as the last word known, the one that
+    asks."""
+    texts = section(runs[label]["MayaRecall"], "our sentence")
+    lesson = lessons[label]
+    last = lesson["tokens"][lesson["last"]]
+    rows = [t["box"] for t in texts if t["text"] == last]
+    receiver = max(rows, key=lambda box: box[0])  # the sentence's final token
+    (blank,) = [t["box"] for t in texts if t["text"] == "___"]
+    assert receiver[2] < blank[0] < receiver[2] + 0.6
+    assert abs(blank[1] - receiver[1]) < 0.15  # on the sentence's line
+    (goal,) = [t["box"] for t in texts if t["text"] == "predict the next word"]
+    assert goal[1] > blank[3] and goal[0] < (blank[0] + blank[2]) / 2 < goal[2]
+    assert f"“{last}”: the last word known, so it asks" in {t["text"] for t in texts}
 
 
 # --------------------------------------------------------------------------- kinds of detail
@@ -256,14 +286,17 @@ def test_the_misleading_clue_is_named_and_drawn_apart_from_the_deciding_one(runs
 
 
 def test_the_toy_names_its_sources_neutrally_and_writes_out_the_one_head_mix(runs) -> None:
-    """The toy's sources are "source A" and "source B" (not words of our sentence, whose
-    real value rows differ), and one head's single weight row is written out for each
-    coordinate: the same pair of weights times each coordinate, then the sum."""
+    """The toy's sources are "source A" and "source B", and the voice keeps them so (our
+    sentence's real value rows differ); on screen, its made-up rows are tied to the words
+    they stand in for. One head's single weight row is written out for each coordinate:
+    the same pair of weights times each coordinate, then the sum."""
     result = runs["default"]["OneHeadTwoHeads"]
     toy = reference.toy(load_worksheet(WORKSHEETS["default"]).document)
     values, weights = toy["values"], toy["weights"][0]
     texts = shown(result, "one mixture")
     assert {"source A", "source B"} <= texts
+    a, b = load_worksheet(WORKSHEETS["default"]).lesson.toy.sources
+    assert f"made-up value rows: A stands in for “{a}”, B for “{b}”" in texts
     for c, place in enumerate(("first", "second")):
         mix = weights @ values[:, c]
         assert (f"one head, {place} coordinate:  {param(weights[0])} × {param(values[0, c])} + "
@@ -324,17 +357,25 @@ def test_clip_three_draws_each_heads_query_and_leaves_their_weights_to_clip_four
 def test_several_heads_draw_messages_and_say_where_each_query_comes_from(
         runs, lessons, label: str) -> None:
     """Each head's column ends in a message of its own, named as that head's message (the
-    heads' kinds of detail are the next clip's); the voice says each query is made from
-    the receiver's row with the head's own weights. The one head is described by its
-    width, without the per-head columns that are not yet shown."""
+    heads' kinds of detail are the next clip's) and holding its computed numbers; the voice
+    takes the heads one at a time, the first saying its query is made from the receiver's
+    row with the head's own weights, and each naming its keys, weight row and message."""
     result, lesson = runs[label]["OneHeadTwoHeads"], lessons[label]
     texts = shown(result, "several heads")
     n = lesson["ws"].n_heads
     assert {f"Head {h}'s message" for h in range(1, n + 1)} <= texts
+    for head in lesson["sentence"]["heads"]:
+        inner = ", ".join("…" if i is None else fixed(head["message"][i])
+                          for i in shown_indices(len(head["message"])))
+        assert f"[{inner}]" in texts
     names = lesson["ws"].lesson.head_names
     assert not any(name in text for name in names for text in texts if text.startswith("Head"))
-    said(result, "Each head makes its query from this word's row with its own weights. It "
-                 "meets that head's own keys, giving its own weight row and its own message.")
+    said(result, "Head 1 makes its query from this word's row with its own weights; its own "
+                 "keys give its own weight row and its own message.")
+    said(result, "Head 2 does the same: its own keys, weight row and message.")
+    for h in range(3, n + 1):
+        said(result, f"Then head {h}: its keys, weight row and message.")
+    assert f"dots: Head {n}'s keys, one per word" in texts
     told = captions(result)
     assert not any("every head's" in c or "value map" in c for c in told)
 
@@ -342,7 +383,8 @@ def test_several_heads_draw_messages_and_say_where_each_query_comes_from(
 @pytest.mark.parametrize("label", ["default", "four"])
 def test_the_toy_says_what_the_second_head_saves(runs, lessons, label: str) -> None:
     """Why two heads are better: B carries the second coordinate's detail, which one shared
-    row dilutes and the second head passes on."""
+    row dilutes and the second head passes on; the person detail and what B carries are
+    written on screen while the voice says so."""
     result = runs[label]["OneHeadTwoHeads"]
     toy = reference.toy(lessons[label]["ws"].document)
     values, weights = toy["values"], toy["weights"]
@@ -352,36 +394,54 @@ def test_the_toy_says_what_the_second_head_saves(runs, lessons, label: str) -> N
     said(result, f"Say the second coordinate is a person detail, which B carries as "
                  f"{param(values[1, 1])}: one head passes on only {param(one[1])}, two heads "
                  f"pass on {param(two)}.")
+    assert (f"second coordinate: a person detail, which B carries as {param(values[1, 1])}"
+            in shown(result, "two mixtures"))
 
 
 def test_one_heads_weight_scales_each_whole_value_row(runs, lessons) -> None:
-    """Beside the one message: the two heaviest sources' value rows, every coordinate, each
-    after its one weight."""
+    """Under the message: the two heaviest sources' value rows, every coordinate under the
+    feature it carries, each after its one weight, said to be two of the sentence's words;
+    the message itself is filled with the sum over every word."""
     result, lesson = runs["default"]["OneHeadTwoHeads"], lessons["default"]
     wide = lesson["sentence"]["wide"]
     texts = section(result, "one head")
+    features = coordinate_names(lesson, 1) + coordinate_names(lesson, 2)
+    named = [t for t in texts if t["text"] in features]
+    assert [t["text"] for t in sorted(named, key=lambda t: t["box"][0])] == features
+    assert max(t["box"][1] for t in named) - min(t["box"][1] for t in named) < 0.1
+    message = "[" + ", ".join(fixed(x) for x in wide["message"]) + "]"
+    assert message in {t["text"] for t in texts}
+    said(result, f"Two of the {len(lesson['tokens'])} words, the two that matter, with their "
+                 f"value rows of {wide['V'].shape[1]} coordinates.")
+    said(result, f"Summed over all {len(lesson['tokens'])} words, they make the message.")
     for j in np.argsort(-wide["weights"], kind="stable")[:2]:
-        (label,) = [t for t in texts if t["text"] == f"“{lesson['tokens'][j]}” "
+        (label,) = [t for t in texts if t["text"] == f"“{lesson['tokens'][j]}”  "
                     f"{fixed(wide['weights'][j])} ×"]
         row = [t for t in texts if any(f[0].startswith(f"river.wide.V[{j}]")
                                        for f in t["figures"])]
         assert [t["text"] for t in row] == [param(x) for x in wide["V"][j]]
         assert all(abs(t["box"][1] - label["box"][1]) < 0.1 for t in row)  # on its line
-    said(result, "so every feature is mixed with the same weights.")
+        assert all(t["box"][3] < min(n["box"][1] for n in named) for t in row)  # under names
+    said(result, "One weight scales a word's whole value row, so every feature is mixed with "
+                 "the same weights.")
 
 
 @pytest.mark.parametrize("label", ["default", "four"])
 def test_the_one_head_picture_says_what_its_head_is(runs, lessons, label: str) -> None:
     """The one head's value rows are as wide as every head's together (its weights are its
-    own): one sentence says so, and a line over its value rows gives their width."""
+    own): a line over its value rows says they are two of the sentence's words and gives
+    their width, and nothing said before the heads are shown leans on them."""
     result, lesson = runs[label]["OneHeadTwoHeads"], lessons[label]
     width = sum(np.asarray(lesson["values"][f"params.h{h}.W_V"]).shape[1]
                 for h in range(1, lesson["ws"].n_heads + 1))
     assert lesson["sentence"]["wide"]["V"].shape[1] == width
-    said(result, "This one head is as wide as all the heads put together: each word's value "
-                 f"row has {width} coordinates.")
+    told = captions(result)
+    several = next(k for k, c in enumerate(told) if c.startswith("With ") and "queries" in c)
+    assert not any("put together" in c or "all the heads" in c for c in told[1:several])
     texts = section(result, "one head")
-    (line,) = [t for t in texts if t["text"] == f"each value row: {width} coordinates"]
+    count = len(lesson["tokens"])
+    (line,) = [t for t in texts
+               if t["text"] == f"two of the {count} words, value rows of {width} coordinates"]
     rows = [t for t in texts if any(f[0].startswith(f"{lesson['ws'].walkthrough}.wide.V[")
                                     for f in t["figures"])]
     assert rows and line["box"][1] > max(t["box"][3] for t in rows)  # over the rows
@@ -411,6 +471,24 @@ def test_each_toy_head_draws_its_value_map_beside_its_weights(runs, lessons,
                 assert abs((cell["box"][1] + cell["box"][3]) / 2 - rows_y[r]) < 0.1
                 assert header["box"][0] - 0.3 < cell["box"][0] and \
                     cell["box"][2] <= header["box"][2] + 0.01
+
+
+@pytest.mark.parametrize("label", ["default", "four"])
+def test_the_toy_ends_on_its_picture_and_its_caveat(runs, label: str) -> None:
+    """The last sentence's caveat is written too, and the clip ends on the toy's picture
+    (sources, bars, results, the verdict), the worked lines gone; each head's "sends"
+    column stands well inside the frame."""
+    result = runs[label]["OneHeadTwoHeads"]
+    texts = section(result, "caveat")
+    shown_texts = {t["text"] for t in texts}
+    assert {"separate weighting buys this;", "it does not prove that one head always fails",
+            "one shared row cannot meet both", "source A", "source B"} <= shown_texts
+    assert any(t.startswith("one head: [") for t in shown_texts)
+    assert any(t.startswith("two heads: [") for t in shown_texts)
+    assert not any("→" in t or "coordinate only" in t for t in shown_texts)
+    assert captions(result)[-1] == ("The toy shows what separate weighting buys; it does not "
+                                    "prove that one head always fails.")
+    assert max(t["box"][2] for t in texts if t["text"] == "sends") < 7.11 - 1.0
 
 
 @pytest.mark.parametrize("label", ["default", "four"])
@@ -445,9 +523,10 @@ def _box(mob: Any) -> list[float]:
 
 class ShapesProbe:
     """Mixed into every dry run of OneHeadTwoHeads (``tests.scene_runner.PROBES``): after
-    every animation, the arrows on screen (start and end), the pointer's outlines and every
-    bracket's box. Brackets are found by wrapping the kit's ``brackets`` for the length of
-    the run (the scene's module and the kit's, put back when the notes are taken)."""
+    every animation, the arrows on screen (start and end, and apart their opacities), the
+    dots on screen (colour and opacity), the pointer's outlines and every bracket's box.
+    Brackets are found by wrapping the kit's ``brackets`` for the length of the run (the
+    scene's module and the kit's, put back when the notes are taken)."""
 
     def setup(self) -> None:
         import scenes.kit.components as components
@@ -466,21 +545,26 @@ class ShapesProbe:
         super().setup()  # type: ignore[misc]
 
     def play(self, *animations: Any, **kwargs: Any) -> None:
-        from manim import Arrow, SurroundingRectangle
+        from manim import Arrow, Dot, SurroundingRectangle
 
         super().play(*animations, **kwargs)  # type: ignore[misc]
         family = self.get_mobject_family_members()  # type: ignore[attr-defined]
         seen = {id(m) for m in family}
+        shown_arrows = [m for m in family if isinstance(m, Arrow)
+                        and float(m.get_stroke_opacity()) > 0.01]
         arrows = [[*m.get_start()[:2].tolist(), *m.get_end()[:2].tolist()]
-                  for m in family if isinstance(m, Arrow)
-                  and float(m.get_stroke_opacity()) > 0.01]
+                  for m in shown_arrows]
+        opacities = [float(m.get_stroke_opacity()) for m in shown_arrows]
+        dots = [(m.get_fill_color().to_hex().upper(), float(m.get_fill_opacity()))
+                for m in family if isinstance(m, Dot) and float(m.get_fill_opacity()) > 0.01]
         pointer = self._pointer  # type: ignore[attr-defined]
         outlines = [] if pointer is None or id(pointer) not in seen else [
             _box(m) for m in pointer.get_family() if isinstance(m, SurroundingRectangle)]
         shown_brackets = [_box(side) for group in self.made_brackets for side in group
                           if id(side) in seen]
         self.noted.append({"time": float(self.time), "arrows": arrows,  # type: ignore[attr-defined]
-                           "outlines": outlines, "brackets": shown_brackets})
+                           "opacities": opacities, "dots": dots, "outlines": outlines,
+                           "brackets": shown_brackets})
 
     def probed(self) -> list[dict[str, Any]]:
         import scenes.kit.components as components
@@ -520,6 +604,22 @@ def test_no_two_arrows_of_the_heads_pictures_cross(shapes, lessons, label: str) 
     for moment in noted:
         crossing = [(a, b) for a, b in combinations(moment["arrows"], 2) if _cross(a, b)]
         assert not crossing, (moment["time"], crossing[:3])
+
+
+@pytest.mark.parametrize("label", ["default", "four"])
+def test_the_heads_are_shown_one_at_a_time_each_with_its_keys(shapes, lessons,
+                                                              label: str) -> None:
+    """When every head's arrows are on screen, only the last head's are bright: the
+    others' are dimmed, as are their keys; the head being shown has a key dot in its colour
+    for every word, where each of its arrows leaves."""
+    n, length = lessons[label]["ws"].n_heads, lessons[label]["ws"].length
+    moment = max(shapes[label], key=lambda m: len(m["arrows"]))
+    fans = moment["opacities"]
+    dimmed = [o for o in fans if o <= 0.2]
+    assert len(dimmed) == (n - 1) * length and len(fans) - len(dimmed) >= length
+    bright_dots = [colour for colour, opacity in moment["dots"] if opacity > 0.5]
+    assert bright_dots == [HEAD_COLOURS[n - 1].upper()] * length
+    assert sum(opacity <= 0.2 for _, opacity in moment["dots"]) == (n - 1) * length
 
 
 @pytest.mark.parametrize("label", ["default", "four"])
