@@ -32,6 +32,7 @@ from scenes.kit import (
     ENGLISH,
     INK,
     MUTED,
+    NEGATIVE,
     SAFE_BOTTOM,
     LectureScene,
     brackets,
@@ -59,6 +60,15 @@ LEGIBLE_ENTRY = 15.5
 """Smallest size a matrix entry is drawn at: legible at 480p, with a little to spare."""
 MIN_SCALE = 0.8
 """Smallest shrink that keeps the projections' smallest labels legible at 480p."""
+ALMOST_THE_SAME = 0.05
+"""A message coordinate within this share of its separate-heads value is said to come
+through almost the same."""
+CHANGED_MUCH = 0.3
+"""A message coordinate off by at least this share of its separate-heads value is said to
+drop (or grow)."""
+OUTLINE_ROOM = 0.16
+"""Gap between a whole matrix and a pointer's outline round it: clear of its brackets' arms
+and of its name above."""
 POINTER_ROOM = 0.22
 """Gap between a row of numbers and its brackets, so that the outline round an end
 number (a pointer's, 0.08 out) stays clear of the bracket."""
@@ -117,12 +127,43 @@ def _products(indices: Iterable[int | None], left: tuple[str, Callable[[int], st
     return terms, slots
 
 
+def carried_names(scene: LectureScene, size: float) -> list[Mobject]:
+    """Above each shown coordinate of a joined row: the feature its head's value column
+    copies (when that head's ``W_V`` copies one feature per column), in the head's colour,
+    else the head it comes from; "…" where coordinates are elided."""
+    labels: list[Mobject] = []
+    d = scene.ws.d_head
+    for k in shown_indices(scene.ws.d_model):
+        if k is None:
+            labels.append(scene.label("…", size, MUTED))
+            continue
+        head, column = k // d + 1, k % d
+        copies = copied_features(scene.v, head, "V")
+        if copies is None:
+            labels.append(scene.head_label(head, size))
+        else:
+            labels.append(scene.bound("{f}", size, scene.head_colour(head),
+                                      words={"f": scene.ws.lesson.features[copies[column]]}))
+    return labels
+
+
+def mixing_entry(scene: LectureScene) -> tuple[int, int] | None:
+    """The first entry of W_O off its diagonal that is not zero, among those shown, as
+    (row, column); ``None`` when there is none."""
+    shown = [k for k in shown_indices(scene.ws.d_model) if k is not None]
+    W_O = scene.v.value("params.W_O")
+    return next(((r, c) for r in shown for c in shown if r != c and float(W_O[r][c]) != 0),
+                None)
+
+
 class RolesAndShapes(LectureScene):
-    """Where the heads sit in the model; the final receiver's row of E, what its
-    coordinates mean, and head 1's three matrices turning it into its query, key and value;
-    the shape of every matrix in the layer; the heads' messages joined, and the receiver's
-    joined row carried through W_O and the residual, numbers and all; one head as code, and
-    the whole in one line."""
+    """Where the heads sit in the model; the final receiver's row of E and what its
+    coordinates mean; head 1's W_Q turning it into its query, W_K and W_V turning its
+    favourite source's row into that source's key and value (rows and columns named); the
+    query dotted with the key, scaled and softmaxed into the source's weight; the shape of
+    every matrix in the layer, the mask drawn as it is named; the heads' messages joined,
+    and the receiver's joined row carried through W_O (one mixed coordinate written as its
+    sum) and the residual, numbers and all; one head as code, and the whole in one line."""
 
     def construct(self) -> None:
         self.s = self.ws.walkthrough
@@ -147,12 +188,11 @@ class RolesAndShapes(LectureScene):
         heading = self.title("Where the heads sit in the model")
         whole = model_map(self, lit=("heads",), size=MAP_SIZE).move_to(DOWN * 0.2)
         stages = whole.stages
-        self.tell("Each token's row starts as a token embedding plus a position embedding.",
+        self.tell("Each token's row goes through every head; W_O mixes the joined messages "
+                  "into an update added back, and the MLP predicts.",
                   Write(heading), fade_in(whole),
-                  cues=[("Each", lambda: self.point_at(stages["embeddings"]))])
-        self.tell("Every head reads the rows; W_O mixes their joined messages into an update "
-                  "added to each row, and the MLP predicts.",
-                  cues=[("Every", lambda: self.point_at(stages["heads"])),
+                  cues=[("Each", lambda: self.point_at(stages["embeddings"])),
+                        ("every head", lambda: self.point_at(stages["heads"])),
                         ("W_O", lambda: self.point_at(stages["W_O"])),
                         ("joined", lambda: self.point_at(stages["concat"])),
                         ("added", lambda: self.point_at(stages["residual"])),
@@ -160,69 +200,102 @@ class RolesAndShapes(LectureScene):
         return heading, whole
 
     def roles_picture(self) -> VGroup:
-        """The receiver's row of E under its coordinates' names; beneath it head 1's W_Q,
-        W_K and W_V with their numbers, each over the row it makes and that row's role;
-        then what the roles are for.
+        """The receiver's row of E and, under it, the row of head 1's favourite source, under
+        their coordinates' names; beneath them head 1's W_Q (which takes the receiver's row),
+        W_K and W_V (which take the source's), each row named by its input feature and each
+        column by the head's coordinate, over the row it makes and that row's role.
 
-        Attributes: ``source`` (the row, its names and note), ``maker`` (the head's line
-        and the matrices' row names), ``blocks`` (each with ``matrix``, ``result`` and
-        ``role``) and ``uses`` (two lines)."""
+        Attributes: ``source`` (the rows of E: ``receiver`` and ``other``, each with
+        ``body`` and ``cells``, ``other`` being the receiver's row again when the receiver is
+        its own favourite; ``names``), ``maker`` (the head's line and the matrices' row
+        names), ``blocks`` (each with ``matrix``, ``result`` and ``role``) and ``working``."""
         colour, size, last = self.head_colour(1), 22, self.last
+        top = self.v.value(f"{self.s}.h1.top_source")
+        rows_of_e = [last] if top == last else [last, top]
         names = [self.feature(c, 20) for c in shown_indices(self.ws.d_model)]
         spacing = max(0.5, max(name.width for name in names) + 0.3 - 0.35)
-        row = self.matrix(f"{self.s}.E", rows=[last], size=24, h_buff=spacing,
-                          row_labels=[self.word(self.tokens[last], 26)], col_labels=names)
-        note = self.bound("the receiver, the final token at position {p}: its row of E, "
-                          "position added", 20, MUTED, p=f"dims.positions[{last}]")
-        for name in names:  # clear of an outline round the row
+        E = self.matrix(f"{self.s}.E", rows=rows_of_e, size=24, h_buff=spacing, v_buff=0.42,
+                        col_labels=names)
+        tags = {last: "receiver", top: "source"} if top != last else {last: "receiver, "
+                                                                       "and its own source"}
+        lines = []
+        for r, cells in zip(rows_of_e, E.cells, strict=True):
+            numbers = VGroup(*cells)
+            span = Rectangle(width=E.body.width, height=numbers.height)
+            sides = brackets(span.move_to([E.body.get_x(), numbers.get_y(), 0]), pad=0.2)
+            word = self.word(self.tokens[r], 26).next_to(sides, LEFT, buff=0.2)
+            tag = self.label(tags[r], 20, MUTED).next_to(sides, RIGHT, buff=0.25)
+            line = VGroup(word, numbers, sides, tag)
+            line.body, line.cells = numbers, cells
+            lines.append(line)
+        for name in names:  # clear of an outline round the first row
             name.shift(UP * 0.12)
-        source = VGroup(row, note.next_to(row, UP, buff=0.2))
-        source.row, source.names = row, VGroup(*names)
-        specs = [("Q", "q", "query:", "what it looks for"),
-                 ("K", "k", "key:", "what it can be found by"),
-                 ("V", "v", "value:", "what it passes on")]
+        source = VGroup(VGroup(*names), *lines)
+        source.receiver, source.other = lines[0], lines[-1]
+        source.names = VGroup(*names)
+        specs = [("Q", last, "q", "query: what it looks for"),
+                 ("K", top, "k", "key: what it can be found by"),
+                 ("V", top, "v", "value: what it passes on")]
         picked = [i for i in shown_indices(self.ws.d_model) if i is not None]
         first = 1  # head 1 is the head this clip follows
         blocks = VGroup()
-        for kind, name, role, says in specs:
+        for kind, row, name, role in specs:
+            heads = self.coordinate_names(kind)
+            plain = self.matrix(f"params.h{first}.W_{kind}", rows=picked, size=size)
+            entry = min(cell.width for line in plain.cells for cell in line)
             matrix = self.matrix(f"params.h{first}.W_{kind}", rows=picked, size=size,
-                                 colour=colour)
-            matrix.add(self.label(f"× W_{kind}", 24, colour)
-                       .next_to(matrix.brackets, UP, buff=0.15))
-            result = self.vec(f"{self.s}.h{first}.{kind}[{last}]", size, colour,
+                                 colour=colour, col_labels=heads,
+                                 h_buff=max(0.3, max(h.width for h in heads) + 0.2 - entry))
+            matrix.columns = VGroup(*heads)
+            taken = self.bound("“{u}” × W_" + kind, 22, colour,
+                               words={"u": self.tokens[row]})
+            matrix.add(taken.next_to(matrix.columns, UP, buff=0.15))
+            result = self.vec(f"{self.s}.h{first}.{kind}[{row}]", size, colour,
                               template=name + " = {v}")
-            told = VGroup(self.label(role, 20, MUTED), self.label(says, 20, MUTED))
-            told.arrange(DOWN, buff=0.08)
-            block = VGroup(matrix, result, told).arrange(DOWN, buff=0.25)
+            told = self.label(role, 20, MUTED)
+            block = VGroup(matrix, result, told).arrange(DOWN, buff=0.32)
             block.matrix, block.result, block.role = matrix, result, told
             blocks.add(block)
-        blocks.arrange(RIGHT, buff=0.7, aligned_edge=UP)
-        first = blocks[0].matrix
+        blocks.arrange(RIGHT, buff=0.6, aligned_edge=UP)
+        W_Q = blocks[0].matrix
         rows = VGroup(*(self.feature(i, 20) for i in picked))
-        for label, cells in zip(rows, first.cells, strict=True):
+        for label, cells in zip(rows, W_Q.cells, strict=True):
             label.set_y(cells[0].get_y())
-            label.shift(RIGHT * (first.brackets[0].get_left()[0] - 0.4 - label.get_right()[0]))
-        maker = self.bound("Head {h}'s own matrices, a row per feature:" if len(picked) ==
-                           self.ws.d_model else "Head {h}'s own matrices, a row per feature "
-                           "(some rows shown):", 22, colour,
-                           h="dims.head_numbers[0]")
-        maker.next_to(VGroup(rows, blocks), UP, buff=0.25).align_to(rows, LEFT)
-        uses = VGroup(self.label("query · key  →  how well they match  →  weight", 22),
-                      self.label("weight × value  →  part of the receiver's message", 22))
-        uses.arrange(DOWN, buff=0.2, aligned_edge=LEFT)
-        picture = VGroup(source, VGroup(maker, rows, blocks), uses).arrange(DOWN, buff=0.25)
-        working = self.working(picked)
-        working.next_to(blocks, DOWN, buff=0.25).set_x(uses.get_x())
+            label.shift(RIGHT * (W_Q.brackets[0].get_left()[0] - 0.3 - label.get_right()[0]))
+        complete = len(picked) == self.ws.d_model
+        maker = self.bound("Head {h}'s own matrices: a row per input feature" + (
+            "" if complete else " (some shown)") + ", a column per coordinate of the head",
+                           20, colour, h="dims.head_numbers[0]")
+        maker.next_to(VGroup(rows, blocks), UP, buff=0.2).set_x(VGroup(rows, blocks).get_x())
+        picture = VGroup(source, VGroup(maker, rows, blocks)).arrange(DOWN, buff=0.25)
+        working = self.working(picked, top)
+        working.next_to(blocks, DOWN, buff=0.25).set_x(blocks.get_x())
         picture.add(working)
         picture.source, picture.maker, picture.rows = source, maker, rows
-        picture.blocks, picture.uses, picture.working = blocks, uses, working
+        picture.blocks, picture.working = blocks, working
         return picture
 
-    def working(self, picked: list[int]) -> VGroup:
-        """Two worked lines for head 1: the query's first coordinate as the receiver's row
-        times W_Q's first column, term by term; then the strongest source's key and its dot
-        product with the query. Each line has ``spoken`` (the template the voice reads) and
-        ``spoken_keys``; the key's line also ``spoken_words``."""
+    def coordinate_names(self, kind: str) -> list[Mobject]:
+        """Above each shown column of head 1's ``W_Q``, ``W_K`` or ``W_V``: the feature that
+        coordinate of the head holds (a query coordinate is matched with the key coordinate
+        in its place), or its number when the head's columns mix features."""
+        copies = copied_features(self.v, 1, "V" if kind == "V" else "K")
+        names: list[Mobject] = []
+        for c in shown_indices(self.ws.d_head):
+            if c is None:
+                names.append(self.label("…", 20, MUTED))
+            elif copies is None:
+                names.append(self.bound("{n}", 20, MUTED, n=f"dims.value_numbers[{c}]"))
+            else:
+                names.append(self.bound("{f}", 20, MUTED,
+                                        words={"f": self.ws.lesson.features[copies[c]]}))
+        return names
+
+    def working(self, picked: list[int], top: int) -> VGroup:
+        """Head 1's worked lines: the query's first coordinate as the receiver's row times
+        W_Q's first column, term by term; the query dotted with the favourite source's key;
+        that dot product scaled and turned into the source's weight. Each line has
+        ``spoken`` (the template the voice reads) and ``spoken_keys``."""
         colour, last = self.head_colour(1), self.last
         first = 1  # head 1, the head this clip follows
         terms, slots = _products(shown_indices(self.ws.d_model),
@@ -232,83 +305,104 @@ class RolesAndShapes(LectureScene):
         sum_template = " + ".join(terms) + " = {q}"
         query = self.bound("q, first coordinate:  " + sum_template, 20, colour, **slots)
         query.spoken, query.spoken_keys = sum_template, slots
-        top = self.v.value(f"{self.s}.h{first}.top_source")
-        inner, keys = vector("k", f"{self.s}.h{first}.K[{top}]", self.ws.d_head)
         dot_terms, dot_slots = _products(shown_indices(self.ws.d_head),
                                          ("q", lambda c: f"{self.s}.h{first}.Q[{last}][{c}]"),
                                          ("k", lambda c: f"{self.s}.h{first}.K[{top}][{c}]"))
         dot_slots["d"] = f"{self.s}.h{first}.dots[{top}]"
         dot_template = " + ".join(dot_terms) + " = {d}"
-        words = {"w": self.tokens[top]}
-        key = self.bound("key of “{w}”:  " + inner, 20, colour, words=words, **keys)
         match = self.bound("q · k:  " + dot_template, 20, colour, **dot_slots)
-        key.spoken, key.spoken_keys, key.spoken_words = inner, keys, words
         match.spoken, match.spoken_keys = dot_template, dot_slots
-        lines = VGroup(query, key, match).arrange(DOWN, buff=0.3, aligned_edge=LEFT)
-        lines.query, lines.key, lines.match = query, key, match
+        weight_keys = {"d": f"{self.s}.h{first}.dots[{top}]", "k": "dims.d_head",
+                       "s": f"{self.s}.h{first}.scores[{top}]", "n": "dims.tokens",
+                       "a": f"{self.s}.h{first}.weights[{top}]"}
+        weight = self.bound("{d} ÷ √{k} = {s}   →   softmax over all {n} sources   →   "
+                            "weight {a}", 20, colour, **weight_keys)
+        weight.spoken_keys = weight_keys
+        lines = VGroup(query, weight).arrange(DOWN, buff=0.25, aligned_edge=LEFT)
+        lines.add(match.move_to(query, aligned_edge=LEFT))  # in the query's place, after it
+        lines.query, lines.match, lines.weight = query, match, weight
         return lines
 
     def roles(self, heading: Mobject, previous: Mobject) -> tuple[Mobject, Mobject]:
-        """The final receiver's row of E and what its coordinates mean; then head 1's three
-        matrices, each named and outlined, and the query, key and value they make of it;
-        then what becomes of them."""
+        """The final receiver's row of E and what its coordinates mean; head 1's W_Q, each
+        row and column named, making the receiver's query, worked for one coordinate; W_K
+        and W_V making the favourite source's key and value from its own row; the query
+        dotted with that key, scaled and softmaxed into the source's weight."""
         self.section("coordinates")
         picture = self.roles_picture()
-        top = heading.get_bottom()[1] - 0.3
-        picture.scale(min(1.3, 13.0 / picture.width,
-                          (top - (SAFE_BOTTOM + 0.2)) / picture.height))
-        picture.move_to([0, top - picture.height / 2, 0])
-        source, blocks = picture.source, picture.blocks
+        top_y = heading.get_bottom()[1] - 0.25
+        picture.scale(min(1.3, 13.4 / picture.width,
+                          (top_y - (SAFE_BOTTOM + 0.15)) / picture.height))
+        picture.move_to([0, top_y - picture.height / 2, 0])
+        source, blocks, working = picture.source, picture.blocks, picture.working
+        receiver, other = source.receiver, source.other
         heading, title = self.new_title(heading, "Queries ask, keys advertise, values carry")
-        word = {"w": self.tokens[self.last]}
-        self.tell("Follow the receiver, the final “{w}”, at position {p}: its row of E has "
-                  "one coordinate per named feature.", self.gone(previous), title,
-                  fade_in(source),
-                  cues=[("row", lambda: self.point_at(source.row.body)),
-                        ("named", lambda: self.point_at(source.names))], words=word,
-                  p=f"dims.positions[{self.last}]")
+        last, top = self.last, self.v.value(f"{self.s}.h1.top_source")
+        word = {"w": self.tokens[last]}
+        self.tell("Follow the receiver, the final “{w}”: its row of E has one coordinate per "
+                  "named feature.", self.gone(previous), title,
+                  fade_in(source.names, receiver),
+                  cues=[("row", lambda: self.point_at(receiver.body)),
+                        ("named", lambda: self.point_at(source.names))], words=word)
+        row = self.v.value(f"{self.s}.E[{last}]")
+        shown = shown_indices(self.ws.d_model)
+        largest = max((c for c in shown if c is not None), key=lambda c: row[c])
+        if row[largest] > 0 and all(x == 0 for c, x in enumerate(row) if c != largest):
+            cell = receiver.cells[shown.index(largest)]
+            self.tell("Only {f} is nonzero, {x}: a made-up feature for small words like "
+                      "“{w}”.", cues=[("{x}", lambda: self.point_at(cell))],
+                      words={**word, "f": self.ws.lesson.features[largest]},
+                      x=f"{self.s}.E[{last}][{largest}]")
         self.section("roles")
-        says = {"Q": ("Head {h}'s own W_Q turns the row into its query, ",
-                      ": what “{w}” looks for;"),
-                "K": ("its W_K into its key, ", ": what it can be found by;"),
-                "V": ("and its W_V into its value, ", ": what it passes on.")}
-        for (kind, name), block in zip((("Q", "q"), ("K", "k"), ("V", "v")), blocks,
-                                       strict=True):
-            inner, keys = vector(name, f"{self.s}.h1.{kind}[{self.last}]", self.ws.d_head)
-            opening, closing = says[kind]
-            shown = [fade_in(picture.maker, picture.rows)] if kind == "Q" else []
-            self.tell(opening + inner + closing, *shown, cues=[(f"W_{kind}", lambda block=block:
-                      AnimationGroup(fade_in(block.matrix, block.result, block.role),
-                                     self.point_at(source.row.body, block.matrix,
-                                                   block.result, each=True)))],
-                      words=word, **keys, **({"h": "dims.head_numbers[0]"} if kind == "Q"
-                                             else {}))
-        working = picture.working
-        W_Q = blocks[0].matrix
+        W_Q, W_K, W_V = (block.matrix for block in blocks)
+        inner, keys = vector("q", f"{self.s}.h1.Q[{last}]", self.ws.d_head)
+        self.tell("Head {h}'s W_Q turns the row into its query, " + inner + ": what “{w}” "
+                  "looks for, per coordinate of the head.",
+                  fade_in(picture.maker, picture.rows),
+                  cues=[("W_Q", lambda: AnimationGroup(
+                      fade_in(blocks[0].matrix, blocks[0].result, blocks[0].role),
+                      self.point_at(receiver.body, W_Q, blocks[0].result, each=True,
+                                    buff=0.1))),
+                        ("coordinate of", lambda: self.point_at(W_Q.columns))],
+                  words=word, h="dims.head_numbers[0]", **keys)
         column = VGroup(*(cells[0] for cells in W_Q.cells))
-        self.tell("Its first coordinate is the row times W_Q's first column, added up: "
-                  + working.query.spoken + ".",
+        self.tell("Its first coordinate is the row times W_Q's first column, added up: {q}.",
                   fade_in(working.query),
-                  cues=[("row times", lambda: self.point_at(source.row.body, column, each=True)),
+                  cues=[("row times", lambda: self.point_at(receiver.body, column, each=True)),
                         ("added", lambda: self.point_at(working.query, buff=0.06))],
-                  **working.query.spoken_keys)
-        key, match = working.key, working.match
+                  q=working.query.spoken_keys["q"])
         self.section("a source's key")
-        self.tell("Dotted with the key of “{w}”, " + key.spoken + ", the query gives "
-                  + match.spoken + ": how well they match.",
-                  cues=[("key of", lambda: AnimationGroup(fade_in(key),
-                                                          self.point_at(key, buff=0.06))),
-                        ("the query gives", lambda: AnimationGroup(
-                            fade_in(match), self.point_at(match, buff=0.06)))],
-                  words=key.spoken_words, **{**key.spoken_keys, **match.spoken_keys})
-        uses = picture.uses
-        self.section("what they are for")
-        self.tell("A good match gives a large weight, which scales that source's value.",
-                  fade_out(*working),
-                  cues=[("match", lambda: AnimationGroup(fade_in(uses[0]),
-                                                         self.point_at(uses[0]))),
-                        ("scales", lambda: AnimationGroup(fade_in(uses[1]),
-                                                          self.point_at(uses[1])))])
+        inner_k, keys_k = vector("k", f"{self.s}.h1.K[{top}]", self.ws.d_head)
+        inner_v, keys_v = vector("v", f"{self.s}.h1.V[{top}]", self.ws.d_head)
+        shows = [fade_out(working.query)] + ([fade_in(other)] if other is not receiver else [])
+        self.tell(("W_K turns the source “{u}”'s own row into its key, "
+                   if other is not receiver else "As a source, the same row goes through W_K "
+                   "into its key, ") + inner_k + ": what it can be found by;", *shows,
+                  cues=[("W_K", lambda: AnimationGroup(
+                      fade_in(blocks[1].matrix, blocks[1].result, blocks[1].role),
+                      self.point_at(other.body, W_K, blocks[1].result, each=True,
+                                    buff=0.1)))],
+                  words={"u": self.tokens[top]}, **keys_k)
+        self.tell("W_V turns it into its value, " + inner_v + ": what it passes on.",
+                  cues=[("W_V", lambda: AnimationGroup(
+                      fade_in(blocks[2].matrix, blocks[2].result, blocks[2].role),
+                      self.point_at(other.body, W_V, blocks[2].result, each=True,
+                                    buff=0.1)))], **keys_v)
+        match, weight = working.match, working.weight
+        self.tell("The query dotted with that key gives " + match.spoken + ": how well they "
+                  "match.",
+                  cues=[("dotted", lambda: AnimationGroup(
+                      fade_in(match), self.point_at(blocks[0].result, blocks[1].result,
+                                                    each=True))),
+                        ("gives", lambda: self.point_at(match, buff=0.06))],
+                  **match.spoken_keys)
+        self.tell("Divided by √{k}, that is {s}; softmax over all {n} sources makes it the "
+                  "weight {a}, which scales “{u}”'s value.",
+                  cues=[("Divided", lambda: AnimationGroup(fade_in(weight),
+                                                           self.point_at(weight, buff=0.06))),
+                        ("scales", lambda: self.point_at(blocks[2].result))],
+                  words={"u": self.tokens[top]},
+                  **{k: key for k, key in weight.spoken_keys.items() if k != "d"})
         return heading, picture
 
     def shape(self, name: str, key: str, colour: str = INK) -> Mobject:
@@ -336,7 +430,7 @@ class RolesAndShapes(LectureScene):
             card(self.label("A = softmax(scores + mask)", CARD_SIZE), self.shape("", "shapes.A")),
             card(self.label("H = AV", CARD_SIZE), self.shape("", "shapes.H")),
         ])
-        body = VGroup(project, attend).arrange(DOWN, buff=0.45)
+        body = VGroup(project, attend).arrange(DOWN, buff=0.35)
         fit(body, 12.4)
         frame = Rectangle(width=body.width + 0.5, height=body.height + 0.5, stroke_width=2,
                           stroke_color=MUTED)
@@ -347,9 +441,12 @@ class RolesAndShapes(LectureScene):
                        *(self.head_label(h, 20) for h in range(1, self.ws.n_heads + 1)))
         label.arrange(RIGHT, buff=0.25)
         group = VGroup(frames, body)
-        group.next_to(heading, DOWN, buff=0.7)
+        group.next_to(heading, DOWN, buff=0.5)
         label.next_to(frame, UP, buff=0.1).align_to(frame, LEFT)
         group.add(label)
+        mask = self.mask_picture(1.9, compact=True)
+        fit(mask, None, frame.get_bottom()[1] - 0.2 - (SAFE_BOTTOM + 0.05))
+        mask.next_to(frame, DOWN, buff=0.2).align_to(attend.cards[1], LEFT)
         heading, title = self.new_title(heading, "Every matrix in the layer, and its shape")
         cards = project.cards
 
@@ -372,10 +469,14 @@ class RolesAndShapes(LectureScene):
                                                           self.point_at(scores))),
                         ("d_k =", lambda: fade_in(scale))],
                   kt="shapes.KT", s="shapes.scores", d="dims.d_head")
-        self.tell("The weights A keep that shape, {a}; H = AV is {h}, a message row per "
-                  "token.",
-                  cues=[("weights", lambda: step(attend, 1)), ("H =", lambda: step(attend, 2))],
+        self.tell("With the mask added, softmax gives the weights A, {a}; H = AV is {h}, a "
+                  "message row per token.",
+                  cues=[("mask", lambda: AnimationGroup(fade_in(mask),
+                                                        self.point_at(mask.grid))),
+                        ("softmax", lambda: step(attend, 1)),
+                        ("H =", lambda: step(attend, 2))],
                   a="shapes.A", h="shapes.H")
+        group.add(mask)
         return heading, group
 
     def after_the_heads(self, heading: Mobject, inside: VGroup) -> tuple[Mobject, VGroup]:
@@ -401,9 +502,10 @@ class RolesAndShapes(LectureScene):
         heading, title = self.new_title(heading, "After the heads: join, W_O, residual")
         word = {"w": self.tokens[self.last]}
         several = self.ws.n_heads > 1
-        self.tell("Back to “{w}”: each head sends it a message row of width {d}."
-                  if several else "Back to “{w}”: its one head sends it a message row of "
-                  "width {d}.", self.gone(inside), title, fade_in(join.messages),
+        self.tell("Back to “{w}”: each head sends it a message of width {d}: its weights "
+                  "times its value rows." if several else "Back to “{w}”: its one head sends "
+                  "it a message of width {d}: its weights times its value rows.",
+                  self.gone(inside), title, fade_in(join.messages),
                   cues=[("head", lambda: self.point_at(*join.messages.rows, each=True))],
                   words=word, d="dims.d_head")
         self.tell("Joining sets them side by side in one row of width {j}; for every token, "
@@ -436,24 +538,29 @@ class RolesAndShapes(LectureScene):
                            for k in shown)).arrange(RIGHT, buff=0.3)
         joined = VGroup(numbers, brackets(numbers, pad=POINTER_ROOM))
         joined.numbers = numbers
+        names = carried_names(self, 20)
+        for name, number in zip(names, numbers, strict=True):
+            name.next_to(joined[1], UP, buff=0.15).set_x(number.get_x())
+        joined.names = VGroup(*names)
+        joined.add(joined.names)
         keys = ("delta", "E", "E_prime")
         cells = [[self.label("…", size, MUTED) if c is None else
                   self.num(f"{self.s}.{key}[{last}][{c}]", size) for c in shown]
                  for key in keys]
         # W_O's columns as wide apart as the result's, so each result sits under its column.
         widest = max(cell.width for line in cells for cell in line)
-        entries = self.matrix("params.W_O", rows=[k for k in shown if k is not None], size=22)
+        entries = self.matrix("params.W_O", rows=[k for k in shown if k is not None], size=24)
         entry = min(cell.width for row in entries.cells for cell in row)
-        matrix = self.matrix("params.W_O", rows=[k for k in shown if k is not None], size=22,
+        matrix = self.matrix("params.W_O", rows=[k for k in shown if k is not None], size=24,
                              h_buff=max(0.3, widest + 0.4 - entry))
         matrix.add(self.label("W_O", 24).next_to(matrix.brackets, UP, buff=0.15))
         times = self.label("×", 30).next_to(matrix.brackets, LEFT, buff=0.3)
         joined.next_to(times, LEFT, buff=0.3)
         for mob in (joined, times):
             mob.set_y(matrix.body.get_y())
-        joined.add(self.label("joined row", 22, MUTED).next_to(joined, UP, buff=0.25))
+        joined.add(self.label("joined row", 20, MUTED).next_to(joined[1], DOWN, buff=0.2))
         grid = VGroup(*(cell for line in cells for cell in line))
-        grid.arrange_in_grid(rows=len(keys), cols=len(shown), buff=(0.4, 0.45),
+        grid.arrange_in_grid(rows=len(keys), cols=len(shown), buff=(0.4, 0.38),
                              cell_alignment=RIGHT)
         for place, _ in enumerate(shown):  # each column's right edge under W_O's
             edge = max(row[place].get_right()[0] for row in matrix.cells)
@@ -472,10 +579,30 @@ class RolesAndShapes(LectureScene):
         right = max(line[0].get_right()[0] for line in lines)
         for line in lines:
             line[0].shift(RIGHT * (right - line[0].get_right()[0]))
-        lines.shift(DOWN * (lines.get_top()[1] - (matrix.get_bottom()[1] - 0.4)))
+        lines.shift(DOWN * (lines.get_top()[1] - (matrix.get_bottom()[1] - 0.3)))
         note = self.bound("rows of “{w}”", 20, MUTED, words={"w": self.tokens[last]})
         note.next_to(lines, RIGHT, buff=0.4)
         picture = VGroup(joined, times, matrix, lines, note)
+        found = mixing_entry(self)
+        picture.sum = None
+        if found is not None:  # the mixed coordinate of ΔE as its sum of products
+            c = found[1]
+            W_O = self.v.value("params.W_O")
+            terms, slots = _products([k for k in shown if k is None or float(W_O[k][c]) != 0],
+                                     ("j", lambda k: f"{self.s}.joined[{last}][{k}]"),
+                                     ("w", lambda k: f"params.W_O[{k}][{c}]"))
+            slots["t"] = f"{self.s}.delta[{last}][{c}]"
+            template = " + ".join(terms) + " = {t}"
+            written = self.bound("{g} of ΔE:  " + template, 22, INK,
+                                 words={"g": self.ws.lesson.features[c]}, **slots)
+            # Where "+ E" comes next: it gives way to that row.
+            written.move_to(lines[1].numbers).align_to(lines[1][2], RIGHT)
+            # Said term by term when every term is shown; else only its total.
+            whole = None not in shown
+            written.spoken = template if whole else "{t}"
+            written.spoken_keys = slots if whole else {"t": slots["t"]}
+            picture.add(written)
+            picture.sum = written
         room = top - (SAFE_BOTTOM + 0.2)
         picture.scale(min(1.2, 13.0 / picture.width, room / picture.height))
         picture.move_to([0, top - picture.height / 2, 0])
@@ -489,7 +616,7 @@ class RolesAndShapes(LectureScene):
         self.section("update")
         row, join = self.after, self.join
         cards = row.cards
-        top = page[0].get_bottom()[1] - 0.5
+        top = page[0].get_bottom()[1] - 0.3
         chain = self.update_picture(top)
         joined, lines = chain.joined, chain.lines
         word = {"w": self.tokens[self.last]}
@@ -509,7 +636,9 @@ class RolesAndShapes(LectureScene):
                             self.point_at(lines[0].numbers)))],
                   words=word, o="shapes.W_O", d="shapes.delta")
         self.mixing_entry(chain)
+        self.section("residual")
         self.tell("Adding its row of E gives its row of E′ = E + ΔE, {p};",
+                  *([fade_out(chain.sum)] if chain.sum is not None else []),
                   cues=[("Adding", lambda: AnimationGroup(fade_in(lines[1]),
                                                           self.point_at(lines[1].numbers))),
                         ("E′", lambda: AnimationGroup(row.step(3), fade_in(lines[2]),
@@ -522,33 +651,34 @@ class RolesAndShapes(LectureScene):
 
     def mixing_entry(self, chain: VGroup) -> None:
         """The first entry of W_O off its diagonal that is not zero, said with what it
-        does: it carries part of one joined coordinate into another coordinate of ΔE. Said
-        only when the worksheet's W_O has one among the entries shown."""
-        shown = [k for k in shown_indices(self.ws.d_model) if k is not None]
-        W_O = self.v.value("params.W_O")
-        found = next(((r, c) for r in shown for c in shown
-                      if r != c and float(W_O[r][c]) != 0), None)
+        does: it carries part of one joined coordinate into another coordinate of ΔE, whose
+        sum of products is written out. Said only when the worksheet's W_O has one among the
+        entries shown."""
+        found = mixing_entry(self)
         if found is None:
             return
+        self.section("mixing")
         r, c = found
-        d = self.ws.d_head
+        d, places = self.ws.d_head, shown_indices(self.ws.d_model)
         head, column = r // d + 1, r % d
-        cell = chain.matrix.cells[shown.index(r)][shown_indices(self.ws.d_model).index(c)]
-        source = chain.joined.numbers[shown_indices(self.ws.d_model).index(r)]
-        target = chain.lines[0].numbers[shown_indices(self.ws.d_model).index(c)]
+        cell = chain.matrix.cells[places.index(r) - (None in places[:places.index(r)])][
+            places.index(c)]
+        source = VGroup(chain.joined.numbers[places.index(r)],
+                        chain.joined.names[places.index(r)])
+        target = chain.lines[0].numbers[places.index(c)]
+        written = chain.sum
         copies = copied_features(self.v, head, "V")
-        keys = {"x": f"params.W_O[{r}][{c}]"}
+        keys = {"x": f"params.W_O[{r}][{c}]", **written.spoken_keys}
         cues = [("{x}", lambda: self.point_at(cell)),
                 ("joined", lambda: self.point_at(source)),
-                ("into", lambda: self.point_at(target))]
-        if copies is None:
-            self.tell("Off the diagonal, the {x} in W_O takes that much of one joined "
-                      "coordinate into another coordinate of ΔE.", cues=cues, **keys)
-            return
-        words = {"f": self.ws.lesson.features[copies[column]],
-                 "g": self.ws.lesson.features[c]}
-        self.tell("Off the diagonal, the {x} in W_O takes {x} times the joined {f} coordinate "
-                  "into the {g} coordinate of ΔE.", cues=cues, words=words, **keys)
+                ("into", lambda: AnimationGroup(fade_in(written),
+                                                self.point_at(target, written, each=True)))]
+        words = {"g": self.ws.lesson.features[c]}
+        if copies is not None:
+            words["f"] = self.ws.lesson.features[copies[column]]
+        self.tell("Off the diagonal, the {x} in W_O takes {x} times the joined "
+                  + ("{f} coordinate" if copies is not None else "coordinate on its row")
+                  + " into {g}: " + written.spoken + ".", cues=cues, words=words, **keys)
 
     def join_picture(self) -> VGroup:
         """Each head's message row for the last token, spaced apart, and the joined row they
@@ -572,6 +702,9 @@ class RolesAndShapes(LectureScene):
         pieces.arrange(RIGHT, buff=0.9, aligned_edge=DOWN)
         heard = self.bound("messages for “{w}”, width {d} each", 20, MUTED,
                            words={"w": self.tokens[self.last]}, d="dims.d_head")
+        if any(n.figures[0][1].startswith("−") for r in rows for n in r[1]):
+            heard = VGroup(heard, self.label("(red: below zero)", 20, NEGATIVE))
+            heard.arrange(RIGHT, buff=0.3)
         messages = VGroup(pieces, heard.next_to(pieces, UP, buff=0.3))
         joined = VGroup()
         for h in heads:
@@ -614,10 +747,12 @@ class RolesAndShapes(LectureScene):
                             .arrange(DOWN, buff=0.08), colour, buff=0.1))
         calls.arrange(DOWN, buff=0.15)
         upper = VGroup(one, calls).arrange(RIGHT, buff=0.7)
-        mask = self.mask_picture()
-        lower = VGroup(layer, mask).arrange(RIGHT, buff=0.8, aligned_edge=UP)
-        page = VGroup(upper, lower).arrange(DOWN, buff=0.4, aligned_edge=LEFT)
+        page = VGroup(upper, layer).arrange(DOWN, buff=0.4, aligned_edge=LEFT)
         page.next_to(heading, DOWN, buff=0.5).set_x(0)
+        # The mask, drawn large where the layer's lines come later: it goes as they come.
+        mask = self.mask_picture(2.6)
+        fit(mask, 13.0, layer.get_top()[1] - (SAFE_BOTTOM + 0.15))
+        mask.move_to(layer, aligned_edge=UP).align_to(page, LEFT)
         line = one.lines
         heading, title = self.new_title(heading, "The same steps as code")
 
@@ -638,19 +773,26 @@ class RolesAndShapes(LectureScene):
                   cues=[("masked_fill", lambda: show(line[5])), ("mix", lambda: show(line[6]))])
         self.tell("The layer calls it once per head, joins the messages, applies W_O and "
                   "adds the result to E.",
+                  fade_out(mask),
                   cues=[("calls", lambda: AnimationGroup(show(layer.lines[0]),
                                                          *(fade_in(c) for c in calls))),
                         ("joins", lambda: show(layer.lines[1])),
                         ("applies", lambda: show(layer.lines[2]))])
         return heading, page
 
-    def mask_picture(self) -> VGroup:
-        """The causal mask of the sentence, receivers down and sources across, with its key:
-        each later source masked."""
-        grid = mask_grid(len(self.tokens), 1.3, label=lambda text: self.label(text, 18, MUTED))
-        axes = VGroup(self.label("a row per receiver,", 18, MUTED),
-                      self.label("a column per source", 18, MUTED))
-        axes.arrange(DOWN, buff=0.08, aligned_edge=LEFT)
+    def mask_picture(self, width: float, compact: bool = False) -> VGroup:
+        """The causal mask of the sentence, ``width`` wide, receivers down and sources
+        across, with its key: each later source masked. ``compact``: the key in two short
+        lines, for a picture with little height to spare."""
+        grid = mask_grid(len(self.tokens), width,
+                         label=lambda text: self.label(text, 20, MUTED))
+        if compact:
+            axes = self.label("a row per receiver, a column per source", 20, MUTED)
+            grid.legend.arrange(RIGHT, buff=0.5)
+        else:
+            axes = VGroup(self.label("a row per receiver,", 20, MUTED),
+                          self.label("a column per source", 20, MUTED))
+            axes.arrange(DOWN, buff=0.08, aligned_edge=LEFT)
         notes = VGroup(axes, grid.legend).arrange(DOWN, buff=0.2, aligned_edge=LEFT)
         picture = VGroup(grid, notes.next_to(grid, RIGHT, buff=0.3))
         picture.grid = grid
@@ -928,7 +1070,8 @@ class OneWideHead(LectureScene):
     """The heads' projections, numbers and all, joined into one wide head; why its one
     weight row favours the source whose matches add up most; one weight row serves every
     value coordinate, while separate heads keep a row each; the messages, coordinate by
-    coordinate."""
+    coordinate, and the one a head loses most worked as its sum of weight × value, for the
+    wide head and for that head."""
 
     draws_its_own_map = True  # it opens with the map, heads lit
 
@@ -997,19 +1140,22 @@ class OneWideHead(LectureScene):
         gap = 0.45 * page.width / before
         page.move_to([0, top - page.height / 2 - 0.3, 0])
         self.say("Each head has its own W_Q, {s}, with the numbers it was given.",
-                 fade_in(names, parts), self.point_at(*mats, each=True), s="shapes.W_Q")
+                 fade_in(names, parts), self.point_at(*mats, each=True, buff=OUTLINE_ROOM),
+                 s="shapes.W_Q")
         others = self.keys_and_values(top, room)
         self.section("keys and values")
         self.tell("The same holds for W_K and W_V: every head owns its three projections.",
                   fade_out(names, parts), fade_in(others),
-                  cues=[("W_K", lambda: self.point_at(*others, each=True))])
+                  cues=[("W_K", lambda: self.point_at(
+                      *(m[0] for m in others.matrices), each=True,
+                      buff=OUTLINE_ROOM * min(1.0, others.drawn_at)))])
         self.section("join projections")
         bodies = VGroup(*(mat.body for mat in mats))
         closed = bodies.copy().arrange(RIGHT, buff=gap).move_to(bodies)
         closed.align_to(bodies, UP)
         closed.set_x(bodies.get_x())
         sides = brackets(closed)
-        shift = names.get_right()[0] - (sides[0].get_left()[0] - 0.2)  # names stay beside
+        shift = names.get_right()[0] - (sides[0].get_left()[0] - 0.35)  # names stay beside
         wide = self.bound("one wide W_Q  [{m}, {j}]", 24, INK, m="dims.d_model",
                           j="dims.joined").next_to(VGroup(closed, sides), UP, buff=0.25)
         query = self.wide_query(closed, sides, scale)
@@ -1030,7 +1176,7 @@ class OneWideHead(LectureScene):
         self.tell("Joined, the wide projection has {j} columns: every query, key and value "
                   "is {k} coordinates long.",
                   cues=[("Joined", lambda: self.point_at(wide, VGroup(closed, sides),
-                                                         each=True))],
+                                                         each=True, buff=OUTLINE_ROOM))],
                   j="dims.joined", k="dims.joined")
         self.tell("The final “{w}” gets this wide query: each head's query, side by side.",
                   fade_in(query),
@@ -1039,26 +1185,41 @@ class OneWideHead(LectureScene):
         self.blocks = VGroup(bodies, names, sides, wide, query)
 
     def keys_and_values(self, top: float, room: float) -> VGroup:
-        """Every head's W_K and W_V with their numbers, each under its name: in one row, or
-        W_K above W_V, whichever draws them larger."""
+        """Every head's W_K and W_V with their numbers, each under its name, the input
+        features named beside each row of matrices: in one row, or W_K above W_V, whichever
+        draws them larger. ``matrices``: each matrix with its name above it; ``drawn_at``: the
+        scale they are drawn at."""
         made = {}
         for kind in "KV":
             for head in self.heads:
                 colour = self.head_colour(head)
                 mat = self.matrix(f"params.h{head}.W_{kind}", size=22, colour=colour)
                 shape = self.bound(f"W_{kind}  {{s}}", 22, colour,
-                                   s=f"shapes.W_{kind}").next_to(mat, UP, 0.2)
+                                   s=f"shapes.W_{kind}").next_to(mat, UP, 0.25)
                 made[kind, head] = VGroup(mat, shape)
+        names_width = max(self.feature(i, 22).width for i in range(self.ws.d_model)) + 0.35
         rows = VGroup(*(VGroup(*(made[kind, h] for h in self.heads)).arrange(
             RIGHT, buff=0.5, aligned_edge=UP) for kind in "KV")).arrange(DOWN, buff=0.4)
-        row_scale = min(1.8, 13.0 / rows.width, room / rows.height)
+        row_scale = min(1.8, 13.0 / (rows.width + names_width), room / rows.height)
         line = VGroup(*made.values()).copy().arrange(RIGHT, buff=0.5, aligned_edge=UP)
-        line_scale = min(1.8, 13.0 / line.width, room / line.height)
-        page = VGroup(*made.values())
-        if line_scale > row_scale:
-            page.arrange(RIGHT, buff=0.5, aligned_edge=UP)
-        page.scale(max(row_scale, line_scale, LEGIBLE_ENTRY / 22))
-        return page.move_to([0, top - page.height / 2 - 0.3, 0])
+        line_scale = min(1.8, 13.0 / (line.width + names_width), room / line.height)
+        lines = [list(made.values())] if line_scale > row_scale else \
+            [[made[kind, h] for h in self.heads] for kind in "KV"]
+        page = VGroup()
+        for items in lines:
+            group = VGroup(*items).arrange(RIGHT, buff=0.5, aligned_edge=UP)
+            first = items[0][0]
+            names = VGroup(*(self.feature(i, 22) for i in range(self.ws.d_model)))
+            for label, cells in zip(names, first.cells, strict=True):
+                label.set_y(cells[0].get_y())
+                label.shift(RIGHT * (first.brackets[0].get_left()[0] - 0.35
+                                     - label.get_right()[0]))
+            page.add(VGroup(names, group))
+        page.arrange(DOWN, buff=0.25)
+        page.drawn_at = max(row_scale, line_scale, LEGIBLE_ENTRY / 22)
+        page.scale(page.drawn_at)
+        page.matrices = list(made.values())
+        return page.move_to([0, top - page.height / 2 - 0.1, 0])
 
     def wide_query(self, closed: VGroup, sides: VGroup, scale: float) -> VGroup:
         """The final receiver's query of the wide head, under the joined W_Q (``closed``,
@@ -1183,8 +1344,8 @@ class OneWideHead(LectureScene):
             self.cells.append(cells)
             shown.append(VGroup(header, *cells))
             table.add(header, *cells)
-        note = self.bound("wide head: one row for all {j} value coordinates     "
-                          "each head: its own row for its {d}", 20, MUTED,
+        note = self.bound("wide head: one column for all {j} value coordinates     "
+                          "each head: a column for its {d}", 20, MUTED,
                           j="dims.joined", d="dims.d_head")
         note.next_to(VGroup(*(column[-1] for column in self.cells)), DOWN, buff=0.35)
         table.shift(RIGHT * -table.get_center()[0])
@@ -1198,9 +1359,10 @@ class OneWideHead(LectureScene):
         self.say("Here are the wide head's weights for every source, each drawn as a bar.",
                  fade_in(words, shown[0][0]),
                  LaggedStart(*map(grow, self.cells[0]), lag_ratio=0.1))
-        self.say("The wide head has one row, and multiplies every value coordinate by it.",
+        self.say("Its one row of weights, drawn here as a column, multiplies every value "
+                 "coordinate.",
                  self.point_at(shown[0], buff=0.15))  # clear of the longest number
-        self.say("Each separate head has its own row, for its own coordinates.",
+        self.say("Each separate head has its own column, for its own coordinates.",
                  fade_in(*(column[0] for column in shown[1:]), note),
                  LaggedStart(*(grow(bar) for cells in self.cells[1:] for bar in cells),
                              lag_ratio=0.05),
@@ -1225,10 +1387,10 @@ class OneWideHead(LectureScene):
             self.say("Head {h} gives “{w}” {x}.", Create(pair[1]), Create(pair[2]),
                      words={"w": self.tokens[top]}, h=f"dims.head_numbers[{head - 1}]",
                      x=f"{self.s}.h{head}.weights[{top}]")
-            self.say("The wide head's single row gives it {y}.", Create(pair[0]),
+            self.say("The wide head's single column gives it {y}.", Create(pair[0]),
                      y=f"{self.s}.wide.weights[{top}]")
         if len(self.heads) > 1:
-            self.say("One row has to serve every coordinate: where the heads disagree, the "
+            self.say("One column has to serve every coordinate: where the heads disagree, the "
                      "wide head can follow only one mixture,", self.point_at(*self.cells[0]))
             self.say("while separate heads each keep their own.",
                      self.point_at(*(cell for cells in self.cells[1:] for cell in cells)))
@@ -1289,7 +1451,15 @@ class OneWideHead(LectureScene):
         total = self.bound("sum of e^score over all {n} sources = {d}", 20, MUTED,
                            n="dims.tokens", d=f"{self.s}.wide.denominator")
         total.next_to(VGroup(*rows), DOWN, buff=0.45).align_to(rows[0].weight, RIGHT)
-        table = VGroup(header, *rows, total)
+        own = []  # under a head's favourite (not the wide head's): that head's own weight,
+        # beneath the head's term
+        for row, j in zip(rows[1:], picks[1:], strict=True):
+            h = next(h for h in self.heads if self.v.value(f"{self.s}.h{h}.top_source") == j)
+            mark = self.bound("Head {h}: {a}", 20, self.head_colour(h),
+                              h=f"dims.head_numbers[{h - 1}]", a=f"{self.s}.h{h}.weights[{j}]")
+            term = row.terms[self.heads.index(h)]
+            own.append(mark.next_to(term, DOWN, buff=0.12).align_to(term, LEFT))
+        table = VGroup(header, *rows, total, *own)
         top_y = heading.get_bottom()[1] - 0.5
         table.scale(min(1.3, 13.0 / table.width, (top_y - (SAFE_BOTTOM + 0.3)) / table.height))
         table.move_to([0, top_y - table.height / 2, 0])
@@ -1317,17 +1487,20 @@ class OneWideHead(LectureScene):
             else:
                 self.tell("Every head happens to give “{w}” the same dot product.",
                           self.point_at(first.terms), words=words)
-        for row, j in zip(rows[1:], picks[1:], strict=True):
+        for row, j, mark in zip(rows[1:], picks[1:], own, strict=True):
             favourite = next(h for h in self.heads
                              if self.v.value(f"{self.s}.h{h}.top_source") == j)
             slots = {f"a{chr(97 + k)}": f"{self.s}.h{h}.dots[{j}]"
                      for k, h in enumerate(self.heads)}
             terms = " + ".join("{" + slot + "}" for slot in slots)
-            self.tell("Head {h}'s favourite, “{w}”, totals " + terms + " = {c}: a lower "
-                      "score, {y}.", fade_in(row.scoring),
-                      cues=[("totals", lambda row=row: self.point_at(row.terms, row.sum)),
+            self.tell("Head {h}'s favourite, “{w}”, which it weights {o}, totals " + terms
+                      + " = {c}: a lower score, {y}.", fade_in(row.scoring),
+                      cues=[("{o}", lambda mark=mark: AnimationGroup(fade_in(mark),
+                                                                     self.point_at(mark))),
+                            ("totals", lambda row=row: self.point_at(row.terms, row.sum)),
                             ("{y}", lambda row=row: self.point_at(row.score))],
                       words={"w": self.tokens[j]}, h=f"dims.head_numbers[{favourite - 1}]",
+                      o=f"{self.s}.h{favourite}.weights[{j}]",
                       c=f"{self.s}.wide.dots[{j}]", y=f"{self.s}.wide.scores[{j}]", **slots)
         self.tell("The softmax raises e to each score: e to the {y} is {e}, and over all {n} "
                   "sources these add up to {d}.", fade_in(header[-2], *(row.exp for row in rows)),
@@ -1346,31 +1519,15 @@ class OneWideHead(LectureScene):
                   "total, gets the largest weight.", words=words,
                   cues=[("“{w}”", lambda: self.point_at(first))])
 
-    def message_labels(self) -> list[Mobject]:
-        """Above each shown message coordinate: the feature its value column copies (when
-        that head's W_V copies one feature per column), else the head it comes from."""
-        labels: list[Mobject] = []
-        d = self.ws.d_head
-        for k in shown_indices(self.ws.d_model):
-            if k is None:
-                labels.append(self.label("…", 20, MUTED))
-                continue
-            head, column = k // d + 1, k % d
-            copies = copied_features(self.v, head, "V")
-            if copies is None:
-                labels.append(self.head_label(head, 20))
-            else:
-                labels.append(self.bound("{f}", 20, self.head_colour(head),
-                                         words={"f": self.ws.lesson.features[copies[column]]}))
-        return labels
-
     def messages(self, heading: Mobject) -> None:
         """The wide head's message against the separate heads' joined messages, under the
-        name of what each coordinate carries."""
+        name of what each coordinate carries; then, where the features are known, how the
+        coordinates of the head the wide row resembles fare, and one coordinate worked as
+        its sum of weight × value for the wide head and for the head it weakens."""
         shown = shown_indices(self.ws.d_model)
         d = self.ws.d_head
         size = 26
-        names = self.message_labels()
+        names = carried_names(self, 20)
         wide_key, joined_key = f"{self.s}.wide.message", f"{self.s}.joined[{self.last}]"
 
         def row(key: str, coloured: bool) -> list[Mobject]:
@@ -1380,7 +1537,6 @@ class OneWideHead(LectureScene):
                     for k in shown]
 
         wide_row, joined_row = row(wide_key, False), row(joined_key, True)
-        self.message_rows = (wide_row, joined_row, shown)
         pitch = max(m.width for m in [*names, *wide_row, *joined_row]) + 0.45
         for c, (name, a, b) in enumerate(zip(names, wide_row, joined_row, strict=True)):
             for mob, y in ((name, 0.8), (a, 0.0), (b, -0.8)):
@@ -1394,15 +1550,16 @@ class OneWideHead(LectureScene):
         joined_line = VGroup(titles[1], *joined_row)
         head_row = VGroup(*names)
         table = VGroup(head_row, wide_line, joined_line)
+        table.wide, table.joined, table.shown = wide_row, joined_row, shown
         fit(table, 13.0)
         known = all(copied_features(self.v, h, "V") is not None for h in self.heads)
-        lost = self.lost_signal() if known and len(self.heads) > 1 else None
-        if lost is None:
+        sums = self.coordinate_sums() if known and len(self.heads) > 1 else None
+        if sums is None:
             table.move_to([0, (heading.get_bottom()[1] + SAFE_BOTTOM) / 2, 0])
         else:
-            table.next_to(heading, DOWN, buff=0.5).set_x(0)
-            fit(lost, 13.0, table.get_bottom()[1] - 0.4 - SAFE_BOTTOM)
-            lost.next_to(table, DOWN, buff=0.4).set_x(0)
+            table.next_to(heading, DOWN, buff=0.4).set_x(0)
+            fit(sums, 13.0, table.get_bottom()[1] - 0.35 - (SAFE_BOTTOM + 0.1))
+            sums.next_to(table, DOWN, buff=0.35).set_x(0)
         named = {}
         if known:
             parts = []
@@ -1447,82 +1604,165 @@ class OneWideHead(LectureScene):
             self.tell("The separate heads, each with its own row, send " + inner_j
                       + " once joined.", fade_in(*joined_row),
                       cues=[("separate", lambda: self.point_at(joined_line))], **vec_j)
-        if lost is not None:
-            self.tell_lost(lost)
+        if sums is not None:
+            self.tell_kept(table, sums.twin)
+            self.tell_sums(table, sums)
         self.play(*filter(None, [self.unpoint()]))
 
-    def lost_signal(self) -> VGroup | None:
-        """For the first head whose favourite is not the wide head's: that source's part
-        of the feature it sends most, as the wide head weights it and as the head does;
-        then the wide head's favourite's part of the same coordinate. ``None`` when every
-        head favours the wide head's source."""
+    def coordinate_sums(self) -> VGroup | None:
+        """For the first head whose favourite is not the wide head's: the coordinate it
+        sends most, worked as a sum of weight × value, for the wide head and for that head,
+        side by side: the two heaviest sources, the rest, and the total. ``None`` when every
+        head favours the wide head's source.
+
+        Attributes: ``blocks`` (the wide head's, the head's; each with ``title``, ``rows``
+        (the two heaviest sources'), ``rest`` and ``total``), ``head``, ``column`` (the
+        coordinate in the joined row), ``feature``, ``twin`` (the first head that favours the
+        wide head's source, or ``None``)."""
         top = self.v.value(f"{self.s}.wide.top_source")
         head = next((h for h in self.heads
                      if self.v.value(f"{self.s}.h{h}.top_source") != top), None)
         if head is None:
             return None
-        j = self.v.value(f"{self.s}.h{head}.top_source")
         c = self.v.value(f"{self.s}.h{head}.message_top")
         k = (head - 1) * self.ws.d_head + c
         feature = self.ws.lesson.features[copied_features(self.v, head, "V")[c]]
-        size = 24
-        words = {"w": self.tokens[j], "f": feature}
-        lines = VGroup(
-            self.bound("“{w}” sends {f}:", size, MUTED, words=words),
-            self.bound("wide head  {a} × {v} ≈ {x}", size, INK, a=f"{self.s}.wide.weights[{j}]",
-                       v=f"{self.s}.wide.V[{j}][{k}]", x=f"{self.s}.wide.contributions[{j}][{k}]"),
-            self.bound("Head {h}  {a} × {v} ≈ {x}", size, self.head_colour(head),
-                       h=f"dims.head_numbers[{head - 1}]", a=f"{self.s}.h{head}.weights[{j}]",
-                       v=f"{self.s}.h{head}.V[{j}][{c}]",
-                       x=f"{self.s}.h{head}.contributions[{j}][{c}]"),
-            self.bound("lost in the wide head: the {f} signal from “{w}”", size, INK,
-                       words=words))
-        pair = VGroup(lines[1], lines[2]).arrange(RIGHT, buff=1.0)
-        VGroup(lines[0], pair, lines[3]).arrange(DOWN, buff=0.3)
-        found = VGroup(*lines)
-        if float(self.v.value(f"{self.s}.wide.V[{top}][{k}]")) > 0:
-            found.add(self.bound("but “{u}” also sends {f}:  {b} × {y} ≈ {z}", size, MUTED,
-                                 words={"u": self.tokens[top], "f": feature},
-                                 b=f"{self.s}.wide.weights[{top}]",
-                                 y=f"{self.s}.wide.V[{top}][{k}]",
-                                 z=f"{self.s}.wide.contributions[{top}][{k}]"))
-            found[4].next_to(lines[3], DOWN, buff=0.3)
-        found.head, found.source, found.column, found.top = head, j, k, top
-        found.feature = feature
-        return found
+        blocks = VGroup(
+            self.sum_block(f"{self.s}.wide", k, INK,
+                           self.bound("wide head: {f}", 22, INK, words={"f": feature})),
+            self.sum_block(f"{self.s}.h{head}", c, self.head_colour(head),
+                           self.bound("Head {h}: {f}", 22, self.head_colour(head),
+                                      words={"f": feature},
+                                      h=f"dims.head_numbers[{head - 1}]")))
+        blocks.arrange(RIGHT, buff=1.2, aligned_edge=UP)
+        note = self.label("weights rounded; each part uses the unrounded weight", 18, MUTED)
+        sums = VGroup(blocks, note.next_to(blocks, DOWN, buff=0.25))
+        sums.blocks, sums.head, sums.column, sums.feature = blocks, head, k, feature
+        sums.twin = next((h for h in self.heads
+                          if self.v.value(f"{self.s}.h{h}.top_source") == top), None)
+        return sums
 
-    def tell_lost(self, lost: VGroup) -> None:
-        """Side by side, what the favourite of a head sends through the wide head and
-        through its own head; what is lost; why the coordinate falls by less."""
-        j, k, head, top = lost.source, lost.column, lost.head, lost.top
+    def sum_block(self, prefix: str, coordinate: int, colour: str, title: Mobject) -> VGroup:
+        """One coordinate of a head's message (``prefix`` its values) as a sum worked in
+        columns: each of its two heaviest sources' weight × value and part, the rest, a
+        rule and the total, the parts set right under one another."""
+        size = 22
+        order = self.v.value(f"{prefix}.order")[:2]
+        rows = []
+        for j in order:
+            word = self.word(self.tokens[j], size)
+            product = self.bound("{a} × {v}", size, colour, mono=True,
+                                 a=f"{prefix}.weights[{j}]", v=f"{prefix}.V[{j}][{coordinate}]")
+            part = self.bound("≈ {x}", size, INK, mono=True,
+                              x=f"{prefix}.contributions[{j}][{coordinate}]")
+            rows.append(VGroup(word, product, part))
+        rest = VGroup(self.label("the rest", size, MUTED),
+                      self.bound("{x}", size, INK, mono=True, x=f"{prefix}.rest[{coordinate}]"))
+        total = self.bound("{x}", size, INK, mono=True, x=f"{prefix}.message[{coordinate}]")
+        word_right = max(r[0].width for r in rows) + 0.0
+        product_left = word_right + 0.35
+        part_right = product_left + max(r[1].width for r in rows) + 0.35 + max(
+            r[2].width for r in rows)
+        for i, line in enumerate(rows):
+            y = -0.55 * i
+            line[0].move_to([word_right, y, 0], aligned_edge=RIGHT)
+            line[1].move_to([product_left, y, 0], aligned_edge=LEFT)
+            line[2].move_to([part_right, y, 0], aligned_edge=RIGHT)
+        rest[0].move_to([word_right, -1.1, 0], aligned_edge=RIGHT)
+        rest[1].move_to([part_right, -1.1, 0], aligned_edge=RIGHT)
+        rule = Line([part_right - 1.2, -1.42, 0], [part_right, -1.42, 0], stroke_color=MUTED,
+                    stroke_width=2)
+        total.move_to([part_right, -1.75, 0], aligned_edge=RIGHT)
+        for line in rows:  # each row's word and product in line with its part
+            for mob in line[:2]:
+                mob.set_y(line[2].get_y())
+        body = VGroup(*rows, rest, rule, total)
+        title.next_to(body, UP, buff=0.3).align_to(body, LEFT)
+        block = VGroup(title, body)
+        block.title, block.rows, block.rest, block.total = title, rows, rest, total
+        block.rule = rule
+        return block
+
+    def tell_kept(self, table: VGroup, twin: int | None) -> None:
+        """How the coordinates of the head whose favourite the wide head shares come
+        through: one about the same, one that changes much, when there are such (said only
+        then)."""
+        if twin is None:
+            return
+        d, shown = self.ws.d_head, table.shown
+        ks = [(twin - 1) * d + c for c in range(d) if (twin - 1) * d + c in shown]
+        wide = self.v.value(f"{self.s}.wide.message")
+        joined = self.v.value(f"{self.s}.joined[{self.last}]")
+        ratio = {k: float(wide[k]) / float(joined[k]) for k in ks if float(joined[k]) != 0}
+        kept = [k for k, r in ratio.items() if abs(r - 1) <= ALMOST_THE_SAME]
+        changed = [k for k, r in ratio.items() if abs(r - 1) >= CHANGED_MUCH]
+        if not kept or not changed:
+            return
+        a, b = kept[0], changed[0]
+        copies = copied_features(self.v, twin, "V")
+        words = {"f": self.ws.lesson.features[copies[a % d]],
+                 "g": self.ws.lesson.features[copies[b % d]]}
+        places = [shown.index(a), shown.index(b)]
+        pairs = [VGroup(table.wide[p], table.joined[p]) for p in places]
+        self.tell("Head {h}'s {f} comes through almost the same, {a} against {b}; its {g} "
+                  + ("drops" if ratio[b] < 1 else "grows") + ", {c} against {e}.",
+                  cues=[("{f}", lambda: self.point_at(pairs[0])),
+                        ("{g}", lambda: self.point_at(pairs[1]))],
+                  words=words, h=f"dims.head_numbers[{twin - 1}]",
+                  a=f"{self.s}.wide.message[{a}]", b=f"{self.s}.joined[{self.last}][{a}]",
+                  c=f"{self.s}.wide.message[{b}]", e=f"{self.s}.joined[{self.last}][{b}]")
+
+    def tell_sums(self, table: VGroup, sums: VGroup) -> None:
+        """The coordinate worked as a sum for the wide head and for the head it weakens;
+        then what the shared row costs, on the two messages' numbers."""
+        wide, own = sums.blocks
+        k, head, twin = sums.column, sums.head, sums.twin
         c = k - (head - 1) * self.ws.d_head
-        words = {"w": self.tokens[j], "f": lost.feature}
-        # The weights shown are rounded, so a product of the shown numbers can miss the
-        # last digit of the unrounded one: each product is said as "about".
-        self.tell("The source “{w}” sends {f} {v}: the wide head passes on {a} × {v}, about "
-                  "{x}; head {h} passes on {b} × {v}, about {y}.", fade_in(*lost[:3]),
-                  cues=[("{x}", lambda: self.point_at(lost[1])),
-                        ("{y}", lambda: self.point_at(lost[2]))],
-                  words=words, v=f"{self.s}.h{head}.V[{j}][{c}]",
-                  a=f"{self.s}.wide.weights[{j}]", x=f"{self.s}.wide.contributions[{j}][{k}]",
-                  h=f"dims.head_numbers[{head - 1}]", b=f"{self.s}.h{head}.weights[{j}]",
-                  y=f"{self.s}.h{head}.contributions[{j}][{c}]")
-        self.tell("That is what one shared row loses: the {f} signal from “{w}”.",
-                  fade_in(lost[3]), cues=[("loses", lambda: self.point_at(lost[3]))],
-                  words=words)
-        if len(lost) > 4:
-            self.tell("Yet {f} falls by less, because “{u}”'s value carries {f} too, and the "
-                      "wide head gives it {b}: {b} × {z}, about {y}.", fade_in(lost[4]),
-                      cues=[("carries", lambda: self.point_at(lost[4]))],
-                      words={"f": lost.feature, "u": self.tokens[top]},
-                      b=f"{self.s}.wide.weights[{top}]", z=f"{self.s}.wide.V[{top}][{k}]",
-                      y=f"{self.s}.wide.contributions[{top}][{k}]")
+        w, h = f"{self.s}.wide", f"{self.s}.h{head}"
+        first, second = self.v.value(f"{w}.order")[:2]
+        mine = self.v.value(f"{h}.order")[0]
+        self.tell("Each coordinate adds up weight × value over the sources: the wide head's "
+                  "{f} takes {a} × {v}, about {x}, from “{u}”,",
+                  fade_in(wide.title, *wide.rows[0]),
+                  cues=[("takes", lambda: self.point_at(wide.rows[0]))],
+                  words={"f": sums.feature, "u": self.tokens[first]},
+                  a=f"{w}.weights[{first}]", v=f"{w}.V[{first}][{k}]",
+                  x=f"{w}.contributions[{first}][{k}]")
+        self.tell("then {a} × {v}, about {x}, from “{u}”, and {r} from the rest: {m} in all.",
+                  cues=[("then", lambda: AnimationGroup(fade_in(*wide.rows[1]),
+                                                         self.point_at(wide.rows[1]))),
+                        ("rest", lambda: AnimationGroup(fade_in(wide.rest),
+                                                        self.point_at(wide.rest))),
+                        ("all", lambda: AnimationGroup(
+                            fade_in(wide.rule, wide.total, sums[1]),
+                            self.point_at(wide.total)))],
+                  words={"u": self.tokens[second]}, a=f"{w}.weights[{second}]",
+                  v=f"{w}.V[{second}][{k}]", x=f"{w}.contributions[{second}][{k}]",
+                  r=f"{w}.rest[{k}]", m=f"{w}.message[{k}]")
+        self.tell("Head {h} takes its {f} mostly from “{u}”: {a} × {v}, about {x}, and {m} "
+                  "in all.", fade_in(own),
+                  cues=[("mostly", lambda: self.point_at(own.rows[0])),
+                        ("in all", lambda: self.point_at(own.total))],
+                  words={"f": sums.feature, "u": self.tokens[mine]},
+                  h=f"dims.head_numbers[{head - 1}]", a=f"{h}.weights[{mine}]",
+                  v=f"{h}.V[{mine}][{c}]", x=f"{h}.contributions[{mine}][{c}]",
+                  m=f"{h}.message[{c}]")
         # The takeaway, on the two messages' numbers for this coordinate.
-        wide_row, joined_row, shown = self.message_rows
+        shown = table.shown
         both = VGroup(*(row[shown.index(k)] if k in shown else VGroup(*row)
-                        for row in (wide_row, joined_row)))
-        self.tell("So the wide head ends with {f} {m}, against {n} from the separate heads: "
-                  "one shared row blurs what each head found on its own.",
-                  cues=[("{m}", lambda: self.point_at(both))],
-                  words={"f": lost.feature}, m=f"{self.s}.wide.message[{k}]",
+                        for row in (table.wide, table.joined)))
+        weak = {first: wide.rows[0], second: wide.rows[1]}.get(mine, wide.rest)
+        role = self.ws.lesson.head_names[head - 1]
+        signal = ("head {h}'s {r} signal" if role != f"head {head}" else "head {h}'s signal")
+        like = "The wide head's one row looks like head {t}'s, so " if twin is not None else \
+            "With one row for all, "
+        self.tell(like + signal + " from “{u}” is weakened, not lost: {p} still arrives, and "
+                  "{f} is {m} against {n}.",
+                  cues=[("weakened", lambda: self.point_at(weak[-1], own.rows[0][-1],
+                                                           each=True)),
+                        ("{m}", lambda: self.point_at(both))],
+                  words={"f": sums.feature, "u": self.tokens[mine], "r": role},
+                  h=f"dims.head_numbers[{head - 1}]",
+                  **({"t": f"dims.head_numbers[{twin - 1}]"} if twin is not None else {}),
+                  p=f"{w}.contributions[{mine}][{k}]", m=f"{w}.message[{k}]",
                   n=f"{self.s}.joined[{self.last}][{k}]")
