@@ -21,9 +21,11 @@ A deck whose experiment ships its models also holds (:func:`write_live`):
 ``live/tokenizer.js``
     the experiment's ``tokenizer.json`` (``LIVE_TOKENIZER``);
 ``live/models.js``
-    the window, the end-of-text id, the example prompts and each model's ONNX graph in
-    base64, exported again from its shipped checkpoint and held to the sha256 the
-    experiment records (``LIVE_MODELS``).
+    the window, the end-of-text id, the rules of what the slide shows (how many tokens a
+    model writes, how a continuation and a token's label are cut: those
+    :mod:`worksheet.live` works the slide's opening example by), the example prompts and
+    each model's ONNX graph in base64, exported again from its shipped checkpoint and held
+    to the sha256 the experiment records (``LIVE_MODELS``).
 
 The slide (``static/live.js``, through ``static/runtime.js``) loads them in that order
 (:data:`LIVE_SCRIPTS`) when it is first shown, so a deck opens as fast with them as
@@ -42,13 +44,12 @@ from typing import Any
 from outputs.files import write_text
 from slides.assets import DeckError, Runtime, live_runtime
 from worksheet.errors import ExperimentError
+from worksheet.live import BLANK_LABEL, LABEL_CHARACTERS, MOST_TOKENS
 from worksheet.results import FILE, SHOWN_CHARACTERS, UNPRINTABLE, model_name
 
 __all__ = ["END_OF_TEXT", "LIVE_SCRIPTS", "MOST_TOKENS", "RUNTIME_SCRIPTS", "LiveData",
            "classic_script", "live_data", "write_live", "write_runtime"]
 
-MOST_TOKENS = 20
-"""How many tokens each model writes at most (it stops earlier at the end of a text)."""
 END_OF_TEXT = "<|endoftext|>"
 
 ORT_SCRIPT = "lib/onnxruntime-web/ort.wasm.min.js"
@@ -131,6 +132,7 @@ def _models(data: LiveData) -> dict[str, Any]:
     return {
         "context": sizes["context"], "vocab": sizes["vocab"], "end": data.end,
         "most": MOST_TOKENS, "shown": SHOWN_CHARACTERS, "unprintable": UNPRINTABLE,
+        "label": LABEL_CHARACTERS, "blank": BLANK_LABEL,
         "prompts": [{"kind": p["kind"], "text": p["text"]}
                     for p in data.document.get("prompts") or []],
         "models": [{"id": model, "name": model_name(model),

@@ -235,8 +235,11 @@ def toy(doc: Doc) -> dict[str, np.ndarray]:
     two = np.array([weights[c] @ values[:, c] for c in range(2)])
     required = np.array([(two[c] - values[1, c]) / (values[0, c] - values[1, c])
                          for c in range(2)])
+    # each head's own mixture of both coordinates: a row of weights times the values
+    heads = np.array([[sum(weights[h, s] * values[s, c] for s in range(2)) for c in range(2)]
+                      for h in range(2)])
     return {"values": values, "weights": weights, "row_sums": weights.sum(axis=1),
-            "one_head": one, "two_heads": two, "required": required}
+            "one_head": one, "two_heads": two, "required": required, "head_messages": heads}
 
 
 def patches(doc: Doc) -> dict[str, np.ndarray]:
@@ -785,3 +788,138 @@ def expected_at(reference: Mapping[str, Any], key: str, style: Style) -> Any:
     if style is Style.SHAPE or not index:
         return reference[base]
     return np.asarray(reference[base])[index]
+
+
+# --------------------------------------------------------------------------- the live slide
+
+LIVE = "trained.results.live"
+"""Where the live slide's opening example is among the values."""
+LIVE_MOST = 20
+"""The tokens the live slide asks of each model (the slide's own rule, restated)."""
+
+
+def _checkpoint(path: Any) -> dict[str, np.ndarray]:
+    """A shipped checkpoint's weights in float64: a stored 8-bit matrix times its row
+    scales, the product rounded to float32 as ONNX's ``DequantizeLinear`` defines it."""
+    from safetensors.numpy import load_file
+
+    stored = load_file(str(path))
+    weights = {}
+    for name, value in stored.items():
+        if name.endswith(".scale"):
+            continue
+        if value.dtype == np.int8:
+            value = value.astype(np.float32) * stored[name + ".scale"][:, None]
+        weights[name] = value.astype(np.float64)
+    return weights
+
+
+def _live_step(weights: Mapping[str, np.ndarray], heads: int, ids: list[int], pads: int
+               ) -> tuple[np.ndarray, np.ndarray | None]:
+    """Logits after one full window of ids whose first ``pads`` are pads, and (an attention
+    model) each head's weights of the last position over the window: the formulas of the
+    lesson, written out (one receiver, the last)."""
+    rows = weights["token_embedding.weight"][ids]
+    if "attention.in_proj_weight" not in weights:  # the fixed-window MLP reads every row
+        hidden = np.maximum(weights["hidden.weight"] @ rows.reshape(-1)
+                            + weights["hidden.bias"], 0)
+        return weights["readout.weight"] @ hidden + weights["readout.bias"], None
+    E = rows + weights["position_embedding.weight"]
+    width = E.shape[1]
+    W_Q, W_K, W_V = np.split(weights["attention.in_proj_weight"], 3)
+    q, K, V = W_Q @ E[-1], E @ W_K.T, E @ W_V.T
+    d = width // heads
+    A, messages = [], []
+    for h in range(heads):
+        part = slice(h * d, (h + 1) * d)
+        scores = K[:, part] @ q[part] / math.sqrt(d)
+        scores[:pads] = -np.inf
+        a = softmax(scores)
+        A.append(a)
+        messages.append(a @ V[:, part])
+    delta = weights["attention.out_proj.weight"] @ np.concatenate(messages)
+    hidden = np.maximum(weights["hidden.weight"] @ (E[-1] + delta) + weights["hidden.bias"], 0)
+    return weights["readout.weight"] @ hidden + weights["readout.bias"], np.array(A)
+
+
+def live_values(folder: Any) -> dict[str, Any]:
+    """The live slide's opening example (``trained.results.live.*``), recomputed from an
+    experiment's folder: its ``experiment.json``, ``tokenizer.json`` (split by the
+    ``tokenizers`` library itself) and shipped checkpoints, in numpy float64.
+
+    The lesson's prompt in a window of the last ``context`` tokens, left-padded with
+    ``<|endoftext|>``; greedy continuation (the first of the largest logits) up to
+    :data:`LIVE_MOST` tokens or the end of a text, each model's returned as its raw text
+    under ``M.continuation`` (shown by the display rule ``shown_text``); the weights of the
+    model with the most heads, pads left out; words as runs of letters (``str.isalpha``).
+    """
+    import itertools
+    import json
+    from pathlib import Path
+
+    from tokenizers import Tokenizer
+
+    folder = Path(folder)
+    doc = json.loads((folder / "experiment.json").read_text(encoding="utf-8"))
+    tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
+    end = tokenizer.token_to_id("<|endoftext|>")
+    context = doc["sizes"]["context"]
+    text = doc["prompt"]["text"]
+    prompt = tokenizer.encode(text, add_special_tokens=False).ids
+    out: dict[str, Any] = {}
+    most = f"heads{max(doc['sizes']['heads'])}"
+    for model, entry in doc["shipped"]["models"].items():
+        weights = _checkpoint(folder / entry["checkpoint"]["file"])
+        heads = 0 if model == "mlp" else int(model.removeprefix("heads"))
+        tokens, made = list(prompt), []
+        for step in range(LIVE_MOST):
+            kept = tokens[-context:]
+            pads = context - len(kept)
+            logits, A = _live_step(weights, heads, [end] * pads + kept, pads)
+            if step == 0 and model == most:
+                out[f"{LIVE}.weights"] = A[:, pads:]
+                out[f"{LIVE}.tallest"] = float(A[:, pads:].max())
+            token = int(np.argmax(logits))
+            if token == end:
+                break
+            made.append(token)
+            tokens.append(token)
+        out[f"{LIVE}.{model}.continuation"] = tokenizer.decode(made)
+    words = []
+    position = 0
+    for letters, run in itertools.groupby(text, key=str.isalpha):
+        piece = "".join(run)
+        if letters:
+            spaced = position > 0 and text[position - 1] == " "
+            words.append(" " + piece if spaced else piece)
+        position += len(piece)
+    count = len(prompt)
+    out.update({
+        f"{LIVE}.tokens": count,
+        f"{LIVE}.characters_per_token": len(text) / count,
+        f"{LIVE}.words": len(words),
+        f"{LIVE}.single": sum(len(tokenizer.encode(w, add_special_tokens=False).ids) == 1
+                              for w in words),
+        f"{LIVE}.labels": [tokenizer.decode([i]) for i in prompt[-context:]],
+    })
+    return out
+
+
+__all__ += ["live_values"]
+
+
+# --------------------------------------------------------------------------- the readout trace
+
+def readout_trace(name: str, case: Mapping[str, Any]) -> dict[str, Any]:
+    """For the final receiver of sentence ``name`` (a :func:`sentence` result):
+    ``logit_others``, what every hidden number other than ``top_hidden`` adds to the
+    predicted word's logit (summed term by term here, the followed one skipped), and
+    ``input_top``, the input coordinate of largest magnitude (the first of equals)."""
+    word, top = case["prediction"], case["top_hidden"]
+    terms = case["logit_terms"][:, word]
+    others = sum(float(terms[k]) for k in range(len(terms)) if k != top)
+    return {f"{name}.logit_others": others,
+            f"{name}.input_top": int(np.argmax(np.abs(case["E"][-1])))}
+
+
+__all__ += ["readout_trace"]

@@ -1,12 +1,14 @@
 """The live slide in a real browser (Playwright driving Debian's Chromium), opened from disk:
 the trained models the lecture ships run in the page and give torch's logits, attention
 weights and greedy continuations; the page's tokenizer splits text as Python's does; the
-page fetches nothing but its own files; the slide shows each model's speed and fits a
-hall's slide.
+page fetches nothing but its own files; the slide opens on the lesson's prompt already
+worked, and running the models on it gives those figures again, digit for digit; the
+slide shows each model's speed and fits a hall's slide.
 
 Every expected figure is computed here afresh, from the shipped checkpoints with the
-lesson's classes in torch and from ``tokenizer.json`` with Python's ``tokenizers``; the
-deck is built once by ``lecture slides``.
+lesson's classes in torch and from ``tokenizer.json`` with Python's ``tokenizers``, or is
+a value of the lecture (``trained.results.live.*``, held to numpy in
+``tests/test_live_values.py``); the deck is built once by ``lecture slides``.
 """
 
 from __future__ import annotations
@@ -24,9 +26,9 @@ from tokenizers import Tokenizer
 
 from render.cli import main
 from slides.pdf import SLIDE_SIZE
-from worksheet import Worksheet
+from worksheet import Values, Worksheet, compute_values
 from worksheet.experiment import continue_prompt, load_checkpoint, model_specs, window
-from worksheet.results import chosen_experiment, shown_text
+from worksheet.results import chosen_experiment, load_experiment, shown_text
 
 REVIEW = Path(__file__).resolve().parent.parent / "build" / "review"
 TRICKY = ["", " ", "  two leading spaces", "tabs\tand\nnew lines\n\n", "naïve café, déjà vu",
@@ -38,6 +40,7 @@ empty, spaces, control characters, accents, CJK, emoji joined by zero-width join
 contractions, digits, the special token inside a text, Unicode's own spaces."""
 MOST = 20
 """The tokens the slide asks of each model."""
+LIVE = "trained.results.live"
 LOGITS, WEIGHTS = 1e-4, 1e-5
 
 
@@ -95,6 +98,90 @@ def page(browser: Browser, deck: Path) -> Any:
     assert opened.evaluate("window.liveModels.ready()") is True
     yield opened, asked
     opened.close()
+
+
+@pytest.fixture(scope="module")
+def values(default_ws: Worksheet, shipped: Shipped) -> Values:
+    """The lecture's values with the shipped experiment: the figures the slide opens on."""
+    return compute_values(default_ws, load_experiment(shipped.folder, default_ws))
+
+
+FIGURES = """() => {
+  const root = document.querySelector('.live');
+  const text = e => e.textContent;
+  return {
+    coverage: Object.fromEntries([...root.querySelectorAll('.live-facts [data-live]')]
+      .map(e => [e.dataset.live, text(e)])),
+    tallest: text(root.querySelector('[data-live=tallest]')),
+    continuations: Object.fromEntries([...root.querySelectorAll('tr[data-model]')]
+      .map(r => [r.dataset.model, text(r.querySelector('[data-live=continuation]'))])),
+    speeds: [...root.querySelectorAll('[data-live=speed]')].map(text),
+    bars: [...root.querySelectorAll('.live-bar')].map(b => [b.dataset.head, b.title]),
+    labels: [...root.querySelectorAll('.live-token')].map(text),
+    bound: root.querySelectorAll('[data-key^="trained.results.live."]').length,
+    prompt: root.querySelector('input').value,
+  };
+}"""
+"""What the live slide shows: its figures by place, each bar's head and title (its token
+and its weight as shown), the tokens' labels, how many figures are bound to a value."""
+
+
+def _opening(values: Values) -> dict[str, Any]:
+    """The figures the slide opens on, as the lecture's values show them."""
+    weights = values[f"{LIVE}.weights"].text
+    labels = values.value(f"{LIVE}.labels")
+    return {
+        "coverage": {"tokens": values.text(f"{LIVE}.tokens"),
+                     "characters": values.text(f"{LIVE}.characters_per_token"),
+                     "single": values.text(f"{LIVE}.single"),
+                     "words": values.text(f"{LIVE}.words")},
+        "tallest": values.text(f"{LIVE}.tallest"),
+        "continuations": {model: values.text(f"{LIVE}.{model}.continuation")
+                          for model in ("mlp", "heads1", "heads4")},
+        "bars": [[str(h + 1), f"{labels[j]}: {weight}"] for h, row in enumerate(weights)
+                 for j, weight in enumerate(row)],
+        "labels": labels,
+        "prompt": values.text("trained.results.prompt"),
+    }
+
+
+def test_the_slide_opens_on_the_lesson_prompt_already_worked(browser: Browser, deck: Path,
+                                                            values: Values) -> None:
+    """Before any model has run (in a page of its own): every figure is the value's,
+    bound to its key, and each speed says in words that it waits for a run."""
+    width, height = SLIDE_SIZE
+    fresh = browser.new_page(viewport={"width": width, "height": height})
+    try:
+        fresh.goto(deck.as_uri() + "#/trained-live")
+        fresh.wait_for_function("() => window.Reveal && Reveal.isReady()", timeout=30_000)
+        shown = fresh.evaluate(FIGURES)
+        REVIEW.mkdir(parents=True, exist_ok=True)
+        fresh.screenshot(path=str(REVIEW / "live-slide-opened.png"))
+    finally:
+        fresh.close()
+    expected = _opening(values)
+    assert {key: shown[key] for key in expected} == expected
+    assert shown["speeds"] == ["after a run"] * 3
+    leaves = sum(1 for key in values if key.startswith(f"{LIVE}.")
+                 for _ in values[key].leaves())
+    weights = sum(len(row) for row in values.value(f"{LIVE}.weights"))
+    assert shown["bound"] == leaves - weights  # the bars draw the weights; the rest are text
+
+
+def test_running_the_lesson_prompt_gives_the_opening_figures_digit_for_digit(
+        page, values: Values) -> None:
+    """The browser's own figures for the prompt the slide opens on are the values', to the
+    last digit; they replace the bound ones, and each model's speed is measured."""
+    live, _ = page
+    prompt = values.text("trained.results.prompt")
+    live.evaluate("(t) => window.liveModels.run(t)", prompt)
+    assert live.evaluate("document.querySelector('.live').dataset.state") == "done"
+    shown = live.evaluate(FIGURES)
+    expected = _opening(values)
+    assert {key: shown[key] for key in expected} == expected
+    assert shown["bound"] == 0  # every figure now is the browser's
+    for speed in shown["speeds"]:
+        assert re.fullmatch(r"\d{1,3}(,\d{3})*\.\d", speed), speed
 
 
 def _torch(shipped: Shipped, name: str, text: str) -> tuple[torch.Tensor, torch.Tensor | None]:
@@ -200,8 +287,8 @@ def test_the_slide_shows_every_models_speed_and_fits_the_slide(page, shipped: Sh
     assert dict(facts) == {"tokens": f"{coverage['tokens']:,}", "words": f"{coverage['words']:,}",
                            "single": f"{coverage['single']:,}",
                            "characters": f"{coverage['characters'] / coverage['tokens']:.1f}"}
-    assert live.locator(".live rect.live-bar").count() > 0
-    assert live.inner_text(".live .live-badge").strip() == "computed live in your browser"
+    assert live.locator(".live .live-bar").count() > 0
+    assert live.inner_text(".live .live-badge").strip() == "runs live in your browser"
     REVIEW.mkdir(parents=True, exist_ok=True)
     live.screenshot(path=str(REVIEW / "live-slide.png"))
     problems = live.evaluate("""() => {

@@ -44,7 +44,8 @@ zero):
 ``bias.* toy.* mha.* trained.* patches.* lab.*``
     the bias flag (with ``zero_rows``, how many of head 1's query rows of the walkthrough
     sentence are all zero, and ``zero_row``, the first of them, only when there is one), the
-    two-source toy (``toy.row_sums``: what each of its weight rows adds up to), the PyTorch
+    two-source toy (``toy.row_sums``: what each of its weight rows adds up to;
+    ``toy.head_messages``: each head's two-coordinate mixture, one row per head), the PyTorch
     comparison (``mha.single.*``: the same call on the walkthrough sentence alone, without a
     batch axis: shapes, PyTorch's returned weights ``weights``, the largest differences and
     the floating-point width ``bits`` it ran in), the trained-model sizes
@@ -60,9 +61,18 @@ zero):
     ``M.seconds`` (training steps only), ``M.tokens_per_second``, ``M.best_step`` and
     ``M.continuations`` (one per seed, in the order of the seeds), their
     ``M.perplexity_mean``/``_low``/``_high`` and ``M.seconds_mean``/``_low``/``_high``
-    (mean, lowest and highest over the seeds), ``M.loss_mean``; and ``best``, ``verdict``
+    (mean, lowest and highest over the seeds), ``M.loss_mean``; ``ticks.perplexity`` and
+    ``ticks.seconds``, the round ticks of an axis from zero to the largest seed of any
+    model (:func:`~worksheet.results.axis_ticks`); and ``best``, ``verdict``
     and ``spread``: the model with the lowest mean perplexity, the sentence that says so,
     and the sentence on whether the seeds' ranges overlap.
+``trained.results.live.*``
+    only with an experiment that ships its models (:mod:`worksheet.live`): the live slide's
+    opening example, the lesson's prompt worked by the shipped checkpoints: its
+    ``tokens``, ``characters_per_token``, ``words`` and ``single`` (words that are one
+    token); per shipped model ``M.continuation`` (greedy); the weights of the attention
+    model with the most heads at the prompt's last token, ``weights[h][j]`` (pads left
+    out), the tokens' ``labels`` and the ``tallest`` weight.
 
 Keys that need observed next words (``S.target``, ``lab.y``, ``lab.target_prob`` (each
 sentence's probability of its target before the step), ``lab.loss``,
@@ -83,6 +93,7 @@ from torch.optim.adamw import adamw
 
 from worksheet.errors import ExperimentError, WorksheetError
 from worksheet.formatting import Style, format_value
+from worksheet.live import live_figures
 from worksheet.model import (
     DTYPE,
     AttentionLM,
@@ -94,6 +105,7 @@ from worksheet.model import (
 from worksheet.results import (
     Experiment,
     against_baseline,
+    axis_ticks,
     mean,
     model_name,
     summarise,
@@ -168,6 +180,8 @@ def compute_values(ws: Worksheet, experiment: Experiment | None = None) -> Value
     _trained(sheet, ws)
     if experiment is not None:
         _results(sheet, ws, experiment)
+        for key, value, style in live_figures(experiment, ws.lesson.trained):
+            sheet.put(key, value, style)
     _patches(sheet, ws)
     _lab(sheet, ws)
     values = Values(sheet.figures)
@@ -437,13 +451,17 @@ def _toy(sheet: _Sheet, ws: Worksheet) -> None:
     toy = ws.lesson.toy
     values, weights = _t(toy.values), _t(toy.weights)
     one_head = weights[0] @ values
-    two_heads = torch.stack([weights[c] @ values[:, c] for c in range(values.shape[1])])
+    # each head mixes both coordinates with its own weight row; the separate heads'
+    # result keeps coordinate c from head c
+    head_messages = weights @ values
+    two_heads = torch.stack([head_messages[c, c] for c in range(values.shape[1])])
     # The first source's weight that would produce each separate coordinate on its own.
     required = (two_heads - values[1]) / (values[0] - values[1])
     sheet.put("toy.row_sums", weights.sum(dim=1), _P)
     sheet.put("toy.values", values, _P)
     sheet.put("toy.weights", weights, _P)
     sheet.put("toy.one_head", one_head, _P)
+    sheet.put("toy.head_messages", head_messages, _P)
     sheet.put("toy.two_heads", two_heads, _P)
     sheet.put("toy.required", required, _P)
 
@@ -592,6 +610,11 @@ def _results(sheet: _Sheet, ws: Worksheet, experiment: Experiment) -> None:
             sheet.put(f"{model}.shipped_seed", shipped["seed"], _I)
             sheet.put(f"{model}.shipped_step", shipped["best_step"], _C)
             sheet.put(f"{model}.shipped_perplexity", shipped["test_perplexity"], _F1)
+    for name, seeds_of in (("perplexity", lambda r: r.perplexity),
+                           ("seconds", lambda r: r.seconds)):
+        # one axis for every model's dots: round ticks from zero to the largest seed
+        sheet.put(f"{prefix}.ticks.{name}",
+                  axis_ticks(max(max(seeds_of(r)) for r in results)), _P)
     best, headline, spread = verdict(results)
     sheet.put(f"{prefix}.best", model_name(best), _T)
     sheet.put(f"{prefix}.verdict", headline, _T)

@@ -37,6 +37,7 @@ __all__ = [
     "Experiment",
     "ModelResult",
     "against_baseline",
+    "axis_ticks",
     "chosen_experiment",
     "load_experiment",
     "mean",
@@ -283,6 +284,22 @@ def shown_text(text: str) -> str:
     if " " in cut[SHOWN_CHARACTERS // 2:]:
         cut = cut[:cut.rindex(" ")]
     return cut.rstrip() + "…"
+
+
+AXIS_TICKS = 5
+"""The most ticks a result chart's axis carries, zero included."""
+
+
+def axis_ticks(largest: float) -> list[float]:
+    """Round ticks for an axis from zero that reaches ``largest``: zero and every multiple
+    of one step up to ``largest``, the step the smallest of 1, 2 or 5 times a power of ten
+    that keeps to :data:`AXIS_TICKS` ticks."""
+    if largest <= 0:
+        return [0.0]
+    power = 10.0 ** math.floor(math.log10(largest / (AXIS_TICKS - 1)))
+    step = next(m * power for m in (1, 2, 5, 10)
+                if math.floor(largest / (m * power)) + 1 <= AXIS_TICKS)
+    return [k * step for k in range(math.floor(largest / step) + 1)]
 
 
 def mean(figures: Sequence[float]) -> float:

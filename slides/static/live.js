@@ -9,9 +9,14 @@
  * Each model continues the prompt greedily as the lesson's reference does: the window is
  * the last `context` tokens, left-padded with the end-of-text id; the attention models
  * also get the padding mask; the next token is the largest logit (the lowest id among
- * equals); at most `most` tokens, stopping at the end of a text. Every number the slide
- * shows is computed and formatted here: counts with thousands separators, tokens per
- * second and characters per token to one decimal, weights to three.
+ * equals); at most `most` tokens, stopping at the end of a text.
+ *
+ * The page opens on the lesson's prompt already worked (bound figures of the values,
+ * computed by worksheet/live.py by the same rules); a run replaces every figure with the
+ * browser's own. Each is formatted by static/format.js in the style the page names for its
+ * place (data-style-NAME: the style of the value it opens with), so the default prompt's
+ * figures come out digit for digit as the page opened with them; tokens per second, which
+ * only a run here can measure, to one decimal.
  *
  * `window.liveModels` lets a test or a benchmark read the models' outputs directly.
  */
@@ -27,20 +32,17 @@
   var button = form.querySelector("button");
   var status = root.querySelector(".live-status");
   var facts = root.querySelector(".live-facts");
-  var bars = root.querySelector("svg.live-bars");
-  var NS = "http://www.w3.org/2000/svg";
+  var plot = root.querySelector(".live-plot");
+  var bars = root.querySelector(".live-bars");
   var phone = document.documentElement.classList.contains("phone");
 
-  var count = new Intl.NumberFormat("en-US", { maximumFractionDigits: 0 });
-  var oneDecimal = new Intl.NumberFormat("en-US", { minimumFractionDigits: 1,
-                                                    maximumFractionDigits: 1 });
-  var threeDecimals = new Intl.NumberFormat("en-US", { minimumFractionDigits: 3,
-                                                       maximumFractionDigits: 3 });
+  var LEAST_COLUMN = 30;  // the narrowest column of bars, in CSS pixels (as live.css)
+  var SPEED = "fixed1";   // tokens per second: no value of the lecture's to take it from
 
-  var ROW = 38;         // height of a head's row of bars, in CSS pixels (as .live-head)
-  var LEAST_COLUMN = 30, MOST_COLUMN = 72;  // width of a token's column of bars
-  var LABEL = 20;       // size of a token's label under its bars
-  var LABEL_CHARACTERS = 7;
+  /* A figure as the lecture shows the value its place opens with. */
+  function shownAs(place, value) {
+    return LectureFormat.formatNumber(value, root.getAttribute("data-style-" + place));
+  }
 
   var loading = null;   // the promise of the loaded models
   var live = null;      // {ort, tokenizer, data, sessions}
@@ -198,28 +200,31 @@
     if (element) element.textContent = text;
   }
 
+  /* A token's label under its bars, as worksheet/live.py's token_label makes it. */
   function tokenLabel(id) {
-    var text = shown(live.tokenizer.decode([id])).trim();
-    if (!text) return "␣";
+    var data = live.data, text = shown(live.tokenizer.decode([id])).trim();
+    if (!text) return data.blank;
     var characters = Array.from(text);
-    return characters.length > LABEL_CHARACTERS
-      ? characters.slice(0, LABEL_CHARACTERS - 1).join("") + "…" : text;
+    return characters.length > data.label
+      ? characters.slice(0, data.label - 1).join("") + "…" : text;
   }
 
-  function svg(tag, attributes, text) {
-    var element = document.createElementNS(NS, tag);
-    for (var name in attributes) element.setAttribute(name, attributes[name]);
-    if (text !== undefined) element.textContent = text;
-    return element;
+  function element(tag, classes, style, text) {
+    var made = document.createElement(tag);
+    if (classes) made.className = classes;
+    for (var name in style) made.style.setProperty(name, style[name]);
+    if (text !== undefined) made.textContent = text;
+    return made;
   }
 
   /* One row of bars per head, one column per token of the window (pads left out), all on
-   * one scale: the largest weight fills a row. When the columns do not fit, the earliest
-   * tokens share the first, their weights summed. */
+   * one scale: the tallest weight fills a row (live.css lays them out, as the page opens
+   * with them). When the columns do not fit, the earliest tokens share the first, their
+   * weights summed. */
   function drawWeights(prompt, weights, heads) {
     var context = live.data.context, kept = prompt.slice(-context);
     var pads = context - kept.length;
-    var width = bars.parentElement.clientWidth;
+    var width = plot.clientWidth;
     if (phone) width = Math.max(width, kept.length * LEAST_COLUMN);  // the plot scrolls
     var most = Math.max(2, Math.floor(width / LEAST_COLUMN));
     var columns = [];
@@ -228,7 +233,6 @@
     for (var i = merged; i < kept.length; i++) {
       columns.push({ label: tokenLabel(kept[i]), from: i, to: i + 1 });
     }
-    var column = Math.min(MOST_COLUMN, width / Math.max(columns.length, 1));
     var summed = [];  // [head][column]: each column's weight, pads left out
     for (var h = 0; h < heads; h++) {
       summed.push(columns.map(function (c) {
@@ -240,31 +244,26 @@
     var tallest = Math.max.apply(null, summed.map(function (row) {
       return Math.max.apply(null, row);
     }));
-    figure(root, "tallest", threeDecimals.format(tallest));
-    var labels = Math.ceil(LABEL_CHARACTERS * LABEL * 0.55 * Math.SQRT1_2 + LABEL);
-    var height = heads * ROW + labels;
-    bars.setAttribute("viewBox", "0 0 " + width + " " + height);
-    bars.setAttribute("width", width);
-    bars.setAttribute("height", height);
+    figure(root, "tallest", shownAs("tallest", tallest));
     bars.textContent = "";
+    bars.style.setProperty("--heads", heads);
+    bars.style.setProperty("--columns", Math.max(columns.length, 1));
     summed.forEach(function (row, h) {
-      var base = (h + 1) * ROW - 3;
-      bars.appendChild(svg("line", { x1: 0, x2: column * columns.length, y1: base, y2: base,
-                                     "class": "live-axis" }));
+      bars.appendChild(element("span", "live-axis", { "grid-row": h + 1 }));
       columns.forEach(function (c, k) {
-        var weight = row[k], tall = tallest > 0 ? weight / tallest * (ROW - 6) : 0;
-        var bar = svg("rect", { x: k * column + 3, y: base - tall, width: column - 6,
-                                height: tall, "class": "live-bar", "data-head": h + 1,
-                                "data-weight": weight });
-        bar.appendChild(svg("title", {}, c.label + ": " + threeDecimals.format(weight)));
+        var bar = element("span", "live-bar", {
+          "grid-row": h + 1, "grid-column": k + 1,
+          "--share": tallest > 0 ? row[k] / tallest : 0 });
+        bar.dataset.head = h + 1;
+        bar.dataset.weight = row[k];
+        bar.title = c.label + ": " + shownAs("weight", row[k]);
         bars.appendChild(bar);
       });
     });
     columns.forEach(function (c, k) {
-      var x = k * column + column / 2, y = heads * ROW + LABEL * 0.8;
-      bars.appendChild(svg("text", { x: x, y: y, "font-size": LABEL, "text-anchor": "end",
-                                     transform: "rotate(-45 " + x + " " + y + ")",
-                                     "class": "live-token" }, c.label));
+      var label = element("span", "live-token", { "grid-row": heads + 1, "grid-column": k + 1 });
+      label.appendChild(element("span", "", {}, c.label));
+      bars.appendChild(label);
     });
   }
 
@@ -276,10 +275,11 @@
       await load();
       say("running");
       var prompt = encode(text), cover = coverage(text);
-      figure(root, "tokens", count.format(cover.tokens));
-      figure(root, "characters", oneDecimal.format(cover.characters / Math.max(cover.tokens, 1)));
-      figure(root, "single", count.format(cover.single));
-      figure(root, "words", count.format(cover.words));
+      figure(root, "tokens", shownAs("tokens", cover.tokens));
+      figure(root, "characters", shownAs("characters",
+                                         cover.characters / Math.max(cover.tokens, 1)));
+      figure(root, "single", shownAs("single", cover.single));
+      figure(root, "words", shownAs("words", cover.words));
       facts.hidden = false;
       root.querySelectorAll("tr[data-model]").forEach(function (row) {
         figure(row, "continuation", "");
@@ -291,7 +291,8 @@
         if (!live.sessions[id]) continue;
         var result = await generate(id, prompt);
         figure(rows[i], "continuation", shown(live.tokenizer.decode(result.made)));
-        figure(rows[i], "speed", oneDecimal.format(result.runs / result.seconds));
+        figure(rows[i], "speed", LectureFormat.formatNumber(result.runs / result.seconds,
+                                                            SPEED));
         if (id === root.dataset.attention && result.weights) {
           drawWeights(prompt, result.weights, live.models[id].heads);
         }
