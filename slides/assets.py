@@ -109,8 +109,8 @@ def deck_assets(modules: Path | None = None) -> Assets:
     fonts = sorted((modules / _KATEX_FONTS).glob("*.woff2"))
     files += [Asset(font, f"lib/katex/dist/fonts/{font.name}") for font in fonts]
     files += [Asset(STATIC / name, name)
-              for name in ("deck.css", "pictures.css", "live.css", "explorer.css", "deck.js",
-                           "format.js", "runtime.js", "live.js", "explorer.js")]
+              for name in ("deck.css", "pictures.css", "live.css", "explorer.css", "print.css",
+                           "deck.js", "format.js", "runtime.js", "live.js", "explorer.js")]
     for asset in files:
         if not asset.source.is_file():
             raise DeckError(f"{asset.source}: not found; in a checkout, install Reveal.js "
@@ -122,7 +122,7 @@ def deck_assets(modules: Path | None = None) -> Assets:
         files=tuple(files),
         stylesheets=("lib/reveal/reset.css", "lib/reveal/reveal.css",
                      "lib/reveal/theme/white.css", "deck.css", "pictures.css", "live.css",
-                     "explorer.css"),
+                     "explorer.css", "print.css"),
         scripts=("lib/reveal/reveal.js", "lib/reveal/plugin/math.js",
                  "lib/reveal/plugin/notes.js", "deck.js", "format.js", "runtime.js",
                  "live.js", "explorer.js"),

@@ -337,15 +337,3 @@ def test_screenshots_of_three_slides_for_review(browser, decks) -> None:
             seen.page.screenshot(path=str(target))
             assert target.stat().st_size > 10_000
 
-
-def test_the_pdf_has_one_page_per_slide_at_slide_size(tmp_path: Path, default_ws,
-                                                      default_values) -> None:
-    index = build_deck(default_ws, default_values, tmp_path, pdf=True)
-    pdf = (index.parent / "slides.pdf").read_bytes()
-    assert pdf.startswith(b"%PDF")
-    pages = re.findall(rb"/Type\s*/Page(?![a-zA-Z])", pdf)
-    boxes = set(re.findall(rb"/MediaBox\s*\[([^\]]*)\]", pdf))
-    width, height = SLIDE_SIZE
-    points = f"0 0 {width * 3 // 4} {height * 3 // 4}".encode()
-    assert len(pages) == len(deck_context(default_ws, default_values).slides)
-    assert {b" ".join(box.split()) for box in boxes} == {points}
