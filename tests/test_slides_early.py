@@ -13,7 +13,22 @@ from typing import Any
 import numpy as np
 import pytest
 
-from slides.context import Agenda, Deck, Label, Math, Num, Picture, Rect, Slide, Table, Text, Word
+from slides.context import (
+    Agenda,
+    Columns,
+    Deck,
+    Formula,
+    Label,
+    Math,
+    Num,
+    Para,
+    Picture,
+    Rect,
+    Slide,
+    Table,
+    Text,
+    Word,
+)
 from slides.context import Path as Arc
 from slides.deck import deck_context
 from tests import reference
@@ -98,53 +113,198 @@ def test_the_prompt_shows_its_sentence_once(case) -> None:
 # ------------------------------------------------------------------ the toy
 
 
-_SUM = re.compile(r"^(\S+) × (\S+) \+ (\S+) × (\S+) = (\S+)$")
-
-
-def _sums(s: Slide) -> list[list[Num]]:
-    """Every ``a × x + b × y = m`` written on a slide, as its five bound numbers."""
-    found = []
-    for block in s.blocks:
-        if not isinstance(block, Table):
-            continue
-        for row in block.rows:
-            for cell in row.cells:
-                runs = cell.runs
-                text = "".join(getattr(r, "text", "") for r in runs)
-                if _SUM.match(text):
-                    found.append([r for r in runs if isinstance(r, Num)])
-    return found
-
-
 def _digits(value: float, shown: str) -> str:
     """``value`` written with as many decimals as ``shown`` has."""
     decimals = len(shown.split(".")[1]) if "." in shown else 0
     return f"{value:.{decimals}f}".replace("-", "−")
 
 
-def test_the_toys_sums_are_shown_and_equal_a_numpy_recomputation_digit_for_digit(
+def _index(key: str) -> tuple[int, ...]:
+    return tuple(int(k) for k in re.findall(r"\[(\d+)\]", key))
+
+
+def test_the_toy_shows_each_heads_two_coordinates_and_which_head_supplies_which(
         case) -> None:
-    """One head mixes both coordinates with one weight row; separate heads use the row of
-    the head for each coordinate. Every weight, value and mixture shown equals, digit for
-    digit, plain numpy on the worksheet's toy."""
+    """Each toy head mixes both sources' values with its own weight row, so it outputs two
+    coordinates, each bar equal digit for digit to numpy; the row is named by its weights.
+    The coordinate kept from a head is outlined, the first from the first head, the second
+    from the second, and the kept row equals those coordinates."""
     toy = case["doc"]["lesson"]["toy"]
     values, weights = np.array(toy["values"], float), np.array(toy["weights"], float)
-    sums = _sums(slide(case["deck"], "one-two-heads-toy"))
-    assert len(sums) == 4
-    rows = []
-    for a, x, b, y, m in sums:
-        (r, i), (s0, c), (r2, i2), (s1, c2) = (
-            tuple(int(k) for k in re.findall(r"\[(\d+)\]", num.key)) for num in (a, x, b, y))
-        assert a.key.startswith("toy.weights") and x.key.startswith("toy.values")
-        assert (r, i, s0, r2, i2, s1, c2) == (r, 0, 0, r, 1, 1, c)
-        mixed = float(weights[r] @ values[:, c])
-        assert m.key.endswith(f"[{c}]")
-        for num, expected in ((a, weights[r, 0]), (x, values[0, c]), (b, weights[r, 1]),
-                              (y, values[1, c]), (m, mixed)):
-            assert num.text == _digits(float(expected), num.text), (num.key, num.text)
-        rows.append((m.key.split("[")[0], r, c))
-    assert rows == [("toy.one_head", 0, 0), ("toy.one_head", 0, 1),
-                    ("toy.two_heads", 0, 0), ("toy.two_heads", 1, 1)]
+    mixed = weights @ values  # row h: head h's two coordinates
+    (picture,) = pictures_in(slide(case["deck"], "one-two-heads-toy").blocks)
+    bars = {r.draws: r for r in picture.shapes if isinstance(r, Rect) and r.role == "bar"}
+    heads = {key: bar for key, bar in bars.items() if key.startswith("toy.head_messages")}
+    assert sorted(_index(k) for k in heads) == [(h, c) for h in range(2) for c in range(2)]
+    written = {label.key: label.glyphs[0].text for label in picture.shapes
+               if isinstance(label, Label) and label.key}
+    for key in heads:
+        h, c = _index(key)
+        assert written[key] == _digits(mixed[h, c], written[key]), key
+        assert heads[key].fill == ("negative" if mixed[h, c] < 0 else f"head-{h + 1}")
+    for h in range(2):  # the row's name holds the head's own weights
+        (name,) = [label for label in picture.shapes if isinstance(label, Label)
+                   and "".join(g.text for g in label.glyphs).startswith(
+                       ("first head", "second head")[h])]
+        shown = [g for g in name.glyphs if isinstance(g, Num)]
+        assert [_index(g.key) for g in shown] == [(h, 0), (h, 1)]
+        assert [g.text for g in shown] == [_digits(w, g.text) for w, g in
+                                           zip(weights[h], shown, strict=True)]
+    kept = [r for r in picture.shapes if isinstance(r, Rect) and r.role == "kept"]
+    assert sorted(_index(r.draws) for r in kept) == [(0, 0), (1, 1)]
+    for c in range(2):
+        key = f"toy.two_heads[{c}]"
+        assert written[key] == _digits(mixed[c, c], written[key])
+        assert bars[key].fill == f"head-{c + 1}"
+    said = _text(slide(case["deck"], "one-two-heads-toy"))
+    assert "each head outputs both coordinates" in said
+    assert not [b for b in slide(case["deck"], "one-two-heads-toy").blocks
+                if isinstance(b, Table)]  # the chart carries the sums; no table repeats it
+
+
+def test_one_head_is_a_worksheet_head_and_its_message_is_drawn(case) -> None:
+    """The one-head slide shows one of the worksheet's heads, not a head built later: its
+    arcs are head 1's weights, and its message m is drawn, each bar equal to numpy's
+    weighted sum of head 1's values."""
+    ws: Worksheet = case["ws"]
+    s = ws.walkthrough
+    one = slide(case["deck"], "one-two-heads-one-head")
+    assert "wide" not in _text(one)
+    arcs, message = pictures_in(one.blocks)
+    drawn = [x.draws for x in arcs.shapes if isinstance(x, Arc) and x.role == "arc"]
+    assert drawn == [f"{s}.h1.weights[{j}]" for j in range(ws.length)]
+    weights = np.asarray(case["ref"][f"{s}.h1.weights"], dtype=float)
+    head = ws.document["headsLesson"]["projections"][0]
+    m = weights @ (reference.embed(ws.document, s) @ np.asarray(head["V"], dtype=float))
+    bars = [x for x in message.shapes if isinstance(x, Rect) and x.role == "bar"]
+    assert [b.draws for b in bars] == [f"{s}.h1.message[{c}]" for c in range(ws.d_head)]
+    written = {label.key: label.glyphs[0].text for label in message.shapes
+               if isinstance(label, Label) and label.key}
+    for c, bar in enumerate(bars):
+        assert written[bar.draws] == _digits(m[c], written[bar.draws])
+    assert any(isinstance(g, Text) and "message m" in g.text for x in message.shapes
+               if isinstance(x, Label) for g in x.glyphs)
+
+
+def test_every_lane_of_several_heads_names_its_tokens_and_the_prose_teaches(case) -> None:
+    """Each head's lane has the sentence's tokens under it, so no lane is read without
+    words; the slide's prose is about the heads, not about how the picture is drawn."""
+    ws: Worksheet = case["ws"]
+    several = slide(case["deck"], "one-two-heads-several-heads")
+    (picture,) = pictures_in(several.blocks)
+    bases = sorted({x.y1 for x in picture.shapes if getattr(x, "role", "") == "baseline"})
+    assert len(bases) == ws.n_heads
+    words = ws.sentences[ws.walkthrough]
+    tokens = [x for x in picture.shapes if isinstance(x, Label) and x.rotate
+              and len(x.glyphs) == 1 and isinstance(x.glyphs[0], Word)]
+    for lower, upper in zip(bases, [*bases[1:], float("inf")], strict=True):
+        under = [x.glyphs[0].text for x in tokens if lower < x.y < upper]
+        assert under == list(words), lower
+    prose = " ".join(_shown(tuple(b for b in several.blocks if not isinstance(b, Picture))))
+    assert "faint" not in prose and "heaviest" not in prose
+
+
+def test_one_notation_for_query_key_and_value(case) -> None:
+    """The receiver's row and query go without an index wherever the heads' projections are
+    written: the same formula on the several-heads and the recap slide, never ``q_i``."""
+    from slides.lesson.kit import QKV
+
+    formulas = {s.id: [b.tex for b in s.blocks if isinstance(b, Formula)]
+                for s in case["deck"].slides if s.part in ("one-two-heads", "roles-shapes")}
+    for id in ("one-two-heads-several-heads", "roles-shapes-choose"):
+        assert QKV in formulas[id], id
+    assert not [id for id, tex in formulas.items() if any("q_i" in t or "e_i" in t for t in tex)]
+
+
+# ------------------------------------------------------------------ roles and shapes
+
+
+def test_the_projection_arrow_names_w_and_its_shape(case) -> None:
+    """The recap draws the projection matrix W between E and the heads' blocks, labelled
+    with its shape; the shapes picture writes that shape on its projection arrow."""
+    ws: Worksheet = case["ws"]
+    (choose,) = pictures_in(slide(case["deck"], "roles-shapes-choose").blocks)
+    names = [(x, "".join(g.text for g in x.glyphs)) for x in choose.shapes
+             if isinstance(x, Label) and x.bold]
+    (w,) = [x for x, name in names if name == "W"]
+    shapes = [x for x in choose.shapes if isinstance(x, Label) and x.key == "shapes.W_Q"]
+    assert [x.glyphs[0].text for x in shapes] == [f"[{ws.d_model}, {ws.d_head}]"]
+    assert abs(shapes[0].x - w.x) < 1
+    (layer,) = pictures_in(slide(case["deck"], "roles-shapes-shapes").blocks)
+    (arrow,) = [x for x in layer.shapes if isinstance(x, Label) and "× W" in
+                "".join(g.text for g in x.glyphs)]
+    assert [g.key for g in arrow.glyphs if isinstance(g, Num)] == ["shapes.W_Q"]
+
+
+def test_the_shapes_picture_draws_query_key_and_value_as_three_blocks(case) -> None:
+    """Q, K and V are three tensors, each named over its own block, each with every head's
+    layer behind it."""
+    ws: Worksheet = case["ws"]
+    (picture,) = pictures_in(slide(case["deck"], "roles-shapes-shapes").blocks)
+    named = {"".join(g.text for g in x.glyphs): x for x in picture.shapes
+             if isinstance(x, Label) and x.bold}
+    assert {"Q", "K", "V"} <= set(named) and "Q, K, V" not in named
+    assert named["Q"].x < named["K"].x < named["V"].x < named["scores"].x
+    layers = [r for r in picture.shapes if isinstance(r, Rect) and r.role == "layer"]
+    for h in range(2, ws.n_heads + 1):  # Q, K, V, scores, A and H of every further head
+        assert len([r for r in layers if r.fill == f"head-{h}"]) == 6
+
+
+# ------------------------------------------------------------------ projections
+
+
+def test_a_projection_slide_says_what_a_row_and_a_column_of_w_are(case) -> None:
+    """In the slide's main text (no small print): a row of each matrix is an input
+    feature, a column a coordinate of the head's output; W_Q's columns are named by what
+    they look for, the feature the same coordinate of the keys copies."""
+    ws: Worksheet = case["ws"]
+    ref = case["ref"]
+    for h in range(1, ws.n_heads + 1):
+        s = slide(case["deck"], f"projections-h{h}")
+        said = " ".join(_shown(tuple(b for b in s.blocks if isinstance(b, Para))))
+        assert "a row is an input feature and a column one coordinate" in said
+        assert not [b for b in s.blocks if isinstance(b, Para) and b.style == "note"]
+        tables = [b for b in _blocks(s) if isinstance(b, Table)]
+        w_q = next(t for t in tables if "W_Q" in "".join(getattr(r, "tex", "") for r in t.corner))
+        copied = np.asarray(ref[f"params.h{h}.K_features"])
+        if (copied >= 0).all():
+            headings = ["".join(_shown(column)) for column in w_q.columns]
+            assert headings == [f"looks for {ws.lesson.features[f]}" for f in copied]
+
+
+def _blocks(s: Slide) -> list[Any]:
+    """A slide's blocks, a column's blocks in their place."""
+    found: list[Any] = []
+    for block in s.blocks:
+        found += [b for column in block.columns for b in column] \
+            if isinstance(block, Columns) else [block]
+    return found
+
+
+def test_the_query_row_is_drawn_under_the_packed_matrix_not_inside_it(case) -> None:
+    """Each head's dashed outline holds its columns of W_Q only; the query row they make
+    stands below every outline, and every label is set at least as large as the deck's
+    picture labels."""
+    (picture,) = pictures_in(slide(case["deck"], "projections-split").blocks)
+    outlines = [r for r in picture.shapes if isinstance(r, Rect) and r.role == "reads"]
+    queries = [r for r in picture.shapes if isinstance(r, Rect) and r.role == "query"]
+    assert outlines and queries
+    assert max(o.y + o.h for o in outlines) < min(q.y for q in queries)
+    assert min(x.size for x in picture.shapes if isinstance(x, Label)) >= 18
+
+
+def test_the_features_title_agrees_with_what_the_keys_read(case) -> None:
+    """When some head's keys read no part of some feature (numpy on its W_K), the title
+    says the keys read only some; the picture keeps a row for every feature."""
+    ws: Worksheet = case["ws"]
+    s = slide(case["deck"], "projections-features")
+    title = " ".join(_shown(s.title))
+    unread = any(not np.abs(np.asarray(p["K"], dtype=float)).sum(axis=1).all()
+                 for p in ws.document["headsLesson"]["projections"])
+    assert ("only some" in title) == unread
+    (picture,) = pictures_in(s.blocks)
+    names = {"".join(g.text for g in x.glyphs) for x in picture.shapes if isinstance(x, Label)}
+    assert set(ws.lesson.features) <= names
 
 
 # ------------------------------------------------------------------ arcs

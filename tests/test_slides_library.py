@@ -255,3 +255,155 @@ def test_every_tensor_of_the_join_is_labelled_with_its_shape(case) -> None:
     assert shape(reordered.glyphs[0].text) == [batch, length, heads, width]
     said = text(slide(case["deck"], "lab-batch-join").blocks)
     assert "Reorder before the reshape" in said  # the pitfall, stated
+
+
+# ------------------------------------------------------------------ the trained charts
+
+
+def _nice_ticks(largest: float) -> list[float]:
+    """Round ticks from zero, recomputed here: the step is the smallest 1, 2 or 5 times a
+    power of ten that keeps to five ticks up to ``largest``."""
+    for power in range(-6, 12):
+        for m in (1, 2, 5):
+            step = m * 10.0 ** power
+            if int(largest // step) + 1 <= 5:
+                return [k * step for k in range(int(largest // step) + 1)]
+    raise AssertionError(largest)
+
+
+@pytest.mark.parametrize("metric, field, unit", [
+    ("perplexity", "test_perplexity", "perplexity"), ("seconds", "train_seconds", "seconds")])
+def test_each_dot_chart_has_an_axis_with_round_ticks_and_its_unit(
+        measured: Deck, metric: str, field: str, unit: str) -> None:
+    """Under the rings an axis from zero with a tick at each round number up to the
+    largest run (recomputed from the experiment's JSON), each tick labelled with its value
+    and placed on the rings' own scale, and the unit written under the axis."""
+    import json
+
+    from slides.context import Line
+    from slides.context import Path as Ring
+    from worksheet.results import BUNDLED
+
+    document = json.loads((BUNDLED / "experiment.json").read_text(encoding="utf-8"))
+    seeds = document["training"]["seeds"]
+    runs = {(run["model"], run["seed"]): run[field] for run in document["runs"]}
+    measures = list(runs.values())
+    expected = _nice_ticks(max(measures))
+    s = slide(measured, "trained-perplexity" if metric == "perplexity" else "trained-cost")
+    (chart,) = [p for p in pictures_in(s.blocks)
+                if any(getattr(x, "role", "") == "dot" for x in p.shapes)]
+    ticks = [x for x in chart.shapes if isinstance(x, Line) and x.role == "tick"]
+    labels = [x for x in chart.shapes if isinstance(x, Label) and x.key
+              and x.key.startswith(f"trained.results.ticks.{metric}[")]
+    assert [float(x.glyphs[0].text.replace(",", "")) for x in labels] == expected
+    assert [round(t.x1, 1) for t in ticks] == [round(x.x, 1) for x in labels]
+    rings = [x for x in chart.shapes if isinstance(x, Ring) and x.role == "dot"]
+    assert rings and all(not r.filled for r in rings)  # open, so close seeds stay apart
+    (start,) = {x.x1 for x in chart.shapes if isinstance(x, Line) and x.role == "axis"}
+    assert ticks[0].x1 == pytest.approx(start, abs=0.01)  # zero where the axis starts
+    def run(key: str) -> float:
+        model, index = re.fullmatch(r"trained\.results\.(\w+)\.\w+\[(\d+)\]", key).groups()
+        return runs[(model, seeds[int(index)])]
+
+    far = max(rings, key=lambda r: run(r.draws))
+    centre = float(far.d.split()[1]) + float(far.d.split()[4])
+    scale = (centre - start) / run(far.draws)
+    for tick, value in zip(ticks, expected, strict=True):
+        assert tick.x1 == pytest.approx(start + scale * value, abs=0.05)
+    said = " ".join(g.text for x in chart.shapes if isinstance(x, Label) and not x.key
+                    for g in x.glyphs)
+    assert unit in said
+
+
+def test_the_padding_mask_has_a_slide_of_its_own(measured: Deck) -> None:
+    """The parameter slides speak of parameters; the padding mask is explained on its own
+    slide, whose grid blocks the future above the diagonal and, with the mask, the pads'
+    columns for every real receiver."""
+    from slides.lesson.pictures import PADS
+
+    ids = [s.id for s in measured.slides if s.part == "trained"]
+    assert "trained-padding" in ids
+    for id in ids:
+        if id.startswith("trained-heads"):
+            assert "pad" not in text(slide(measured, id).blocks), id
+    s = slide(measured, "trained-padding")
+    assert "padding mask" in text(s.blocks) and "causal mask" in text(s.blocks)
+    (picture,) = pictures_in(s.blocks)
+    cells = [r for r in picture.shapes if isinstance(r, Rect)
+             and r.role in ("future", "pad", "unused", "reads")]
+    size = int(len(cells) ** 0.5)
+    assert size * size == len(cells) and size > PADS
+    left, top = min(r.x for r in cells), min(r.y for r in cells)
+    width = cells[0].w
+    for r in cells:
+        row, column = round((r.y - top) / width), round((r.x - left) / width)
+        kind = "future" if column > row else "pad" if column < PADS <= row else \
+            "unused" if row < PADS else "reads"
+        assert r.role == kind, (row, column)
+    padded = [r for r in picture.shapes if isinstance(r, Rect) and r.role == "padded"]
+    assert len(padded) == (size - PADS) * PADS and {r.fragment for r in padded} == {1}
+
+
+# ------------------------------------------------------------------ the lab's training
+
+
+def test_the_training_step_defines_its_names_and_lights_every_learned_box(case) -> None:
+    """X, y and logits are said in words on the slide that uses them; the map lights every
+    box that holds parameters (the embeddings, every head, W_O, the MLP, the output layer)
+    and neither the join nor the residual, which hold none."""
+    ws: Worksheet = case["ws"]
+    if not ws.lesson.targets:
+        pytest.skip("no observed next words, no loss")
+    step = slide(case["deck"], "lab-training-step")
+    said = text(tuple(b for b in step.blocks if isinstance(b, Para)))
+    for name in ("X: ", "y: ", "logits: "):
+        assert name in said, name
+    code = " ".join(c for c, _ in listing(step))
+    assert "model(X)" in code and "cross_entropy(logits, y)" in code
+    (picture,) = pictures_in(step.blocks)
+    lit = [x for x in picture.shapes if getattr(x, "role", "") == "lit"]
+    assert len(lit) == 4 + ws.n_heads  # embeddings, W_O, MLP, the next word and each head
+    names = {"".join(g.text for g in x.glyphs) for x in picture.shapes
+             if isinstance(x, Label) and x.bold}
+    assert "concat" not in names and "+ residual" not in names
+
+
+def test_generation_reloads_crops_repeats_and_spells_out_its_word(case) -> None:
+    """The slide says why the worksheet's weights come back, loops, crops the history to
+    the context window, and writes the sentence's end with the new word; the picture is a
+    row of the history's words, the new one last and outlined, a bracket over the last
+    context-many tokens."""
+    ws: Worksheet = case["ws"]
+    values: Values = case["values"]
+    s = slide(case["deck"], "lab-training-generate")
+    said = text(tuple(b for b in s.blocks if isinstance(b, Para)))
+    assert "reload" in said and "history: " in said
+    code = " ".join(c for c, _ in listing(s))
+    assert "for " in code and "history[:, -context:]" in code
+    first = ws.sentences[next(iter(ws.sentences))]
+    word = ws.vocab[int(values.value("lab.next_id"))]
+    assert f"… {first[-2]} {first[-1]} {word}" in said
+    (picture,) = pictures_in(s.blocks)
+    chips = [r for r in picture.shapes if isinstance(r, Rect)
+             and r.role in ("token", "cropped", "added")]
+    assert len({r.y for r in chips}) == 1  # one row
+    assert [r.role for r in chips][-1] == "added" and len(chips) == len(first) + 1
+    words = [x.glyphs[0].text for x in picture.shapes if isinstance(x, Label)
+             and x.size > 20 and len(x.glyphs) == 1]
+    assert words == [*first, word]
+    context = int(values.value("dims.context"))
+    cropped = [r for r in chips if r.role == "cropped"]
+    assert len(cropped) == max(0, len(chips) - context)
+
+
+def test_the_library_check_says_what_the_layer_replaces_and_names_every_tensor(case) -> None:
+    """Beside the code, in words: the layer stands in for the heads, their concatenation and
+    W_O, not for the positions, the residual or the MLP; every name the code uses that no
+    earlier listing defined is said in the text."""
+    s = slide(case["deck"], "lab-library-check")
+    said = text(tuple(b for b in s.blocks if isinstance(b, Para)))
+    assert "replaces both heads, their concatenation and" in said
+    assert "the positions, the residual and the MLP stay ours" in said
+    code = " ".join(c for c, _ in listing(s))
+    assert "delta_scratch" not in code and "future" in code
+    assert "future: " in said and "delta: " in said

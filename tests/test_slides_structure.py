@@ -120,9 +120,9 @@ def test_every_lesson_part_has_its_stacks_with_the_expected_slides(which, reques
         "head-1": 9, **{f"head-{h}": 5 for h in range(2, heads + 1)},
         "wide-head": 4, "combine": 5, "prediction": 3, "other-context": 3, "grids": 8,
         # PyTorch's layer adds what its block leaves out; the patches add colour patches.
-        # Without an experiment, the trained stack: the models drawn, where the parameters
-        # are, what a comparison measures.
-        "bias": 2, "pytorch": 4, "trained": 3 + len(ws.lesson.trained.heads), "patches": 4,
+        # Without an experiment, the trained stack: the models drawn, the padding mask,
+        # where the parameters are, what a comparison measures.
+        "bias": 2, "pytorch": 4, "trained": 4 + len(ws.lesson.trained.heads), "patches": 4,
         "lab-batch": 5, "lab-training": 2, "lab-library": 2,
     }
     expected = {stack: count + (stack != "prompt") for stack, count in expected.items()}
@@ -433,8 +433,8 @@ def test_a_later_head_recaps_the_steps_without_a_head_switcher(which, request) -
 
 def test_the_default_lecture_shows_the_bundled_results_and_the_live_models(
         default_ws: Worksheet) -> None:
-    """With the bundled experiment: what the models learned from, the models, where the
-    parameters are, the results, the continuations and the live slide."""
+    """With the bundled experiment: what the models learned from, the models, the padding
+    mask, where the parameters are, the results, the continuations and the live slide."""
     from worksheet.results import BUNDLED, load_experiment
 
     values = compute_values(default_ws, load_experiment(BUNDLED, default_ws))
@@ -443,5 +443,5 @@ def test_the_default_lecture_shows_the_bundled_results_and_the_live_models(
     heads = default_ws.lesson.trained.heads
     assert [slide.id for slide in trained.slides[1:]] == [
         "trained-corpus", "trained-mlp", *(f"trained-heads{h}" for h in heads),
-        "trained-width", "trained-perplexity", "trained-cost", "trained-continuations",
-        "trained-live"]
+        "trained-padding", "trained-width", "trained-perplexity", "trained-cost",
+        "trained-continuations", "trained-live"]

@@ -1,11 +1,8 @@
-"""Six asides the main line of the lesson passes by, each a slide with its picture.
+"""Four asides the main line of the lesson passes by, each a slide with its picture.
 
 - in the first head's stack, after the softmax: why the dot products are divided by
   the square root of the head width (:func:`after_step`, slide ``scale``), and the
   stable softmax, which subtracts the largest score first (slide ``stable``);
-- in the projections stack: one packed query projection, projected first and split into
-  heads afterwards (:func:`projection_asides`, slide ``split``), and the input features
-  each head's keys read (slide ``features``);
 - in the PyTorch stack: what the library's attention block leaves out
   (:func:`outside_the_block`, slide ``outside``);
 - in the image-patch stack: one patch flattened in grey and in colour
@@ -42,7 +39,6 @@ from slides.context import (
     Sub,
     Table,
     Text,
-    Word,
 )
 from slides.lesson import pictures
 from slides.lesson.kit import Book, Prose, Section
@@ -51,11 +47,8 @@ __all__ = [
     "after_step",
     "block_map",
     "colour_patch",
-    "key_reads",
     "outside_the_block",
-    "packed_projection",
     "paired_columns",
-    "projection_asides",
     "stable_columns",
 ]
 
@@ -262,206 +255,6 @@ def _stable_notes(book: Book, h: int) -> tuple[Prose, ...]:
                  "denominator shrink by the same factor, so the weights cannot change.",
                  src=book.token(s, top), w=book.n(f"{prefix}.stable.weights[{top}]")),
     )
-
-
-# --------------------------------------------------------------------------- projections
-
-
-def projection_asides(book: Book, section: Section) -> None:
-    """After each head's projections: one packed query projection split into heads, and
-    the features each head's keys read."""
-    s, last = book.sentence, book.last
-    section.add("split", "Project first, then split into heads", [
-        packed_projection(book, fragment=1),
-        Para(book.say("One {wq} of shape {shape} holds every head's columns side by side; "
-                      "the row {e} times it gives one query row, and each head then takes "
-                      "its own {d} columns.", wq=Math("W_Q"), shape=book.n("shapes.W_Q_packed"),
-                      e=Math("e"), d=book.n("dims.d_head"))),
-        Para(book.say("No head is handed a slice of {e}: each head's columns have a row for "
-                      "every one of the {n} input features.", e=Math("e"),
-                      n=book.n("dims.d_model")), fragment=1),
-        Para(book.say("Most entries here are zero, a choice of this toy to keep the "
-                      "arithmetic readable; trained matrices are dense."), style="note",
-             fragment=1),
-    ], [
-        book.say("Implementations keep one large {wq} of shape {shape}: every head's "
-                 "columns side by side. Point at the row of the final “{r}” times it, which "
-                 "gives {q}, the heads' queries in one row; only then is that row cut into "
-                 "heads of {d} coordinates.", wq=Math("W_Q"),
-                 shape=book.n("shapes.W_Q_packed"), r=book.receiver(),
-                 q=book.n("shapes.q_packed"), d=book.n("dims.d_head")),
-        book.say("Reveal the outlines: each head's block spans every row, so every head "
-                 "reads all {n} features of the input. A common mistake is to give each "
-                 "head a slice of the raw row; that is not what happens. The query of the "
-                 "{name} head is still {v}.", n=book.n("dims.d_model"), name=book.head(1),
-                 v=book.listing(f"{s}.h1.Q[{last}]")),
-    ])
-    first = [book.feature(int(book.value(f"params.h{h}.K_order[0]"))) for h in book.heads]
-    second = [book.feature(int(book.value(f"params.h{h}.K_order[1]"))) for h in book.heads]
-    reads: list[Item] = [
-        Item(book.say("the {name} head's keys read {a} and {b} most", name=book.head(h),
-                      a=first[h - 1], b=second[h - 1]), 1)
-        for h in book.heads]
-    selectors = all(int(book.value(f"params.h{h}.K_features[{c}]")) >= 0
-                    for h in book.heads for c in range(book.head_width))
-    section.add("features", "Every head can read every feature, in its own mix", [
-        key_reads(book, fragment=1),
-        Para(book.say("Every head's {wk} has a row for each of the {n} input features; the "
-                      "entries decide how much each feature counts.", wk=Math("W_K"),
-                      n=book.n("dims.d_model"))),
-        Bullets(tuple(reads)),
-        Para(book.say("Here each column of {wk} copies a single feature, so a head's keys "
-                      "read only some features: a toy choice that keeps the arithmetic "
-                      "readable. A trained {wk} mixes every feature a little."
-                      if selectors else "A trained {wk} mixes every feature a little too.",
-                      wk=Math("W_K")), style="note", fragment=1),
-    ], [
-        book.say("Point at the rows: the same {n} features feed every head, because each "
-                 "{wk} has a row for each. Then at the cells: the entries differ, so each "
-                 "head's keys weigh the features differently.", n=book.n("dims.d_model"),
-                 wk=Math("W_K")),
-        (*book.say("Reveal the bars, how much of each feature a head's keys read:"),
-         *(part for h in book.heads
-           for part in book.say(" {a} and {b} for the {name} head{end}", a=first[h - 1],
-                                b=second[h - 1], name=book.head(h),
-                                end=Text("." if h == book.ws.n_heads else ";"))),
-         *book.say(" These readings belong to our designed numbers; training learns its own "
-                   "mix.")),
-    ])
-
-
-def packed_projection(book: Book, fragment: int | None = None) -> Picture:
-    """The receiver's row times one packed ``W_Q`` (every head's columns side by side, in
-    the head's colour) gives the heads' queries in one row, drawn under the columns that
-    make them and cut into heads. With ``fragment``, each head's block is outlined from
-    its query up through every row: it reads every feature."""
-    s, last = book.sentence, book.last
-    width, d_head = book.width, book.head_width
-    joined = book.ws.n_heads * d_head
-    entries = [f"{s}.E[{last}][{c}]" for c in range(width)]
-    entries += [f"params.h{h}.W_Q[{c}][{k}]" for h in book.heads for c in range(width)
-                for k in range(d_head)]
-    entries += [f"{s}.h{h}.Q[{last}][{k}]" for h in book.heads for k in range(d_head)]
-    longest = max(_width((book.n(key),), _SMALL) for key in entries)
-    cell = max(52.0, min(64.0, longest + 16))
-    row, op = 40.0, 60.0
-    names = max(_width((book.feature(c),), _SMALL) for c in range(width)) + 16
-    top = 96.0
-    bottom = top + width * row
-    middle = (top + bottom) / 2
-    shapes: list[Shape] = []
-    # the receiver's row, features slanted over its cells
-    e_left, e_top = 20.0, middle - row / 2
-    shapes.append(_label(e_left, 24, Text("e "), book.n("shapes.last_row"), bold=True))
-    for c, key in enumerate(entries[:width]):
-        x = e_left + c * cell
-        shapes.append(Rect(x, e_top, cell, row, "neutral-fill", "faint", 1.0, role="cell"))
-        shapes.append(_label(x + cell / 2, e_top + row / 2 + 7, book.n(key), anchor="middle",
-                             size=_SMALL))
-        shapes.append(_label(x + cell / 2 + 4, e_top - 8, book.feature(c), size=_SMALL,
-                             rotate=-50.0, tone="muted"))
-    x = e_left + width * cell
-    shapes.append(_label(x + op / 2, middle + 8, Text("×"), anchor="middle", size=28.0))
-    # the packed projection, a row per feature and a block of columns per head, and under
-    # each column the query coordinate it makes
-    m_left = x + op + names
-    q_top = bottom + 24
-    shapes.append(_label(m_left, 24, Text("W"), Sub("Q"), Text(" "),
-                         book.n("shapes.W_Q_packed"), bold=True))
-    shapes.append(_label(m_left - 10, q_top + row / 2 + 7, Text("= q "),
-                         book.n("shapes.q_packed"), anchor="end", bold=True))
-    for c in range(width):
-        shapes.append(_label(m_left - 10, top + c * row + row / 2 + 7, book.feature(c),
-                             anchor="end", size=_SMALL))
-    for h in book.heads:
-        tone = pictures.head_tone(h)
-        left = m_left + (h - 1) * d_head * cell
-        shapes.append(Rect(left, top - 22, d_head * cell, 10, tone, role="block"))
-        shapes.append(_label(left + d_head * cell / 2, top - 32, book.head(h),
-                             anchor="middle", size=_SMALL, bold=True))
-        for k in range(d_head):
-            x = left + k * cell
-            for c in range(width):
-                entry = f"params.h{h}.W_Q[{c}][{k}]"
-                value = float(book.value(entry))
-                shapes.append(Rect(x, top + c * row, cell, row, _fill(value, tone), "faint",
-                                   1.0, opacity=0.45 if value else 1.0, role="weight",
-                                   draws=entry))
-                shapes.append(_label(x + cell / 2, top + c * row + row / 2 + 7, book.n(entry),
-                                     anchor="middle", size=_SMALL,
-                                     tone="ink" if value else "muted"))
-            key = f"{s}.h{h}.Q[{last}][{k}]"
-            shapes.append(Rect(x, q_top, cell, row, tone, "faint", 1.0, opacity=0.35,
-                               role="query", draws=key))
-            shapes.append(_label(x + cell / 2, q_top + row / 2 + 7, book.n(key),
-                                 anchor="middle", size=_SMALL, bold=True))
-        shapes.append(_label(left + d_head * cell / 2, q_top + row + 24,
-                             book.n("shapes.q_row"), anchor="middle", size=_SMALL))
-        if fragment is not None:
-            shapes.append(Rect(left + 3, top - 4, d_head * cell - 6, q_top + row - top + 8,
-                               "none", "ink", 3.0, dashed=True, role="reads",
-                               fragment=fragment))
-    right = m_left + joined * cell + 20
-    return Picture(round(right, 2), round(q_top + row + 36, 2),
-                   "The receiver's row times one query projection that holds every head's "
-                   "columns side by side, in the head's colour, gives every head's query in "
-                   "one row under the columns that make it, cut into heads", tuple(shapes),
-                   "full")
-
-
-def key_reads(book: Book, fragment: int | None = None) -> Picture:
-    """Every head's ``W_K`` as a small heat table, a row per input feature (named once, on
-    the left), and after each row a bar as long as how much of that feature the head's
-    keys read (``params.hN.K_reads``), one scale for every head; bars revealed at
-    ``fragment``."""
-    width, d_head = book.width, book.head_width
-    heads = list(book.heads)
-    cell = max(40.0, min(56.0, 520.0 / (len(heads) * d_head)))
-    row, span, number, gap = 36.0, 80.0, 46.0, 30.0
-    left = max(_width((book.feature(c),), _FONT) for c in range(width)) + 24
-    top = 60.0
-    largest = max(float(book.value(f"params.h{h}.K_reads[{c}]")) for h in heads
-                  for c in range(width))
-    unit = span / largest if largest else 0.0
-    shapes: list[Shape] = [
-        _label(left - 12, top + c * row + row / 2 + 7, book.feature(c), anchor="end")
-        for c in range(width)]
-    x = left
-    for h in heads:
-        tone = pictures.head_tone(h)
-        shapes.append(_label(x, top - 34, Text("W"), Sub("K"), Word(book.ws.lesson.head_names[
-            h - 1], sup=True), bold=True))
-        shapes.append(Rect(x, top - 12, d_head * cell, 8, tone, role="block"))
-        for c in range(width):
-            y = top + c * row
-            for k in range(d_head):
-                entry = f"params.h{h}.W_K[{c}][{k}]"
-                value = float(book.value(entry))
-                shapes.append(Rect(x + k * cell, y, cell, row, _fill(value, tone), "faint",
-                                   1.0, opacity=round(min(1.0, 0.25 + abs(value) / 2), 2)
-                                   if value else 1.0, role="weight", draws=entry))
-                shapes.append(_label(x + k * cell + cell / 2, y + row / 2 + 7, book.n(entry),
-                                     anchor="middle", size=_SMALL,
-                                     tone="ink" if value else "muted"))
-            reads = f"params.h{h}.K_reads[{c}]"
-            length = round(float(book.value(reads)) * unit, 2)
-            bar_left = x + d_head * cell + 10
-            shapes.append(Rect(bar_left, y + 7, length, row - 14, tone, role="bar",
-                               draws=reads, fragment=fragment))
-            shapes.append(_label(bar_left + length + 6, y + row / 2 + 7, book.n(reads),
-                                 size=_SMALL, fragment=fragment))
-        shapes.append(Line(x + d_head * cell + 10, top - 4, x + d_head * cell + 10,
-                           top + width * row + 4, "muted", 2.0, role="axis",
-                           fragment=fragment))
-        x += d_head * cell + 10 + span + number + gap
-    bottom = top + width * row
-    shapes.append(_label(left, bottom + 28, Text("bar: how much of the feature the head's "
-                                                  "keys read"), size=_SMALL, tone="muted",
-                         fragment=fragment))
-    return Picture(round(x, 2), round(bottom + 40, 2),
-                   "Each head's key projection as a small table with a row per input "
-                   "feature, shaded by its entries, and after each row a bar as long as how "
-                   "much of that feature the head's keys read", tuple(shapes), "full")
 
 
 # --------------------------------------------------------------------------- PyTorch's block

@@ -38,11 +38,16 @@ from slides.context import (
 from slides.lesson.layout import fit
 from worksheet import Values, Worksheet
 
-__all__ = ["CONCAT", "Book", "Prose", "Section", "Steps"]
+__all__ = ["CONCAT", "QKV", "Book", "Prose", "Section", "Steps"]
 
 _PLACEHOLDER = re.compile(r"\{(\w+)\}")
 CONCAT = r"\operatorname{Concat}_h\!\left(H^{(h)}\right)"
 """The heads' messages side by side; which heads ``h`` runs over is said in prose."""
+QKV = (r"q^{(h)} = e\,W_Q^{(h)},\quad k_j^{(h)} = e_j\,W_K^{(h)},\quad "
+       r"v_j^{(h)} = e_j\,W_V^{(h)}")
+"""A head's query of the receiver's row ``e``, and the key and value of token ``j``'s row
+``e_j``: the deck's one notation for the three projections (the receiver's row and query
+unindexed, as the walkthrough writes them)."""
 
 Prose = str | Runs
 """Plain prose, or runs mixing prose with numbers, words and formulas."""

@@ -15,8 +15,6 @@ from slides.context import (
     Cell,
     Code,
     Columns,
-    Flow,
-    FlowStep,
     Glyph,
     Math,
     Num,
@@ -33,6 +31,9 @@ from slides.lesson.kit import Book, Prose, Section
 from slides.lesson.layout import across
 
 __all__ = ["lab"]
+
+LEARNED = ("embeddings", "heads", "W_O", "MLP", "prediction")
+"""The model map's steps that hold parameters (joining and the residual hold none)."""
 
 Line = tuple[str, Prose | Num | None]
 """One line of code and its annotation (written after ``#``; ``None``: no comment)."""
@@ -70,14 +71,15 @@ def _strip(book: Book, steps: list[pictures.Step],
            operations: list[tuple[Glyph, ...] | None], what: str,
            fragment: int | None, masked: bool = False,
            added: tuple[Glyph, ...] = (), cell: float = 14.0,
-           mask_from: int = 0, reach: float = 90.0) -> pictures.Picture:
+           mask_from: int = 0, reach: float = 90.0,
+           operation_size: float = 18.0) -> pictures.Picture:
     """The batch's tensors along some lines of the code, drawn from their shapes (cells
     of ``cell`` units: smaller on a slide with a longer listing; arrows ``reach`` long:
-    shorter on a long chain). With ``masked``, grids from step ``mask_from`` on grey
-    their future sources."""
+    shorter on a long chain; ``operation_size``, the arrows' names). With ``masked``,
+    grids from step ``mask_from`` on grey their future sources."""
     picture = pictures.tensor_steps(book, steps, operations, what, size="strip", cell=cell,
                                     masked=masked, added=added, mask_from=mask_from,
-                                    reach=reach)
+                                    reach=reach, operation_size=operation_size)
     return pictures.Picture(picture.width, picture.height, picture.description,
                             picture.shapes, picture.size, fragment)
 
@@ -242,43 +244,36 @@ def _batch(book: Book) -> Stack:
 def _training(book: Book) -> Stack:
     section = Section("lab-training", "lab", "Lab: training and generation")
     if book.observed:
-        section.add("step", "One loss trains every projection", [*_cells(
-            [("loss = cross_entropy(logits, y)", book.n("lab.loss"))],
-            [("optimizer = AdamW(model.parameters(), lr)", book.say(
-                "lr = {r}", r=book.n("lab.learning_rate"))),
-             ("loss.backward()", book.say("{f} of {n} tensors get finite gradients",
-                                          f=book.n("lab.finite_grads"),
-                                          n=book.n("lab.param_tensors"))),
-             ("optimizer.step()", None)],
-            [("loss = cross_entropy(model(X), y)", book.say(
-                "{l} after one step", l=book.n("lab.loss_after")))],
-        ), Flow((
-            FlowStep(book.say("the loss"), (book.n("lab.loss"),)),
-            FlowStep(book.say("gradients"),
-                     book.say("{f} of {n} tensors", f=book.n("lab.finite_grads"),
-                              n=book.n("lab.param_tensors")), fragment=1),
-            FlowStep(book.say("update"),
-                     book.say("step size {r}", r=book.n("lab.learning_rate")), fragment=1),
-            FlowStep(book.say("the loss after"), (book.n("lab.loss_after"),), fragment=2),
-        )),
-        Para(book.say("One training step, three moves: measure the loss; find its gradients, "
-                      "how the loss changes with each number of the model ({b}); move each "
-                      "number a little the way that lowers the loss ({s}). AdamW is the rule for "
-                      "that move: its first step shifts each number by about the step size, "
-                      "against its gradient's sign.", b=Text("backward"), s=Text("step")),
-             fragment=1),
-        pictures.weight_bars(
-            book, [(Text("loss"),), (Text("after one step"),)], ["lab.loss", "lab.loss_after"],
-            "neutral", "The loss before the step and after it, each bar as long as its loss",
-            size="short", fragments=[None, 2],
-            per_unit=pictures.BAR_LENGTH / float(book.value("lab.loss")))], [
-            book.say("Read the loss aloud, {l}: the cross-entropy of the observed next ids, "
-                     "never of a sampled token.", l=book.n("lab.loss")),
-            book.say("Reveal the step: every parameter tensor gets a gradient from this one "
-                     "loss, and after one step the loss is {a}: the second bar, a little "
-                     "shorter. Heads are not given jobs; "
-                     "the shared loss shapes them all. One step only shows learning "
-                     "happens.", a=book.n("lab.loss_after")),
+        section.add("step", "One loss trains every projection", [
+            Para(book.say("{x}: the batch of token ids, a row per sentence. {y}: each "
+                          "sentence's observed next word, as its id. {l}: the model's score "
+                          "for every vocabulary word, from the last position.",
+                          x=Text("X"), y=Text("y"), l=Text("logits"))),
+            *_cells(
+                [("logits = model(X)", book.n("lab.shape.logits")),
+                 ("loss = cross_entropy(logits, y)", book.n("lab.loss"))],
+                [("optimizer = AdamW(model.parameters(), lr)", book.say(
+                    "lr = {r}", r=book.n("lab.learning_rate"))),
+                 ("loss.backward()", book.say("{f} of {n} tensors get finite gradients",
+                                              f=book.n("lab.finite_grads"),
+                                              n=book.n("lab.param_tensors"))),
+                 ("optimizer.step()", book.say("then the loss is {l}",
+                                               l=book.n("lab.loss_after")))],
+            ),
+            pictures.model_map(book, LEARNED, spans=(
+                ("embeddings", "prediction",
+                 (Text("one loss: every lit box gets its gradients and its step"),)),)),
+            Para(book.say("{b}: how the loss changes with each number of the model. {s}: "
+                          "move each number a little the way that lowers the loss.",
+                          b=Text("backward"), s=Text("step")), fragment=1),
+        ], [
+            book.say("Define the three names first: X the token ids, y the observed next ids, "
+                     "logits the scores. Read the loss aloud, {l}: the cross-entropy of the "
+                     "observed next ids, never of a sampled token.", l=book.n("lab.loss")),
+            book.say("Point at the map: every box with parameters, {wo} and every head "
+                     "included, gets a gradient from this one loss, and after one step the "
+                     "loss is {a}; no head is given a job.", wo=Math("W_O"),
+                     a=book.n("lab.loss_after")),
         ])
     else:
         section.add("no-targets", "No observed targets, no loss", [
@@ -292,28 +287,37 @@ def _training(book: Book) -> Stack:
             "the predicted next word with the observed one, and this worksheet records "
             "none. Say how to add them, then go straight on to generation.",
         ])
-    section.add("generate", "Generate one token, then repeat", [*_cells(
-        [("model.load_state_dict(worksheet_weights)", book.say(
-            "the worksheet's weights, not the stepped ones")),
-         ("logits = model(history[:, -context:])", book.say(
-             "at most {c} tokens", c=book.n("dims.context")))],
-        [("next_id = logits.argmax()", book.say(
-            "{i} ({w}), p = {p}", i=book.n("lab.next_id"), w=book.vocab("lab.next_id"),
-            p=book.n("lab.next_prob")))],
-        [("history = cat(history, next_id)", book.n("lab.shape.history"))],
-    ), _strip(book, [("lab.shape.prompt", "BT", _tensor("history"), None),
-                     ("lab.shape.history", "BT", _tensor("history"), None)], [_tensor("cat")],
-              "The first sentence's history, then the same history with the chosen token "
-              "appended as one more row", 2,
-              added=(book.n("lab.next_id"), Text(" "), book.vocab("lab.next_id")))], [
-        book.say("Generation restarts from the worksheet's own weights, so its numbers "
-                 "match the lecture's prediction; they stay fixed, and only the history "
-                 "grows. Say the first sentence's "
-                 "choice aloud: {w}, with probability {p}.", w=book.vocab("lab.next_id"),
+    first = book.sentences[0]
+    section.add("generate", "Generate one token, then repeat", [
+        Para(book.say("history: the tokens so far, as ids. The training step changed the "
+                      "weights a little, so we reload the worksheet's own, whose prediction is "
+                      "the lecture's. Each pass reads at most the last {c} tokens, picks the "
+                      "likeliest next word and appends it.", c=book.n("dims.context"))),
+        *_cells(
+            [("model.load_state_dict(worksheet_weights)", book.say("the lecture's weights")),
+             ("for _ in range(new_tokens):", "one token per pass"),
+             ("    logits = model(history[:, -context:])", book.say(
+                 "at most the last {c} tokens", c=book.n("dims.context"))),
+             ("    next_id = logits.argmax()", book.say(
+                 "{i} ({w}), p = {p}", i=book.n("lab.next_id"), w=book.vocab("lab.next_id"),
+                 p=book.n("lab.next_prob"))),
+             ("    history = cat(history, next_id)", book.n("lab.shape.history"))]),
+        pictures.history_row(book, first, "The first sentence's tokens in a row, the chosen "
+                             "next word appended and outlined, and a bracket over the last "
+                             "tokens the next pass reads", fragment=1),
+        Para(book.say("So the first sentence goes on “… {a} {b} {w}”, and the loop repeats "
+                      "from the longer history.", a=book.token(first, book.last - 1),
+                      b=book.token(first, book.last), w=book.vocab("lab.next_id")),
+             fragment=1),
+    ], [
+        book.say("Say why we reload: the training step moved the weights a little, and the "
+                 "worksheet's own weights reproduce the lecture's prediction; they stay fixed "
+                 "while only the history grows. Say the first sentence's choice aloud: {w}, "
+                 "with probability {p}.", w=book.vocab("lab.next_id"),
                  p=book.n("lab.next_prob")),
-        book.say("Point at the crop: the model never sees more than the last {c} tokens, "
-                 "its context window. On the last line point at the outlined token in the "
-                 "picture: the history grows to {s}, and the loop repeats.",
+        book.say("Point at the row: the new word appended, and the bracket over the last {c} "
+                 "tokens, the context window the next pass reads; the first token drops out. "
+                 "The history grows to {s}, and the loop repeats.",
                  c=book.n("dims.context"), s=book.n("lab.shape.history")),
     ])
     return section.stack()
@@ -329,40 +333,40 @@ def _other(book: Book) -> str:
 
 def _library(book: Book) -> Stack:
     section = Section("lab-library", "lab", "Lab: PyTorch's layer, and what next")
-    construct = Code((
-        (Text("mha = nn.MultiheadAttention(embed_dim="), book.n("dims.d_model"),
-         Text(", num_heads="), book.n("dims.heads"), Text(",")),
-        (Text("                            bias=False, batch_first=True)"),),
-    ))
     section.add("check", "Swap in PyTorch's layer and check it", [
-        construct,
+        Para(book.say("PyTorch's layer replaces both heads, their concatenation and {wo}; the "
+                      "positions, the residual and the MLP stay ours. future: our causal "
+                      "mask, True above the diagonal. delta: the update added to E, one row "
+                      "per token.", wo=Math("W_O"))),
         *_cells(
-            [("copy_to_pytorch(model.attention, mha)", "the same weights")],
+            [("mha = nn.MultiheadAttention(D, heads,", book.say(
+                "D = {d}, heads = {h}", d=book.n("dims.d_model"), h=book.n("dims.heads"))),
+             ("    bias=False, batch_first=True)", None),
+             ("copy_to_pytorch(model.attention, mha)", "our weights, copied in")],
             [("delta, A = mha(E, E, E, attn_mask=future,", None),
-              ("               average_attn_weights=False)", book.say(
-                  "{d} and {a}", d=book.n("mha.delta"), a=book.n("mha.A"))),
-             ("updated = E + delta", "residual and MLP stay ours")],
-            [("assert_close(delta, delta_scratch)", book.say(
-                "largest gap {d}", d=book.n("mha.max_diff_delta"))),
-             ("assert_close(A, A_scratch)", book.say(
-                 "largest gap {a}", a=book.n("mha.max_diff_A")))],
-            start=1),
+             ("    average_attn_weights=False)", book.say(
+                 "{d}, {a}", d=book.n("mha.delta"), a=book.n("mha.A")))],
+            [("assert_close((delta, A), model.attention(E))", book.say(
+                "largest gaps {d}, {a}", d=book.n("mha.max_diff_delta"),
+                a=book.n("mha.max_diff_A")))]),
         _strip(book, [("lab.shape.E", "BTF", _tensor("E"), None),
-                      ("mha.delta", "BTF", _tensor("delta"), None),
+                      ("mha.delta", "BTF", (Text("delta, ΔE"),), None),
                       ("mha.A", "BHTS", _tensor("A"), None)], [_tensor("mha"), None],
-               "The library layer maps the embeddings to one update row per token, and "
-               "returns one grid of weights per sentence and head, future sources grey", 2,
-               masked=True, cell=min(12.0, 120.0 / book.length)),
+               "The library layer maps the embeddings to an update of the same shape, one "
+               "row per token, and returns one grid of weights per sentence and head, future "
+               "sources grey", 1, masked=True, cell=min(12.0, 120.0 / book.length),
+               operation_size=22.0),
     ], [
         book.say("The library layer replaces every head, their concatenation and {wo}; "
                  "position tables, the residual, the prediction layers and the training loop "
                  "stay ours.", wo=Math("W_O")),
         book.say("Point at the copy line: comparing two random layers would prove nothing. "
-                 "At the call, point at the picture: the update has the shape of {e}, and "
-                 "with average_attn_weights=False the weights keep one grid per head instead "
-                 "of their average. Read the largest gaps aloud, {d} and {a}: rounding, so "
-                 "the two implementations agree.",
-                 e=Math("E"), d=book.n("mha.max_diff_delta"), a=book.n("mha.max_diff_A")),
+                 "At the call, point at the picture: delta, the update {de}, has the shape of "
+                 "{e}, one row per token, and with average_attn_weights=False the weights "
+                 "keep one grid per head instead of their average. Read the largest gaps "
+                 "aloud, {d} and {a}: rounding, so the two implementations agree.",
+                 de=Math(r"\Delta E"), e=Math("E"), d=book.n("mha.max_diff_delta"),
+                 a=book.n("mha.max_diff_A")),
     ])
     section.add("next", "Next: read a different sequence", [
         *_cells([("delta, A = mha(E, E, E)", "self-attention: one sequence")],
@@ -371,10 +375,10 @@ def _library(book: Book) -> Stack:
             book, _other(book), book.sentence, "Cross-attention on two sentences: the "
             "queries come from one, the keys and values from the other, and every token of "
             "the other can reach the final receiver", fragment=1),
-        Para(book.say("Queries from one sequence, keys and values from another. Here each "
-                      "token of the lower sentence asks and every token of the upper one "
-                      "answers; the pair is only an illustration (in translation, the sentence "
-                      "being written asks)."), fragment=2),
+        Para(book.say("Queries from one sequence, keys and values from another. Our pair is "
+                      "only an illustration: the lower sentence asks, the upper one answers. "
+                      "In translation, the sentence being written asks and the one being "
+                      "translated answers."), fragment=2),
         Para(book.say("New compared with self-attention: no mask, since the answering "
                       "sentence is complete (the receiver reaches all {t} of its tokens), and "
                       "the two may differ in length.", t=book.n("dims.tokens")), fragment=2),

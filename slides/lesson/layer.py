@@ -19,8 +19,8 @@ from slides.context import (
     Text,
     Word,
 )
-from slides.lesson import asides, pictures
-from slides.lesson.kit import Book, Section
+from slides.lesson import pictures
+from slides.lesson.kit import QKV, Book, Section
 
 __all__ = ["projections", "roles_shapes", "wide_head"]
 
@@ -34,21 +34,24 @@ def roles_shapes(book: Book) -> list[Stack]:
     section = Section("roles-shapes", "roles-shapes", "Roles and shapes")
     section.add("choose", "Recap: every token gets a query, key and value in every head", [
         Para(book.say("In every head, each token has a query {q} (what it looks for), a key "
-                      "{k} (what it offers) and a value {v} (what it sends):", q=Math("q"),
-                      k=Math("k"), v=Math("v"))),
-        Formula(r"q_i^{(h)} = e_i\,W_Q^{(h)},\qquad k_j^{(h)} = e_j\,W_K^{(h)},\qquad "
-                r"v_j^{(h)} = e_j\,W_V^{(h)}", fragment=1),
+                      "{k} (what it offers) and a value {v} (what it sends). For the "
+                      "receiver's row {e} and token {j}'s row {ej}:", q=Math("q"), k=Math("k"),
+                      v=Math("v"), e=Math("e"), j=Math("j"), ej=Math("e_j"))),
+        Formula(QKV, fragment=1),
         _roles(book),
-        Para(book.say("All rows at once: {e} stacks every token's row, and each head turns "
-                      "it into its own {q}, {k} and {v}.", e=Math("E"), q=Math("Q"),
-                      k=Math("K"), v=Math("V")), fragment=2),
+        Para(book.say("All rows at once: {e} stacks every token's row, and each {w} is {s}, a "
+                      "row per input feature and a column per coordinate of the head, so "
+                      "each head's {q}, {k} and {v} are {o}.", e=Math("E"), w=Math("W"),
+                      s=book.n("shapes.W_Q"), q=Math("Q"), k=Math("K"), v=Math("V"),
+                      o=book.n("shapes.Q")), fragment=2),
     ], [
         "Recap the three roles in one line each: the query is what the receiver looks for, "
         "the key what a source offers, the value what it sends. Point at the formula: every "
         "head has its own three projections. A superscript names the head, a subscript the "
-        "token.",
-        "Point at the picture: the same input rows on the left, and every head's own "
-        "queries, keys and values in its colour, one row per token.",
+        "token; the receiver's row and its query go without one.",
+        book.say("Point at the picture: the same input rows on the left, times a projection "
+                 "matrix {s}, give every head's own queries, keys and values in its colour, "
+                 "one row per token.", s=book.n("shapes.W_Q")),
     ])
     section.add("shapes", "Every shape in the layer", [
         pictures.layer_shapes(
@@ -160,8 +163,8 @@ def _positioned(book: Book) -> pictures.Picture:
         ["ink" if j == last else "neutral" for j in places],
         "The input row of the receiver's token at each position where it stands, one lane "
         "per position, one bar per feature", size="strip",
-        names=[(Text("“"), book.token(s, j), Text("” at "), book.pos(j)) for j in places]),
-        fragment=3)
+        names=[(Text("“"), book.token(s, j), Text("” at "), book.pos(j)) for j in places],
+        after=56.0, span=120.0), fragment=1)
 
 
 def _copied_names(book: Book, h: int, kind: str) -> list[Runs]:
@@ -172,37 +175,23 @@ def _copied_names(book: Book, h: int, kind: str) -> list[Runs]:
     return list(pictures.coordinate_names(book, h, kind)) if copied else []
 
 
-def _position_note(book: Book) -> Para:
-    """What the features are (and the glue feature, when the worksheet has one), and what
-    the receiver's position row adds: nothing, when the worksheet's row for that position
-    is zeros."""
-    last = book.last
-    zero = all(float(book.value(f"params.pos_emb[{last}][{c}]")) == 0.0
-               for c in range(book.width))
-    glue = "glue" in book.ws.lesson.features
-    template = "The features are invented for teaching" + (
-        "; glue is one we gave to small function words such as “{r}”. " if glue else ". ")
-    template += ("Position {p}'s row is all zeros here, so the receiver's row equals its "
-                 "token row; at other positions the same token gets other rows." if zero else
-                 "The position row makes the same token's row differ from place to place.")
-    return Para(book.say(template, r=book.receiver(), p=book.pos(last)), style="note",
-                fragment=3)
-
-
 def _roles(book: Book) -> pictures.Picture:
-    """The input rows, then every head's queries, keys and values in the head's colour."""
-    steps: list[pictures.Step] = [("shapes.E", "TF", (Text("E"),), None)]
+    """The input rows times a projection matrix, then every head's queries, keys and values
+    in the head's colour."""
+    steps: list[pictures.Step] = [("shapes.E", "TF", (Text("E"),), None),
+                                  ("shapes.W_Q", "Fd", (Text("W"),), None)]
     for h in book.heads:
         # the head's name on each block while two heads leave room; its colour says it
         name = (Word(book.ws.lesson.head_names[h - 1], sup=True),) if book.ws.n_heads <= 2 \
             else ()
         steps += [(f"shapes.{kind}", "Td", (Text(kind), *name), h) for kind in "QKV"]
     return pictures.tensor_steps(
-        book, steps, [(Text("project"),), *([None] * (len(steps) - 2))],
-        "The input rows, then each head's own queries, keys and values as blocks in the "
-        "head's colour, one row per token", size="strip",
+        book, steps, [(Text("×"),), (Text("="),), *([None] * (len(steps) - 3))],
+        "The input rows times a projection matrix with a row per input feature and a "
+        "column per coordinate of the head, then each head's own queries, keys and values "
+        "as blocks in the head's colour, one row per token", size="strip",
         cell=max(10.0, min(20.0, 48.0 / book.head_width, 60.0 / book.ws.n_heads)),
-        reach=70.0)
+        reach=40.0)
 
 
 def _projected(book: Book, h: int) -> pictures.Picture:
@@ -232,74 +221,171 @@ def _projected(book: Book, h: int) -> pictures.Picture:
 
 
 def projections(book: Book) -> list[Stack]:
-    """The input rows, then each head's query, key and value projections."""
+    """The input rows, each head's query, key and value projections, one packed query
+    projection split into heads, and the features each head's keys read."""
     s = book.sentence
     last = book.last
-    token_id = int(book.value(f"{s}.ids[{last}]"))
     section = Section("projections", "projections", "Projections")
-    rows = Table(
-        book.feature_columns(),
-        (Row(book.say("token {w}", w=book.receiver()),
-             tuple(Cell((book.n(f"params.tok_emb[{token_id}][{c}]"),))
-                   for c in range(book.width)), fragment=1),
-         Row(book.say("position {p}", p=book.pos(last)),
-             tuple(Cell((book.n(f"params.pos_emb[{last}][{c}]"),)) for c in range(book.width)),
-             fragment=2),
-         Row(book.say("row {e}", e=Math("e")),
-             tuple(Cell((book.n(f"{s}.E[{last}][{c}]"),)) for c in range(book.width)),
-             fragment=3, style="focus")))
+    glue = "glue" in book.ws.lesson.features
     section.add("rows", "Start from position-aware rows", [
+        Para(book.say("Each row of {e} is a token's row plus its position's row. The "
+                      "features are invented for teaching" + (
+                          "; glue marks small function words such as “{r}”." if glue else "."),
+                      e=Math("E"), r=book.receiver())),
         Columns((
             (book.matrix(f"{s}.E", book.token_rows(s), book.feature_columns(),
                          corner=(Math("E"),), focus=(last,)),),
-            (Para(book.say("The receiver's row is its token row plus its position row.")),
-             rows),
+            (_positioned(book),),
         )),
-        _position_note(book),
-        _positioned(book),
+        _position_line(book),
     ], [
         book.say("Point at the highlighted last row of {e}: the row of the final “{r}”, "
-                 "{v}. Reveal the table: its token row plus its position row gives that row. "
-                 "The feature names are invented for teaching, and every head starts from this "
-                 "same {e}.", e=Math("E"), r=book.receiver(), v=book.listing(f"{s}.E[{last}]")),
+                 "{v}, its token row plus its position row. The feature names are invented "
+                 "for teaching, and every head starts from this same {e}.", e=Math("E"),
+                 r=book.receiver(), v=book.listing(f"{s}.E[{last}]")),
         book.say("Then point at the bars: the rows of “{r}” wherever it stands in the "
                  "sentence. One token row, different position rows, so the rows differ and a "
                  "head can tell the positions apart.", r=book.receiver()),
     ])
     for h in book.heads:
         top = book.top(s, h)
-        # a column named by the feature its key (value) coordinate copies, when every
-        # column copies one; the query's coordinates are matched against the keys', so
-        # they share the keys' names
+        # W_K's and W_V's columns named by the feature each copies, when every column
+        # copies one; W_Q's by what its coordinate is matched with, the keys' feature
         mats = tuple(
             (book.matrix(f"params.h{h}.W_{kind}", book.feature_columns(),
-                         _copied_names(book, h, "V" if kind == "V" else "K"),
+                         _looks_for(book, h) if kind == "Q" else _copied_names(book, h, kind),
                          corner=book.labelled(f"W_{kind}", h)),)
             for kind in "QKV")
         section.add(f"h{h}", book.say("Head {n}: the {name} head's projections",
                                       n=book.number(h), name=book.head(h)), [
+            Para(book.say("In each matrix a row is an input feature and a column one "
+                          "coordinate of the head's output.")),
             Columns(mats),
-            Para(book.say("Query of the final “{r}”: {q} = {v}; key and value of {src}: {k} "
-                          "and {vv}", r=book.receiver(), q=Math(r"e\,W_Q"),
-                          v=book.listing(f"{s}.h{h}.Q[{last}]"), src=book.token(s, top),
-                          k=book.listing(f"{s}.h{h}.K[{top}]"),
-                          vv=book.listing(f"{s}.h{h}.V[{top}]")), fragment=1),
+            _query_line(book, h),
             _projected(book, h),
-            Para(book.say("One lane per coordinate of the head, named by the feature its key "
-                          "copies; a bar pointing left, in red, is negative."), style="note",
-                 fragment=1),
         ], [
-            book.say("Point at the {name} head's three matrices. Reveal the query of the final "
-                     "“{r}”, {q}: each coordinate is the input row times one column of {wq}. "
-                     "Then the key and value of {src}, {k} and {v}. {wk} and {wv} may hold "
-                     "equal numbers here, yet keys decide the matching and values carry what "
-                     "gets mixed.", name=book.head(h), r=book.receiver(),
+            book.say("Point at the {name} head's three matrices: a row for each input "
+                     "feature, a column for each coordinate the head makes. Reveal the query "
+                     "of the final “{r}”, {q}: each coordinate is the input row times one "
+                     "column of {wq}. Then the key and value of {src}, {k} and {v}. {wk} and "
+                     "{wv} may hold equal numbers here, yet keys decide the matching and "
+                     "values carry what gets mixed.", name=book.head(h), r=book.receiver(),
                      q=book.listing(f"{s}.h{h}.Q[{last}]"), wq=Math("W_Q"),
                      src=book.token(s, top), k=book.listing(f"{s}.h{h}.K[{top}]"),
                      v=book.listing(f"{s}.h{h}.V[{top}]"), wk=Math("W_K"), wv=Math("W_V")),
+            "The bars: one lane per coordinate of the head, named by the feature its key "
+            "copies; a bar pointing left, in red, is negative.",
         ])
-    asides.projection_asides(book, section)
+    _split(book, section)
+    _features(book, section)
     return [section.stack()]
+
+
+def _position_line(book: Book) -> Para:
+    """What the receiver's position row adds: nothing, when the worksheet's row for that
+    position is zeros."""
+    last = book.last
+    zero = all(float(book.value(f"params.pos_emb[{last}][{c}]")) == 0.0
+               for c in range(book.width))
+    return Para(book.say(
+        "Position {p}'s row is all zeros here, so the final “{r}” keeps its token row; at "
+        "other positions the same token gets other rows." if zero else
+        "The position row makes the same token's row differ from place to place.",
+        p=book.pos(last), r=book.receiver()), fragment=1)
+
+
+def _looks_for(book: Book, h: int) -> list[Runs]:
+    """Column headings for head ``h``'s ``W_Q``: a query coordinate is matched with the
+    same coordinate of every key, so each column looks for the feature that key
+    coordinate copies; none when the keys' columns mix features."""
+    return [(Text("looks for "), *name) for name in _copied_names(book, h, "K")]
+
+
+def _query_line(book: Book, h: int) -> Para:
+    """Why the query's columns are named by the keys' features, and which input features
+    fill them (read from the nonzero rows of ``W_Q``), then the query of the receiver and
+    the key and value of the head's strongest source."""
+    s, last, top = book.sentence, book.last, book.top(book.sentence, h)
+    runs = book.say("Query of the final “{r}”: {q} = {v}; key and value of {src}: {k} and "
+                    "{vv}.", r=book.receiver(), q=Math(r"e\,W_Q"),
+                    v=book.listing(f"{s}.h{h}.Q[{last}]"), src=book.token(s, top),
+                    k=book.listing(f"{s}.h{h}.K[{top}]"), vv=book.listing(f"{s}.h{h}.V[{top}]"))
+    if _copied_names(book, h, "K"):
+        feeding = [c for c in range(book.width)
+                   if any(float(book.value(f"params.h{h}.W_Q[{c}][{k}]"))
+                          for k in range(book.head_width))]
+        fed: list = []
+        for i, c in enumerate(feeding):
+            fed += [book.feature(c), Text(", " if i < len(feeding) - 2 else
+                                          " and " if i == len(feeding) - 2 else "")]
+        runs = (*book.say(" A query coordinate meets the same coordinate of every key, so "
+                          "each column of {wq} looks for what that key coordinate copies; "
+                          "here they are filled from {f}. ", wq=Math("W_Q"), f=tuple(fed)),
+                *runs)
+    return Para(runs, fragment=1)
+
+
+def _split(book: Book, section: Section) -> None:
+    """One packed query projection: project first, then split into heads."""
+    s, last = book.sentence, book.last
+    section.add("split", "Project first, then split into heads", [
+        pictures.packed_query(book, fragment=1),
+        Para(book.say("One {wq} holds every head's columns side by side: {e} times it gives "
+                      "one query row, and each head takes its own {d} coordinates of that "
+                      "row.", wq=Math("W_Q"), e=Math("e"), d=book.n("dims.d_head"))),
+        Para(book.say("No head gets a slice of {e}: each head's columns have a row for every "
+                      "one of the {n} input features.", e=Math("e"), n=book.n("dims.d_model")),
+             fragment=1),
+    ], [
+        book.say("Implementations keep one large {wq} of shape {shape}: every head's "
+                 "columns side by side. Point at the row of the final “{r}” times it, which "
+                 "gives {q}, the heads' queries in one row under the matrix; only then is "
+                 "that row cut into heads of {d} coordinates.", wq=Math("W_Q"),
+                 shape=book.n("shapes.W_Q_packed"), r=book.receiver(),
+                 q=book.n("shapes.q_packed"), d=book.n("dims.d_head")),
+        book.say("Reveal the outlines: each head's block spans every row, so every head "
+                 "reads all {n} features of the input. A common mistake is to give each "
+                 "head a slice of the raw row; that is not what happens. The query of the "
+                 "{name} head is still {v}. Most entries are zero, a choice of this toy to "
+                 "keep the arithmetic readable; trained matrices are dense.",
+                 n=book.n("dims.d_model"), name=book.head(1),
+                 v=book.listing(f"{s}.h1.Q[{last}]")),
+    ])
+
+
+def _features(book: Book, section: Section) -> None:
+    """The features each head's keys read: every feature has a row in each ``W_K``; the
+    toy's keys read only some of them, which the title says when they do."""
+    first = [book.feature(int(book.value(f"params.h{h}.K_order[0]"))) for h in book.heads]
+    second = [book.feature(int(book.value(f"params.h{h}.K_order[1]"))) for h in book.heads]
+    selectors = all(int(book.value(f"params.h{h}.K_features[{c}]")) >= 0
+                    for h in book.heads for c in range(book.head_width))
+    reads: list[Item] = [
+        Item(book.say("the {name} head's keys read {a} and {b} most", name=book.head(h),
+                      a=first[h - 1], b=second[h - 1]), 1)
+        for h in book.heads]
+    section.add("features", "Every feature has a row in each head's keys; ours read only "
+                "some" if selectors else "Every head can read every feature, in its own mix", [
+        pictures.key_reads(book, fragment=1),
+        Para(book.say("Every head's {wk} has a row for each of the {n} input features; its "
+                      "entries decide how much each feature counts."
+                      + (" Each column of ours copies one feature, so a head's keys read "
+                         "only some: a choice that keeps the arithmetic readable." if selectors
+                         else ""), wk=Math("W_K"), n=book.n("dims.d_model"))),
+        Bullets(tuple(reads)),
+    ], [
+        book.say("Point at the rows: the same {n} features feed every head, because each "
+                 "{wk} has a row for each. Then at the cells: the entries differ, so each "
+                 "head's keys weigh the features differently. A trained {wk} mixes every "
+                 "feature a little.", n=book.n("dims.d_model"), wk=Math("W_K")),
+        (*book.say("Reveal the bars, how much of each feature a head's keys read:"),
+         *(part for h in book.heads
+           for part in book.say(" {a} and {b} for the {name} head{end}", a=first[h - 1],
+                                b=second[h - 1], name=book.head(h),
+                                end=Text("." if h == book.ws.n_heads else ";"))),
+         *book.say(" These readings belong to our designed numbers; training learns its own "
+                   "mix.")),
+    ])
 
 
 def wide_head(book: Book) -> list[Stack]:

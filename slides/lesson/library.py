@@ -216,11 +216,10 @@ def trained(book: Book) -> list[Stack]:
                                   "weights masked for the future and the pads, the last row "
                                   "into a narrow prediction layer, the vocabulary layer, each "
                                   "with its parameter count"),
-            Para(book.say("Each grid of weights (a row per receiver, a column per source) "
-                          "blocks the future above the diagonal and, for a short prompt padded "
-                          "on the left, the pads' columns: the padding mask. The pads' own "
-                          "rows, faint, are never used; only the last row goes on."),
-                 fragment=1) if heads == book.ws.lesson.trained.heads[0] else
+            Para(book.say("One head takes all {w} projected coordinates and has one grid of "
+                          "weights: {k} × ({w} × {w}) + {w} × {w} = {p}.",
+                          w=book.n("trained.width"), k=book.n("trained.projections"),
+                          p=book.n(f"{key}.parts.attention")), fragment=1) if heads == 1 else
             Para(book.say("Each head takes {d} of the {w} projected coordinates and has its own "
                           "grid; the messages are joined back to {w} before {wo}: {n} × {k} × "
                           "({w} × {d}) + {w} × {w} = {p}, as many as one wide head.",
@@ -240,6 +239,7 @@ def trained(book: Book) -> list[Stack]:
                      d=book.n(f"{key}.d_head"), f=book.n("trained.mlp.flat_width"),
                      hh=book.n(f"{key}.parts.hidden"), p=book.n(f"{key}.params")),
         ])
+    _padding(book, section)
     first = f"trained.heads{book.ws.lesson.trained.heads[0]}"
     rows = tuple(Row((book.n(f"trained.heads{heads}.heads"),), (
         Cell((book.n(f"trained.heads{heads}.d_head"),)),
@@ -273,6 +273,30 @@ def trained(book: Book) -> list[Stack]:
     else:
         _unmeasured(book, section)
     return [section.stack()]
+
+
+def _padding(book: Book, section: Section) -> None:
+    """Why a short prompt needs a padding mask, on a small padded grid."""
+    s = book.sentence
+    words = [book.token(s, j) for j in range(min(book.length, 2 * pictures.PADS) - 1)]
+    section.add("padding", "A short prompt needs a padding mask", [
+        Para(book.say("A prompt shorter than the window of {c} tokens is padded on the left "
+                      "to that length. Each grid of weights has a row per receiver and a "
+                      "column per source.", c=book.n("trained.context"))),
+        pictures.padding_mask(book, words, "One head's receivers by sources for a short "
+                              "prompt padded on the left: the future above the diagonal "
+                              "blocked, then the pads' columns blocked for every real "
+                              "receiver, the pads' own rows faint", fragment=1),
+        Para(book.say("The causal mask blocks the future; the padding mask blocks the pads, "
+                      "so no real token reads them. Only the last row goes on to the "
+                      "prediction."), fragment=1),
+    ], [
+        book.say("Say why pads exist: the models read windows of {c} tokens, and a shorter "
+                 "prompt is filled on the left with pads, drawn small here. Point at the grey "
+                 "triangle: the causal mask, as before. Reveal the dashed block: the padding "
+                 "mask blocks the pads' columns for every real receiver. The pads' own rows "
+                 "are computed but never used.", c=book.n("trained.context")),
+    ])
 
 
 def _corpus(book: Book, section: Section) -> None:
@@ -340,15 +364,16 @@ def _models(book: Book) -> list[tuple[str, Runs]]:
     return named
 
 
-def _sizes(book: Book) -> Bullets:
-    sizes = [Item(book.say("{n} × {d}-wide " + _heads(heads) + ": {p} parameters",
-                           n=book.n(f"trained.heads{heads}.heads"),
-                           d=book.n(f"trained.heads{heads}.d_head"),
-                           p=book.n(f"trained.heads{heads}.params")))
-             for heads in book.ws.lesson.trained.heads]
-    sizes.append(Item(book.say("fixed-window MLP: {p} parameters",
-                               p=book.n("trained.mlp.params"))))
-    return Bullets(tuple(sizes))
+def _sizes(book: Book) -> Para:
+    """Every model's parameter count in one sentence."""
+    runs: list = [Text("Parameters: ")]
+    for heads in book.ws.lesson.trained.heads:
+        runs += book.say("{n} × {d}-wide " + _heads(heads) + ", {p}; ",
+                         n=book.n(f"trained.heads{heads}.heads"),
+                         d=book.n(f"trained.heads{heads}.d_head"),
+                         p=book.n(f"trained.heads{heads}.params"))
+    runs += book.say("fixed-window MLP, {p}.", p=book.n("trained.mlp.params"))
+    return Para(tuple(runs))
 
 
 def _per_seed(book: Book, metric: str, fragment: int | None = None) -> Table:
@@ -373,20 +398,20 @@ def _measured(book: Book, section: Section) -> None:
     best = min((m for m, _ in models),
                key=lambda m: float(book.value(f"{RESULTS}.{m}.perplexity_mean")))
     section.add("perplexity", "Compare held-out next-token prediction", [
-        Para(book.say("{f}, where the cross-entropy averages −log p over the held-out "
-                      "tokens, p being the probability the model gave the token that really "
-                      "came next. Lower is better.",
-                      f=Math(r"\text{perplexity} = \exp(\text{cross-entropy})")),
-             style="note"),
+        Para(book.say("{f}: the cross-entropy averages −log p over the held-out tokens, p "
+                      "the probability given to the token that really came next. Lower is "
+                      "better.", f=Math(r"\text{perplexity} = \exp(\text{cross-entropy})"))),
         _per_seed(book, "perplexity"),
         pictures.dot_chart(book, [name for _, name in models],
                            [f"{RESULTS}.{m}.perplexity" for m, _ in models],
-                           "Test perplexity of each model, one dot per seed, the mean "
-                           "marked by a tick; lower is better", size="short", fragment=1),
-        Para(book.say("{a}. {v}. {s}.", a=book.n(f"{RESULTS}.against_mlp"),
+                           "Test perplexity of each model, one ring per seed, the mean marked "
+                           "by an upright line, on an axis from zero with round ticks; lower "
+                           "is better", f"{RESULTS}.ticks.perplexity",
+                           (Text("test perplexity, lower is better"),), size="strip",
+                           fragment=1),
+        Para(book.say("{a}. {v}. {s}. Others, training on children's stories, found more "
+                      "heads predicting better.", a=book.n(f"{RESULTS}.against_mlp"),
                       v=book.n(RESULTS_KEY), s=book.n(f"{RESULTS}.spread")), fragment=2),
-        Para(book.say("Others, training on children's stories, found more heads predicting "
-                      "better."), fragment=3),
     ], [
         book.say("Read the formula aloud: perplexity is the exponential of the cross-entropy, "
                  "so lower is better; the best mean, {p}, is as unsure as a choice among "
@@ -404,13 +429,18 @@ def _measured(book: Book, section: Section) -> None:
     section.add("cost", "Compare size and training time too", [
         _sizes(book),
         _per_seed(book, "seconds", fragment=1),
-        pictures.dot_chart(book, [name for _, name in models],
-                           [f"{RESULTS}.{m}.seconds" for m, _ in models],
-                           "Seconds spent in training steps by each model, one dot per "
-                           "seed, the mean marked by a tick", size="short", fragment=2),
-        Para(book.say("Seconds of training steps on one processor, one dot per seed: where two "
-                      "models' dots overlap, our training cannot rank their speed. Others, on "
-                      "other hardware, found more heads slightly slower."), fragment=3),
+        Columns((
+            (pictures.dot_chart(book, [name for _, name in models],
+                                [f"{RESULTS}.{m}.seconds" for m, _ in models],
+                                "Seconds spent in training steps by each model, one ring per "
+                                "seed, the mean marked by an upright line, on an axis from "
+                                "zero with round ticks", f"{RESULTS}.ticks.seconds",
+                                (Text("seconds of training steps, one processor"),),
+                                fragment=2),),
+            (Para(book.say("Where two models' rings overlap, our training cannot rank their "
+                           "speed. Others, on other hardware, found more heads slightly "
+                           "slower."), fragment=3),),
+        )),
     ], [
         book.say("Read the sizes aloud; the flattened-window MLP has {p} parameters. Reveal "
                  "the training times, in seconds of training steps on one processor, one dot "

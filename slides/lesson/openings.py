@@ -20,7 +20,8 @@ _FORMULAS = {"W_O": Math("W_O")}
 """Names in an opening sentence that the deck writes as formulas."""
 
 OWN_OPENINGS: dict[str, tuple[tuple[str, ...], str]] = {
-    "lab-training": (("MLP", "prediction"),
+    # one loss trains every step that has parameters
+    "lab-training": (("embeddings", "heads", "W_O", "MLP", "prediction"),
                      "The same model in code, now learning: a loss on the observed next words, "
                      "one optimizer step, then generation one token at a time."),
     "lab-library": (("heads", "concat", "W_O"),

@@ -50,11 +50,16 @@ __all__ = [
     "head_tone",
     "heatmap",
     "heatmaps",
+    "history_row",
+    "key_reads",
     "layer_shapes",
     "mask",
     "model_map",
     "named_vector",
+    "ordinal_names",
     "output_projection",
+    "packed_query",
+    "padding_mask",
     "paired_bars",
     "parameter_bars",
     "patch_names",
@@ -201,7 +206,8 @@ def _token_row(book: Book, sentence: str, x: Sequence[float], y: float,
 
 def arcs(book: Book, sentence: str, lanes: Sequence[tuple[str, int | None, tuple[Glyph, ...]]],
          description: str, size: str = "full", numbers: bool = False,
-         note: tuple[Glyph, ...] = (), strongest: int = 0) -> Picture:
+         note: tuple[Glyph, ...] = (), strongest: int = 0, every_lane: bool = False,
+         lane: float | None = None) -> Picture:
     """Attention arcs into the final receiver, one lane per weight row.
 
     ``lanes`` holds ``(prefix, head, name)``: the weights ``<prefix>.weights[j]``, the head
@@ -209,16 +215,26 @@ def arcs(book: Book, sentence: str, lanes: Sequence[tuple[str, int | None, tuple
     name. Each arc's stroke width is its weight times :data:`ARC_WIDTH`. ``numbers``
     writes every weight of the last lane under its source; ``note`` is written above the
     receiver. ``strongest`` colours only each lane's heaviest arcs, fewer lines to follow.
+    ``every_lane`` writes the tokens under every lane, not only under the last; ``lane``
+    sets a lane's height (lower: flatter arcs, less room above them).
     """
     width = 1000.0
     left, right = 150.0, 40.0
     step = (width - left - right) / max(book.length - 1, 1)
     x = [left + j * step for j in range(book.length)]
-    lane = 150.0 if len(lanes) == 1 else 108.0 if not strongest else 128.0
+    words = 84.0 if every_lane and len(lanes) > 1 else 0.0
+    lane = lane or (150.0 if len(lanes) == 1 else 100.0 if words else 108.0 if not strongest
+                    else 128.0)
     top = 20.0
     shapes: list[Shape] = []
     for i, (prefix, head, name) in enumerate(lanes):
-        base = top + lane * (i + 1)
+        base = top + lane * (i + 1) + words * i
+        if words and i < len(lanes) - 1:  # the last lane's tokens are written below
+            for j in range(book.length):
+                shapes.append(_label(x[j] + 6, base + 20, book.token(sentence, j),
+                                     anchor="end", size=_FONT, rotate=-35.0,
+                                     bold=j == book.last,
+                                     tone="ink" if j == book.last else "muted"))
         shapes.append(Line(x[0] - 10, base, x[-1] + 10, base, "faint", 1.5, role="baseline"))
         shapes.append(_label(10, base - 10, *name, tone="ink", bold=True))
         # with every weight written under its source, the last lane needs no label of its own
@@ -228,7 +244,7 @@ def arcs(book: Book, sentence: str, lanes: Sequence[tuple[str, int | None, tuple
         for j in range(book.length):
             shapes.append(Rect(_r(x[j] - 4), _r(base - 4), 8, 8,
                                "ink" if j == book.last else "faint", role="token"))
-    bottom = top + lane * len(lanes)
+    bottom = top + lane * len(lanes) + words * (len(lanes) - 1)
     if numbers:
         prefix = lanes[-1][0]
         for j in range(book.length):
@@ -241,7 +257,7 @@ def arcs(book: Book, sentence: str, lanes: Sequence[tuple[str, int | None, tuple
         shapes.append(_label(x[j] + 6, bottom + 20, book.token(sentence, j), anchor="end",
                              size=_FONT, rotate=-35.0, bold=j == book.last,
                              tone="ink" if j == book.last else "muted"))
-    return Picture(width, bottom + 120, description, tuple(shapes), size)
+    return Picture(width, bottom + (100 if words else 120), description, tuple(shapes), size)
 
 
 Clue = tuple[int, str | tuple[Glyph, ...], int | None]
@@ -373,49 +389,65 @@ def query_key_value(book: Book, sentence: str, description: str,
     return Picture(_r(x + 10), _r(top + 3 * row + 4), description, tuple(shapes), "strip")
 
 
+def ordinal_names(count: int) -> list[tuple[Glyph, ...]]:
+    """Coordinates named in words by their place: ``first coordinate``, ``second …``."""
+    return [(Text(f"{_ORDINALS[c]} coordinate" if c < len(_ORDINALS) else "a coordinate"),)
+            for c in range(count)]
+
+
 def coordinate_names(book: Book, h: int, kind: str = "V") -> list[tuple[Glyph, ...]]:
     """Each coordinate of head ``h``'s keys (``kind`` ``K``) or values (``V``) named by the
     input feature its column copies (``params.hN.K_features``), or in words when the
     column mixes features."""
+    by_place = ordinal_names(book.head_width)
     names: list[tuple[Glyph, ...]] = []
     for c in range(book.head_width):
         feature = int(book.value(f"params.h{h}.{kind}_features[{c}]"))
-        names.append((book.feature(feature),) if feature >= 0 else
-                     (Text(f"{_ORDINALS[c]} coordinate" if c < len(_ORDINALS)
-                           else "a coordinate"),))
+        names.append((book.feature(feature),) if feature >= 0 else by_place[c])
     return names
 
 
 def toy_bars(book: Book, names: Sequence[tuple[Glyph, ...]], description: str,
-             one: int, two: int) -> Picture:
-    """The two-source toy as bars, one lane per coordinate: the two sources' values
-    (``names``), then the one head's mixture (revealed at ``one``) and the separate heads'
-    mixtures (at ``two``), each coordinate of the latter in the colour of the head that
-    made it. One scale, so a mixture's bar shows which source it stays close to. After
-    each mixture's number, the weights that made it: ``= a·A + b·B``, read from the toy's
-    weight rows (the one head's single row for both coordinates, the separate heads' own
-    row for each)."""
-    labels = [*names, (Text("one head"),), (Text("separate heads"),)]
-    groups = [[f"toy.values[{i}][{c}]" for c in range(2)] for i in range(2)]
-    groups += [[f"toy.one_head[{c}]" for c in range(2)], [f"toy.two_heads[{c}]" for c in range(2)]]
+             steps: Sequence[int]) -> Picture:
+    """The two-source toy as bars, one lane per coordinate, on one scale: the two
+    sources' values (``names``, each ending in its letter), then each head's own mixture
+    of both coordinates (``toy.head_messages``), the row named by its weights
+    (``first head: 0.8 A + 0.2 B``), then the coordinates kept, the first from the first
+    head and the second from the second (``toy.two_heads``). A head's bars take its colour;
+    the coordinate kept from it is outlined (role ``kept``) and the other drawn faint.
+    ``steps`` reveals the first head, the second head and the kept row."""
     letters = [name[-1].text.split()[-1] if isinstance(name[-1], Text) else "" for name in names]
+    heads = len(book.values.value("toy.weights"))
+    labels: list[tuple[Glyph, ...]] = [*names]
+    for h in range(heads):
+        labels.append((Text(f"{_ORDINALS[h]} head: "), book.n(f"toy.weights[{h}][0]"),
+                       Text(f" {letters[0]} + "), book.n(f"toy.weights[{h}][1]"),
+                       Text(f" {letters[1]}")))
+    labels.append((Text("kept, one from each head"),))
+    groups = [[f"toy.values[{i}][{c}]" for c in range(2)] for i in range(2)]
+    groups += [[f"toy.head_messages[{h}][{c}]" for c in range(2)] for h in range(heads)]
+    groups.append([f"toy.two_heads[{c}]" for c in range(2)])
     picture = signed_bars(book, labels, groups, "neutral", description, size="strip",
                           names=[(Text("first coordinate"),), (Text("second coordinate"),)],
-                          fragments=[None, None, one, two], after=250.0)
+                          fragments=[None, None, *steps[:heads], steps[heads]])
     shapes: list[Shape] = []
     for shape in picture.shapes:
-        if isinstance(shape, Rect) and shape.draws.startswith("toy.two_heads") \
-                and shape.fill != "negative":
-            shape = replace(shape, fill=head_tone(int(shape.draws[len("toy.two_heads["):-1]) + 1))
+        if isinstance(shape, Rect) and shape.role == "bar" and shape.fill != "negative":
+            found = [int(i) for i in shape.draws[shape.draws.index("["):].strip("[]")
+                     .split("][")]
+            if shape.draws.startswith("toy.head_messages"):
+                h, c = found
+                shape = replace(shape, fill=head_tone(h + 1),
+                                opacity=1.0 if h == c else 0.3)
+                if h == c:
+                    shapes.append(shape)
+                    shapes.append(Rect(_r(shape.x - 3), _r(shape.y - 3), _r(shape.w + 6),
+                                       _r(shape.h + 6), "none", "ink", 2.5, role="kept",
+                                       draws=shape.draws, fragment=steps[heads]))
+                    continue
+            elif shape.draws.startswith("toy.two_heads"):
+                shape = replace(shape, fill=head_tone(found[0] + 1))
         shapes.append(shape)
-        if isinstance(shape, Rect) and shape.draws.startswith(("toy.one_head", "toy.two_heads")):
-            c = int(shape.draws[shape.draws.index("[") + 1:-1])
-            row = 0 if shape.draws.startswith("toy.one_head") else c
-            weights = (Text("= "), book.n(f"toy.weights[{row}][0]"), Text(f" {letters[0]} + "),
-                       book.n(f"toy.weights[{row}][1]"), Text(f" {letters[1]}"))
-            number = _span((book.n(shape.draws),), _SMALL)
-            shapes.append(_label(shape.x + shape.w + 8 + number + 10, shape.y + shape.h / 2 + 6,
-                                 *weights, size=_SMALL, tone="muted", fragment=shape.fragment))
     return replace(picture, shapes=tuple(shapes))
 
 
@@ -430,15 +462,16 @@ def layer_shapes(book: Book, description: str) -> Picture:
     the join; a legend names the heads' colours.
     """
     cell = 14.0
-    names = ("E", "Q, K, V", "scores", "A", "H", "joined", "ΔE")
-    keys = ("shapes.E", "shapes.Q", "shapes.scores", "shapes.A", "shapes.H", "shapes.joined",
-            "shapes.delta")
+    names = ("E", "Q", "K", "V", "scores", "A", "H", "joined", "ΔE")
+    keys = ("shapes.E", "shapes.Q", "shapes.K", "shapes.V", "shapes.scores", "shapes.A",
+            "shapes.H", "shapes.joined", "shapes.delta")
+    axes = ("TF", "Td", "Td", "Td", "TS", "TS", "Td", "TD", "TF")
     picture = tensor_steps(
-        book, [(key, axes, (Text(name),), 1 if axes == "Td" else None) for key, axes, name in
-               zip(keys, ("TF", "Td", "TS", "TS", "Td", "TD", "TF"), names, strict=True)],
-        [(Text("project"),), (Text("times Kᵀ"),), (Text("softmax"),), (Text("times V"),),
-         (Text("concat"),), (Text("W"), Sub("O"))],
-        description, size="strip", masked=True, reach=64.0, cell=cell)
+        book, [(key, kind, (Text(name),), 1 if kind == "Td" else None) for key, kind, name in
+               zip(keys, axes, names, strict=True)],
+        [(Text("× W "), book.n("shapes.W_Q")), None, None, (Text("Q Kᵀ"),),
+         (Text("softmax"),), (Text("times V"),), (Text("concat"),), (Text("W"), Sub("O"))],
+        description, size="strip", masked=True, reach=46.0, cell=cell)
     where = {"".join(g.text for g in shape.glyphs): shape for shape in picture.shapes
              if isinstance(shape, Label) and shape.bold}
     n = book.length
@@ -446,7 +479,8 @@ def layer_shapes(book: Book, description: str) -> Picture:
     heads = book.ws.n_heads
     step = min(8.0, 18.0 / max(heads - 1, 1))
     layers: list[Shape] = []
-    for name, columns in (("Q, K, V", book.head_width), ("scores", n), ("A", n),
+    for name, columns in (("Q", book.head_width), ("K", book.head_width),
+                          ("V", book.head_width), ("scores", n), ("A", n),
                           ("H", book.head_width)):
         x, y = where[name].x, where[name].y + 18
         for h in range(heads, 1, -1):  # the furthest behind first
@@ -536,33 +570,49 @@ def weight_bars(book: Book, labels: Sequence[tuple[Glyph, ...]], keys: Sequence[
 
 
 def dot_chart(book: Book, labels: Sequence[tuple[Glyph, ...]], keys: Sequence[str],
-              description: str, size: str = "full", fragment: int | None = None) -> Picture:
-    """One row per key prefix ``K`` (a model's figure over seeds): a dot per seed at
-    ``K[i]`` on an axis from zero, a tick at ``K_mean``, and the mean with the lowest and
-    highest (``K_low``, ``K_high``) written after the axis. Dots and ticks name the key
-    whose value placed them (``draws``)."""
-    row, left, span = 48.0, 230.0, 420.0
-    largest = max(float(book.value(f"{key}_high")) for key in keys)
-    unit = span / (largest * 1.08)
+              description: str, ticks: str, unit: tuple[Glyph, ...], size: str = "full",
+              fragment: int | None = None, span: float = 460.0) -> Picture:
+    """One row per key prefix ``K`` (a model's figure over seeds): a ring per seed at
+    ``K[i]`` on one scale from zero, the seeds a little apart up and down so that close
+    ones stay apart, and a tick at ``K_mean`` (the table beside it gives the figures).
+    Under the rows an axis with a tick at
+    each value of ``ticks`` (a list key: round numbers from zero) and the ``unit`` under
+    it; ``span`` is the axis's length (shorter beside a table). Rings and ticks name the
+    key whose value placed them (``draws``)."""
+    row, left = 42.0, 230.0
+    marks = [float(v) for v in book.values.value(ticks)]
+    largest = max([*(float(book.value(f"{key}_high")) for key in keys), *marks])
+    unit_length = span / (largest * 1.08)
     shapes: list[Shape] = []
+    seeds = len(book.values.value(keys[0])) if keys else 0
     for i, (label, key) in enumerate(zip(labels, keys, strict=True)):
-        y = 28 + i * row
+        y = 24 + i * row
         shapes.append(_label(left - 14, y + 7, *label, anchor="end", fragment=fragment))
         shapes.append(Line(left, y, left + span, y, "faint", 2.0, role="axis",
                            fragment=fragment))
         for seed in range(len(book.values.value(key))):
             entry = f"{key}[{seed}]"
-            x, r = _r(left + unit * float(book.value(entry))), 7.0
-            shapes.append(Path(f"M {_r(x - r)} {y} a {r} {r} 0 1 0 {2 * r} 0 "
-                               f"a {r} {r} 0 1 0 {-2 * r} 0 Z", "ink", filled=True, role="dot",
+            x, r = _r(left + unit_length * float(book.value(entry))), 7.0
+            at = _r(y + (seed - (seeds - 1) / 2) * 8.0)
+            shapes.append(Path(f"M {_r(x - r)} {at} a {r} {r} 0 1 0 {2 * r} 0 "
+                               f"a {r} {r} 0 1 0 {-2 * r} 0 Z", "ink", 2.5, role="dot",
                                draws=entry, fragment=fragment))
-        mean = _r(left + unit * float(book.value(f"{key}_mean")))
-        shapes.append(Line(mean, y - 15, mean, y + 15, "muted", 3.0, role="mean",
+        mean = _r(left + unit_length * float(book.value(f"{key}_mean")))
+        shapes.append(Line(mean, y - 17, mean, y + 17, "muted", 3.0, role="mean",
                            fragment=fragment))
-        shapes.append(_label(left + span + 16, y + 7, book.n(f"{key}_mean"), Text(" ("),
-                             book.n(f"{key}_low"), Text(" to "), book.n(f"{key}_high"),
-                             Text(")"), size=_SMALL, fragment=fragment))
-    return Picture(left + span + 250, 12 + row * len(keys), description, tuple(shapes), size)
+    axis = 24 + len(keys) * row - 10
+    shapes.append(Line(left, axis, left + span, axis, "muted", 2.0, role="axis",
+                       fragment=fragment))
+    for k in range(len(marks)):
+        entry = f"{ticks}[{k}]"
+        x = _r(left + unit_length * marks[k])
+        shapes.append(Line(x, axis, x, axis + 8, "muted", 2.0, role="tick", fragment=fragment))
+        shapes.append(_label(x, axis + 30, book.n(entry), anchor="middle",
+                             fragment=fragment))
+    shapes.append(_label(left + span / 2, axis + 58, *unit, anchor="middle", tone="muted",
+                         fragment=fragment))
+    right = max(left + span + 40, left + span / 2 + _span(unit, _FONT) / 2 + 10)
+    return Picture(_r(right), axis + 68, description, tuple(shapes), size)
 
 
 def column_bars(book: Book, labels: Sequence[tuple[Glyph, ...]], keys: Sequence[str],
@@ -625,7 +675,8 @@ def signed_bars(book: Book, labels: Sequence[tuple[Glyph, ...]],
                 groups: Sequence[Sequence[str]], tone: str | Sequence[str], description: str,
                 size: str = "panel", names: Sequence[tuple[Glyph, ...]] = (),
                 fragments: Sequence[int | None] = (),
-                row_tones: Sequence[str] = (), after: float = 84.0) -> Picture:
+                row_tones: Sequence[str] = (), after: float = 84.0,
+                span: float | None = None) -> Picture:
     """Bars that may be negative: one row per label, one bar per key of its group. A
     group's bars stand side by side in lanes, one per coordinate (or per name, written over
     its lane), as the table beside them sets them in columns, each lane with its own zero
@@ -633,11 +684,13 @@ def signed_bars(book: Book, labels: Sequence[tuple[Glyph, ...]],
     tone and grow to the left; one scale for the whole picture, so lengths compare across
     lanes. ``tone`` is one tone, or one per lane; ``row_tones``, one per row, overrides it
     (a row per head, in the head's colour). ``after`` is the room right of each lane's
-    longest bar, for its number and what a caller writes after it."""
+    longest bar, for its number and what a caller writes after it; ``span``, how far a
+    lane's bars reach (by default :data:`LANE_SPAN` when a row has several bars, more for
+    one; less for a narrow column)."""
     drawn = [float(book.value(k)) for group in groups for k in group]
     low, high = -min(min(drawn, default=0.0), 0.0), max(max(drawn, default=0.0), 0.0)
     count = max((len(g) for g in groups), default=1)
-    scale = (_SPAN if count == 1 else LANE_SPAN) / max(low + high, 1e-12)
+    scale = (span or (_SPAN if count == 1 else LANE_SPAN)) / max(low + high, 1e-12)
     bar, row = 22.0, 32.0
     left = 12.0 + max((_span(label, _FONT) for label in labels), default=0.0) + 14.0
     top = 12.0 + (36.0 if names else 0.0)
@@ -971,7 +1024,8 @@ def tensor_steps(book: Book, steps: Sequence[Step],
                  operations: Sequence[tuple[Glyph, ...] | None], description: str,
                  size: str = "full", cell: float = 14.0, masked: bool = False,
                  reach: float = 90.0, added: tuple[Glyph, ...] = (),
-                 headers: bool = False, mask_from: int = 0) -> Picture:
+                 headers: bool = False, mask_from: int = 0,
+                 operation_size: float = _SMALL) -> Picture:
     """Tensors left to right, each drawn from its shape value and labelled with it.
 
     ``steps`` holds :data:`Step` tuples; an empty key draws the tensor with the sizes seen
@@ -983,6 +1037,7 @@ def tensor_steps(book: Book, steps: Sequence[Step],
     ``headers`` names, over a tensor of joined coordinates (axes ending in ``D``), the head
     each group of columns came from. With ``masked``, the steps from ``mask_from`` on have
     their future cells grey (the scores before the mask, the weights after it).
+    ``operation_size`` sets the arrows' names (larger where a strip is drawn small).
     """
     lift = 0.0
     if headers:
@@ -1036,10 +1091,52 @@ def tensor_steps(book: Book, steps: Sequence[Step],
         elif i < len(operations):
             shapes += _arrow(x, top + 60, x + reach, top + 60)
             shapes.append(_label(x + reach / 2, top + 45, *(operations[i] or ()),
-                                 anchor="middle", size=_SMALL, tone="muted"))
+                                 anchor="middle", size=operation_size, tone="muted"))
             x += reach + 30
     height = top + max(heights, default=0.0) + 50
     return Picture(_r(max(x, right + 10)), height, description, tuple(shapes), size)
+
+
+def history_row(book: Book, sentence: str, description: str,
+                fragment: int | None = None) -> Picture:
+    """Generation as words in a row: the ``sentence``'s tokens (the prompt), then, at
+    ``fragment``, the chosen next word appended and outlined (role ``added``) with its id
+    under it, and a bracket over the last ``dims.context`` tokens: what the next pass
+    reads, the tokens before it faded (role ``cropped``)."""
+    size, gap, pad, chip_h = 22.0, 10.0, 8.0, 38.0
+    words: list[Glyph] = [book.token(sentence, j) for j in range(book.length)]
+    words.append(book.vocab("lab.next_id"))
+    context = int(book.value("dims.context"))
+    cropped = max(0, len(words) - context)
+    top, shapes = 64.0, []
+    x, centres = 10.0, []
+    for j, word in enumerate(words):
+        w = _span((word,), size) + 2 * pad
+        new = j == len(words) - 1
+        step = fragment if new else None
+        shapes.append(Rect(_r(x), top, _r(w), chip_h, "paper", "ink" if new else "faint",
+                           3.0 if new else 1.5, role="added" if new else
+                           "cropped" if j < cropped else "token", fragment=step))
+        shapes.append(_label(x + w / 2, top + 26, word, anchor="middle", size=size,
+                             bold=new, tone="muted" if j < cropped else "ink", fragment=step))
+        centres.append((x, w))
+        x += w + gap
+    left, right = centres[cropped][0], centres[-1][0] + centres[-1][1]
+    shapes.append(Path(f"M {_r(left)} {top - 8} L {_r(left)} {top - 18} L {_r(right)} "
+                       f"{top - 18} L {_r(right)} {top - 8}", "muted", 2.0, role="window",
+                       fragment=fragment))
+    shapes.append(_label((left + right) / 2, top - 28, Text("the next pass reads the last "),
+                         book.n("dims.context"), anchor="middle", size=_SMALL,
+                         fragment=fragment))
+    new_x, new_w = centres[-1]
+    shapes.append(_label(new_x + new_w / 2, top + chip_h + 28, Text("id "),
+                         book.n("lab.next_id"), anchor="middle", size=_SMALL,
+                         fragment=fragment))
+    shapes.append(_label(10, top + chip_h + 28, Text("history "),
+                         book.n("lab.shape.prompt"), Text(", then "),
+                         book.n("lab.shape.history"), size=_SMALL, tone="muted",
+                         fragment=fragment))
+    return Picture(_r(x), _r(top + chip_h + 40), description, tuple(shapes), "strip")
 
 
 def classify_from_cls(book: Book, description: str, size: str = "strip",
@@ -1338,6 +1435,56 @@ def _masked_cells(x: float, y: float, side: float, tone: str, size: int = 8,
     return shapes
 
 
+PADS = 3
+"""How many pads the padding-mask picture puts before its short prompt."""
+
+
+def padding_mask(book: Book, words: Sequence[Glyph], description: str,
+                 fragment: int | None = None) -> Picture:
+    """A short prompt (``words``) padded on the left with :data:`PADS` pads, as one head's
+    receivers × sources grid: a receiver reads the cells drawn dark; the causal mask blocks
+    the future above the diagonal, and (at ``fragment``) the padding mask blocks the pads'
+    columns for every real receiver, outlined and named; the pads' own rows, faint, are
+    never used."""
+    names: list[Glyph] = [Text("pad")] * PADS + list(words)
+    size, cell = len(names), 40.0
+    left = 24.0 + max(_span((name,), _FONT) for name in names)
+    top = 24.0 + max(_span((name,), _FONT) for name in names) * 0.71
+    shapes: list[Shape] = []
+    for j, name in enumerate(names):
+        shapes.append(_label(left + j * cell + cell / 2 + 4, top - 10, name, rotate=-45.0,
+                             tone="muted" if j < PADS else "ink"))
+        shapes.append(_label(left - 10, top + j * cell + cell / 2 + 8, name, anchor="end",
+                             tone="muted" if j < PADS else "ink"))
+    for r in range(size):
+        for c in range(size):
+            future, pad = c > r, c < PADS <= r
+            blocked = future or (pad and fragment is None)
+            fill = "masked" if blocked else "neutral"
+            role = "future" if future else "pad" if pad else "unused" if r < PADS else "reads"
+            faint = r < PADS and not blocked
+            shapes.append(Rect(_r(left + c * cell), _r(top + r * cell), cell, cell, fill,
+                               "paper", 1.0, opacity=0.45 if faint else 1.0, role=role))
+            if pad and fragment is not None:  # blocked when the padding mask comes in
+                shapes.append(Rect(_r(left + c * cell), _r(top + r * cell), cell, cell,
+                                   "masked", "paper", 1.0, role="padded", fragment=fragment))
+    bottom = top + size * cell
+    shapes.append(Rect(_r(left - 3), _r(top + PADS * cell - 3), _r(PADS * cell + 6),
+                       _r((size - PADS) * cell + 6), "none", "ink", 3.0, dashed=True,
+                       role="padding", fragment=fragment))
+    x = left + size * cell + 30
+    notes = [((Text("dark: a source the receiver reads"),), None),
+             ((Text("light, above the diagonal: the future,"),), None),
+             ((Text("blocked by the causal mask"),), None),
+             ((Text("dashed: the pads' columns, blocked by"),), fragment),
+             ((Text("the padding mask for every real receiver"),), fragment),
+             ((Text("faint rows: the pads' own, never used"),), None)]
+    for i, (glyphs, step) in enumerate(notes):
+        shapes.append(_label(x, top + 24 + i * 34, *glyphs, tone="ink", fragment=step))
+    right = x + max(_span(glyphs, _FONT) for glyphs, _ in notes) + 10
+    return Picture(_r(right), _r(bottom + 12), description, tuple(shapes), "full")
+
+
 def architecture(book: Book, model: str, description: str) -> Picture:
     """One trained model left to right, each stage in a box with its parameter count
     (``trained.<model>.parts.*``) under it: the fixed-window MLP's rows joined into one
@@ -1458,6 +1605,144 @@ def parameter_bars(book: Book, labels: Sequence[tuple[Glyph, ...]], models: Sequ
         shapes.append(_label(x + 26, y, Text(name), size=_SMALL, tone="muted"))
         x += 26 + _span((Text(name),), _SMALL) + 30
     return Picture(max(left + span + 140, x), y + 16, description, tuple(shapes), "strip")
+
+
+# --------------------------------------------------------------------------- packed projections
+
+
+def _entry_fill(value: float, tone: str) -> str:
+    """A matrix entry's fill: the tone when positive, the negative tone, paper at zero."""
+    return tone if value > 0 else "negative" if value < 0 else "paper"
+
+
+def packed_query(book: Book, fragment: int | None = None) -> Picture:
+    """The receiver's row times one packed ``W_Q``: every head's columns side by side under
+    a bar in the head's colour, a row per input feature (named on the left), and below the
+    matrix, apart from it, the query row those columns make, cut into heads, an arrow from
+    each head's block down to its part. With ``fragment``, each head's block of columns is
+    outlined over every row of features (role ``reads``): each head reads every feature."""
+    s, last = book.sentence, book.last
+    width, d_head = book.width, book.head_width
+    entries = [f"{s}.E[{last}][{c}]" for c in range(width)]
+    entries += [f"params.h{h}.W_Q[{c}][{k}]" for h in book.heads for c in range(width)
+                for k in range(d_head)]
+    entries += [f"{s}.h{h}.Q[{last}][{k}]" for h in book.heads for k in range(d_head)]
+    cell = max(56.0, min(72.0, max(_span((book.n(key),), _FONT) for key in entries) + 18))
+    row, op = 44.0, 56.0
+    names = max(_span((book.feature(c),), _FONT) for c in range(width)) + 18
+    top = 88.0
+    bottom = top + width * row
+    middle = (top + bottom) / 2
+    shapes: list[Shape] = []
+    # the receiver's row, its features named over its cells
+    e_left, e_top = 16.0, middle - row / 2
+    shapes.append(_label(e_left, 22, Text("e "), book.n("shapes.last_row"), bold=True))
+    for c, key in enumerate(entries[:width]):
+        x = e_left + c * cell
+        shapes.append(Rect(x, e_top, cell, row, "neutral-fill", "faint", 1.0, role="cell"))
+        shapes.append(_label(x + cell / 2, e_top + row / 2 + 8, book.n(key), anchor="middle"))
+        shapes.append(_label(x + cell / 2 + 4, e_top - 10, book.feature(c), size=_SMALL,
+                             rotate=-45.0, tone="muted"))
+    x = e_left + width * cell
+    shapes.append(_label(x + op / 2, middle + 9, Text("×"), anchor="middle", size=30.0))
+    m_left = x + op + names
+    shapes.append(_label(m_left, 22, Text("W"), Sub("Q"), Text(" "),
+                         book.n("shapes.W_Q_packed"), bold=True))
+    for c in range(width):
+        shapes.append(_label(m_left - 12, top + c * row + row / 2 + 8, book.feature(c),
+                             anchor="end"))
+    gap, q_top = 24.0, bottom + 64
+    shapes.append(_label(m_left - 12, q_top + row / 2 + 8, Text("= q "),
+                         book.n("shapes.q_packed"), anchor="end", bold=True))
+    for h in book.heads:
+        tone = head_tone(h)
+        left = m_left + (h - 1) * d_head * cell
+        shapes.append(Rect(left + 4, top - 18, d_head * cell - 8, 10, tone, role="block"))
+        shapes.append(_label(left + d_head * cell / 2, top - 28, book.head(h),
+                             anchor="middle", bold=True))
+        for k in range(d_head):
+            x = left + k * cell
+            for c in range(width):
+                entry = f"params.h{h}.W_Q[{c}][{k}]"
+                value = float(book.value(entry))
+                shapes.append(Rect(x, top + c * row, cell, row, _entry_fill(value, tone),
+                                   "faint", 1.0, opacity=0.45 if value else 1.0, role="weight",
+                                   draws=entry))
+                shapes.append(_label(x + cell / 2, top + c * row + row / 2 + 8, book.n(entry),
+                                     anchor="middle", tone="ink" if value else "muted"))
+            key = f"{s}.h{h}.Q[{last}][{k}]"
+            shapes.append(Rect(x, q_top, cell, row, tone, "faint", 1.0, opacity=0.35,
+                               role="query", draws=key))
+            shapes.append(_label(x + cell / 2, q_top + row / 2 + 8, book.n(key),
+                                 anchor="middle", bold=True))
+        centre = left + d_head * cell / 2
+        shapes += _arrow(centre, bottom + 10, centre, q_top - 6)
+        shapes.append(_label(left + d_head * cell / 2, q_top + row + 28,
+                             book.n("shapes.q_row"), anchor="middle", size=_SMALL))
+        if fragment is not None:
+            shapes.append(Rect(left + 2, top - 4, d_head * cell - 4, width * row + 8,
+                               "none", "ink", 3.0, dashed=True, role="reads",
+                               fragment=fragment))
+    right = m_left + book.ws.n_heads * d_head * cell + 20 + gap
+    return Picture(_r(right), _r(q_top + row + 40),
+                   "The receiver's row times one query projection that holds every head's "
+                   "columns side by side, in the head's colour, a row per input feature; "
+                   "below it, the query row those columns make, cut into heads", tuple(shapes),
+                   "full")
+
+
+def key_reads(book: Book, fragment: int | None = None) -> Picture:
+    """Every head's ``W_K`` as a small heat table, a row per input feature (named once, on
+    the left), and after each row a bar as long as how much of that feature the head's
+    keys read (``params.hN.K_reads``), one scale for every head; bars revealed at
+    ``fragment``."""
+    width, d_head = book.width, book.head_width
+    heads = list(book.heads)
+    cell = max(44.0, min(60.0, 560.0 / (len(heads) * d_head)))
+    row, span, number, gap = 40.0, 80.0, 46.0, 30.0
+    left = max(_span((book.feature(c),), _FONT) for c in range(width)) + 24
+    top = 64.0
+    largest = max(float(book.value(f"params.h{h}.K_reads[{c}]")) for h in heads
+                  for c in range(width))
+    unit = span / largest if largest else 0.0
+    shapes: list[Shape] = [
+        _label(left - 12, top + c * row + row / 2 + 8, book.feature(c), anchor="end")
+        for c in range(width)]
+    x = left
+    for h in heads:
+        tone = head_tone(h)
+        shapes.append(_label(x, top - 34, Text("W"), Sub("K"),
+                             Word(book.ws.lesson.head_names[h - 1], sup=True), bold=True))
+        shapes.append(Rect(x, top - 14, d_head * cell, 8, tone, role="block"))
+        for c in range(width):
+            y = top + c * row
+            for k in range(d_head):
+                entry = f"params.h{h}.W_K[{c}][{k}]"
+                value = float(book.value(entry))
+                shapes.append(Rect(x + k * cell, y, cell, row, _entry_fill(value, tone),
+                                   "faint", 1.0, opacity=_r(min(1.0, 0.25 + abs(value) / 2))
+                                   if value else 1.0, role="weight", draws=entry))
+                shapes.append(_label(x + k * cell + cell / 2, y + row / 2 + 8, book.n(entry),
+                                     anchor="middle", tone="ink" if value else "muted"))
+            reads = f"params.h{h}.K_reads[{c}]"
+            length = _r(float(book.value(reads)) * unit)
+            bar_left = x + d_head * cell + 10
+            shapes.append(Rect(bar_left, y + 8, length, row - 16, tone, role="bar",
+                               draws=reads, fragment=fragment))
+            shapes.append(_label(bar_left + length + 6, y + row / 2 + 8, book.n(reads),
+                                 fragment=fragment))
+        shapes.append(Line(x + d_head * cell + 10, top - 4, x + d_head * cell + 10,
+                           top + width * row + 4, "muted", 2.0, role="axis",
+                           fragment=fragment))
+        x += d_head * cell + 10 + span + number + gap
+    bottom = top + width * row
+    shapes.append(_label(left, bottom + 30, Text("bar: how much of the feature the head's "
+                                                 "keys read"), size=_SMALL, tone="muted",
+                         fragment=fragment))
+    return Picture(_r(x), _r(bottom + 44),
+                   "Each head's key projection as a small table with a row per input "
+                   "feature, shaded by its entries, and after each row a bar as long as how "
+                   "much of that feature the head's keys read", tuple(shapes), "full")
 
 
 # --------------------------------------------------------------------------- named vectors

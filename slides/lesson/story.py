@@ -6,19 +6,19 @@ from slides.context import (
     Block,
     Bullets,
     Cell,
+    Columns,
     Formula,
     Inline,
     Item,
     Math,
     Para,
     Row,
-    Runs,
     Stack,
     Table,
     Text,
 )
 from slides.lesson import pictures
-from slides.lesson.kit import Book, Section, Steps
+from slides.lesson.kit import QKV, Book, Section, Steps
 
 __all__ = ["MAYA", "details", "one_two_heads", "prompt", "readings", "recall"]
 
@@ -266,48 +266,44 @@ def one_two_heads(book: Book) -> list[Stack]:
         "a large weight; the message is the values mixed with those weights. Add that these "
         "are rows of numbers computed by the head, and that every token has all three.",
     ])
+    top = book.top(s, 1)
     section.add("one-head", "One head sends one weighted message", [
-        pictures.arcs(book, s, [(f"{s}.wide", None, (Text("the wide head"),))],
-                      "The wide head's attention arcs into the final receiver: a single "
-                      "weight row, each arc as wide as its weight, the strongest weight "
-                      "written at its source", size="strip"),
-        Para(book.say("These arcs are the wide head's weights, not one of the worksheet's "
-                      "{h}: one head as wide as the model, which we build later. At the final "
-                      "“{r}” each known token gets a weight, the arc's width; the head mixes "
-                      "their values with those weights into one message:",
-                      h=book.counted("dims.heads", "head", "heads"), r=book.receiver())),
-        Formula(r"m = \sum_j \alpha_j\, v_j", fragment=1),
-        Para(book.say("{a}: the weight of token {j}; {v}: its value. The same weights mix "
-                      "every coordinate of the message.", a=Math(r"\alpha_j"), j=Math("j"),
-                      v=Math("v_j")), fragment=1),
+        Para(book.say("Take one head, the {name} head: at the final “{r}” every known token "
+                      "gets a weight, the arc's width. The same weights mix every coordinate "
+                      "of its one message.",
+                      name=book.head(1), r=book.receiver())),
+        pictures.arcs(book, s, [(f"{s}.h1", 1, book.say("{name} head", name=book.head(1)))],
+                      "One head's attention arcs into the final receiver, each as wide as "
+                      "its weight, the strongest weight written at its source",
+                      size="strip", lane=100.0),
+        Columns((
+            (Formula(r"m = \sum_j \alpha_j\, v_j"),
+             Para(book.say("{a}: the weight of token {j}; {v}: its value.",
+                           a=Math(r"\alpha_j"), j=Math("j"), v=Math("v_j")))),
+            (_message(book, 1),),
+        ), fragment=1),
     ], [
-        book.say("Say first that these are the wide head's weights, not one of the "
-                 "worksheet's heads. Point at the arcs: one head, as wide as the model, one "
-                 "weight row over the "
-                 "{t} known tokens, each arc as wide as its weight; the strongest, {w}, is "
-                 "written at {src}, its source. Read the formula aloud: the message is the "
-                 "values weighted and added. The point to land: the same weights mix every "
-                 "coordinate of that single message.", t=book.n("dims.tokens"),
-                 w=book.n(f"{s}.wide.weights[{_wide_top(book)}]"),
-                 src=book.token(s, _wide_top(book))),
+        book.say("Point at the arcs of the {name} head: one weight per known token at the "
+                 "final “{r}”, each arc as wide as its weight; the widest, {w}, comes from "
+                 "{src}. Read the formula aloud: the message is the values weighted and "
+                 "added.", name=book.head(1), r=book.receiver(),
+                 w=book.n(f"{s}.h1.weights[{top}]"), src=book.token(s, top)),
+        book.say("Reveal the message, one bar per coordinate: {m}. The point to land: one "
+                 "head, one weight row, one message, and the same weights mix every "
+                 "coordinate of it.", m=book.listing(f"{s}.h1.message")),
     ])
     section.add("several-heads", "Several heads send several messages", [
-        _lanes(book, "strip"),
-        Para(book.say("Same receiver, {h}, each lane coloured only on its head's heaviest "
-                      "arcs, the lighter ones faint. Each head has three matrices of its own, "
-                      "{wq}, {wk} and {wv}, that turn a token's row {ej} into its query, "
-                      "key and value:", h=book.counted("dims.heads", "query", "queries"),
-                      wq=Math(r"W_Q^{(h)}"),
-                      wk=Math(r"W_K^{(h)}"), wv=Math(r"W_V^{(h)}"), ej=Math("e_j"))),
-        Formula(r"q^{(h)} = e\,W_Q^{(h)},\quad k_j^{(h)} = e_j\,W_K^{(h)},\quad "
-                r"v_j^{(h)} = e_j\,W_V^{(h)}", fragment=1),
-        Para(book.say("{e} is the receiver's row and {h} names the head. All heads read all "
-                      "{t} tokens in parallel.", e=Math("e"), h=Math("(h)"),
-                      t=book.n("dims.tokens")),
-             fragment=2),
+        _lanes(book, "full"),
+        Para(book.say("Same receiver, {h}. Each head turns a token's row into its own query, "
+                      "key and value:", h=book.counted("dims.heads", "head", "heads"))),
+        Formula(QKV, fragment=1),
+        Para(book.say("{e}: the receiver's row; {ej}: the row of token {j}; {h}: the head.",
+                      e=Math("e"), ej=Math("e_j"), j=Math("j"), h=Math("(h)")),
+             fragment=1),
     ], [
         book.say("Point at the lanes, one per head, {h} of them, all flowing into the same "
-                 "receiver. Each head has its own three matrices, {wq}, {wk} and {wv}, that "
+                 "receiver; each head's few heaviest arcs are in its colour, the rest faint. "
+                 "Each head has its own three matrices, {wq}, {wk} and {wv}, that "
                  "turn a token's row into its query, key and value, so it gets its own "
                  "weights and its own message. Ask the room: if training never names the "
                  "heads, how could we tell what each one does?",
@@ -315,21 +311,31 @@ def one_two_heads(book: Book) -> list[Stack]:
     ])
     section.add("toy", "Why separate weights help: a two-source toy", _toy(book), [
         book.say("Say first that these are invented numbers, not our sentence: source A is "
-                 "strong in the first coordinate, source B in the second. Reveal one head: "
-                 "its single weight row gives {m}, and B's strong second coordinate shrinks "
-                 "to {y1}. Reveal the separate heads: {x} and {y}, each coordinate close to "
-                 "the source strong in it. The punch line: one head would need A to take "
-                 "weight {p} and weight {q} at once.",
-                 m=book.listing("toy.one_head"), y1=book.n("toy.one_head[1]"),
-                 x=book.n("toy.two_heads[0]"), y=book.n("toy.two_heads[1]"),
-                 p=book.n("toy.required[0]"), q=book.n("toy.required[1]")),
+                 "strong in the first coordinate, source B in the second. Reveal the first "
+                 "head: its weight row mixes both coordinates, {m}, and B's strong second "
+                 "coordinate shrinks to {y1}. Reveal the second head: its own row gives {n}. "
+                 "Each head outputs two coordinates.",
+                 m=book.listing("toy.head_messages[0]"), y1=book.n("toy.one_head[1]"),
+                 n=book.listing("toy.head_messages[1]")),
+        book.say("Reveal the kept row: the first coordinate from the first head, {x}, the "
+                 "second from the second, {y}; in the real layer {wo} does this choosing. "
+                 "The punch line: one head would need A to take weight {p} and weight {q} at "
+                 "once.", x=book.n("toy.two_heads[0]"), y=book.n("toy.two_heads[1]"),
+                 wo=Math("W_O"), p=book.n("toy.required[0]"), q=book.n("toy.required[1]")),
     ])
     return [section.stack()]
 
 
-def _wide_top(book: Book) -> int:
-    """The source the one wide head weights most at the receiver (read from its key)."""
-    return int(book.value(f"{book.sentence}.wide.top_source"))
+def _message(book: Book, h: int, fragment: int | None = None) -> pictures.Picture:
+    """Head ``h``'s message at the receiver, one bar per coordinate in the head's colour,
+    each coordinate named by its place (the features are named on a later slide)."""
+    s = book.sentence
+    return pictures.signed_bars(
+        book, pictures.ordinal_names(book.head_width),
+        [[f"{s}.h{h}.message[{c}]"] for c in range(book.head_width)], pictures.head_tone(h),
+        "The head's message at the final receiver, one bar per coordinate", size="short",
+        fragments=[fragment] * book.head_width, span=260.0, after=70.0,
+        names=[book.say("message m of the {name} head", name=book.head(h))])
 
 
 def _lanes(book: Book, size: str) -> pictures.Picture:
@@ -338,7 +344,8 @@ def _lanes(book: Book, size: str) -> pictures.Picture:
     return pictures.arcs(book, s, [(f"{s}.h{h}", h, (book.head(h),)) for h in book.heads],
                          "Each head's heaviest attention arcs into the same receiver, one "
                          "lane per head: each arc as wide as its weight, the strongest weight "
-                         "written at its source", size=size, strongest=STRONGEST)
+                         "written at its source, the tokens under every lane", size=size,
+                         strongest=STRONGEST, every_lane=True)
 
 
 STRONGEST = 3
@@ -350,42 +357,29 @@ SOURCES = ("source A", "source B")
 """The toy's two sources: invented, so named apart from any word of the worksheet."""
 
 
-def _sum(book: Book, weights: str, c: int, mixture: str) -> Runs:
-    """Coordinate ``c`` of a toy mixture written out: each source's weight (of the row
-    ``weights``) times its value, added, equals the ``mixture``'s coordinate; every number
-    bound to its key."""
-    return book.say("{a} × {x} + {b} × {y} = {m}", a=book.n(f"{weights}[0]"),
-                    x=book.n(f"toy.values[0][{c}]"), b=book.n(f"{weights}[1]"),
-                    y=book.n(f"toy.values[1][{c}]"), m=book.n(f"{mixture}[{c}]"))
-
-
 def _toy(book: Book) -> list[Block]:
     step = Steps()
-    one = step()
-    two = step()
+    heads = [step() for _ in book.values.value("toy.weights")]
+    kept = step()
     need = step()
-    sums = Table(
-        (book.say("first coordinate"), book.say("second coordinate")),
-        (Row(book.say("one head"), tuple(Cell(_sum(book, "toy.weights[0]", c, "toy.one_head"))
-                                         for c in range(2)), fragment=one),
-         Row(book.say("separate heads"), tuple(
-             Cell(_sum(book, f"toy.weights[{c}]", c, "toy.two_heads")) for c in range(2)),
-             fragment=two)),
-        corner=book.say("weight × value, added"), style="steps")
     return [
         Para(book.say("Invented numbers, apart from our sentence: {a} is strong in the first "
-                      "coordinate, {b} in the second.", a=Text(SOURCES[0]), b=Text(SOURCES[1]))),
+                      "coordinate, {b} in the second. Each head mixes both sources' values "
+                      "with its own weight row, so each head outputs both coordinates.",
+                      a=Text(SOURCES[0]), b=Text(SOURCES[1]))),
         pictures.toy_bars(book, [(Text(name),) for name in SOURCES],
                           "Bars for the toy, one lane per coordinate: the two sources' values, "
-                          "then one head's mixture, then the separate heads' mixtures in the "
-                          "colour of the head that made each", one, two),
-        sums,
-        Para(book.say("One head mixes both coordinates with one weight row, and {b}'s "
-                      "strong second coordinate shrinks to {y}. Separate heads keep each "
-                      "coordinate close to the source strong in it.", b=Text(SOURCES[1]),
-                      y=book.n("toy.one_head[1]")), fragment=two),
-        Para(book.say("To reach both with one head, {a} would need weight {p} and weight "
-                      "{q} at the same time.", a=Text(SOURCES[0]), p=book.n("toy.required[0]"),
+                          "then each head's mixture of both coordinates in its colour, named "
+                          "by its weights, the coordinate kept from it outlined, then the "
+                          "kept pair", [*heads, kept]),
+        Para(book.say("One head alone, the first, gives {m}: {b}'s strong second "
+                      "coordinate shrinks to {y}.", m=book.listing("toy.one_head"),
+                      b=Text(SOURCES[1]), y=book.n("toy.one_head[1]")), fragment=heads[0]),
+        Para(book.say("With two heads we keep the first coordinate from the first head, {x}, "
+                      "and the second from the second, {z}.", x=book.n("toy.two_heads[0]"),
+                      z=book.n("toy.two_heads[1]")), fragment=kept),
+        Para(book.say("One weight row cannot do both: {a} would need weight {p} and {q} at "
+                      "once.", a=Text(SOURCES[0]), p=book.n("toy.required[0]"),
                       q=book.n("toy.required[1]")), fragment=need),
     ]
 
