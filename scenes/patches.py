@@ -1,6 +1,6 @@
 """Image patches as embedding rows, from the `patches.*` values."""
 
-
+import itertools
 
 from manim import (
     DOWN,
@@ -39,6 +39,8 @@ from scenes.kit.topic import (
     frame,
     grid,
     headers_above,
+    mask_cell,
+    mask_grid,
     place,
     stretch_brackets,
 )
@@ -62,11 +64,17 @@ class ImagePatches(LibraryScene):
         self.stage("One shared projection per patch")
         self.project()
         self.section("sequence")
-        self.stage("A CLS row, then position rows")
+        self.stage("One more row, then position rows")
         self.sequence()
+        self.section("no mask")
+        self.stage("An image needs no causal mask")
+        self.no_mask()
         self.section("classifier")
         self.stage("The CLS row can classify the whole image")
         self.classifier()
+        self.section("what changes")
+        self.stage("What changes for an image")
+        self.what_changes()
 
     def swatch(self, patch: int, side: float = 0.34) -> Mobject:
         """A thumbnail of patch ``patch``'s own pixels: it names the patch's row."""
@@ -196,6 +204,19 @@ class ImagePatches(LibraryScene):
                  Fade(VGroup(equals, rows, headers[2])), self.point_at(rows, headers[2]),
                  r="patches.shape.rows")
 
+    def twin_patches(self) -> tuple[int, int] | None:
+        """The first two patches whose embedding rows are equal, as the values give them
+        (``None`` if every row differs): only their position rows can tell them apart."""
+        rows = self.v.value("patches.rows")
+        return next(((i, j) for i, j in itertools.combinations(range(len(rows)), 2)
+                     if rows[i] == rows[j]), None)
+
+    @staticmethod
+    def twin_rows(rows: list[Mobject], twins: tuple[int, int]) -> list[Mobject]:
+        """What to outline for the twin patches' two rows: one outline round both when they
+        are neighbours (two would cross between them), else one each."""
+        return [VGroup(*rows)] if twins[1] == twins[0] + 1 else rows
+
     def sequence(self) -> None:
         count = int(self.v.value("patches.count"))
         rows = self.matrix("patches.rows", size=20,
@@ -221,40 +242,142 @@ class ImagePatches(LibraryScene):
                                  (self.label("positions", 22), positions),
                                  (self.shape("sequence", "patches.shape.sequence", 22),
                                   sequence)])
+        patch_rows = self.bound("{n} patch rows", 22, n="patches.count").move_to(headers[0])
         place(VGroup(equation, cls, cls_name, headers))
+        patch_rows.move_to(headers[0])
         inner, keys = vector("c", "patches.cls", len(cls))
-        self.say("Here are the {n} patch rows.", Fade(VGroup(rows, headers[0])),
+        self.say("Here are the {n} patch rows.", Fade(VGroup(rows, patch_rows)),
                  self.point_at(rows), n="patches.count")
-        self.say("Put one learned CLS row, " + inner + ", in front of them.",
-                 Fade(VGroup(cls, cls_name)), self.point_at(cls, cls_name), **keys)
+        twins = self.twin_patches()
+        if twins is not None:
+            flat = self.v.value("patches.flat")
+            same = flat[twins[0]] == flat[twins[1]]
+            self.say("Two patches hold the same pixels, so their rows are identical." if same
+                     else "Two patches give identical rows.",
+                     self.point_at(*self.twin_rows([VGroup(rows[2][i], *rows.cells[i])
+                                                    for i in twins], twins), each=True,
+                                   buff=0.04))
+        self.say("Put one more learned row in front of them, " + inner + ": CLS, short for "
+                 "class.", Fade(VGroup(cls, cls_name)), Fade(patch_rows, appear=False),
+                 Fade(headers[0]), self.point_at(cls, cls_name), **keys)
+        self.say("It comes from no patch: it gathers from all of them, to answer for the "
+                 "whole image.", self.point_at(VGroup(cls_name, cls), rows.body, each=True))
         self.say("Add a position row to each row.", Fade(VGroup(plus, positions, headers[1])),
                  self.point_at(positions))
         self.say("The sequence is {s}, ready for attention like any sentence.",
                  Fade(VGroup(equals, sequence, headers[2])), self.point_at(sequence, headers[2]),
                  s="patches.shape.sequence")
+        if twins is not None:  # the CLS row comes first: patch i is row i + 1
+            shown = [outline for matrix in (positions, sequence) for outline in
+                     self.twin_rows([VGroup(*matrix.cells[i + 1]) for i in twins], twins)]
+            self.say("Those two rows now differ, and only their position rows tell them apart.",
+                     self.point_at(*shown, each=True, buff=0.04))
+            self.say("Without positions, attention could not tell where a patch sits in the "
+                     "image.", self.point_at(positions))
+
+    def row_names(self, height: float) -> list[Mobject]:
+        """Names of the sequence's rows: "CLS", then each patch's thumbnail."""
+        count = int(self.v.value("patches.count"))
+        return [self.label("CLS", 20, MUTED), *(self.swatch(i, height) for i in range(count))]
+
+    def open_grid(self, rows: int, width: float) -> VGroup:
+        """A receivers × sources grid with no mask: every cell open, as clip 14 draws an
+        allowed cell; ``cells`` holds them as rows."""
+        side = width / rows
+        cells = [[mask_cell(side, masked=False).move_to([c * side, -r * side, 0])
+                  for c in range(rows)] for r in range(rows)]
+        made = VGroup(*(cell for row in cells for cell in row))
+        made.cells = cells
+        return made
+
+    def no_mask(self) -> None:
+        """A sentence's causal triangle beside the image's open grid: every row reads every
+        row, its receivers named as the sequence's rows."""
+        total = int(self.v.value("patches.total_rows"))
+        causal = mask_grid(total, 2.2, label=lambda text: self.label(text, 20, MUTED))
+        image = self.open_grid(total, 2.2)
+        names = VGroup(*self.row_names(0.3))
+        for name, row in zip(names, image.cells, strict=True):
+            name.next_to(row[0], LEFT, buff=0.15)
+        sources = VGroup(*self.row_names(0.3))
+        for name, cell in zip(sources, image.cells[0], strict=True):
+            name.next_to(cell, UP, buff=0.12)
+        titles = (self.label("words: causal mask", 22),
+                  self.bound("image: {t} rows, no mask", 22, t="patches.total_rows"))
+        sides = [VGroup(titles[0], causal), VGroup(titles[1], VGroup(names, sources, image))]
+        for side, drawn in zip(sides, (causal, image), strict=True):
+            side[0].next_to(drawn, UP, buff=0.7).set_x(drawn.get_x())
+        axes = self.label("a row per receiver, a column per source", 20, MUTED)
+        key = VGroup(axes, causal.legend.arrange(RIGHT, buff=0.5)).arrange(DOWN, buff=0.2)
+        pair = VGroup(*sides).arrange(RIGHT, buff=1.6, aligned_edge=DOWN)
+        place(VGroup(pair, key).arrange(DOWN, buff=0.5))
+        self.say("A sentence is read with a causal mask: no word may read the words after it.",
+                 Fade(sides[0]), Fade(key), self.point_at(causal))
+        self.say("Classifying a whole image needs no such mask.", Fade(sides[1]),
+                 self.point_at(image))
+        self.say("Each of the {t} rows may read every other row, before or after it.",
+                 self.point_at(image, names, sources), t="patches.total_rows")
 
     def classifier(self) -> None:
-        sequence = self.matrix("patches.sequence", size=20)
+        sequence = self.matrix("patches.sequence", size=20, row_labels=self.row_names(0.3))
         header = self.bound("{t} rows: sequence {s}", 22, mono=True, t="patches.total_rows",
                             s="patches.shape.sequence")
         header.next_to(sequence, UP, buff=0.3)
-        left = VGroup(header, sequence)
-        encoder = self.label("encoder: attention without a causal mask", 22)
-        encoder = VGroup(encoder, frame(encoder, MUTED))
-        cls = self.label("final CLS row", 22)
-        classifier = self.label("classifier → class probabilities", 22)
-        flow = VGroup(encoder, cls, classifier).arrange(DOWN, buff=0.7)
-        flow.next_to(sequence, RIGHT, buff=1.2)
-        flow.shift(UP * (sequence.get_y() - encoder.get_y()))
+        encoder = self.box(self.label("encoder", 22), self.label("attention, no mask,", 20, MUTED),
+                           self.label("then an MLP,", 20, MUTED),
+                           self.label("layer after layer", 20, MUTED))
+        updated = VGroup(*(Rectangle(width=1.1, height=0.16, stroke_width=0, fill_color=MUTED,
+                                     fill_opacity=0.8)
+                           for _ in range(int(self.v.value("patches.total_rows")))))
+        updated.arrange(DOWN, buff=0.14)
+        updated[0].set_fill(INK)  # the row that goes on
+        names = VGroup(*self.row_names(0.26))
+        for name, bar in zip(names, updated, strict=True):
+            name.next_to(bar, LEFT, buff=0.15)
+        rows_out = VGroup(names, updated)
+        outputs = VGroup(self.label("updated rows", 20, MUTED), rows_out).arrange(DOWN, buff=0.25)
+        classifier = self.box(self.label("classifier", 22),
+                              self.label("final CLS row in,", 20, MUTED),
+                              self.label("class probabilities out", 20, MUTED))
+        VGroup(sequence, encoder, outputs, classifier).arrange(RIGHT, buff=0.9)
+        for part in (encoder, rows_out):
+            part.shift(UP * (sequence.get_y() - part.get_y()))
+        outputs[0].next_to(rows_out, UP, buff=0.25)
+        header.next_to(sequence, UP, buff=0.3)
+        classifier.set_y(updated[0].get_y())
+        place(VGroup(header, sequence, encoder, outputs, classifier))
+        links = VGroup(arrow(sequence, encoder), arrow(encoder, rows_out),
+                       arrow(updated[0], classifier))
+        self.say("The rows go into an encoder: layers of attention with no mask, each followed "
+                 "by an MLP.", Fade(VGroup(header, sequence)), Fade(encoder), Create(links[0]),
+                 self.point_at(encoder))
+        self.say("It updates every row, and the {t} rows come out in the same order.",
+                 Fade(outputs), Create(links[1]), self.point_at(outputs),
+                 t="patches.total_rows")
+        self.say("The CLS row's final state feeds a classifier trained with the image's label.",
+                 Fade(classifier), Create(links[2]),
+                 self.point_at(VGroup(names[0], updated[0]), classifier, each=True))
+
+    def box(self, *lines: Mobject) -> VGroup:
+        """Lines of text in a rounded outline: one stage of the image model."""
+        body = VGroup(*lines).arrange(DOWN, buff=0.1)
+        return VGroup(body, frame(body, MUTED))
+
+    def what_changes(self) -> None:
+        """What an image changes beside the word model, row by row as the voice names it."""
+        pairs = (("token rows", "patch rows"), ("no extra row", "a CLS row"),
+                 ("a causal mask", "no mask"), ("a next-word prediction", "a classifier"))
+        rows = [[self.label(old, 24, MUTED), self.label("→", 24, MUTED), self.label(new, 24)]
+                 for old, new in pairs]
+        table = grid(rows, h_buff=0.6, v_buff=0.4, aligns="rcl")
+        heads = headers_above([(self.label("words", 22, MUTED), VGroup(*(r[0] for r in rows))),
+                               (self.label("image", 22, MUTED), VGroup(*(r[2] for r in rows)))])
         note = self.label("a roadmap, not a trained model", 20, MUTED)
-        place(VGroup(VGroup(left, flow), note).arrange(DOWN, buff=0.7))
-        links = VGroup(arrow(sequence, encoder), arrow(encoder, cls, DOWN),
-                       arrow(cls, classifier, DOWN))
-        self.say("Classifying a whole image needs no causal mask.", Fade(left), Fade(encoder),
-                 Create(links[0]), self.point_at(encoder))
-        self.say("Each of the {t} rows may read every other row, before or after it.",
-                 self.point_at(sequence), t="patches.total_rows")
-        self.say("After the encoder, the CLS row's final state feeds a classifier trained with "
-                 "the image's label.", Fade(VGroup(cls, classifier)), *map(Create, links[1:]),
-                 self.point_at(cls))
+        place(VGroup(VGroup(heads, table), note).arrange(DOWN, buff=0.7))
+        said = ("Beside the word model, the rows come from patches, a CLS row joins them, the "
+                "mask goes, and a classifier replaces the next word.")
+        fragments = ("the rows come", "a CLS row", "the mask goes", "a classifier")
+        self.tell(said, Fade(heads), cues=[
+            (fragment, lambda row=row: Fade(VGroup(*row)))
+            for fragment, row in zip(fragments, rows, strict=True)])
         self.say("This is a roadmap, not a trained model.", Fade(note), self.point_at(note))

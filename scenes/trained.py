@@ -13,13 +13,16 @@ from manim import (
     RIGHT,
     UP,
     Circle,
+    Create,
     Dot,
     LaggedStart,
     Line,
     Mobject,
+    Polygon,
     Rectangle,
     Square,
     VGroup,
+    VMobject,
 )
 
 from scenes.kit import (
@@ -45,6 +48,10 @@ __all__ = ["TrainedComparison"]
 CHART_WIDTH = 6.4
 """Length of a dot chart's axis, from zero to a little past the largest figure."""
 RESULTS = "trained.results"
+PAD_SHARE = 3 / 8
+"""How much of the window a short prompt's pads take in the masked grids' picture."""
+DEVICES = {"cpu": "CPU", "cuda": "graphics card", "mps": "Apple graphics chip"}
+"""How the narration names the device the experiment records its runs on."""
 
 
 class TrainedComparison(LibraryScene):
@@ -87,7 +94,7 @@ class TrainedComparison(LibraryScene):
             return
         self.section("perplexity")
         self.stage("Held-out perplexity, one dot per seed")
-        self.chart("perplexity", "perplexity on held-out texts: lower is better")
+        self.chart("perplexity", "perplexity on held-out texts")
         self.section("perplexity, zoomed")
         self.stage("Zoomed in on the attention models")
         self.zoom()
@@ -118,36 +125,46 @@ class TrainedComparison(LibraryScene):
     # ----------------------------------------------------------------- the corpus
 
     def corpus(self) -> None:
-        """What the three models learned from, and how long: named from the experiment."""
+        """The three models by name, then what they learned from: the corpus as one bar
+        split as the texts were (each part as long as its count), and the training budget."""
         r = RESULTS
-        count = len(self.v.value(f"{r}.seeds"))
-        seed_keys = {f"k{i}": f"{r}.seeds[{i}]" for i in range(count)}
-        seeds = ", ".join(f"{{k{i}}}" for i in range(count))
-        lines = VGroup(
-            self.bound("{n} texts: {t}", 26, INK, n=f"{r}.documents.all", t=f"{r}.corpus"),
-            self.bound("{a} to train on · {b} to choose checkpoints · {c} held out for the test",
-                       22, MUTED, a=f"{r}.documents.train", b=f"{r}.documents.validation",
-                       c=f"{r}.documents.test"),
-            self.bound("one tokenizer of {v} tokens · windows of {c} tokens · width {w}",
-                       22, MUTED, v="trained.vocab", c="trained.context", w="trained.width"),
-            self.bound("{s} steps of {b} windows for every model · {n:seed}: " + seeds, 22,
-                       MUTED, s=f"{r}.steps", b=f"{r}.batch", n=f"{r}.seed_count",
-                       **seed_keys),
-        ).arrange(DOWN, buff=0.4)
-        place(lines)
+        names = VGroup(*(self.name_of(model, 24) for model in self.models))
+        names.arrange(RIGHT, buff=0.9)
+        corpus = self.bound("{n} texts: {t}", 24, INK, n=f"{r}.documents.all", t=f"{r}.corpus")
+        splits = (("train", "{a} to train on", MUTED), ("validation",
+                  "{a} to choose checkpoints", FAINT), ("test", "{a} held out for the test", INK))
+        unit = 10.0 / float(self.v.value(f"{r}.documents.all"))
+        bar, legend = VGroup(), VGroup()
+        for split, text, shade in splits:
+            length = unit * float(self.v.value(f"{r}.documents.{split}"))
+            bar.add(Rectangle(width=length, height=0.36, stroke_width=1, stroke_color=BACKGROUND,
+                              fill_color=shade, fill_opacity=1))
+            swatch = Square(0.24, stroke_width=0, fill_color=shade, fill_opacity=1)
+            legend.add(VGroup(swatch, self.bound(text, 22, INK, a=f"{r}.documents.{split}"))
+                       .arrange(RIGHT, buff=0.15))
+        bar.arrange(RIGHT, buff=0)
+        legend.arrange(RIGHT, buff=0.6)
+        budget = VGroup(self.bound("{s} steps of {b} windows of {c} tokens", 22, INK,
+                                   s=f"{r}.steps", b=f"{r}.batch", c="trained.context"),
+                        self.bound("{k:seed} per model", 22, INK, k=f"{r}.seed_count"))
+        budget.arrange(RIGHT, buff=0.6)
+        page = VGroup(names, VGroup(corpus, bar, legend).arrange(DOWN, buff=0.3), budget)
+        place(page.arrange(DOWN, buff=0.7))
         self.say("This run, made for this lecture, trains three models to predict the next "
-                 "token.", Fade(lines[0]))
-        self.say("They learn from one corpus of {n} texts: {t}.", self.point_at(lines[0]),
-                 n=f"{r}.documents.all", t=f"{r}.corpus")
-        self.say("{c} of them are held out: no model trains on them, only the test uses them.",
-                 Fade(lines[1]), self.point_at(lines[1]), c=f"{r}.documents.test")
-        self.say("{v} more choose each model's best checkpoint.", self.point_at(lines[1]),
-                 v=f"{r}.documents.validation")
-        self.say("Each model trains for {s} steps, once with each of {k:seed}.",
-                 LaggedStart(Fade(lines[2]), Fade(lines[3]), lag_ratio=0.5),
-                 self.point_at(lines[3]), s=f"{r}.steps", k=f"{r}.seed_count")
+                 "token.", Fade(names), self.point_at(names))
+        self.say("They learn from one corpus of {n} texts: {t}.", Fade(corpus), Fade(bar),
+                 self.point_at(corpus), n=f"{r}.documents.all", t=f"{r}.corpus")
+        said = ("{a} train the models and {v} choose each model's best checkpoint; {c} of "
+                "them are held out, for the test alone.")
+        self.tell(said, Fade(legend), cues=[
+            (slot, lambda item=item: self.point_at(item))
+            for slot, item in zip(("{a}", "{v}", "{c}"), legend, strict=True)],
+            a=f"{r}.documents.train", v=f"{r}.documents.validation", c=f"{r}.documents.test")
+        self.say("Each model takes {s} steps, each on {b} windows of {c} tokens, once with each "
+                 "of {k:seed}.", Fade(budget), self.point_at(budget[0]), s=f"{r}.steps",
+                 b=f"{r}.batch", c="trained.context", k=f"{r}.seed_count")
         self.say("A seed fixes the first weights and the order of the batches.",
-                 self.point_at(lines[3]))
+                 self.point_at(budget[1]))
 
     # ----------------------------------------------------------------- architectures
 
@@ -177,21 +194,39 @@ class TrainedComparison(LibraryScene):
                                   fill_opacity=0.8) for _ in range(rows))).arrange(DOWN,
                                                                                     buff=0.05)
 
-    def masked_grid(self, colour: str, pads: int = 3, size: int = 8,
-                    width: float = 1.3) -> VGroup:
-        """Receivers × sources of a padded window: the future blocked above the diagonal,
-        the pads on the left blocked for every real receiver."""
+    def masked_grid(self, colour: str, width: float) -> VGroup:
+        """Receivers × sources of a padded window at its true size (a cell per receiver and
+        source): the future blocked above the diagonal, and the pads of a short prompt (the
+        first :data:`PAD_SHARE` of the window) blocked as sources for every real receiver;
+        a pad's own row, computed but never read, faint."""
+        size = int(self.v.value("trained.context"))
+        pads = round(size * PAD_SHARE)
         cell = width / size
-        cells = VGroup()
-        for r in range(size):
-            for c in range(size):
-                allowed = c <= r and (c >= pads or r < pads)
-                unused = r < pads  # a pad's own row: computed, never read
-                cells.add(Square(cell, stroke_width=0.5, stroke_color=FAINT,
-                                 fill_color=colour if allowed else NEUTRAL_FILL,
-                                 fill_opacity=(0.3 if unused else 0.85) if allowed else 1.0)
-                          .move_to([c * cell, -r * cell, 0]))
-        return cells
+
+        def corner(column: float, row: float) -> list[float]:
+            return [column * cell, -row * cell, 0]
+
+        def staircase(first: int, last: int, opacity: float) -> Polygon:
+            """Cells ``c <= r`` of rows and columns ``first`` to ``last`` (exclusive)."""
+            points = [corner(first, first)]
+            for r in range(first, last):
+                points += [corner(r + 1, r), corner(r + 1, r + 1)]
+            points.append(corner(first, last))
+            return Polygon(*points, stroke_width=0, fill_color=colour, fill_opacity=opacity)
+
+        blocked = Square(width, stroke_width=0.8, stroke_color=FAINT, fill_color=NEUTRAL_FILL,
+                         fill_opacity=1).move_to([width / 2, -width / 2, 0])
+        return VGroup(blocked, staircase(0, pads, 0.3), staircase(pads, size, 0.85))
+
+    def grid_key(self, colour: str) -> VGroup:
+        """What a masked grid's shades mean, each beside its swatch."""
+        items = VGroup()
+        for fill, opacity, text in ((colour, 0.85, "read"), (NEUTRAL_FILL, 1.0, "blocked"),
+                                    (colour, 0.3, "a pad's own row, never read")):
+            swatch = Square(0.24, stroke_width=0.8, stroke_color=FAINT, fill_color=fill,
+                            fill_opacity=opacity)
+            items.add(VGroup(swatch, self.label(text, 20)).arrange(RIGHT, buff=0.12))
+        return items.arrange(RIGHT, buff=0.35)
 
     def total(self, key: str) -> Mobject:
         return self.bound("{p} parameters in all", 26, INK, p=key)
@@ -242,16 +277,15 @@ class TrainedComparison(LibraryScene):
         a = f"trained.heads{heads}"
         rows = self.box(self.rows_icon(6), self.label("token table", 20),
                         self.label("+ position table", 20, MUTED))
-        grids = VGroup(*(self.masked_grid(self.head_colour(h + 1), width=1.3 if heads == 1
-                                          else 0.75) for h in range(heads)))
+        grids = VGroup(*(self.masked_grid(self.head_colour(h + 1), 1.9 if heads == 1 else 1.0)
+                         for h in range(heads)))
         grids.arrange(RIGHT, buff=0.15)
-        pads = self.label("pad sources", 20, MUTED).next_to(grids[0], DOWN, buff=0.15)
+        pads = self.label("pad sources", 20, MUTED).next_to(grids[0], DOWN, buff=0.12)
         pads.align_to(grids[0], LEFT)
         weights = VGroup(grids, pads, self.bound(
-            "weights, {c} × {c}: a row per receiver, a column per source", 20, MUTED,
-            c="trained.context"), self.label(
-            "lit: read · dark: blocked · faint rows: the pads' own, never used", 20, MUTED))
-        VGroup(weights[2], weights[3]).arrange(DOWN, buff=0.1, aligned_edge=LEFT).next_to(
+            "weights, {c} × {c}: a row per receiver, a column per source", 20, INK,
+            c="trained.context"), self.grid_key(self.head_colour(1)))
+        VGroup(weights[2], weights[3]).arrange(DOWN, buff=0.15, aligned_edge=LEFT).next_to(
             grids, RIGHT, buff=0.3)
         layer = self.box(self.label("Q, K, V and W_O", 20, INK),
                          self.bound("four {w} × {w}", 20, MUTED, w="trained.width"),
@@ -292,9 +326,10 @@ class TrainedComparison(LibraryScene):
                      k="trained.projections", w="trained.width", d=f"{a}.d_head",
                      p=f"{a}.parts.attention")
             self.say("Exactly as many as one wide head.", self.point_at(layer.count))
+            plus, skip = self.residual(arrows, layer)
             self.say("Everything around them stays as it was: {p} parameters in all.",
-                     *(Fade(m) for m in (arrows[1], arrows[2], last, last.count, vocab,
-                                         vocab.count, total)),
+                     *(Fade(m) for m in (arrows[1], plus, skip, arrows[2], last, last.count,
+                                         vocab, vocab.count, total)),
                      self.point_at(total), p=f"{a}.params")
             return
         self.say("Attention adds a position table, a learned row for each of the {c} places "
@@ -306,13 +341,16 @@ class TrainedComparison(LibraryScene):
                  "matrices: {p} parameters.", Fade(arrows[0]), Fade(layer), Fade(layer.count),
                  self.point_at(layer, layer.count), h=f"{a}.heads", w="trained.width",
                  p=f"{a}.parts.attention")
-        self.say("Q and K make a {c} by {c} grid of weights, drawn small here.",
-                 Fade(weights), self.point_at(weights), c="trained.context")
-        self.say("The future is blocked; so are a short prompt's pads on the left, by the "
-                 "padding mask.", self.point_at(grids, pads, each=True))
-        plus = self.sum_node(arrows[1])
-        self.say("W_O's output is added back to the rows: the residual.", Fade(arrows[1]),
-                 Fade(plus), self.point_at(plus))
+        self.say("Q and K make a {c} by {c} grid of weights: a row per receiver, a column per "
+                 "source.", Fade(VGroup(grids, weights[2])), self.point_at(grids, weights[2]),
+                 c="trained.context")
+        self.say("A prompt shorter than the window is filled out on the left with pads, "
+                 "filler tokens.", Fade(pads), self.point_at(pads))
+        self.say("The future is blocked, and so are the pads, by the padding mask.",
+                 Fade(weights[3]), self.point_at(grids, weights[3], each=True))
+        plus, skip = self.residual(arrows, layer)
+        self.say("W_O's output is added back to the rows that went in: the residual.",
+                 Fade(arrows[1]), Fade(plus), Create(skip), self.point_at(plus))
         self.say("Only the last row goes on: the hidden layer reads just {w} numbers, {p} "
                  "parameters.", Fade(last), Fade(last.count), self.point_at(last, last.count),
                  w="trained.width", p=f"{a}.parts.hidden")
@@ -345,6 +383,16 @@ class TrainedComparison(LibraryScene):
         fit(picture, 6.9 - left, layer.get_bottom()[1] - 0.3 - CONTENT_BOTTOM)
         picture.next_to([left, layer.get_bottom()[1] - 0.3, 0], DOWN + RIGHT, buff=0)
         return cut, joined
+
+    def residual(self, arrows: VGroup, layer: Mobject) -> tuple[VGroup, VMobject]:
+        """The ⊕ on the arrow out of the attention layer, and the skip line that brings the
+        rows going in round under the layer to it."""
+        plus = self.sum_node(arrows[1])
+        start, low = arrows[0].get_center(), layer.get_bottom()[1] - 0.14
+        skip = VMobject(stroke_color=MUTED, stroke_width=3)
+        skip.set_points_as_corners([start, [start[0], low, 0], [plus.get_x(), low, 0],
+                                    plus.get_bottom()])
+        return plus, skip
 
     def sum_node(self, link: Mobject) -> VGroup:
         """A small ⊕ on an arrow: where the rows are added back (the residual)."""
@@ -442,8 +490,9 @@ class TrainedComparison(LibraryScene):
     # ----------------------------------------------------------------- results
 
     def chart(self, metric: str, axis_name: str) -> None:
-        """One row per model: a dot per seed on a shared axis from zero, the mean as a
-        tick, the mean and range written at the end; each model named as it is pointed at.
+        """One row per model: a dot per seed on a shared axis from zero with round ticks, the
+        mean as a tall tick, the mean and range written at the end; each model named as it
+        is pointed at.
 
         Dot places follow the exact values (read to place them, never shown): the figures
         written beside them are the bound ones.
@@ -466,62 +515,100 @@ class TrainedComparison(LibraryScene):
             rows.append([self.name_of(model, 24), VGroup(axis, dots, tick), figures])
             marks.append((dots, tick))
         table = grid(rows, h_buff=0.45, v_buff=0.55, aligns="lll")
-        scale = self.axis_ends(rows[-1][1][0], unit, metric)
-        legend = self.label(axis_name + "; the axis starts at zero; a tall tick marks the mean",
-                            20, MUTED)
+        scale = self.axis_ticks(rows[-1][1][0], unit, metric)
+        legend = self.label(axis_name + " · one dot per seed · a tall tick marks the mean", 20,
+                            MUTED)
         against = self.bound("{a}.", 24, INK, a=f"{RESULTS}.against_mlp")
         body = VGroup(table, scale)
-        shown = [body, legend] + ([against] if metric == "perplexity" else [])
+        if metric == "perplexity":
+            meaning = VGroup(self.label("perplexity = exp(mean cross-entropy per token)", 22),
+                             self.label("lower is better", 22)).arrange(RIGHT, buff=0.5)
+            shown = [body, VGroup(meaning, legend).arrange(DOWN, buff=0.2), against]
+        else:
+            meaning = self.label("one small run on " + self.machine() + ": timings depend "
+                                 "on the hardware", 22)
+            shown = [body, VGroup(legend, meaning).arrange(DOWN, buff=0.2)]
         place(VGroup(*shown).arrange(DOWN, buff=0.45))
         frame = [*(Fade(row[0]) for row in rows), *(Fade(row[1][0]) for row in rows),
                  Fade(scale), Fade(legend)]
-        if metric == "perplexity":
-            self.say("Perplexity is the exponential of the average cross-entropy on the "
-                     "held-out texts.", *frame, self.point_at(legend))
-            self.say("The lower it is, the more probability the model gave the tokens that "
-                     "really came.", self.point_at(body))
-            frame = []
-        template = "{name}: {m} on average, from {lo} to {hi}." if metric == "perplexity" \
-            else "{name}: {m} seconds on average, from {lo} to {hi}."
-        if metric == "seconds":  # too noisy to read model by model: one look at them all
-            self.say("Each dot is one seed's seconds of training steps on one processor.",
-                     *frame, LaggedStart(*(Fade(VGroup(dots, tick, row[2]))
-                                           for row, (dots, tick) in zip(rows, marks,
-                                                                        strict=True)),
-                                         lag_ratio=0.3))
-            self.say("Where two models' dots overlap, this run cannot rank their speed.",
-                     self.point_at(body))
+        if metric == "seconds":
+            self.timings(rows, marks, frame, meaning)
             return
+        self.say("Perplexity is the exponential of the average cross-entropy on the "
+                 "held-out texts.", *frame, Fade(meaning), self.point_at(meaning[0]))
+        self.say("The lower it is, the more probability the model gave the tokens that "
+                 "really came.", self.point_at(meaning[1]))
         for model, row, (dots, tick) in zip(self.models, rows, marks, strict=True):
-            key = f"{RESULTS}.{model}.{metric}"
-            spoken = "The fixed-window MLP" if model == "mlp" else "Attention with {h:head}"
-            keys = {"m": f"{key}_mean", "lo": f"{key}_low", "hi": f"{key}_high"}
-            if model != "mlp":
-                keys["h"] = f"trained.{model}.heads"
-            self.say(template.replace("{name}", spoken), *frame,
+            self.say(self.spoken_name(model) + ": {m} on average, from {lo} to {hi}.",
                      LaggedStart(*(Fade(dot) for dot in dots), Fade(tick), Fade(row[2]),
                                  lag_ratio=0.3),
-                     self.point_at(row[1], row[2]), **keys)
-            frame = []  # the axes and names came with the first model
-        if metric == "perplexity":
-            smaller = all(float(self.v.value(f"trained.{m}.params")) <
-                          float(self.v.value("trained.mlp.params")) for m in self.models[1:])
-            self.say("{a}, with fewer parameters." if smaller else "{a}.", Fade(against),
-                     self.point_at(against), a=f"{RESULTS}.against_mlp")
+                     self.point_at(row[1], row[2]), **self.figure_keys(model, metric))
+        smaller = all(float(self.v.value(f"trained.{m}.params")) <
+                      float(self.v.value("trained.mlp.params")) for m in self.models[1:])
+        self.say("{a}, with fewer parameters." if smaller else "{a}.", Fade(against),
+                 self.point_at(against), a=f"{RESULTS}.against_mlp")
 
-    def axis_ends(self, axis: Line, unit: float, metric: str) -> VGroup:
-        """Under the lowest axis, the smallest and the largest value any seed reached, each
-        at its place with a short mark: the chart's scale in its own numbers."""
-        lows = [f"{RESULTS}.{m}.{metric}_low" for m in self.models]
-        highs = [f"{RESULTS}.{m}.{metric}_high" for m in self.models]
-        ends = VGroup()
-        for key in (min(lows, key=lambda k: float(self.v.value(k))),
-                    max(highs, key=lambda k: float(self.v.value(k)))):
-            x = axis.get_start() + RIGHT * unit * float(self.v.value(key))
+    def spoken_name(self, model: str) -> str:
+        """A model's name at the start of a sentence (its head count a slot ``{h}``)."""
+        return "The fixed-window MLP" if model == "mlp" else "Attention with {h:head}"
+
+    def figure_keys(self, model: str, metric: str) -> dict[str, str]:
+        """The keys of a model's mean, lowest and highest figure, and of its head count."""
+        key = f"{RESULTS}.{model}.{metric}"
+        keys = {"m": f"{key}_mean", "lo": f"{key}_low", "hi": f"{key}_high"}
+        if model != "mlp":
+            keys["h"] = f"trained.{model}.heads"
+        return keys
+
+    def machine(self) -> str:
+        """Where the experiment timed its runs, in words: one machine, and its device
+        when the experiment names one this scene knows."""
+        device = DEVICES.get(str(self.v.value(f"{RESULTS}.device")))
+        return "one machine" if device is None else "one machine's " + device
+
+    def timings(self, rows: list[list[Mobject]], marks: list[tuple[VGroup, Line]],
+                frame: list[Fade], caveat: Mobject) -> None:
+        """Training seconds: where the runs were timed, the lowest mean, the widest range,
+        and why this run cannot rank the models' speed."""
+        seeds = LaggedStart(*(Fade(VGroup(dots, tick, row[2]))
+                              for row, (dots, tick) in zip(rows, marks, strict=True)),
+                            lag_ratio=0.3)
+        self.say("Each dot is one seed's seconds of training steps, all timed on "
+                 + self.machine() + ".",
+                 *frame, seeds)
+        means = {m: float(self.v.value(f"{RESULTS}.{m}.seconds_mean")) for m in self.models}
+        fastest = min(self.models, key=means.__getitem__)
+        row = rows[self.models.index(fastest)]
+        keys = {slot: key for slot, key in self.figure_keys(fastest, "seconds").items()
+                if slot in ("m", "h")}
+        self.say(self.spoken_name(fastest) + " has the lowest mean here: {m} seconds.",
+                 self.point_at(row[2]), **keys)
+        highs = {m: float(self.v.value(f"{RESULTS}.{m}.seconds_high")) for m in self.models}
+        widest = max(self.models, key=highs.__getitem__)
+        row = rows[self.models.index(widest)]
+        keys = self.figure_keys(widest, "seconds")
+        del keys["m"]
+        self.say("But the seeds spread widely: " + self.spoken_name(widest)[0].lower()
+                 + self.spoken_name(widest)[1:] + " took from {lo} to {hi} seconds for the "
+                 "same steps.", self.point_at(row[1], row[2]), **keys)
+        self.say("Where two models' dots overlap, this run cannot rank their speed.",
+                 self.point_at(VGroup(*(r[1] for r in rows))))
+        self.say("This is one small run on one machine, and timings depend on the hardware.",
+                 Fade(caveat), self.point_at(caveat))
+        self.say("A larger run, on another machine, found more heads slightly slower.",
+                 self.point_at(*(row[0] for row in rows[1:])))
+
+    def axis_ticks(self, axis: Line, unit: float, metric: str) -> VGroup:
+        """Under the lowest axis, its round ticks from zero (``ticks.<metric>``), each at its
+        place with a short mark: the chart's scale."""
+        key = f"{RESULTS}.ticks.{metric}"
+        ticks = VGroup()
+        for i, value in enumerate(self.v.value(key)):
+            x = axis.get_start() + RIGHT * unit * float(value)
             mark = Line(x + DOWN * 0.36, x + DOWN * 0.48, color=MUTED, stroke_width=2)
-            ends.add(VGroup(mark, self.num(key, 20, MUTED, mono=False).next_to(mark, DOWN,
-                                                                               buff=0.08)))
-        return ends
+            ticks.add(VGroup(mark, self.num(f"{key}[{i}]", 20, MUTED, mono=False)
+                             .next_to(mark, DOWN, buff=0.08)))
+        return ticks
 
     def zoom(self) -> None:
         """The attention models' seeds on an axis from their lowest to their highest

@@ -9,6 +9,7 @@ alone, with Python's own formatting: means with :mod:`statistics`, perplexity as
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 import statistics
@@ -240,27 +241,40 @@ def _alone_under(texts: list[dict[str, Any]], key: str, bottom: float) -> dict[s
     return found[0]
 
 
-def test_each_chart_writes_its_scale_under_its_lowest_axis(shown: dict[str, Any],
-                                                            folder: Path) -> None:
-    """Each dot chart (an axis from zero) writes, under its last row, the smallest and
-    the largest value any seed reached, left to right: the chart's scale in its own
-    numbers, recomputed here from the experiment's record."""
+def _round_ticks(largest: float) -> list[float]:
+    """Round ticks from zero, recomputed here: the step is the smallest 1, 2 or 5 times a
+    power of ten that keeps to five ticks up to ``largest``."""
+    for power in range(-6, 12):
+        for m in (1, 2, 5):
+            step = m * 10.0 ** power
+            if int(largest // step) + 1 <= 5:
+                return [k * step for k in range(int(largest // step) + 1)]
+    raise AssertionError(largest)
+
+
+def test_each_chart_writes_round_ticks_from_zero_under_its_lowest_axis(
+        shown: dict[str, Any], folder: Path) -> None:
+    """Each dot chart (an axis from zero) writes, under its last row, zero and every round
+    number up to the largest seed of any model (recomputed from the experiment's record),
+    left to right and evenly spaced: a scale in round numbers, not the data's extremes."""
     doc = json.loads((folder / "experiment.json").read_text(encoding="utf-8"))
     for name, metric, measure in (("perplexity", "perplexity",
                                    lambda r: math.exp(r["test_loss"])),
                                   ("training time", "seconds", lambda r: r["train_seconds"])):
-        by_model = {m: [measure(r) for r in doc["runs"] if r["model"] == m] for m in MODELS}
-        low = min(MODELS, key=lambda m: min(by_model[m]))
-        high = max(MODELS, key=lambda m: max(by_model[m]))
+        expected = _round_ticks(max(measure(r) for r in doc["runs"] if r["model"] in MODELS))
         texts = next(s for s in shown["sections"] if s["name"] == name)["texts"]
         bottom = min(t["box"][1] for t in texts
                      if t["text"].startswith(("attention", "fixed-window")))
-
-        lo, hi = (_alone_under(texts, key, bottom)
-                  for key in (f"trained.results.{low}.{metric}_low",
-                              f"trained.results.{high}.{metric}_high"))
-        assert lo["text"] == one(min(by_model[low])) and hi["text"] == one(max(by_model[high]))
-        assert lo["box"][2] < hi["box"][0]
+        ticks = [_alone_under(texts, f"trained.results.ticks.{metric}[{i}]", bottom)
+                 for i in range(len(expected))]
+        assert [t["text"] for t in ticks] == [f"{value:,g}" for value in expected]
+        assert not any(k == f"trained.results.ticks.{metric}[{len(expected)}]"
+                       for t in texts for k, _ in t["figures"])
+        centres = [(t["box"][0] + t["box"][2]) / 2 for t in ticks]
+        gaps = [b - a for a, b in itertools.pairwise(centres)]
+        assert all(gap > 0 for gap in gaps) and max(gaps) - min(gaps) < 0.05 * max(gaps)
+        shown_extremes = {k for t in texts if t["box"][3] < bottom for k, _ in t["figures"]}
+        assert not any(k.endswith(("_low", "_high")) for k in shown_extremes)
 
 
 # --------------------------------------------------------------------------- build and check
