@@ -18,6 +18,9 @@ The proof runs along a chain, each link checked here:
    cues (see :mod:`render.export`).
 4. **Pixels** (``--frames``). Every figure a manifest places on screen is read back with
    OCR from the decoded clip and equals its fresh display text (see :mod:`render.frames`).
+5. **Sound** (``--audio``). Every figure a narrated caption speaks is heard back from the
+   clip's sound track under the caption's span by an offline recogniser that is never
+   told the number, and equals its fresh display text (see :mod:`render.hearing`).
 
 A build whose worksheet changed since it was made is reported as stale, and so is each
 output whose own sources (its import closure) changed, naming the files. The lecture's
@@ -116,6 +119,8 @@ class CheckReport:
     """How many of each thing were checked, by plural noun ("files", "srt captions")."""
     frames: list[Any] = field(default_factory=list)
     """Per clip, with ``--frames``: a :class:`render.frames.SceneReading`."""
+    hearing: list[Any] = field(default_factory=list)
+    """Per narrated clip, with ``--audio``: a :class:`render.hearing.ClipHearing`."""
     lecture: list[str] = field(default_factory=list)
     """Every scene of the lecture, in order, for the worksheet checked against."""
     missing: list[str] = field(default_factory=list)
@@ -913,6 +918,23 @@ def _check_frames(out: Path, manifests: dict[Path, dict[str, Any]], values: Valu
                     f"video/{reading.clip} frame {figure.frame} (“{figure.section}”)"))
 
 
+def _check_audio(manifests: dict[Path, dict[str, Any]], values: Values,
+                 report: CheckReport) -> None:
+    """Each narrated clip's spoken figures, heard in its sound, against their fresh texts."""
+    from render.hearing import hear_manifests
+
+    for hearing in hear_manifests(manifests, values):
+        report.hearing.append(hearing)
+        report.count("spoken figures heard", hearing.heard)
+        if hearing.error:
+            report.problems.append(Problem(f"video/{hearing.clip}", hearing.error))
+        for figure in hearing.figures:
+            if not figure.matched:
+                report.mismatches.append(Mismatch(
+                    figure.key, figure.heard or "(not heard)", figure.expected,
+                    f"video/{hearing.clip} sound of caption {figure.caption}"))
+
+
 # --------------------------------------------------------------------------- staleness
 
 
@@ -1034,11 +1056,12 @@ def _code_changes(before: dict[str, str], files: list[str], what: str,
 
 
 def check_build(out: Path, worksheet: Path | None = None, frames: bool = False,
-                scenes: Sequence[str] = ()) -> CheckReport:
+                scenes: Sequence[str] = (), audio: bool = False) -> CheckReport:
     """Verify a build folder against its records and a fresh computation.
 
-    With ``frames``, also read every on-screen figure back from the clips' pixels (of the
-    named ``scenes`` only, when some are named).
+    With ``frames``, also read every on-screen figure back from the clips' pixels; with
+    ``audio``, hear every spoken figure back from their sound (of the named ``scenes``
+    only, when some are named).
 
     Raises
     ------
@@ -1097,12 +1120,15 @@ def check_build(out: Path, worksheet: Path | None = None, frames: bool = False,
         _check_clip_captions(out, recorded, report)
         _check_lecture(out, build, entries, manifests, values, recorded, report)
     report.counts["scenes"] = len(manifests)
-    if frames:
+    if frames or audio:
         known = {m.get("scene") for m in manifests.values()}
         unknown = sorted(set(scenes) - known)
         if unknown:
             raise OutputError(f"{out}: no rendered scene named {', '.join(unknown)}; "
                               f"expected one of {', '.join(sorted(known))}")
-        _check_frames(out, {p: m for p, m in manifests.items()
-                            if not scenes or m.get("scene") in scenes}, values, report)
+    picked = {p: m for p, m in manifests.items() if not scenes or m.get("scene") in scenes}
+    if frames:
+        _check_frames(out, picked, values, report)
+    if audio:
+        _check_audio(picked, values, report)
     return report

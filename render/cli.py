@@ -661,34 +661,42 @@ def storyboard_command(out_dir: Path | None) -> None:
 @click.option("--frames", is_flag=True, help="Also read every on-screen figure back from the "
               "clips' pixels with OCR (tesseract); of the named scenes only, when some are "
               "named.")
+@click.option("--audio", is_flag=True, help="Also hear every spoken figure back from the "
+              "narrated clips' sound with an offline recogniser (PocketSphinx); of the named "
+              "scenes only, when some are named.")
 @click.option("--complete", is_flag=True, help="Also fail unless OUT holds every scene of the "
               "lecture and the lecture joined from them (for CI: a partial build passes "
               "without it).")
 @_friendly
 def check_command(scene_names: tuple[str, ...], out_dir: Path | None,
-                  worksheet_path: Path | None, frames: bool, complete: bool) -> None:
+                  worksheet_path: Path | None, frames: bool, audio: bool,
+                  complete: bool) -> None:
     """Verify OUT against its records and a fresh recomputation: every output's digest and
     tags, every figure in the deck, the figure manifests and the captions (and with
-    --frames, in the pixels). Names the lecture's scenes OUT lacks. Exit 0 when all match,
-    1 on any mismatch, altered or stale output (or, with --complete, a missing scene), 2 on
-    bad input.
+    --frames, in the pixels; with --audio, in the sound). Names the lecture's scenes OUT
+    lacks. Exit 0 when all match, 1 on any mismatch, altered or stale output (or, with
+    --complete, a missing scene), 2 on bad input.
 
     \b
     Examples:
       lecture check
       lecture check --complete --out site
-      lecture check HeadWalkthrough1 --frames
+      lecture check HeadWalkthrough1 --frames --audio
     """
     from render.check import check_build
     from render.frames import OcrError, require_ocr
+    from render.hearing import HearingError, require_recogniser
 
     settings = resolve_settings({"out": out_dir})
     started = time.perf_counter()
     try:
         if frames:
             require_ocr()
-        report = check_build(settings.out, worksheet_path, frames=frames, scenes=scene_names)
-    except OcrError as error:
+        if audio:
+            require_recogniser()
+        report = check_build(settings.out, worksheet_path, frames=frames, scenes=scene_names,
+                             audio=audio)
+    except (OcrError, HearingError) as error:
         _fail(str(error))
     console = _console()
     for reason in report.stale:
@@ -701,6 +709,16 @@ def check_command(scene_names: tuple[str, ...], out_dir: Path | None,
             table.add_row(reading.clip, str(len(reading.figures)), str(reading.read),
                           str(reading.matched))
         console.print(table)
+    if report.hearing:
+        table = Table("clip", "spoken figures", "heard", "within their shape", "share",
+                      "CPU s", title="figures heard in the sound")
+        for hearing in report.hearing:
+            table.add_row(hearing.clip, str(len(hearing.figures)), str(hearing.heard),
+                          str(hearing.heard - hearing.heard_freely), f"{hearing.share:.0%}",
+                          f"{hearing.seconds:.1f}")
+        console.print(table)
+    elif audio:
+        console.print("[yellow]no narrated clip to hear[/yellow]")
     if report.mismatches:
         table = Table("KEY", "shown", "expected", "where",
                       title=f"{len(report.mismatches)} figures differ")

@@ -15,9 +15,10 @@ COMPUTING = {"torch", "scipy"}
 # numpy is geometry in scenes (Manim's points are arrays) and samples in narration (sound);
 # in these packages it could only be lesson arithmetic.
 NO_NUMPY = {"outline", "outputs", "render", "slides"}
-# Reading pixels back is image processing, and laying a sound track signal processing:
-# neither is lesson arithmetic.
-SIGNALS = {"render/frames.py": {"numpy", "scipy"}, "narration/track.py": {"scipy"}}
+# Reading pixels back is image processing, laying a sound track and hearing it again signal
+# processing: none is lesson arithmetic.
+SIGNALS = {"render/frames.py": {"numpy", "scipy"}, "narration/track.py": {"scipy"},
+           "render/hearing.py": {"numpy"}}
 # The measurements may train the experiment's models themselves.
 MEASURING = {"bench"}
 
