@@ -80,6 +80,21 @@ def flow(pieces: Sequence[Mobject], width: float, buff: float = 0.18,
     return rows.arrange(DOWN, buff=line_buff, aligned_edge=LEFT)
 
 
+def with_index(shown: Sequence[int | None], keep: int) -> list[int | None]:
+    """Indices a row shows (``None`` for an elided run), with ``keep`` among them: when it
+    would be elided it takes the place of the last leading index, "…" on either side."""
+    if keep in shown:
+        return list(shown)
+    cut = shown.index(None)
+    picked = sorted({*shown[:cut - 1], keep, *shown[cut + 1:]})
+    made: list[int | None] = []
+    for index in picked:
+        if made and index - made[-1] > 1:
+            made.append(None)
+        made.append(index)
+    return made
+
+
 def optional(animation: Animation | None) -> list[Animation]:
     """``[animation]``, or nothing when there is none (an unpoint with nothing pointed at)."""
     return [] if animation is None else [animation]
@@ -280,8 +295,8 @@ class ConcatOutputResidual(LectureScene):
             self.play(fade_out(self.labelled), fade_out(self.shape),
                       fade_out(self.receiver_note), *optional(pointer))
             self.play(Transform(self.joined_row, layout.joined_row))
-        template = "W_O is one matrix of shape {shape}: a row for each joined coordinate, " \
-                   "a column for each coordinate of the update."
+        template = "W_O is one matrix of shape {shape}: a row per joined coordinate, a column " \
+                   "per coordinate of the update."
         self.say(template, cued(template, [("a row", self.point_at(
             self.W.row_names, self.joined_labels, each=True)),
             ("a column", self.point_at(self.W.col_names))],
@@ -302,10 +317,25 @@ class ConcatOutputResidual(LectureScene):
                  d="dims.d_head")
 
     def shares_step(self) -> None:
-        template = "A head's message times its own block is that head's share of the update, " \
+        """Each head's share comes in as the voice names it: head 1's first, then the
+        others', each with its message and its block of W_O outlined."""
+        def share(h: int) -> Animation:
+            return AnimationGroup(fade_in(self.shares[h - 1]), self.point_at(
+                self.joined_block(h, labelled=True), self.block_rows(h), self.shares[h - 1],
+                each=True))
+
+        template = "Head {h}'s message times its own block gives its share of the update, " \
                    "one number per column."
-        self.say(template, cued(template, [("share", self.point_at(self.shares))],
-                                opening=[fade_in(self.shares)]))
+        self.say(template, cued(template, [("share", share(1))]), h="dims.head_numbers[0]")
+        if self.ws.n_heads == 1:
+            return
+        template = "Head {h}'s share comes the same way" + \
+            (", and so does every other head's." if self.ws.n_heads > 2 else ".")
+        cues = [("share", share(2))]
+        if self.ws.n_heads > 2:
+            cues.append(("every other", AnimationGroup(
+                fade_in(*self.shares[2:]), self.point_at(*self.shares[2:]))))
+        self.say(template, cued(template, cues), h="dims.head_numbers[1]")
 
     def mixing(self) -> None:
         i, h = self.path, self.owner(self.path)
@@ -318,8 +348,9 @@ class ConcatOutputResidual(LectureScene):
         m, w, t = (f"{self.s}.joined[{self.last}][{i}]", f"params.W_O[{i}][0]",
                    f"{self.s}.update_terms[{i}][0]")
         head = f"dims.head_numbers[{h - 1}]"
-        template = "Yet a row reaches every column, so a head's coordinate can write into any " \
-                   "coordinate of the update."
+        template = "Yet a row reaches every column: W_O is where " + \
+            ("the heads' messages can mix across coordinates." if self.ws.n_heads > 1 else
+             "the message's coordinates can mix.")
         row = VGroup(*self.W.cells[i])  # the numbers: an outline round its label as well
         # would pass through the next row's label
         self.say(template, cued(template, [("a row", self.point_at(row, buff=0.05))]))
@@ -332,19 +363,20 @@ class ConcatOutputResidual(LectureScene):
                                            ("entry", self.point_at(coordinate, entry,
                                                                    each=True))]),
                  h=head, m=m, w=w, words={**named, "g": g}, **keyed)
+        template = "A trained model learns such entries; this one is set by hand so the " \
+                   "mixing shows."
+        self.say(template, cued(template, [("this one", self.point_at(entry))]))
         template = "Their product, {m} × " + signed_slot(self, "w", w) + " = {t}, is what " \
             "head {h}'s " + (fragment if copied else phrase) + " writes into {g}."
+        share = self.shares[h - 1][1][0]  # that head's share, in the first column
         self.say(template, cued(template, [("Their", fade_in(self.path_line)),
                                            ("{t}", self.point_at(self.path_line)),
-                                           ("writes", self.point_at(
-                                               coordinate, self.W.col_names[0], each=True))]),
+                                           ("writes", self.point_at(self.path_line, share,
+                                                                    each=True))]),
                  m=m, w=w, t=t, h=head, words={**named, "g": g}, **keyed)
-        template = "It is the {g} entry of head {h}'s share: {t}."
-        self.say(template, cued(template, [("{g}", self.point_at(self.shares[h - 1][1][0]))]),
-                 h=head, t=t, words={"g": g})
 
     def update(self) -> None:
-        self.say("Adding the shares gives the update ΔE for the receiver.",
+        self.say("Adding the shares gives the receiver's update Δe.",
                  Create(self.rule), fade_in(self.delta), self.point_at(self.delta))
         self.say("Concatenating and multiplying by W_O once computes exactly this sum.",
                  self.point_at(self.joined_row, self.W, each=True))
@@ -352,8 +384,8 @@ class ConcatOutputResidual(LectureScene):
     def first_coordinate(self) -> None:
         feature_name = self.ws.lesson.features[0]
         equation = self.equation
-        template = "In all, the {f} coordinate is each joined number times the {g} entry of " \
-                   "its row, summed."
+        template = "In all, the {f} update sums each joined number times the {g} entry of " \
+                   "its row."
         self.say(template, cued(template, [("{g}", self.point_at(self.column_of(0)))],
                                 opening=[fade_in(equation.factors)]),
                  words={"f": feature_name, "g": feature_name})
@@ -372,30 +404,30 @@ class ConcatOutputResidual(LectureScene):
         self.play(*map(fade_out, [self.W, self.joined_row, self.times, self.shares, self.rule,
                                  self.delta, self.equation, self.path_line, self.bars]),
                   *optional(pointer), self.retitle(self.heading, "Add the update: E′ = E + ΔE"))
-        table, rows = self.residual_layout()
-        feature_name = self.ws.lesson.features[0]
-        last = f"[{self.last}][0]"
-        place = table.get_center()
-        table.set_x(0)  # alone at first, in the middle; it moves aside for every token's row
-        template = "The residual connection adds the update to the receiver's own input " \
-                   "row: E′ = E + ΔE."
+        c = int(self.v.value(f"{self.s}.input_top"))
+        table, rows = self.residual_layout(c)
+        at = f"[{self.last}][{c}]"
+        template = "The residual connection adds the update Δe to the receiver's input row e: " \
+                   "e′ = e + Δe."
         self.say(template, cued(template, [("adds", self.point_at(table.update_row)),
                                            ("input", self.point_at(table.input_row))],
                                 opening=[fade_in(table)]))
-        template = "Adding instead of replacing keeps the input row: the layer only adds what " \
-                   "the heads found."
-        self.say(template, cued(template, [("keeps", self.point_at(table.input_row)),
-                                           ("only adds", self.point_at(table.update_row))]))
-        template = "For {f}, {e} + " + signed_slot(self, "u", f"{self.s}.delta{last}") + " = {p}."
-        self.say(template, cued(template, [("{f}", self.point_at(table.first)),
-                                           ("{p}", self.point_at(table.column[2]))]),
-                 words={"f": feature_name}, e=f"{self.s}.E{last}", u=f"{self.s}.delta{last}",
-                 p=f"{self.s}.E_prime{last}")
+        template = "The layer only adds what the heads found: adding instead of replacing " \
+                   "keeps the input row."
+        self.say(template, cued(template, [("only adds", self.point_at(table.update_row)),
+                                           ("keeps", self.point_at(table.input_row))]))
+        # Shown on the coordinate whose input is largest: there the kept input is plain.
+        template = "For {f}, {e} + " + signed_slot(self, "u", f"{self.s}.delta{at}") + " = {p}."
+        self.say(template, cued(template, [("{f}", self.point_at(table.picked)),
+                                           ("{p}", self.point_at(table.kept, table.summed,
+                                                                 each=True))]),
+                 words={"f": self.ws.lesson.features[c]}, e=f"{self.s}.E{at}",
+                 u=f"{self.s}.delta{at}", p=f"{self.s}.E_prime{at}")
         self.section("every row")
         template = "Every token row is updated the same way, so E′ keeps the shape of E, " \
                    "{shape}."
         self.say(template, cued(template, [("Every", AnimationGroup(
-            table.animate.move_to(place), fade_in(rows),
+            Transform(table, table.beside), fade_in(rows),
             self.point_at(rows.matrix.body, rows.matrix.row_labels))),
             ("{shape}", AnimationGroup(fade_in(rows.shape), self.point_at(rows.shape)))]),
             shape="shapes.E_prime")
@@ -494,7 +526,7 @@ class ConcatOutputResidual(LectureScene):
                           for k, h in enumerate(range(1, self.ws.n_heads + 1))))
         rule = separator(W.body.width + 0.3).move_to(
             [W.body.get_x(), shares.get_bottom()[1] - 0.14, 0])
-        delta = row(self.label("their sum, ΔE", SIZE), f"{s}.delta[{last}]", INK,
+        delta = row(self.label("their sum, Δe", SIZE), f"{s}.delta[{last}]", INK,
                     rule.get_y() - 0.32)
         i, h = self.path, self.owner(self.path)
         w = f"params.W_O[{i}][0]"
@@ -579,53 +611,88 @@ class ConcatOutputResidual(LectureScene):
         return equation
 
 
-    def residual_layout(self) -> tuple[VGroup, VGroup]:
-        """On the left, the receiver's input row, update and their sum under the feature
-        names (``column``: the first coordinate's three numbers, ``first``: that column with
-        its name, ``result``: the sum's row); on the right E′ for every token, the
-        receiver's row bright and the others muted (``matrix``, ``last_row``, ``shape``)."""
+    def residual_layout(self, c: int) -> tuple[VGroup, VGroup]:
+        """On its own in the middle, the receiver's input row e, update Δe and their sum
+        e′ under the feature names, coordinate ``c`` among them (``picked``: its name and
+        three numbers; ``kept`` and ``summed``: its input and its sum; ``input_row``,
+        ``update_row``, ``result``); ``beside``: the same table smaller on the left, its
+        sum level with the receiver's row of E′ for every token on the right, which is
+        the second group (``matrix``, ``last_row``, ``shape``), the receiver's row bright
+        and the others muted."""
         s, last = self.s, self.last
-        columns = shown_indices(self.ws.d_model)
-        rows = [("input row E", "E"), ("update ΔE", "delta"), ("E′ = E + ΔE", "E_prime")]
+        columns = with_index(shown_indices(self.ws.d_model), c)
+        rows = [("input row e", "E"), ("update Δe", "delta"), ("e′ = e + Δe", "E_prime")]
         cells: list[Mobject] = [VGroup()]
-        cells += [feature(self, c, SMALL) if c is not None else VGroup() for c in columns]
+        # names as large as the rows' own, so that the table stays legible beside E′
+        cells += [feature(self, k, 20) if k is not None else VGroup() for k in columns]
         for text, key in rows:
             cells.append(self.label(text, 20, MUTED))
-            cells += [self.num(f"{s}.{key}[{last}][{c}]", 22) if c is not None
-                      else self.label("…", 22) for c in columns]
+            cells += [self.num(f"{s}.{key}[{last}][{k}]", 22) if k is not None
+                      else self.label("…", 22) for k in columns]
         grid = VGroup(*cells).arrange_in_grid(rows=len(rows) + 1, cols=len(columns) + 1,
                                               buff=(0.45, 0.35), cell_alignment=RIGHT)
         width = len(columns) + 1
+        names = [name for name in cells[1:width] if len(name)]
+        for name in names:  # the names on one line, whatever their descenders
+            name.shift(UP * (baseline(names[0]) - baseline(name)))
         numbers = VGroup(*cells[2 * width + 1:3 * width])
         rule = separator(numbers.width + 0.3).next_to(numbers, DOWN, buff=0.17)
         table = VGroup(grid, rule)
-        table.column = [cells[(r + 1) * width + 1] for r in range(len(rows))]
-        table.first = VGroup(cells[1], *table.column)
+        place = columns.index(c) + 1
+        table.picked = VGroup(*(cells[r * width + place] for r in range(len(rows) + 1)))
+        table.kept, table.summed = cells[width + place], cells[3 * width + place]
         table.input_row = VGroup(*cells[width:2 * width])
         table.update_row = VGroup(*cells[2 * width:3 * width])
         table.result = VGroup(*cells[3 * width:4 * width])
+        fit(table, FRAME_WIDTH, TOP - BOTTOM)
+        table.move_to([0, (TOP + BOTTOM) / 2, 0])
 
-        tokens = self.ws.sentences[s]
-        labels = [self.word(t, SMALL, INK if j == last else MUTED) for j, t in enumerate(tokens)]
-        matrix = self.matrix(f"{s}.E_prime", size=SMALL, v_buff=0.18, h_buff=0.35,
-                             row_labels=labels,
-                             col_labels=[feature(self, c, SMALL) for c in columns])
-        for r, row in enumerate(matrix.cells):
-            for cell in row:  # the other tokens' rows muted; negatives keep their colour
-                if r != last and not negative(cell):
-                    cell.set_color(MUTED)
-        matrix.row_labels = VGroup(*labels)
-        title = self.label("E′ for every token", SMALL, MUTED)
-        title.next_to(matrix, UP, buff=0.25)
-        shape = self.bound("E′ has shape {shape}", 22, MUTED, shape="shapes.E_prime")
-        shape.next_to(matrix, DOWN, buff=0.3)
-        every = VGroup(title, matrix)
-        both = VGroup(table, VGroup(every, shape)).arrange(RIGHT, buff=0.8)
+        every = self.every_row(columns)
+        beside = table.copy()
+        beside.scale(min(1.0, (FRAME_WIDTH - every.width - 0.6) / beside.width))
+        both = VGroup(beside, every).arrange(RIGHT, buff=0.6)
+        # the receiver's sum level with its row of E′
+        beside.shift(UP * (every.last_row.get_y() - beside[0][-1].get_y()))
         fit(both, FRAME_WIDTH, TOP - BOTTOM)
         both.move_to([0, (TOP + BOTTOM) / 2, 0])
-        every.matrix, every.shape = matrix, shape
-        every.last_row = VGroup(labels[last], *matrix.cells[last])
+        table.beside = beside
         return table, every
+
+    def every_row(self, columns: Sequence[int | None]) -> VGroup:
+        """E′ for every token, a row per token under the feature names (``columns``), the
+        receiver's row bright and the others muted (negatives keep their colour); its shape
+        under it. Attributes ``matrix`` (``body``, ``row_labels``), ``last_row``, ``shape``."""
+        s, last = self.s, self.last
+        tokens = self.ws.sentences[s]
+        size = 20
+        cells = []
+        for j in range(len(tokens)):
+            for k in columns:
+                cell = self.label("…", size) if k is None else \
+                    self.num(f"{s}.E_prime[{j}][{k}]", size)
+                if j != last and not negative(cell):
+                    cell.set_color(MUTED)
+                cells.append(cell)
+        body = VGroup(*cells).arrange_in_grid(rows=len(tokens), cols=len(columns),
+                                              buff=(0.42, 0.19), cell_alignment=RIGHT)
+        sides = brackets(body)
+        labels = VGroup()
+        for j, token in enumerate(tokens):
+            label = self.word(token, SMALL + 1, INK if j == last else MUTED)
+            label.next_to(sides, LEFT, buff=0.2).set_y(cells[j * len(columns)].get_y())
+            labels.add(label)
+        names = VGroup(*(feature(self, k, 18).next_to(cells[place], UP, buff=0.28)
+                         for place, k in enumerate(columns) if k is not None))
+        for name in names:  # the names on one line, whatever their descenders
+            name.shift(UP * (baseline(names[0]) - baseline(name)))
+        matrix = VGroup(body, sides, labels, names)
+        matrix.body, matrix.row_labels = body, labels
+        shape = self.bound("E′ has shape {shape}", 22, MUTED, shape="shapes.E_prime")
+        shape.next_to(matrix, DOWN, buff=0.3).match_x(body)
+        every = VGroup(matrix, shape)
+        every.matrix, every.shape = matrix, shape
+        every.last_row = VGroup(labels[last], *cells[last * len(columns):(last + 1) * len(columns)])
+        return every
 
 
 TOP_WORDS = 5
@@ -640,18 +707,19 @@ PANEL = 20
 """Size of the words and numbers beside the bars of the two softmaxes."""
 
 
-def row_indices(length: int) -> list[int | None]:
+def row_indices(length: int, keep: int = 0) -> list[int | None]:
     """Entries a hidden row shows: all of them, or for a long row its first ones, ``None``
-    for the elided middle, and its last."""
+    for the elided middle, and its last; entry ``keep`` always among them."""
     if length <= LONG_ROW:
         return list(range(length))
-    return [*range(LONG_ROW - 2), None, length - 1]
+    return with_index([*range(LONG_ROW - 2), None, length - 1], keep)
 
 
 class PredictionMLP(LectureScene):
     """The receiver's updated row through the prediction MLP to vocabulary probabilities:
-    one pre-activation worked out from its column of W_hidden, the path from E′ to the
-    predicted word's logit, and the two softmaxes side by side."""
+    W_hidden as a matrix and one pre-activation worked out from its column, the path from
+    E′ (traced back to the input and the heads) to the predicted word's logit, all of that
+    logit accounted for, and the two softmaxes side by side."""
 
     def construct(self) -> None:
         self.s, self.last = self.ws.walkthrough, self.ws.length - 1
@@ -674,32 +742,29 @@ class PredictionMLP(LectureScene):
 
     def updated_row(self, heading: Mobject) -> None:
         self.build_pipeline()
-        template = "Only the receiver's updated row E′ feeds the prediction: {n} numbers that " \
-                   "now carry context from every head."
+        template = "Only the receiver's row of E′ feeds the prediction: {n} numbers with " \
+                   "context from every head."
         self.say(template, cued(template, [("{n}", self.point_at(self.row.body,
                                                                 self.row.brackets))],
                                 opening=[Write(heading), fade_in(self.updated)]),
                  n="dims.d_model")
 
     def hidden_layer(self) -> None:
-        pre, column, worked = self.pre, self.column, self.worked
-        template = "W_hidden, with {d} rows and {n} columns, and the bias b_hidden map these " \
-                   "{d} numbers to {n}."
-        self.say(template, cued(template, [("to {n}", AnimationGroup(
-            fade_in(pre), self.point_at(pre.row)))], opening=[fade_in(self.into)]),
-            d="dims.d_model", n="dims.hidden")
+        pre, weights, worked = self.pre, self.weights, self.worked
+        template = "W_hidden, {d} rows by {n} columns, and the bias b_hidden map these {d} " \
+                   "numbers to {n}."
+        self.say(template, cued(template, [
+            ("W_hidden", self.point_at(weights.matrix)),
+            ("b_hidden", self.point_at(weights.bias)),
+            ("to {n}", AnimationGroup(fade_in(pre), self.point_at(pre.row)))],
+            opening=[fade_in(weights)]), d="dims.d_model", n="dims.hidden")
         template = "Each is a pre-activation: E′ times one column of W_hidden, plus that " \
-                   "column's bias, before any ReLU."
-        # the arrow and the pre-activations move down, and the column comes in under E′
-        opening = [*optional(self.unpoint()), *(part.animate.shift(DOWN * self.room)
-                                                for part in (self.into, pre))]
+                   "column's bias."
         self.say(template, cued(template, [
             ("pre-activation", self.point_at(pre.name)),
-            ("one column", AnimationGroup(fade_in(column), self.point_at(
-                self.row.body, column.row, each=True))),
-            ("bias", self.point_at(column.bias))], opening=opening))
-        entry = [pre.row.cells[pre.row.shown.index(self.unit)]] \
-            if self.unit in pre.row.shown else []
+            ("one column", self.point_at(self.row.body, weights.column, each=True)),
+            ("plus that", self.point_at(weights.column, weights.column_bias, each=True))]))
+        entry = [pre.row.cells[pre.row.shown.index(self.unit)]]
         template = "Here the products and the bias add up to {x}, this column's entry."
         self.say(template, cued(template, [
             ("products", AnimationGroup(fade_in(worked), self.point_at(worked.factors))),
@@ -712,17 +777,19 @@ class PredictionMLP(LectureScene):
                               for place, i in enumerate(row.shown)
                               if i is not None and values[i] <= 0))
         half = len(self.marks) // 2
-        cues = [("ReLU", AnimationGroup(fade_in(self.relu, self.hidden),
-                                        *optional(self.unpoint())))]
+        # the worked sum gives way to ReLU and the hidden row under the pre-activations
+        cues = [("ReLU", AnimationGroup(fade_in(self.relu, self.hidden)))]
         if half:
             cues += [("negative", Create(self.marks[:half])),
                      ("zero", Create(self.marks[half:]))]
-        self.say(template, cued(template, cues))
+        self.say(template, cued(template, cues, opening=[
+            *optional(self.unpoint()), fade_out(worked)]))
 
     def logits(self) -> None:
         pointer = self.unpoint()
         with self.silence("the hidden row moves up to make room for the logits"):
-            self.play(*map(fade_out, [*self.stages[:-1], self.marks]), *optional(pointer))
+            self.play(*map(fade_out, [self.updated, self.weights, self.pre, self.relu,
+                                      self.marks]), *optional(pointer))
             self.play(Transform(self.hidden, self.raised))
         template = "W_vocab and b_vocab give one logit per vocabulary word, {v} in all."
         table = self.table
@@ -744,8 +811,8 @@ class PredictionMLP(LectureScene):
                                    self.point_at(table.probs, table.bars)))]))
         total = f"{self.s}.probs_sum"
         if len(table.rest):
-            template = "The other words share what is left, {r}, so the probabilities of all " \
-                       "{v} words add up to {one}."
+            template = "The other words share the rest, {r}; all {v} probabilities add up " \
+                       "to {one}."
             self.say(template, cued(template, [
                 ("{r}", AnimationGroup(fade_in(table.rest), self.point_at(table.rest_row))),
                 ("{one}", AnimationGroup(fade_in(table.total), self.point_at(table.total)))]),
@@ -767,40 +834,61 @@ class PredictionMLP(LectureScene):
                  x=f"{self.s}.probs[{self.predicted}]")
 
     def path_to_the_word(self) -> None:
-        """The payoff: the coordinate of E′ the heads' update filled, through one hidden
-        number, to the predicted word's logit."""
+        """The payoff: the coordinate of E′ the path starts from, traced back to the input
+        and the heads' update; through one hidden number to the predicted word's logit,
+        and what the rest of that logit is."""
         s, last, k, c, p = self.s, self.last, self.unit, self.source, self.predicted
-        path, table = self.path, self.table
+        path, trace, receipt = self.path, self.path.trace, self.path.receipt
         pointer = self.unpoint()
-        with self.silence("the hidden row gives way to the path from the updated row"):
-            self.play(fade_out(self.hidden, self.readout.stem, *self.readout[1]),
+        with self.silence("the word table gives way to the path from the updated row"):
+            self.play(self.gone(self.raised, self.hidden, self.readout, self.table),
                       *optional(pointer), run_time=0.8)
-        template = "Why “{w}”? Start at E′'s {f} coordinate, {e}, of which the heads' update " \
-                   "gave {d}."
+        at = f"[{last}][{c}]"
+        template = "Why “{w}”? E′'s {f} coordinate is input {e} plus update " + \
+            signed_slot(self, "d", f"{s}.delta{at}", False) + "."
         self.say(template, cued(template, [
-            ("{f}", AnimationGroup(fade_in(path.steps[0]), self.point_at(path.steps[0]))),
-            ("{d}", self.point_at(path.update))]),
+            ("{f}", self.point_at(path.steps[0])),
+            ("input", AnimationGroup(fade_in(trace.sum), self.point_at(trace.sum)))],
+            opening=[fade_in(path.steps[0])]),
             words={"w": self.ws.vocab[p], "f": self.ws.lesson.features[c]},
-            e=f"{s}.E_prime[{last}][{c}]", d=f"{s}.delta[{last}][{c}]")
-        logit = table.logit_cells[table.place]
-        template = "Through W_hidden it feeds the hidden number {h}; times W_vocab's {u}, that " \
-                   "adds {t} to the logit of “{w}”, {l}."
+            e=f"{s}.E{at}", d=f"{s}.delta{at}")
+        if trace.parts:
+            template = "The update is " + " plus ".join(part.template for part in trace.parts) \
+                + "."
+            keys = {slot: key for part in trace.parts for slot, key in part.keys.items()}
+            cues = [("update", AnimationGroup(fade_in(trace.heads),
+                                              self.point_at(trace.heads)))]
+            if len(trace.shares):
+                last_slot = "{" + list(trace.parts[-1].keys)[-1] + "}"
+                cues.append((last_slot, AnimationGroup(fade_in(trace.shares), self.point_at(
+                    trace.heads, trace.shares))))
+            self.say(template, cued(template, cues), **keys)
+        template = "It feeds the hidden number {h}; times W_vocab's entry " + \
+            signed_slot(self, "u", f"params.W_vocab[{k}][{p}]", False) + \
+            ", that adds {t} to the logit."
         self.say(template, cued(template, [
             ("{h}", AnimationGroup(fade_in(path.arrows[0], path.steps[1]),
                                    self.point_at(path.steps[1]))),
-            ("{u}", AnimationGroup(fade_in(path.arrows[1], path.steps[2]),
-                                   self.point_at(path.arrows[1]))),
-            ("adds", self.point_at(path.steps[2])),
-            ("logit", self.point_at(path.steps[2], logit, each=True))]),
-            words={"w": self.ws.vocab[p]}, h=f"{s}.hidden[{k}]",
-            u=f"params.W_vocab[{k}][{p}]", t=f"{s}.logit_terms[{k}][{p}]",
-            l=f"{s}.logits[{last}][{p}]")
+            ("W_vocab", AnimationGroup(fade_in(path.arrows[1], path.steps[2]),
+                                       self.point_at(path.arrows[1]))),
+            ("adds", AnimationGroup(fade_in(receipt.rows[0]),
+                                    self.point_at(path.steps[2], receipt.rows[0], each=True)))]),
+            h=f"{s}.hidden[{k}]", u=f"params.W_vocab[{k}][{p}]",
+            t=f"{s}.logit_terms[{k}][{p}]")
+        template = "The other hidden numbers add {o} and the bias {b}, for a logit of {l}."
+        self.say(template, cued(template, [
+            ("other", AnimationGroup(fade_in(receipt.rows[1]), self.point_at(receipt.rows[1]))),
+            ("bias", AnimationGroup(fade_in(receipt.rows[2]), self.point_at(receipt.rows[2]))),
+            ("{l}", AnimationGroup(fade_in(receipt.rule, receipt.rows[3]),
+                                   self.point_at(receipt.rows[3])))]),
+            o=f"{s}.logit_others",
+            b=f"params.b_vocab[{p}]", l=f"{s}.logits[{last}][{p}]")
 
     def two_choices(self) -> None:
         pointer = self.unpoint()
         attention, vocabulary = self.softmaxes
-        with self.silence("the path and the word table give way to the two softmaxes"):
-            self.play(self.gone(self.path, self.table), *optional(pointer), run_time=0.8)
+        with self.silence("the path gives way to the two softmaxes"):
+            self.play(self.gone(self.path), *optional(pointer), run_time=0.8)
         template = "Two softmaxes, two jobs: attention weights choose which source positions " \
                    "a head reads, and vocabulary probabilities choose which word comes next."
         self.say(template, cued(template, [
@@ -812,12 +900,13 @@ class PredictionMLP(LectureScene):
     # ------------------------------------------------------------------ layout
 
     def build_pipeline(self) -> None:
-        """E′'s last row, one column of W_hidden under it (its entries under the
-        coordinates they multiply) with its bias, that pre-activation worked out, the
-        pre-activations, ReLU and the hidden row, one under another with their names on
-        the left; then, for the logits, the hidden row raised to the top (``raised``), the
-        readout arrow and the table of the most probable words; the path from E′ to the
-        predicted word (``path``) and the two softmaxes (``softmaxes``)."""
+        """E′'s last row; W_hidden under it, a row per coordinate of E′ named by its feature,
+        its columns over the pre-activations they make, and b_hidden under W_hidden; the
+        pre-activations, then under them that pre-activation worked out, which gives way
+        to ReLU and the hidden row; one under another with their names on the left. Then,
+        for the logits, the hidden row raised to the top (``raised``), the readout arrow
+        and the table of the most probable words; the path from E′ to the predicted word
+        (``path``) and the two softmaxes (``softmaxes``)."""
         s, last = self.s, self.last
         columns = shown_indices(self.ws.d_model)
         names = [feature(self, c, SMALL) for c in columns]
@@ -828,12 +917,9 @@ class PredictionMLP(LectureScene):
                 name.set_y(names[0].get_y())
         self.updated = self.stage(self.row, self.bound("E′, last row: {n} numbers", SMALL,
                                                        MUTED, n="dims.d_model"))
-        self.column = self.hidden_column(columns)
-        self.worked = self.pre_activation()
-        self.into = self.arrow(self.bound("× W_hidden ({d} × {n}) + b_hidden", SMALL, MUTED,
-                                          d="dims.d_model", n="dims.hidden"))
         self.pre = self.stage(self.row_vector(f"{s}.hidden_pre"),
                               self.bound("{n} pre-activations", SMALL, MUTED, n="dims.hidden"))
+        self.worked = self.pre_activation()
         self.relu = self.arrow(self.label("ReLU: negatives become zero", SMALL, MUTED))
         self.hidden = self.stage(self.row_vector(f"{s}.hidden"),
                                  self.label("hidden", SMALL, MUTED))
@@ -841,18 +927,25 @@ class PredictionMLP(LectureScene):
         for place, i in enumerate(self.hidden.row.shown):
             if i is not None and values[i] <= 0:  # what ReLU zeroed
                 self.hidden.row.cells[place].set_color(MUTED)
-        self.stages = self.stack([self.updated, self.column, self.worked, self.into, self.pre,
-                                  self.relu, self.hidden])
-        # the column's entries under the coordinates of E′ they multiply
-        self.column.shift(RIGHT * (self.row.cells[0][0].get_x()
-                                   - self.column.row.cells[0].get_x()))
-        self.worked.align_to(self.column.name, LEFT)
+        stacked = self.stack([self.updated, self.pre, self.worked])
+        self.weights = self.hidden_weights(columns)
+        # W_hidden between E′ and the pre-activations, which the worked sum follows
+        room = self.weights.height + 0.45
+        for part in (self.pre, self.worked):
+            part.shift(DOWN * room)
+        self.weights.next_to(self.updated, DOWN, buff=0.25)
+        self.weights.shift(RIGHT * (self.pre.row.cells[0].get_x()
+                                    - self.weights.cells[0][0].get_x()))
+        self.worked.align_to(self.weights.names, LEFT)
+        # ReLU and the hidden row come in where the worked sum was
+        for part, above in ((self.relu, self.pre), (self.hidden, self.relu)):
+            part.shift(RIGHT * (self.pre.row.get_left()[0] - part.row.get_left()[0])
+                       if hasattr(part, "row") else
+                       RIGHT * (self.pre.row.get_left()[0] + 0.5 - part.stem.get_x()))
+            part.shift(UP * (above.get_bottom()[1] - 0.2 - part.get_top()[1]))
+        self.stages = VGroup(*stacked, self.weights, self.relu, self.hidden)
         fit(self.stages, FRAME_WIDTH, TOP - BOTTOM)
         self.stages.move_to([0, (TOP + BOTTOM) / 2, 0])
-        # Until the column comes in, the arrow and the pre-activations stand right under E′.
-        self.room = self.column.get_top()[1] - self.into.get_top()[1]
-        for part in (self.into, self.pre):
-            part.shift(UP * self.room)
 
         raised = self.hidden.copy()
         self.table = self.top_words()
@@ -866,29 +959,49 @@ class PredictionMLP(LectureScene):
         self.table.set_x(0)
         self.raised = raised
         self.path = self.word_path()
-        fit(self.path, FRAME_WIDTH, TOP - self.table.get_top()[1] - 0.3)
-        self.path.move_to([0, 0, 0]).align_to([0, TOP, 0], UP)
         self.softmaxes = self.two_softmaxes()
 
-    def hidden_column(self, columns: Sequence[int | None]) -> VGroup:
-        """The column of W_hidden for the hidden number the path follows, as a row whose
-        entries stand under the coordinates of E′ they multiply; its bias after it."""
-        k = self.unit
-        cells = []
-        for c, above in zip(columns, self.row.cells[0], strict=True):
-            cell = self.label("…", SIZE) if c is None else \
-                self.num(f"params.W_hidden[{c}][{k}]", SIZE)
-            cells.append(cell.move_to(above))
-        body = VGroup(*cells)
-        row = VGroup(body, brackets(body))
-        row.cells, row.body, row.brackets = cells, body, row[1]
-        bias = self.bound("bias: " + signed_slot(self, "b", f"params.b_hidden[{k}]", False),
-                          SIZE, INK, b=f"params.b_hidden[{k}]")
-        bias.next_to(row.brackets, RIGHT, buff=0.4)
-        column = self.stage(row, self.label("one column of W_hidden", SMALL, MUTED))
-        column.add(bias)
-        column.bias = bias
-        return column
+    def hidden_weights(self, rows: Sequence[int | None]) -> VGroup:
+        """W_hidden as a matrix, a row for each coordinate of E′ (``rows``, named by its
+        feature) and a column over each pre-activation shown; b_hidden as a row under it.
+        Attributes ``matrix``, ``cells`` (its numbers, by row), ``bias``, ``names`` (the
+        names on the left), ``column`` and ``column_bias`` (the column and bias of the hidden number
+        the path follows)."""
+        k, shown = self.unit, self.pre.row.shown
+        xs = [cell.get_x() for cell in self.pre.row.cells]
+
+        def entry(key: str | None) -> Mobject:
+            return self.label("…", SIZE) if key is None else self.num(key, SIZE)
+
+        cells = [[entry(None if c is None or i is None else f"params.W_hidden[{c}][{i}]")
+                  for i in shown] for c in rows]
+        pitch = 0.46
+        for r, line in enumerate(cells):
+            for x, cell in zip(xs, line, strict=True):
+                cell.move_to([x, -r * pitch, 0])
+        body = VGroup(*(cell for line in cells for cell in line))
+        matrix = VGroup(body, brackets(body))
+        bias_cells = [entry(None if i is None else f"params.b_hidden[{i}]") for i in shown]
+        for x, cell in zip(xs, bias_cells, strict=True):
+            cell.move_to([x, -len(rows) * pitch - 0.25, 0])
+        bias_body = VGroup(*bias_cells)
+        bias = VGroup(bias_body, brackets(bias_body))
+        edge = min(matrix[1].get_left()[0], bias[1].get_left()[0]) - 0.2
+        features = VGroup(*(feature(self, c, SMALL).move_to(
+            [edge, line[0].get_y(), 0], aligned_edge=RIGHT) for c, line in zip(rows, cells,
+                                                                               strict=True)))
+        bias_name = self.label("b_hidden", SMALL, MUTED).move_to(
+            [edge, bias_body.get_y(), 0], aligned_edge=RIGHT)
+        name = self.label("W_hidden", SMALL, MUTED)
+        name.next_to(features, LEFT, buff=0.3).set_y(body.get_y())
+        place = shown.index(k)
+        weights = VGroup(name, features, matrix, bias_name, bias)
+        weights.matrix, weights.bias = VGroup(matrix, features), VGroup(bias_name, bias)
+        weights.cells = cells
+        weights.names = VGroup(name, features, bias_name)
+        weights.column = VGroup(*(line[place] for line in cells))
+        weights.column_bias = bias_cells[place]
+        return weights
 
     def pre_activation(self) -> VGroup:
         """That hidden number worked out: each coordinate of E′ times its entry of the
@@ -920,39 +1033,138 @@ class PredictionMLP(LectureScene):
         return worked
 
     def word_path(self) -> VGroup:
-        """E′'s coordinate (and what the heads' update added to it) → the hidden number →
-        what it adds to the predicted word's logit, each step a name over its number, the
-        arrows between them named by what they do. Attributes ``steps``, ``arrows`` and
-        ``update``."""
+        """A page of its own: at the top, E′'s coordinate → the hidden number → what it adds
+        to the predicted word's logit, each step a name over its number, the arrows
+        between them named by what they do (``steps``, ``arrows``); under its start, that
+        coordinate traced back (``trace``: :meth:`update_trace`); under its end, the whole
+        logit as a sum (``receipt``: :meth:`logit_receipt`)."""
         s, last, k, c, p = self.s, self.last, self.unit, self.source, self.predicted
         word = {"w": self.ws.vocab[p]}
 
-        def step(name: Mobject, number: Mobject, *under: Mobject) -> VGroup:
-            return VGroup(name, number, *under).arrange(DOWN, buff=0.14)
+        def step(name: Mobject, number: Mobject) -> VGroup:
+            return VGroup(name, number).arrange(DOWN, buff=0.14)
 
-        update = self.bound("update ΔE: {d}", SMALL, MUTED, d=f"{s}.delta[{last}][{c}]")
         steps = [step(feature(self, c, SMALL, "E′, {f}"),
-                      self.num(f"{s}.E_prime[{last}][{c}]", SIZE), update),
+                      self.num(f"{s}.E_prime[{last}][{c}]", SIZE)),
                  step(self.label("hidden number", SMALL, MUTED),
                       self.num(f"{s}.hidden[{k}]", SIZE)),
                  step(self.bound("added to the logit of “{w}”", SMALL, MUTED, words=word),
                       self.num(f"{s}.logit_terms[{k}][{p}]", SIZE))]
         u = f"params.W_vocab[{k}][{p}]"
-        labels = [self.label("W_hidden, bias, ReLU", SMALL, MUTED),
-                  self.bound("× " + signed_slot(self, "u", u, False), SIZE, INK, u=u)]
+        labels = [(self.label("W_hidden, bias, ReLU", SMALL, MUTED), None),
+                  (self.bound("× " + signed_slot(self, "u", u, False), SIZE, INK, u=u),
+                   self.label("an entry of W_vocab", SMALL, MUTED))]
         arrows = []
-        for label in labels:
-            length = max(1.6, label.width + 0.3)
+        for label, under in labels:
+            length = max(1.6, label.width + 0.3, 0 if under is None else under.width + 0.3)
             stem = Arrow(LEFT * length / 2, RIGHT * length / 2, buff=0, stroke_width=3,
                          color=MUTED, max_tip_length_to_length_ratio=0.15)
-            arrows.append(VGroup(label.next_to(stem, UP, buff=0.1), stem))
+            arrow = VGroup(label.next_to(stem, UP, buff=0.1), stem)
+            if under is not None:
+                arrow.add(under.next_to(stem, DOWN, buff=0.1))
+            arrows.append(arrow)
         parts = [steps[0], arrows[0], steps[1], arrows[1], steps[2]]
         VGroup(*parts).arrange(RIGHT, buff=0.3, aligned_edge=UP)
         for arrow, before in zip(arrows, steps, strict=False):  # level with the numbers
             arrow.shift(UP * (before[1].get_y() - arrow[1].get_y()))
-        path = VGroup(*parts)
-        path.steps, path.arrows, path.update = steps, arrows, update
+        line = VGroup(*parts)
+        trace, receipt = self.update_trace(), self.logit_receipt()
+        trace.next_to(line, DOWN, buff=0.5).align_to(line, LEFT)
+        receipt.next_to(line, DOWN, buff=0.5).align_to(line, RIGHT)
+        if trace.get_right()[0] > receipt.get_left()[0] - 0.6:  # no room side by side
+            receipt.next_to(trace, DOWN, buff=0.4).align_to(line, RIGHT)
+        path = VGroup(line, trace, receipt)
+        path.scale(min(GROW, FRAME_WIDTH / path.width, (TOP - BOTTOM) / path.height))
+        path.move_to([0, (TOP + BOTTOM) / 2, 0])
+        path.steps, path.arrows, path.trace, path.receipt = steps, arrows, trace, receipt
         return path
+
+    def update_trace(self) -> VGroup:
+        """E′'s coordinate as input plus update (``sum``); the update as what each head
+        sent into it (``heads``): its message coordinate, times its W_O entry unless that
+        is one, or its share when several of its coordinates feed in; then, when a product
+        is shown, the heads' shares (``shares``). ``parts``: per head sending anything, the
+        caption fragment (``template``) and its ``keys``."""
+        s, last, c = self.s, self.last, self.source
+        at = f"[{last}][{c}]"
+        line = self.bound("{p} = input {e} + update " + signed_slot(self, "d", f"{s}.delta{at}"),
+                          SIZE, INK, mono=True, p=f"{s}.E_prime{at}", e=f"{s}.E{at}",
+                          d=f"{s}.delta{at}")
+        W_O = self.v.value("params.W_O")
+        parts, heads, shares = [], [self.bound("update {d} =", SIZE, INK, mono=True,
+                                               d=f"{s}.delta{at}")], []
+        product = False
+        for h in range(1, self.ws.n_heads + 1):
+            rows = [i for i in range((h - 1) * self.ws.d_head, h * self.ws.d_head)
+                    if W_O[i][c] != 0]
+            if not rows:
+                continue
+            keys = {f"h{h}": f"dims.head_numbers[{h - 1}]"}
+            if len(rows) > 1:
+                fragment = "head {h#}'s share {x#}"
+                keys[f"x{h}"] = f"{s}.h{h}.share{at}"
+            elif W_O[rows[0]][c] == 1:
+                fragment = "head {h#}'s {m#}"
+                keys[f"m{h}"] = f"{s}.joined[{last}][{rows[0]}]"
+            else:
+                fragment = signed_slot(self, f"w{h}", f"params.W_O[{rows[0]}][{c}]") + \
+                    " × head {h#}'s {m#}"
+                keys = {f"w{h}": f"params.W_O[{rows[0]}][{c}]", **keys,
+                        f"m{h}": f"{s}.joined[{last}][{rows[0]}]"}
+                product = True
+            fragment = fragment.replace("#", str(h))
+            part = VGroup()
+            part.template, part.keys = fragment, keys
+            parts.append(part)
+            colour = self.head_colour(h)
+            heads.append(self.bound(("+ " if len(parts) > 1 else "") + fragment, SIZE, colour,
+                                    mono=True, **keys))
+            share = f"{s}.h{h}.share{at}"
+            shares.append(self.bound(("+ " if len(parts) > 1 else "= ") +
+                                     signed_slot(self, "x", share, len(parts) > 1), SIZE,
+                                     colour, mono=True, x=share))
+        if len(parts) == 1 and not product and self.ws.n_heads == 1:
+            parts, heads = [], heads[:1]  # one head's share is the update itself
+        width = FRAME_WIDTH - 1.0
+        made = flow(heads, width) if parts else VGroup()
+        summed = flow(shares, width) if product else VGroup()
+        if product:  # the shares under the products, from under the first one
+            summed.next_to(made, DOWN, buff=0.2).align_to(heads[1], LEFT)
+        trace = VGroup(line, VGroup(made, summed)).arrange(DOWN, buff=0.3, aligned_edge=LEFT) \
+            if parts else VGroup(line)
+        trace.sum, trace.heads, trace.shares, trace.parts = line, made, summed, parts
+        return trace
+
+    def logit_receipt(self) -> VGroup:
+        """The predicted word's logit as an addition, numbers right-aligned in a column,
+        each with what it is: what the path adds, what the other hidden numbers add, the
+        bias, and under a rule their total (``rows``, ``rule``)."""
+        s, last, k, p = self.s, self.last, self.unit, self.predicted
+        word = {"w": self.ws.vocab[p]}
+        lines = [(f"{s}.logit_terms[{k}][{p}]", self.label("along this path", SMALL, MUTED)),
+                 (f"{s}.logit_others", self.label("from the other hidden numbers", SMALL,
+                                                  MUTED)),
+                 (f"params.b_vocab[{p}]", self.bound("the bias of “{w}”", SMALL, MUTED,
+                                                     words=word)),
+                 (f"{s}.logits[{last}][{p}]", self.bound("the logit of “{w}”", SMALL, INK,
+                                                         words=word))]
+        pitch, rows = 0.46, []
+        for place, (key, what) in enumerate(lines):
+            y = -place * pitch - (0.14 if place == len(lines) - 1 else 0)
+            number = self.bound(signed_slot(self, "x", key, 0 < place < len(lines) - 1),
+                                SIZE, INK, mono=True, x=key).move_to([0, y, 0],
+                                                                     aligned_edge=RIGHT)
+            rows.append(VGroup(number, what.move_to([0.35, y, 0], aligned_edge=LEFT)))
+            if place:
+                rows[-1].add(self.label("=" if place == len(lines) - 1 else "+", SIZE, INK))
+        numbers = VGroup(*(row[0] for row in rows))
+        for row in rows[1:]:
+            row[2].move_to([numbers.get_left()[0] - 0.3, row[0].get_y(), 0])
+        rule = separator(VGroup(*rows).width + 0.2).move_to(
+            [VGroup(*rows).get_x(), (rows[-2].get_y() + rows[-1].get_y()) / 2, 0])
+        receipt = VGroup(*rows, rule)
+        receipt.rows, receipt.rule = rows, rule
+        return receipt
 
     def two_softmaxes(self) -> VGroup:
         """Side by side: head 1's attention weights at the receiver, one bar per source,
@@ -1042,7 +1254,7 @@ class PredictionMLP(LectureScene):
     def row_vector(self, key: str) -> VGroup:
         """A vector value as one bracketed row of numbers: ``cells`` in order, ``shown`` the
         index of each (``None`` for "…"), ``body`` and ``brackets``."""
-        shown = row_indices(len(self.v.value(key)))
+        shown = row_indices(len(self.v.value(key)), self.unit)
         cells = [self.label("…", SIZE) if i is None else self.num(f"{key}[{i}]", SIZE)
                  for i in shown]
         body = VGroup(*cells).arrange(RIGHT, buff=0.3)

@@ -560,6 +560,7 @@ def values(doc: Doc) -> dict[str, Any]:
                                           < abs(case["heads"][0]["message"][0]))
         out[f"{name}.same_input"] = int(np.array_equal(case["E"][-1],
                                                        cases[names[0]]["E"][-1]))
+        out.update(readout_trace(name, case))
         if lesson["targets"]:
             out[f"{name}.target"] = list(doc["vocab"]).index(lesson["targets"][name].lower())
 

@@ -134,7 +134,7 @@ def test_the_residual_sum_stands_in_the_middle_and_the_voice_says_why_it_adds(
                                                               f"{s}.E_prime[{last}]"))
                                             for f in t["figures"])]
     left, right = min(b[0] for b in table), max(b[2] for b in table)
-    names = [t["box"] for t in found if t["text"] in ("input row E", "update ΔE")]
+    names = [t["box"] for t in found if t["text"] in ("input row e", "update Δe")]
     left = min([left, *(b[0] for b in names)])
     assert abs((left + right) / 2) < 0.6, (left, right)
     assert rows[0][1] > rows[1][1] > rows[2][1], "E, then ΔE, then their sum, downwards"
@@ -146,6 +146,74 @@ def test_the_residual_sum_stands_in_the_middle_and_the_voice_says_why_it_adds(
                for text in said), said
     every = texts(result, "every row")
     assert showing(every, f"{s}.E_prime[0][0]"), "then every token's updated row"
+
+
+def pointed_keys(result: dict[str, Any], caption: int) -> set[str]:
+    """The value keys of everything outlined while caption ``caption`` is said."""
+    return {key for o in result["outlined"] if o["caption"] == caption for key in o["keys"]}
+
+
+def caption_index(result: dict[str, Any], words: str) -> int:
+    said = [c["text"] for c in result["manifest"]["captions"]]
+    found = [k for k, text in enumerate(said) if words in text]
+    assert len(found) == 1, (words, said)
+    return found[0]
+
+
+@pytest.mark.parametrize("label", ["default", "four"])
+def test_each_heads_share_is_shown_as_the_voice_names_it(runs, label: str) -> None:
+    """Head 1's share is outlined while its sentence is said, and no other head's; head
+    2's comes with the next sentence."""
+    ws, _, s, last = setup(label)
+    result = runs[label]["ConcatOutputResidual"]
+    first = caption_index(result, "Head 1's message times its own block")
+    shares = {h: {f"{s}.h{h}.share[{last}][{c}]" for c in shown_indices(ws.d_model)
+                  if c is not None} for h in range(1, ws.n_heads + 1)}
+    now = pointed_keys(result, first)
+    assert shares[1] <= now and not now & shares[2], now
+    assert shares[2] <= pointed_keys(result, first + 1)
+    assert result["manifest"]["captions"][first + 1]["text"].startswith("Head 2's share")
+
+
+def test_the_voice_says_why_w_o_mixes_the_heads(runs) -> None:
+    """The one entry that carries head 2's coordinate into another feature has its
+    reason: W_O is where the heads' messages mix; training learns such entries, and this
+    one is set by hand so the mixing shows; the entry is outlined as that is said."""
+    _, numpy, _, _ = setup("default")
+    result = runs["default"]["ConcatOutputResidual"]
+    k = caption_index(result, "where the heads' messages can mix across coordinates")
+    reason = caption_index(result, "set by hand so the mixing shows")
+    assert reason > k and "trained model learns such entries" in \
+        result["manifest"]["captions"][reason]["text"]
+    assert numpy["params.W_O"][2][0] != 0, "head 2's person row reaches the water column"
+    assert "params.W_O[2][0]" in pointed_keys(result, reason)
+
+
+@pytest.mark.parametrize("label", ["default", "wide"])
+def test_the_residual_keeps_an_input_that_is_not_zero(runs, label: str) -> None:
+    """The kept input is shown on the receiver's input coordinate of largest size (the
+    default's glue, 2.3 + 0.269 = 2.569), its input and sum outlined; as the voice says
+    "keeps the input row" the input row is outlined, not the update. The receiver's own
+    rows are named e, Δe and e′ (ΔE is the [10, 4] matrix)."""
+    ws, numpy, s, last = setup(label)
+    E = numpy[f"{s}.E"][last]
+    c = int(np.argmax(np.abs(E)))
+    assert E[c] != 0
+    result = runs[label]["ConcatOutputResidual"]
+    captions = result["manifest"]["captions"]
+    k = caption_index(result, "For ")
+    assert captions[k]["words"] == {"f": ws.lesson.features[c]}
+    said = {f["key"] for f in captions[k]["figures"]}
+    assert {f"{s}.E[{last}][{c}]", f"{s}.delta[{last}][{c}]", f"{s}.E_prime[{last}][{c}]"} \
+        == said
+    assert {f"{s}.E[{last}][{c}]", f"{s}.E_prime[{last}][{c}]"} <= pointed_keys(result, k)
+    keeps = caption_index(result, "keeps the input row")
+    last_pointer = [o for o in result["outlined"] if o["caption"] == keeps][-1]
+    assert last_pointer["keys"] and all(key.startswith(f"{s}.E[{last}]")
+                                        for key in last_pointer["keys"]), last_pointer
+    names = {t["text"] for t in texts(result, "residual")}
+    assert {"input row e", "update Δe", "e′ = e + Δe"} <= names
+    assert "their sum, Δe" in {t["text"] for t in texts(result, "update")}
 
 
 def test_the_first_coordinate_shows_every_term_and_greys_the_zero_entries(runs) -> None:
@@ -174,7 +242,8 @@ def test_the_residual_shows_every_tokens_updated_row_the_receivers_bright(runs,
                                                                          label: str) -> None:
     ws, numpy, s, last = setup(label)
     found = texts(runs[label]["ConcatOutputResidual"], "every row")
-    columns = [c for c in shown_indices(ws.d_model) if c is not None]
+    # the first and last coordinates, and the one whose input the voice follows
+    columns = {0, ws.d_model - 1, int(np.argmax(np.abs(numpy[f"{s}.E"][last])))}
     for j in range(ws.length):
         for c in columns:
             key = f"{s}.E_prime[{j}][{c}]"
@@ -244,35 +313,64 @@ def followed(numpy: dict[str, Any], s: str, last: int) -> tuple[int, int, int]:
     return word, unit, source
 
 
+def figure_box(found: list[dict[str, Any]], key: str, lowest: bool = True) -> list[float]:
+    """The box of the text that is the figure ``key`` alone, perhaps in parentheses (not a
+    sum quoting it); of several, the lowest (or the highest)."""
+    boxes = [t["box"] for t in showing(found, key)
+             if t["text"].strip("()") == t["figures"][0][1]]
+    assert boxes, key
+    return (min if lowest else max)(boxes, key=lambda box: box[1])
+
+
 @pytest.mark.parametrize("label", ["default", "four"])
 def test_one_pre_activation_is_worked_out_from_its_column_of_w_hidden(runs,
                                                                        label: str) -> None:
-    """The column of W_hidden is drawn, each entry under the coordinate of E′ it
-    multiplies, with its bias; every factor pair and the bias stand in the worked sum,
-    whose total is that pre-activation, also outlined in the row of them."""
+    """W_hidden is drawn as a matrix, a row per coordinate of E′ named by its feature on
+    its line, each column standing over the pre-activation it makes; the column the voice
+    follows is a column (its entries one under another, b_hidden's entry under them, the
+    pre-activation under that) and is outlined as "one column" is said; every factor pair
+    and the bias stand in the worked sum, whose total is that pre-activation."""
     ws, numpy, s, last = setup(label)
     _, unit, _ = followed(numpy, s, last)
     assert compute_values(ws).value(f"{s}.top_hidden") == unit
     W, b = numpy["params.W_hidden"], numpy["params.b_hidden"]
     assert np.isclose(numpy[f"{s}.E_prime"][last] @ W[:, unit] + b[unit],
                       numpy[f"{s}.hidden_pre"][unit])
-    found = texts(runs[label]["PredictionMLP"], "hidden layer")
-    for c in shown_indices(ws.d_model):
-        if c is None:
-            continue
-        above = [t["box"] for t in showing(found, f"{s}.E_prime[{last}][{c}]")
-                 if t["text"] == t["figures"][0][1]]
-        entry = [t["box"] for t in showing(found, f"params.W_hidden[{c}][{unit}]")
-                 if t["text"] == t["figures"][0][1]]
-        assert len(above) == len(entry) == 1, (c, above, entry)
-        assert entry[0][3] < above[0][1], "the column's entry under E′'s coordinate"
-        assert abs(middle(entry[0])[0] - middle(above[0])[0]) < 0.15, (c, entry, above)
-    terms = [{f[0] for f in t["figures"]} for t in found if "×" in t["text"]]
+    result = runs[label]["PredictionMLP"]
+    found = texts(result, "hidden layer")
+    pre = figure_box(found, f"{s}.hidden_pre[{unit}]")
+    rows = [c for c in shown_indices(ws.d_model) if c is not None]
+    column = [figure_box(found, f"params.W_hidden[{c}][{unit}]") for c in rows]
+    bias = figure_box(found, f"params.b_hidden[{unit}]")
+    for upper, lower in pairwise([*column, bias, pre]):
+        assert lower[3] < upper[1], "one under another, the pre-activation last"
+        assert abs(middle(lower)[0] - middle(upper)[0]) < 0.1, (upper, lower)
+    for c, entry in zip(rows, column, strict=True):
+        named = [t for t in found if t["text"] == ws.lesson.features[c]
+                 and abs(middle(t["box"])[1] - middle(entry)[1]) < 0.1
+                 and t["box"][2] < entry[0]]
+        assert named, f"W_hidden's row {c} is named by its feature on its line"
+    others = [j for j in range(len(b)) if j != unit and showing(found, f"params.W_hidden[0][{j}]")]
+    assert others, "the whole matrix, not the column alone"
+    for j in others:
+        over = figure_box(found, f"params.W_hidden[0][{j}]")
+        under = figure_box(found, f"{s}.hidden_pre[{j}]")
+        assert abs(middle(over)[0] - middle(under)[0]) < 0.1, "each column over its number"
+    said = result["manifest"]["captions"]
+    k = next(i for i, c in enumerate(said) if "one column of W_hidden" in c["text"])
+    keys = {key for o in result["outlined"] if o["caption"] == k for key in o["keys"]}
+    assert {f"params.W_hidden[{c}][{unit}]" for c in rows} <= keys
+    assert not any(key.startswith("params.W_hidden[") and not key.endswith(f"[{unit}]")
+                   for key in keys), "only the column the voice follows"
+    # the worked sum, outlined as the voice says "products" (it gives way to ReLU after)
+    worked = [o for o in result["outlined"]
+              if o["caption"] == caption_index(result, "the products and the bias add up")]
+    summed = worked[0]["keys"]
     for c in range(ws.d_model):
-        pair = {f"{s}.E_prime[{last}][{c}]", f"params.W_hidden[{c}][{unit}]"}
-        assert any(pair <= keys for keys in terms), f"the term of coordinate {c}"
-    assert showing(found, f"params.b_hidden[{unit}]")
-    assert [t for t in showing(found, f"{s}.hidden_pre[{unit}]") if t["text"].startswith("= ")]
+        assert {f"{s}.E_prime[{last}][{c}]", f"params.W_hidden[{c}][{unit}]"} <= set(summed), c
+    assert f"params.b_hidden[{unit}]" in summed
+    assert any(text.startswith("= ") and f"{s}.hidden_pre[{unit}]" in o["keys"]
+               for o in worked[1:] for text in o["texts"])
 
 
 @pytest.mark.parametrize("label", ["default", "four"])
@@ -285,18 +383,75 @@ def test_the_path_leads_from_e_prime_through_a_hidden_number_to_the_words_logit(
     word, unit, source = followed(numpy, s, last)
     result = runs[label]["PredictionMLP"]
     found = texts(result, "path to the word")
-    steps = [one(found, key)["box"] for key in (f"{s}.E_prime[{last}][{source}]",
-                                                f"{s}.hidden[{unit}]",
-                                                f"{s}.logit_terms[{unit}][{word}]")]
+    steps = [figure_box(found, key, lowest=False) for key in (
+        f"{s}.E_prime[{last}][{source}]", f"{s}.hidden[{unit}]",
+        f"{s}.logit_terms[{unit}][{word}]")]
     assert steps[0][2] < steps[1][0] and steps[1][2] < steps[2][0], steps
-    one(found, f"{s}.delta[{last}][{source}]")
     one(found, f"params.W_vocab[{unit}][{word}]")
+    assert any(t["text"] == "an entry of W_vocab" for t in found), "the × names its matrix"
     added = compute_values(ws).value(f"{s}.logit_terms[{unit}][{word}]")
     assert np.isclose(added, np.maximum(numpy[f"{s}.hidden_pre"][unit], 0)
                       * numpy["params.W_vocab"][unit, word])
     said = [c for c in result["manifest"]["captions"] if c["text"].startswith("Why")]
     assert said and said[0]["words"] == {"w": ws.vocab[word],
                                          "f": ws.lesson.features[source]}, said
+
+
+@pytest.mark.parametrize("label", ["default", "four"])
+def test_the_paths_start_is_traced_back_to_the_input_and_each_heads_part(runs,
+                                                                          label: str) -> None:
+    """E′'s coordinate is shown as input + update (numpy: their sum is it), and the update
+    as what each head sent into it: a head whose one feeding coordinate passes through
+    W_O times an entry other than one shows that entry and that coordinate of its message
+    (the default: 0.25 × head 2's 1.552), then every head's share, which add up to it."""
+    ws, numpy, s, last = setup(label)
+    _, _, c = followed(numpy, s, last)
+    result = runs[label]["PredictionMLP"]
+    found = texts(result, "path to the word")
+    keys = {f"{s}.E_prime[{last}][{c}]", f"{s}.E[{last}][{c}]", f"{s}.delta[{last}][{c}]"}
+    assert any(keys <= {f[0] for f in t["figures"]} and "input" in t["text"] for t in found)
+    assert np.isclose(numpy[f"{s}.E"][last][c] + numpy[f"{s}.delta"][last][c],
+                      numpy[f"{s}.E_prime"][last][c])
+    W_O, d = numpy["params.W_O"], ws.d_head
+    shares = [numpy[f"{s}.joined"][last][h * d:(h + 1) * d] @ W_O[h * d:(h + 1) * d, c]
+              for h in range(ws.n_heads)]
+    assert np.isclose(sum(shares), numpy[f"{s}.delta"][last][c])
+    for h in range(ws.n_heads):
+        feeding = [i for i in range(h * d, (h + 1) * d) if W_O[i, c] != 0]
+        if len(feeding) == 1 and W_O[feeding[0], c] != 1:
+            i = feeding[0]
+            assert any({f"params.W_O[{i}][{c}]", f"{s}.joined[{last}][{i}]"}
+                       <= {f[0] for f in t["figures"]} for t in found), (h, i)
+        elif len(feeding) > 1:
+            assert showing(found, f"{s}.h{h + 1}.share[{last}][{c}]"), h
+    if label == "default":  # head 1's coordinate as it is, head 2's through its entry
+        assert list(np.flatnonzero(W_O[:, c])) == [0, 2] and W_O[0, c] == 1
+        m = numpy[f"{s}.joined"][last]
+        expected = f"The update is head 1's {m[0]:.3f} plus {W_O[2, c]:g} × head 2's {m[2]:.3f}."
+        said = [t["text"] for t in result["manifest"]["captions"]]
+        assert expected in said, said
+
+
+@pytest.mark.parametrize("label", ["default", "four"])
+def test_the_whole_logit_is_accounted_for(runs, label: str) -> None:
+    """Under the path: what it adds, what the other hidden numbers add (numpy's sum of
+    their terms) and the bias, in a column whose total, under a rule, is the logit."""
+    ws, numpy, s, last = setup(label)
+    word, unit, _ = followed(numpy, s, last)
+    found = texts(runs[label]["PredictionMLP"], "path to the word")
+    hidden = np.maximum(numpy[f"{s}.hidden_pre"], 0)
+    terms = hidden * numpy["params.W_vocab"][:, word]
+    others = terms.sum() - terms[unit]
+    assert reference.within_display(one(found, f"{s}.logit_others")["text"].strip("()"),
+                                    Style.FIXED3, others)
+    logit = numpy[f"{s}.logits"][last][word]
+    assert np.isclose(terms[unit] + others + numpy["params.b_vocab"][word], logit)
+    column = [figure_box(found, key) for key in (
+        f"{s}.logit_terms[{unit}][{word}]", f"{s}.logit_others", f"params.b_vocab[{word}]",
+        f"{s}.logits[{last}][{word}]")]
+    for upper, lower in pairwise(column):
+        assert lower[3] < upper[1] and abs(upper[2] - lower[2]) < 0.05, (upper, lower)
+    assert any(t["text"] == f"the logit of “{ws.vocab[word]}”" for t in found)
 
 
 def test_the_two_softmaxes_stand_side_by_side(runs) -> None:

@@ -35,7 +35,9 @@ zero):
     outside the ``k`` most probable); for the final receiver ``hidden_terms`` (``[c][k]``:
     E′ coordinate ``c`` times ``W_hidden[c][k]``), ``logit_terms`` (``[k][w]``: hidden number
     ``k`` times ``W_vocab[k][w]``), ``top_hidden`` (the hidden number that adds most to
-    the predicted word's logit) and ``top_input`` (the E′ coordinate adding most to it);
+    the predicted word's logit), ``top_input`` (the E′ coordinate adding most to it),
+    ``logit_others`` (what the other hidden numbers add to that logit) and ``input_top``
+    (the receiver's input coordinate of largest magnitude);
     ``S.wide.*`` for one wide head, with its value rows ``S.wide.V`` (every head's value
     row side by side), ``order rest mostly_rest`` and ``diluted``.
 ``shapes.*``
@@ -368,6 +370,11 @@ def _sentence(sheet: _Sheet, ws: Worksheet, model: TinyLM, name: str) -> None:
     # The E′ coordinate whose term adds most to that hidden number (the first of equals).
     sheet.put(f"{name}.top_input",
               int((updated[-1] * _t(ws.W_hidden)[:, top_hidden]).argmax()), _I)
+    # What the other hidden numbers add to that logit (its bias apart), and the receiver's
+    # input coordinate of largest magnitude (the first of equals).
+    word_terms = logit_terms[:, probs.argmax()]
+    sheet.put(f"{name}.logit_others", word_terms.sum() - word_terms[top_hidden], _F3)
+    sheet.put(f"{name}.input_top", int(E[-1].abs().argmax()), _I)
     sheet.put(f"{name}.logits", logits, _F3)
     sheet.put(f"{name}.probs", probs, _F3)
     # The vocabulary from the most probable word down (ties in vocabulary order), and the
