@@ -703,9 +703,13 @@ def signed_bars(book: Book, labels: Sequence[tuple[Glyph, ...]],
         below, above = -min(min(lane), 0.0), max(max(lane), 0.0)
         zeros.append(x + (74.0 if below else 10.0) + below * scale)
         x = zeros[-1] + above * scale + after
+    right = x
     for c, zero in enumerate(zeros):
-        if names:
-            shapes.append(_label(zero, top - 14, *names[c], anchor="middle", bold=True))
+        if names:  # centred over its lane, but never past the picture's left edge
+            half = _span(names[c], _FONT) * 0.55  # bold runs a little wider
+            middle = max(zero, half + 4.0)
+            right = max(right, middle + half + 4.0)
+            shapes.append(_label(middle, top - 14, *names[c], anchor="middle", bold=True))
         shapes.append(Line(_r(zero), top - 6, _r(zero), bottom, "muted", 2.0, role="zero"))
     for i, (label, group) in enumerate(zip(labels, groups, strict=True)):
         y = top + i * row
@@ -725,7 +729,7 @@ def signed_bars(book: Book, labels: Sequence[tuple[Glyph, ...]],
                                      y + row / 2 + 6, book.n(key), size=_SMALL,
                                      anchor="start" if value >= 0 else "end",
                                      fragment=fragment))
-    return Picture(_r(x), bottom + 8, description, tuple(shapes), size)
+    return Picture(_r(right), bottom + 8, description, tuple(shapes), size)
 
 
 def shift(book: Book, sentence: str, before: str, after: str, offset: str, tone: str,
