@@ -924,3 +924,14 @@ def readout_trace(name: str, case: Mapping[str, Any]) -> dict[str, Any]:
 
 
 __all__ += ["readout_trace"]
+
+
+def round_ticks(largest: float) -> list[float]:
+    """Round ticks from zero for a results chart, recomputed by search: the step is the
+    smallest 1, 2 or 5 times a power of ten that keeps to five ticks up to ``largest``."""
+    for power in range(-6, 12):
+        for m in (1, 2, 5):
+            step = m * 10.0 ** power
+            if int(largest // step) + 1 <= 5:
+                return [k * step for k in range(int(largest // step) + 1)]
+    raise AssertionError(largest)

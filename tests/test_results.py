@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 
-from tests import experiments
+from tests import experiments, reference
 from tests.conftest import LESSON_OPTIONS
 from tests.conftest import run_lecture as lecture
 from worksheet import Style, Values, Worksheet, compute_values
@@ -241,17 +241,6 @@ def _alone_under(texts: list[dict[str, Any]], key: str, bottom: float) -> dict[s
     return found[0]
 
 
-def _round_ticks(largest: float) -> list[float]:
-    """Round ticks from zero, recomputed here: the step is the smallest 1, 2 or 5 times a
-    power of ten that keeps to five ticks up to ``largest``."""
-    for power in range(-6, 12):
-        for m in (1, 2, 5):
-            step = m * 10.0 ** power
-            if int(largest // step) + 1 <= 5:
-                return [k * step for k in range(int(largest // step) + 1)]
-    raise AssertionError(largest)
-
-
 def test_each_chart_writes_round_ticks_from_zero_under_its_lowest_axis(
         shown: dict[str, Any], folder: Path) -> None:
     """Each dot chart (an axis from zero) writes, under its last row, zero and every round
@@ -261,7 +250,8 @@ def test_each_chart_writes_round_ticks_from_zero_under_its_lowest_axis(
     for name, metric, measure in (("perplexity", "perplexity",
                                    lambda r: math.exp(r["test_loss"])),
                                   ("training time", "seconds", lambda r: r["train_seconds"])):
-        expected = _round_ticks(max(measure(r) for r in doc["runs"] if r["model"] in MODELS))
+        expected = reference.round_ticks(max(measure(r) for r in doc["runs"]
+                                             if r["model"] in MODELS))
         texts = next(s for s in shown["sections"] if s["name"] == name)["texts"]
         bottom = min(t["box"][1] for t in texts
                      if t["text"].startswith(("attention", "fixed-window")))

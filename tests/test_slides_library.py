@@ -31,6 +31,7 @@ from slides.context import (
     Table,
 )
 from slides.deck import deck_context
+from tests import reference
 from tests.test_slides_pictures import WORKSHEETS, pictures_in, slide
 from tests.test_slides_structure import walk
 from worksheet import Values, Worksheet, compute_values, load_worksheet
@@ -260,17 +261,6 @@ def test_every_tensor_of_the_join_is_labelled_with_its_shape(case) -> None:
 # ------------------------------------------------------------------ the trained charts
 
 
-def _nice_ticks(largest: float) -> list[float]:
-    """Round ticks from zero, recomputed here: the step is the smallest 1, 2 or 5 times a
-    power of ten that keeps to five ticks up to ``largest``."""
-    for power in range(-6, 12):
-        for m in (1, 2, 5):
-            step = m * 10.0 ** power
-            if int(largest // step) + 1 <= 5:
-                return [k * step for k in range(int(largest // step) + 1)]
-    raise AssertionError(largest)
-
-
 @pytest.mark.parametrize("metric, field, unit", [
     ("perplexity", "test_perplexity", "perplexity"), ("seconds", "train_seconds", "seconds")])
 def test_each_dot_chart_has_an_axis_with_round_ticks_and_its_unit(
@@ -288,7 +278,7 @@ def test_each_dot_chart_has_an_axis_with_round_ticks_and_its_unit(
     seeds = document["training"]["seeds"]
     runs = {(run["model"], run["seed"]): run[field] for run in document["runs"]}
     measures = list(runs.values())
-    expected = _nice_ticks(max(measures))
+    expected = reference.round_ticks(max(measures))
     s = slide(measured, "trained-perplexity" if metric == "perplexity" else "trained-cost")
     (chart,) = [p for p in pictures_in(s.blocks)
                 if any(getattr(x, "role", "") == "dot" for x in p.shapes)]
