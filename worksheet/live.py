@@ -19,10 +19,13 @@ browser that runs it.
 from __future__ import annotations
 
 import hashlib
+import json
+import os
+import tempfile
 import unicodedata
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
@@ -146,9 +149,31 @@ def _one_thread() -> Iterator[None]:
         torch.set_num_threads(before)
 
 
+_SOURCES = ("live.py", "experiment.py", "model.py", "corpus.py", "results.py", "schema.py")
+"""The modules whose code decides the example: a change to any of them is a new example."""
+
+
+def _cache_file(experiment: Experiment, sizes: Trained) -> Path:
+    """Where the example of this experiment (whose sha256 covers every shipped file's, each
+    held to it before use), these sizes and this code is kept between processes."""
+    from importlib.metadata import version
+
+    here = Path(__file__).resolve().parent
+    digest = hashlib.sha256()
+    for part in (experiment.sha256, repr(sizes), str(MOST_TOKENS), version("torch"),
+                 version("tokenizers")):
+        digest.update(part.encode("utf-8") + b"\0")
+    for name in _SOURCES:
+        digest.update((here / name).read_bytes())
+    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    return base / "multihead-lecture" / "live" / f"{digest.hexdigest()}.json"
+
+
 def live_example(experiment: Experiment, sizes: Trained) -> LiveExample | None:
     """The lesson's prompt worked by every model the experiment ships; ``None`` when it
-    ships none (a deck then has no live slide).
+    ships none (a deck then has no live slide). Every shipped file is held to its record
+    each time; the example itself is worked once per experiment, sizes and code, and kept
+    in the user's cache (``~/.cache/multihead-lecture/live``), which may be deleted.
 
     Raises
     ------
@@ -159,6 +184,35 @@ def live_example(experiment: Experiment, sizes: Trained) -> LiveExample | None:
     shipped = (document.get("shipped") or {}).get("models") or {}
     if not shipped:
         return None
+    folder = experiment.path.parent
+    _read(folder, {"file": "tokenizer.json", **(document.get("tokenizer") or {})},
+          "tokenizer", "the tokenizer")
+    for name, model in shipped.items():
+        _read(folder, model["checkpoint"], f"shipped.models.{name}.checkpoint",
+              f"the checkpoint of {name}")
+    cache = _cache_file(experiment, sizes)
+    try:
+        kept = json.loads(cache.read_text(encoding="utf-8"))
+        return LiveExample(**{**kept, "weights": tuple(tuple(row) for row in kept["weights"]),
+                              "labels": tuple(kept["labels"])})
+    except (OSError, ValueError, TypeError, KeyError):
+        pass
+    example = _worked(experiment, sizes, shipped)
+    try:
+        cache.parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile("w", encoding="utf-8", dir=cache.parent,
+                                         suffix=".tmp", delete=False) as handle:
+            json.dump(asdict(example), handle)
+        os.replace(handle.name, cache)
+    except OSError:
+        pass  # no cache: the next process works the example again
+    return example
+
+
+def _worked(experiment: Experiment, sizes: Trained, shipped: Mapping[str, Any]
+            ) -> LiveExample:
+    """:func:`live_example`, worked by the shipped checkpoints."""
+    document = experiment.document
     import torch
     from tokenizers import Tokenizer
 
