@@ -28,6 +28,7 @@ from render.cli import main
 from slides.pdf import SLIDE_SIZE
 from worksheet import Values, Worksheet, compute_values
 from worksheet.experiment import continue_prompt, load_checkpoint, model_specs, window
+from worksheet.formatting import Style, format_value
 from worksheet.results import chosen_experiment, load_experiment, shown_text
 
 REVIEW = Path(__file__).resolve().parent.parent / "build" / "review"
@@ -181,7 +182,9 @@ def test_running_the_lesson_prompt_gives_the_opening_figures_digit_for_digit(
     assert {key: shown[key] for key in expected} == expected
     assert shown["bound"] == 0  # every figure now is the browser's
     for speed in shown["speeds"]:
-        assert re.fullmatch(r"\d{1,3}(,\d{3})*\.\d", speed), speed
+        # one decimal, as the lecture's own formatter writes it (no thousands separator)
+        assert re.fullmatch(r"\d+\.\d", speed), speed
+        assert format_value(float(speed), Style.FIXED1) == speed
 
 
 def _torch(shipped: Shipped, name: str, text: str) -> tuple[torch.Tensor, torch.Tensor | None]:
@@ -276,7 +279,8 @@ def test_the_slide_shows_every_models_speed_and_fits_the_slide(page, shipped: Sh
         " r.querySelector('[data-live=speed]').textContent])")
     assert [model for model, _, _ in rows] == list(shipped.models)
     for model, continuation, speed in rows:
-        assert re.fullmatch(r"\d{1,3}(,\d{3})*\.\d", speed), (model, speed)
+        assert re.fullmatch(r"\d+\.\d", speed), (model, speed)  # the lecture's fixed1
+        assert format_value(float(speed), Style.FIXED1) == speed
         assert float(speed.replace(",", "")) > 0
         expected = continue_prompt(shipped.models[model], shipped.tokenizer.encode(text).ids,
                                    shipped.context, shipped.end, MOST)
