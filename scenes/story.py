@@ -60,41 +60,183 @@ GLOSSARY = (("query", "what the receiving word looks for"),
             ("value", "what a word sends if it is chosen"))
 """The three roles in plain words, shown the first time the lecture names them."""
 GLOSS_SIZE = 22
+PROMPT_Y = 0.3
+"""Where the prompt stands: high enough for the faint arcs over it, with its rows of
+numbers and the clues under it."""
+LOWER_Y = 1.7
+"""How far below the centre the prompt's lower line stands: the question, the clues, the
+receiver's row."""
+CELL_HEIGHT = 0.26
+"""The height of one cell of a token's row of numbers, drawn under the prompt."""
+BLANK_WIDTH = 1.1
+"""The width of the empty slot after the prompt: the next word."""
 
 
 class RiverBankPrompt(LectureScene):
-    """The walkthrough sentence: its prefix, the receiver, and the unknown next word."""
+    """The walkthrough sentence: the goal (a guess for the blank), the viewer's own guess at
+    which words help, the clues lit, each token's row of numbers, and the receiver that
+    gathers context from every position."""
+
+    draws_its_own_map = True  # only the boxes this clip explains: the words, the next word
 
     def construct(self) -> None:
         name = self.ws.walkthrough
-        tokens = self.ws.sentences[name]
-        last = len(tokens) - 1
+        self.tokens = self.ws.sentences[name]
+        self.last = len(self.tokens) - 1
+        self.section("where we are")
+        goal = self.the_goal()
+
         self.section("prefix")
+        with self.silence("the goal gives way to the sentence"):
+            self.play(fade_out(goal), *filter(None, [self.unpoint()]), run_time=0.5)
         heading = self.title("Which earlier words help predict the next one?")
-        row = self.token_row(tokens, width=11.5)
-        row.add(self.label("___").next_to(row, RIGHT, buff=0.22).align_to(row[0], DOWN))
-        row.move_to(UP * 0.6)
-        positions = [self.bound("{p}", 18, mono=True, p=f"dims.positions[{j}]")
-                     .next_to(row[j], DOWN, buff=0.25) for j in range(len(tokens))]
-        self.say("The prefix has {n:known token}, numbered from the first.",
-                 Write(heading), FadeIn(row[:-1]), *map(FadeIn, positions),
-                 n="dims.tokens")
+        row = self.token_row(self.tokens, width=11.0).move_to(UP * PROMPT_Y)
+        row.shift(LEFT * (BLANK_WIDTH + 0.5) / 2)
+        positions = VGroup(*(self.bound("{p}", 18, mono=True, p=f"dims.positions[{j}]")
+                             .next_to(row[j], DOWN, buff=0.2) for j in range(len(row))))
+        slot = DashedVMobject(Rectangle(width=BLANK_WIDTH, height=row.height + 0.2,
+                                        stroke_color=INK, stroke_width=2.5), num_dashes=22)
+        slot.next_to(row, RIGHT, buff=0.5).set_y(row[self.last].get_y())
+        asked = self.label("next word?", 22).next_to(slot, UP, buff=0.2)
+        self.say("The prefix has {n:known token}, numbered from the first; the empty slot "
+                 "after them is the next word.", Write(heading), fade_in(row, positions),
+                 Create(slot), fade_in(asked), n="dims.tokens")
+
+        self.section("your guess")
+        self.guess(row)
+
+        self.section("rows")
+        self.rows(row, positions, slot)
 
         self.section("receiver")
-        box = self.highlight(row[last], INK)
-        note = self.label("receiver", 22).next_to(positions[last], DOWN)
+        box = self.highlight(row[self.last], INK)
+        mine = self.strips[self.last]
+        named = self.label("receiver", 20).next_to(mine, DOWN, buff=0.15)
+        named.align_to(mine, RIGHT).shift(RIGHT * 0.3)
         self.say("The last known token, “{w}” at position {p}, is the receiver:",
-                 Create(box), FadeIn(note), words={"w": tokens[last]},
-                 p=f"dims.positions[{last}]")
+                 Create(box), fade_in(named),
+                 self.point_at(row[self.last], positions[self.last]),
+                 words={"w": self.tokens[self.last]}, p=f"dims.positions[{self.last}]")
+        reads = self.gathering(row, box)
         self.say("it will gather context from every earlier position and itself.",
-                 self.point_at(row[:-1]))
-
-        self.section("unknown")
-        blank = self.label("next word?", 22).next_to(row[-1], UP, buff=0.45)
-        self.say("The blank has no row yet. Everything we compute serves one goal: "
-                 "a better guess for that blank.", FadeIn(row[-1]), FadeIn(blank),
-                 self.point_at(row[-1]))
+                 self.unpoint(), LaggedStart(*map(Create, reads), lag_ratio=0.1))
+        self.say("Everything we compute serves one goal: a better guess for that blank.",
+                 self.point_at(slot, asked))
         self.wait(0.5)
+
+    def the_goal(self) -> VGroup:
+        """The part's opening over the lesson's goal, drawn small: the words so far, the
+        model (its inside left for later), and the next word, lit. Returns what it drew."""
+        opened = part("prompt")
+        self.where = opened.steps
+
+        def stage(lines: Sequence[str], lit: bool) -> VGroup:
+            texts = VGroup(*(self.label(text, 26, INK if lit else MUTED) for text in lines))
+            return panel(texts.arrange(DOWN, buff=0.08), INK if lit else FAINT, buff=0.2,
+                         stroke=3.0 if lit else 1.5)
+
+        strip = VGroup(stage(("the words", "so far"), False),
+                       stage(("the model:", "opened in", "the clips ahead"), False),
+                       stage(("next", "word"), True))
+        strip.arrange(RIGHT, buff=1.0).move_to(UP * 0.3)
+        wires = VGroup(*(Arrow(a.get_right(), b.get_left(), buff=0.1, color=FAINT,
+                               stroke_width=2.5, tip_length=0.15,
+                               max_tip_length_to_length_ratio=0.5)
+                         for a, b in pairwise(strip)))
+        self.say(opened.opening, Fade(VGroup(strip, wires)), self.point_at(strip[-1]))
+        return VGroup(strip, wires)
+
+    def guess(self, row: VGroup) -> None:
+        """The viewer's own guess first; then each head's favourite source lit as a
+        candidate clue, with what it tells."""
+        ask = self.label("your guess: which words would you use?", 26)
+        ask.move_to(DOWN * LOWER_Y)
+        self.say("Before any numbers: which of these words would you use to guess it? "
+                 "Pick a few.", fade_in(ask))
+        with self.silence("a moment to guess"):
+            self.wait(1.2)
+        clues: list[tuple[int, int]] = []  # (source, head) of each head's favourite, once
+        for head in range(1, self.ws.n_heads + 1):
+            top = self.v.value(f"{self.ws.walkthrough}.h{head}.order")[0]
+            if top != self.last and all(top != j for j, _ in clues):
+                clues.append((top, head))
+        notes, self.clue_boxes = VGroup(), [self.highlight(row[j], MUTED) for j, _ in clues]
+        for j, head in clues:
+            role = self.ws.lesson.head_names[head - 1]
+            note = self.bound("“{w}”: the {role}", 24, words={"w": self.tokens[j],
+                                                              "role": role})
+            notes.add(note)
+        notes.arrange(RIGHT, buff=0.9).move_to(DOWN * LOWER_Y)
+        fit(notes, 12.4)
+        for n, ((j, head), note) in enumerate(zip(clues, notes, strict=True)):
+            role = self.ws.lesson.head_names[head - 1]
+            said = ("“{w}” tells the {role}: it rules out many next words." if n == 0 else
+                    "“{w}” tells the {role}: it rules out more.")
+            self.say(said, *([fade_out(ask)] if n == 0 else []),
+                     Create(self.clue_boxes[n]), fade_in(note),
+                     self.point_at(row[j], note, each=True),
+                     words={"w": self.tokens[j], "role": role})
+        target = self.ws.lesson.targets.get(self.ws.walkthrough)
+        if target is not None and clues:
+            hint = self.bound("so the blank is likely a word like “{t}”", 24, MUTED,
+                              words={"t": target}).next_to(notes, DOWN, buff=0.35)
+            self.say("Together they make a word like “{t}” likely; the rest of the lesson "
+                     "weighs such clues with numbers.", fade_in(hint), self.point_at(hint),
+                     words={"t": target})
+            notes.add(hint)
+        self.clue_notes = notes
+
+    def rows(self, row: VGroup, positions: VGroup, slot: Mobject) -> None:
+        """Each token becomes a row of numbers, its embedding: a strip of cells under every
+        token, the receiver's spelled out under it; the blank's strip is an empty outline."""
+        d = self.ws.d_model
+        pitch = min(b.get_x() - a.get_x() for a, b in pairwise(row))
+        side = min(0.22, 0.8 * pitch / d)
+        y = positions.get_bottom()[1] - 0.3
+
+        def strip(x: float) -> VGroup:
+            cells = VGroup(*(Rectangle(width=side, height=CELL_HEIGHT, stroke_color=MUTED,
+                                       stroke_width=1.5) for _ in range(d)))
+            return cells.arrange(RIGHT, buff=0).move_to([x, y, 0])
+
+        strips = VGroup(*(strip(token.get_x()) for token in row))
+        empty = DashedVMobject(Rectangle(width=side * d, height=CELL_HEIGHT, stroke_color=INK,
+                                         stroke_width=2), num_dashes=16)
+        empty.move_to([slot.get_x(), y, 0])
+        mine = strips[self.last]
+        line = self.bound("row of “{w}”, {d} numbers: ", 22, d="dims.d_model",
+                          words={"w": self.tokens[self.last]})
+        line = VGroup(line, self.vec(f"{self.ws.walkthrough}.E[{self.last}]", 22))
+        line.arrange(RIGHT, buff=0.12)
+        line.move_to([mine.get_right()[0] + 0.3 - line.width / 2, -LOWER_Y, 0])
+        none = self.label("no row yet", 20, MUTED).next_to(empty, DOWN, buff=0.15)
+        none.align_to(empty, LEFT).shift(LEFT * 0.1)
+        self.play(fade_out(self.clue_notes, *self.clue_boxes), *filter(None, [self.unpoint()]))
+        self.say("To a model, each token becomes a row of {d:number}: its embedding.",
+                 LaggedStart(*map(fade_in, strips), lag_ratio=0.1), fade_in(line),
+                 self.point_at(mine, line, each=True), d="dims.d_model")
+        self.say("The blank has no row yet: it is what the model must predict.",
+                 Create(empty), fade_in(none), self.point_at(empty, none))
+        self.strips = strips
+
+    def gathering(self, row: VGroup, box: Mobject) -> VGroup:
+        """Faint arcs from every earlier token into the receiver, nested so that none
+        crosses another (the nearest lowest, landing leftmost), and a loop on the receiver
+        itself: it reads its own row too."""
+        count = self.last
+        left, right = box.get_left()[0] + 0.08, box.get_right()[0] - 0.2
+        top = box.get_top()[1] + 0.02
+        arcs = VGroup()
+        for rank, j in enumerate(reversed(range(count))):
+            share = rank / max(count - 1, 1)
+            end = np.array([left + (right - left) * share, top, 0.0])
+            start = row[j].get_top() + UP * 0.1
+            lift = min(0.3 + 2.0 * share, 0.3 + 0.35 * (end[0] - start[0]))  # short: low
+            arcs.add(arc_arrow(start, end, lift, FAINT, width=2.0, tip=0.12))
+        corner = box.get_corner(UP + RIGHT)
+        arcs.add(arc_arrow(corner + LEFT * 0.12 + UP * 0.02, corner + DOWN * 0.2 + RIGHT * 0.02,
+                           0.22, FAINT, width=2.0, tip=0.12))
+        return arcs
 
 
 # ---------------------------------------------------------------------- illustrations
@@ -109,12 +251,12 @@ class Reading:
 
 
 def arc_arrow(start: np.ndarray, end: np.ndarray, lift: float, colour: str,
-              width: float = 5.0) -> Arrow:
+              width: float = 5.0, tip: float = 0.2) -> Arrow:
     """An arrow from ``start`` to ``end`` bowing upward so that its apex is ``lift`` higher."""
     chord = float(np.linalg.norm(end - start))
     angle = -4 * math.atan(2 * lift / chord)
     return Arrow(start, end, buff=0.04, path_arc=angle, color=colour, stroke_width=width,
-                 tip_length=0.2, max_tip_length_to_length_ratio=0.5)
+                 tip_length=tip, max_tip_length_to_length_ratio=0.5)
 
 
 class SeveralKindsOfDetail(LectureScene):
@@ -133,7 +275,7 @@ class SeveralKindsOfDetail(LectureScene):
         coat = self.example(["Mia", "buttoned", "her", "red", "wool", "hooded", "coat"],
                             [Reading(3, "colour"), Reading(4, "material"), Reading(5, "shape")])
         reader = self.label("head: one reader that forms its own weights over the sentence",
-                            ROLE_SIZE, MUTED).next_to(coat.receiver, DOWN, buff=0.5).set_x(0)
+                            ROLE_SIZE, MUTED).next_to(coat.words, DOWN, buff=1.05).set_x(0)
         self.say("At “coat”, more than one earlier word is useful.", Write(heading),
                  fade_in(badge, coat.words, coat.receiver), Create(coat.box))
         self.say("Each reader of the sentence is called a head: it forms its own weights over "
@@ -142,13 +284,17 @@ class SeveralKindsOfDetail(LectureScene):
                                   "another “wool”, for its material;",
                                   "a third “hooded”, for its shape.")):
             self.say(line, Create(coat.arrows[n]), fade_in(coat.roles[n]))
-        self.say("Every head still sees every word, the coat included.",
-                 self.point_at(coat.words))
+        every = self.every_word(coat)
+        legend = self.label("thin arcs below: every head reads every word; a thick arc: the "
+                            "word it favours", ROLE_SIZE - 2, MUTED)
+        legend.next_to(reader, DOWN, buff=0.2)
+        self.say("Every head still sees every word, the coat included; each favours one.",
+                 LaggedStart(*map(Create, every), lag_ratio=0.3), fade_in(legend))
         self.say("And this is an illustration, not attention measured in a model.",
                  self.point_at(badge))
 
         self.section("dogs")
-        self.play(fade_out(coat, reader), self.unpoint(),
+        self.play(fade_out(coat, reader, every, legend), self.unpoint(),
                   self.retitle(heading, "The subject, not the nearest noun"))
         dogs = self.example(["The", "dogs", "near", "the", "gate", "usually"],
                             [Reading(1, "subject"), Reading(4, "location")],
@@ -161,7 +307,8 @@ class SeveralKindsOfDetail(LectureScene):
         right, wrong = self.clues(dogs, 1, 4)
         self.say("The verb that follows must agree with “dogs”: “bark”, not “barks”.",
                  fade_in(dogs.hint, right), self.point_at(dogs.words[1]))
-        self.say("The nearer noun “gate” is singular: a misleading clue for the verb.",
+        self.say("The nearer noun “gate” is singular: misleading for the verb's agreement, yet "
+                 "still useful for the place.",
                  self.unpoint(), Create(wrong.outline), fade_in(wrong.note),
                  dogs.words[4].animate.set_color(MUTED))
 
@@ -191,7 +338,7 @@ class SeveralKindsOfDetail(LectureScene):
         self.say("the event clue changes, and now a word like “gleamed” fits better than "
                  "“broke”.", fade_in(washed.hint), self.point_at(washed.hint))
         learned = self.label("trained heads learn their roles from the loss", 22, MUTED)
-        learned.next_to(washed.hint, DOWN, buff=0.3)
+        learned.next_to(washed.hint, DOWN, buff=0.2)
         self.say("Again, a sketch of useful information, not a measured attention map.",
                  self.point_at(badge))
         self.say("Trained heads learn their roles from the prediction loss alone; some "
@@ -213,7 +360,7 @@ class SeveralKindsOfDetail(LectureScene):
         fit(row.move_to(DOWN * 0.6), 12.5)
         receiver = row[-1]
         box = self.highlight(receiver, MUTED)  # a white outline is what the voice names
-        note = self.label("receiver", ROLE_SIZE, MUTED).next_to(box, DOWN, buff=0.15)
+        note = self.label("receiver", ROLE_SIZE, MUTED).next_to(box, RIGHT, buff=0.3)
         nearest_first = sorted(readings, key=lambda r: -r.source)
         arrows, roles = VGroup(), VGroup()
         for kind, reading in enumerate(readings, start=1):
@@ -238,10 +385,29 @@ class SeveralKindsOfDetail(LectureScene):
         group.arrows, group.roles = arrows, roles
         group.hint = None
         if hint is not None:
-            group.hint = self.label(hint, 24, MUTED).next_to(note, DOWN, buff=0.45)
+            group.hint = self.label(hint, 24, MUTED).next_to(row, DOWN, buff=1.0)
             group.hint.set_x(0)
             group.add(group.hint)
         return group
+
+    def every_word(self, example: VGroup) -> VGroup:
+        """Thin faint arcs under the sentence, from every word into the receiver and a loop
+        on the receiver itself: every head reads all of them, whichever word its thick arc
+        above marks as its favourite. Nested (the farther, the deeper), so none crosses."""
+        words, box = example.words, example.box
+        left, right = box.get_left()[0] + 0.1, box.get_right()[0] - 0.25
+        bottom = box.get_bottom()[1] - 0.02
+        count = len(words) - 1
+        arcs = VGroup()
+        for rank, word in enumerate(reversed(words[:-1])):  # the nearest first: shallowest
+            share = rank / max(count - 1, 1)
+            end = np.array([left + (right - left) * (1 - share), bottom, 0.0])
+            arcs.add(arc_arrow(word.get_bottom() + DOWN * 0.1, end, -(0.25 + 0.55 * share),
+                               MUTED, width=1.5, tip=0.1))
+        corner = box.get_corner(DOWN + RIGHT)
+        arcs.add(arc_arrow(corner + LEFT * 0.12, corner + UP * 0.2 + RIGHT * 0.02, -0.2,
+                           MUTED, width=1.5, tip=0.1))
+        return arcs
 
     def clues(self, example: VGroup, good: int, bad: int) -> tuple[Mobject, VGroup]:
         """Under the words, the clue that decides (named) and the misleading one: a dashed
@@ -253,8 +419,9 @@ class SeveralKindsOfDetail(LectureScene):
         right.next_to(words[good], DOWN, buff=0.22)
         outline = DashedVMobject(SurroundingRectangle(words[bad], color=MUTED, buff=0.08,
                                                       stroke_width=3), num_dashes=24)
-        note = self.label("misleading", ROLE_SIZE - 2, MUTED)
-        note.next_to(outline, DOWN, buff=0.14)
+        note = VGroup(self.label("misleading for agreement,", ROLE_SIZE - 4, MUTED),
+                      self.label("useful for the place", ROLE_SIZE - 4, MUTED))
+        note.arrange(DOWN, buff=0.08).next_to(outline, DOWN, buff=0.14)
         clear = example.receiver.get_left()[0] - 0.25  # clear of "receiver" beside it
         if note.get_right()[0] > clear:
             note.shift(LEFT * (note.get_right()[0] - clear))
@@ -339,6 +506,8 @@ def weighted_fan(sources: Sequence[Mobject], receiver: Mobject, weights: Sequenc
                                                    weights, strict=True)))
 
 
+SIDE_FAINT = 0.3
+"""Opacity of a head's lighter arrows when every head's fan is drawn into one receiver."""
 FAN_GAP = 0.07
 """How far apart, under a source word, the arrows of different heads leave it."""
 
@@ -817,8 +986,8 @@ class SettingAndPerson(LectureScene):
         fit(cast.arrange(RIGHT, buff=0.8).move_to(DOWN * 1.0), 12.4)
         self.say("Back to the full sentence, and its final “{w}”.", Write(heading),
                  fade_in(self.row), Create(mark), words={"w": self.tokens[self.last]})
-        self.say("For each head, arrows will run from every source to the final “{w}”, as "
-                 "wide as that head's computed weight.",
+        self.say("For each head, arrows will run from every source to the final “{w}”, each "
+                 "as wide as that head's weight for it.",
                  LaggedStart(*map(fade_in, cast), lag_ratio=0.5, run_time=3),
                  words={"w": self.tokens[self.last]})
 
@@ -851,8 +1020,9 @@ class SettingAndPerson(LectureScene):
         table = self.terms(head)
         table.source.next_to(node, RIGHT, buff=0.4)
         first = head == 1
-        self.say("Head {h}, our {role} head: its arrows are drawn from its computed weights."
-                 if first else "Now head {h}, the {role} head, with its own weights.",
+        self.say("Head {h}, our {role} head: each arrow is as wide as its weight, which "
+                 "later clips work out step by step." if first else
+                 "Now head {h}, the {role} head, with its own weights.",
                  fade_in(node, name), LaggedStart(*map(Create, fan), lag_ratio=0.08),
                  words={"role": role}, **h)
         self.say("Its largest weight goes to “{w}”: {x}; every other arrow is thinner, none "
@@ -863,16 +1033,33 @@ class SettingAndPerson(LectureScene):
         value, v_keys = vector("v", f"{p}.V[{top}]", width)
         term, t_keys = vector("t", f"{p}.contributions[{top}]", width)
         heaviest = table.rows[0]
+        named = self.feature_names(head)
         if first:
-            said = ("“{w}”'s value row for head {h}, " + value + ", comes from its embedding "
-                    "through head {h}'s value weights; times {x} it adds " + term + ".")
+            meaning = ("" if named is None else
+                       ", one number per feature: " + " then ".join(
+                           "{f" + str(c) + "}" for c in range(width)))
+            said = ("A value row is what a word would contribute to the message if read. "
+                    "“{w}”'s, for head {h}, is " + value + meaning + ".")
+            self.say(said, fade_in(table.names, heaviest.label, *heaviest.value,
+                                   table.source),
+                     cued(said, [(value, self.point_at(*heaviest.value, each=True))]),
+                     words={"w": self.tokens[top], **({f"f{c}": named[c] for c in range(width)}
+                                                      if named is not None else {})},
+                     **h, **v_keys)
+            said = "Times its weight, {x}, it adds " + term + "."
+            self.say(said, fade_in(table.later_header, heaviest.weight, *heaviest.term,
+                                   table.signs[0]),
+                     self.point_at(heaviest.weight, *heaviest.term, each=True),
+                     x=f"{p}.weights[{top}]", **t_keys)
         else:
             said = "“{w}”'s value row for head {h}, " + value + ", times {x} adds " + term + "."
-        self.say(said, fade_in(table.header, heaviest.parts(), table.signs[0], table.source),
-                 cued(said, [(value, self.point_at(*heaviest.value, table.source, each=True)),
-                             ("{x}", self.point_at(*heaviest.term))]),
-                 words={"w": self.tokens[top]}, x=f"{p}.weights[{top}]", **h, **v_keys,
-                 **t_keys)
+            self.say(said, fade_in(table.header, heaviest.parts(), table.signs[0],
+                                   table.source),
+                     cued(said, [(value, self.point_at(*heaviest.value, table.source,
+                                                       each=True)),
+                                 ("{x}", self.point_at(*heaviest.term))]),
+                     words={"w": self.tokens[top]}, x=f"{p}.weights[{top}]", **h, **v_keys,
+                     **t_keys)
         rest, r_keys = vector("r", f"{p}.rest", width)
         if len(table.rows) > 3:  # a second source, then the rest
             second = order[1]
@@ -885,7 +1072,6 @@ class SettingAndPerson(LectureScene):
                      **r_keys)
         message, m_keys = vector("m", f"{p}.message", width)
         total = table.rows[-1]
-        named = self.feature_names(head)
         if named is not None and None not in shown_indices(width):
             listing = ", ".join("{f" + str(c) + "} {m" + str(c) + "}" for c in range(width))
             words = {f"f{c}": named[c] for c in range(width)}
@@ -901,7 +1087,31 @@ class SettingAndPerson(LectureScene):
                                                      table.rows[-2].term[mostly]),
                      words={"f": named[mostly]}, m=f"{p}.message[{mostly}]",
                      r=f"{p}.rest[{mostly}]")
+            table.add(self.why_the_rest(head, named[mostly], mostly, table.source))
         return VGroup(fan, node, name, box, weight, table)
+
+    def why_the_rest(self, head: int, feature: str, c: int, beside: Mobject) -> Mobject:
+        """Why many small weights add up to much of one coordinate: the other words' value
+        rows carry that feature too (one of them shown, the receiver's own where it is among
+        the rest); for the worksheet's glue, the feature of small function words, said so.
+        Replaces ``beside`` (the value row's definition) with that word's value row."""
+        p = f"{self.s}.h{head}"
+        order = self.v.value(f"{p}.order")
+        j = self.last if self.last in order[2:] else order[2]
+        example = self.bound("the final “{w}”'s value row: " if j == self.last else
+                             "“{w}”'s value row: ", 20, words={"w": self.tokens[j]})
+        example = VGroup(example, self.vec(f"{p}.V[{j}]", 20)).arrange(RIGHT, buff=0.2)
+        fit(example, 7.0 - beside.get_left()[0] - 0.15)
+        example.move_to(beside, aligned_edge=LEFT)
+        keys = {"w": self.tokens[j], "f": feature}
+        if feature == "glue":
+            said = ("Why so much? Glue marks small function words such as “{w}”, whose value "
+                    "row carries {g} of it, and many words here carry some.")
+        else:
+            said = "Why so much? Many of the other words carry some {f}: “{w}” carries {g}."
+        self.say(said, fade_out(beside), fade_in(example), self.point_at(example[1]),
+                 words=keys, g=f"{p}.V[{j}][{c}]")
+        return example
 
     def feature_names(self, head: int) -> list[str] | None:
         """The feature each of the head's value coordinates copies, by the worksheet's
@@ -913,8 +1123,9 @@ class SettingAndPerson(LectureScene):
         """The message as a table: a row per heavy source (its word, weight, value row and
         weight × value row), a row for the rest, a rule and the message, under a header
         naming each coordinate's feature (or its number). Attributes ``rows`` (of
-        :class:`TermRow`), ``header``, ``signs`` (the × and = of each source row, and the +
-        of the rest) and ``line``."""
+        :class:`TermRow`), ``header`` (with ``names``, over the value rows, and
+        ``later_header``, the rest of it), ``signs`` (the × and = of each source row, and the
+        + of the rest), ``line`` and ``source`` (what a value row is, in words)."""
         p, colour, size = f"{self.s}.h{head}", self.head_colour(head), 20
         order = self.v.value(f"{p}.order")
         shown = shown_indices(self.ws.d_head)
@@ -982,47 +1193,76 @@ class SettingAndPerson(LectureScene):
         if table.width > 13.2:  # wide heads: the elided rows still fit, a little smaller
             table.scale(13.2 / table.width, about_point=[table.get_x(), -0.55, 0])
         table.shift(RIGHT * (-table.get_center()[0]))
-        source = VGroup(self.label("value row =", 18, MUTED),
-                        self.label("embedding × W_V", 18, MUTED))
+        source = VGroup(self.label("value row: what a word", 18, MUTED),
+                        self.label("would contribute if read", 18, MUTED))
         source.arrange(DOWN, buff=0.1, aligned_edge=LEFT)
         table.add(source)
         table.rows, table.header, table.signs, table.line = rows, header, signs, line
-        table.source = source
+        table.source, table.names = source, VGroup(*heads)
+        table.later_header = VGroup(*copies, weight_head)
         return table
 
     def side_by_side(self, heading: Mobject) -> None:
-        """All heads at once, each with its own fan and receiver copy, and each head's
-        message under its name."""
+        """All heads at once into the one receiver: each head's fan interleaved with the
+        others' so that none crosses another, only each head's two heaviest arrows bright
+        (the rest faint); under the receiver, each head's message with every coordinate
+        named by the feature it carries (or numbered)."""
         n = self.ws.n_heads
-        messages = VGroup(*(self.vec(f"{self.s}.h{head}.message", 20, self.head_colour(head))
-                            for head in range(1, n + 1)))
-        spacing = min(max(3.6, max(m.width for m in messages) + 0.4), 12.4 / n)
-        group = VGroup()
-        for head, message in zip(range(1, n + 1), messages, strict=True):
-            colour = self.head_colour(head)
-            node = chip(self.word(self.tokens[self.last], 24, colour), colour, spacing - 0.4)
-            node.move_to([(head - 1 - (n - 1) / 2) * spacing, -NODE_Y, 0])
+        spacing = min(3.6, 12.4 / n)
+        node = chip(self.word(self.tokens[self.last], 24, INK), INK, spacing * n - 0.4)
+        node.move_to([0, -0.35, 0])
+        colours = [self.head_colour(head) for head in range(1, n + 1)]
+        fans = interleaved_fans(list(self.row), node,
+                                [self.v.value(f"{self.s}.h{head}.weights")
+                                 for head in range(1, n + 1)], colours, 8.0)
+        for head, fan in enumerate(fans, start=1):
+            heavy = self.v.value(f"{self.s}.h{head}.order")[:2]
+            for j, arrow in enumerate(fan):
+                if j not in heavy:
+                    arrow.set_stroke(opacity=SIDE_FAINT)
+                    arrow.tip.set_fill(opacity=SIDE_FAINT).set_stroke(opacity=SIDE_FAINT)
+        columns = VGroup()
+        for head, colour in enumerate(colours, start=1):
             name = self.bound("Head {h}: {role}", 22, colour,
                               h=f"dims.head_numbers[{head - 1}]",
                               words={"role": self.ws.lesson.head_names[head - 1]})
-            fit(name.next_to(node, DOWN, buff=0.3), spacing - 0.2)
-            fan = weighted_fan(list(self.row), node,
-                               self.v.value(f"{self.s}.h{head}.weights"), colour, 8.0)
-            group.add(VGroup(fan, node, name))
-            fit(message.next_to(name, DOWN, buff=0.3), spacing - 0.2)
+            columns.add(VGroup(name, self.named_message(head)).arrange(DOWN, buff=0.2))
+        for i, column in enumerate(columns):
+            fit(column, spacing - 0.3)
+            column.move_to([(i - (n - 1) / 2) * spacing, 0, 0])
+            column.align_to(node, UP).shift(DOWN * (node.height + 0.35))
         note = self.label("hand-chosen numbers, not a trained model", 22, MUTED)
         note.next_to(heading, DOWN, buff=0.25)
-        self.say("All the heads read at once, from the same input rows.",
+        self.say("All the heads read at once, from the same input rows, into one receiver.",
                  self.retitle(heading, "Reading with {h:all head} at once", h="dims.heads"),
-                 LaggedStart(*map(fade_in, group), lag_ratio=0.4))
-        self.say("So the final “{w}” receives {n:message}, one from each head, each mixed "
-                 "with that head's own weights.",
-                 LaggedStart(*map(fade_in, messages), lag_ratio=0.4),
-                 self.point_at(*messages, each=True), n="dims.heads",
+                 fade_in(node), LaggedStart(*(LaggedStart(*map(Create, fan), lag_ratio=0.05)
+                                              for fan in fans), lag_ratio=0.4))
+        self.say("Bright arrows are each head's two heaviest; so the final “{w}” receives "
+                 "{n:message}, one from each head.",
+                 LaggedStart(*map(fade_in, columns), lag_ratio=0.4),
+                 self.point_at(*columns, each=True), n="dims.heads",
                  words={"w": self.tokens[self.last]})
         self.say("These are hand-chosen numbers; the role names say what we built each head "
                  "to do, not jobs a trained model is given.", fade_in(note),
-                 self.point_at(note, *(reader[2] for reader in group), each=True))
+                 self.point_at(note, *(column[0] for column in columns), each=True))
+
+    def named_message(self, head: int) -> VGroup:
+        """A head's message, one line per shown coordinate: the feature it carries (or its
+        number) and its value, in the head's colour; an ellipsis for elided ones."""
+        p, colour = f"{self.s}.h{head}", self.head_colour(head)
+        names = self.feature_names(head)
+        lines = VGroup()
+        for c in shown_indices(self.ws.d_head):
+            if c is None:
+                lines.add(self.label("…", 20, MUTED))
+            elif names is None:
+                lines.add(self.bound("value {n}: {m}", 20, colour, n=f"dims.value_numbers[{c}]",
+                                     m=f"{p}.message[{c}]"))
+            else:
+                lines.add(self.bound("{f}: {m}", 20, colour, words={"f": names[c]},
+                                     m=f"{p}.message[{c}]"))
+        lines.arrange(DOWN, buff=0.1)
+        return chip(lines, colour)
 
 
 # ---------------------------------------------------------------------- the Maya recall
