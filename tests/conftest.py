@@ -162,7 +162,13 @@ LESSON_OPTIONS = ("--narration", "none", "--quality", "draft")
 """How the shared lesson is built: silent, and at the draft quality, whose sections end on
 the frames ``-ql`` shows with a third of the frames between (``tests/test_build.py`` holds
 the two to the same figures). A build or plan against it passes the same options."""
-SHARED = {"lesson": [LECTURE, "build", "--out", "{out}", "-j", "2", *LESSON_OPTIONS]}
+NARRATED_SCENES = ("RiverBankPrompt", "HeadWalkthrough2", "PredictionMLP")
+"""Two short scenes that do not depend on W_O and a short one that does (the prediction
+reads the row W_O updates), narrated by the default voice at the draft quality: what
+test_build edits and rebuilds, and what test_hearing hears."""
+SHARED = {"lesson": [LECTURE, "build", "--out", "{out}", "-j", "2", *LESSON_OPTIONS],
+          "narrated": [LECTURE, "build", *NARRATED_SCENES, "--quality", "draft",
+                       "--out", "{out}", "-j", "2"]}
 """Folders made once per test run for every worker, by the command that makes each: the
 fixture of the same name returns the folder (see :func:`shared`)."""
 _MAKING: list[subprocess.Popen[bytes]] = []
@@ -214,6 +220,13 @@ def lesson(request: pytest.FixtureRequest) -> Path:
     what the check reads from pixels depends on neither. Built once for every worker (see
     :data:`SHARED`), with the bundled experiment; tests that spoil it copy it."""
     return shared(request, "lesson")
+
+
+@pytest.fixture(scope="session")
+def narrated(request: pytest.FixtureRequest) -> Path:
+    """:data:`NARRATED_SCENES`, narrated by the default Piper voice at the draft quality,
+    built once for every worker (see :data:`SHARED`); tests that spoil it copy it."""
+    return shared(request, "narrated")
 
 
 def pytest_configure(config: pytest.Config) -> None:

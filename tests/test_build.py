@@ -15,13 +15,13 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import run_lecture
+from tests.conftest import NARRATED_SCENES, run_lecture
 from worksheet import DEFAULT_WORKSHEET, Style, compute_values, load_worksheet
 
 LECTURE = str(Path(sys.executable).with_name("lecture"))
-# Two short scenes that do not depend on W_O and a short one that does (the prediction
-# reads the row W_O updates): every test that edits W_O re-renders it, narrated.
-SCENES = ["RiverBankPrompt", "HeadWalkthrough2", "PredictionMLP"]
+# Two short scenes that do not depend on W_O and a short one that does: every test that
+# edits W_O re-renders it, narrated.
+SCENES = list(NARRATED_SCENES)
 DRAFT = ("--quality", "draft")
 """Every build here but one is at the draft quality: -ql's pictures at 5 frames a second,
 in about half the time, narrated all the same. What -ql adds is only frames between
@@ -56,11 +56,11 @@ def edit_w_o(doc_path: Path, target: Path) -> Path:
     return target
 
 
-@pytest.fixture(scope="module")
-def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("build")
-    lecture("build", *SCENES, *DRAFT, "--out", out, "-j", "2", check=True)
-    return out
+@pytest.fixture
+def built(narrated: Path) -> Path:
+    """The scenes' narrated build, shared with test_hearing: read-only (a test that
+    builds into it or alters it copies it first)."""
+    return narrated
 
 
 def test_first_build_renders_every_scene_and_records_it(built: Path) -> None:
@@ -82,14 +82,16 @@ def test_check_passes_on_a_fresh_build(built: Path) -> None:
     assert "all figures match" in process.stdout
 
 
-def test_a_rebuild_with_nothing_changed_renders_nothing(built: Path) -> None:
-    before = digests(built)
+def test_a_rebuild_with_nothing_changed_renders_nothing(built: Path, tmp_path: Path) -> None:
+    out = tmp_path / "build"
+    shutil.copytree(built, out)
+    before = digests(out)
     started = time.perf_counter()
-    process = lecture("build", *SCENES, *DRAFT, "--out", built, check=True)
+    process = lecture("build", *SCENES, *DRAFT, "--out", out, check=True)
     elapsed = time.perf_counter() - started
-    assert statuses(built) == dict.fromkeys(SCENES, "reused")
+    assert statuses(out) == dict.fromkeys(SCENES, "reused")
     assert "0 rendered" in process.stderr and "slides reused" in process.stderr
-    assert digests(built) == before
+    assert digests(out) == before
     assert elapsed < 10  # the figure for the whole lesson is measured in bench/
 
 
