@@ -21,11 +21,9 @@ numpy and scipy.ndimage here process images; they compute nothing of the lesson.
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -33,6 +31,7 @@ from typing import Any
 import numpy as np
 
 from outputs.video import video_frames
+from render.cores import map_per_core
 
 __all__ = [
     "CHARACTERS",
@@ -378,9 +377,4 @@ def read_clips(jobs: Sequence[tuple[Path, list[dict[str, Any]], dict[str, str]]]
                workers: int | None = None) -> list[SceneReading]:
     """Read several clips, one worker process per core (each with its own engine)."""
     _reader()  # fail here, once, when tesseract is missing
-    workers = max(1, min(workers or os.cpu_count() or 1, len(jobs)))
-    if workers == 1:
-        return [_read_job(job) for job in jobs]
-    context = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
-        return list(pool.map(_read_job, jobs))
+    return map_per_core(_read_job, jobs, workers)

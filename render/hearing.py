@@ -25,12 +25,9 @@ not the caption's.
 
 from __future__ import annotations
 
-import multiprocessing
-import os
 import re
 import time
 from collections.abc import Mapping, Sequence
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -40,6 +37,7 @@ from typing import Any
 import numpy as np
 
 from narration.text import speakable
+from render.cores import map_per_core
 from render.spoken import read_spoken
 from worksheet import Style
 
@@ -481,9 +479,4 @@ def hear_manifests(manifests: dict[Path, dict[str, Any]], values: Any,
 def hear_clips(jobs: Sequence[tuple[Path, list[CaptionJob]]],
                workers: int | None = None) -> list[ClipHearing]:
     """Hear several clips, one worker process per core (each with its own recogniser)."""
-    workers = max(1, min(workers or os.cpu_count() or 1, len(jobs)))
-    if workers == 1:
-        return [_hear_job(job) for job in jobs]
-    context = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
-        return list(pool.map(_hear_job, jobs))
+    return map_per_core(_hear_job, jobs, workers)
