@@ -40,9 +40,13 @@ DRAFT_FRAME_RATE = 5
 """Frames per second of ``draft``: ``l``'s pictures with a third of the frames between.
 Each section ends on the picture ``l`` shows, with the same figures and captions; every
 step rounds to a whole frame, so times drift by up to a frame per caption."""
+HALL_FRAME_RATE = 30
+"""Frames per second of ``hall``: ``h``'s 1080 lines for a projector, at half ``h``'s frame
+rate (the lecture's motion is slow; every frame costs the same to draw and encode)."""
 MANIM_FLAGS = {**{letter: (f"-q{letter}",) for letter in QUALITIES},
-               "draft": ("-ql", "--frame_rate", str(DRAFT_FRAME_RATE))}
-"""What Manim is given for each quality: its own letters, and ``draft``."""
+               "draft": ("-ql", "--frame_rate", str(DRAFT_FRAME_RATE)),
+               "hall": ("-qh", "--frame_rate", str(HALL_FRAME_RATE))}
+"""What Manim is given for each quality: its own letters, ``draft`` and ``hall``."""
 SCENES_DIR = Path(scenes.__file__).parent
 SUFFIXES = (".mp4", ".srt", ".figures.json")
 HEAP_FRAMES = "glibc.malloc.mmap_threshold=33554432:glibc.malloc.trim_threshold=268435456"

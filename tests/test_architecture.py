@@ -104,9 +104,15 @@ def test_only_the_worksheet_package_computes(layers: dict[str, set[str]]) -> Non
     assert offenders == []
 
 
+# The hall measurement renders scenes in its own process to time Cairo and encoding apart.
+TIMES_MANIM = {"bench/hall.py"}
+
+
 def test_only_scenes_draw_with_manim(layers: dict[str, set[str]]) -> None:
     offenders = [f"{file.relative_to(ROOT)}" for package in set(layers) - {"scenes"}
-                 for file in sorted((ROOT / package).rglob("*.py")) if "manim" in _imports(file)]
+                 for file in sorted((ROOT / package).rglob("*.py"))
+                 if "manim" in _imports(file)
+                 and file.relative_to(ROOT).as_posix() not in TIMES_MANIM]
     assert offenders == []
 
 

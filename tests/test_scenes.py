@@ -183,6 +183,38 @@ def assert_in_frame_without_overlaps(section: dict[str, Any]) -> None:
         assert width <= 0.01 or height <= 0.01, (section["name"], a, b)
 
 
+HALL_GLYPH = 0.025
+"""The least height of a figure's glyph box, as a share of the frame's height: legible from
+the back of a lecture hall (27 px at 1080p, 12 px at 480p)."""
+HALL_READY = {"MayaRecall", "SeveralKindsOfDetail", "ReceiverProjections"}
+"""The scenes laid out for the hall so far: every figure they show, on every test worksheet,
+is at least :data:`HALL_GLYPH` of the frame tall (``bench/hall.py --glyphs`` counts the
+rest's figures below it in a build)."""
+
+
+def small_figures(manifest: dict[str, Any]) -> list[tuple[str, str, str, float]]:
+    """The figures of a manifest whose glyph box is shorter than :data:`HALL_GLYPH` of its
+    frame: (section, key, text, height in pixels)."""
+    least = HALL_GLYPH * manifest["frame_size"][1]
+    return [(section["name"], figure["key"], figure["text"],
+             round(figure["box"][3] - figure["box"][1], 1))
+            for section in manifest["sections"] for figure in section["figures"]
+            if figure["box"][3] - figure["box"][1] < least]
+
+
+def test_a_figure_below_the_hall_height_is_named() -> None:
+    manifest = {"frame_size": [854, 480], "sections": [{"name": "sum", "figures": [
+        {"key": "a", "text": "0.718", "box": [10, 100, 40, 112.0]},
+        {"key": "b", "text": "6.9", "box": [10, 200, 30, 211.5]}]}]}
+    assert small_figures(manifest) == [("sum", "b", "6.9", 11.5)]
+
+
+@pytest.mark.parametrize(("label", "name"), [case for case in CASES if case[1] in HALL_READY])
+def test_every_figure_is_legible_from_the_back_of_a_hall(shown, label: str, name: str) -> None:
+    small = small_figures(_result(shown, label, name)["manifest"])
+    assert small == [], f"{len(small)} figures below {HALL_GLYPH:.1%} of the frame: {small[:5]}"
+
+
 @pytest.mark.parametrize(("label", "name"), CASES)
 def test_layout_fits_the_frame_without_overlaps(shown, label: str, name: str) -> None:
     for section in _result(shown, label, name)["sections"]:

@@ -1,0 +1,153 @@
+"""Where a render's time goes at the hall quality (1080p30), beside ``-ql`` and ``-qh``.
+
+    .venv/bin/python bench/hall.py [SCENE ...] [--quality l h hall]
+
+Each scene is rendered silent, in a fresh process per run, three ways at each quality:
+``full`` (as a build renders it), ``draw`` (Cairo draws every frame, nothing is encoded)
+and ``logic`` (the scene's animations run frame by frame, nothing drawn or encoded). The
+differences give the scene's own work, Cairo's drawing and PyAV's encoding, in CPU seconds
+of the process and its threads. Speech is not in these figures: ``bench/narration.py``
+measures it (a sentence is synthesised once and cached). The clip of each ``full`` run is
+read back to give its size and frame rate. Defaults: three scenes of different kinds.
+
+    .venv/bin/python bench/hall.py --glyphs OUT
+
+counts, clip by clip, the figures of a build whose glyph box is shorter than the hall's
+least height (2.5% of the frame: 27 px at 1080p, 12 px at 480p).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from render.scenes import DRAFT_FRAME_RATE, HALL_FRAME_RATE, HEAP_FRAMES  # noqa: E402
+
+SETTINGS = {"l": ("low_quality", None), "h": ("high_quality", None),
+            "hall": ("high_quality", HALL_FRAME_RATE), "draft": ("low_quality", DRAFT_FRAME_RATE)}
+"""Each quality as Manim's settings: its quality name and the frame rate it overrides."""
+DEFAULT_SCENES = ("RiverBankPrompt", "HeadWalkthrough1", "AttentionGrids")
+MODES = ("full", "draw", "logic")
+
+
+def run_one(scene: str, quality: str, mode: str) -> dict[str, float | int | str]:
+    """Render ``scene`` in this process (a fresh one, started by :func:`measure`)."""
+    os.environ.update(LECTURE_NARRATION="none", LECTURE_VALUES="")
+    from manim import tempconfig
+    from manim.scene.scene_file_writer import SceneFileWriter
+
+    from outline import lecture_order
+    from worksheet import load_worksheet
+
+    entry = next(e for e in lecture_order(load_worksheet().n_heads) if e.name == scene)
+    module = __import__(f"scenes.{entry.module}", fromlist=["_"])
+    cls = getattr(module, entry.family or entry.name)
+    if entry.family is not None:
+        cls = type(entry.name, (cls,), {"head": entry.head})
+    if mode != "full":  # no partial movie opened, fed, closed or joined into a clip
+        for method in ("open_partial_movie_stream", "write_frame",
+                       "close_partial_movie_stream", "finish"):
+            setattr(SceneFileWriter, method, lambda *_, **__: None)
+    name, rate = SETTINGS[quality]
+    settings = {"quality": name, "disable_caching": True, "verbosity": "ERROR",
+                "progress_bar": "none"}
+    if rate is not None:
+        settings["frame_rate"] = rate
+    with tempfile.TemporaryDirectory(prefix="lecture-bench-hall-") as media, \
+            tempconfig({**settings, "media_dir": media}):
+        scene_object = cls()
+        if mode == "logic":
+            scene_object.renderer.camera.capture_mobjects = lambda *_, **__: None
+        before = resource.getrusage(resource.RUSAGE_SELF)
+        scene_object.render()
+        after = resource.getrusage(resource.RUSAGE_SELF)
+        result: dict[str, float | int | str] = {
+            "cpu": after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime}
+        if mode == "full":
+            import av
+
+            clip = next(p for p in Path(media).rglob(f"{scene}.mp4")
+                        if "partial_movie_files" not in p.parts)
+            with av.open(str(clip)) as container:
+                stream = container.streams.video[0]
+                result.update(size=f"{stream.width}x{stream.height}",
+                              rate=f"{float(stream.average_rate):.0f}",
+                              seconds=float(container.duration or 0) / av.time_base,
+                              bytes=clip.stat().st_size)
+    return result
+
+
+def measure(scene: str, quality: str, mode: str) -> dict[str, float | int | str]:
+    """One run in a fresh interpreter, as a build's worker renders (with its heap settings)."""
+    env = {**os.environ, "GLIBC_TUNABLES": HEAP_FRAMES}
+    out = subprocess.run([sys.executable, __file__, "--one", scene, quality, mode],
+                         check=True, capture_output=True, text=True, env=env, cwd=ROOT)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def count_small_glyphs(out: Path) -> None:
+    """Per clip of a build: its figures, how many are under the hall's least glyph height,
+    and the median glyph height in pixels."""
+    from tests.test_scenes import HALL_GLYPH, small_figures
+
+    below = shown = 0
+    for path in sorted((out / "video").glob("*.figures.json")):
+        manifest = json.loads(path.read_text(encoding="utf-8"))
+        heights = sorted(f["box"][3] - f["box"][1] for s in manifest["sections"]
+                         for f in s["figures"])
+        small = len(small_figures(manifest))
+        median = heights[len(heights) // 2] if heights else 0.0
+        print(f"{path.name.removesuffix('.figures.json'):28s} {len(heights):5d} figures "
+              f"{small:5d} under {HALL_GLYPH:.1%}  median {median:5.1f} px "
+              f"of {manifest['frame_size'][1]}")
+        below, shown = below + small, shown + len(heights)
+    print(f"{'all':28s} {shown:5d} figures {below:5d} under {HALL_GLYPH:.1%}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("scenes", nargs="*", default=list(DEFAULT_SCENES))
+    parser.add_argument("--quality", nargs="+", default=["l", "h", "hall"],
+                        choices=list(SETTINGS))
+    parser.add_argument("--glyphs", type=Path, metavar="OUT",
+                        help="only count, clip by clip, the figures of the build in OUT whose "
+                        "glyph box is under 2.5%% of the frame height")
+    parser.add_argument("--one", nargs=3, metavar=("SCENE", "QUALITY", "MODE"),
+                        help=argparse.SUPPRESS)
+    options = parser.parse_args()
+    if options.one:
+        print(json.dumps(run_one(*options.one)))
+        return
+    if options.glyphs:
+        count_small_glyphs(options.glyphs)
+        return
+    print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
+    print(f"{'scene':22s} {'quality':7s} {'clip':>18s} {'total':>7s} {'scene':>7s} "
+          f"{'Cairo':>7s} {'encode':>7s}  (CPU s)")
+    totals: dict[str, list[float]] = {}
+    for scene in options.scenes:
+        for quality in options.quality:
+            runs = {mode: measure(scene, quality, mode) for mode in MODES}
+            full, draw, logic = (float(runs[m]["cpu"]) for m in MODES)
+            clip = f"{runs['full']['size']}@{runs['full']['rate']} {runs['full']['seconds']:.0f}s"
+            print(f"{scene:22s} {quality:7s} {clip:>18s} {full:7.1f} {logic:7.1f} "
+                  f"{draw - logic:7.1f} {full - draw:7.1f}")
+            sums = totals.setdefault(quality, [0.0, 0.0, 0.0, 0.0])
+            for i, figure in enumerate((full, logic, draw - logic, full - draw)):
+                sums[i] += figure
+    for quality, (full, logic, cairo, encode) in totals.items():
+        print(f"{'all':22s} {quality:7s} {'':>18s} {full:7.1f} {logic:7.1f} {cairo:7.1f} "
+              f"{encode:7.1f}")
+
+
+if __name__ == "__main__":
+    main()
