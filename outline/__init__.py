@@ -153,12 +153,12 @@ PARTS: tuple[Part, ...] = (
          ("heads", "concat", "W_O"),
          opening=("The heads, the join and W_O together, as PyTorch's own attention layer "
                   "computes them.")),
-    Part("trained", (("trained", "TrainedComparison", "The trained comparison's three models"),),
+    Part("trained", (("trained", "TrainedComparison", "Trained models compared"),),
          STEPS),
     Part("patches", (("patches", "ImagePatches", "Image patches as embedding rows"),),
-         ("embeddings",),
-         opening=("For images only the first box changes: patches of pixels become the "
-                  "embedding rows.")),
+         ("embeddings", "heads", "prediction"),
+         opening=("For an image, pixel patches give the rows, one extra row joins them, "
+                  "nothing is masked, and a classifier replaces the next word.")),
     Part("lab", (("lab", "BatchLab", "The batch lab"),), ("embeddings", "heads", "concat"),
          opening=("From the embeddings through the heads and the join, for a whole batch of "
                   "sentences at once.")),

@@ -1471,8 +1471,8 @@ class OtherContext(LectureScene):
 
     def updated_rows(self) -> None:
         first = self.blocks[0]
-        template = "W_O turns each sentence's messages into an update ΔE, in the model's " \
-                   "coordinates, and the residual adds the input row E."
+        template = "W_O turns each sentence's messages into the receiver's update Δe, in " \
+                   "the model's coordinates, and the residual adds its input row e."
         self.say(template, cued(template, [
             ("W_O", AnimationGroup(fade_in(*(block.step for block in self.blocks)),
                                    self.point_at(*(block.step for block in self.blocks),
@@ -1485,10 +1485,10 @@ class OtherContext(LectureScene):
                                                        each=True)))]))
         c = self.shown[0]
         name, last = self.names[0], self.last
-        template = "So E′ changes too: in the {s} sentence, {f} gets {d} through W_O and {e} " \
-                   "from E, making {p}."
+        template = "So the updated row e′ changes too: in the {s} sentence, {f} gets {d} " \
+                   "through W_O and {e} from e, making {p}."
         self.say(template, cued(template, [
-            ("E′", AnimationGroup(fade_in(*(block.updated for block in self.blocks)),
+            ("e′", AnimationGroup(fade_in(*(block.updated for block in self.blocks)),
                                   self.point_at(*(block.updated_row for block in self.blocks),
                                                 each=True))),
             ("{d}", self.point_at(first.cell("delta", c))),
@@ -1500,11 +1500,11 @@ class OtherContext(LectureScene):
         if all(self.v.value(f"{other}.same_input") for other in self.names[1:]):
             inputs = [block.input for block in self.blocks]
             updates = [block.update for block in self.blocks]
-            template = "Every receiver is the final “{w}”, in the same place, so the input " \
-                "row E is the same in each sentence: every difference in E′ comes through " \
-                "attention, in ΔE."
+            template = "Every receiver is the final “{w}”, in the same place, so its input " \
+                "row e is the same in each sentence: every difference in e′ comes through " \
+                "attention, in Δe."
             self.say(template, cued(template, [
-                ("input row E", self.point_at(*inputs, each=True)),
+                ("input row e", self.point_at(*inputs, each=True)),
                 ("through attention", self.point_at(*updates, each=True))]),
                 words={"w": self.ws.sentences[name][last]})
 
@@ -1573,7 +1573,7 @@ class OtherContext(LectureScene):
         """The sentences side by side, each head's weights beside their tokens (and for the
         second sentence head 1's value rows, in the place of the other heads' weights); and
         the reading that follows: each sentence on one line over its messages, their update,
-        the input row and E′."""
+        the input row and e′ (the receiver's rows, named as clips 11 and 12 name them)."""
         numbers = [self.num(f"{self.names[0]}.h1.weights[{j}]", SMALL)
                    for j in range(self.ws.length)]
         labels = [self.head_label(h, HEAD_SIZE) for h in range(1, self.ws.n_heads + 1)]
@@ -1671,7 +1671,7 @@ class OtherContext(LectureScene):
         receiver's joined messages under what each coordinate carries (its head and the
         feature its value column copies; ``stacked``, one over the other), an arrow
         through W_O (rows ``gap`` apart), and on the right, under
-        the model's features, the update ΔE, the input row E and E′ = E + ΔE (``messages``,
+        the model's features, the receiver's update Δe, input row e and e′ = e + Δe (``messages``,
         ``step``, ``update``, ``input``, ``updated``, ``prediction``)."""
         header, words, receiver = line
         on_baseline(words, 0.16)
@@ -1694,19 +1694,19 @@ class OtherContext(LectureScene):
                                 coordinate_label(self, c, SMALL, stacked=stacked)
                                 for c in self.shown],
                   [self.label("messages", SMALL, MUTED), *numbers("joined")]]
-        # E′ is in the model's coordinates: under the model's features, ΔE + E = E′
+        # e′ is in the model's coordinates: under the model's features, Δe + e = e′
         model = [[VGroup()] + [VGroup() if c is None else feature(self, c, SMALL)
                                for c in self.shown],
-                 [self.label("ΔE", SMALL, MUTED), *numbers("delta", INK)],
-                 [self.label("+ E", SMALL, MUTED), *numbers("E", INK)],
-                 [self.label("= E′", SMALL, MUTED), *numbers("E_prime", INK)]]
+                 [self.label("Δe", SMALL, MUTED), *numbers("delta", INK)],
+                 [self.label("+ e", SMALL, MUTED), *numbers("E", INK)],
+                 [self.label("= e′", SMALL, MUTED), *numbers("E_prime", INK)]]
         left, right = grid(joined), grid(model)
         stem = Arrow(LEFT * 0.5, RIGHT * 0.5, buff=0, stroke_width=3, color=MUTED,
                      max_tip_length_to_length_ratio=0.2)
         through = self.label("× W_O", SMALL, MUTED).next_to(stem, UP, buff=0.08)
         step = VGroup(through, stem)
         VGroup(left, step, right).arrange(RIGHT, buff=0.3, aligned_edge=UP)
-        right.shift(UP * (joined[1][1].get_y() - model[1][1].get_y()))  # ΔE level with them
+        right.shift(UP * (joined[1][1].get_y() - model[1][1].get_y()))  # Δe level with them
         step.shift(UP * (model[1][1].get_y() - stem.get_y()))
         rule = separator(VGroup(*model[3][1:]).width + 0.2).move_to(
             [VGroup(*model[3][1:]).get_x(), (model[2][1].get_y() + model[3][1].get_y()) / 2, 0])

@@ -60,12 +60,6 @@ LEGIBLE_ENTRY = 15.5
 """Smallest size a matrix entry is drawn at: legible at 480p, with a little to spare."""
 MIN_SCALE = 0.8
 """Smallest shrink that keeps the projections' smallest labels legible at 480p."""
-ALMOST_THE_SAME = 0.05
-"""A message coordinate within this share of its separate-heads value is said to come
-through almost the same."""
-CHANGED_MUCH = 0.3
-"""A message coordinate off by at least this share of its separate-heads value is said to
-drop (or grow)."""
 OUTLINE_ROOM = 0.16
 """Gap between a whole matrix and a pointer's outline round it: clear of its brackets' arms
 and of its name above."""
@@ -1638,8 +1632,8 @@ class OneWideHead(LectureScene):
         note = self.label("weights rounded; each part uses the unrounded weight", 18, MUTED)
         sums = VGroup(blocks, note.next_to(blocks, DOWN, buff=0.25))
         sums.blocks, sums.head, sums.column, sums.feature = blocks, head, k, feature
-        sums.twin = next((h for h in self.heads
-                          if self.v.value(f"{self.s}.h{h}.top_source") == top), None)
+        twin = self.v.value(f"{self.s}.wide.twin")
+        sums.twin = twin + 1 if twin >= 0 else None
         return sums
 
     def sum_block(self, prefix: str, coordinate: int, colour: str, title: Mobject) -> VGroup:
@@ -1687,25 +1681,18 @@ class OneWideHead(LectureScene):
         """How the coordinates of the head whose favourite the wide head shares come
         through: one about the same, one that changes much, when there are such (said only
         then)."""
-        if twin is None:
-            return
-        d, shown = self.ws.d_head, table.shown
-        ks = [(twin - 1) * d + c for c in range(d) if (twin - 1) * d + c in shown]
-        wide = self.v.value(f"{self.s}.wide.message")
-        joined = self.v.value(f"{self.s}.joined[{self.last}]")
-        ratio = {k: float(wide[k]) / float(joined[k]) for k in ks if float(joined[k]) != 0}
-        kept = [k for k, r in ratio.items() if abs(r - 1) <= ALMOST_THE_SAME]
-        changed = [k for k, r in ratio.items() if abs(r - 1) >= CHANGED_MUCH]
-        if not kept or not changed:
-            return
-        a, b = kept[0], changed[0]
+        w, d, shown = f"{self.s}.wide", self.ws.d_head, table.shown
+        a, b = self.v.value(f"{w}.kept"), self.v.value(f"{w}.changed")
+        if twin is None or a not in shown or b not in shown:
+            return  # none such (-1), or a coordinate the table elides
         copies = copied_features(self.v, twin, "V")
         words = {"f": self.ws.lesson.features[copies[a % d]],
                  "g": self.ws.lesson.features[copies[b % d]]}
         places = [shown.index(a), shown.index(b)]
         pairs = [VGroup(table.wide[p], table.joined[p]) for p in places]
         self.tell("Head {h}'s {f} comes through almost the same, {a} against {b}; its {g} "
-                  + ("drops" if ratio[b] < 1 else "grows") + ", {c} against {e}.",
+                  + ("drops" if self.v.value(f"{w}.changed_drops") else "grows")
+                  + ", {c} against {e}.",
                   cues=[("{f}", lambda: self.point_at(pairs[0])),
                         ("{g}", lambda: self.point_at(pairs[1]))],
                   words=words, h=f"dims.head_numbers[{twin - 1}]",

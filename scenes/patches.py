@@ -1,7 +1,5 @@
 """Image patches as embedding rows, from the `patches.*` values."""
 
-import itertools
-
 from manim import (
     DOWN,
     LEFT,
@@ -205,11 +203,10 @@ class ImagePatches(LibraryScene):
                  r="patches.shape.rows")
 
     def twin_patches(self) -> tuple[int, int] | None:
-        """The first two patches whose embedding rows are equal, as the values give them
-        (``None`` if every row differs): only their position rows can tell them apart."""
-        rows = self.v.value("patches.rows")
-        return next(((i, j) for i, j in itertools.combinations(range(len(rows)), 2)
-                     if rows[i] == rows[j]), None)
+        """The first two patches whose embedding rows are equal (``patches.twins``; ``None``
+        when every row differs): only their position rows can tell them apart."""
+        first, second = self.v.value("patches.twins")
+        return None if first < 0 else (first, second)
 
     @staticmethod
     def twin_rows(rows: list[Mobject], twins: tuple[int, int]) -> list[Mobject]:
@@ -250,8 +247,7 @@ class ImagePatches(LibraryScene):
                  self.point_at(rows), n="patches.count")
         twins = self.twin_patches()
         if twins is not None:
-            flat = self.v.value("patches.flat")
-            same = flat[twins[0]] == flat[twins[1]]
+            same = bool(self.v.value("patches.twins_same_pixels"))
             self.say("Two patches hold the same pixels, so their rows are identical." if same
                      else "Two patches give identical rows.",
                      self.point_at(*self.twin_rows([VGroup(rows[2][i], *rows.cells[i])

@@ -1,4 +1,4 @@
-"""The trained comparison's three models: each drawn with its parameters counted by part
+"""The trained comparison's models: each drawn with its parameters counted by part
 (`trained.*`), and, when the lecture has an experiment, what they learned from and how well
 they predict (`trained.results.*`): perplexity and training time with one dot per seed,
 each model's continuation of the lesson's sentence, and the verdict those numbers give.
@@ -57,7 +57,7 @@ DEVICES = {"cpu": "CPU", "cuda": "graphics card", "mps": "Apple graphics chip"}
 class TrainedComparison(LibraryScene):
     """The trained comparison's models and sizes, then, with an experiment, its results."""
 
-    draws_its_own_map = True  # the worksheet's two-head map is none of these three models
+    draws_its_own_map = True  # the worksheet's map is none of these models
 
     def setup(self) -> None:
         super().setup()
@@ -75,7 +75,7 @@ class TrainedComparison(LibraryScene):
         measured = self.options["experiment"] is not None
         if measured:
             self.section("corpus")
-            self.stage("Three models, one corpus")
+            self.stage("{n:model}, one corpus", n="trained.model_count")
             self.corpus()
         self.section("fixed window")
         self.stage("The fixed-window MLP")
@@ -125,7 +125,7 @@ class TrainedComparison(LibraryScene):
     # ----------------------------------------------------------------- the corpus
 
     def corpus(self) -> None:
-        """The three models by name, then what they learned from: the corpus as one bar
+        """The models by name, then what they learned from: the corpus as one bar
         split as the texts were (each part as long as its count), and the training budget."""
         r = RESULTS
         names = VGroup(*(self.name_of(model, 24) for model in self.models))
@@ -150,8 +150,8 @@ class TrainedComparison(LibraryScene):
         budget.arrange(RIGHT, buff=0.6)
         page = VGroup(names, VGroup(corpus, bar, legend).arrange(DOWN, buff=0.3), budget)
         place(page.arrange(DOWN, buff=0.7))
-        self.say("This run, made for this lecture, trains three models to predict the next "
-                 "token.", Fade(names), self.point_at(names))
+        self.say("This run, made for this lecture, trains {n:model} to predict the next "
+                 "token.", Fade(names), self.point_at(names), n="trained.model_count")
         self.say("They learn from one corpus of {n} texts: {t}.", Fade(corpus), Fade(bar),
                  self.point_at(corpus), n=f"{r}.documents.all", t=f"{r}.corpus")
         said = ("{a} train the models and {v} choose each model's best checkpoint; {c} of "
@@ -466,19 +466,20 @@ class TrainedComparison(LibraryScene):
                  n=f"trained.heads{first}.parts.hidden")
 
     def what_is_measured(self) -> None:
-        """No experiment: what a fair comparison of the three measures, and no claim."""
+        """No experiment: what a fair comparison of the models measures, and no claim."""
         self.stage("What a comparison measures")
         lines = VGroup(
-            self.label("the same texts, tokenizer, window and number of steps for each", 24),
+            self.bound("the same texts, tokenizer, window and number of steps for "
+                       "{n:all model}", 24, n="trained.model_count"),
             self.label("perplexity on held-out texts: exp of the cross-entropy, lower is better",
                        24),
             self.label("several seeds per model: the spread is what chance alone does", 24),
             self.label("and the cost: parameters and seconds of training", 24),
         ).arrange(DOWN, buff=0.4, aligned_edge=LEFT)
         place(lines)
-        self.say("A fair comparison trains the three on the same texts, with the same "
+        self.say("A fair comparison trains {n:all model} on the same texts, with the same "
                  "tokenizer, window and number of steps.", Fade(lines[0]),
-                 self.point_at(lines[0]))
+                 self.point_at(lines[0]), n="trained.model_count")
         self.say("It measures perplexity on texts none of them trained on: the exponential of "
                  "the cross-entropy, so lower is better.", Fade(lines[1]),
                  self.point_at(lines[1]))
@@ -543,8 +544,7 @@ class TrainedComparison(LibraryScene):
                      LaggedStart(*(Fade(dot) for dot in dots), Fade(tick), Fade(row[2]),
                                  lag_ratio=0.3),
                      self.point_at(row[1], row[2]), **self.figure_keys(model, metric))
-        smaller = all(float(self.v.value(f"trained.{m}.params")) <
-                      float(self.v.value("trained.mlp.params")) for m in self.models[1:])
+        smaller = bool(self.v.value("trained.attention_fewer"))
         self.say("{a}, with fewer parameters." if smaller else "{a}.", Fade(against),
                  self.point_at(against), a=f"{RESULTS}.against_mlp")
 
@@ -568,23 +568,21 @@ class TrainedComparison(LibraryScene):
 
     def timings(self, rows: list[list[Mobject]], marks: list[tuple[VGroup, Line]],
                 frame: list[Fade], caveat: Mobject) -> None:
-        """Training seconds: where the runs were timed, the lowest mean, the widest range,
-        and why this run cannot rank the models' speed."""
+        """Training seconds: where the runs were timed, the lowest mean, the widest range
+        (highest less lowest), and why this run cannot rank the models' speed."""
         seeds = LaggedStart(*(Fade(VGroup(dots, tick, row[2]))
                               for row, (dots, tick) in zip(rows, marks, strict=True)),
                             lag_ratio=0.3)
         self.say("Each dot is one seed's seconds of training steps, all timed on "
                  + self.machine() + ".",
                  *frame, seeds)
-        means = {m: float(self.v.value(f"{RESULTS}.{m}.seconds_mean")) for m in self.models}
-        fastest = min(self.models, key=means.__getitem__)
+        fastest = self.models[self.v.value(f"{RESULTS}.lowest_seconds")]
         row = rows[self.models.index(fastest)]
         keys = {slot: key for slot, key in self.figure_keys(fastest, "seconds").items()
                 if slot in ("m", "h")}
         self.say(self.spoken_name(fastest) + " has the lowest mean here: {m} seconds.",
                  self.point_at(row[2]), **keys)
-        highs = {m: float(self.v.value(f"{RESULTS}.{m}.seconds_high")) for m in self.models}
-        widest = max(self.models, key=highs.__getitem__)
+        widest = self.models[self.v.value(f"{RESULTS}.widest_seconds")]
         row = rows[self.models.index(widest)]
         keys = self.figure_keys(widest, "seconds")
         del keys["m"]
@@ -614,10 +612,8 @@ class TrainedComparison(LibraryScene):
         """The attention models' seeds on an axis from their lowest to their highest
         perplexity (both written at its ends): dots that merge on the axis from zero."""
         attention = self.models[1:]
-        lowest = min(attention, key=lambda m: float(self.v.value(
-            f"{RESULTS}.{m}.perplexity_low")))
-        highest = max(attention, key=lambda m: float(self.v.value(
-            f"{RESULTS}.{m}.perplexity_high")))
+        lowest = self.models[self.v.value(f"{RESULTS}.attention_low")]
+        highest = self.models[self.v.value(f"{RESULTS}.attention_high")]
         lo_key, hi_key = (f"{RESULTS}.{lowest}.perplexity_low",
                           f"{RESULTS}.{highest}.perplexity_high")
         lo, hi = float(self.v.value(lo_key)), float(self.v.value(hi_key))
@@ -655,8 +651,7 @@ class TrainedComparison(LibraryScene):
         table = VGroup(*rows).arrange(DOWN, buff=0.35, aligned_edge=LEFT)
         note = self.bound("sampled from each model's first seed, seed {s}", 20, MUTED,
                           s=f"{RESULTS}.seeds[0]")
-        best = min(self.models, key=lambda m: float(self.v.value(
-            f"{RESULTS}.{m}.perplexity_mean")))
+        best = self.models[self.v.value(f"{RESULTS}.lowest_perplexity")]
         reading = self.bound("perplexity {p}: as unsure as a choice among {p} of {v} tokens", 22,
                              INK, p=f"{RESULTS}.{best}.perplexity_mean", v="trained.vocab")
         place(VGroup(prompt, table, note, reading).arrange(DOWN, buff=0.4))

@@ -33,7 +33,10 @@ __all__ = [
     "lab",
     "lm_loss",
     "lm_parameters",
+    "other_head",
+    "patch_twins",
     "patches",
+    "result_choices",
     "sentence",
     "softmax",
     "softmax_asides",
@@ -42,6 +45,7 @@ __all__ = [
     "trained",
     "trained_parameter_counts",
     "values",
+    "wide_twin",
     "within_display",
     "worksheet_values",
 ]
@@ -142,6 +146,78 @@ def rest(weights: np.ndarray, V: np.ndarray) -> dict[str, Any]:
     left = message - sum(weights[j] * V[j] for j in order[:2])
     mostly = [c for c in range(len(message)) if message[c] != 0 and left[c] / message[c] > 0.5]
     return {"order": order, "rest": left, "mostly_rest": mostly[0] if mostly else -1}
+
+
+ALMOST_THE_SAME = 0.05
+"""The lesson's "almost the same": a wide-head coordinate within 5% of the separate heads'."""
+CHANGED_MUCH = 0.3
+"""The lesson's "changes much": a wide-head coordinate off by 30% or more of theirs."""
+
+
+def wide_twin(case: Mapping[str, Any]) -> dict[str, int]:
+    """For a :func:`sentence` result: ``twin``, the first head (from zero) whose strongest
+    source is the wide head's; ``kept`` and ``changed``, the first of that head's joined-row
+    coordinates the wide head sends within :data:`ALMOST_THE_SAME` of, or off by at least
+    :data:`CHANGED_MUCH` of, the separate heads' nonzero number; ``-1`` for what does not
+    exist; ``changed_drops``, whether the wide head's number there is the smaller."""
+    wide, heads = case["wide"], case["heads"]
+    same = np.flatnonzero([head["top_source"] == wide["top_source"] for head in heads])
+    out = {"twin": -1, "kept": -1, "changed": -1, "changed_drops": 0}
+    if not len(same):
+        return out
+    twin, width = int(same[0]), heads[0]["V"].shape[1]
+    columns = np.arange(twin * width, (twin + 1) * width)
+    separate, together = case["joined"][-1][columns], wide["message"][columns]
+    columns, separate, together = (a[separate != 0] for a in (columns, separate, together))
+    off = np.abs(together / separate - 1)
+    out["twin"] = twin
+    kept, changed = np.flatnonzero(off <= ALMOST_THE_SAME), np.flatnonzero(off >= CHANGED_MUCH)
+    if len(kept):
+        out["kept"] = int(columns[kept[0]])
+    if len(changed):
+        out["changed"] = int(columns[changed[0]])
+        out["changed_drops"] = int(together[changed[0]] < separate[changed[0]])
+    return out
+
+
+def other_head(case: Mapping[str, Any]) -> int:
+    """The first head (from zero) whose strongest source is not head 1's, ``-1`` for none."""
+    tops = np.array([head["top_source"] for head in case["heads"]])
+    differ = np.flatnonzero(tops != tops[0])
+    return int(differ[0]) if len(differ) else -1
+
+
+def patch_twins(parts: Mapping[str, np.ndarray]) -> dict[str, Any]:
+    """For :func:`patches`: the first two patches (row-major) with equal projected rows
+    (``[-1, -1]`` when every row differs), and whether their flat pixels are equal too."""
+    rows, flat = parts["rows"], parts["flat"]
+    pairs = [(i, j) for i in range(len(rows)) for j in range(len(rows))
+             if i < j and np.array_equal(rows[i], rows[j])]
+    if not pairs:
+        return {"patches.twins": [-1, -1], "patches.twins_same_pixels": 0}
+    i, j = min(pairs)
+    return {"patches.twins": [i, j],
+            "patches.twins_same_pixels": int(np.array_equal(flat[i], flat[j]))}
+
+
+def result_choices(document: Mapping[str, Any]) -> dict[str, int]:
+    """From an experiment's JSON document, models by their place in the lesson's order (the
+    MLP, then by head count), the first of equals: the lowest mean perplexity and mean
+    training seconds, the widest range of seconds over the seeds (highest less lowest), and
+    the attention models' lowest and highest seed perplexity."""
+    models = ["mlp", *(f"heads{h}" for h in document["sizes"]["heads"])]
+
+    def runs(field: str) -> list[np.ndarray]:
+        return [np.array([run[field] for run in document["runs"] if run["model"] == model])
+                for model in models]
+
+    seconds, perplexity = runs("train_seconds"), runs("test_perplexity")
+    key = "trained.results"
+    return {f"{key}.lowest_perplexity": int(np.argmin([np.mean(p) for p in perplexity])),
+            f"{key}.lowest_seconds": int(np.argmin([np.mean(s) for s in seconds])),
+            f"{key}.widest_seconds": int(np.argmax([np.ptp(s) for s in seconds])),
+            f"{key}.attention_low": 1 + int(np.argmin([p.min() for p in perplexity[1:]])),
+            f"{key}.attention_high": 1 + int(np.argmax([p.max() for p in perplexity[1:]]))}
 
 
 def softmax_asides(dots: np.ndarray, scale: float) -> dict[str, Any]:
@@ -277,6 +353,9 @@ def trained(doc: Doc) -> dict[str, Any]:
     counts = trained_parameter_counts(doc)
     out: dict[str, Any] = {"trained.vocab": V, "trained.context": T, "trained.width": w,
                            "trained.hidden": h, "trained.mlp.params": counts["mlp"],
+                           "trained.model_count": 1 + len(t["heads"]),
+                           "trained.attention_fewer": int(all(
+                               counts[f"heads{n}"] < counts["mlp"] for n in t["heads"])),
                            "trained.mlp.flat_width": T * w, "trained.mlp.rows": [T, w],
                            "trained.mlp.W_hidden": [T * w, h], "trained.mlp.W_vocab": [h, V],
                            "trained.mlp.logits": [V], "trained.matrix_params": w * w,
@@ -558,6 +637,8 @@ def values(doc: Doc) -> dict[str, Any]:
             out[f"{name}.wide.{step}"] = case["wide"][step]
         out[f"{name}.wide.diluted"] = int(abs(case["wide"]["message"][0])
                                           < abs(case["heads"][0]["message"][0]))
+        out.update({f"{name}.wide.{key}": value for key, value in wide_twin(case).items()})
+        out[f"{name}.other_head"] = other_head(case)
         out[f"{name}.same_input"] = int(np.array_equal(case["E"][-1],
                                                        cases[names[0]]["E"][-1]))
         out.update(readout_trace(name, case))
@@ -643,6 +724,7 @@ def values(doc: Doc) -> dict[str, Any]:
         "patches.shape.flat_rgb": [count, per_patch * RGB],
         "patches.shape.W_rgb": [per_patch * RGB, p_width],
     })
+    out.update(patch_twins(parts))
 
     out.update(lab(doc))
     return out

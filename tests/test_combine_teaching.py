@@ -480,8 +480,9 @@ def test_each_context_shows_its_messages_the_update_and_e_prime_in_the_model_fea
         runs, label: str) -> None:
     """Each joined coordinate stands under its head and what its value column carries;
     the step to E′ is drawn: under the model's features (E′ is in the model's coordinates,
-    not the heads'), the update ΔE, the input row E and E′ = E + ΔE, one column each, with
-    no head's name over them."""
+    not the heads'), the receiver's update, input row and updated row, one column each, with
+    no head's name over them. They are one row of each matrix, named as clips 11 and 12
+    name the receiver's rows: Δe, e and e′, never ΔE, E or E′ (on screen or in a caption)."""
     ws, numpy, _, last = setup(label)
     found = texts(runs[label]["OtherContext"], "updated rows")
 
@@ -507,6 +508,10 @@ def test_each_context_shows_its_messages_the_update_and_e_prime_in_the_model_fea
             assert np.allclose(numpy[f"{name}.E"][last] + numpy[f"{name}.delta"][last],
                                numpy[f"{name}.E_prime"][last])
         assert {"messages", "× W_O"} <= {t["text"] for t in found}
+    names = {t["text"] for t in found}
+    assert {"Δe", "+ e", "= e′"} <= names and not {"ΔE", "+ E", "= E′"} & names
+    said = " ".join(c["text"] for c in runs[label]["OtherContext"]["manifest"]["captions"])
+    assert "Δe" in said and not [name for name in ("ΔE", "E′", "row E") if name in said]
     first, second = list(ws.sentences)[:2]
     assert not np.allclose(numpy[f"{first}.E_prime"][last], numpy[f"{second}.E_prime"][last])
 

@@ -799,6 +799,40 @@ def test_the_head_the_wide_row_follows_keeps_one_coordinate_and_loses_another(sh
         assert digits(figure(said, f"{name}.{key}"), number)
 
 
+@pytest.mark.parametrize("label", LABELS)
+def test_kept_and_changed_are_the_numbers_choice_and_drops_means_smaller(shown, lesson,
+                                                                         label: str) -> None:
+    """On every worksheet: the twin head's "almost the same" coordinate is within 5% of its
+    separate-heads number and its changed one off by 30% or more (numpy, from the rule, not
+    from the program); the verb is "drops" exactly when the wide head's number is the
+    smaller. Said only with both such coordinates in the table (none with one head, and
+    none on four heads, whose twin keeps both its coordinates within 30%)."""
+    result, made = shown[(label, "OneWideHead")], lesson[label]
+    wide, heads, joined = made["wide"], made["heads"], made["joined"][-1]
+    said = [c for c in result["manifest"]["captions"] if "almost the same" in c["template"]]
+    twins = [h for h, head in enumerate(heads) if head["top_source"] == wide["top_source"]]
+    others = [h for h, head in enumerate(heads) if head["top_source"] != wide["top_source"]]
+    if not twins or not others:
+        assert not said
+        return
+    d, twin = made["d_head"], twins[0]
+    own = [k for k in range(twin * d, (twin + 1) * d) if joined[k] != 0]
+    off = {k: abs(wide["message"][k] / joined[k] - 1) for k in own}
+    kept = [k for k in own if off[k] <= 0.05]
+    changed = [k for k in own if off[k] >= 0.3]
+    table = shown_columns(made["d_model"])
+    if not kept or not changed or kept[0] not in table or changed[0] not in table:
+        assert not said
+        return
+    (line,) = said
+    name, last = made["name"], len(made["tokens"]) - 1
+    assert line["slots"]["a"] == f"{name}.wide.message[{kept[0]}]"
+    assert line["slots"]["c"] == f"{name}.wide.message[{changed[0]}]"
+    assert line["slots"]["e"] == f"{name}.joined[{last}][{changed[0]}]"
+    smaller = bool(wide["message"][changed[0]] < joined[changed[0]])
+    assert ("drops" in line["text"]) is smaller and ("grows" in line["text"]) is not smaller
+
+
 def test_the_favourite_of_head_one_shows_its_own_weight_when_named(shown, lesson,
                                                                    ) -> None:
     """"Head 1's favourite, river" comes with head 1's own weight for it, on screen beside

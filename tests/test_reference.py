@@ -215,3 +215,129 @@ def test_the_labs_adamw_step_is_torchs_adamw_step() -> None:
                                  strict=True):
         assert torch.equal(mine, theirs)
         assert not torch.equal(mine, old)  # a real update
+
+
+# --------------------------------------------------------------------------- decisions a
+# viewer sees: which coordinate, patch or model a sentence names is a value, held equal to
+# the reference's choice on every worksheet above and on the variants below.
+
+
+def test_the_wide_heads_thresholds_are_the_lessons() -> None:
+    from worksheet import compute
+
+    assert (compute.ALMOST_THE_SAME, compute.CHANGED_MUCH) == (reference.ALMOST_THE_SAME,
+                                                               reference.CHANGED_MUCH)
+
+
+def test_the_wide_heads_kept_and_changed_coordinates_say_what_their_numbers_do(case) -> None:
+    """The twin head's kept coordinate comes through within 5%, its changed one is off by
+    30% or more, and "drops" is said exactly when the wide head's number is the smaller."""
+    doc, values, _ = case
+    last = len(doc["sentences"][next(iter(doc["sentences"]))]) - 1
+    for name in doc["sentences"]:
+        twin = values.value(f"{name}.wide.twin")
+        if twin < 0:
+            assert values.value(f"{name}.wide.kept") == values.value(f"{name}.wide.changed") \
+                == -1
+            continue
+        assert values.value(f"{name}.h{twin + 1}.top_source") == \
+            values.value(f"{name}.wide.top_source")
+        width = values.value("dims.d_head")
+        for kind in ("kept", "changed"):
+            k = values.value(f"{name}.wide.{kind}")
+            if k < 0:
+                continue
+            assert twin * width <= k < (twin + 1) * width
+            wide = values.value(f"{name}.wide.message[{k}]")
+            separate = values.value(f"{name}.joined[{last}][{k}]")
+            off = abs(wide / separate - 1)
+            assert off <= 0.05 if kind == "kept" else off >= 0.3
+            if kind == "changed":
+                assert values.value(f"{name}.wide.changed_drops") == int(wide < separate)
+
+
+def _variant(tmp_path: Path, change: Any) -> tuple[Values, dict[str, Any]]:
+    """The default worksheet with ``change`` applied to its filled document: its values
+    and the reference's."""
+    doc = json.loads(json.dumps(dict(load_worksheet(DEFAULT_WORKSHEET).document)))
+    change(doc)
+    path = tmp_path / "variant.json"
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    ws = load_worksheet(path)
+    return compute_values(ws), reference.values(json.loads(json.dumps(dict(ws.document))))
+
+
+def _swap_two_pixels(doc: dict[str, Any]) -> None:
+    """The bottom-right patch's first two pixels swapped with the bottom-left one's: the
+    projection's first two rows are equal, so the patches' rows stay equal."""
+    image = doc["lesson"]["patches"]["image"]
+    image[4][0], image[4][1], image[4][4], image[4][5] = 0, 1, 1, 0
+
+
+def _no_equal_patches(doc: dict[str, Any]) -> None:
+    doc["lesson"]["patches"]["image"][7][7] = 0
+
+
+@pytest.mark.parametrize(("change", "twins", "same"), [
+    (_swap_two_pixels, [2, 3], 0), (_no_equal_patches, None, None)])
+def test_twin_patches_are_the_first_equal_rows_and_say_whether_their_pixels_are(
+        tmp_path: Path, change: Any, twins: list[int] | None, same: int | None) -> None:
+    values, expected = _variant(tmp_path, change)
+    assert not disagreements(values, expected)
+    assert sorted(set(values) ^ set(expected)) == []
+    if twins is None:
+        assert values.value("patches.twins") == [-1, -1]
+        assert values.value("patches.twins_same_pixels") == 0
+        return
+    assert values.value("patches.twins") == twins
+    assert values.value("patches.twins_same_pixels") == same
+
+
+def test_the_default_patches_twins_hold_the_same_pixels(case) -> None:
+    _, values, _ = case
+    i, j = values.value("patches.twins")
+    if i < 0:
+        return
+    flat = np.asarray(values.value("patches.flat"))
+    rows = np.asarray(values.value("patches.rows"))
+    assert i < j and np.array_equal(rows[i], rows[j])
+    assert not any(np.array_equal(rows[a], rows[b]) for a in range(len(rows))
+                   for b in range(a + 1, len(rows)) if (a, b) < (i, j))
+    assert values.value("patches.twins_same_pixels") == int(np.array_equal(flat[i], flat[j]))
+
+
+def test_the_other_head_is_the_first_to_favour_another_source(case) -> None:
+    doc, values, _ = case
+    heads = len(doc["headsLesson"]["projections"])
+    for name in doc["sentences"]:
+        tops = [values.value(f"{name}.h{h}.top_source") for h in range(1, heads + 1)]
+        differ = [h for h in range(heads) if tops[h] != tops[0]]
+        assert values.value(f"{name}.other_head") == (differ[0] if differ else -1)
+
+
+@pytest.mark.parametrize("seconds", [
+    None,
+    # the MLP fastest; one head's seeds spread widest although four heads' highest is higher
+    {"mlp": (61.2, 60.8, 62.0), "heads1": (80.0, 99.0, 90.0), "heads4": (104.7, 103.9, 105.5)},
+    # four heads fastest on average; the MLP's range the widest
+    {"mlp": (50.0, 150.0, 100.0), "heads1": (95.3, 96.1, 94.9), "heads4": (60.0, 61.0, 62.0)},
+])
+def test_the_fastest_and_the_widest_spread_models_are_the_numbers(
+        tmp_path: Path, seconds: dict[str, tuple[float, ...]] | None) -> None:
+    from tests import experiments
+    from worksheet.results import load_experiment
+
+    ws = load_worksheet(DEFAULT_WORKSHEET)
+    document = experiments.document(ws) if seconds is None else \
+        experiments.document(ws, seconds=seconds)
+    folder = experiments.write(tmp_path / "experiment", document)
+    values = compute_values(ws, load_experiment(folder, ws))
+    choices = reference.result_choices(document)
+    for key, place in choices.items():
+        assert values.value(key) == place, key
+    models = ["mlp", *(f"heads{h}" for h in ws.lesson.trained.heads)]
+    assert values.value("trained.model_count") == len(models)
+    if seconds is not None:
+        widest = models[choices["trained.results.widest_seconds"]]
+        highest = max(models, key=lambda m: max(seconds[m]))
+        assert (widest, highest) in {("heads1", "heads4"), ("mlp", "mlp")}

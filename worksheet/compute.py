@@ -39,7 +39,11 @@ zero):
     ``logit_others`` (what the other hidden numbers add to that logit) and ``input_top``
     (the receiver's input coordinate of largest magnitude);
     ``S.wide.*`` for one wide head, with its value rows ``S.wide.V`` (every head's value
-    row side by side), ``order rest mostly_rest`` and ``diluted``.
+    row side by side), ``order rest mostly_rest`` and ``diluted``, and ``twin kept changed
+    changed_drops``: the head whose favourite the wide head shares, and which of its
+    coordinates comes through almost the same and which changes much (:func:`_wide_twin`);
+    ``S.other_head``: the first head (from zero) whose strongest source is not head 1's,
+    ``-1`` for none.
 ``shapes.*``
     shapes of every matrix in the layer, for the walkthrough sentence, and of the heads'
     query projections packed side by side (``W_Q_packed``, ``q_packed``).
@@ -51,9 +55,12 @@ zero):
     comparison (``mha.single.*``: the same call on the walkthrough sentence alone, without a
     batch axis: shapes, PyTorch's returned weights ``weights``, the largest differences and
     the floating-point width ``bits`` it ran in), the trained-model sizes
-    (with each attention model's score scale ``trained.headsN.scale``), the image-patch
-    example (with its colour version: ``channels``, ``values_per_patch_rgb``,
-    ``shape.image_rgb``, ``shape.flat_rgb``, ``shape.W_rgb``) and the batch lab (with
+    (with each attention model's score scale ``trained.headsN.scale``, ``model_count`` and
+    ``attention_fewer``: 1 when every attention model has fewer parameters than the MLP),
+    the image-patch example (with ``twins``, the first two patches with equal rows,
+    ``[-1, -1]`` for none, and ``twins_same_pixels``; and its colour version: ``channels``,
+    ``values_per_patch_rgb``, ``shape.image_rgb``, ``shape.flat_rgb``, ``shape.W_rgb``) and
+    the batch lab (with
     ``lab.mix.*``: where each piece of a joined row comes from, joined right and wrong).
 ``trained.results.*``
     only with an experiment (:mod:`worksheet.results`): what it trained on and how
@@ -67,7 +74,10 @@ zero):
     ``ticks.seconds``, the round ticks of an axis from zero to the largest seed of any
     model (:func:`~worksheet.results.axis_ticks`); and ``best``, ``verdict``
     and ``spread``: the model with the lowest mean perplexity, the sentence that says so,
-    and the sentence on whether the seeds' ranges overlap.
+    and the sentence on whether the seeds' ranges overlap; models by place in the lesson's
+    order (0 the MLP): ``lowest_perplexity``, ``lowest_seconds``, ``widest_seconds``
+    (highest less lowest seconds), ``attention_low`` and ``attention_high`` (the attention
+    models' lowest and highest seed perplexity).
 ``trained.results.live.*``
     only with an experiment that ships its models (:mod:`worksheet.live`): the live slide's
     opening example, the lesson's prompt worked by the shipped checkpoints: its
@@ -110,6 +120,7 @@ from worksheet.results import (
     axis_ticks,
     mean,
     model_name,
+    model_names,
     summarise,
     verdict,
 )
@@ -298,6 +309,38 @@ def _rest(sheet: _Sheet, prefix: str, weights: torch.Tensor, V: torch.Tensor) ->
     sheet.put(f"{prefix}.mostly_rest", mostly[0] if mostly else -1, _I)
 
 
+ALMOST_THE_SAME = 0.05
+"""A wide-head message coordinate within this share of the separate heads' value comes
+through almost the same (``S.wide.kept``)."""
+CHANGED_MUCH = 0.3
+"""A wide-head message coordinate off by at least this share of the separate heads' value
+changes much (``S.wide.changed``)."""
+
+
+def _wide_twin(sheet: _Sheet, name: str, ws: Worksheet, joined: torch.Tensor,
+               wide: torch.Tensor) -> None:
+    """How the head whose favourite source the wide head shares fares in the wide head's
+    message. ``twin``: the first such head, counted from zero; of its coordinates in the
+    joined row, ``kept``: the first the wide head sends within :data:`ALMOST_THE_SAME` of
+    the separate heads' number, and ``changed``: the first off by at least
+    :data:`CHANGED_MUCH` of it (coordinates where the separate heads send zero are
+    neither); each ``-1`` when there is none. ``changed_drops``: 1 when the wide head's
+    number at ``changed`` is below the separate heads' (it drops), else 0 (it grows, or
+    there is no such coordinate)."""
+    top = sheet.figures[f"{name}.wide.top_source"].value
+    twin = next((h for h in range(ws.n_heads)
+                 if sheet.figures[f"{name}.h{h + 1}.top_source"].value == top), -1)
+    own = [twin * ws.d_head + c for c in range(ws.d_head)] if twin >= 0 else []
+    off = {k: abs(float(wide[k] / joined[k]) - 1) for k in own if float(joined[k])}
+    kept = next((k for k in off if off[k] <= ALMOST_THE_SAME), -1)
+    changed = next((k for k in off if off[k] >= CHANGED_MUCH), -1)
+    sheet.put(f"{name}.wide.twin", twin, _I)
+    sheet.put(f"{name}.wide.kept", kept, _I)
+    sheet.put(f"{name}.wide.changed", changed, _I)
+    sheet.put(f"{name}.wide.changed_drops",
+              int(changed >= 0 and bool(wide[changed] < joined[changed])), _I)
+
+
 def _softmax_asides(sheet: _Sheet, prefix: str, Q: torch.Tensor, K: torch.Tensor) -> None:
     """Two asides on the final receiver's softmax: its weights had the dot products not
     been divided by the square root of the head width (a sharper row), and the stable
@@ -353,6 +396,13 @@ def _sentence(sheet: _Sheet, ws: Worksheet, model: TinyLM, name: str) -> None:
     # first head's reading is diluted by sharing one weight row.
     wide_message = A[-1] @ wide["V"]
     sheet.put(f"{name}.wide.diluted", int(wide_message[0].abs() < joined[-1][0].abs()), _I)
+    _wide_twin(sheet, name, ws, joined[-1], wide_message)
+    # The first head, counted from zero, whose strongest source is not head 1's (-1 when
+    # every head's is).
+    first = sheet.figures[f"{name}.h1.top_source"].value
+    sheet.put(f"{name}.other_head", next(
+        (h for h in range(1, ws.n_heads)
+         if sheet.figures[f"{name}.h{h + 1}.top_source"].value != first), -1), _I)
 
     hidden_pre = updated @ _t(ws.W_hidden) + _t(ws.b_hidden)
     logits = F.relu(hidden_pre) @ _t(ws.W_vocab) + _t(ws.b_vocab)
@@ -526,6 +576,8 @@ def _trained(sheet: _Sheet, ws: Worksheet) -> None:
     sheet.put("trained.context", sizes.context, _C)
     sheet.put("trained.width", sizes.width, _C)
     sheet.put("trained.hidden", sizes.hidden, _C)
+    # the models compared: the fixed-window MLP and one attention model per head count
+    sheet.put("trained.model_count", len(model_names(sizes)), _C)
     ids = torch.zeros(1, sizes.context, dtype=torch.long)
     mlp = FixedWindowMLP(sizes)
     with torch.no_grad():
@@ -561,6 +613,11 @@ def _trained(sheet: _Sheet, ws: Worksheet) -> None:
         sheet.shape(f"{prefix}.W_O", model.attention.out_proj.weight.T)
         sheet.shape(f"{prefix}.W_hidden", model.hidden.weight.T)
         sheet.shape(f"{prefix}.logits", trace["logits"][0])
+    # 1 when every attention model has fewer parameters than the fixed-window MLP
+    counts = [sheet.figures[f"trained.heads{heads}.params"].value for heads in sizes.heads]
+    sheet.put("trained.attention_fewer",
+              int(all(count < sheet.figures["trained.mlp.params"].value for count in counts)),
+              _I)
 
 
 PARTS = {"token_embedding": "token", "position_embedding": "position",
@@ -622,6 +679,22 @@ def _results(sheet: _Sheet, ws: Worksheet, experiment: Experiment) -> None:
         # one axis for every model's dots: round ticks from zero to the largest seed
         sheet.put(f"{prefix}.ticks.{name}",
                   axis_ticks(max(max(seeds_of(r)) for r in results)), _P)
+    # Models by their place in the lesson's order (0 the MLP, then by head count), the
+    # first of equals: the lowest mean perplexity and mean seconds, the seeds' widest range
+    # of seconds (highest less lowest), and of the attention models, the one with the lowest
+    # seed's perplexity and the one with the highest.
+    place = range(len(results))
+    sheet.put(f"{prefix}.lowest_perplexity",
+              min(place, key=lambda i: mean(results[i].perplexity)), _I)
+    sheet.put(f"{prefix}.lowest_seconds",
+              min(place, key=lambda i: mean(results[i].seconds)), _I)
+    sheet.put(f"{prefix}.widest_seconds",
+              max(place, key=lambda i: max(results[i].seconds) - min(results[i].seconds)), _I)
+    attention = place[1:]
+    sheet.put(f"{prefix}.attention_low", min(attention, key=lambda i: min(
+        results[i].perplexity)), _I)
+    sheet.put(f"{prefix}.attention_high", max(attention, key=lambda i: max(
+        results[i].perplexity)), _I)
     best, headline, spread = verdict(results)
     sheet.put(f"{prefix}.best", model_name(best), _T)
     sheet.put(f"{prefix}.verdict", headline, _T)
@@ -652,6 +725,14 @@ def _patches(sheet: _Sheet, ws: Worksheet) -> None:
     sheet.put("patches.positions", _t(patches.positions), _P)
     sheet.put("patches.sequence", sequence, _F3)
     sheet.put("patches.total_rows", sequence.shape[0], _C)
+    # The first two patches (in row-major order) whose embedding rows are equal, [-1, -1]
+    # when every row differs; and 1 when their pixels are equal too, 0 when only the
+    # projection makes their rows equal (or there are no such two).
+    twins = next(((i, j) for i in range(len(rows)) for j in range(i + 1, len(rows))
+                  if torch.equal(rows[i], rows[j])), (-1, -1))
+    sheet.put("patches.twins", list(twins), _I)
+    sheet.put("patches.twins_same_pixels",
+              int(twins[0] >= 0 and torch.equal(flat[twins[0]], flat[twins[1]])), _I)
     sheet.shape("patches.shape.image", image)
     sheet.shape("patches.shape.flat", flat)
     sheet.shape("patches.shape.W", patches.projection.shape)

@@ -131,7 +131,7 @@ def _competition(book: Book, fragment: int) -> tuple[Para, ...]:
     favourite source, whose score the softmax compares it with; nothing with one head, or
     when every head favours the same source."""
     s, first = book.sentence, book.top(book.sentence, 1)
-    other = next((h for h in book.heads if book.top(s, h) != first), None)
+    other = int(book.value(f"{s}.other_head")) + 1 or None  # -1 (none) gives None
     if other is None:
         return ()
     j = book.top(s, other)
