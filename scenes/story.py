@@ -6,6 +6,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import pairwise
+from typing import Any
 
 import numpy as np
 from manim import (
@@ -20,11 +21,11 @@ from manim import (
     Dot,
     FadeIn,
     FadeOut,
-    GrowFromEdge,
     LaggedStart,
     Line,
     Mobject,
     Rectangle,
+    ReplacementTransform,
     RoundedRectangle,
     SurroundingRectangle,
     VGroup,
@@ -35,7 +36,9 @@ from outline import part
 from scenes.kit import (
     INK,
     MUTED,
+    NEGATIVE,
     SAFE_BOTTOM,
+    Bound,
     Fade,
     LectureScene,
     baseline,
@@ -461,6 +464,10 @@ DIMMED = 0.15
 """Opacity of a head's arrows and keys while another head is being shown."""
 TOY_BAR = 1.2
 """The length of a toy weight bar at weight one."""
+LEGEND_X = 6.4
+"""How far from the centre the notes over the sentence reach, the keys' legend on the
+left and the later clips' note on the right: the frame's edges, whatever the sentence's
+length, so that the two never meet."""
 LOWEST = SAFE_BOTTOM + 0.05
 """The one head's value rows and the toy's lines stop here, just above the subtitles."""
 
@@ -530,6 +537,13 @@ def interleaved_fans(sources: Sequence[Mobject], receiver: Mobject,
     return fans
 
 
+def used(template: str, words: dict[str, str], keys: dict[str, str]) -> dict[str, Any]:
+    """The words and keys of ``template``'s slots among ``words`` and ``keys``, as keyword
+    arguments for ``say``: one sentence may use only some of a figure's slots."""
+    return {"words": {k: w for k, w in words.items() if "{" + k + "}" in template},
+            **{k: key for k, key in keys.items() if "{" + k + "}" in template}}
+
+
 def underline(glyphs: Mobject) -> Line:
     """A line just under ``glyphs``: the numbers inside a longer text that the voice names."""
     y = glyphs.get_bottom()[1] - 0.08
@@ -587,12 +601,17 @@ class OneHeadTwoHeads(LectureScene):
             self.play(fade_out(single, self.scaled), self.unpoint(),
                       self.retitle(heading, "Several heads send several messages"))
             queries = [reader.query for reader in several]
-            self.say("With {h:head}, the same receiver asks {q:query} at once, one per head.",
+            later = self.label("numbers worked out in later clips", 20, MUTED)
+            later.next_to(self.row, UP, buff=0.25).set_x(LEGEND_X - later.width / 2)
+            self.say("With {h:head}, the same receiver asks {q:query} at once, one per head; "
+                     "later clips work out their numbers.",
                      fade_in(node), LaggedStart(*(AnimationGroup(Create(r.link), fade_in(r.query))
                                                   for r in several), lag_ratio=0.3),
-                     self.point_at(*queries, each=True), h="dims.heads", q="dims.heads")
+                     fade_in(later), self.point_at(*queries, each=True), h="dims.heads",
+                     q="dims.heads")
             self.one_head_at_a_time(several)
-            several = [node, *several]
+            self.message_sizes(several)
+            several = [node, later, *several]
         else:
             several = [single]
             self.play(self.retitle(heading, "This layer has a single head"))
@@ -608,11 +627,14 @@ class OneHeadTwoHeads(LectureScene):
         self.toy()
 
     def same_weights(self, single: VGroup, glossary: VGroup) -> None:
-        """Under the message: the two heaviest sources' value rows, under the features their
-        coordinates carry, each after its one weight; then the message itself, filled with
-        the sum over every source."""
+        """Under the message: the two heaviest sources' value rows (what each word would
+        contribute if read, one number per feature), under the features their coordinates
+        carry, each after its one weight; then the message itself, filled with the sum over
+        every source, and where its largest coordinate comes from: mostly from the word the
+        one weight row favours, even where the other word carries more of that feature."""
         key = f"{self.s}.wide"
-        picked = sorted(self.v.value(f"{key}.order")[:2])
+        order = self.v.value(f"{key}.order")
+        picked = sorted(order[:2])
         labels = [self.bound("“{w}”  {x} ×", 24, INK, mono=True, words={"w": self.tokens[j]},
                              x=f"{key}.weights[{j}]") for j in picked]
         names = self.wide_feature_names()
@@ -626,27 +648,66 @@ class OneHeadTwoHeads(LectureScene):
             line = max(baseline(name) for name in heads)
             for name in heads:
                 name.shift(UP * (line - baseline(name)))
-        built = self.bound("two of the {n:word}, value rows of {c:coordinate}", 20, MUTED,
-                           n="dims.tokens", c="dims.joined")
-        if heads is None:
-            built.next_to(rows, UP, buff=0.25).align_to(rows, LEFT)
-        else:  # on the line of the feature names, left of them
-            built.move_to([rows.brackets[0].get_left()[0] - 0.2, heads[0].get_y(), 0],
-                          aligned_edge=RIGHT)
+        weight_head = self.label("weight", 20, MUTED)
+        figure = labels[0].figures_span(0, 0)
+        weight_head.move_to([figure.get_x(), 0, 0])
+        if heads is not None:  # on the feature names' line
+            weight_head.shift(UP * (baseline(heads[0]) - baseline(weight_head)))
+        else:  # clear of the outline round the rows
+            weight_head.set_y(rows.brackets.get_top()[1] + 0.2 + weight_head.height / 2)
+        meaning = VGroup(self.label("value row: what a word", 20, MUTED),
+                         self.label("would contribute if read,", 20, MUTED),
+                         self.label("one number per feature", 20, MUTED) if heads else
+                         self.bound("one number per coordinate, {c} in all", 20, MUTED,
+                                    c="dims.joined"))
+        meaning.arrange(DOWN, buff=0.08, aligned_edge=LEFT)
+        meaning.next_to(VGroup(*labels), LEFT, buff=0.5).set_y(rows.body.get_y())
+        red = VGroup()  # what red means, right of the rows, where a shown number is red
+        if any(cell.figures[0][1].startswith("−") for row in rows.cells for cell in row
+               if getattr(cell, "figures", None)):
+            red.add(self.label("red: below zero", 20, NEGATIVE).next_to(rows.brackets, RIGHT,
+                                                                        buff=0.4))
         note = self.label("one weight scales the whole value row;", 20, MUTED)
-        others = self.label("the other words have small weights and add a little", 20, MUTED)
+        others = self.bound("summed over all {n:word}, the others add a little", 20, MUTED,
+                            n="dims.tokens")
         notes = VGroup(note, others).arrange(RIGHT, buff=0.3)
-        notes.next_to(rows, DOWN, buff=0.3).set_x(rows.get_x())
-        table = VGroup(built, rows, notes)
+        payoff = self.payoff(names, columns)
+        lines = VGroup(notes, *([payoff.line] if payoff else []))
+        lines.arrange(DOWN, buff=0.22).next_to(rows, DOWN, buff=0.3).set_x(rows.get_x())
+        table = VGroup(weight_head, rows, meaning, red, lines)
         fit(table, 13.2, single.message.get_bottom()[1] - 0.25 - LOWEST)
         table.next_to(single.message, DOWN, buff=0.25).set_x(0)
         self.scaled = table
-        filled = chip(VGroup(self.label("one message", 22),
-                             self.vec(f"{key}.message", 22)).arrange(RIGHT, buff=0.3), INK)
+        numbers = self.vec(f"{key}.message", 22)
+        filled = chip(VGroup(self.label("one message", 22), numbers).arrange(RIGHT, buff=0.3),
+                      INK)
         filled.move_to(single.message)
-        self.say("Two of the {n:word}, the two that matter, with their value rows of "
-                 "{c:coordinate}.", fade_out(glossary), fade_in(built, rows),
-                 self.point_at(*labels, each=True), n="dims.tokens", c="dims.joined")
+        first, second = (picked.index(j) for j in order[:2])
+        self.say("The two words it weighs most: “{a}” with {x}, “{b}” with {y}, the widths "
+                 "of their arrows.",
+                 fade_out(glossary), fade_in(*labels, weight_head),
+                 self.point_at(self.row[order[0]], labels[first], self.row[order[1]],
+                               labels[second], each=True),
+                 words={"a": self.tokens[order[0]], "b": self.tokens[order[1]]},
+                 x=f"{key}.weights[{order[0]}]", y=f"{key}.weights[{order[1]}]")
+        if names is None:
+            said = ("A value row is what a word would contribute to the message if read, one "
+                    "number per coordinate, {c:coordinate} in all.")
+            words: dict[str, str] = {}
+            count = {"c": "dims.joined"}
+        else:
+            count = {}
+            said = ("A value row is what a word would contribute to the message if read: one "
+                    "number per feature, " + ", ".join(f"{{f{c}}}" for c in range(len(names) - 1))
+                    + f" and {{f{len(names) - 1}}}.")
+            words = {f"f{c}": name for c, name in enumerate(names)}
+        self.say(said, cued(said, [
+            ("A value row", AnimationGroup(fade_in(rows.body, rows.brackets, meaning, red),
+                                           self.point_at(rows.body, rows.brackets))),
+            ("one number per", AnimationGroup(*([fade_in(*heads)] if heads else []),
+                                              self.point_at(*(heads or [meaning]),
+                                                            buff=0.03)))],
+            step=1.0), words=words, **count)
         self.say("One weight scales a word's whole value row, so every feature is mixed with "
                  "the same weights.", fade_in(note),
                  self.point_at(rows.body, rows.brackets, *labels))
@@ -656,6 +717,69 @@ class OneHeadTwoHeads(LectureScene):
         single.remove(single.message)
         single.add(filled)
         single.message = filled
+        if payoff is not None:
+            self.tell_payoff(payoff, names, rows, picked.index(order[0]),
+                             picked.index(order[1]), numbers)
+
+    def payoff(self, names: list[str] | None, columns: Sequence[int | None]) -> VGroup | None:
+        """The line that says where the message's largest coordinate comes from: the two
+        heaviest words' terms for it. ``None`` when that coordinate is elided. Attributes
+        ``line`` (the coordinate, then each word's term: three texts), ``coordinate`` (its
+        index), ``column`` (its place among the shown ones), ``term`` (the heaviest word's
+        term, to underline), ``slots`` and ``words`` (its keys and words)."""
+        key = f"{self.s}.wide"
+        c = self.v.value(f"{key}.message_top")
+        if c not in columns:
+            return None
+        top, second = self.v.value(f"{key}.order")[:2]
+        slots = {"a": f"{key}.weights[{top}]", "v0": f"{key}.V[{top}][{c}]",
+                 "t0": f"{key}.contributions[{top}][{c}]", "b": f"{key}.weights[{second}]",
+                 "v1": f"{key}.V[{second}][{c}]", "t1": f"{key}.contributions[{second}][{c}]",
+                 "m": f"{key}.message[{c}]"}
+        words = {"w0": self.tokens[top], "w1": self.tokens[second]}
+        if names is not None:
+            words["f"] = names[c]
+        parts = [(("{f}" if names is not None else "its largest number") + " {m}:"),
+                 "{a} × {v0} = {t0} from “{w0}”,", "{b} × {v1} = {t1} from “{w1}”"]
+        line = on_baseline(VGroup(*(self.bound(part, 22, INK, **used(part, words, slots))
+                                    for part in parts)), 0.3)
+        made = VGroup(line)
+        made.line, made.coordinate, made.column = line, c, columns.index(c)
+        made.term, made.slots, made.words = line[1].figures_span(2, 2), slots, words
+        return made
+
+    def tell_payoff(self, payoff: VGroup, names: list[str] | None, rows: VGroup, top: int,
+                    second: int, message: Bound) -> None:
+        """Say where the message's largest coordinate comes from, its heaviest term
+        underlined, and the value each word carries for it underlined in the rows (an
+        outline there would cut the rows' bracket); where the second word carries more of
+        it, say why that does not help: one weight row serves every feature."""
+        slots, words = payoff.slots, payoff.words
+        cells = [rows.cells[r][payoff.column] for r in (top, second)]
+        marks = [underline(payoff.term), underline(cells[0]),
+                 underline(message.figures_span(payoff.coordinate, payoff.coordinate)),
+                 underline(cells[1])]
+        terms = self.v.value(f"{self.s}.wide.contributions")
+        order = self.v.value(f"{self.s}.wide.order")
+        c = payoff.coordinate
+        # "mostly" only where the heaviest word's term is more than all the others' together
+        total = self.v.value(f"{self.s}.wide.message")[c]
+        mostly = abs(terms[order[0]][c]) > abs(total - terms[order[0]][c])
+        opening = "Its {f}, {m}," if names is not None else "Its largest number, {m},"
+        said = (opening + (" comes mostly from “{w0}”: {a} × {v0} = {t0}, while “{w1}” adds "
+                           "only {t1}." if mostly else
+                           " gets {t0} from “{w0}” and {t1} from “{w1}”."))
+        self.say(said, fade_in(payoff.line), *map(Create, marks[:3]),
+                 self.point_at(payoff.line[1]), **used(said, words, slots))
+        self.scaled.add(*marks[:3])
+        values = self.v.value(f"{self.s}.wide.V")
+        if abs(values[order[1]][c]) > abs(values[order[0]][c]):
+            more = "more {f}" if names is not None else "more of it"
+            said = ("Yet “{w1}” carries " + more + ", {v1}: one weight row serves every "
+                    "feature, and in it “{w0}” weighs most.")
+            self.say(said, Create(marks[3]), self.point_at(payoff.line[2]),
+                     **used(said, words, slots))
+            self.scaled.add(marks[3])
 
     def wide_feature_names(self) -> list[str] | None:
         """The feature each coordinate of the wide head's value rows copies (every head's
@@ -667,27 +791,29 @@ class OneHeadTwoHeads(LectureScene):
 
     def one_head_at_a_time(self, several: Sequence[VGroup]) -> None:
         """Each head in turn, the others' arrows and keys dimmed: its keys (a dot in its
-        colour under each word, where its arrow leaves), its weight row (the arrows) and
-        its message, numbers and all."""
+        colour under each word, where its arrow leaves), its weight row (the arrows, its two
+        heaviest bright) and its message, each coordinate named by its feature where the
+        worksheet's heads copy features."""
         legend = None
         for k, reader in enumerate(several):
             head = k + 1
             h = {"h": f"dims.head_numbers[{head - 1}]"}
+            names = copied_features(self.v, head, "K")
+            looks = {} if names is None else {
+                f"f{c}": self.ws.lesson.features[f] for c, f in enumerate(names)}
+            wanted = " and ".join(f"{{f{c}}}" for c in range(len(looks)))
             dim = [mob.animate.set_opacity(DIMMED) for other in several[:k]
                    for mob in (other.fan, other.keys)]
             new_legend = self.bound("dots: Head {h}'s keys, one per word", 20,
                                     self.head_colour(head), **h)
-            new_legend.next_to(self.row, UP, buff=0.25).align_to(self.row, LEFT)
+            new_legend.next_to(self.row, UP, buff=0.25).set_x(-LEGEND_X + new_legend.width / 2)
             swap = [fade_in(new_legend)] + ([fade_out(legend)] if legend is not None else [])
             legend = new_legend
             if k == 0:
-                said = ("Head {h} makes its query from this word's row with its own weights; "
-                        "its own keys give its own weight row and its own message.")
-            elif k == 1:
-                said = "Head {h} does the same: its own keys, weight row and message."
-            else:
-                said = "Then head {h}: its keys, weight row and message."
-            self.say(said, *dim, cued(said, [
+                self.say("Head {h} makes its query from this word's row with its own query "
+                         "matrix" + (": it looks for " + wanted + "." if looks else "."),
+                         self.point_at(reader.query), **used(wanted + "{h}", looks, h))
+            steps = [  # made after the sentence before, whose pointer they replace
                 ("keys", AnimationGroup(*swap, LaggedStart(*map(fade_in, reader.keys),
                                                            lag_ratio=0.05),
                                         self.point_at(legend))),
@@ -695,10 +821,61 @@ class OneHeadTwoHeads(LectureScene):
                     LaggedStart(*map(Create, reader.fan), lag_ratio=0.05),
                     *filter(None, [self.unpoint()]))),
                 ("message", AnimationGroup(Create(reader.down), fade_in(reader.message),
-                                           self.point_at(reader.message)))],
-                step=1.0), **h)
-        reader = several[-1]
-        reader.add(legend)
+                                           self.point_at(reader.message)))]
+            if k == 0:
+                said = ("Its own keys give its own weight row, and its message is what that "
+                        "row mixes.")
+            elif k == 1:
+                said = ("Head {h} does the same: its own keys, weight row and message, "
+                        + ("looking for " + wanted + "." if looks else "all its own."))
+            else:
+                said = "Then head {h}: its keys, weight row and message, all its own."
+            self.say(said, *dim, cued(said, steps, step=1.0), **used(said, looks, h))
+        self.legend = legend
+        several[-1].add(legend)
+
+    def message_sizes(self, several: Sequence[VGroup]) -> None:
+        """Why a head's message has fewer numbers than the one head's: each head's own value
+        matrix keeps its own coordinates (its own features, named where the worksheet's
+        heads copy them). Every head's fan comes back, the two heaviest arrows of each
+        bright and the rest faint, with every head's keys."""
+        n = len(several)
+        names = [copied_features(self.v, head, "V") for head in range(1, n + 1)]
+        keeps = self.bound("each head's own value matrix keeps {d:coordinate} of the {j}, so "
+                           "its message has {d:number}", 20, MUTED, d="dims.d_head",
+                           j="dims.joined")
+        bottom = min(reader.message.get_bottom()[1] for reader in several)
+        fit(keeps, 12.4).move_to([0, bottom - 0.15 - keeps.height / 2, 0])
+        back = [arrow.animate.set_opacity(opacity) for reader in several
+                for arrow, opacity in zip(reader.fan, reader.rest, strict=True)]
+        back += [reader.keys.animate.set_opacity(1.0) for reader in several[:-1]]
+        keys: dict[str, str] = {"d": "dims.d_head", "j": "dims.joined"}
+        cues = [("its own value matrix", AnimationGroup(fade_in(keeps), self.point_at(keeps)))]
+        if any(named is None for named in names):
+            said = ("A head's message has {d:number}, not {j}: its own value matrix makes "
+                    "value rows of {d:coordinate}.")
+            words: dict[str, str] = {}
+            cues.append(("value rows of", self.point_at(
+                *(reader.message for reader in several), each=True)))
+        else:
+            parts, words = [], {}
+            for head, named in enumerate(names, start=1):
+                slots = []
+                for c, f in enumerate(named):
+                    words[f"f{head}_{c}"] = self.ws.lesson.features[f]
+                    slots.append(f"{{f{head}_{c}}}")
+                keys[f"h{head}"] = f"dims.head_numbers[{head - 1}]"
+                parts.append(" and ".join(slots) + f" for head {{h{head}}}")
+                cues.append((slots[0], self.point_at(several[head - 1].message)))
+            said = ("A head's message has {d:number}, not {j}: its own value matrix keeps "
+                    "only its own features, " + "; ".join(parts) + ".")
+        legend = self.label("dots: each head's keys, in its colour", 20, MUTED)
+        legend.move_to(self.legend, aligned_edge=LEFT)
+        self.say(said, cued(said, cues, step=1.0,
+                            opening=[*back, fade_out(self.legend), fade_in(legend)]),
+                 words=words, **keys)
+        several[-1].remove(self.legend)
+        several[-1].add(keeps, legend)
 
     def glossary(self, message: Mobject) -> VGroup:
         """Query, key and value in plain words, one line each, under the message."""
@@ -725,16 +902,18 @@ class OneHeadTwoHeads(LectureScene):
 
     def shared_receiver(self, heads: Sequence[int]) -> tuple[VGroup, list[VGroup]]:
         """The receiver once, wide, fed by every head's fan (their arrows interleaved so
-        that none crosses another, each leaving from a dot for that head's key); under it,
-        one column per head: its query, then its message with its numbers.
+        that none crosses another, each leaving from a dot for that head's key; each head's
+        two heaviest arrows bright, the rest faint); under it, one column per head: its
+        query, then its message with its numbers, each coordinate named by the feature it
+        is matched with (the query) or carries (the message) where the heads copy features.
 
         Returns the receiver and one group per head, with attributes ``query``, ``link``
-        (receiver to query), ``keys`` (its dots), ``fan``, ``down`` (query to message) and
-        ``message``."""
+        (receiver to query), ``keys`` (its dots), ``fan``, ``rest`` (each arrow's opacity
+        when every head is shown), ``down`` (query to message) and ``message``."""
         n = len(heads)
         spacing = min(3.6, 12.4 / n)
         node = chip(self.word(self.tokens[self.last], 24, INK), INK, spacing * n - 0.4)
-        node.move_to([0, NODE_TOP - 0.4, 0])
+        node.move_to([0, NODE_TOP - 0.25, 0])
         colours = [self.head_colour(head) for head in heads]
         fans = interleaved_fans(list(self.row), node,
                                 [self.v.value(f"{self.s}.h{head}.weights") for head in heads],
@@ -742,14 +921,22 @@ class OneHeadTwoHeads(LectureScene):
         made = []
         for i, (head, colour, fan) in enumerate(zip(heads, colours, fans, strict=True)):
             x = (i - (n - 1) / 2) * spacing
-            query = self.vec(f"{self.s}.h{head}.Q[{self.last}]", 20, colour,
-                             template="query {v}")
-            fit(query, spacing - 0.3).move_to([x, node.get_bottom()[1] - 0.55, 0])
+            heavy = self.v.value(f"{self.s}.h{head}.order")[:2]
+            rest = [float(arrow.get_stroke_opacity()) if j in heavy else SIDE_FAINT
+                    for j, arrow in enumerate(fan)]
+            for j, arrow in enumerate(fan):
+                if j not in heavy:
+                    arrow.set_stroke(opacity=SIDE_FAINT)
+                    arrow.tip.set_fill(opacity=SIDE_FAINT).set_stroke(opacity=SIDE_FAINT)
+            query = self.named_vector(f"{self.s}.h{head}.Q[{self.last}]", "query",
+                                      copied_features(self.v, head, "K"), colour)
+            fit(query, spacing - 0.3).next_to(node, DOWN, buff=0.3).set_x(x)
             name = self.bound("Head {h}'s message", 22, colour,
                               h=f"dims.head_numbers[{head - 1}]")
-            numbers = self.vec(f"{self.s}.h{head}.message", 20, colour)
+            numbers = self.named_vector(f"{self.s}.h{head}.message", None,
+                                        copied_features(self.v, head, "V"), colour)
             message = chip(VGroup(name, numbers).arrange(DOWN, buff=0.15), colour)
-            fit(message, spacing - 0.2).next_to(query, DOWN, buff=0.45)
+            fit(message, spacing - 0.2).next_to(query, DOWN, buff=0.3)
             link = Arrow([x, node.get_bottom()[1], 0], query.get_top(), buff=0.06,
                          color=colour, stroke_width=3, max_tip_length_to_length_ratio=0.3)
             down = Arrow(query.get_bottom(), message.get_top(), buff=0.06, color=colour,
@@ -757,13 +944,31 @@ class OneHeadTwoHeads(LectureScene):
             keys = VGroup(*(Dot(arrow.get_start(), radius=0.05, color=colour) for arrow in fan))
             reader = VGroup(fan, keys, link, query, down, message)
             reader.query, reader.link, reader.fan, reader.keys = query, link, fan, keys
-            reader.down, reader.message = down, message
+            reader.down, reader.message, reader.rest = down, message, rest
             made.append(reader)
         return node, made
 
+    def named_vector(self, key: str, name: str | None, features: list[int] | None,
+                     colour: str) -> Mobject:
+        """A head's vector, its name first when given: ``query [a, b]``, or, where each
+        coordinate is one feature, ``query: water a, finance b`` on one line (a query) or
+        one line per coordinate (a message, no name)."""
+        if features is None:
+            return self.vec(key, 20, colour, template="{v}" if name is None else name + " {v}")
+        words = {f"f{c}": self.ws.lesson.features[f] for c, f in enumerate(features)}
+        slots = {f"x{c}": f"{key}[{c}]" for c in range(len(features))}
+        if name is not None:
+            parts = ", ".join(f"{{f{c}}} {{x{c}}}" for c in range(len(features)))
+            return VGroup(self.label(name, 20, colour),
+                          self.bound(parts, 20, colour, words=words, **slots)).arrange(
+                DOWN, buff=0.08)
+        return VGroup(*(self.bound(f"{{f{c}}}: {{x{c}}}", 20, colour,
+                                   words={f"f{c}": words[f"f{c}"]}, **{f"x{c}": slots[f"x{c}"]})
+                        for c in range(len(features)))).arrange(DOWN, buff=0.08)
+
     def toy(self) -> None:
         """The two-source toy: one shared weight row gives one mixture; two heads, each with
-        its own weight row and its own value weights (drawn: the value each source sends
+        its own weight row and its own value matrix (drawn: the value each source sends
         it), give what one row cannot. One head's result stays beside the two heads' joined
         results while they are compared; it ends on the picture and the caveat."""
         heading = self.title("A two-source toy: one weight row or two?")
@@ -823,7 +1028,7 @@ class OneHeadTwoHeads(LectureScene):
                           "{t}", 24, self.head_colour(2), c=w["c"], d=w["d"], v01=v["v01"],
                           v11=v["v11"], t="toy.two_heads[1]")]
         joined_result = self.result(VGroup(*own), "toy.two_heads", INK, "two heads: {v}")
-        why = self.label("each head's own value weights choose what each source sends it", 22,
+        why = self.label("each head's own value matrix chooses what each source sends it", 22,
                          MUTED)
         away = self.unpoint()
         with self.silence("the one head's lines make way"):
@@ -831,8 +1036,8 @@ class OneHeadTwoHeads(LectureScene):
         lines = VGroup(*two)
         self.place(lines)
         why.move_to([0, lines.get_bottom()[1] - 0.9, 0])
-        split = ("Two heads, each with its own value weights, so each reads its own part of "
-                 "the rows: the first head the first coordinate, the second head the second.")
+        split = ("Two heads, each with its own value matrix: the first head reads the first "
+                 "coordinate of each row, and the second head the second coordinate.")
         self.say(split, cued(split, [
             ("Two heads", AnimationGroup(fade_in(own[0].header, own[1].header), fade_in(why),
                                          self.point_at(why))),
@@ -1276,6 +1481,9 @@ MAYA_WIDTH = 8.0
 between them for the arrow that says they match, and the weight row's name and the note
 on She's own weight fit either side of it."""
 MAYA_STUB = 0.14
+SCORE_BOX = 0.24
+"""The side of an empty box that stands for one word's score under the Maya sentence,
+before the softmax turns it into a weight bar."""
 """A word other than Maya gets a weight bar this long: a stub that shows it has a weight,
 far smaller than Maya's."""
 MAYA_WORDS_Y = 1.95
@@ -1328,7 +1536,9 @@ class MayaRecall(LectureScene):
                                stroke_width=2, tip_length=0.1,
                                max_tip_length_to_length_ratio=0.5)
                          for a, b in pairwise(strip)))
-        row = chip(self.label("one word's row", 24), INK)
+        row = chip(VGroup(self.label("one word's row", 24),
+                          self.label("its token's numbers + its position's numbers", 18,
+                                     MUTED)).arrange(DOWN, buff=0.1), INK)
         roles = VGroup(*(chip(self.label(role, 26), INK, 2.0) for role in ROLES))
         roles.arrange(RIGHT, buff=0.7).next_to(row, DOWN, buff=1.0)
         branches = VGroup(*(Arrow(row.get_bottom(), role.get_top(), buff=0.08, color=INK,
@@ -1365,10 +1575,10 @@ class MayaRecall(LectureScene):
         words = on_baseline(VGroup(*labels), max(0.3, gap)).move_to(UP * MAYA_WORDS_Y)
         maya, she = words[0], words[-1]
         box = self.highlight(she, MUTED)
-        query = self.card("query", "looking for: a person")
-        key = self.card("key", "can be found as: a person")
-        value = self.card("value", "passes on: details about Maya")
-        got = self.card("message", "receives: details about Maya")
+        query = self.card("She's query", "looking for: a person")
+        key = self.card("Maya's key", "can be found as: a person")
+        value = self.card("Maya's value", "passes on: details about Maya")
+        got = self.card("She's message", "receives: details about Maya")
         upper, lower = MAYA_CARDS_Y
         for card, word, y in ((query, she, upper), (key, maya, upper), (value, maya, lower),
                               (got, she, lower)):
@@ -1386,21 +1596,27 @@ class MayaRecall(LectureScene):
         score.next_to(VGroup(value, got, scaled), DOWN, buff=0.35).set_x(0)
         weights = self.maya_weights(words)
         scored = ("Every word's key gets a score, She's own too; a softmax turns the scores "
-                  "into weights, Maya's largest.")
+                  "into weights, Maya's the largest by far.")
         self.say("In Part II's example, at “She”, the query looks for a person.",
                  Write(heading), fade_in(badge, words), Create(box), fade_in(query),
                  self.point_at(box, query, each=True))
         self.say("Maya's key offers one: a good match.",
                  fade_in(key), Create(match), fade_in(note), self.point_at(maya, key, each=True))
         self.say(scored, cued(scored, [
-            ("Every word's", AnimationGroup(fade_in(score), self.point_at(score[0]))),
-            ("She's own", AnimationGroup(LaggedStart(*(GrowFromEdge(bar, LEFT)
-                                                       for bar in weights.bars),
-                                                     lag_ratio=0.15),
-                                         fade_in(weights.name, weights.asker),
-                                         self.point_at(weights.bars[-1], weights.asker))),
-            ("a softmax", self.point_at(score[1])),
-            ("Maya's largest", self.point_at(weights.bars[0]))]))
+            ("Every word's", AnimationGroup(fade_in(score[0], weights.scored),
+                                            LaggedStart(*map(Create, weights.scores),
+                                                        lag_ratio=0.15),
+                                            self.point_at(weights.scored, *weights.scores))),
+            ("She's own", AnimationGroup(fade_in(weights.asker),
+                                         self.point_at(weights.scores[-1], weights.asker))),
+            ("a softmax", AnimationGroup(
+                fade_in(score[1]), fade_out(weights.scored), fade_in(weights.name),
+                *(ReplacementTransform(box, bar)
+                  for box, bar in zip(weights.scores, weights.bars, strict=True)),
+                self.point_at(score[1]))),
+            ("Maya's the", self.point_at(weights.bars[0]))], step=1.0))
+        weights.remove(*weights.scores, weights.scored)  # the boxes became the bars
+        weights.add(*weights.bars)
         self.say("So “She” receives mostly Maya's value, scaled by her weight.",
                  fade_in(value), Create(carry), fade_in(scaled), fade_in(got),
                  self.point_at(VGroup(carry, scaled)))
@@ -1408,23 +1624,32 @@ class MayaRecall(LectureScene):
                       score, weights)
 
     def maya_weights(self, words: VGroup) -> VGroup:
-        """Under each word of the Maya sentence, a bar for its weight at "She": Maya's as
-        wide as her name, every other word's a short stub, She's own too, with a note that
-        the word that asks is one of the words it reads. A picture of the softmax's winner
-        in words, no worksheet numbers; attributes ``name``, ``bars`` and ``asker``."""
+        """Under each word of the Maya sentence, first an empty box for its score at "She"
+        (a score, no number: the example has none), then a bar for its weight, into which
+        the box turns: Maya's as wide as her name, every other word's a short stub, She's
+        own too, with a note that the word that asks is one of the words it reads. A picture
+        of the softmax's winner in words, no worksheet numbers; attributes ``scores`` (the
+        boxes), ``scored`` (their row's name), ``name`` (the bars' row's name), ``bars``
+        and ``asker``. The bars are not in the group: each box turns into its bar."""
         y = words.get_bottom()[1] - 0.32
         bars = [Rectangle(width=word.width if k == 0 else MAYA_STUB, height=0.16,
                           fill_color=INK, fill_opacity=1.0, stroke_width=0)
                 .move_to([word.get_left()[0], y, 0], aligned_edge=LEFT)
                 for k, word in enumerate(words)]
+        scores = [Rectangle(width=SCORE_BOX, height=SCORE_BOX, stroke_color=INK,
+                            stroke_width=2, fill_opacity=0.0)
+                  .move_to([word.get_left()[0], y, 0], aligned_edge=LEFT) for word in words]
         name = self.label("weight at “She”", 20, MUTED)
         name.next_to(bars[0], LEFT, buff=0.3).set_y(y)
+        scored = self.label("score at “She”", 20, MUTED)
+        scored.move_to(name, aligned_edge=RIGHT)
         asker = VGroup(self.label("She asks, and", 18, MUTED),
                        self.label("reads herself too", 18, MUTED)).arrange(DOWN, buff=0.08,
                                                                          aligned_edge=LEFT)
         asker.next_to(words[-1], RIGHT, buff=0.25).align_to(words[-1], UP)
-        made = VGroup(name, *bars, asker)
+        made = VGroup(scored, *scores, name, asker)
         made.name, made.bars, made.asker = name, bars, asker
+        made.scores, made.scored = scores, scored
         return made
 
     def ahead(self, heading: Mobject, picture: VGroup) -> None:

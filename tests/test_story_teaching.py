@@ -191,7 +191,8 @@ def test_the_recall_shows_the_maya_sentence_and_how_a_match_becomes_a_weight(run
         above = boxes[words.index(word)]
         return box[3] < above[1] and box[0] < (above[0] + above[2]) / 2 < box[2]
 
-    assert under("query", "She") and under("key", "Maya") and under("value", "Maya")
+    assert under("She's query", "She") and under("Maya's key", "Maya")
+    assert under("Maya's value", "Maya") and under("She's message", "She")
     shown_texts = {t["text"] for t in texts}
     assert "score: how well a word's key matches the query" in shown_texts
     assert any(t.startswith("softmax over every word's score") for t in shown_texts)
@@ -211,19 +212,42 @@ def test_the_recall_draws_every_words_weight_and_scales_mayas_value_by_hers(runs
     (maya,) = [t["box"] for t in texts if t["text"] == "Maya"]
     (she,) = [t["box"] for t in texts if t["text"] == "She"]
     (name,) = [t["box"] for t in texts if t["text"] == "weight at “She”"]
-    (key,) = [t["box"] for t in texts if t["text"] == "key"]
+    (key,) = [t["box"] for t in texts if t["text"] == "Maya's key"]
     assert name[2] < maya[0] and name[3] < maya[1]  # left of Maya's bar, under the words
     assert name[1] - key[3] > 0.3  # a clear gap above the cards
     asker = [t["box"] for t in texts if t["text"] in ("She asks, and", "reads herself too")]
     assert len(asker) == 2 and all(box[0] > she[2] for box in asker)  # beside "She"
     told = captions(result)
     assert told[3] == ("Every word's key gets a score, She's own too; a softmax turns the "
-                       "scores into weights, Maya's largest.")
+                       "scores into weights, Maya's the largest by far.")
     (scaled,) = [t["box"] for t in texts if t["text"] == "× Maya's weight"]
-    (value,) = [t["box"] for t in texts if t["text"] == "value"]
-    (message,) = [t["box"] for t in texts if t["text"] == "message"]
+    (value,) = [t["box"] for t in texts if t["text"] == "Maya's value"]
+    (message,) = [t["box"] for t in texts if t["text"] == "She's message"]
     assert value[2] < scaled[0] and scaled[2] < message[0]  # on the arrow between them
     assert not any("flows" in c for c in told)
+
+
+@pytest.mark.parametrize("label", ["default", "four"])
+def test_the_recall_says_what_a_row_is_and_turns_scores_into_weights(runs, label: str) -> None:
+    """One word's row is said, under its name, to be its token's numbers plus its
+    position's; when the voice says every word's key gets a score, the pointer goes round
+    a row of score boxes (a score per word, no number: the example has none), and the
+    softmax turns them into the weight bars: the recall ends with the weight row, the
+    score row gone."""
+    result = runs[label]["MayaRecall"]
+    opening = section(result, "where we are")
+    (row,) = [t["box"] for t in opening if t["text"] == "one word's row"]
+    (made,) = [t["box"] for t in opening
+               if t["text"] == "its token's numbers + its position's numbers"]
+    assert made[3] < row[1] and made[0] < (row[0] + row[2]) / 2 < made[2]
+    told = captions(result)
+    scores = told.index(next(c for c in told if c.startswith("Every word's key gets a score")))
+    pointed = [o for o in result["outlined"] if o["caption"] == scores]
+    assert pointed[0]["texts"] == ["score at “She”"] and not pointed[0]["keys"]
+    assert len(pointed[0]["boxes"]) == 1  # one outline round the name and every box
+    assert any(any(t.startswith("softmax over") for t in o["texts"]) for o in pointed[1:])
+    ending = {t["text"] for t in section(result, "in words")}
+    assert "weight at “She”" in ending and "score at “She”" not in ending
 
 
 @pytest.mark.parametrize("label", ["default", "four"])
@@ -344,11 +368,17 @@ def test_clip_three_draws_each_heads_query_and_leaves_their_weights_to_clip_four
     result = runs[label]["OneHeadTwoHeads"]
     lesson = lessons[label]
     texts = shown(result, "several heads")
-    for head in lesson["sentence"]["heads"]:
+    for h, head in enumerate(lesson["sentence"]["heads"], start=1):
         query = head["Q"][lesson["last"]]
-        inner = ", ".join("…" if i is None else param(query[i])
-                          for i in shown_indices(len(query)))
-        assert f"query [{inner}]" in texts
+        names = coordinate_names(lesson, h, "W_K")
+        if names is None:
+            inner = ", ".join("…" if i is None else param(query[i])
+                              for i in shown_indices(len(query)))
+            assert f"query [{inner}]" in texts
+        else:  # each number named by the feature of the keys it is matched with
+            assert "query" in texts
+            assert ", ".join(f"{name} {param(x)}" for name, x in zip(names, query,
+                                                                    strict=True)) in texts
     told = captions(result)
     assert not any("widest" in c or "favours “" in c or "leans most" in c for c in told)
     three = runs[label]["SettingAndPerson"]
@@ -367,18 +397,27 @@ def test_several_heads_draw_messages_and_say_where_each_query_comes_from(
     texts = shown(result, "several heads")
     n = lesson["ws"].n_heads
     assert {f"Head {h}'s message" for h in range(1, n + 1)} <= texts
-    for head in lesson["sentence"]["heads"]:
-        inner = ", ".join("…" if i is None else fixed(head["message"][i])
-                          for i in shown_indices(len(head["message"])))
-        assert f"[{inner}]" in texts
+    for h, head in enumerate(lesson["sentence"]["heads"], start=1):
+        names = coordinate_names(lesson, h)
+        if names is None:
+            inner = ", ".join("…" if i is None else fixed(head["message"][i])
+                              for i in shown_indices(len(head["message"])))
+            assert f"[{inner}]" in texts
+        else:  # one line per coordinate, named by the feature it carries
+            assert {f"{name}: {fixed(x)}" for name, x in zip(names, head["message"],
+                                                             strict=True)} <= texts
     names = lesson["ws"].lesson.head_names
     assert not any(name in text for name in names for text in texts if text.startswith("Head"))
-    said(result, "Head 1 makes its query from this word's row with its own weights; its own "
-                 "keys give its own weight row and its own message.")
-    said(result, "Head 2 does the same: its own keys, weight row and message.")
+    looks = [coordinate_names(lesson, h, "W_K") for h in (1, 2)]
+    said(result, "Head 1 makes its query from this word's row with its own query matrix"
+                 + (f": it looks for {' and '.join(looks[0])}." if looks[0] else "."))
+    said(result, "Its own keys give its own weight row, and its message is what that row "
+                 "mixes.")
+    said(result, "Head 2 does the same: its own keys, weight row and message, "
+                 + (f"looking for {' and '.join(looks[1])}." if looks[1] else "all its own."))
     for h in range(3, n + 1):
-        said(result, f"Then head {h}: its keys, weight row and message.")
-    assert f"dots: Head {n}'s keys, one per word" in texts
+        said(result, f"Then head {h}: its keys, weight row and message, all its own.")
+    assert "dots: each head's keys, in its colour" in texts  # every head's, at the end
     told = captions(result)
     assert not any("every head's" in c or "value map" in c for c in told)
 
@@ -414,14 +453,19 @@ def test_one_heads_weight_scales_each_whole_value_row(runs, lessons) -> None:
     assert max(t["box"][1] for t in named) - min(t["box"][1] for t in named) < 0.1
     message = "[" + ", ".join(fixed(x) for x in wide["message"]) + "]"
     assert message in {t["text"] for t in texts}
-    said(result, f"Two of the {len(lesson['tokens'])} words, the two that matter, with their "
-                 f"value rows of {wide['V'].shape[1]} coordinates.")
+    top, second = np.argsort(-wide["weights"], kind="stable")[:2]
+    said(result, "The two words it weighs most: "
+                 f"“{lesson['tokens'][top]}” with {fixed(wide['weights'][top])}, "
+                 f"“{lesson['tokens'][second]}” with {fixed(wide['weights'][second])}, the "
+                 "widths of their arrows.")
+    said(result, "A value row is what a word would contribute to the message if read: one "
+                 "number per feature, " + ", ".join(features[:-1]) + f" and {features[-1]}.")
     said(result, f"Summed over all {len(lesson['tokens'])} words, they make the message.")
     for j in np.argsort(-wide["weights"], kind="stable")[:2]:
         (label,) = [t for t in texts if t["text"] == f"“{lesson['tokens'][j]}”  "
                     f"{fixed(wide['weights'][j])} ×"]
-        row = [t for t in texts if any(f[0].startswith(f"river.wide.V[{j}]")
-                                       for f in t["figures"])]
+        row = [t for t in texts if len(t["figures"]) == 1
+               and t["figures"][0][0].startswith(f"river.wide.V[{j}]")]
         assert [t["text"] for t in row] == [param(x) for x in wide["V"][j]]
         assert all(abs(t["box"][1] - label["box"][1]) < 0.1 for t in row)  # on its line
         assert all(t["box"][3] < min(n["box"][1] for n in named) for t in row)  # under names
@@ -442,12 +486,15 @@ def test_the_one_head_picture_says_what_its_head_is(runs, lessons, label: str) -
     several = next(k for k, c in enumerate(told) if c.startswith("With ") and "queries" in c)
     assert not any("put together" in c or "all the heads" in c for c in told[1:several])
     texts = section(result, "one head")
-    count = len(lesson["tokens"])
-    (line,) = [t for t in texts
-               if t["text"] == f"two of the {count} words, value rows of {width} coordinates"]
+    names = [coordinate_names(lesson, h) for h in range(1, lesson["ws"].n_heads + 1)]
+    if any(named is None for named in names):
+        said(result, "A value row is what a word would contribute to the message if read, "
+                     f"one number per coordinate, {width} coordinates in all.")
+    else:
+        assert sum(len(named) for named in names) == width
     rows = [t for t in texts if any(f[0].startswith(f"{lesson['ws'].walkthrough}.wide.V[")
                                     for f in t["figures"])]
-    assert rows and line["box"][1] > max(t["box"][3] for t in rows)  # over the rows
+    assert rows
 
 
 @pytest.mark.parametrize("label", ["default", "four"])
@@ -513,6 +560,122 @@ def test_one_heads_result_stays_beside_the_two_heads_results(runs, lessons,
         (a,) = [t["box"] for t in texts if t["text"] == f"one head: {one}"]
         (b,) = [t["box"] for t in texts if t["text"] == f"two heads: {two}"]
         assert abs(a[1] - b[1]) < 0.05 and a[2] < b[0]
+
+
+@pytest.mark.parametrize("label", ["default", "four"])
+def test_one_heads_value_rows_say_what_they_are_and_what_red_means(runs, lessons,
+                                                                   label: str) -> None:
+    """Before the value rows are used, the picture says what one is (what a word would
+    contribute if read, one number per feature) left of the words' labels, heads the
+    weights' column "weight", and says what red means wherever a shown number is below
+    zero."""
+    result, lesson = runs[label]["OneHeadTwoHeads"], lessons[label]
+    wide = lesson["sentence"]["wide"]
+    texts = section(result, "one head")
+    names = [coordinate_names(lesson, h) for h in range(1, lesson["ws"].n_heads + 1)]
+    unit = "coordinate" if any(named is None for named in names) else "feature"
+    lines = ["value row: what a word", "would contribute if read,",
+             "one number per feature" if unit == "feature" else
+             f"one number per coordinate, {wide['V'].shape[1]} in all"]
+    meaning = [t for t in texts if t["text"] in lines]
+    assert len(meaning) == 3
+    assert f"summed over all {len(lesson['tokens'])} words, the others add a little" in {
+        t["text"] for t in texts}
+    order = np.argsort(-wide["weights"], kind="stable")[:2]
+    wanted = {f"“{lesson['tokens'][j]}”  {fixed(wide['weights'][j])} ×" for j in order}
+    labels = [t for t in texts if t["text"] in wanted]
+    assert len(labels) == 2
+    assert max(t["box"][2] for t in meaning) < min(t["box"][0] for t in labels)
+    (weight,) = [t["box"] for t in texts if t["text"] == "weight"]
+    assert weight[1] > max(t["box"][3] for t in labels)  # over the weights
+    shown_values = [wide["V"][j][c] for j in order
+                    for c in shown_indices(wide["V"].shape[1]) if c is not None]
+    assert (min(shown_values) < 0) == ("red: below zero" in {t["text"] for t in texts})
+
+
+@pytest.mark.parametrize("label", ["default", "four"])
+def test_the_one_head_message_shows_its_largest_number_comes_from_the_favourite(
+        runs, lessons, label: str) -> None:
+    """The payoff of one shared weight row: the message's largest coordinate is traced to
+    the two heaviest words' terms (numpy's), written on screen and said. On our sentence
+    the water comes mostly from "fisherman", though "river" carries more water, because
+    the one row that favours "fisherman" serves every feature."""
+    result, lesson = runs[label]["OneHeadTwoHeads"], lessons[label]
+    wide, tokens = lesson["sentence"]["wide"], lesson["tokens"]
+    c = int(np.argmax(np.abs(wide["message"])))
+    top, second = np.argsort(-wide["weights"], kind="stable")[:2]
+    terms = wide["weights"][:, None] * wide["V"]
+    told = captions(result)
+    if c not in shown_indices(wide["V"].shape[1]):
+        assert not any(t.startswith("Its largest number") or "comes mostly from" in t
+                       for t in told)
+        return
+    heads = [coordinate_names(lesson, h) for h in range(1, lesson["ws"].n_heads + 1)]
+    names = None if any(n is None for n in heads) else [f for n in heads for f in n]
+    m = fixed(wide["message"][c])
+    w0, w1 = tokens[top], tokens[second]
+    opening = f"Its {names[c]}, {m}," if names else f"Its largest number, {m},"
+    mostly = abs(terms[top, c]) > abs(wide["message"][c] - terms[top, c])
+    said(result, opening + (f" comes mostly from “{w0}”: {fixed(wide['weights'][top])} × "
+                            f"{param(wide['V'][top, c])} = {fixed(terms[top, c])}, while "
+                            f"“{w1}” adds only {fixed(terms[second, c])}." if mostly else
+                            f" gets {fixed(terms[top, c])} from “{w0}” and "
+                            f"{fixed(terms[second, c])} from “{w1}”."))
+    line = [(names[c] if names else "its largest number") + f" {m}:",
+            f"{fixed(wide['weights'][top])} × {param(wide['V'][top, c])} = "
+            f"{fixed(terms[top, c])} from “{w0}”,", f"{fixed(wide['weights'][second])} × "
+            f"{param(wide['V'][second, c])} = {fixed(terms[second, c])} from “{w1}”"]
+    texts = section(result, "one head")
+    parts = [next(t for t in texts if t["text"] == part) for part in line]
+    assert all(a["box"][2] < b["box"][0] for a, b in pairwise(parts))  # one line, in order
+    if label == "default":  # the lesson's point, on our sentence
+        assert (names[c], w0, w1) == ("water", "fisherman", "river") and mostly
+        assert wide["V"][second, c] > wide["V"][top, c]
+        said(result, f"Yet “river” carries more water, {param(wide['V'][second, c])}: one "
+                     "weight row serves every feature, and in it “fisherman” weighs most.")
+
+
+@pytest.mark.parametrize("label", ["default", "four"])
+def test_several_heads_say_why_a_message_is_shorter_and_where_numbers_come(
+        runs, lessons, label: str) -> None:
+    """The queries' and messages' numbers are said to be worked out in later clips; why a
+    head's message has fewer numbers than the one head's is said and written: each head's
+    own value matrix keeps its own coordinates (on our sentence, its own features). The
+    projections are called matrices, never weights, in this clip."""
+    result, lesson = runs[label]["OneHeadTwoHeads"], lessons[label]
+    n, d = lesson["ws"].n_heads, lesson["sentence"]["heads"][0]["V"].shape[1]
+    joined = lesson["sentence"]["wide"]["V"].shape[1]
+    texts = shown(result, "several heads")
+    assert "numbers worked out in later clips" in texts
+    said(result, f"With {n} heads, the same receiver asks {n} queries at once, one per head; "
+                 "later clips work out their numbers.")
+    assert (f"each head's own value matrix keeps {d} coordinates of the {joined}, so its "
+            f"message has {d} numbers") in texts
+    names = [coordinate_names(lesson, h) for h in range(1, n + 1)]
+    if any(named is None for named in names):
+        said(result, f"A head's message has {d} numbers, not {joined}: its own value matrix "
+                     f"makes value rows of {d} coordinates.")
+    else:
+        kept = "; ".join(f"{' and '.join(named)} for head {h}"
+                         for h, named in enumerate(names, start=1))
+        said(result, f"A head's message has {d} numbers, not {joined}: its own value matrix "
+                     f"keeps only its own features, {kept}.")
+    told = captions(result)
+    assert not any("own weights" in c or "value weights" in c for c in told)
+    assert not any("value weights" in t for t in shown(result, "two mixtures"))
+    assert any("own query matrix" in c for c in told)
+
+
+def test_no_two_pointers_are_on_screen_at_once(runs) -> None:
+    """Each outline the voice points with goes when the next one comes: no outline stays
+    behind (a step made before the sentence it belongs to would leave its outline on
+    screen)."""
+    for label in ("default", "four"):
+        for name in ("OneHeadTwoHeads", "MayaRecall"):
+            spans = sorted((first, last) for _, first, last in runs[label][name]["pointed"]
+                           if first is not None)
+            for (_, a_last), (b_first, _) in pairwise(spans):
+                assert a_last < b_first, (label, name, spans)
 
 
 # --------------------------------------------------------------------------- shapes
@@ -626,6 +789,23 @@ def test_the_heads_are_shown_one_at_a_time_each_with_its_keys(shapes, lessons,
 
 
 @pytest.mark.parametrize("label", ["default", "four"])
+def test_every_heads_fan_comes_back_with_its_two_heaviest_arrows_bright(shapes, lessons,
+                                                                        label: str) -> None:
+    """After the heads are shown one at a time, every head's fan is back at once, none
+    dimmed: each head's two heaviest arrows bright, its others faint (but plainly drawn),
+    every head's key dots shown."""
+    n, length = lessons[label]["ws"].n_heads, lessons[label]["ws"].length
+    most = max(len(m["arrows"]) for m in shapes[label])
+    moment = [m for m in shapes[label] if len(m["arrows"]) == most][-1]
+    links = 2 * n  # receiver to query, query to message, drawn fully
+    bright = [o for o in moment["opacities"] if o >= 0.6 - 1e-6]
+    faint = [o for o in moment["opacities"] if o < 0.6 - 1e-6]
+    assert len(bright) == 2 * n + links
+    assert len(faint) == n * length - 2 * n and all(0.25 <= o <= 0.35 for o in faint)
+    assert len(moment["dots"]) == n * length and all(o > 0.5 for _, o in moment["dots"])
+
+
+@pytest.mark.parametrize("label", ["default", "four"])
 def test_no_outline_cuts_a_bracket(shapes, label: str) -> None:
     """What the voice points at is outlined clear of any bracket: a bracket lies well
     inside an outline or outside it, never under its edge."""
@@ -647,12 +827,13 @@ def test_no_outline_cuts_a_bracket(shapes, label: str) -> None:
 # --------------------------------------------------------------------------- the readings
 
 
-def coordinate_names(lesson: dict[str, Any], head: int) -> list[str] | None:
-    """The feature each value coordinate of ``head`` copies (its W_V column's one nonzero
-    entry), from the worksheet's names; ``None`` when a column mixes features."""
-    W_V = np.asarray(lesson["values"][f"params.h{head}.W_V"])
+def coordinate_names(lesson: dict[str, Any], head: int, matrix: str = "W_V") -> list[str] | None:
+    """The feature each value (or, with ``W_K``, key) coordinate of ``head`` copies (its
+    matrix column's one nonzero entry), from the worksheet's names; ``None`` when a column
+    mixes features."""
+    W = np.asarray(lesson["values"][f"params.h{head}.{matrix}"])
     names = []
-    for column in W_V.T:
+    for column in W.T:
         if np.count_nonzero(column) != 1:
             return None
         names.append(lesson["ws"].lesson.features[int(np.flatnonzero(column)[0])])
