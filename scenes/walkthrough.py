@@ -31,6 +31,7 @@ from manim import (
     ReplacementTransform,
     SurroundingRectangle,
     Transform,
+    UpdateFromAlphaFunc,
     VGroup,
     Write,
 )
@@ -46,7 +47,9 @@ from scenes.kit import (
     fade_out,
     fit,
     grow,
+    joined,
     on_baseline,
+    panel,
     shown_indices,
     vector,
 )
@@ -63,28 +66,39 @@ FOOT_Y = -2.42
 GAP = 0.5
 POSITION_GAP = 0.3
 """From a row's position number to the widest token, at a font size of 22."""
-LEAST_SIZE = 15.5
-"""The smallest font size a header may shrink to (figures stay legible at 480p from 15)."""
-RECAP_LAST_ROW = -1.55
-"""Where the recap's rows end: two lines go under them."""
-SUM_Y = -2.0
+LEAST_SIZE = 20.0
+"""The smallest font size of any text that holds a figure: a lone digit then stands 12 px
+tall at 480p, 2.5% of the frame, legible from the back of a lecture hall. Columns that
+would need less are split across steps instead."""
+RECAP_LAST_ROW = -1.4
+"""Where the recap's rows end: three lines go under them."""
+SUM_Y = -1.84
 """The recap's first line under the rows: the sum of the exponentials, then the message
 written as its largest weighted value rows."""
 LINE_GAP = 0.5
-POSITION_GAP = 0.3
-"""From a row's position number to the widest token, at a font size of 22."""
-"""From the last row to the line under it, and from one such line to the next."""
+"""From the last row to the line under it."""
+NOTE_GAP = 0.35
+"""From the recap's sum line to the note under it, and from the note to the message."""
+ORDINALS = ("first", "second", "third", "fourth")
+"""How the voice names the coordinates of a row it adds column by column (an elided row's
+last is "last")."""
+DIMMED = 0.3
+"""The fill opacity of the numbers set back while the voice adds another column."""
 TERMS = 2
 """How many of the largest weighted value rows the recap writes out in the message's sum."""
 WEIGHTS_STEP = ["exp", "weight", "first"]
 """The recap's columns as the weights are made: the exponentials, then this head's weights
 made from them, then head one's for comparison (last, so no column sits between a head's
 exponentials and its weights)."""
-MESSAGE_STEP = ["weight", "value", "contribution", "first"]
+MESSAGE_STEP = ["weight", "value", "contribution"]
 """The recap's columns as the message is made: this head's weights, value rows and their
-products, head one's weights last."""
+products (head one's weights have left: beside the products they would read as one of
+them)."""
 ROW_BUFF = (0.16, 0.06)
 """The room an outline round a whole row of cells keeps from its first and last glyphs."""
+TIGHT_BUFF = 0.05
+"""The room an outline round one row keeps from its text: clear of the next rows however
+tight they stand."""
 COLUMN_BUFF = (0.16, 0.06)
 """The room an outline round a whole column of rows keeps from their brackets (across) and
 from the header above (up)."""
@@ -101,6 +115,11 @@ class HeadWalkthrough(LectureScene):
     the same steps in brief, their weights beside head one's)."""
 
     head = 1
+
+    @property
+    def map_heads(self) -> tuple[int, ...]:
+        """The opening map lights only this head: the part is inside a single head."""
+        return (self.head,)
 
     def setup(self) -> None:
         super().setup()
@@ -120,12 +139,13 @@ class HeadWalkthrough(LectureScene):
         rows = len(self.tokens)
         bottom = FOOT_Y + 0.5 if full else RECAP_LAST_ROW
         self.row_h = min(0.42, (ROWS_TOP - bottom) / max(1, rows - 1))
-        self.size = min(22.0, self.row_h * 52)
+        self.size = max(LEAST_SIZE, min(22.0, self.row_h * 52))
         self.ys = [ROWS_TOP - j * self.row_h for j in range(rows)]
         # The lines under the rows follow a short table up.
         self.foot_y = max(FOOT_Y, self.ys[-1] - LINE_GAP)
         self.sum_y = max(SUM_Y, self.ys[-1] - LINE_GAP)
-        self.message_y = self.sum_y - LINE_GAP
+        self.note_y = self.sum_y - NOTE_GAP
+        self.message_y = self.note_y - NOTE_GAP
         self.visible: list[str] = []
         self.followers: dict[str, list[Mobject]] = {}
         """What moves with a column when it slides (a sum written under it)."""
@@ -173,7 +193,8 @@ class HeadWalkthrough(LectureScene):
         self.switch(["word", "key", "query"], animate=False,
                     layout=self.wide if self.roomy else None)
         words, mine = self.columns["word"], query.cells[self.last]
-        self.say("Head {h} gives every token a key.", Write(self.heading),
+        # A fade, not a stroke: a title being written shows its letters doubled.
+        self.say("Head {h} gives every token a key.", fade_in(self.heading),
                  fade_in(words),
                  LaggedStart(fade_in(keys.header), *map(fade_in, keys.cells), lag_ratio=0.15,
                              run_time=2.5),
@@ -188,7 +209,7 @@ class HeadWalkthrough(LectureScene):
         self.say("The receiver is “{r}” at position {n}, the last row; its query is q = "
                  + inner + ".", fade_in(query.header, mine, self.qline),
                  self.point_at(VGroup(*self.row_cells(self.last, "word", "key", "query")),
-                               query.header, each=True),
+                               query.header, each=True, buff=TIGHT_BUFF),
                  words={"r": self.tokens[self.last]}, n=f"dims.positions[{self.last}]",
                  **slots)
         others = [cell for j, cell in enumerate(query.cells) if j != self.last]
@@ -223,14 +244,19 @@ class HeadWalkthrough(LectureScene):
                  words={"w": self.tokens[top]}, d=f"{self.p}.dots[{top}]")
 
     def scaling(self) -> None:
+        top = self.top_source()
+        # One source's dot at this width and at the joined width of every head, beside
+        # the scores (where the exponentials come next), when there is a wider key.
+        self.why = self.wider_key() if self.ws.n_heads > 1 else None
+        layout = ["word", "dot", "score", "why" if self.why is not None else "exp"]
+        if self.why is not None:
+            self.least["why"] = self.why.width
         with self.silence("the query and the factors make way for the scores"):
             self.play(self.unpoint(), self.new_title("Head {h}: from scores to weights"),
                       fade_out(self.qline), run_time=0.8)
             self.followers.pop("query")
-            self.switch(["word", "dot", "score"], bring=False,
-                        layout=["word", "dot", "score", "exp"])
+            self.switch(["word", "dot", "score"], bring=False, layout=layout)
         scores = self.columns["score"]
-        top = self.top_source()
         # One score worked out under the rows: the top row's dot divided by √d.
         self.scaled = self.bound("{x} ÷ √{d} = {x} ÷ {r} = {s}", self.size * self.scale, INK,
                                  mono=True, x=f"{self.p}.dots[{top}]", d="dims.d_head",
@@ -247,16 +273,76 @@ class HeadWalkthrough(LectureScene):
                                                          lag_ratio=0.15, run_time=2.5)],
             step=0.8), d="dims.d_head", r="dims.sqrt_d_head", words={"w": self.tokens[top]},
             x=f"{self.p}.dots[{top}]", s=f"{self.p}.scores[{top}]")
-        said = "Why √{d}? The key width is {d}: a wider key adds up more products, and " \
-            "dividing by the square root of the width keeps scores from growing with it."
+        if self.why is None:
+            said = "Why √{d}? The key width is {d}: a wider key adds up more products, " \
+                "and dividing by the square root of the width keeps scores from growing " \
+                "with it."
+            self.say(said, cued(said, [
+                ("Why", self.point_at(scores.header)),
+                ("more products", self.point_at(self.columns["dot"].cells[top])),
+                ("dividing", self.point_at(*self.row_cells(top, "dot", "score"),
+                                           buff=TIGHT_BUFF))], step=0.8), d="dims.d_head")
+            return
+        self.compare_widths()
+
+    def wider_key(self) -> VGroup:
+        """A card beside the scores: one source's products added at this head's key width,
+        then at the width of every head's keys joined, each sum divided by the square root
+        of its width. Its ``narrow`` and ``wide`` are the two halves, ``wide_sum`` the wide
+        dot and ``wide_score`` its score."""
+        name = self.ws.walkthrough
+        j = int(self.v.value(f"{name}.wide.top_source"))
+        size = self.size * self.scale
+        halves = []
+        for prefix, width_key, root in ((self.p, "dims.d_head", "dims.sqrt_d_head"),
+                                        (f"{name}.wide", "dims.joined", f"{name}.wide.scale")):
+            width = len(self.v.value(f"{prefix}.products[{j}]"))
+            inner, keys = joined("p", f"{prefix}.products[{j}]", width, " + ")
+            head = self.bound("key width {n}:", self.note_size, MUTED, n=width_key)
+            # The products, their sum, then the division: two equations, never a chain.
+            added = self.bound(inner, size, INK, mono=True, **keys)
+            total = self.bound("= {x}", size, INK, mono=True, x=f"{prefix}.dots[{j}]")
+            divided = self.bound("{x} ÷ {r} = {s}", size, INK, mono=True,
+                                 x=f"{prefix}.dots[{j}]", r=root, s=f"{prefix}.scores[{j}]")
+            half = VGroup(head, added, total, divided).arrange(DOWN, aligned_edge=LEFT,
+                                                                buff=self.row_h * 0.3)
+            half.sum, half.score = total.figures_span(0, 0), divided.figures_span(2, 2)
+            halves.append(half)
+        body = VGroup(*halves).arrange(DOWN, aligned_edge=LEFT, buff=self.row_h * 0.9)
+        card = panel(body, FAINT, buff=0.2, stroke=1.5)
+        card.narrow, card.wide = halves
+        card.source = j
+        card.move_to([0, (ROWS_TOP + self.ys[-1]) / 2, 0])
+        card.shift(DOWN * max(0.0, card.get_top()[1] - HEADER_Y - 0.2))  # clear of the title
+        return card
+
+    def compare_widths(self) -> None:
+        """Why √d, from numbers: a wider key adds more products into a larger dot, and the
+        square root of the width holds its score back."""
+        card, j = self.why, self.why.source
+        card.align_to([self.lefts["why"], 0, 0], LEFT)
+        name = self.ws.walkthrough
+        said = "Why √{d}? The key width is {d}, and a wider key adds more products: at " \
+            "width {n}, “{u}” would get {y} rather than {x}."
         self.say(said, cued(said, [
-            ("Why", self.point_at(scores.header)),
-            ("more products", self.point_at(self.columns["dot"].cells[top])),
-            ("dividing", self.point_at(*self.row_cells(top, "dot", "score"))),
-            ("growing", self.point_at(*scores.cells, buff=COLUMN_BUFF))],
-            step=0.8), d="dims.d_head")
+            ("{d},", self.point_at(card.narrow.sum, self.columns["dot"].cells[j], each=True)),
+            ("{n}", AnimationGroup(fade_in(card.wide), self.point_at(card.wide.sum)))],
+            opening=[fade_in(card[0], card.narrow)], step=0.8),
+            d="dims.d_head", n="dims.joined", words={"u": self.tokens[j]},
+            y=f"{name}.wide.dots[{j}]", x=f"{self.p}.dots[{j}]")
+        said = "Dividing by the square root of the width holds the score back: {y} ÷ {r} " \
+            "= {s}."
+        self.say(said, cued(said, [("{s}", self.point_at(card.wide.score))], step=0.8),
+                 y=f"{name}.wide.dots[{j}]", r=f"{name}.wide.scale",
+                 s=f"{name}.wide.scores[{j}]")
 
     def exponentials(self) -> None:
+        if self.why is not None:  # the card gives way to the exponentials' column
+            with self.silence("the width comparison leaves"):
+                self.play(fade_out(self.why, self.scaled), *optional(self.unpoint()),
+                          run_time=0.6)
+            self.switch(["word", "dot", "score"], bring=False,
+                        layout=["word", "dot", "score", "exp"])
         self.visible.append("exp")
         exps, scores = self.columns["exp"], self.columns["score"]
         first, second = (int(j) for j in self.v.value(f"{self.p}.order")[:2])
@@ -271,7 +357,8 @@ class HeadWalkthrough(LectureScene):
         self.say(said, cued(said, [
             ("{a}", self.point_at(scores.cells[first], scores.cells[second], each=True)),
             ("{x}", self.point_at(exps.cells[first], exps.cells[second], each=True))],
-            opening=[fade_in(exps), fade_out(self.scaled)], step=0.8),
+            opening=[fade_in(exps), *([fade_out(self.scaled)] if self.why is None else [])],
+            step=0.8),
             a=f"{self.p}.scores[{first}]", b=f"{self.p}.scores[{second}]",
             x=f"{self.p}.exps[{first}]", y=f"{self.p}.exps[{second}]")
         self.say("Together the exponentials add up to {t}.",
@@ -364,7 +451,8 @@ class HeadWalkthrough(LectureScene):
         self.say("The weight scales the whole value row: “{w}” keeps {x} of its row.",
                  fade_in(parts.header), *([fade_out(*leaving)] if leaving else []),
                  LaggedStart(self.point_at(weight), AnimationGroup(
-                     self.point_at(value, part), self.shrink(top)), lag_ratio=1.0,
+                     self.point_at(value, part, buff=TIGHT_BUFF), self.shrink(top)),
+                     lag_ratio=1.0,
                      run_time=3.5), words={"w": self.tokens[top]},
                  x=f"{self.p}.weights[{top}]")
         self.section("written product")
@@ -413,13 +501,42 @@ class HeadWalkthrough(LectureScene):
         self.rounding = rounding = self.label("sums use the unrounded numbers",
                                               self.note_size, MUTED)
         rounding.move_to([0, self.foot_y, 0]).align_to([self.lefts["word"], 0, 0], LEFT)
-        # The written product gives way to the sum on the line under the rows.
-        self.say("Add the weighted rows coordinate by coordinate; the sums use the unrounded "
-                 "numbers.", Create(line),
-                 LaggedStart(Fade(self.product, appear=False, run_time=0.6), LaggedStart(
-                     AnimationGroup(*gather, run_time=2.0), fade_in(total, rounding),
-                     lag_ratio=0.6), lag_ratio=1.0))
+        # The written product gives way to the sum on the line under the rows; then each
+        # coordinate's column stands out with the sum it makes (the others dimmed), as the
+        # voice names it. Not an outline: round one number of each row it would cut the
+        # rows' brackets.
+        shown = [i for i in shown_indices(self.width) if i is not None]
+        slots = {f"m{i}": f"{self.p}.message[{i}]" for i in shown}
+        named = [("{" + f"m{i}" + "}", ORDINALS[i] if i < len(ORDINALS) and
+                  (k == i) else "last") for k, i in enumerate(shown)]
+        columns = [VGroup(*(cell.figures_span(k, k) for cell in parts.cells),
+                          total.figures_span(k, k)) for k in range(len(shown))]
+
+        def stand_out(k: int | None) -> Animation:
+            """Column ``k`` at full strength, the others dimmed (all full for ``None``);
+            played on the column already on screen, so no glyph is added on its own."""
+            targets = {glyph: 1.0 if k is None or other == k else DIMMED
+                       for other, column in enumerate(columns) for glyph in column}
+            starts: dict[Mobject, float] = {}
+
+            def update(_: Mobject, alpha: float) -> None:
+                for glyph, target in targets.items():
+                    start = starts.setdefault(glyph, glyph.get_fill_opacity())
+                    glyph.set_fill(opacity=start + (target - start) * alpha)
+
+            return UpdateFromAlphaFunc(parts, update)
+
+        said = "Add the weighted rows one coordinate at a time: " + ", ".join(
+            f"the {word} coordinates make {slot}" for slot, word in named) + "."
+        self.say(said, cued(said, [(slot, stand_out(k)) for k, (slot, _) in enumerate(named)],
+                            opening=[Create(line), LaggedStart(
+                                Fade(self.product, appear=False, run_time=0.6),
+                                AnimationGroup(*gather, run_time=2.0), fade_in(total),
+                                lag_ratio=0.8)], step=0.9), **slots)
         self.remove(*ghosts)
+        self.say("The sums use the unrounded numbers, so they may differ a little from the "
+                 "rounded rows.", stand_out(None),
+                 fade_in(rounding), self.point_at(rounding))
         inner, keys = vector("m", f"{self.p}.message", self.width)
         self.say("That sum, " + inner + ", is head {h}'s message for “{r}”.",
                  self.point_at(total), h=self.h_key, words={"r": self.tokens[self.last]},
@@ -548,18 +665,19 @@ class HeadWalkthrough(LectureScene):
             r="dims.sqrt_d_head", s=f"{self.p}.scores[{top}]")
 
     def worked_score(self, top: int) -> Bound:
-        """``q×k + q×k = dot ÷ √d = score`` for source ``top``, on the line under the rows,
-        ending under the scores."""
+        """``q×k + q×k = dot;  dot ÷ √d = score`` for source ``top`` (two equations: the
+        dot product is not the score), on the line under the rows, ending under the
+        scores."""
         terms, slots = self.terms(top)
-        worked = self.bound(terms + " = {d} ÷ {r} = {s}", self.size * self.scale, INK,
-                            mono=True, d=f"{self.p}.dots[{top}]", r="dims.sqrt_d_head",
-                            s=f"{self.p}.scores[{top}]", **slots)
+        worked = self.bound(terms + " = {d};  {e} ÷ {r} = {s}", self.size * self.scale, INK,
+                            mono=True, d=f"{self.p}.dots[{top}]", e=f"{self.p}.dots[{top}]",
+                            r="dims.sqrt_d_head", s=f"{self.p}.scores[{top}]", **slots)
         fit(worked, TABLE_WIDTH)
         worked.move_to([0, self.sum_y, 0]).align_to(self.columns["score"], RIGHT)
         worked.shift(RIGHT * max(0.0, -TABLE_WIDTH / 2 - worked.get_left()[0]))
         count = len(slots)
         worked.dot = worked.figures_span(0, count, 0, 0)
-        worked.score = worked.figures_span(count + 2, count + 2, 0, 0)
+        worked.score = worked.figures_span(count + 3, count + 3, 0, 0)
         return worked
 
     def recap_sum(self) -> None:
@@ -621,8 +739,8 @@ class HeadWalkthrough(LectureScene):
             words={"u": self.tokens[lead]} if lead != top else None)
 
     def recap_message(self) -> None:
-        """The value rows; the largest terms of the weighted sum, then every head's
-        message under its bars."""
+        """The value rows; the largest terms of the weighted sum, each said, the rest as
+        one sum, then the message under this head's bars."""
         values, mine = self.columns["value"], self.columns["weight"]
         parts = self.columns["contribution"]
         moves = self.reflow(["word", *MESSAGE_STEP])
@@ -631,13 +749,10 @@ class HeadWalkthrough(LectureScene):
         messages = self.message_line()
         inner, keys = vector("m", f"{self.p}.message", self.width)
         top = self.top_source()
-        # The exponentials leave and the bars close up first; then the value rows come.
-        # Head one's column stands apart from this head's products.
-        x = self.lefts["first"] - GAP / 2
-        divider = Line([x, HEADER_Y + 0.2, 0], [x, self.ys[-1] - self.row_h / 2, 0],
-                       stroke_color=FAINT, stroke_width=2)
+        # The exponentials and head one's bars leave, this head's bars close up; then the
+        # value rows come.
         slide = AnimationGroup(fade_away(self.columns["exp"], self.total, self.line),
-                               *optional(self.unpoint()), *moves, Create(divider))
+                               *optional(self.unpoint()), *moves)
         inner_v, keys_v = vector("v", f"{self.p}.V[{top}]", self.width)
         inner_c, keys_c = vector("c", f"{self.p}.contributions[{top}]", self.width)
         said = "Weight times value row: {a} × " + inner_v + " = " + inner_c + "."
@@ -645,12 +760,13 @@ class HeadWalkthrough(LectureScene):
             ("Weight", slide),
             ("value row", AnimationGroup(fade_in(values.header), LaggedStart(
                 *map(fade_in, values.cells), lag_ratio=0.1))),
-            ("{a}", AnimationGroup(fade_in(parts.header, *terms), LaggedStart(
+            ("{a}", AnimationGroup(fade_in(parts.header, terms[0]), LaggedStart(
                 *map(fade_in, parts.cells), lag_ratio=0.1), self.point_at(
                 VGroup(self.landed(mine.cells[top], "weight"), values.cells[top]), terms[0],
                 each=True))),
             (inner_c, self.point_at(terms[0], parts.cells[top], each=True))], step=0.9),
             a=f"{self.p}.weights[{top}]", **keys_v, **keys_c)
+        self.next_terms(terms, tail.rest_term is not None)
         if tail.rest_term is not None:
             self.small_weights(tail.rest_term)
         c = int(self.v.value(f"{self.p}.message_top"))
@@ -667,9 +783,35 @@ class HeadWalkthrough(LectureScene):
             "c": self.ws.lesson.features[picked[c]], "w": self.tokens[top]} if named else None,
             **keys)
 
+    def next_terms(self, terms: list[Bound], rest: bool) -> None:
+        """The written terms after the largest, said as they come into the sum: the next
+        largest weight (when the rest follows as one sum), or every other row."""
+        order = [int(j) for j in self.v.value(f"{self.p}.order")]
+        later = list(zip(order[1:len(terms)], terms[1:], strict=True))
+        if not later:
+            return
+        weights, values = self.columns["weight"], self.columns["value"]
+        cells = [cell for j, _ in later for cell in (weights.cells[j], values.cells[j])]
+        words = {f"w{k}": self.tokens[j] for k, (j, _) in enumerate(later)}
+        named = " and ".join("“{" + f"w{k}" + "}”" for k in range(len(later)))
+        if rest:  # one more term, then the rest as one sum: say why this one stands apart
+            j = later[0][0]
+            inner_v, keys_v = vector("v", f"{self.p}.V[{j}]", self.width)
+            said = "Next largest weight: “{w0}”, {a} × " + inner_v + "."
+            keys = {"a": f"{self.p}.weights[{j}]", **keys_v}
+        else:
+            said = named + " add their weighted rows the same way."
+            keys = {}
+        self.say(said, cued(said, [
+            ("“{w0}”", AnimationGroup(*(fade_in(term) for _, term in later),
+                                      self.point_at(*cells, *(t for _, t in later),
+                                                    each=True)))], step=0.9),
+            words=words, **keys)
+
     def small_weights(self, rest: Bound) -> None:
-        """The rows past the largest terms, each small, adding up to the rest of the
-        message: written into the sum, and named when it is most of a coordinate."""
+        """The rows past the written terms, each with a small weight, adding up to the
+        rest of the message: written into the sum, labelled, and named when it is most of
+        a coordinate."""
         parts = self.columns["contribution"]
         order = [int(j) for j in self.v.value(f"{self.p}.order")]
         small = [parts.cells[j] for j in order[TERMS:]]
@@ -677,14 +819,17 @@ class HeadWalkthrough(LectureScene):
         mostly = int(self.v.value(f"{self.p}.mostly_rest"))
         picked = [int(i) for i in self.v.value(f"params.h{self.head}.V_features")]
         shown = [i for i in shown_indices(self.width) if i is not None]
-        said = "The small weights add " + inner + "."
+        label = self.label("the other sources", self.note_size, MUTED)
+        label.move_to([rest.get_x(), self.note_y, 0])
+        label.shift(LEFT * max(0.0, label.get_right()[0] - TABLE_WIDTH / 2))
+        said = "The other sources' small weights add " + inner + "."
         words: dict[str, str] = {}
         if mostly >= 0 and picked[mostly] >= 0 and mostly in shown:
-            said = "The small weights add " + inner + ": most of the {f}."
+            said = "The other sources' small weights add " + inner + ": most of the {f}."
             words = {"f": self.ws.lesson.features[picked[mostly]]}
         self.say(said, cued(said, [
             ("small", self.point_at(*small, each=True)),
-            (inner, AnimationGroup(fade_in(rest), self.point_at(rest)))],
+            (inner, AnimationGroup(fade_in(rest, label), self.point_at(rest, label)))],
             step=0.9), words=words or None, **keys)
 
     def message_terms(self) -> tuple[list[Bound], Bound]:
@@ -715,22 +860,35 @@ class HeadWalkthrough(LectureScene):
                     glyph.set_fill(self.colour)  # the message, as under its bars
         tail.result = tail.figures_span(0, len(keys) - 1, 1, 1)
         tail.rest_term = rest
-        line = on_baseline(VGroup(*terms, *([rest] if rest else []), tail), 0.2 * size / 20)
-        fit(line, TABLE_WIDTH)
+        pieces = [*terms, *([rest] if rest else []), tail]
+        # One line when it fits at full size; else two (only when no rest is labelled
+        # under the first: at most three rows, room to spare), the message a line lower;
+        # shrunk only when even two do not fit.
+        lines: list[list[Bound]] = [[]]
+        for piece in pieces:
+            if lines[-1] and on_baseline(VGroup(*(m.copy() for m in lines[-1]), piece.copy()),
+                                         0.2 * size / 20).width > TABLE_WIDTH:
+                lines.append([])
+            lines[-1].append(piece)
+        if len(lines) > 1 + (rest is None):
+            lines = [pieces]
         parts = self.columns["contribution"]
-        line.move_to([0, self.sum_y, 0]).set_x(self.lefts["contribution"] + parts.width
-                                               - line.width / 2)
-        line.shift(RIGHT * max(0.0, -TABLE_WIDTH / 2 - line.get_left()[0]))
+        if len(lines) > 1:
+            self.message_y = self.sum_y - 2 * LINE_GAP
+        for row, y in zip(lines, (self.sum_y, self.sum_y - LINE_GAP), strict=False):
+            line = on_baseline(VGroup(*row), 0.2 * size / 20)
+            fit(line, TABLE_WIDTH)
+            line.move_to([0, y, 0]).set_x(self.lefts["contribution"] + parts.width
+                                          - line.width / 2)
+            line.shift(RIGHT * max(0.0, -TABLE_WIDTH / 2 - line.get_left()[0]))
         return terms, tail
 
     def message_line(self) -> VGroup:
-        """``message`` and each head's message under its weight bars."""
+        """``message`` and this head's message under its weight bars."""
         size = self.size * self.scale
         label = self.label("message", size, MUTED)
-        first = self.first_message(size)
         mine = self.vec(f"{self.p}.message", size, self.colour)
-        for text, name in ((first, "first"), (mine, "weight")):
-            text.move_to([0, self.message_y, 0]).align_to([self.lefts[name], 0, 0], LEFT)
+        mine.move_to([0, self.message_y, 0]).align_to([self.lefts["weight"], 0, 0], LEFT)
         words = self.columns["word"]
         # Right-aligned under the tokens, kept inside the table and clear of the message.
         room = self.lefts["weight"] - GAP * 0.4 - max(-TABLE_WIDTH / 2, self.lefts["word"])
@@ -740,7 +898,7 @@ class HeadWalkthrough(LectureScene):
             [min(self.lefts["word"] + words.width, self.lefts["weight"] - GAP * 0.4), 0, 0],
             RIGHT)
         label.shift(RIGHT * max(0.0, -TABLE_WIDTH / 2 - label.get_left()[0]))
-        line = VGroup(label, first, mine)
+        line = VGroup(label, mine)
         names, words = self.coordinate_words("V")
         if names:  # what each coordinate of this head's message holds
             line.add(self.bound("(" + names + ")", self.note_size, MUTED, words=words)
@@ -813,7 +971,6 @@ class HeadWalkthrough(LectureScene):
                              lambda j: self.vec(f"{p}.contributions[{j}]", size), RIGHT),
         })
         # A bar column is at least as wide as the message written under it.
-        self.least["first"] = self.first_message(size).width
         self.least["weight"] = self.vec(f"{p}.message", size).width
         self.fit_columns([["word", "key", "score", "exp"], ["word", *WEIGHTS_STEP],
                           ["word", *MESSAGE_STEP]])
@@ -829,13 +986,6 @@ class HeadWalkthrough(LectureScene):
         number.shift(RIGHT * (word.get_right()[0] - widest - POSITION_GAP * size / 22
                               - number.get_right()[0]))
         return cell
-
-    def first_message(self, size: float) -> Bound:
-        """Head one's message, labelled with its head, in its colour."""
-        key = f"{self.ws.walkthrough}.h1.message"
-        inner, keys = vector("x", key, len(self.v.value(key)))
-        return self.bound("Head {g}: " + inner, size, self.head_colour(1), mono=True,
-                          g="dims.head_numbers[0]", **keys)
 
     def receivers_query(self, size: float) -> Bound:
         """The query column's header: whose query the column holds (only the receiver asks;
@@ -900,12 +1050,14 @@ class HeadWalkthrough(LectureScene):
         """Where each column of the current layout starts."""
 
     def fit_columns(self, steps: Sequence[Sequence[str]]) -> None:
-        """Scale the columns so that the widest step fits the table's width, headers kept
+        """Scale the columns so that the widest step fits the table's width, never below
+        :data:`LEAST_SIZE` (the steps are chosen to fit at that size), headers kept
         legible."""
         self.scale = 1.0
         # Headers kept legible may widen a tight table again: scale until every step fits.
         for _ in range(4):
             factor = min(1.0, *(TABLE_WIDTH / self.natural(step) for step in steps))
+            factor = max(factor, LEAST_SIZE / (self.size * self.scale))
             self.scale *= factor
             for name, column in self.columns.items():
                 column.scale(factor, about_point=[0, HEADER_Y, 0])
@@ -920,7 +1072,8 @@ class HeadWalkthrough(LectureScene):
 
     def span(self, name: str) -> float:
         """How much room a column takes in a row of columns."""
-        return max(self.columns[name].width, self.least.get(name, 0.0))
+        drawn = self.columns[name].width if name in self.columns else 0.0
+        return max(drawn, self.least.get(name, 0.0))
 
     def natural(self, names: Sequence[str]) -> float:
         return sum(self.span(n) for n in names) + GAP * (len(names) - 1)
@@ -980,8 +1133,9 @@ class HeadWalkthrough(LectureScene):
         """Set columns side by side, the table centred in the frame."""
         left = max(-TABLE_WIDTH / 2, -self.natural(names) / 2)
         for name in names:
-            column = self.columns[name]
-            column.shift(RIGHT * (left - column.get_left()[0]))
+            if name in self.columns:  # else a slot kept for something else (a card)
+                column = self.columns[name]
+                column.shift(RIGHT * (left - column.get_left()[0]))
             self.lefts[name] = left
             left += self.span(name) + GAP
 

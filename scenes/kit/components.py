@@ -269,14 +269,15 @@ def panel(content: Mobject, colour: str = MUTED, width: float = 0.0, buff: float
 
 
 def model_map(scene: Any, lit: str | Iterable[str] = (),
-              size: float = MAP_SIZE) -> VGroup:
+              size: float = MAP_SIZE, heads_lit: Iterable[int] | None = None) -> VGroup:
     """The whole model, small: token + position embeddings → one box per head (in its
     head colour) → concat → W_O → the residual (E + ΔE) → MLP → the next word.
 
     Stages named in ``lit`` (see :data:`MAP_STAGES`) are drawn bright, the rest muted, to
     say where the lecture is. It is never scaled, so its labels stay legible. The group's
     ``stages`` maps each stage to its box (``stages["heads"]`` groups the head boxes) and
-    ``heads`` lists the head boxes in order.
+    ``heads`` lists the head boxes in order. With ``heads_lit``, only those heads' boxes
+    (numbered from 1) are bright when the heads are lit.
     """
     from scenes.kit.palette import FAINT  # imported here to leave the kit's header as it is
 
@@ -292,11 +293,13 @@ def model_map(scene: Any, lit: str | Iterable[str] = (),
                      buff=0.1, stroke=3.0 if name in bright else 1.5)
 
     heads = VGroup()
+    chosen = None if heads_lit is None else set(heads_lit)
     for head in range(1, scene.ws.n_heads + 1):
         colour = scene.head_colour(head)
+        on = "heads" in bright and (chosen is None or head in chosen)
         made = panel(scene.head_label(head, size), colour, buff=0.08,
-                     stroke=3.0 if "heads" in bright else 1.5)
-        made[0].set_stroke(opacity=1.0 if "heads" in bright else 0.6)
+                     stroke=3.0 if on else 1.5)
+        made[0].set_stroke(opacity=1.0 if on else 0.6)
         heads.add(made)
     heads.arrange(DOWN, buff=0.08)
     stages = {name: heads if name == "heads" else box(name) for name in MAP_STAGES}

@@ -105,6 +105,8 @@ class LectureScene(Components, Scene):
 
     draws_its_own_map = False
     """Scenes that open their part with their own model map set this."""
+    map_heads: tuple[int, ...] | None = None
+    """The heads the opening map lights, when the part is about some of them (all: None)."""
 
     def where_we_are(self) -> None:
         """Open a lesson part with the model map, the part's steps lit, and its opening
@@ -124,7 +126,8 @@ class LectureScene(Components, Scene):
             raise ValueError(f"outline part {opened.id!r}: give it an opening sentence, which "
                              f"{name} says over the model map")
         self.where = opened.steps
-        whole = model_map(self, lit=opened.steps, size=20).move_to([0, 0.2, 0])
+        whole = model_map(self, lit=opened.steps, size=20,
+                          heads_lit=self.map_heads).move_to([0, 0.2, 0])
         self.say(opened.opening, Fade(whole))
         self._section = "where we are"  # recorded with the map on screen
         self._record_section()
