@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import ClassVar
 
 __all__ = [
@@ -63,6 +63,7 @@ __all__ = [
     "TokenStrip",
     "Video",
     "Word",
+    "number_pictures",
 ]
 
 
@@ -345,6 +346,9 @@ class Video:
     poster: str | None = None
     """A frame of the clip (path relative to ``index.html``) shown before it plays."""
     fragment: int | None = None
+    transcript: str | None = None
+    """Its part of the lecture's transcript (a URL relative to ``index.html``), when the
+    build has one beside the deck."""
     kind: ClassVar[str] = "video"
 
 
@@ -554,6 +558,9 @@ class Label:
 Shape = Rect | Line | Path | Label
 
 
+ROW_BAND = 8.0
+"""Labels of a picture less than this far apart in height (its units) are read as one
+row of its description: a bar's name and its number, a row of token names."""
 ZOOM = 1.25
 """How much larger than its own units a picture may be shown."""
 PHONE_LABEL = 12.0
@@ -578,7 +585,40 @@ class Picture:
     shapes: tuple[Shape, ...]
     size: str = "full"
     fragment: int | None = None
+    summary: tuple[Glyph, ...] = ()
+    """What it shows with its numbers, for a reader who cannot see it (its ``<desc>``);
+    empty: its labels in reading order (:attr:`desc`)."""
+    id: str = ""
+    """Unique in the deck (given by :func:`number_pictures`): its ``<title>`` and
+    ``<desc>`` are ``ID-title`` and ``ID-desc``."""
     kind: ClassVar[str] = "picture"
+
+    @property
+    def title(self) -> str:
+        """Its short name (the ``<title>`` its ``aria-labelledby`` points at)."""
+        return self.description
+
+    @property
+    def desc(self) -> tuple[Glyph, ...]:
+        """Its ``<desc>``: the :attr:`summary`, else every label it writes in reading
+        order, row by row from the top, each row from the left (labels less than
+        :data:`ROW_BAND` units apart in height share a row), labels separated by commas
+        and rows by semicolons. Every number is the label's own bound :class:`Num`."""
+        if self.summary:
+            return self.summary
+        rows: list[list[Label]] = []
+        for label in sorted((s for s in self.shapes if isinstance(s, Label)),
+                            key=lambda label: (label.y, label.x)):
+            if rows and label.y - rows[-1][0].y < ROW_BAND:
+                rows[-1].append(label)
+            else:
+                rows.append([label])
+        glyphs: list[Glyph] = [Text("Its labels, row by row from the top: ")] if rows else []
+        for n, row in enumerate(rows):
+            for k, label in enumerate(sorted(row, key=lambda label: label.x)):
+                glyphs += [*((Text(", "),) if k else ()), *label.glyphs]
+            glyphs.append(Text("; " if n < len(rows) - 1 else "."))
+        return tuple(glyphs)
 
     @property
     def view_box(self) -> str:
@@ -716,3 +756,30 @@ def _fragments(blocks: tuple[Block, ...]) -> list[int]:
         elif isinstance(block, Picture):
             found += [shape.fragment for shape in block.shapes if shape.fragment is not None]
     return found
+
+
+def number_pictures(deck: Deck) -> Deck:
+    """The deck with every picture given its id, ``<slide id>-picture-<n>`` counting from
+    one through the slide (panels and columns included), so that each ``<title>`` and
+    ``<desc>`` has an id of its own in the page."""
+
+    def blocks(found: tuple[Block, ...], slide: str, count: list[int]) -> tuple[Block, ...]:
+        done: list[Block] = []
+        for block in found:
+            if isinstance(block, Picture):
+                count[0] += 1
+                block = replace(block, id=f"{slide}-picture-{count[0]}")
+            elif isinstance(block, Columns):
+                block = replace(block, columns=tuple(blocks(column, slide, count)
+                                                     for column in block.columns))
+            elif isinstance(block, Switch):
+                block = replace(block, panels=tuple(
+                    replace(panel, blocks=blocks(panel.blocks, slide, count))
+                    for panel in block.panels))
+            done.append(block)
+        return tuple(done)
+
+    return replace(deck, stacks=tuple(
+        replace(stack, slides=tuple(replace(slide, blocks=blocks(slide.blocks, slide.id, [0]))
+                                    for slide in stack.slides))
+        for stack in deck.stacks))

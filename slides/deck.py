@@ -33,9 +33,10 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
 from outline import STEP_NAMES, TITLE, SceneEntry, lecture_order, part, video_stem
 from outputs.files import OutputError, file_digest, write_text
+from outputs.html import read_html
 from slides.assets import Assets, DeckError, deck_assets
 from slides.captions import CaptionError, srt_to_vtt
-from slides.context import Deck, Runs, Slide, Stack, Text, Video
+from slides.context import Deck, Runs, Slide, Stack, Text, Video, number_pictures
 from slides.explorer import write_explorer
 from slides.lesson import build_stacks
 from slides.lesson.kit import Book
@@ -48,6 +49,9 @@ __all__ = ["Clip", "build_deck", "deck_context", "find_clips", "poster_sources",
            "render_html"]
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
+TRANSCRIPT = "lecture/transcript.html"
+"""The lecture's transcript in a build folder (written by ``render.export`` before the
+deck), which each clip slide links to."""
 
 
 @dataclass(frozen=True)
@@ -66,6 +70,9 @@ class Clip:
     steps: tuple[str, ...] = ()
     """Its sections' names in order, from its manifest (the map's opening, and names that
     carry a head's number, left out)."""
+    transcript: str | None = None
+    """Its part of the lecture's transcript, relative to the deck's ``index.html``
+    (``None`` when the build has no transcript, or it does not hold the clip)."""
 
     @property
     def poster(self) -> str | None:
@@ -82,6 +89,7 @@ def find_clips(ws: Worksheet, video_folder: Path) -> tuple[Clip, ...]:
         When a scene's ``.srt`` or manifest cannot be read, or its clip decoded.
     """
     entries = lecture_order(ws.n_heads)
+    anchors = _transcript_anchors(video_folder.parent / TRANSCRIPT)
     clips = []
     for entry in entries:
         stem = video_stem(entries, entry.name)
@@ -101,9 +109,25 @@ def find_clips(ws: Worksheet, video_folder: Path) -> tuple[Clip, ...]:
             section["name"] for section in (manifest or {}).get("sections", [])
             if section["name"] not in ("where we are", "opening")
             and not any(char.isdigit() for char in section["name"])))
+        # the clip's own heading when its part has several clips, else its first section's
+        anchor = next((a for a in (stem, f"{stem}-1") if a in anchors), None)
         clips.append(Clip(entry, stem, video, captions, file_digest(video),
-                          poster_frame(video, manifest), steps))
+                          poster_frame(video, manifest), steps,
+                          None if anchor is None else f"../{TRANSCRIPT}#{anchor}"))
     return tuple(clips)
+
+
+def _transcript_anchors(page: Path) -> frozenset[str]:
+    """The ids of the transcript beside the deck (none when there is no transcript: a
+    build that does not hold every clip of the lecture writes none)."""
+    try:
+        text = page.read_text(encoding="utf-8")
+    except (FileNotFoundError, NotADirectoryError):
+        return frozenset()
+    except (OSError, UnicodeDecodeError) as error:
+        raise DeckError(f"{page}: cannot read the transcript ({error})") from None
+    return frozenset(str(element.attrs["id"]) for element in read_html(text).iter()
+                     if element.attrs.get("id"))
 
 
 def poster_sources(clips: Sequence[Clip]) -> dict[str, dict[str, str | int]]:
@@ -135,7 +159,7 @@ def deck_context(ws: Worksheet, values: Values, clips: Sequence[Clip] = (),
         placed.setdefault(where, []).append(clip)
     for where, mine in placed.items():
         stacks[where] = _with_clips(book, stacks[where], mine)
-    return Deck(TITLE, tuple(stacks))
+    return number_pictures(Deck(TITLE, tuple(stacks)))
 
 
 def _with_clips(book: Book, stack: Stack, clips: Sequence[Clip]) -> Stack:
@@ -180,7 +204,8 @@ def _clip_slide(book: Book, stack: Stack, clip: Clip, suffix: str) -> Slide:
                            f"the end of the last, “{clip.steps[-1]}”: a frame to pause on and "
                            "sum up."),))
     return Slide(f"{stack.id}-clip{suffix}", title,
-                 (Video(f"video/{clip.stem}.mp4", captions, clip.digest, clip.poster),),
+                 (Video(f"video/{clip.stem}.mp4", captions, clip.digest, clip.poster,
+                        transcript=clip.transcript),),
                  tuple(notes), stack.part, stack.head, role="clip")
 
 

@@ -141,6 +141,29 @@ _PREPARE = r"""
     return slides.length ? slides[0].querySelector("h1, h2") : null;
   }
 
+  // A copy's ids get the state's suffix, and so do the references to them inside it (a
+  // picture's title and description): no id repeats, and each copy names its own.
+  const REFERENCES = ["aria-labelledby", "aria-describedby", "aria-controls", "for"];
+  function renumber(copy, suffix) {
+    const renamed = new Set();
+    copy.querySelectorAll("[id]").forEach(element => {
+      renamed.add(element.id);
+      element.id += suffix;
+    });
+    copy.querySelectorAll(REFERENCES.map(name => `[${name}]`).join(", ")).forEach(element => {
+      REFERENCES.forEach(name => {
+        const value = element.getAttribute(name);
+        if (value === null) return;
+        element.setAttribute(name, value.split(/\s+/)
+          .map(id => renamed.has(id) ? id + suffix : id).join(" "));
+      });
+    });
+    copy.querySelectorAll('a[href^="#"]').forEach(link => {
+      const target = link.getAttribute("href").slice(1);
+      if (renamed.has(target)) link.setAttribute("href", `#${target}${suffix}`);
+    });
+  }
+
   function prepare() {
     if (window.__printPrepared) return;
     if (!document.querySelector('link[rel="stylesheet"][href$="print.css"]')) {
@@ -163,7 +186,7 @@ _PREPARE = r"""
           const copy = k === 0 ? slide : slide.cloneNode(true);
           if (k > 0) {
             copy.removeAttribute("id");
-            copy.querySelectorAll("[id]").forEach(element => element.removeAttribute("id"));
+            renumber(copy, `-state-${k}`);
             last.after(copy);
             last = copy;
           }

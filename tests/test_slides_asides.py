@@ -34,7 +34,7 @@ ROUNDING = 0.01
 ASIDES = {"head-1": ("softmax", ["scale", "stable"], "weights"),
           "projections": (None, ["split", "features"], None),
           "pytorch": ("same", ["outside"], "model"),
-          "patches": ("cut", ["rgb"], "rows")}
+          "patches": ("sequence", ["rgb"], "cls")}
 """Where each aside stands in its stack: after which slide, and before which."""
 
 

@@ -155,6 +155,17 @@ def opened(browser: Browser, built: Built, where: str) -> Iterator[tuple[Visit, 
         yield seen, base
 
 
+def contrast(a: str, b: str) -> float:
+    """WCAG's contrast ratio of two CSS ``rgb(...)`` colours."""
+    def luminance(colour: str) -> float:
+        channels = [int(c) / 255 for c in re.findall(r"\d+", colour)[:3]]
+        r, g, b_ = (c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4
+                    for c in channels)
+        return 0.2126 * r + 0.7152 * g + 0.0722 * b_
+    high, low = sorted((luminance(a), luminance(b)), reverse=True)
+    return (high + 0.05) / (low + 0.05)
+
+
 def go(page: Page, slide_id: str) -> None:
     page.evaluate("""(id) => { const at = Reveal.getIndices(document.getElementById(id));
                                Reveal.slide(at.h, at.v); }""", slide_id)
@@ -280,7 +291,30 @@ def test_a_focused_switcher_button_takes_space_and_enter_without_changing_slide(
         assert page.get_attribute('#head-1-weights button[data-value="cheque"]',
                                   "aria-pressed") == "true"
         _check_panel(page, built.values, "head-1-weights", "cheque", 1)
+        # Focused from the keyboard, the button shows an outline of 3:1 against the slide
+        # and against a pressed neighbour's accent (WCAG 2.4.7, 1.4.11).
+        outline = page.evaluate("""() => {
+            const b = document.activeElement, s = getComputedStyle(b);
+            const behind = e => {  // the first opaque background behind e
+              for (let x = e; x; x = x.parentElement) {
+                const colour = getComputedStyle(x).backgroundColor;
+                if (colour !== 'rgba(0, 0, 0, 0)') return colour;
+              }
+              return 'rgb(255, 255, 255)';
+            };
+            return [b.matches('.switcher button:focus-visible'), s.outlineStyle,
+                    parseFloat(s.outlineWidth), s.outlineColor,
+                    behind(b.closest('.switcher')),
+                    getComputedStyle(b).backgroundColor,
+                    Reveal.getConfig().transition,
+                    getComputedStyle(document.querySelector('.fragment')).transitionDuration];
+        }""")
         assert seen.errors == []
+    focused, line, width, colour, slide, accent, transition, duration = outline
+    assert focused and line == "solid" and width >= 2
+    assert contrast(colour, slide) >= 3 and contrast(colour, accent) >= 3
+    # without a wish for reduced motion (test_accessibility.py) the deck moves
+    assert transition == "fade" and duration != "0s"
 
 
 def test_speaker_notes_write_formulas_as_text_for_the_speaker_view(decks) -> None:

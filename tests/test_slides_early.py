@@ -123,25 +123,33 @@ def _index(key: str) -> tuple[int, ...]:
     return tuple(int(k) for k in re.findall(r"\[(\d+)\]", key))
 
 
-def test_the_toy_shows_each_heads_two_coordinates_and_which_head_supplies_which(
-        case) -> None:
-    """Each toy head mixes both sources' values with its own weight row, so it outputs two
-    coordinates, each bar equal digit for digit to numpy; the row is named by its weights.
-    The coordinate kept from a head is outlined, the first from the first head, the second
-    from the second, and the kept row equals those coordinates."""
+def test_the_toy_tells_one_account_each_head_sends_one_value_column(case) -> None:
+    """As in the clip: one head mixes both coordinates with one weight row; each of two
+    heads has its own values, one coordinate of the sources, so it sends one number: the
+    first head's bar stands only in the first lane, the second head's only in the second.
+    Every bar equals numpy digit for digit, and each row is named by its own weights; the
+    slide never says a head outputs both coordinates."""
     toy = case["doc"]["lesson"]["toy"]
     values, weights = np.array(toy["values"], float), np.array(toy["weights"], float)
-    mixed = weights @ values  # row h: head h's two coordinates
-    (picture,) = pictures_in(slide(case["deck"], "one-two-heads-toy").blocks)
-    bars = {r.draws: r for r in picture.shapes if isinstance(r, Rect) and r.role == "bar"}
-    heads = {key: bar for key, bar in bars.items() if key.startswith("toy.head_messages")}
-    assert sorted(_index(k) for k in heads) == [(h, c) for h in range(2) for c in range(2)]
+    one_head = weights[0] @ values  # one weight row mixes both coordinates
+    sent = [weights[h] @ values[:, h] for h in range(2)]  # head h reads value column h
+    toy_slide = slide(case["deck"], "one-two-heads-toy")
+    (picture,) = pictures_in(toy_slide.blocks)
+    bars = [r for r in picture.shapes if isinstance(r, Rect) and r.role == "bar"]
+    assert not [b for b in bars if b.draws.startswith("toy.head_messages")]
     written = {label.key: label.glyphs[0].text for label in picture.shapes
                if isinstance(label, Label) and label.key}
-    for key in heads:
-        h, c = _index(key)
-        assert written[key] == _digits(mixed[h, c], written[key]), key
-        assert heads[key].fill == ("negative" if mixed[h, c] < 0 else f"head-{h + 1}")
+    for c in range(2):
+        assert written[f"toy.one_head[{c}]"] == _digits(one_head[c], written[f"toy.one_head[{c}]"])
+    heads = [b for b in bars if b.draws.startswith("toy.two_heads")]
+    assert sorted(b.draws for b in heads) == ["toy.two_heads[0]", "toy.two_heads[1]"]
+    zeros = sorted({x.x1 for x in picture.shapes if getattr(x, "role", "") == "zero"})
+    for bar in heads:  # one bar per head, in the lane of the coordinate it sends
+        (h,) = _index(bar.draws)
+        assert written[bar.draws] == _digits(sent[h], written[bar.draws])
+        assert bar.fill == f"head-{h + 1}"
+        lane = max(i for i, zero in enumerate(zeros) if zero <= bar.x + 1)
+        assert lane == h, bar.draws
     for h in range(2):  # the row's name holds the head's own weights
         (name,) = [label for label in picture.shapes if isinstance(label, Label)
                    and "".join(g.text for g in label.glyphs).startswith(
@@ -150,16 +158,10 @@ def test_the_toy_shows_each_heads_two_coordinates_and_which_head_supplies_which(
         assert [_index(g.key) for g in shown] == [(h, 0), (h, 1)]
         assert [g.text for g in shown] == [_digits(w, g.text) for w, g in
                                            zip(weights[h], shown, strict=True)]
-    kept = [r for r in picture.shapes if isinstance(r, Rect) and r.role == "kept"]
-    assert sorted(_index(r.draws) for r in kept) == [(0, 0), (1, 1)]
-    for c in range(2):
-        key = f"toy.two_heads[{c}]"
-        assert written[key] == _digits(mixed[c, c], written[key])
-        assert bars[key].fill == f"head-{c + 1}"
-    said = _text(slide(case["deck"], "one-two-heads-toy"))
-    assert "each head outputs both coordinates" in said
-    assert not [b for b in slide(case["deck"], "one-two-heads-toy").blocks
-                if isinstance(b, Table)]  # the chart carries the sums; no table repeats it
+    said = _text(toy_slide)
+    assert "outputs both coordinates" not in said and "kept" not in said
+    assert "first head's values are the first coordinates" in said
+    assert not [b for b in toy_slide.blocks if isinstance(b, Table)]
 
 
 def test_one_head_is_a_worksheet_head_and_its_message_is_drawn(case) -> None:
@@ -219,17 +221,25 @@ def test_one_notation_for_query_key_and_value(case) -> None:
 # ------------------------------------------------------------------ roles and shapes
 
 
-def test_the_projection_arrow_names_w_and_its_shape(case) -> None:
-    """The recap draws the projection matrix W between E and the heads' blocks, labelled
-    with its shape; the shapes picture writes that shape on its projection arrow."""
+def test_the_recap_draws_every_heads_three_projection_matrices(case) -> None:
+    """The recap draws each head's own W_Q, W_K and W_V, one matrix per block named by its
+    kind, each labelled with its shape and drawn in the head's colour, and each makes one
+    block of queries, keys or values in that colour; the shapes picture writes the
+    projection's shape on its arrow."""
     ws: Worksheet = case["ws"]
     (choose,) = pictures_in(slide(case["deck"], "roles-shapes-choose").blocks)
     names = [(x, "".join(g.text for g in x.glyphs)) for x in choose.shapes
              if isinstance(x, Label) and x.bold]
-    (w,) = [x for x, name in names if name == "W"]
+    matrices = [x for x, name in names if name.startswith("W")]
+    assert [name[:2] for _, name in names if name.startswith("W")] == \
+        ["WQ", "WK", "WV"] * ws.n_heads
     shapes = [x for x in choose.shapes if isinstance(x, Label) and x.key == "shapes.W_Q"]
-    assert [x.glyphs[0].text for x in shapes] == [f"[{ws.d_model}, {ws.d_head}]"]
-    assert abs(shapes[0].x - w.x) < 1
+    assert [x.glyphs[0].text for x in shapes] == [f"[{ws.d_model}, {ws.d_head}]"] * len(matrices)
+    assert [round(x.x) for x in shapes] == [round(w.x) for w in matrices]
+    blocks = [r for r in choose.shapes if isinstance(r, Rect) and r.role == "block"]
+    for h in range(1, ws.n_heads + 1):  # three W's and three outputs, cell by cell
+        own = [r for r in blocks if r.fill == f"head-{h}"]
+        assert len(own) == 3 * ws.d_model * ws.d_head + 3 * ws.length * ws.d_head
     (layer,) = pictures_in(slide(case["deck"], "roles-shapes-shapes").blocks)
     (arrow,) = [x for x in layer.shapes if isinstance(x, Label) and "× W" in
                 "".join(g.text for g in x.glyphs)]

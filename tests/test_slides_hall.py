@@ -34,6 +34,7 @@ from outline import lecture_order
 from slides.deck import build_deck
 from slides.pdf import SLIDE_SIZE
 from tests.conftest import THREE_HEADS
+from tests.test_accessibility import audited_in_print
 from tests.test_slides_browser import READY, go
 from tests.test_slides_html import rendered_clips
 from tests.test_slides_pictures import concept_slides
@@ -573,19 +574,23 @@ PRINTED_EXTENT = """() => [...document.querySelectorAll('.pdf-page')].map(page =
 
 
 @pytest.mark.parametrize("which", ["default", "three"])
-def test_every_printed_page_holds_its_content_within_its_edges(browser, request,
-                                                               which: str) -> None:
+def test_every_printed_page_holds_its_content_within_its_edges(browser, request, which: str,
+                                                               record_property) -> None:
     """Issue 24: printed, each slide is fitted to its page as on screen (the W_O slide
-    reached 732 px down and tables ran off the right edge on 17 pages)."""
+    reached 732 px down and tables ran off the right edge on 17 pages). Issue 25: the same
+    print view, with every switcher state shown at once, passes axe-core's WCAG 2.1 A and
+    AA rules (:func:`tests.test_accessibility.audited_in_print`)."""
     width, height = SLIDE_SIZE
+    index = request.getfixturevalue(f"{which}_deck")
     page = browser.new_page(viewport={"width": width, "height": height})
     try:
         page.add_init_script("window.addEventListener('pdf-ready', () => "
                              "{ window.__deckPrinted = true; });")
-        page.goto(request.getfixturevalue(f"{which}_deck").as_uri() + "?print-pdf")
+        page.goto(index.as_uri() + "?print-pdf")
         page.wait_for_function("() => window.__deckPrinted === true", timeout=60_000)
         page.evaluate("document.fonts.ready.then(() => true)")
         extents = page.evaluate(PRINTED_EXTENT)
+        audited_in_print(page, index.read_text(encoding="utf-8"), record_property)
     finally:
         page.close()
     assert len(extents) > 80

@@ -29,7 +29,6 @@ from slides.context import (
     Para,
     Picture,
     Rect,
-    Row,
     Slide,
     Switch,
     Table,
@@ -232,20 +231,29 @@ def test_every_heads_message_is_named_by_coordinate_without_a_denominator(case) 
 
 
 def test_the_combining_steps_are_one_grid_under_the_features(case) -> None:
-    """Review s10_048: a wall of text whose last row wrapped."""
+    """Review s10_048: a wall of text whose last row wrapped; review deck38 s11_062: the
+    first slide gave away the next four. It shows the heads' messages alone, each in its
+    head's columns; the residual slide ends on the new row."""
     ws, doc, ref = case["ws"], case["doc"], case["ref"]
     s, last = ws.walkthrough, ws.length - 1
     together = slide(case["deck"], "combine-together")
-    assert not of_kind(together, Para)
-    tables = of_kind(together, Table)
-    rows: list[Row] = [row for table in tables for row in table.rows]
-    W_O = np.asarray(doc["headsLesson"]["W_O"], dtype=float)
+    (table,) = of_kind(together, Table)
+    assert len(table.rows) == ws.n_heads
     joined = np.asarray(ref[f"{s}.joined"], dtype=float)[last]
+    d = ws.d_head
+    for h, row in enumerate(table.rows, start=1):
+        message = [shown(r) for cell in row.cells for r in cell.runs if isinstance(r, Num)]
+        # the joined row is the heads' messages side by side
+        assert message == pytest.approx(joined[(h - 1) * d:h * d], abs=HALF_UNIT)
+        filled = [bool(cell.runs) for cell in row.cells]
+        assert filled.index(True) == (h - 1) * d  # its own head's columns
+    W_O = np.asarray(doc["headsLesson"]["W_O"], dtype=float)
     E = np.asarray(ref[f"{s}.E"], dtype=float)[last]
     updated = E + joined @ W_O
-    final = [r for cell in rows[-1].cells for r in cell.runs if isinstance(r, Num)]
+    (residual, *_) = of_kind(slide(case["deck"], "combine-residual"), Table)
+    final = [r for cell in residual.rows[-1].cells for r in cell.runs if isinstance(r, Num)]
     assert [round(shown(n), 3) for n in final] == pytest.approx(updated, abs=HALF_UNIT)
-    assert text(tables[-1].columns[0]) == ws.lesson.features[0]
+    assert text(residual.columns[0]) == ws.lesson.features[0]
 
 
 def test_w_o_is_drawn_once_and_its_cross_head_term_is_read_aloud(case) -> None:
@@ -302,7 +310,7 @@ def test_the_hidden_layer_is_one_grid_with_a_heading_per_hidden_unit(case) -> No
     mlp = slide(case["deck"], "prediction-mlp")
     (grid,) = [t for t in of_kind(mlp, Table) if len(t.columns) == len(before)]
     assert [text(column) for column in grid.columns] == \
-        [f"h{k + 1}" for k in range(len(before))]
+        [f"u{k + 1}" for k in range(len(before))]
     pre, relu = grid.rows
     assert [shown(c.runs[0]) for c in pre.cells] == pytest.approx(before, abs=HALF_UNIT)
     assert [shown(c.runs[0]) for c in relu.cells] == pytest.approx(after, abs=HALF_UNIT)
@@ -310,7 +318,7 @@ def test_the_hidden_layer_is_one_grid_with_a_heading_per_hidden_unit(case) -> No
     assert {c.style for c, a in zip(relu.cells, after, strict=True) if a == 0} \
         .isdisjoint({c.style for c, a in zip(relu.cells, after, strict=True) if a > 0})
     said = " ".join(text(p.runs) for p in of_kind(mlp, Para))
-    assert "W_h" in said and "b_h" in said
+    assert "W_u" in said and "b_u" in said
 
 
 def test_the_readout_and_softmax_come_before_the_predicted_word(case) -> None:

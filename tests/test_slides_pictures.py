@@ -196,7 +196,7 @@ def test_every_picture_is_an_accessible_svg_with_a_view_box(built: Path) -> None
         svgs = re.findall(r"<svg [^>]*>", sections[id])
         assert svgs, id
         for svg in svgs:
-            assert 'role="img"' in svg and re.search(r'aria-label="[^"]{20,}"', svg), svg
+            assert 'role="img"' in svg and re.search(r'aria-labelledby="[^"]+-title"', svg), svg
             assert re.search(r'viewBox="0 0 [\d.]+ [\d.]+"', svg), svg
         before += len(svgs)
     assert before >= len(concept_slides(ws))
@@ -413,12 +413,12 @@ def test_the_cls_row_is_named_outlined_and_alone_goes_to_a_class(case) -> None:
 
 
 def test_the_shapes_picture_draws_one_cell_per_number_of_each_tensor(case) -> None:
-    """Tensor blocks are drawn to size: counted from the worksheet's own dimensions."""
+    """Tensor blocks are drawn to size: counted from the worksheet's own dimensions, from
+    the input rows to a head's messages; the join has a slide of its own."""
     ws: Worksheet = case["ws"]
     n = len(next(iter(ws.sentences.values())))
     width, head = ws.d_model, ws.d_head
-    sizes = [n * width, n * head, n * head, n * head, n * n, n * n, n * head, n * width,
-             n * width]
+    sizes = [n * width, n * head, n * head, n * head, n * n, n * n, n * head]
     (picture,) = pictures_in(slide(case["deck"], "roles-shapes-shapes").blocks)
     blocks = [s for s in picture.shapes if isinstance(s, Rect) and s.role == "block"]
     assert len(blocks) == sum(sizes)
@@ -429,9 +429,12 @@ def test_the_shapes_picture_draws_one_cell_per_number_of_each_tensor(case) -> No
     for x in starts[1:]:
         (groups[-1].append(x) if x - groups[-1][-1] <= cell + ROUNDING
          else groups.append([x]))
-    assert [len(g) for g in groups] == [width, head, head, head, n, n, head, width, width]
+    assert [len(g) for g in groups] == [width, head, head, head, n, n, head]
     future = [b for b in blocks if b.fill == "masked"]
     assert len(future) == 2 * n * (n - 1) // 2  # the scores' and the weights' future cells
+    legend = [s for s in picture.shapes if isinstance(s, Label) and s.x >= max(starts)]
+    assert legend and all(s.x + 1 >= max(starts) for s in legend)
+    assert picture.width >= max(s.x for s in legend) + 60  # the legend's names fit
 
 
 LAB_TENSORS = ("lab-batch-batch", "lab-library-check")
@@ -496,27 +499,25 @@ def test_each_heads_favourite_source_is_its_strongest_weight(case) -> None:
     assert [(bar.draws, bar.fill) for bar in _bars(every)] == expected
 
 
-def test_the_toys_bars_name_invented_sources_and_colour_each_heads_mixture(case) -> None:
+def test_the_toys_bars_name_invented_sources_and_colour_each_head(case) -> None:
     """The toy's sources are invented, so they are not named by the worksheet's words;
-    each head's mixture takes its head's colour, the coordinate kept from it full and the
-    other faint, the kept row each coordinate in the colour of the head that supplied it,
-    and the sources stay neutral."""
+    the sources stay neutral, the one head is drawn in ink (it is no head of ours), and
+    each of the two heads' one number takes its head's colour."""
     ws: Worksheet = case["ws"]
     (picture,) = [p for p in pictures_in(slide(case["deck"], "one-two-heads-toy").blocks)
                   if _bars(p)]
     texts = [s for s in picture.shapes if isinstance(s, Label) and not s.key]
     names = {_words(t) for t in texts}
-    assert {"source A", "source B", "kept, one from each head"} <= names
+    assert {"source A", "source B"} <= names
     assert not names & set(ws.lesson.toy.sources)
     for bar in _bars(picture):
         index = [int(k) for k in re.findall(r"\[(\d+)\]", bar.draws)]
         if bar.fill == "negative":
             continue
-        if bar.draws.startswith("toy.head_messages"):
-            h, c = index
-            assert bar.fill == f"head-{h + 1}" and (bar.opacity == 1.0) == (h == c), bar.draws
-        elif bar.draws.startswith("toy.two_heads"):
+        if bar.draws.startswith("toy.two_heads"):
             assert bar.fill == f"head-{index[0] + 1}", bar.draws
+        elif bar.draws.startswith("toy.one_head"):
+            assert bar.fill == "ink", bar.draws
         else:
             assert bar.fill == "neutral", bar.draws
 

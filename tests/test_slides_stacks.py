@@ -113,6 +113,30 @@ def test_the_features_are_named_on_the_first_slide_that_uses_them(case) -> None:
 # ------------------------------------------------------------------ roles and shapes
 
 
+def test_the_join_slide_puts_each_heads_messages_side_by_side(case) -> None:
+    """Each head's message block in its colour, then the joined block, one row per token
+    and every head's columns in that head's colour in head order, then the update as wide
+    as the input rows; the slide calls it joining and names concatenation once."""
+    ws: Worksheet = case["ws"]
+    n, head = ws.length, ws.d_head
+    join = slide(case["deck"], "roles-shapes-join")
+    (picture,) = pictures_in(join.blocks)
+    blocks = [s for s in picture.shapes if isinstance(s, Rect) and s.role == "block"]
+    assert len(blocks) == ws.n_heads * n * head + n * ws.n_heads * head + n * ws.d_model
+    columns = sorted({b.x for b in blocks})
+    cell = blocks[0].w
+    joined_left = columns[ws.n_heads * head]
+    joined = sorted({(b.x, b.fill) for b in blocks if joined_left <= b.x
+                     < joined_left + ws.n_heads * head * cell - 0.01})
+    assert [fill for _, fill in joined] == [f"head-{c // head + 1}"
+                                           for c in range(ws.n_heads * head)]
+    rows = {b.y for b in blocks if b.x == joined_left}
+    assert len(rows) == n
+    said = " ".join(text(s.glyphs) for s in picture.shapes if isinstance(s, Label))
+    assert "join" in said and "concat" not in said
+    assert text(join.blocks).count("concatenation") == 1
+
+
 def test_every_heads_path_runs_through_the_shapes_picture(case) -> None:
     """Each head's queries, scores, weights and messages are drawn in its colour (the
     first head in front, the others as layers behind), a legend names each head, and the
@@ -186,11 +210,16 @@ def test_the_cross_attention_slide_says_who_asks_and_what_is_new(case) -> None:
     after = slide(case["deck"], "lab-library-next")
     said = text(after.blocks)
     assert "asks" in said and "answers" in said and "translation" in said
-    assert "only an illustration" in said and "as in translation" not in said  # a pair of
-    # unrelated sentences is not a translation
     assert "no mask" in said
-    count = [x for x in nums(after.blocks) if x.key == "dims.tokens"]
-    assert count and value(count[0]) == case["ws"].length
+    # a real translation pair: every word being translated may reach the receiver, and the
+    # lines say only that, not how much
+    (picture,) = pictures_in(after.blocks)
+    reach = [x for x in picture.shapes if getattr(x, "role", "") == "reach"]
+    chips = [x for x in picture.shapes if getattr(x, "role", "") == "token"]
+    assert reach and all(x.dashed for x in reach)
+    top = min(x.y for x in chips)
+    assert len(reach) == len([x for x in chips if x.y == top])
+    assert "not how much" in said
 
 
 
@@ -317,3 +346,78 @@ def test_each_reading_names_the_runner_up_and_bounds_the_rest(page) -> None:
         assert np.allclose([w, v, u], weights[order[:3]], atol=HALF)
 
 
+
+
+# ------------------------------------------------------------------ review 38, stacks s01–s10
+
+
+def _para_with(slide_blocks: Any, words: str) -> Any:
+    (found,) = [b for b in slide_blocks if hasattr(b, "runs") and words in text(b.runs)]
+    return found
+
+
+def test_the_wider_slide_says_why_the_wide_head_picks_its_source(case) -> None:
+    """The wide head's dot product is the heads' dot products added (numpy: the joined
+    query against the joined key), so the slide writes that sum for the source the wide
+    head favours and for the first head's favourite, and that the first wins."""
+    ws: Worksheet = case["ws"]
+    ref, s = case["ref"], ws.walkthrough
+    dots = [np.asarray(ref[f"{s}.h{h}.dots"], float) for h in range(1, ws.n_heads + 1)]
+    wide = np.sum(dots, axis=0)
+    np.testing.assert_allclose(wide, np.asarray(ref[f"{s}.wide.dots"], float), atol=1e-6)
+    top = int(np.argmax(np.asarray(ref[f"{s}.wide.weights"], float)))
+    why = _para_with(slide(case["deck"], "wide-head-wider").blocks, "adds the heads' dot")
+    said = text(why.runs)
+    assert said.startswith(f"Why {ws.sentences[s][top]}?")
+    shown = {g.key: value(g) for g in nums(why.runs)}
+    assert abs(shown[f"{s}.wide.dots[{top}]"] - wide[top]) <= 0.005
+    for h in range(ws.n_heads):
+        assert abs(shown[f"{s}.h{h + 1}.dots[{top}]"] - dots[h][top]) <= 0.005
+
+
+def test_the_readings_slide_says_a_coordinate_comes_from_many_sources(case) -> None:
+    """A message is a weighted sum over every source: the slide names a coordinate whose
+    strongest source brings less than all of it, with numpy's contribution and total."""
+    ws: Worksheet = case["ws"]
+    ref, s = case["ref"], ws.walkthrough
+    line = _para_with(slide(case["deck"], "readings-all").blocks, "A message mixes every")
+    shown = {g.key: value(g) for g in nums(line.runs)}
+    (whole,) = [k for k in shown if ".message[" in k]
+    (part,) = [k for k in shown if ".contributions[" in k]
+    h, c = (int(x) for x in re.search(r"\.h(\d+)\.message\[(\d+)\]", whole).groups())
+    top = int(np.argmax(np.asarray(ref[f"{s}.h{h}.weights"], float)))
+    contributions = np.asarray(ref[f"{s}.h{h}.contributions"], float)
+    assert part == f"{s}.h{h}.contributions[{top}][{c}]"
+    assert abs(shown[part] - contributions[top, c]) <= HALF
+    assert abs(shown[whole] - contributions[:, c].sum()) <= HALF
+    assert 0 <= contributions[top, c] < contributions[:, c].sum()
+    assert not [b for b in slide(case["deck"], "readings-all").blocks if isinstance(b, Table)]
+
+
+def test_a_projection_slide_says_on_which_feature_the_strongest_source_matches(case) -> None:
+    """The query line names the feature on which the head's strongest source matches its
+    query: the coordinate of the largest product q_c k_c, recomputed in numpy."""
+    ws: Worksheet = case["ws"]
+    ref, s = case["ref"], ws.walkthrough
+    for h in range(1, ws.n_heads + 1):
+        top = int(np.argmax(np.asarray(ref[f"{s}.h{h}.weights"], float)))
+        q = np.asarray(ref[f"{s}.h{h}.Q"], float)[-1]
+        k = np.asarray(ref[f"{s}.h{h}.K"], float)[top]
+        features = np.asarray(ref[f"params.h{h}.K_features"])
+        if (features < 0).any():
+            continue
+        best = ws.lesson.features[int(features[int(np.argmax(q * k))])]
+        line = _para_with(slide(case["deck"], f"projections-h{h}").blocks, "matches best on")
+        assert text(line.runs).endswith(f"matches best on {best}.")
+
+
+def test_the_recall_is_one_slide_that_defines_a_projection(case) -> None:
+    """The recall is a single slide: the Maya example, the three roles and what a
+    projection is, before any slide says the word."""
+    deck: Deck = case["deck"]
+    (recall,) = [stack for stack in deck.stacks if stack.id == "recall"]
+    assert len(recall.slides) == 1
+    said = text(recall.slides[0].blocks)
+    assert "Maya" in said and "projections: three matrices" in said
+    for role in ("query:", "key:", "value:"):
+        assert role in said

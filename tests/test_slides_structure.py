@@ -107,11 +107,12 @@ def test_every_lesson_part_has_its_stacks_with_the_expected_slides(which, reques
     # the deck closes on its references.
     expected = {
         # query, key and value are defined where one head is first opened
-        # the recall of query, key and value comes right after the prompt (the Maya slide)
-        "prompt": 2, "recall": 1, "details": 5, "one-two-heads": 4, "readings": heads + 1,
+        # the recall of query, key and value comes right after the prompt: one slide, its
+        # title slide, that holds the Maya example and the three roles
+        "prompt": 2, "recall": 0, "details": 5, "one-two-heads": 4, "readings": heads + 1,
         # the projections end on one packed projection split into heads and the features
         # each head reads
-        "roles-shapes": 3, "projections": heads + 3,
+        "roles-shapes": 4, "projections": heads + 3,
         # Issue 11: head 1 goes through every step; a later head's stack goes again through
         # them with its own numbers, its weighted values included so its message can be
         # checked. The first head's softmax is followed by why the scores are scaled and the
@@ -122,7 +123,7 @@ def test_every_lesson_part_has_its_stacks_with_the_expected_slides(which, reques
         # PyTorch's layer adds what its block leaves out; the patches add colour patches.
         # Without an experiment, the trained stack: the models drawn, the padding mask,
         # where the parameters are, what a comparison measures.
-        "bias": 2, "pytorch": 4, "trained": 4 + len(ws.lesson.trained.heads), "patches": 4,
+        "bias": 2, "pytorch": 4, "trained": 4 + len(ws.lesson.trained.heads), "patches": 5,
         "lab-batch": 5, "lab-training": 2, "lab-library": 2,
     }
     expected = {stack: count + (stack != "prompt") for stack, count in expected.items()}
@@ -267,10 +268,15 @@ def test_contributions_come_before_their_sum(default_deck: Deck) -> None:
 def test_messages_then_concatenation_then_w_o_then_residual(default_deck: Deck) -> None:
     keys = nums(slide(default_deck, "combine-together").blocks)
     messages = [first_step(keys, rf"\.h{h}\.message") for h in (1, 2)]
-    joined = first_step(keys, r"\.joined\[")
-    delta = first_step(keys, r"\.delta\[")
-    updated = first_step(keys, r"\.E_prime\[")
-    assert messages[0] < messages[1] < joined < delta < updated
+    assert messages[0] < messages[1]
+    # then one move per slide, in order: the joined rows, W_O's update, the new row
+    ids = [s.id for s in next(st for st in default_deck.stacks if st.id == "combine").slides]
+    first = {}
+    for pattern in (r"\.joined\[", r"\.delta\[", r"\.E_prime\["):
+        first[pattern] = next(i for i, id in enumerate(ids) if any(
+            re.search(pattern, key) for key, _ in nums(slide(default_deck, id).blocks)))
+    assert ids.index("combine-together") < first[r"\.joined\["] < first[r"\.delta\["] \
+        < first[r"\.E_prime\["]
 
 
 def test_the_toy_reveals_one_head_then_two_then_the_required_weights(default_deck) -> None:

@@ -87,9 +87,10 @@ def _row(book: Book, key: str, count: int, style: str = "") -> tuple[Cell, ...]:
     return tuple(Cell((book.n(f"{key}[{c}]"),), style=style) for c in range(count))
 
 
-def _journey(book: Book) -> tuple[Block, ...]:
+def _journey(book: Book, messages_only: bool = False) -> tuple[Block, ...]:
     """The receiver's row through the combining steps as one grid: each head's message in
-    its own coordinates, the joined row, the update, the input row and the new row."""
+    its own coordinates, the joined row, the update, the input row and the new row (with
+    ``messages_only``, the messages alone, each in its head's columns)."""
     s, last, d = book.sentence, book.last, book.head_width
     joined_width = book.ws.n_heads * d
     step = Steps()
@@ -109,6 +110,9 @@ def _journey(book: Book) -> tuple[Block, ...]:
             fragment=step()),
     )
     corner = book.say("final “{r}”", r=book.receiver())
+    if messages_only:
+        columns, spans = _head_groups(book)
+        return (Table(columns, tuple(messages), corner=corner, style="steps", spans=spans),)
     if _aligned(book):
         return (Table(book.feature_columns(), (*messages, joined, *update), corner=corner,
                       style="steps"),)
@@ -145,7 +149,8 @@ def _cross_term(book: Book, fragment: int) -> tuple[Block, ...]:
     for n, k in enumerate(terms):
         parts += [*((Text(" + "),) if n else ()), book.n(f"{s}.update_terms[{k}][{c}]")]
     return (Para(book.say(
-        "The outlined {w} crosses it: {f}'s update, {sum} = {d}, takes {t} from the {name} "
+        "The outlined {w} sits in a row of the {name} head's block but in {f}'s column, "
+        "another head's feature: {f}'s update, {sum} = {d}, takes {t} from the {name} "
         "head's {m}. So {wo} lets one head write into another head's features.",
         w=book.n(f"params.W_O[{i}][{c}]"), name=book.head(h), wo=Math("W_O"),
         m=book.n(f"{s}.joined[{last}][{i}]"), f=book.feature(c),
@@ -165,7 +170,8 @@ def _reading(book: Book) -> Runs:
             return ()
         top = book.top(s, h)
         parts += [*((Text("; "),) if h > 1 else ()), *book.say(
-            "{f} {v}, like {src}'s {x}, through the {name} head", f=book.feature(f),
+            "{f} {v}, near {src}'s {x}, the feature the {name} head carries",
+            f=book.feature(f),
             v=book.n(f"{s}.E_prime[{last}][{f}]"), src=book.token(s, top),
             x=book.n(f"{s}.E[{top}][{f}]"), name=book.head(h))]
     return book.say("Read the new row: {parts}.", parts=tuple(parts))
@@ -178,14 +184,15 @@ def combine(book: Book) -> list[Stack]:
     room = book.ws.n_heads <= _MAP_BESIDE_MESSAGES
     section.add("together", "Bring the messages back together", [
         *((pictures.model_map(book, "concat"),) if room else ()),
-        *_journey(book),
+        *_journey(book, messages_only=True),
+        Para(book.say("Each head sends the final receiver a message in its own coordinates. "
+                      "Next: join them, map them with {wo}, add them to the row.",
+                      wo=Math("W_O")), fragment=book.ws.n_heads),
     ], [
-        book.say("Reveal the grid row by row, reading each aloud: every head's message in its "
-                 "own columns, the joined row {j}, the update {d} through {wo}, the input row, "
-                 "and the updated row {ep}. Tell the room that the next slides take each move "
-                 "on its own, so they only need the order for now.",
-                 j=book.listing(f"{s}.joined[{last}]"), d=book.listing(f"{s}.delta[{last}]"),
-                 wo=Math("W_O"), ep=book.listing(f"{s}.E_prime[{last}]")),
+        book.say("Reveal the heads' messages one by one, reading each aloud: each in its own "
+                 "columns. Tell the room that the next slides join them, map them with {wo} "
+                 "and add the result to the receiver's row, one move per slide.",
+                 wo=Math("W_O")),
     ])
     columns, spans = _head_groups(book)
     names = _joined_names(book)
@@ -296,7 +303,7 @@ def _one_call(book: Book) -> pictures.Picture:
                ("shapes.scores", "TS", (Text("scores"),), None),
                ("shapes.A", "TS", (Text("A"),), None),
                ("shapes.H", "Td", (Text("H"), name), 1)],
-        [(Text("project"),), None, None, (Text("QKᵀ/√d + M"),), (Text("softmax"),),
+        [(Text("project"),), None, None, (Text("QKᵀ/√d_k + M"),), (Text("softmax"),),
          (Text("A V"),)],
         "One call of the head function for the first head, line by line: the input rows, "
         "the head's queries, keys and values, the scores with the future grey, the "
@@ -341,15 +348,15 @@ _TOP_WORDS = 3
 def _hidden_grid(book: Book, s: str) -> Table:
     """The hidden layer as one grid, a column per hidden unit: its value before the ReLU
     and after it, the units the ReLU keeps in bold and those it sets to zero in grey."""
-    units = tuple((Text("h"), book.n(f"dims.hidden_units[{k}]")) for k in range(book.ws.hidden))
+    units = tuple((Text("u"), book.n(f"dims.hidden_units[{k}]")) for k in range(book.ws.hidden))
     after = tuple(
         Cell((book.n(f"{s}.hidden[{k}]"),),
              style="step" if float(book.value(f"{s}.hidden[{k}]")) == 0 else "result")
         for k in range(book.ws.hidden))
     return Table(units, (
-        Row((Math(r"e' W_h + b_h"),), _row(book, f"{s}.hidden_pre", book.ws.hidden),
+        Row((Math(r"e' W_u + b_u"),), _row(book, f"{s}.hidden_pre", book.ws.hidden),
             fragment=1),
-        Row((Math(r"h = \operatorname{ReLU}"),), after, fragment=2),
+        Row((Math(r"u = \operatorname{ReLU}"),), after, fragment=2),
     ), corner=book.say("hidden unit"), style="steps")
 
 
@@ -384,24 +391,26 @@ def prediction(book: Book) -> list[Stack]:
         book.vector(f"{s}.E_prime[{last}]", (Math("e'"),), book.feature_columns()),
         _hidden_grid(book, s),
         Para(book.say("{wh} is a learned matrix that turns the {d} features into {n} hidden "
-                      "units; {bh} adds a learned offset to each unit. ReLU keeps a positive "
-                      "value (bold) and sets a negative one to zero (grey).", wh=Math("W_h"),
-                      d=book.n("dims.d_model"), n=book.n("dims.hidden"), bh=Math("b_h")),
+                      "units {u}; {bh} adds a learned offset to each unit. ReLU keeps a "
+                      "positive value (bold) and sets a negative one to zero (grey).",
+                      wh=Math("W_u"), d=book.n("dims.d_model"), n=book.n("dims.hidden"),
+                      bh=Math("b_u"), u=Math("u")),
              fragment=2),
     ], [
         book.say("Point at the updated last row, then reveal the hidden layer unit by unit: "
                  "{wh} mixes the features, {bh} shifts each unit. Reveal the ReLU row and "
                  "point at the grey cells: the units that were negative are switched off. "
                  "Remind the room that the MLP is Part II's; more heads change how this row "
-                 "gathered its context, not the prediction step.", wh=Math("W_h"),
-                 bh=Math("b_h")),
+                 "gathered its context, not the prediction step. The letters are new on "
+                 "purpose: h counts heads, so the hidden units are {u}.", wh=Math("W_u"),
+                 bh=Math("b_u"), u=Math("u")),
     ])
     section.add("readout", "From the hidden units to a word", [
-        Formula(r"z = h\,W_v + b_v,\qquad p_i = \frac{e^{z_i}}{\sum_{i'} e^{z_{i'}}}"),
+        Formula(r"z = u\,W_z + b_z,\qquad p_i = \frac{e^{z_i}}{\sum_{i'} e^{z_{i'}}}"),
         Para(book.say("{wv} and {bv} give each of the {v} words of the vocabulary a score, "
                       "its logit {z}, from the hidden units {h}. The softmax turns the logits "
-                      "into probabilities that sum to one.", wv=Math("W_v"), bv=Math("b_v"),
-                      v=book.n("dims.vocab"), z=Math("z"), h=Math("h"))),
+                      "into probabilities that sum to one.", wv=Math("W_z"), bv=Math("b_z"),
+                      v=book.n("dims.vocab"), z=Math("z"), h=Math("u"))),
         *_readout(book, s),
         Para(book.say("Most likely next word: {w}, probability {p}."
                       + (" The observed next word is {t}." if book.observed else ""),
@@ -411,8 +420,8 @@ def prediction(book: Book) -> list[Stack]:
         book.say("Read the formula aloud: the hidden units times {wv}, plus {bv}, give one "
                  "logit per word; the softmax makes them probabilities. Point at the top of "
                  "the table, {w}, and read its logit and probability, {p}. Ask the room why "
-                 "the largest logit always wins the largest probability.", wv=Math("W_v"),
-                 bv=Math("b_v"), w=book.vocab(f"{s}.prediction"),
+                 "the largest logit always wins the largest probability.", wv=Math("W_z"),
+                 bv=Math("b_z"), w=book.vocab(f"{s}.prediction"),
                  p=book.n(f"{s}.probs[{predicted}]")),
     ])
     section.add("probabilities", "Probabilities over the vocabulary", [
@@ -602,7 +611,12 @@ def grids(book: Book) -> list[Stack]:
                  "which source column lights up for each head, and why.", e=Math("E")),
     ], switcher)
     switch, switcher = book.switch(grid, heads=True)
-    section.add("numbers", "One head's grid in numbers", [switch], [
+    section.add("numbers", "One head's grid in numbers", [
+        switch,
+        Para(book.say("A row can only spread its weight over the sources before it: an early "
+                      "receiver gives most of it to the best match it has so far, even when a "
+                      "better one comes later."), style="note"),
+    ], [
         book.say("Point at the outlined last row: it is the row we computed step by step, "
                  "with {w} on {t} for the first head. Every row sums to one, and every "
                  "cell right of the diagonal is zero because the mask removed it.",
@@ -633,10 +647,11 @@ def grids(book: Book) -> list[Stack]:
     section.add("code", "One head is the single-head calculation again", [
         _one_call(book),
         Code((
-            book.say("def head(E, W_Q, W_K, W_V):"),
+            book.say("def head(E, W_Q, W_K, W_V, M, d_k):   # M: the mask; d_k: the "
+                     "head's width"),
             book.say("    Q, K, V = E @ W_Q, E @ W_K, E @ W_V"),
-            book.say("    scores = Q @ K.mT / sqrt(d_k) + M"),
-            book.say("    A = softmax(scores)        # over sources, row by row"),
+            book.say("    scores = Q @ K.T / sqrt(d_k) + M   # K.T: K transposed"),
+            book.say("    A = softmax(scores)                # over sources, row by row"),
             book.say("    return A @ V"),
         )),
         Para(book.say("No new attention rule: the same function, called with each head's "
@@ -663,7 +678,7 @@ def grids(book: Book) -> list[Stack]:
             "block in the head's colour; the blocks are joined side by side, mapped by the "
             "output projection and added to the input rows", size="strip", reach=72.0),
         Code((
-            book.say("H = [head(E, W_Q[h], W_K[h], W_V[h]) for h in heads]"),
+            book.say("H = [head(E, W_Q[h], W_K[h], W_V[h], M, d_k) for h in heads]"),
             (*book.say("joined = concat(H)             # "), book.n("shapes.joined")),
             (*book.say("delta_E = joined @ W_O         # "), book.n("shapes.delta")),
             (*book.say("E_prime = E + delta_E          # "), book.n("shapes.E_prime")),

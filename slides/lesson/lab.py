@@ -101,8 +101,8 @@ def _batch(book: Book) -> Stack:
          ("               D, heads, hidden)", book.say(
              "width D = {d}, {h}, hidden {n}", d=book.n("dims.d_model"),
              h=book.counted("dims.heads", "head", "heads"), n=book.n("dims.hidden"))),
-         ("model.load_state_dict(worksheet_weights)", book.say(
-             "{p} parameters", p=book.n("lab.params")))],
+         ("model = TinyLM.from_worksheet(worksheet)", book.say(
+             "the same sizes, the lecture's {p} parameters", p=book.n("lab.params")))],
     ), pictures.model_map(book, "heads", spans=(
         ("heads", "W_O", (Text("MultiHeadSelfAttention"),)),
         ("embeddings", "prediction", (Text("TinyLM"),))))], [
@@ -112,9 +112,9 @@ def _batch(book: Book) -> Stack:
                  "read out the sizes: width {d} with {h}, {p} parameters in all.",
                  d=book.n("dims.d_model"), h=book.counted("dims.heads", "head", "heads"),
                  p=book.n("lab.params")),
-        "Say clearly that loading the worksheet's weights is only how we reproduce the "
-        "lecture's figures; training would start from random ones. D in the code is the "
-        "lecture's model width.",
+        "Say clearly that from_worksheet, which builds the model with the worksheet's "
+        "weights, is only how we reproduce the lecture's figures; training would start from "
+        "random ones. D in the code is the lecture's model width.",
     ])
     rows = tuple(Row((Word(name),), (
         *(Cell((book.n(f"lab.X[{i}][{j}]"),)) for j in range(book.length)),
@@ -158,23 +158,30 @@ def _batch(book: Book) -> Stack:
             [("E = token_embedding(X) + position_embedding(arange(T))",
               book.say("E is {s}", s=book.n("lab.shape.E")))],
             [("Q, K, V = E @ W_Q, E @ W_K, E @ W_V",
-              book.say("each {s}", s=book.n("lab.shape.Q")))],
-            [("Q = Q.reshape(B, T, heads, d_head)", book.n("lab.shape.Q_split")),
+              book.say("W_Q is {w}; each {s}", w=book.n("shapes.W_Q_packed"),
+                       s=book.n("lab.shape.Q")))],
+            [("Q = Q.reshape(B, T, heads, d_head)", book.say(
+                "{s}: moves nothing", s=book.n("lab.shape.Q_split"))),
              ('Q = einsum("bthd -> bhtd", Q)', book.say(
-                 "{s}: heads before tokens", s=book.n("lab.shape.Q_heads")))],
+                 "{s}: swaps t and h", s=book.n("lab.shape.Q_heads")))],
         ),
         _strip(book, [projected, ("lab.shape.Q_split", "BTHd", _tensor("split"), None),
-                      headed], [_tensor("reshape"), _tensor("reorder")],
-               "The projected rows: the reshape cuts each row's coordinates by head, the "
-               "reorder puts the heads before the tokens", 2),
+                      headed], [_tensor("reshape"), _tensor("swap")],
+               "The projected rows: the reshape only names each row's coordinates by head, "
+               "so the picture barely changes; the swap of axes then gives each head a block "
+               "of its own", 2),
+        Para(book.say("The reshape moves nothing; einsum's swap of t and h moves the "
+                      "numbers, one block per head."), fragment=2, style="note"),
     ], [
         book.say("Read the letters first: B sentences, T tokens, D coordinates split into "
-                 "heads of d_head each. The embeddings are {e}, and one matrix per role "
-                 "projects the full row for every head at once.", e=book.n("lab.shape.E")),
-        book.say("On the last step point at the picture: the reshape cuts each row into "
-                 "{h} head blocks; einsum's letters b, t, h, d name the four axes, and it "
-                 "moves the head axis in front of the tokens, giving {q}. The same happens to "
-                 "K and V.", h=book.n("dims.heads"), q=book.n("lab.shape.Q_heads")),
+                 "heads of d_head each. The embeddings are {e}, and {w}, the heads' {s} "
+                 "matrices side by side, {p}, projects every head at once.",
+                 e=book.n("lab.shape.E"), w=Math("W_Q"), s=book.n("shapes.W_Q"),
+                 p=book.n("shapes.W_Q_packed")),
+        book.say("On the last step point at the picture: the reshape only labels each row's "
+                 "coordinates as {h} head blocks, so nothing moves; einsum's letters swap the "
+                 "token and head axes, giving {q}, one block per head, for K and V too.",
+                 h=book.n("dims.heads"), q=book.n("lab.shape.Q_heads")),
     ])
     section.add("attend", "Score, mask, weigh and mix in every head", [
         *_cells(
@@ -203,8 +210,8 @@ def _batch(book: Book) -> Stack:
                  n=book.n("lab.A_weights")),
     ])
     messages: pictures.Step = ("lab.shape.messages", "BHTd", _tensor("messages"), None)
-    # Reordered back, the messages have the sizes of Q split into heads, in the same order.
-    reordered: pictures.Step = ("lab.shape.Q_split", "BTHd", _tensor("reordered"), None)
+    # Swapped back, the messages have the sizes of Q split into heads, in the same order.
+    reordered: pictures.Step = ("lab.shape.Q_split", "BTHd", _tensor("swapped"), None)
     section.add("join", "Join the heads, project, predict", [
         *_cells(
             [('joined = einsum("bhtd -> bthd", messages)', book.say(
@@ -219,16 +226,16 @@ def _batch(book: Book) -> Stack:
                       ("lab.shape.joined", "BTD", _tensor("joined"), None),
                       ("lab.shape.delta", "BTF", (Text("ΔE"),), None),
                       ("lab.shape.logits", "BV", _tensor("logits"), None)],
-               [_tensor("reorder"), _tensor("reshape"), (Text("W"), pictures.Sub("O")),
+               [_tensor("swap"), _tensor("reshape"), (Text("W"), pictures.Sub("O")),
                 _tensor("last row, MLP")],
-               "Reorder the heads back behind the tokens, reshape so the heads' coordinates "
+               "Swap the heads back behind the tokens, reshape so the heads' coordinates "
                "sit side by side, mix them with W_O into the model's width, then predict "
                "from the last row", None, reach=64.0),
-        Para(book.say("Reorder before the reshape: reshaping the head-first messages "
+        Para(book.say("Swap the axes before the reshape: reshaping the head-first messages "
                       "directly would fill a token's row with pieces of other tokens instead "
                       "of its own heads' messages."), fragment=1),
     ], [
-        "Point at the picture from left to right: reorder first, then reshape. Reshaping "
+        "Point at the picture from left to right: swap the axes first, then reshape. Reshaping "
         "the head-first layout directly would mix token rows with head rows.",
         book.say("Reveal the projection: {wo} mixes the heads and the residual keeps {e}. "
                  "Only the last row goes to the prediction MLP, so the logits are {l}: one "
@@ -245,26 +252,24 @@ def _training(book: Book) -> Stack:
     section = Section("lab-training", "lab", "Lab: training and generation")
     if book.observed:
         section.add("step", "One loss trains every projection", [
-            Para(book.say("{x}: the batch of token ids, a row per sentence. {y}: each "
-                          "sentence's observed next word, as its id. {l}: the model's score "
-                          "for every vocabulary word, from the last position.",
+            Para(book.say("{x}: the token ids. {y}: each sentence's observed next id. "
+                          "{l}: the scores for every word, from the last position.",
                           x=Text("X"), y=Text("y"), l=Text("logits"))),
             *_cells(
                 [("logits = model(X)", book.n("lab.shape.logits")),
                  ("loss = cross_entropy(logits, y)", book.n("lab.loss"))],
                 [("optimizer = AdamW(model.parameters(), lr)", book.say(
                     "lr = {r}", r=book.n("lab.learning_rate"))),
+                 ("optimizer.zero_grad()", "clear old gradients"),
                  ("loss.backward()", book.say("{f} of {n} tensors get finite gradients",
                                               f=book.n("lab.finite_grads"),
                                               n=book.n("lab.param_tensors"))),
                  ("optimizer.step()", book.say("then the loss is {l}",
                                                l=book.n("lab.loss_after")))],
             ),
-            pictures.model_map(book, LEARNED, spans=(
-                ("embeddings", "prediction",
-                 (Text("one loss: every lit box gets its gradients and its step"),)),)),
-            Para(book.say("{b}: how the loss changes with each number of the model. {s}: "
-                          "move each number a little the way that lowers the loss.",
+            pictures.model_map(book, LEARNED),
+            Para(book.say("{b}: how the loss changes with each number of every lit box. "
+                          "{s}: move each number a little so the loss falls.",
                           b=Text("backward"), s=Text("step")), fragment=1),
         ], [
             book.say("Define the three names first: X the token ids, y the observed next ids, "
@@ -290,18 +295,22 @@ def _training(book: Book) -> Stack:
     first = book.sentences[0]
     section.add("generate", "Generate one token, then repeat", [
         Para(book.say("history: the tokens so far, as ids. The training step changed the "
-                      "weights a little, so we reload the worksheet's own, whose prediction is "
-                      "the lecture's. Each pass reads at most the last {c} tokens, picks the "
-                      "likeliest next word and appends it.", c=book.n("dims.context"))),
+                      "weights a little, so we reload the worksheet's, building the model from "
+                      "it again: its prediction is the lecture's. Each pass reads at most the "
+                      "last {c} tokens, picks the likeliest next word and appends it. last: the "
+                      "final axis, counted from the end, here the vocabulary's, then the "
+                      "tokens'.",
+                      c=book.n("dims.context"))),
         *_cells(
-            [("model.load_state_dict(worksheet_weights)", book.say("the lecture's weights")),
+            [("model = TinyLM.from_worksheet(worksheet)", book.say("the lecture's weights")),
              ("for _ in range(new_tokens):", "one token per pass"),
              ("    logits = model(history[:, -context:])", book.say(
                  "at most the last {c} tokens", c=book.n("dims.context"))),
-             ("    next_id = logits.argmax()", book.say(
+             ("    next_id = logits.argmax(dim=last, keepdim=True)", book.say(
                  "{i} ({w}), p = {p}", i=book.n("lab.next_id"), w=book.vocab("lab.next_id"),
                  p=book.n("lab.next_prob"))),
-             ("    history = cat(history, next_id)", book.n("lab.shape.history"))]),
+             ("    history = cat([history, next_id], dim=last)",
+              book.n("lab.shape.history"))]),
         pictures.history_row(book, first, "The first sentence's tokens in a row, the chosen "
                              "next word appended and outlined, and a bracket over the last "
                              "tokens the next pass reads", fragment=1),
@@ -310,10 +319,12 @@ def _training(book: Book) -> Stack:
                       b=book.token(first, book.last), w=book.vocab("lab.next_id")),
              fragment=1),
     ], [
-        book.say("Say why we reload: the training step moved the weights a little, and the "
-                 "worksheet's own weights reproduce the lecture's prediction; they stay fixed "
-                 "while only the history grows. Say the first sentence's choice aloud: {w}, "
-                 "with probability {p}.", w=book.vocab("lab.next_id"),
+        book.say("Say why we rebuild the model from the worksheet: the training step moved "
+                 "the weights a little, and the worksheet's own weights reproduce the "
+                 "lecture's prediction. Point at argmax: along the last axis, the "
+                 "vocabulary, keeping that axis, so next_id is a column that cat appends "
+                 "along the tokens; the first sentence's choice is {w}, with probability {p}.",
+                 w=book.vocab("lab.next_id"),
                  p=book.n("lab.next_prob")),
         book.say("Point at the row: the new word appended, and the bracket over the last {c} "
                  "tokens, the context window the next pass reads; the first token drops out. "
@@ -323,9 +334,10 @@ def _training(book: Book) -> Stack:
     return section.stack()
 
 
-def _other(book: Book) -> str:
-    """A sentence other than the walkthrough's (the walkthrough's own when it is alone)."""
-    return next((s for s in book.sentences if s != book.sentence), book.sentence)
+TRANSLATED = ("Der", "Fischer", "saß", "am", "Ufer")
+"""A German sentence being translated: the fisherman sat by the river's edge."""
+WRITTEN = ("The", "fisherman", "sat", "on", "the")
+"""Its English translation written so far; its last word asks for the next."""
 
 
 # --------------------------------------------------------------------------- the library
@@ -333,64 +345,69 @@ def _other(book: Book) -> str:
 
 def _library(book: Book) -> Stack:
     section = Section("lab-library", "lab", "Lab: PyTorch's layer, and what next")
-    section.add("check", "Swap in PyTorch's layer and check it", [
-        Para(book.say("PyTorch's layer replaces both heads, their concatenation and {wo}; the "
+    section.add("check", "Copy our weights into PyTorch's layer, then check", [
+        Para(book.say("PyTorch's layer replaces every head, their concatenation and {wo}; the "
                       "positions, the residual and the MLP stay ours. future: our causal "
-                      "mask, True above the diagonal. delta: the update added to E, one row "
-                      "per token.", wo=Math("W_O"))),
+                      "mask, True where blocked; delta: the update.", wo=Math("W_O"))),
         *_cells(
-            [("mha = nn.MultiheadAttention(D, heads,", book.say(
-                "D = {d}, heads = {h}", d=book.n("dims.d_model"), h=book.n("dims.heads"))),
-             ("    bias=False, batch_first=True)", None),
-             ("copy_to_pytorch(model.attention, mha)", "our weights, copied in")],
-            [("delta, A = mha(E, E, E, attn_mask=future,", None),
-             ("    average_attn_weights=False)", book.say(
-                 "{d}, {a}", d=book.n("mha.delta"), a=book.n("mha.A")))],
-            [("assert_close((delta, A), model.attention(E))", book.say(
-                "largest gaps {d}, {a}", d=book.n("mha.max_diff_delta"),
-                a=book.n("mha.max_diff_A")))]),
+            [("def to_pytorch(layer):", "ours in, PyTorch's out"),
+             ("    mha = nn.MultiheadAttention(D, heads,", book.say(
+                 "D = {d}, heads = {h}", d=book.n("dims.d_model"), h=book.n("dims.heads"))),
+             ("        bias=False, batch_first=True)", None),
+             ("    W = cat([layer.W_Q.T, layer.W_K.T, layer.W_V.T])",
+              book.n("mha.in_proj_weight")),
+             ("    mha.in_proj_weight.copy_(W)", None),
+             ("    mha.out_proj.weight.copy_(layer.W_O.T)", book.say(
+                 "{s}, transposed", s=book.n("mha.out_proj_weight"))),
+             ("    return mha", None)],
+            [("mha = to_pytorch(model.attention)", None),
+             ("delta, A = mha(E, E, E, attn_mask=future,", None),
+             ("    average_attn_weights=False)",
+              book.say("{d}, {a}", d=book.n("mha.delta"), a=book.n("mha.A"))),
+             ("assert_close((delta, A), model.attention(E))", book.say(
+                 "gaps {d}, {a}: {b}-bit floats", d=book.n("mha.max_diff_delta"),
+                 a=book.n("mha.max_diff_A"), b=book.n("mha.single.bits")))]),
         _strip(book, [("lab.shape.E", "BTF", _tensor("E"), None),
                       ("mha.delta", "BTF", (Text("delta, ΔE"),), None),
                       ("mha.A", "BHTS", _tensor("A"), None)], [_tensor("mha"), None],
-               "The library layer maps the embeddings to an update of the same shape, one "
-               "row per token, and returns one grid of weights per sentence and head, future "
-               "sources grey", 1, masked=True, cell=min(12.0, 120.0 / book.length),
-               operation_size=22.0),
+               "The library layer maps the embeddings to an update of the same shape and "
+               "returns one grid of weights per sentence and head, future sources grey", 1,
+               masked=True, cell=min(6.0, 60.0 / book.length), operation_size=22.0),
     ], [
         book.say("The library layer replaces every head, their concatenation and {wo}; "
                  "position tables, the residual, the prediction layers and the training loop "
-                 "stay ours.", wo=Math("W_O")),
-        book.say("Point at the copy line: comparing two random layers would prove nothing. "
-                 "At the call, point at the picture: delta, the update {de}, has the shape of "
-                 "{e}, one row per token, and with average_attn_weights=False the weights "
-                 "keep one grid per head instead of their average. Read the largest gaps "
-                 "aloud, {d} and {a}: rounding, so the two implementations agree.",
-                 de=Math(r"\Delta E"), e=Math("E"), d=book.n("mha.max_diff_delta"),
-                 a=book.n("mha.max_diff_A")),
+                 "stay ours. Point at the transposes in to_pytorch: the library multiplies "
+                 "rows by the transpose of what it stores, and stacks the query, key and "
+                 "value matrices into one in_proj_weight of {a}.", wo=Math("W_O"),
+                 a=book.n("mha.in_proj_weight")),
+        book.say("At the check, read the largest gaps aloud, {d} and {a}: in {b}-bit floats "
+                 "that is rounding, so the two implementations agree. Comparing two random "
+                 "layers would have proved nothing; that is why we copy first.",
+                 d=book.n("mha.max_diff_delta"), a=book.n("mha.max_diff_A"),
+                 b=book.n("mha.single.bits")),
     ])
     section.add("next", "Next: read a different sequence", [
         *_cells([("delta, A = mha(E, E, E)", "self-attention: one sequence")],
                 [("delta, A = mha(E_target, E_source, E_source)", "cross-attention")]),
-        pictures.cross_attention(
-            book, _other(book), book.sentence, "Cross-attention on two sentences: the "
-            "queries come from one, the keys and values from the other, and every token of "
-            "the other can reach the final receiver", fragment=1),
-        Para(book.say("Queries from one sequence, keys and values from another. Our pair is "
-                      "only an illustration: the lower sentence asks, the upper one answers. "
-                      "In translation, the sentence being written asks and the one being "
-                      "translated answers."), fragment=2),
-        Para(book.say("New compared with self-attention: no mask, since the answering "
-                      "sentence is complete (the receiver reaches all {t} of its tokens), and "
-                      "the two may differ in length.", t=book.n("dims.tokens")), fragment=2),
+        pictures.translation(
+            TRANSLATED, WRITTEN, "Cross-attention in translation: the German sentence being "
+            "translated gives the keys and values, the English written so far gives the "
+            "queries, and its last word may read every German word", fragment=1),
+        Para(book.say("In translation the English written so far asks, the German answers: "
+                      "“{u}”, the river's edge, points to the river bank.",
+                      u=Text(TRANSLATED[-1])), fragment=2),
+        Para(book.say("New: no mask on the finished German, and the lengths may differ. The "
+                      "lines show what may be read, not how much."), fragment=2),
     ], [
         book.say("Point at the three arguments: so far {q}, {k} and {v} came from the same "
-                 "rows. Reveal the second line: cross-attention takes the queries from one "
-                 "sequence and the keys and values from another. In the picture the queries "
-                 "come from one of our sentences and the keys and values from the other; with "
-                 "no shared future to hide, every source can reach the receiver.",
-                 q=Math("Q"), k=Math("K"), v=Math("V")),
-        "Leave with the notebook: it opens the trained multi-head checkpoint so students "
-        "can see each head's weights for themselves.",
+                 "rows; cross-attention takes the queries from one sequence and the keys and "
+                 "values from another. In translation the words written so far ask, and the "
+                 "sentence being translated answers: here “{u}” settles which bank the "
+                 "English needs, the river's, and with no future to hide in a finished "
+                 "sentence, every German word can reach the receiver.",
+                 q=Math("Q"), k=Math("K"), v=Math("V"), u=Text(TRANSLATED[-1])),
+        "Leave with the trained comparison's live slide: there the four-head model shows "
+        "each head's weights for any prompt a student types.",
     ])
     return section.stack()
 

@@ -9,12 +9,14 @@ from slides.context import (
     Cell,
     Columns,
     Formula,
+    Inline,
     Item,
     Math,
     Para,
     Row,
     Runs,
     Stack,
+    Sub,
     Table,
     Text,
     Word,
@@ -39,50 +41,66 @@ def roles_shapes(book: Book) -> list[Stack]:
                       v=Math("v"), e=Math("e"), j=Math("j"), ej=Math("e_j"))),
         Formula(QKV, fragment=1),
         _roles(book),
-        Para(book.say("All rows at once: {e} stacks every token's row, and each {w} is {s}, a "
-                      "row per input feature and a column per coordinate of the head, so "
-                      "each head's {q}, {k} and {v} are {o}.", e=Math("E"), w=Math("W"),
-                      s=book.n("shapes.W_Q"), q=Math("Q"), k=Math("K"), v=Math("V"),
-                      o=book.n("shapes.Q")), fragment=2),
+        Para(book.say("All rows at once: {e} stacks every token's row. Each head has its own "
+                      "three matrices {wq}, {wk} and {wv}, each {s}: a row per input feature "
+                      "and a column per coordinate of the head. Each makes one block, so "
+                      "every head's {q}, {k} and {v} are {o}.", e=Math("E"), wq=Math("W_Q"),
+                      wk=Math("W_K"), wv=Math("W_V"), s=book.n("shapes.W_Q"), q=Math("Q"),
+                      k=Math("K"), v=Math("V"), o=book.n("shapes.Q")), fragment=2),
     ], [
         "Recap the three roles in one line each: the query is what the receiver looks for, "
         "the key what a source offers, the value what it sends. Point at the formula: every "
         "head has its own three projections. A superscript names the head, a subscript the "
         "token; the receiver's row and its query go without one.",
-        book.say("Point at the picture: the same input rows on the left, times a projection "
-                 "matrix {s}, give every head's own queries, keys and values in its colour, "
-                 "one row per token.", s=book.n("shapes.W_Q")),
+        book.say("Point at the picture: the same input rows on the left, then every head's "
+                 "three projection matrices, each {s}, in the head's colour. Each matrix "
+                 "makes one block: every head's own queries, keys and values, one row per "
+                 "token.", s=book.n("shapes.W_Q")),
     ])
-    section.add("shapes", "Every shape in the layer", [
+    section.add("shapes", "Every shape in a head, from rows to messages", [
         pictures.layer_shapes(
-            book, "Every tensor in the layer drawn to its shape, one cell per number: the "
-            "input rows, each head's queries, its scores and weights with the sources after "
-            "each receiver hidden, its messages, one layer per head in the head's colour, "
-            "the heads joined, and the update"),
+            book, "Every tensor of a head drawn to its shape, one cell per number: the input "
+            "rows, the head's queries, keys and values, its scores and weights with the "
+            "sources after each receiver hidden, and its messages, one layer per head in the "
+            "head's colour"),
         Formula(ATTENTION + r",\qquad H = AV", fragment=1),
         Bullets((
-            Item(book.say("{s}: each row of scores becomes weights adding up to one; "
-                          "{dk} = {d}, a head's query width", s=Text("softmax"),
+            Item(book.say("{s} turns each row of scores into weights adding up to one; "
+                          "{dk} = {d}, a head's query width.", s=Text("softmax"),
                           dk=Math("d_k"), d=book.n("dims.d_head")), 1),
-            Item(book.say("{m}, the mask: it hides the sources after the receiver (grey, "
-                          "above the diagonal) with minus infinity, so their weight is zero; "
-                          "zero elsewhere", m=Math("M")), 2),
-            Item(book.say("{h}: a head's messages; joined and mapped by {wo}, they give "
-                          "{de}, added to {e}", h=Math("H"), wo=Math("W_O"),
-                          de=Math(r"\Delta E"), e=Math("E")), 3),
+            Item(book.say("{m}, the mask, hides the sources after the receiver (grey): "
+                          "weight zero. The final “{r}”, the last row, still reads all {t} "
+                          "tokens.", m=Math("M"), r=book.receiver(), t=book.n("dims.tokens")),
+                 2),
+            Item(book.say("{h}: one message per token, {shape}.", h=Math("H"),
+                          shape=book.n("shapes.H")), 3),
         )),
     ], [
         book.say("Walk the picture from left to right and read each shape aloud: {e} is {se}, "
                  "each head's {q} is {sq}, the scores are {ss}. Every head has its own "
                  "blocks, drawn one behind another in the heads' colours. In the score grid "
                  "a row is a receiver and a column a source; the grey triangle holds the "
-                 "sources after each receiver, which the mask hides. "
-                 "Point at the joined matrix, {j}: concatenation joins coordinates, so there "
-                 "is still one row per token. Then {wo}, {o}, maps it to the update, and {ep} "
-                 "keeps the shape of {e}.",
+                 "sources after each receiver, which the mask hides. The last row, the final "
+                 "“{r}”, keeps every source. End on {h}: one message per token.",
                  e=Math("E"), se=book.n("shapes.E"), q=Math("Q"), sq=book.n("shapes.Q"),
-                 ss=book.n("shapes.scores"), j=book.n("shapes.joined"), wo=Math("W_O"),
-                 o=book.n("shapes.W_O"), ep=Math("E'")),
+                 ss=book.n("shapes.scores"), r=book.receiver(), h=Math("H")),
+    ])
+    section.add("join", "The heads' messages are joined", [
+        _joined(book),
+        Para(book.say("Joining (concatenation) puts each token's messages side by side: one "
+                      "row per token, {j}, not more rows.", j=book.n("shapes.joined"))),
+        Para(book.say("After the heads, {wo}, a {o} matrix, maps the joined rows to the update "
+                      "{de}, which is added to {e}. We take that step once every head is "
+                      "computed.", wo=Math("W_O"), o=book.n("shapes.W_O"),
+                      de=Math(r"\Delta E"), e=Math("E")), fragment=1),
+    ], [
+        book.say("Point at the heads' message blocks, {h} each, then at the joined block, "
+                 "{j}: joining keeps one row per token and puts the heads' coordinates side "
+                 "by side. We call it joining; the paper's word is concatenation.",
+                 h=book.n("shapes.H"), j=book.n("shapes.joined")),
+        book.say("Reveal the last line only as a preview: {wo} maps the joined rows back to "
+                 "the model's width, and the residual adds the result to {e}. Both get their "
+                 "own slides after the heads' walkthroughs.", wo=Math("W_O"), e=Math("E")),
     ])
     tops = list(dict.fromkeys(book.top(s, h) for h in book.heads))
     last = book.last
@@ -124,6 +142,30 @@ def roles_shapes(book: Book) -> list[Stack]:
                    "names.")),
     ])
     return [section.stack()]
+
+
+def _why_wide(book: Book, fragment: int) -> Para:
+    """Why the wide head picks its favourite source: its dot product is the sum of the
+    heads' dot products (the same projected coordinates, joined), shown for its favourite
+    and for the first head's favourite (or its own runner-up), then their scores."""
+    s = book.sentence
+    top = int(book.value(f"{s}.wide.top_source"))
+    rival = book.top(s, 1)
+    if rival == top:
+        rival = int(book.value(f"{s}.wide.order[1]"))
+
+    def summed(j: int) -> tuple[Inline, ...]:
+        parts: list[Inline] = []
+        for h in book.heads:
+            parts += [*((Text(" + "),) if h > 1 else ()), book.n(f"{s}.h{h}.dots[{j}]")]
+        return (*parts, Text(" = "), book.n(f"{s}.wide.dots[{j}]"))
+
+    return Para(book.say(
+        "Why {top}? A wide dot product adds the heads' dot products: {top} {a}, {rival} {b}. "
+        "Divided by {sw}: {x} against {y}.", top=book.token(s, top), rival=book.token(s, rival),
+        a=summed(top), b=summed(rival), sw=book.n(f"{s}.wide.scale"),
+        x=book.n(f"{s}.wide.scores[{top}]"), y=book.n(f"{s}.wide.scores[{rival}]")),
+        fragment=fragment)
 
 
 def _competition(book: Book, fragment: int) -> tuple[Para, ...]:
@@ -176,22 +218,45 @@ def _copied_names(book: Book, h: int, kind: str) -> list[Runs]:
 
 
 def _roles(book: Book) -> pictures.Picture:
-    """The input rows times a projection matrix, then every head's queries, keys and values
-    in the head's colour."""
-    steps: list[pictures.Step] = [("shapes.E", "TF", (Text("E"),), None),
-                                  ("shapes.W_Q", "Fd", (Text("W"),), None)]
-    for h in book.heads:
-        # the head's name on each block while two heads leave room; its colour says it
-        name = (Word(book.ws.lesson.head_names[h - 1], sup=True),) if book.ws.n_heads <= 2 \
+    """The input rows times every head's three projection matrices, drawn one by one in
+    the head's colour, then the queries, keys and values each of them makes."""
+    def name(h: int) -> tuple[Word, ...]:
+        # the head's name over each block while two heads leave room; its colour says it
+        return (Word(book.ws.lesson.head_names[h - 1], sup=True),) if book.ws.n_heads <= 2 \
             else ()
-        steps += [(f"shapes.{kind}", "Td", (Text(kind), *name), h) for kind in "QKV"]
+
+    steps: list[pictures.Step] = [("shapes.E", "TF", (Text("E"),), None)]
+    steps += [("shapes.W_Q", "Fd", (Text("W"), Sub(kind), *name(h)), h)
+              for h in book.heads for kind in "QKV"]
+    steps += [(f"shapes.{kind}", "Td", (Text(kind), *name(h)), h)
+              for h in book.heads for kind in "QKV"]
+    made = 3 * book.ws.n_heads
     return pictures.tensor_steps(
-        book, steps, [(Text("×"),), (Text("="),), *([None] * (len(steps) - 3))],
-        "The input rows times a projection matrix with a row per input feature and a "
-        "column per coordinate of the head, then each head's own queries, keys and values "
-        "as blocks in the head's colour, one row per token", size="strip",
-        cell=max(10.0, min(20.0, 48.0 / book.head_width, 60.0 / book.ws.n_heads)),
-        reach=40.0)
+        book, steps, [(Text("×"),), *([None] * (made - 1)), (Text("="),),
+                      *([None] * (made - 1))],
+        "The input rows times each head's three projection matrices, a row per input "
+        "feature and a column per coordinate of the head, drawn one by one in the head's "
+        "colour; each matrix makes one block of queries, keys or values in the same colour, "
+        "one row per token", size="strip",
+        cell=max(8.0, min(16.0, 36.0 / book.head_width, 48.0 / book.ws.n_heads)),
+        reach=36.0, operation_size=22.0)
+
+
+def _joined(book: Book) -> pictures.Picture:
+    """Every head's messages, each a narrow block in its colour, joined side by side into
+    one block with a row per token, then mapped by ``W_O`` to the update."""
+    heads: list[pictures.Step] = [
+        ("shapes.H", "Td", (Text("H"), Word(book.ws.lesson.head_names[h - 1], sup=True)), h)
+        for h in book.heads]
+    return pictures.tensor_steps(
+        book, [*heads, ("shapes.joined", "TD", (Text("joined"),), None),
+               ("shapes.delta", "TF", (Text("ΔE"),), None)],
+        [*([None] * (book.ws.n_heads - 1)), (Text("join"),), (Text("× W"), Sub("O"))],
+        "Each head's messages as a narrow block in its colour, one row per token, joined "
+        "side by side into one block that still has a row per token, each group of columns "
+        "named by its head; the output projection then maps it to the update, as wide as "
+        "the input rows", size="strip", reach=70.0, headers=True, cell=15.0,
+        operation_size=22.0)
 
 
 def _projected(book: Book, h: int) -> pictures.Picture:
@@ -301,27 +366,42 @@ def _looks_for(book: Book, h: int) -> list[Runs]:
     return [(Text("looks for "), *name) for name in _copied_names(book, h, "K")]
 
 
+def _by_key(book: Book, key: str, h: int) -> tuple[Inline, ...]:
+    """Head ``h``'s query or key ``key`` inline, each entry after the feature the keys'
+    coordinate copies (``water 2.3, finance 2.3``), or as ``[a, b]`` when the keys' columns
+    mix features."""
+    names = _copied_names(book, h, "K")
+    if not names:
+        return book.listing(key)
+    runs: list[Inline] = []
+    for c, name in enumerate(names):
+        runs += [*name, Text(" "), book.n(f"{key}[{c}]"),
+                 *((Text(", "),) if c < len(names) - 1 else ())]
+    return tuple(runs)
+
+
 def _query_line(book: Book, h: int) -> Para:
-    """Why the query's columns are named by the keys' features, and which input features
-    fill them (read from the nonzero rows of ``W_Q``), then the query of the receiver and
-    the key and value of the head's strongest source."""
+    """How the receiver's row becomes the head's query, and why the head's strongest
+    source matches it: a query coordinate meets the same coordinate of every key, and the
+    source wins on the coordinate whose product is the largest."""
     s, last, top = book.sentence, book.last, book.top(book.sentence, h)
-    runs = book.say("Query of the final “{r}”: {q} = {v}; key and value of {src}: {k} and "
-                    "{vv}.", r=book.receiver(), q=Math(r"e\,W_Q"),
-                    v=book.listing(f"{s}.h{h}.Q[{last}]"), src=book.token(s, top),
-                    k=book.listing(f"{s}.h{h}.K[{top}]"), vv=book.listing(f"{s}.h{h}.V[{top}]"))
-    if _copied_names(book, h, "K"):
-        feeding = [c for c in range(book.width)
-                   if any(float(book.value(f"params.h{h}.W_Q[{c}][{k}]"))
-                          for k in range(book.head_width))]
-        fed: list = []
-        for i, c in enumerate(feeding):
-            fed += [book.feature(c), Text(", " if i < len(feeding) - 2 else
-                                          " and " if i == len(feeding) - 2 else "")]
-        runs = (*book.say(" A query coordinate meets the same coordinate of every key, so "
-                          "each column of {wq} looks for what that key coordinate copies; "
-                          "here they are filled from {f}. ", wq=Math("W_Q"), f=tuple(fed)),
-                *runs)
+    present = [c for c in range(book.width) if float(book.value(f"{s}.E[{last}][{c}]"))]
+    query = _by_key(book, f"{s}.h{h}.Q[{last}]", h)
+    if len(present) == 1:
+        runs = book.say("The final “{r}” has only {f} in its row, so the {f} row of {wq} "
+                        "makes its whole query: {q}.", r=book.receiver(),
+                        f=book.feature(present[0]), wq=Math("W_Q"), q=query)
+    else:
+        runs = book.say("{wq} turns the row of the final “{r}” into its query: {q}.",
+                        wq=Math("W_Q"), r=book.receiver(), q=query)
+    best = max(range(book.head_width),
+               key=lambda c: float(book.value(f"{s}.h{h}.products[{top}][{c}]")))
+    names = _copied_names(book, h, "K")
+    wins = (*book.say(", so it matches best on "), *names[best]) if names else ()
+    runs = (*runs, *book.say(" Each query coordinate meets the same coordinate of every "
+                             "key. The key of {src} is {k}", src=book.token(s, top),
+                             k=_by_key(book, f"{s}.h{h}.K[{top}]", h)),
+            *wins, Text("."))
     return Para(runs, fragment=1)
 
 
@@ -360,8 +440,10 @@ def _features(book: Book, section: Section) -> None:
     second = [book.feature(int(book.value(f"params.h{h}.K_order[1]"))) for h in book.heads]
     selectors = all(int(book.value(f"params.h{h}.K_features[{c}]")) >= 0
                     for h in book.heads for c in range(book.head_width))
+    # selecting keys read nothing else: their other rows are exactly zero
     reads: list[Item] = [
-        Item(book.say("the {name} head's keys read {a} and {b} most", name=book.head(h),
+        Item(book.say("the {name} head's keys read only {a} and {b}" if selectors else
+                      "the {name} head's keys read {a} and {b} most", name=book.head(h),
                       a=first[h - 1], b=second[h - 1]), 1)
         for h in book.heads]
     section.add("features", "Every feature has a row in each head's keys; ours read only "
@@ -442,10 +524,11 @@ def wide_head(book: Book) -> list[Stack]:
                               "The wide head's attention arcs into the final receiver, each "
                               "as wide as its weight", size="strip", numbers=True),
                 fragment=1),
+        _why_wide(book, fragment=2),
         Para(book.say("One wide head at the final “{r}”: its single weight row mixes all {m} "
                       "value coordinates, giving {msg}.", r=book.receiver(),
                       m=book.n("dims.d_model"), msg=wide_message),
-             fragment=2),
+             fragment=3),
     ], [
         book.say("Join the projections into one head {m} wide and point at the new scale, "
                  "{sw} instead of {sh}. Reveal the arcs: one softmax, one weight row for all "
@@ -461,17 +544,17 @@ def wide_head(book: Book) -> list[Stack]:
         pictures.paired_bars(book, s, rows, "For every source, the wide head's weight beside "
                              "each head's weight, bar lengths equal to the weights",
                              fragment=1),
-        Para(book.say("One row serves every coordinate: the wide head gives “{t}” {w}, "
-                      "where the {name} head gave it {x}. Separate heads keep separate rows, "
-                      "and {wo} combines them later.", t=book.token(s, book.top(s, 1)),
-                      name=book.head(1), w=book.n(f"{s}.wide.weights[{book.top(s, 1)}]"),
-                      x=book.n(f"{s}.h1.weights[{book.top(s, 1)}]"), wo=Math("W_O")),
+        Para(book.say("One wide head has one weight row for every coordinate. Separate "
+                      "heads keep their own: the {one} head favours {a}, the {two} head {b}.",
+                      one=book.head(1), two=book.head(book.ws.n_heads),
+                      a=book.token(s, book.top(s, 1)),
+                      b=book.token(s, book.top(s, book.ws.n_heads))),
              fragment=2),
     ], [
-        book.say("Point at each source's bars: the wide head's weight beside each head's "
-                 "weight. Ask the room between which sources the wide head had to compromise. "
-                 "Close with the caution: separate rows, later combined by {wo}, are a useful "
-                 "choice, not proof that one wide head cannot learn.", wo=Math("W_O")),
+        "Point at each source's bars: the wide head's weight beside each head's weight. Ask "
+        "the room between which sources the wide head had to compromise. Close with the "
+        "caution: separate rows are a useful choice, not proof that one wide head cannot "
+        "learn.",
     ])
     top, last = book.top(s, 1), book.last
     first = pictures.coordinate_names(book, 1)[0]
@@ -494,15 +577,17 @@ def wide_head(book: Book) -> list[Stack]:
                       x=book.n(f"{s}.h1.weights[{top}]"), f=first,
                       a=book.n(f"{s}.wide.message[0]"), b=book.n(f"{s}.h1.message[0]")),
              fragment=1),
+        Para(book.say("Separate heads keep each reading at full strength. The next part "
+                      "joins their messages and maps them back to the width of a token's "
+                      "row."), fragment=2),
     ], [
         book.say("Point at the first pair of bars, {f}: the {name} head's {b} against the "
                  "wide head's {a}. Then read the cause: the wide head gives “{t}” {w}, not "
                  "{x}, because one softmax must serve every coordinate at once. Separate heads "
-                 "keep each reading at full strength for {wo} to combine.", f=first,
+                 "keep each reading at full strength for the next step to combine.", f=first,
                  name=book.head(1), b=book.n(f"{s}.h1.message[0]"),
                  a=book.n(f"{s}.wide.message[0]"), t=book.token(s, top),
-                 w=book.n(f"{s}.wide.weights[{top}]"), x=book.n(f"{s}.h1.weights[{top}]"),
-                 wo=Math("W_O")),
+                 w=book.n(f"{s}.wide.weights[{top}]"), x=book.n(f"{s}.h1.weights[{top}]")),
     ])
     stack = section.stack()
     # the title slide previews the comparison: each head's narrow queries, joined into one

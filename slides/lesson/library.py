@@ -94,13 +94,13 @@ def pytorch(book: Book) -> list[Stack]:
     section = Section("pytorch", "pytorch", "PyTorch's layer")
     section.add("layer", "PyTorch packages the head calculation", [
         Para(book.say("Both sentences go in at once, as a batch: {e} is {s}, sentences "
-                      "first, which batch_first=True tells the layer.", e=Math("E"),
-                      s=book.n("lab.shape.E"))),
+                      "first (batch_first=True). future is our causal mask: True means "
+                      "blocked.", e=Math("E"), s=book.n("lab.shape.E"))),
         Code((
             (*book.say("mha = nn.MultiheadAttention(embed_dim="), book.n("dims.d_model"),
              *book.say(", num_heads="), book.n("dims.heads"), *book.say(",")),
             book.say("                            bias=False, batch_first=True)"),
-            book.say("delta_E, A = mha(E, E, E, attn_mask=future,  # True above the diagonal"),
+            book.say("delta_E, A = mha(E, E, E, attn_mask=future,  # True: blocked"),
             book.say("                 average_attn_weights=False)"),
             book.say("E_prime = E + delta_E"),
         )),
@@ -118,7 +118,9 @@ def pytorch(book: Book) -> list[Stack]:
     ], [
         book.say("Say what a batch is: the {n} sentences stacked along a first axis, so the "
                  "layer runs them together; batch_first=True tells it that this axis comes "
-                 "first. Read the constructor aloud: embedding width {m}, {h}, no bias.",
+                 "first. Read the constructor aloud: embedding width {m}, {h}, no bias. "
+                 "Warn about the mask: in PyTorch a True entry blocks a source, the "
+                 "opposite of a keep-mask.",
                  n=book.n("dims.sentences"), m=book.n("dims.d_model"),
                  h=book.counted("dims.heads", "head", "heads")),
         book.say("Point at the picture: the update {d} has the shape of {e}, and the weights "
@@ -127,10 +129,13 @@ def pytorch(book: Book) -> list[Stack]:
                  e=book.n("lab.shape.E")),
     ])
     section.add("same", "Same weights, same answers", [
-        Para(book.say("Copy our weights in: in_proj_weight {a} holds every head's {q}, {k} "
-                      "and {v} stacked; out_proj.weight {b} holds {wo}.",
-                      a=book.n("mha.in_proj_weight"), q=Math("W_Q"), k=Math("W_K"),
-                      v=Math("W_V"), b=book.n("mha.out_proj_weight"), wo=Math("W_O"))),
+        Para(book.say("Copy our weights in. Each head's {q} is {qs}; side by side, the "
+                      "heads' make one {ps} matrix, and likewise for {k} and {v}. PyTorch "
+                      "stores each transposed and stacks the three: in_proj_weight {a}. "
+                      "out_proj.weight {b} holds {wo}, transposed too.",
+                      q=Math("W_Q"), qs=book.n("shapes.W_Q"), ps=book.n("shapes.W_Q_packed"),
+                      a=book.n("mha.in_proj_weight"), k=Math("W_K"), v=Math("W_V"),
+                      b=book.n("mha.out_proj_weight"), wo=Math("W_O"))),
         pictures.model_map(book, ("heads", "concat", "W_O"), spans=(
             ("heads", "W_O", (Text("one library layer, our weights copied in"),)),)),
         Table(
@@ -140,16 +145,22 @@ def pytorch(book: Book) -> list[Stack]:
              Row(book.say("PyTorch"),
                  tuple(Cell((book.n(f"mha.library_delta[{c}]"),)) for c in range(book.width)))),
             corner=book.say("{d}, final “{r}”", d=Math(r"\Delta E"), r=book.receiver())),
-        Para(book.say("Largest differences: {x} in {d}, {a} in the attention weights. Both "
-                      "compute in double precision, so this is rounding: the two agree.",
-                      d=Math(r"\Delta E"), x=book.n("mha.max_diff_delta"),
-                      a=book.n("mha.max_diff_A")), fragment=1),
+        Para(book.say("Largest differences: {x} in {d}, {a} in the attention weights. Here "
+                      "both run in {b}-bit floats (double precision), so this is rounding: "
+                      "the two agree.", d=Math(r"\Delta E"), x=book.n("mha.max_diff_delta"),
+                      a=book.n("mha.max_diff_A"), b=book.n("mha.single.bits")), fragment=1),
+        *((Para(book.say("In PyTorch's default {n}-bit floats the gaps are larger, yet every "
+                         "figure shown to three decimals stays the same.",
+                         n=book.n("mha.notebook.bits")), fragment=1, style="note"),)
+          if int(book.value("mha.notebook.agrees")) else ()),
     ], [
         book.say("Say why we copy the weights: comparing two randomly initialised layers "
                  "would prove nothing. Reveal the largest differences, {d} in the update and "
-                 "{a} in the attention weights. The point: only float rounding separates the "
-                 "scratch code from the library.", d=book.n("mha.max_diff_delta"),
-                 a=book.n("mha.max_diff_A")),
+                 "{a} in the attention weights, both computed in {b}-bit floats. The point: "
+                 "only float rounding separates the scratch code from the library. Point at "
+                 "the transposes: PyTorch multiplies rows by the weight's transpose, so we "
+                 "copy each matrix in transposed.", d=book.n("mha.max_diff_delta"),
+                 a=book.n("mha.max_diff_A"), b=book.n("mha.single.bits")),
         "Point at the bracket on the map: the library layer stands in for the heads, their "
         "concatenation and the output projection, and nothing else.",
     ])
@@ -163,18 +174,20 @@ def pytorch(book: Book) -> list[Stack]:
             FlowStep((Math(r"\Delta E"),), (book.n("shapes.delta"),), 3),
             FlowStep((Math("E'"),), (book.n("shapes.E_prime"),), 4),
             FlowStep((Math("e'"),), (book.n("shapes.last_row"),), 5),
-            FlowStep(book.say("vocabulary"), (book.n("dims.vocab"),), 6),
+            FlowStep(book.say("hidden"), book.say("{n} units", n=book.n("dims.hidden")), 6),
+            FlowStep(book.say("scores"), book.say("{n} words", n=book.n("dims.vocab")), 6),
         )),
         Para(book.say("Each head's messages {h}, joined, {wo} applied, residual added; the "
                       "last row {e} goes to the familiar prediction MLP and its output layer, "
                       "one score per vocabulary word.", h=Math("H^{(h)}"), wo=Math("W_O"),
                       e=Math("e'")), fragment=7),
     ], [
-        book.say("Walk the flow once more and read the shapes aloud, from {e} to the "
-                 "vocabulary of {v} words. Every arrow on this map has now been computed. Add "
-                 "the caution: a teaching model with one attention update, not every part of "
+        book.say("Walk the flow once more and read the shapes aloud, from {e} through the "
+                 "hidden layer of {h} units to one score for each of the {v} words. Every "
+                 "arrow on this map has now been computed. Add the caution: a teaching "
+                 "model with one attention update, not every part of "
                  "a deep production Transformer.", e=book.n("shapes.E"),
-                 v=book.n("dims.vocab")),
+                 h=book.n("dims.hidden"), v=book.n("dims.vocab")),
     ])
     return [section.stack()]
 
@@ -305,8 +318,10 @@ def _corpus(book: Book, section: Section) -> None:
     seeds = len(book.values.value(f"{r}.seeds"))
     section.add("corpus", "Our own run: three models, one corpus", [
         Para(book.say("We trained these models ourselves, for this lecture, and every "
-                      "figure here comes from our own training. Others have trained similar "
-                      "models on children's stories (TinyStories); we did not repeat that.")),
+                      "figure here comes from our own training. Models like these are often "
+                      "trained on children's stories (TinyStories); we did not repeat that, "
+                      "and trained on the collection of short texts below, which comes with "
+                      "this lecture.")),
         Bullets((
             Item(book.say("{n} texts: {t}", n=book.n(f"{r}.documents.all"),
                           t=book.n(f"{r}.corpus"))),
@@ -333,7 +348,9 @@ def _corpus(book: Book, section: Section) -> None:
             size="short", fragments=(1, 1, 1)),
     ], [
         book.say("Leave the worksheet: these models were really trained, by us, for this "
-                 "lecture, not taken from anyone else's run. Name the corpus: "
+                 "lecture, not taken from anyone else's run. If someone knows a children's-story "
+                 "run of such models, say plainly that we trained on a different corpus, so "
+                 "no figure here is that run's. Name the corpus: "
                  "{n} texts, {t}. Each text went to training, validation or test by a hash of "
                  "its words, so {c} texts are held out. Every model saw the same batches for "
                  "{s} steps, once per seed.", n=book.n(f"{r}.documents.all"),
@@ -364,6 +381,15 @@ def _models(book: Book) -> list[tuple[str, Runs]]:
     return named
 
 
+def _shipped(book: Book, models: list[tuple[str, Runs]]) -> Runs:
+    """Each model's name with the seed the live slide runs, in the lesson's order."""
+    runs: list = []
+    for i, (model, name) in enumerate(models):
+        runs += [*(() if i == 0 else (Text("; "),)), *name, Text(", seed "),
+                 book.n(f"{RESULTS}.{model}.shipped_seed")]
+    return tuple(runs)
+
+
 def _sizes(book: Book) -> Para:
     """Every model's parameter count in one sentence."""
     runs: list = [Text("Parameters: ")]
@@ -376,8 +402,10 @@ def _sizes(book: Book) -> Para:
     return Para(tuple(runs))
 
 
-def _per_seed(book: Book, metric: str, fragment: int | None = None) -> Table:
-    """Mean, lowest and highest over seeds, then each seed's figure, one row per model."""
+def _per_seed(book: Book, metric: str, fragment: int | None = None,
+              unit: Runs = ()) -> Table:
+    """Mean, lowest and highest over seeds, then each seed's figure, one row per model;
+    the ``unit`` of every figure, when it has one, in the corner."""
     seeds = len(book.values.value(f"{RESULTS}.seeds"))
     columns = (book.say("mean"), book.say("lowest"), book.say("highest"),
                *(book.say("seed {s}", s=book.n(f"{RESULTS}.seeds[{i}]")) for i in range(seeds)))
@@ -389,7 +417,8 @@ def _per_seed(book: Book, metric: str, fragment: int | None = None) -> Table:
         best = book.values.text(f"{RESULTS}.best") == model_name(model)
         rows.append(Row(name, tuple(cells), style="focus" if best and metric == "perplexity"
                         else ""))
-    return Table(columns, tuple(rows), corner=book.say("model"), fragment=fragment)
+    corner = (*book.say("model"), Text(", "), *unit) if unit else book.say("model")
+    return Table(columns, tuple(rows), corner=corner, fragment=fragment)
 
 
 def _measured(book: Book, section: Section) -> None:
@@ -409,16 +438,14 @@ def _measured(book: Book, section: Section) -> None:
                            "is better", f"{RESULTS}.ticks.perplexity",
                            (Text("test perplexity, lower is better"),), size="strip",
                            fragment=1),
-        Para(book.say("{a}. {v}. {s}. Others, training on children's stories, found more "
-                      "heads predicting better.", a=book.n(f"{RESULTS}.against_mlp"),
+        Para(book.say("{a}. {v}. {s}.", a=book.n(f"{RESULTS}.against_mlp"),
                       v=book.n(RESULTS_KEY), s=book.n(f"{RESULTS}.spread")), fragment=2),
     ], [
         book.say("Read the formula aloud: perplexity is the exponential of the cross-entropy, "
                  "so lower is better; the best mean, {p}, is as unsure as a choice among "
                  "about {p} equally likely tokens. Every model saw the same texts, tokenizer, "
                  "context and {s} updates; each seed is one dot. Reveal the chart, then the "
-                 "verdict: {a}. {v}. {o}. Set it beside the other training on children's "
-                 "stories (TinyStories), which found more heads predicting better. Say that "
+                 "verdict: {a}. {v}. {o}. Say that "
                  "this is one experiment, not a law: other "
                  "data, sizes or budgets may order the models differently, and this run does "
                  "not separate positions from attention.", s=book.n(f"{RESULTS}.steps"),
@@ -428,23 +455,25 @@ def _measured(book: Book, section: Section) -> None:
     ])
     section.add("cost", "Compare size and training time too", [
         _sizes(book),
-        _per_seed(book, "seconds", fragment=1),
+        _per_seed(book, "seconds", fragment=1, unit=book.say("seconds")),
         Columns((
             (pictures.dot_chart(book, [name for _, name in models],
                                 [f"{RESULTS}.{m}.seconds" for m, _ in models],
                                 "Seconds spent in training steps by each model, one ring per "
                                 "seed, the mean marked by an upright line, on an axis from "
                                 "zero with round ticks", f"{RESULTS}.ticks.seconds",
-                                (Text("seconds of training steps, one processor"),),
+                                (Text("seconds of training steps, on the processor"),),
                                 fragment=2),),
-            (Para(book.say("Where two models' rings overlap, our training cannot rank their "
-                           "speed. Others, on other hardware, found more heads slightly "
-                           "slower."), fragment=3),),
+            (Para(book.say("Seconds spent in training steps, all on one computer's main "
+                           "processor (CPU), no graphics card. Where two models' rings "
+                           "overlap, our training cannot rank their speed."), fragment=3),),
         )),
     ], [
         book.say("Read the sizes aloud; the flattened-window MLP has {p} parameters. Reveal "
-                 "the training times, in seconds of training steps on one processor, one dot "
-                 "per seed: where two models' dots overlap, they cost about the same.",
+                 "the training times, in seconds of training steps on the computer's main "
+                 "processor, with no graphics card, one dot per seed: where two models' dots "
+                 "overlap, they cost about the same. Other machines give other seconds; "
+                 "only the comparison within one machine means something.",
                  p=book.n("trained.mlp.params")),
     ])
     rows = tuple(Row(name, (Cell((book.n(f"{RESULTS}.{model}.continuations[0]"),)),))
@@ -466,12 +495,21 @@ def _measured(book: Book, section: Section) -> None:
                 float(book.value(key)) for key in means),
             values=[(book.n(key), Text(" mean perplexity")) for key in means],
             size="short", fragments=[2] * len(means)),
+        *((Para(book.say("Next, live: each model's middle seed by perplexity, always taking "
+                         "its likeliest token, which makes a small model repeat itself; words "
+                         "the tokenizer does not hold whole arrive in pieces."),
+                fragment=3, style="note"),) if book.live else ()),
     ], [
         "Read the lesson's sentence, then each model's continuation: sampled from the first "
         "seed's checkpoint with the same generator for every model. Ask the room which reads "
         "most like a story, and whether that agrees with the perplexities.",
         "Then reveal the bars, each model's mean perplexity, so the room can check its "
         "answer against the measurement.",
+        *((book.say("Before the next slide, say what changes there: each model runs its "
+                    "middle seed by perplexity ({seeds}), and it always takes its likeliest "
+                    "token instead of sampling, which makes small models repeat themselves. "
+                    "The tokenizer also cuts words it has not stored whole into pieces.",
+                    seeds=_shipped(book, models)),) if book.live else ()),
     ])
     live.add_live_slide(book, section)
 
@@ -528,19 +566,45 @@ def patches(book: Book) -> list[Stack]:
                  "model.", a=book.n("patches.side"), n=book.n("patches.count"),
                  s=book.n("patches.size"), v=book.n("patches.values_per_patch")),
     ])
-    _colour(book, section)
+    twins = [int(t) for t in book.values.value("patches.twins")]
+    same = twins[0] >= 0 and int(book.value("patches.twins_same_pixels"))
     section.add("rows", "One shared projection makes the rows", [
-        Para(book.say("CLS is one more learned row, put first: no patch of its own, it will "
-                      "gather the whole image. Every row then gets its position row added, as "
-                      "words do.")),
+        Para(book.say("W: one shared matrix, {s}, its rows for the top half of a patch's "
+                      "pixels, then the bottom half. Each of the {v} pixels adds its row of "
+                      "{w}, scaled by its value.",
+                      v=book.n("patches.values_per_patch"), w=Math("W"),
+                      s=book.n("patches.shape.W"))),
         pictures.tensor_steps(
             book, [("patches.shape.flat", "TF", (Text("patches"),), None),
-                   ("patches.shape.rows", "TF", (Text("rows"),), None),
+                   ("patches.shape.rows", "TF", (Text("rows"),), None)],
+            [(Text("times W"),)],
+            "The flattened patches, one row each, times the shared matrix give one row per "
+            "patch", size="short", cell=12.0),
+        Columns((
+            *((_projection_rows(book, part, of),) for part, of in (
+                (0, book.say("{w}, top", w=Math("W"))),
+                (1, book.say("{w}, bottom", w=Math("W"))))),
+            (book.matrix("patches.rows", names, corner=book.say("patch rows"), fragment=1),),
+        )),
+    ], [
+        book.say("Point at {w}: one matrix for every patch, {s}, as every token goes through "
+                 "the same lookup. Reveal the rows: a patch's row is its pixel values times "
+                 "{w}, so a pixel at zero adds nothing.", w=Math("W"),
+                 s=book.n("patches.shape.W")),
+        *((book.say("Then the twins: patches {a} and {b} have the same pixels, so they get the "
+                    "same row; only the position rows, next, will tell them apart.",
+                    a=names[twins[0]][0], b=names[twins[1]][0]),) if same else ()),
+    ])
+    section.add("sequence", "One extra row and the positions complete the sequence", [
+        Para(book.say("CLS, short for classification, is one more learned row, put first: it "
+                      "has no patch of its own and will gather the whole image. Every row then "
+                      "gets its position row added, as words do.")),
+        pictures.tensor_steps(
+            book, [("patches.shape.rows", "TF", (Text("rows"),), None),
                    ("patches.shape.sequence", "TF", (Text("sequence"),), None)],
-            [(Text("times W"),), (Text("CLS, positions"),)],
-            "The flattened patches times one shared matrix give one row per patch; a CLS "
-            "row goes first and a position row is added to every row", size="short",
-            cell=12.0),
+            [(Text("CLS, positions"),)],
+            "The patches' rows; a CLS row goes first and a position row is added to every "
+            "row", size="short", cell=12.0),
         Columns((
             (_cls_and_rows(book, names),),
             (book.matrix("patches.positions", ((Text("CLS"),), *names),
@@ -548,19 +612,25 @@ def patches(book: Book) -> list[Stack]:
             (book.matrix("patches.sequence", ((Text("CLS"),), *names),
                          corner=book.say("= sequence"), fragment=2),),
         )),
+        *((Para(book.say("Patches {a} and {b} have the same pixels, so the same row; only "
+                         "their positions make them differ.", a=names[twins[0]][0],
+                         b=names[twins[1]][0]), fragment=2, style="note"),) if same else ()),
     ], [
-        book.say("Point at the shared projection: every flattened patch goes through the same "
-                 "matrix {w}, {s}, as every token goes through the same lookup. Say what CLS "
-                 "is: a learned row with no patch behind it, placed first.",
-                 w=Math("W"), s=book.n("patches.shape.W")),
+        book.say("Say what CLS is: short for classification, a learned row with no patch "
+                 "behind it, placed first; training shapes it into a question about the "
+                 "whole image."),
         book.say("Reveal the position rows, then their sum with the rows: the sequence, {s}. "
                  "Attention still receives a sequence of embedding rows.",
                  s=book.n("patches.shape.sequence")),
     ])
+    _colour(book, section)
     section.add("cls", "One updated row can classify the whole image", [
         Bullets((
             Item(book.say("the CLS row goes first, position rows are added")),
-            Item(book.say("an encoder updates every row; no causal mask is needed"), 1),
+            Item(book.say("an encoder updates every row: attention layers like ours, where "
+                          "every row may read every other"), 1),
+            Item(book.say("no causal mask: the whole image is there at once, and nothing is "
+                          "predicted left to right, so no row has a future to hide"), 1),
             Item(book.say("the final CLS row feeds a classifier trained with the image "
                           "label"), 2),
         )),
@@ -570,10 +640,11 @@ def patches(book: Book) -> list[Stack]:
             "names one class for the whole image"),
         Para(book.say("Next in the series: from pixels to an image class."), fragment=3),
     ], [
-        "Reveal the three steps: the CLS row first, an encoder updating every row without a "
-        "causal mask, a classifier on the final CLS row. Ask the room why an image needs no "
-        "causal mask. Close by saying that the next part of the series goes from pixels to an "
-        "image class.",
+        "Reveal the steps: the CLS row first; an encoder, which is attention layers whose "
+        "rows all read one another; no causal mask, because the image is complete and "
+        "nothing is generated in order; a classifier on the final CLS row. Ask the room "
+        "why a sentence being written needs the mask and an image does not. Close by saying "
+        "that the next part of the series goes from pixels to an image class.",
     ])
     return [section.stack()]
 
@@ -606,6 +677,17 @@ def _colour(book: Book, section: Section) -> None:
                  "the width of a row, never the number of rows.", p=Math("P"),
                  t=book.n("patches.count")),
     ])
+
+
+def _projection_rows(book: Book, part: int, corner: Runs) -> Table:
+    """Half of the patches' shared projection, its rows for the top (``part`` 0) or the
+    bottom (1) half of a patch's pixels, in reading order."""
+    rows = book.values.value("patches.W")
+    half = len(rows) // 2
+    chosen = range(half) if part == 0 else range(half, len(rows))
+    return Table((), tuple(Row((), tuple(Cell((book.n(f"patches.W[{r}][{c}]"),))
+                                        for c in range(len(rows[r])))) for r in chosen),
+                 corner=corner, style="matrix")
 
 
 def _cls_and_rows(book: Book, names: tuple[tuple[Text], ...]) -> Table:

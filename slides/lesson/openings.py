@@ -10,11 +10,11 @@ from __future__ import annotations
 from dataclasses import replace
 
 from outline import part
-from slides.context import Agenda, Math, Para, Stack
+from slides.context import Agenda, Math, Para, Stack, Text
 from slides.lesson import pictures
 from slides.lesson.kit import Book
 
-__all__ = ["OWN_OPENINGS", "placed"]
+__all__ = ["CHANGES", "OWN_OPENINGS", "PLAIN_HEADS", "placed"]
 
 _FORMULAS = {"W_O": Math("W_O")}
 """Names in an opening sentence that the deck writes as formulas."""
@@ -31,6 +31,18 @@ OWN_OPENINGS: dict[str, tuple[tuple[str, ...], str]] = {
 """The steps and sentence of a stack that shares its part with others but covers other
 ground (the lab's later stacks); every other stack opens as its part does."""
 
+PLAIN_HEADS = frozenset({"trained", "patches"})
+"""Stacks about models other than the worksheet's (the trained ones, an image model): their
+map numbers the heads instead of naming the worksheet's roles."""
+
+CHANGES: dict[str, tuple[tuple[str, str, str], ...]] = {
+    "patches": (("embeddings", "embeddings", "patches + one extra row"),
+                ("heads", "heads", "no mask"),
+                ("prediction", "prediction", "a class")),
+}
+"""What a stack changes in the model, written under the map's boxes as
+``(first step, last step, what changes)``."""
+
 
 def placed(book: Book, stack: Stack) -> Stack:
     """``stack`` with its title slide opening on the model map and its part's sentence.
@@ -43,7 +55,10 @@ def placed(book: Book, stack: Stack) -> Stack:
         return stack
     lesson_part = part(stack.part)
     steps, opening = OWN_OPENINGS.get(stack.id, (lesson_part.steps, lesson_part.opening))
-    lead: list = [pictures.model_map(book, steps, head=stack.head)]
+    spans = tuple((first, last, (Text(change),))
+                  for first, last, change in CHANGES.get(stack.id, ()))
+    lead: list = [pictures.model_map(book, steps, head=stack.head, spans=spans,
+                                     plain=stack.id in PLAIN_HEADS)]
     if opening:
         template = opening
         for name in _FORMULAS:

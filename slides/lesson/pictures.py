@@ -257,7 +257,23 @@ def arcs(book: Book, sentence: str, lanes: Sequence[tuple[str, int | None, tuple
         shapes.append(_label(x[j] + 6, bottom + 20, book.token(sentence, j), anchor="end",
                              size=_FONT, rotate=-35.0, bold=j == book.last,
                              tone="ink" if j == book.last else "muted"))
-    return Picture(width, bottom + (100 if words else 120), description, tuple(shapes), size)
+    return Picture(width, bottom + (100 if words else 120), description, tuple(shapes), size,
+                   summary=_arcs_summary(book, sentence, lanes))
+
+
+def _arcs_summary(book: Book, sentence: str,
+                  lanes: Sequence[tuple[str, int | None, tuple[Glyph, ...]]]) -> tuple[Glyph, ...]:
+    """Each lane's weights, strongest first (in the order its ``order`` key gives), each
+    after its source: what the arcs' widths show, for a reader who cannot see them."""
+    glyphs: list[Glyph] = []
+    for n, (prefix, _, name) in enumerate(lanes):
+        glyphs += [*name, Text(": weights into the final token, strongest first: ")]
+        for k in range(book.length):
+            j = int(book.value(f"{prefix}.order[{k}]"))
+            glyphs += [book.token(sentence, j), Text(" "), book.n(f"{prefix}.weights[{j}]"),
+                       Text(", " if k < book.length - 1 else
+                            "; " if n < len(lanes) - 1 else ".")]
+    return tuple(glyphs)
 
 
 Clue = tuple[int, str | tuple[Glyph, ...], int | None]
@@ -410,68 +426,63 @@ def coordinate_names(book: Book, h: int, kind: str = "V") -> list[tuple[Glyph, .
 def toy_bars(book: Book, names: Sequence[tuple[Glyph, ...]], description: str,
              steps: Sequence[int]) -> Picture:
     """The two-source toy as bars, one lane per coordinate, on one scale: the two
-    sources' values (``names``, each ending in its letter), then each head's own mixture
-    of both coordinates (``toy.head_messages``), the row named by its weights
-    (``first head: 0.8 A + 0.2 B``), then the coordinates kept, the first from the first
-    head and the second from the second (``toy.two_heads``). A head's bars take its colour;
-    the coordinate kept from it is outlined (role ``kept``) and the other drawn faint.
-    ``steps`` reveals the first head, the second head and the kept row."""
+    sources' values (``names``, each ending in its letter); then one head alone, whose one
+    weight row mixes both coordinates (``toy.one_head``, in ink); then each of two heads,
+    whose own values are one coordinate of the sources, so it sends one number
+    (``toy.two_heads``): the first head's bar stands in the first lane only, the second
+    head's in the second, each in its head's colour. A row is named by its weights
+    (``first head: 0.8 A + 0.2 B``). ``steps`` reveals the one head, then each head."""
     letters = [name[-1].text.split()[-1] if isinstance(name[-1], Text) else "" for name in names]
     heads = len(book.values.value("toy.weights"))
-    labels: list[tuple[Glyph, ...]] = [*names]
-    for h in range(heads):
-        labels.append((Text(f"{_ORDINALS[h]} head: "), book.n(f"toy.weights[{h}][0]"),
-                       Text(f" {letters[0]} + "), book.n(f"toy.weights[{h}][1]"),
-                       Text(f" {letters[1]}")))
-    labels.append((Text("kept, one from each head"),))
+
+    def mixed(who: str, h: int) -> tuple[Glyph, ...]:
+        return (Text(f"{who}: "), book.n(f"toy.weights[{h}][0]"), Text(f" {letters[0]} + "),
+                book.n(f"toy.weights[{h}][1]"), Text(f" {letters[1]}"))
+
+    labels: list[tuple[Glyph, ...]] = [*names, mixed("one head", 0)]
+    labels += [mixed(f"{_ORDINALS[h]} head", h) for h in range(heads)]
     groups = [[f"toy.values[{i}][{c}]" for c in range(2)] for i in range(2)]
-    groups += [[f"toy.head_messages[{h}][{c}]" for c in range(2)] for h in range(heads)]
-    groups.append([f"toy.two_heads[{c}]" for c in range(2)])
+    groups.append([f"toy.one_head[{c}]" for c in range(2)])
+    # every head row spans both lanes so the lanes line up; the lane a head does not
+    # send is removed below
+    groups += [[f"toy.two_heads[{c}]" for c in range(2)] for _ in range(heads)]
     picture = signed_bars(book, labels, groups, "neutral", description, size="strip",
                           names=[(Text("first coordinate"),), (Text("second coordinate"),)],
-                          fragments=[None, None, *steps[:heads], steps[heads]])
-    shapes: list[Shape] = []
-    for shape in picture.shapes:
-        if isinstance(shape, Rect) and shape.role == "bar" and shape.fill != "negative":
-            found = [int(i) for i in shape.draws[shape.draws.index("["):].strip("[]")
-                     .split("][")]
-            if shape.draws.startswith("toy.head_messages"):
-                h, c = found
-                shape = replace(shape, fill=head_tone(h + 1),
-                                opacity=1.0 if h == c else 0.3)
-                if h == c:
-                    shapes.append(shape)
-                    shapes.append(Rect(_r(shape.x - 3), _r(shape.y - 3), _r(shape.w + 6),
-                                       _r(shape.h + 6), "none", "ink", 2.5, role="kept",
-                                       draws=shape.draws, fragment=steps[heads]))
-                    continue
-            elif shape.draws.startswith("toy.two_heads"):
-                shape = replace(shape, fill=head_tone(found[0] + 1))
-        shapes.append(shape)
+                          fragments=[None, None, *steps[:heads + 1]],
+                          row_tones=["neutral", "neutral", "ink",
+                                     *(head_tone(h + 1) for h in range(heads))])
+    sent = {steps[h + 1]: f"toy.two_heads[{h}]" for h in range(heads)}
+    shapes = [shape for shape in picture.shapes
+              if shape.fragment not in sent
+              or (shape.draws if isinstance(shape, Rect) else
+                  shape.key if isinstance(shape, Label) else sent[shape.fragment])
+              in (None, sent[shape.fragment])]
     return replace(picture, shapes=tuple(shapes))
 
 
 def layer_shapes(book: Book, description: str) -> Picture:
-    """Every tensor of the layer drawn to its shape (:func:`tensor_steps`), with what the
-    score grid's rows and columns stand for written under it and the masked triangle of
-    the score and weight grids named inside it.
+    """Every tensor of a head drawn to its shape (:func:`tensor_steps`), from the input
+    rows to the head's messages, with what the score grid's rows and columns stand for
+    written under it and the masked triangle of the score and weight grids named inside it
+    (the join that follows is a picture of its own).
 
     A head's own tensors (its queries, scores, weights and messages) are drawn for every
     head: the first head's in front, in its colour, each further head's as a layer behind
     it in that head's colour (role ``layer``), so every head's path runs from the input to
-    the join; a legend names the heads' colours.
+    its messages; a legend names the heads' colours.
     """
     cell = 14.0
-    names = ("E", "Q", "K", "V", "scores", "A", "H", "joined", "ΔE")
+    names = ("E", "Q", "K", "V", "scores", "A", "H")
     keys = ("shapes.E", "shapes.Q", "shapes.K", "shapes.V", "shapes.scores", "shapes.A",
-            "shapes.H", "shapes.joined", "shapes.delta")
-    axes = ("TF", "Td", "Td", "Td", "TS", "TS", "Td", "TD", "TF")
+            "shapes.H")
+    axes = ("TF", "Td", "Td", "Td", "TS", "TS", "Td")
     picture = tensor_steps(
         book, [(key, kind, (Text(name),), 1 if kind == "Td" else None) for key, kind, name in
                zip(keys, axes, names, strict=True)],
         [(Text("× W "), book.n("shapes.W_Q")), None, None, (Text("Q Kᵀ"),),
-         (Text("softmax"),), (Text("times V"),), (Text("concat"),), (Text("W"), Sub("O"))],
-        description, size="strip", masked=True, reach=46.0, cell=cell)
+         (Text("softmax"),), (Text("times V"),)],
+        description, size="strip", masked=True, reach=60.0, cell=cell,
+        operation_size=_MIDDLE)
     where = {"".join(g.text for g in shape.glyphs): shape for shape in picture.shapes
              if isinstance(shape, Label) and shape.bold}
     n = book.length
@@ -503,11 +514,15 @@ def layer_shapes(book: Book, description: str) -> Picture:
     x, bottom = where["scores"].x, where["scores"].y + 18 + side + 36
     notes.append(_label(x, bottom + 26, Text("row: a receiver"), size=_SMALL, tone="muted"))
     notes.append(_label(x, bottom + 48, Text("column: a source"), size=_SMALL, tone="muted"))
-    legend, tall = _legend([(head_tone(h), (Text("head "), book.number(h), Text(", "),
-                                            book.head(h)), None) for h in book.heads],
-                           where["H"].x, bottom + 4)
+    # the legend stands right of the messages, the last tensor, level with its top
+    names = [(Text("head "), book.number(h), Text(", "), book.head(h)) for h in book.heads]
+    left = where["H"].x + book.head_width * cell + (heads - 1) * step + 24
+    legend, tall = _legend([(head_tone(h), names[h - 1], None) for h in book.heads], left,
+                           where["H"].y + 18)
+    width = left + 36 + max(_span(name, _MIDDLE) for name in names) + 10
     return replace(picture, shapes=(*layers, *shapes, *notes, *legend),
-                   height=_r(max(picture.height, bottom + 58, bottom + 4 + tall)))
+                   width=_r(max(picture.width, width)),
+                   height=_r(max(picture.height, bottom + 58, where["H"].y + 18 + tall)))
 
 
 # --------------------------------------------------------------------------- bars
@@ -566,7 +581,19 @@ def weight_bars(book: Book, labels: Sequence[tuple[Glyph, ...]], keys: Sequence[
         shapes.append(Rect(6, _r(y), _r(right - 12), row - 2, "none", "ink", 2.5, role="focus",
                            fragment=fragment))
     shapes.append(Line(left, top - 6, left, top + row * len(keys), "muted", 2.0, role="axis"))
-    return Picture(_r(right), _r(top + 8 + row * len(keys)), description, tuple(shapes), size)
+    summary: list[Glyph] = []
+    if legend:
+        summary.append(Text("Its colours: "))
+        for k, (_, name, _) in enumerate(legend):
+            summary += [*((Text(", "),) if k else ()), *name]
+        summary.append(Text(". "))
+    summary.append(Text("Its bars, from the top: "))
+    for i, (label, key) in enumerate(zip(labels, keys, strict=True)):
+        glyphs = tuple(values[i]) if values else (book.n(key),)
+        named = (*label, Text(" ")) if "".join(g.text for g in label).strip() else ()
+        summary += [*named, *glyphs, Text(", " if i < len(keys) - 1 else ".")]
+    return Picture(_r(right), _r(top + 8 + row * len(keys)), description, tuple(shapes), size,
+                   summary=tuple(summary))
 
 
 def dot_chart(book: Book, labels: Sequence[tuple[Glyph, ...]], keys: Sequence[str],
@@ -879,6 +906,27 @@ def _weight_cells(book: Book, key: str, tone: str, left: float, top: float,
     return shapes
 
 
+def _grid_summary(book: Book, sentence: str, key: str,
+                  name: Sequence[Glyph]) -> tuple[Glyph, ...]:
+    """A receiver × source grid's weights ``key[i][j]`` read as a table, row by row: each
+    receiver, then its weight on each source it may read (the later ones are masked)."""
+    glyphs: list[Glyph] = [*name, Text(", row by row, each receiver's weight on each "
+                                       "source it may read (the later sources masked): ")]
+    for i in range(book.length):
+        glyphs += [Text("row "), book.token(sentence, i), Text(": ")]
+        for j in range(i + 1):
+            glyphs += [book.token(sentence, j), Text(" "), book.n(f"{key}[{i}][{j}]"),
+                       Text(", " if j < i else "; " if i < book.length - 1 else ".")]
+    return tuple(glyphs)
+
+
+def _weights_of(book: Book, head: int | None) -> tuple[Glyph, ...]:
+    """``river head's weights`` (a head's name), or ``The weights``."""
+    if head is None:
+        return (Text("The weights"),)
+    return (Text("The "), book.head(head), Text(" head's weights"))
+
+
 def heatmap(book: Book, sentence: str, key: str, head: int | None, description: str,
             numbers: Sequence[int] = (), size: str = "panel") -> Picture:
     """A receiver × source grid: each allowed cell shaded by its weight in the head's
@@ -908,7 +956,8 @@ def heatmap(book: Book, sentence: str, key: str, head: int | None, description: 
                          tone="muted"))
     width = max(left + cell * n + 20, left + steps * 18 + 8
                 + _span((Text("more weight, darker · grey: the future"),), _SMALL) + 10)
-    return Picture(width, bottom + 62, description, tuple(shapes), size)
+    return Picture(width, bottom + 62, description, tuple(shapes), size,
+                   summary=_grid_summary(book, sentence, key, _weights_of(book, head)))
 
 
 def heatmaps(book: Book, sentence: str, description: str) -> Picture:
@@ -924,7 +973,7 @@ def heatmaps(book: Book, sentence: str, description: str) -> Picture:
         x0 = left + k * (n * cell + gap)
         tone, key = head_tone(head), f"{sentence}.h{head}.A"
         shapes.append(_label(x0 + n * cell / 2, 24, book.head(head), Text(" head"),
-                             anchor="middle", tone=tone, bold=True, size=_FONT))
+                             anchor="middle", tone="ink", bold=True, size=_FONT))
         shapes += [_label(x0 + j * cell + cell / 2 + 4, top - 8, book.token(sentence, j),
                           size=_FONT, rotate=-45.0, tone="muted") for j in range(n)]
         shapes += _weight_cells(book, key, tone, x0, top, cell)
@@ -933,7 +982,13 @@ def heatmaps(book: Book, sentence: str, description: str) -> Picture:
                                                  "weight, darker · grey: the future"),
                          size=_FONT, tone="muted"))
     width = left + len(book.heads) * (n * cell + gap)
-    return Picture(_r(width), _r(bottom + 42), description, tuple(shapes), "full")
+    summary: list[Glyph] = []
+    for k, head in enumerate(book.heads):
+        summary += [*((Text(" "),) if k else ()),
+                    *_grid_summary(book, sentence, f"{sentence}.h{head}.A",
+                                   _weights_of(book, head))]
+    return Picture(_r(width), _r(bottom + 42), description, tuple(shapes), "full",
+                   summary=tuple(summary))
 
 
 def mask(book: Book, sentence: str, description: str, size: str = "panel") -> Picture:
@@ -1198,14 +1253,17 @@ def classify_from_cls(book: Book, description: str, size: str = "strip",
 
 def model_map(book: Book, lit: str | Sequence[str], head: int | None = None,
               size: str = "strip",
-              spans: Sequence[tuple[str, str, tuple[Glyph, ...]]] = ()) -> Picture:
+              spans: Sequence[tuple[str, str, tuple[Glyph, ...]]] = (),
+              plain: bool = False) -> Picture:
     """The layer from embeddings to the next word, in :data:`outline.STEPS` order, with
     the step ``lit`` (or each of several) outlined in ink and every other box neutral; the
     heads are one box per head in its colour (``head`` alone when given).
 
     ``spans`` holds ``(first, last, name)``: a bracket under the boxes from step ``first``
-    to step ``last`` with its name below, such as the code class that computes them; each
-    next span goes one level lower."""
+    to step ``last`` with its name below, such as the code class that computes them; a
+    span that overlaps an earlier one goes one level lower. With ``plain`` the heads are
+    numbered, not named by the worksheet's roles: the map of a model other than the
+    worksheet's."""
     lit = (lit,) if isinstance(lit, str) else tuple(lit)
     unknown = [step for step in (*lit, *(s for first, last, _ in spans for s in (first, last)))
                if step not in STEPS]
@@ -1232,7 +1290,8 @@ def model_map(book: Book, lit: str | Sequence[str], head: int | None = None,
                                    opacity=1.0 if chosen or not on else 0.35,
                                    role="lit" if chosen else "box"))
                 # as large as the steps' names while the heads' boxes leave room
-                shapes.append(_label(x + box / 2, hy + each / 2 + 5, book.head(h),
+                name = (Text("head "), book.number(h)) if plain else (book.head(h),)
+                shapes.append(_label(x + box / 2, hy + each / 2 + 5, *name,
                                      anchor="middle", size=min(_FONT, each - 12),
                                      bold=chosen))
         else:
@@ -1250,15 +1309,23 @@ def model_map(book: Book, lit: str | Sequence[str], head: int | None = None,
                        f"{y - 60} {_r(skip_to)} {y - 2}", "muted", 2.0, role="skip"))
     shapes.append(_arrowhead(skip_to, y - 1, 0, 1))
     bottom = y + tall + 36
-    for level, (first, last, name) in enumerate(spans):
+    placed: list[tuple[int, float, float]] = []
+    for first, last, name in spans:
         left, right = centres[first] - box / 2, centres[last] + box / 2
+        level = next(n for n in range(len(placed) + 1) if not any(
+            at == n and left < end and start < right for at, start, end in placed))
+        placed.append((level, left, right))
         under = y + tall + 34 + level * 54
         shapes.append(Path(f"M {_r(left)} {_r(under - 8)} L {_r(left)} {_r(under)} "
                            f"L {_r(right)} {_r(under)} L {_r(right)} {_r(under - 8)}",
                            "muted", 2.0, role="span"))
-        shapes.append(_label((left + right) / 2, under + 26, *name, anchor="middle",
-                             size=_SMALL, tone="ink"))
-        bottom = under + 40
+        # A name under the first box starts at its bracket: centred, a long one would
+        # reach past the picture's left edge (and be cut there).
+        first_box = left <= min(centres.values()) - box / 2
+        shapes.append(_label(left if first_box else (left + right) / 2, under + 26, *name,
+                             anchor="start" if first_box else "middle", size=_SMALL,
+                             tone="ink"))
+        bottom = max(bottom, under + 40)
     return Picture(x - gap + 10, bottom, _describe(lit), tuple(shapes), size)
 
 
@@ -1494,9 +1561,15 @@ def architecture(book: Book, model: str, description: str) -> Picture:
     (``trained.<model>.parts.*``) under it: the fixed-window MLP's rows joined into one
     long row before its wide first layer; an attention model's token and position rows,
     its heads' grids (future and pads masked) inside the attention layer, then the last
-    row into a narrow prediction layer. The total goes underneath."""
+    row into a narrow prediction layer, with the residual drawn as an arc over the attention
+    layer. Each layer box shows its input row over its output row, their lengths growing with
+    the square root of their widths. The total goes underneath."""
     key = f"trained.{model}"
-    box_h, top, gap, art = 190.0, 20.0, 46.0, 96.0
+    box_h, gap, art = 190.0, 46.0, 96.0
+    top = 20.0 if model == "mlp" else 64.0
+    widths = {"hidden": (f"{key}.flat_width" if model == "mlp" else "trained.width",
+                         "trained.hidden"), "vocab": ("trained.hidden", "trained.vocab")}
+    lefts: list[float] = []
     stages: list[tuple[float, list[tuple[Glyph, ...]], str | None, str]] = []
     if model == "mlp":
         stages.append((200.0, [(book.n("trained.context"), Text(" rows of the")),
@@ -1547,10 +1620,14 @@ def architecture(book: Book, model: str, description: str) -> Picture:
                 gx = x + width / 2 - span / 2 + (h % 4) * (side + 8)
                 shapes += _masked_cells(gx, picture_top + (art - side) / 2 - 8 + (h // 4) * side,
                                         side, head_tone(h + 1))
-            shapes.append(_label(x + width / 2, picture_top + art + 2, Text("weights, "),
+            shapes.append(_label(x + width / 2, picture_top + art + 2, Text("masks, "),
                                  book.n("trained.context"), Text(" × "),
                                  book.n("trained.context"), Text(", drawn small"),
                                  anchor="middle", size=16.0, tone="muted"))
+        elif count is not None and count.rsplit(".", 1)[-1] in widths:
+            shapes += _layer_rows(book, widths[count.rsplit(".", 1)[-1]], x + width / 2,
+                                  picture_top + 10, width - 40)
+        lefts.append(x)
         for line_no, glyphs in enumerate(lines):
             shapes.append(_label(x + width / 2, top + art + 44 + line_no * 24, *glyphs,
                                  anchor="middle", size=_SMALL,
@@ -1567,9 +1644,30 @@ def architecture(book: Book, model: str, description: str) -> Picture:
                              top + box_h / 2)
         x += width + gap
     right = x - gap + 10
+    if model != "mlp":
+        start, end = lefts[0] + stages[0][0] / 2, lefts[2] + 30
+        shapes.append(Path(f"M {_r(start)} {top} C {_r(start)} {top - 52} {_r(end)} "
+                           f"{top - 52} {_r(end)} {top - 2}", "muted", 2.0, role="skip"))
+        shapes.append(_arrowhead(end, top - 1, 0, 1))
+        shapes.append(_label((start + end) / 2, top - 44, Text("+ residual: E + ΔE"),
+                             anchor="middle", size=_SMALL, tone="muted"))
     shapes.append(_label(right / 2, top + box_h + 92, book.n(f"{key}.params"),
                          Text(" parameters in all"), anchor="middle", size=_FONT))
     return Picture(right, top + box_h + 106, description, tuple(shapes), "full")
+
+
+def _layer_rows(book: Book, keys: tuple[str, str], centre: float, y: float,
+                widest: float) -> list[Shape]:
+    """A layer's input row over its output row, each as long as the square root of its
+    width (``keys``: the two widths) relative to the longer one, an arrow between."""
+    sizes = [float(book.value(k)) ** 0.5 for k in keys]
+    shapes: list[Shape] = []
+    for i, size in enumerate(sizes):
+        length = max(12.0, widest * size / max(sizes))
+        shapes.append(Rect(_r(centre - length / 2), _r(y + i * 52), _r(length), 12.0,
+                           "muted" if i == 0 else "ink", role="row"))
+    shapes += _arrow(centre, y + 16, centre, y + 48)
+    return shapes
 
 
 PART_TONES = (("token", "faint", "token and position tables"), ("position", "faint", ""),
@@ -1783,3 +1881,44 @@ def retoned(picture: Picture, tones: dict[str, str]) -> Picture:
         and shape.fill != "negative" else shape
         for shape in picture.shapes))
 
+
+
+def translation(source: Sequence[str], target: Sequence[str], description: str,
+                fragment: int | None = None) -> Picture:
+    """Cross-attention in translation, on words rather than the worksheet's sentences: the
+    ``source`` sentence being translated above (it gives the keys and values), the
+    ``target`` written so far below (it gives the queries), its last word the receiver,
+    and a dashed line from every source word to it: what the receiver may read, not how
+    much it reads."""
+    size, gap, pad, chip_h, name_size = 22.0, 14.0, 8.0, 36.0, _MIDDLE
+    names = ((Text("being translated: keys and values"),),
+             (Text("being written: queries"),))
+    left = 24.0 + max(_span(name, name_size) for name in names)
+    rows = ((source, 20.0, False), (target, 200.0, True))
+    shapes: list[Shape] = []
+    centres: list[list[float]] = []
+    right = 0.0
+    for (words, y, asks), name in zip(rows, names, strict=True):
+        shapes.append(_label(left - 16, y + 25, *name, anchor="end", size=name_size,
+                             tone="muted"))
+        x, row = left, []
+        for j, word in enumerate(words):
+            w = _span((Text(word),), size) + 2 * pad
+            receiver = asks and j == len(words) - 1
+            shapes.append(Rect(_r(x), y, _r(w), chip_h, "paper", "ink" if receiver else "faint",
+                               2.5 if receiver else 1.5, role="token"))
+            shapes.append(_label(x + w / 2, y + 25, Text(word), anchor="middle", size=size,
+                                 bold=receiver, tone="ink" if receiver or not asks
+                                 else "muted"))
+            row.append(x + w / 2)
+            x += w + gap
+        centres.append(row)
+        right = max(right, x)
+    end = centres[1][-1]
+    for j, start in enumerate(centres[0]):
+        spread = (j - (len(source) - 1) / 2) * 9.0
+        x1, y1, x2, y2 = start, 20.0 + chip_h + 4, end + spread, 200.0 - 6
+        shapes.append(Line(_r(x1), _r(y1), _r(x2), _r(y2), "muted", 2.0, dashed=True,
+                           role="reach", fragment=fragment))
+        shapes.append(replace(_arrowhead(x2, y2, x2 - x1, y2 - y1), fragment=fragment))
+    return Picture(_r(right + 10), 200.0 + chip_h + 12, description, tuple(shapes), "strip")

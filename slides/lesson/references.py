@@ -4,7 +4,9 @@ drawing come from.
 The works are the ones the lesson itself cites (its seed documents): the formula is
 Vaswani et al.'s §3.2.2, the caution that heads overlap and can be pruned is Voita et
 al.'s, the pictures follow 3Blue1Brown's attention lesson and Jay Alammar's Illustrated
-Transformer, and the library layer is PyTorch's ``nn.MultiheadAttention``. A work's name
+Transformer, and the library layer is PyTorch's ``nn.MultiheadAttention``; the trained
+comparison's corpus (the fortunes collection) is named beside the stories it replaces
+(TinyStories), and the image patches follow the Vision Transformer. A work's name
 may hold a year or a section number, so it is a :class:`~slides.context.Cite`, the one
 kind of deck prose allowed digits.
 """
@@ -28,17 +30,21 @@ class Reference:
 
 
 REFERENCES = (
-    Reference("Vaswani, Shazeer, Parmar, Uszkoreit, Jones, Gomez, Kaiser and Polosukhin "
-              "(2017), Attention Is All You Need, NeurIPS, §3.2.2 Multi-Head Attention",
-              "the formula: the heads, their concatenation and "),
-    Reference("Voita, Talbot, Moiseev, Sennrich and Titov (2019), Analyzing Multi-Head "
-              "Self-Attention: Specialized Heads Do the Heavy Lifting, the Rest Can Be "
-              "Pruned, ACL", "heads overlap, and some can be pruned"),
+    Reference("Vaswani et al. (2017), Attention Is All You Need, NeurIPS, §3.2.2 Multi-Head "
+              "Attention", "the formula: the heads, their concatenation and "),
+    Reference("Voita et al. (2019), Analyzing Multi-Head Self-Attention, ACL",
+              "heads overlap, and some can be pruned"),
     Reference("3Blue1Brown (Grant Sanderson), the attention lesson of the Deep Learning "
               "series", "operands kept in view, a weight drawn as a length"),
     Reference("Jay Alammar, The Illustrated Transformer", "one step per picture"),
     Reference("PyTorch, torch.nn.MultiheadAttention (documentation)", "the lab's library "
               "layer"),
+    Reference("Eldan and Li (2023), TinyStories, arXiv", "children's stories often used "
+              "for small models like ours; not our corpus"),
+    Reference("Debian's fortunes collection (quotations, jokes and sayings)",
+              "our trained models' corpus"),
+    Reference("Dosovitskiy et al. (2021), An Image is Worth 16x16 Words, ICLR",
+              "patches and the CLS row"),
 )
 """The works cited, in the order the slide lists them."""
 

@@ -5,16 +5,13 @@ from __future__ import annotations
 from slides.context import (
     Block,
     Bullets,
-    Cell,
     Columns,
     Formula,
     Inline,
     Item,
     Math,
     Para,
-    Row,
     Stack,
-    Table,
     Text,
 )
 from slides.lesson import pictures
@@ -35,17 +32,17 @@ def prompt(book: Book) -> list[Stack]:
         _widths(book),
         Para(book.say("Our worksheet is a small model written out by hand. Each of its {t} "
                       "tokens is a row of {m} numbers, its coordinates; each of its {h} "
-                      "works with rows only {d} coordinates wide. Every number on these "
-                      "slides is computed from it and can be checked.",
+                      "sends every token a message only {d} coordinates wide. Every number "
+                      "on these slides is computed from it and can be checked.",
                       t=book.n("dims.tokens"), m=book.n("dims.d_model"),
                       h=book.counted("dims.heads", "head", "heads"), d=book.n("dims.d_head"))),
     ], [
         book.say("Welcome the room to the third part of the series. Say what a head is in "
                  "one breath: at each token it weighs the earlier tokens and sends back one "
                  "weighted message. Then point at the picture: the worksheet's {t} token rows, "
-                 "{m} numbers each, and every head's own rows, {d} numbers each. The one point "
-                 "for today: several heads read the same tokens, each with weights of its "
-                 "own, and every number shown can be checked.",
+                 "{m} numbers each, and every head's messages, one per token, {d} numbers "
+                 "each. The one point for today: several heads read the same tokens, each "
+                 "with weights of its own, and every number shown can be checked.",
                  t=book.n("dims.tokens"), m=book.n("dims.d_model"), d=book.n("dims.d_head")),
     ])
     section.add("receiver", "Back to our prompt", [
@@ -79,18 +76,6 @@ def recall(book: Book) -> list[Stack]:
     them."""
     section = Section("recall", "recall", "Recall: query, key and value")
     section.add("title", "Recall: query, key and value", [
-        Para(book.say("Before attention splits into heads, three words from Part II:"),
-             style="lead"),
-        Bullets((
-            Item(book.say("query: what a token is looking for")),
-            Item(book.say("key: what a token offers to be matched with")),
-            Item(book.say("value: what a token sends when it is read")),
-        )),
-    ], [
-        "Announce the recall: three words from Part II that every head uses. Read the three "
-        "lines, then go to the example that shows them at work.",
-    ])
-    section.add("maya", "Recall from Part II: a query meets a key", [
         Para(book.say("In Part II's later-layer example, the query at “She” looked for a "
                       "person. The key at “Maya” matched that request, and Maya's value "
                       "supplied the details.")),
@@ -99,29 +84,37 @@ def recall(book: Book) -> list[Stack]:
             "Part II's example in words: the query at She looks for a person, Maya's key "
             "offers one, and an arrow carries Maya's value to She",
             receiver_name="query: looking for a person", rise=0.25),
-        Para(book.say("These three roles come back in every head: the query looks, the key "
-                      "offers, the value is sent. A head keeps them apart with three "
-                      "separate projections."), fragment=1),
+        Bullets((
+            Item(book.say("query: what a token is looking for"), 1),
+            Item(book.say("key: what a token offers to be matched with"), 1),
+            Item(book.say("value: what a token sends when it is read"), 1),
+        )),
+        Para(book.say("Every head has all three. It makes them with three projections: "
+                      "three matrices, each turning a token's row into a new row: "
+                      "its query, its key or its value."), fragment=2),
     ], [
         "Before we split attention into heads, remind the room of the Maya example from "
         "Part II: the query at She looks for a person, the key at Maya matches it, and "
         "Maya's value supplies the details. The vectors hold numbers, not written "
-        "questions. The point: three projections keep looking, offering and sending apart, "
-        "and every head we meet next has all three.",
+        "questions.",
+        "Reveal the three roles in one line each, then define a projection: a matrix that "
+        "turns a token's row into a new row. Three projections keep looking, offering and "
+        "sending apart, and every head we meet next has its own three.",
     ])
     return [section.stack()]
 
 
 def _widths(book: Book) -> pictures.Picture:
-    """The worksheet's token rows as a block, then every head's own narrower rows."""
+    """The worksheet's token rows as a block, then every head's messages, one per token,
+    narrower, in the head's colour."""
     steps: list[pictures.Step] = [("shapes.E", "TF", (Text("token rows"),), None)]
-    steps += [("shapes.Q", "Td", book.say("{name} head", name=book.head(h)), h)
+    steps += [("shapes.H", "Td", book.say("{name} head's messages", name=book.head(h)), h)
               for h in book.heads]
     return pictures.tensor_steps(
-        book, steps, [(Text("each head"),), *([None] * (len(steps) - 2))],
+        book, steps, [None] * (len(steps) - 1),
         "The worksheet's token rows as a block, one row per token and one cell per number, "
-        "then each head's own rows, narrower, in the head's colour", size="short",
-        cell=12.0, reach=70.0)
+        "then each head's messages, one per token and narrower, in the head's colour",
+        size="short", cell=12.0)
 
 
 def _favourites(book: Book) -> pictures.Picture:
@@ -130,7 +123,8 @@ def _favourites(book: Book) -> pictures.Picture:
     come with the slide's second step."""
     s = book.sentence
     words = [book.token(s, j).text for j in range(book.length)]
-    clues = [(book.top(s, h), (book.head(h),), 2) for h in book.heads]
+    clues = [(book.top(s, h), book.say("{name} head", name=book.head(h)), 2)
+             for h in book.heads]
     return pictures.clue_arcs(
         words, clues, "The prompt as tokens, the final token the receiver with the word to "
         "predict after it, and one arrow per head from the word that head reads most",
@@ -269,9 +263,9 @@ def one_two_heads(book: Book) -> list[Stack]:
     top = book.top(s, 1)
     section.add("one-head", "One head sends one weighted message", [
         Para(book.say("Take one head, the {name} head: at the final “{r}” every known token "
-                      "gets a weight, the arc's width. The same weights mix every coordinate "
-                      "of its one message.",
-                      name=book.head(1), r=book.receiver())),
+                      "gets a weight, drawn as the width of its arc; the small loop over “{r}” "
+                      "is its weight for itself. The same weights mix every coordinate of its "
+                      "one message.", name=book.head(1), r=book.receiver())),
         pictures.arcs(book, s, [(f"{s}.h1", 1, book.say("{name} head", name=book.head(1)))],
                       "One head's attention arcs into the final receiver, each as wide as "
                       "its weight, the strongest weight written at its source",
@@ -297,9 +291,12 @@ def one_two_heads(book: Book) -> list[Stack]:
         Para(book.say("Same receiver, {h}. Each head turns a token's row into its own query, "
                       "key and value:", h=book.counted("dims.heads", "head", "heads"))),
         Formula(QKV, fragment=1),
-        Para(book.say("{e}: the receiver's row; {ej}: the row of token {j}; {h}: the head.",
-                      e=Math("e"), ej=Math("e_j"), j=Math("j"), h=Math("(h)")),
-             fragment=1),
+        Para(book.say("{e}: the receiver's embedding, its row of {m} numbers; {ej}: the "
+                      "embedding of token {j}; {h}: the head. {wq}, {wk} and {wv} are "
+                      "matrices of shape {s}, learned in training, one set per head.",
+                      e=Math("e"), m=book.n("dims.d_model"), ej=Math("e_j"), j=Math("j"),
+                      h=Math("(h)"), wq=Math("W_Q"), wk=Math("W_K"), wv=Math("W_V"),
+                      s=book.n("shapes.W_Q")), fragment=1),
     ], [
         book.say("Point at the lanes, one per head, {h} of them, all flowing into the same "
                  "receiver; each head's few heaviest arcs are in its colour, the rest faint. "
@@ -311,17 +308,19 @@ def one_two_heads(book: Book) -> list[Stack]:
     ])
     section.add("toy", "Why separate weights help: a two-source toy", _toy(book), [
         book.say("Say first that these are invented numbers, not our sentence: source A is "
-                 "strong in the first coordinate, source B in the second. Reveal the first "
-                 "head: its weight row mixes both coordinates, {m}, and B's strong second "
-                 "coordinate shrinks to {y1}. Reveal the second head: its own row gives {n}. "
-                 "Each head outputs two coordinates.",
-                 m=book.listing("toy.head_messages[0]"), y1=book.n("toy.one_head[1]"),
-                 n=book.listing("toy.head_messages[1]")),
-        book.say("Reveal the kept row: the first coordinate from the first head, {x}, the "
-                 "second from the second, {y}; in the real layer {wo} does this choosing. "
-                 "The punch line: one head would need A to take weight {p} and weight {q} at "
-                 "once.", x=book.n("toy.two_heads[0]"), y=book.n("toy.two_heads[1]"),
-                 wo=Math("W_O"), p=book.n("toy.required[0]"), q=book.n("toy.required[1]")),
+                 "strong in the first coordinate, source B in the second. Reveal one head: "
+                 "its one weight row, {a} for A and {b} for B, mixes both coordinates and "
+                 "gives {m}; B's strong second coordinate shrinks to {y1}.",
+                 a=book.n("toy.weights[0][0]"), b=book.n("toy.weights[0][1]"),
+                 m=book.listing("toy.one_head"), y1=book.n("toy.one_head[1]")),
+        book.say("Reveal the two heads. Each has its own value weights, so each source "
+                 "sends it one coordinate: the first head reads the first coordinates and "
+                 "sends {x}, the second reads the second coordinates and, with its own "
+                 "weights, sends {y}. The punch line: one head would need A to take weight "
+                 "{p} and weight {q} at once. Add the caveat: this shows what separate "
+                 "weighting buys, not that one head always fails.",
+                 x=book.n("toy.two_heads[0]"), y=book.n("toy.two_heads[1]"),
+                 p=book.n("toy.required[0]"), q=book.n("toy.required[1]")),
     ])
     return [section.stack()]
 
@@ -358,28 +357,35 @@ SOURCES = ("source A", "source B")
 
 
 def _toy(book: Book) -> list[Block]:
+    """The two-source toy as the clip tells it: one head mixes both coordinates with one
+    weight row; two heads each have their own values, one coordinate of the sources, and
+    their own weight row, so each sends one number."""
     step = Steps()
+    one = step()
     heads = [step() for _ in book.values.value("toy.weights")]
-    kept = step()
     need = step()
+    a, b = Text(SOURCES[0]), Text(SOURCES[1])
     return [
-        Para(book.say("Invented numbers, apart from our sentence: {a} is strong in the first "
-                      "coordinate, {b} in the second. Each head mixes both sources' values "
-                      "with its own weight row, so each head outputs both coordinates.",
-                      a=Text(SOURCES[0]), b=Text(SOURCES[1]))),
+        Para(book.say("Invented numbers: {a} is strong in the first coordinate, {b} in the "
+                      "second.", a=a, b=b)),
         pictures.toy_bars(book, [(Text(name),) for name in SOURCES],
-                          "Bars for the toy, one lane per coordinate: the two sources' values, "
-                          "then each head's mixture of both coordinates in its colour, named "
-                          "by its weights, the coordinate kept from it outlined, then the "
-                          "kept pair", [*heads, kept]),
-        Para(book.say("One head alone, the first, gives {m}: {b}'s strong second "
-                      "coordinate shrinks to {y}.", m=book.listing("toy.one_head"),
-                      b=Text(SOURCES[1]), y=book.n("toy.one_head[1]")), fragment=heads[0]),
-        Para(book.say("With two heads we keep the first coordinate from the first head, {x}, "
-                      "and the second from the second, {z}.", x=book.n("toy.two_heads[0]"),
-                      z=book.n("toy.two_heads[1]")), fragment=kept),
+                          "Bars for the toy, one lane per coordinate: the two sources' "
+                          "values; one head's mixture of both coordinates; then the first "
+                          "head's one number in the first lane and the second head's in the "
+                          "second, each in its colour and named by its weights",
+                          [one, *heads]),
+        Para(book.say("One head, one weight row for both coordinates: {m}. The second "
+                      "coordinate, strong in {b}, shrinks to {y}.",
+                      m=book.listing("toy.one_head"), b=b, y=book.n("toy.one_head[1]")),
+             fragment=one),
+        Para(book.say("Two heads, each with its own values and weights: the first head's "
+                      "values are the first coordinates, so it sends {x}; the second's are the "
+                      "second, so it sends {z}. Together: {t}.",
+                      x=book.n("toy.two_heads[0]"), z=book.n("toy.two_heads[1]"),
+                      t=book.listing("toy.two_heads")),
+             fragment=heads[-1]),
         Para(book.say("One weight row cannot do both: {a} would need weight {p} and {q} at "
-                      "once.", a=Text(SOURCES[0]), p=book.n("toy.required[0]"),
+                      "once.", a=a, p=book.n("toy.required[0]"),
                       q=book.n("toy.required[1]")), fragment=need),
     ]
 
@@ -416,35 +422,61 @@ def readings(book: Book) -> list[Stack]:
                      src=book.token(s, top), w=book.n(f"{s}.h{h}.weights[{top}]"),
                      name=book.head(h), r=book.receiver()),
         ])
-    rows = tuple(
-        Row((book.head(h),), (
-            Cell((book.token(s, book.top(s, h)),)),
-            Cell((book.n(f"{s}.h{h}.weights[{book.top(s, h)}]"),)),
-            Cell(book.listing(f"{s}.h{h}.message")),
-        ), fragment=h)
-        for h in book.heads)
     features: list[Inline] = []
     for c in range(book.width):
         features += [book.feature(c), Text(", " if c < book.width - 2 else
                                            " and " if c == book.width - 2 else "")]
+    glue = "glue" in book.ws.lesson.features
     section.add("all", "Keep every reading", [
         Para(book.say("Each of the {m} coordinates of a token's row stands for one feature "
-                      "we invented for teaching: {f}. A head's values copy some of them.",
-                      m=book.n("dims.d_model"), f=tuple(features)), style="note"),
-        Table((book.say("strongest source"), book.say("its weight"), book.say("message")),
-              rows, corner=book.say("head")),
+                      "we invented for teaching: {f}." + (
+                          " Glue marks small function words such as “{r}”." if glue else
+                          "") + " A head's values copy some of them.",
+                      m=book.n("dims.d_model"), f=tuple(features), r=book.receiver()),
+             style="note"),
         _messages(book),
-        Para(book.say("The heads keep different messages at the same token: each coordinate "
-                      "is named by the feature its value copies. A bar pointing left, in "
-                      "red, is negative."), fragment=len(rows) + 1),
+        Para(book.say("The heads keep different messages at the same token, one bar per "
+                      "coordinate, named by the head and the feature its value copies. A bar "
+                      "pointing left, in red, is negative."), fragment=book.ws.n_heads),
+        *_elsewhere(book, book.ws.n_heads + 1),
     ], [
-        "Point at the table row by row: each head's strongest source, its weight and its "
-        "message. Then at the bars, one per coordinate, named by the feature the head's "
-        "values copy: each head brings its own kind of information to the same receiver. "
-        "Nothing makes the heads agree, and none waits for another. Tell the room that the "
+        "Reveal the heads' messages one by one: one bar per coordinate, named by the head "
+        "and by the feature the head's values copy. Each head brings its own kind of "
+        "information to the same receiver. Nothing makes the heads agree, and none waits "
+        "for another.",
+        "Then the last line: a message is a weighted sum over every source, so a coordinate "
+        "can be large even where the strongest source brings little. Tell the room that the "
         "next part opens one head and computes its message from the parameters.",
     ])
     return [section.stack()]
+
+
+def _elsewhere(book: Book, fragment: int) -> tuple[Para, ...]:
+    """Where a coordinate of a message comes from when its strongest source brings least
+    of it: among the positive coordinates to which the head's strongest source brings no
+    negative part, the one where that part is the smallest share, said with the part and
+    the whole coordinate; nothing when there is none."""
+    s = book.sentence
+
+    def part(h: int, c: int) -> float:
+        return float(book.value(f"{s}.h{h}.contributions[{book.top(s, h)}][{c}]"))
+
+    def whole(h: int, c: int) -> float:
+        return float(book.value(f"{s}.h{h}.message[{c}]"))
+
+    found = [(h, c) for h in book.heads for c in range(book.head_width)
+             if whole(h, c) > 0 and part(h, c) >= 0]
+    if not found:
+        return ()
+    h, c = min(found, key=lambda hc: part(*hc) / whole(*hc))
+    top = book.top(s, h)
+    return (Para(book.say(
+        "A message mixes every source: the {name} head's {f} coordinate is {m}, yet "
+        "“{src}”, its strongest source, brings only {p} of it. The rest comes from the "
+        "other sources, each read a little.", name=book.head(h),
+        f=pictures.coordinate_names(book, h)[c], m=book.n(f"{s}.h{h}.message[{c}]"),
+        src=book.token(s, top), p=book.n(f"{s}.h{h}.contributions[{top}][{c}]")),
+        fragment=fragment),)
 
 
 def _messages(book: Book) -> pictures.Picture:
@@ -455,7 +487,7 @@ def _messages(book: Book) -> pictures.Picture:
     labels, keys, heads = [], [], []
     for h in book.heads:
         for c, name in enumerate(pictures.coordinate_names(book, h, "V")):
-            labels.append(book.say("{head}: {name}", head=book.head(h), name=name))
+            labels.append(book.say("{head} head, {name}", head=book.head(h), name=name))
             keys.append([f"{s}.h{h}.message[{c}]"])
             heads.append(h)
     return pictures.signed_bars(

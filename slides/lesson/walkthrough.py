@@ -95,6 +95,11 @@ def _qk(book: Book, s: str, h: int) -> tuple[Block, ...]:
                          "with every key: {kt} is {shape}.", r=book.receiver(s),
                          q=book.n("shapes.q_row"), kt=Math(r"K^\top"),
                          shape=book.n("shapes.KT")), fragment=1)
+    if h == 1 and len(book.ws.sentences) > 1:  # the switcher is new here: say what it does
+        said = Para((*said.runs, *book.say(" The buttons above switch to another sentence "
+                                           "of the worksheet; every step of this head then "
+                                           "shows that sentence's own numbers.")),
+                    fragment=1)
     # Narrow heads leave room for the sentence beside the two tables, so the model map
     # above them keeps its labels at a hall's size.
     if book.head_width <= NARROW_HEAD:
@@ -264,11 +269,12 @@ def _message(book: Book, s: str, h: int) -> tuple[Block, ...]:
             (book.matrix(f"{prefix}.H", book.token_rows(s), names,
                          corner=book.labelled("H", h), focus=(book.last,)),),
             (
-                Formula(r"m = \sum_j \alpha_j\, v_j"),
                 Para(book.say("The message of the final “{r}”: {m}", r=book.receiver(s),
                               m=_named(book, f"{prefix}.message", h)), fragment=1),
-                Para(book.say("It is the last row of {h}: a {shape} row.", h=Math("H = AV"),
-                              shape=book.n("shapes.message")), fragment=2),
+                Para(book.say("It is the last row of {h}, a {shape} row. Each other row is "
+                              "that token's own message, reading only the tokens up to it.",
+                              h=Math("H = AV"), shape=book.n("shapes.message")),
+                     fragment=2),
                 pictures.arcs(book, s, [(prefix, h, (book.head(h),))],
                               "Every source's arc flows into the receiver's message",
                               size="panel", note=(Text("m = "),

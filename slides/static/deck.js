@@ -14,6 +14,8 @@
   var HALL_MIN = 20;  // the least table size a hall reads
   var PICTURE_MIN = 16, PICTURE_SHARE = 0.8;  // a picture's labels: least size, share of the tables'
   var phone = window.matchMedia("(max-width: 640px)").matches;
+  /* A viewer who asks for less motion gets none: no transitions, no auto-animate. */
+  var still = window.matchMedia("(prefers-reduced-motion: reduce)").matches;
   if (phone) document.documentElement.classList.add("phone");
 
   function matches(element, slide) {
@@ -184,8 +186,10 @@
     height: 720,
     margin: 0,
     center: false,
-    transition: "fade",
+    transition: still ? "none" : "fade",
+    backgroundTransition: still ? "none" : "fade",
     transitionSpeed: "fast",
+    autoAnimate: !still,
     slideNumber: "c/t",
     showSlideNumber: "all",
     disableLayout: phone,
