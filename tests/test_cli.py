@@ -148,9 +148,9 @@ def test_lecture_alone_prints_its_help() -> None:
 
 
 @pytest.mark.parametrize(("args", "says"), [
-    (["build", "-qz"], "--quality: expected one of l, m, h, k, draft, got 'z'; "
+    (["build", "-qz"], "--quality: expected one of l, m, h, k, draft, hall, got 'z'; "
      "see `lecture build -h`"),
-    (["render", "--quality", "z"], "--quality: expected one of l, m, h, k, draft, got 'z'; "
+    (["render", "--quality", "z"], "--quality: expected one of l, m, h, k, draft, hall, got 'z'; "
      "see `lecture render -h`"),
     (["build", "--qualty", "l"], "no option --qualty (did you mean --quality?); "
      "see `lecture build -h`"),

@@ -12,15 +12,16 @@ import pytest
 
 from tests.conftest import DRY_RUNS
 from tests.scene_runner import run_scenes
-from tests.test_scenes import ENTRIES, RULES_ON, TRAINED_ON, WORKSHEETS
+from tests.test_scenes import ENTRIES, SHAPES_ON, TRAINED_ON, WORKSHEETS
 from worksheet import compute_values, load_worksheet
 
 pytestmark = pytest.mark.xdist_group(DRY_RUNS)
 """Dry runs are cached in the worker's memory: these modules share one worker."""
 
 SCENES = ("BiasFlag", "PyTorchLayer", "TrainedComparison", "ImagePatches", "BatchLab")
-CASES = [(label, name) for label in RULES_ON for name in SCENES
+CASES = [(label, name) for label in SHAPES_ON for name in SCENES
          if name != "TrainedComparison" or label in TRAINED_ON]
+"""Not on ``markup``: none of these scenes is among ``test_scenes.MARKUP_SCENES``."""
 
 
 @pytest.fixture(scope="module")
@@ -65,7 +66,7 @@ def test_every_number_a_caption_says_is_on_screen_when_its_section_ends(
         assert said <= shown, (section["name"], caption["text"], sorted(said - shown))
 
 
-@pytest.mark.parametrize(("label", "name"), [(label, "PyTorchLayer") for label in RULES_ON])
+@pytest.mark.parametrize(("label", "name"), [(label, "PyTorchLayer") for label in SHAPES_ON])
 def test_the_pytorch_layer_is_built_batch_first_with_the_lessons_sizes(shown, label: str,
                                                                         name: str) -> None:
     manifest = _manifest(shown, label, name)
@@ -79,7 +80,7 @@ def test_the_pytorch_layer_is_built_batch_first_with_the_lessons_sizes(shown, la
     assert "batch_first=True" in said and "batch, tokens, d_model" in said
 
 
-@pytest.mark.parametrize(("label", "name"), [(label, "BatchLab") for label in RULES_ON])
+@pytest.mark.parametrize(("label", "name"), [(label, "BatchLab") for label in SHAPES_ON])
 def test_the_lab_draws_the_reshape_and_the_transpose_with_bound_sides(shown, label: str,
                                                                       name: str) -> None:
     ws = load_worksheet(WORKSHEETS[label])

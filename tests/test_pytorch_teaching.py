@@ -17,7 +17,7 @@ import pytest
 from scenes.kit.palette import MUTED, NEUTRAL_FILL
 from tests import reference
 from tests.conftest import DRY_RUNS
-from tests.test_scenes import RULES_ON, WORKSHEETS, dry_runs
+from tests.test_scenes import SHAPES_ON, WORKSHEETS, dry_runs
 from worksheet import load_worksheet
 from worksheet.formatting import MINUS, NOISE, Style
 
@@ -34,7 +34,7 @@ GRID_WORKSHEETS = ("default", "four", "wide")
 def shown() -> dict[str, dict[str, Any]]:
     """The clip dry-run on each worksheet the scene rules run on (their runs are shared),
     by worksheet label."""
-    return {label: runs[NAME] for label, runs in dry_runs([NAME], list(RULES_ON)).items()}
+    return {label: runs[NAME] for label, runs in dry_runs([NAME], list(SHAPES_ON)).items()}
 
 def _texts(result: dict[str, Any], section: str) -> list[str]:
     return [t["text"] for s in result["sections"] if s["name"] == section
@@ -45,7 +45,7 @@ def _said(result: dict[str, Any]) -> str:
     return " ".join(c["text"] for c in result["manifest"]["captions"])
 
 
-@pytest.mark.parametrize("label", list(RULES_ON))
+@pytest.mark.parametrize("label", list(SHAPES_ON))
 def test_the_library_call_frames_every_per_head_step_it_replaces(shown, label: str) -> None:
     ws = load_worksheet(WORKSHEETS[label])
     texts = Counter(_texts(shown[label], "what it packages"))
@@ -74,7 +74,7 @@ def _unbatched_shapes(ws: Any) -> tuple[list[int], list[int]]:
     return list(delta.shape), list(A.shape)
 
 
-@pytest.mark.parametrize("label", list(RULES_ON))
+@pytest.mark.parametrize("label", list(SHAPES_ON))
 def test_the_clip_calls_one_sentence_without_a_batch_axis(shown, label: str) -> None:
     """E is one sentence, [tokens, d_model]; the update and the per-head weights come back
     in the shapes torch gives an unbatched input; batch_first is said to wait for a batch
@@ -98,7 +98,7 @@ def test_the_clip_calls_one_sentence_without_a_batch_axis(shown, label: str) -> 
     assert "batch_first=True only matters for inputs with a batch axis" in said
 
 
-@pytest.mark.parametrize("label", list(RULES_ON))
+@pytest.mark.parametrize("label", list(SHAPES_ON))
 def test_each_copied_block_carries_its_shape_and_pytorch_stores_out_by_in(
         shown, label: str) -> None:
     ws = load_worksheet(WORKSHEETS[label])
@@ -124,7 +124,7 @@ def test_each_copied_block_carries_its_shape_and_pytorch_stores_out_by_in(
     assert not any("last clip" in c["text"] for c in shown[label]["manifest"]["captions"])
 
 
-@pytest.mark.parametrize("label", list(RULES_ON))
+@pytest.mark.parametrize("label", list(SHAPES_ON))
 def test_the_mask_has_clip_14s_legend(shown, label: str) -> None:
     texts = set(_texts(shown[label], "the call"))
     assert {"receivers ↓", "sources →", "masked: a later source (True)",
@@ -132,7 +132,7 @@ def test_the_mask_has_clip_14s_legend(shown, label: str) -> None:
     assert "True means blocked" in _said(shown[label])
 
 
-@pytest.mark.parametrize("label", list(RULES_ON))
+@pytest.mark.parametrize("label", list(SHAPES_ON))
 def test_causal_is_defined_when_the_mask_is_handed_over(shown, label: str) -> None:
     (said,) = [c["text"] for c in shown[label]["manifest"]["captions"]
                if c["text"].startswith("attn_mask=causal")]
@@ -189,7 +189,7 @@ def test_every_grid_names_its_rows_and_columns_by_token(shown, label: str,
         < 0.02, "square cells: rows as far apart as columns"
 
 
-@pytest.mark.parametrize("label", list(RULES_ON))
+@pytest.mark.parametrize("label", list(SHAPES_ON))
 def test_the_returned_weights_are_named_by_sentence_and_head(shown, label: str) -> None:
     ws = load_worksheet(WORKSHEETS[label])
     texts = Counter(_texts(shown[label], "what comes back"))
@@ -198,7 +198,7 @@ def test_the_returned_weights_are_named_by_sentence_and_head(shown, label: str) 
     assert texts["each grid: receivers ↓, sources →"] == 1
 
 
-@pytest.mark.parametrize("label", list(RULES_ON))
+@pytest.mark.parametrize("label", list(SHAPES_ON))
 def test_only_one_outline_points_at_a_time(shown, label: str) -> None:
     """Each outline is gone by the time the next one is drawn, and at the latest as the
     sentence after its own begins to point elsewhere."""
@@ -402,7 +402,7 @@ def _row_beside(texts: list[dict[str, Any]], name: dict[str, Any]) -> list[dict[
                    and t["box"][0] > name["box"][2]), key=lambda t: t["box"][0])
 
 
-@pytest.mark.parametrize("label", list(RULES_ON))
+@pytest.mark.parametrize("label", list(SHAPES_ON))
 def test_the_proof_lists_each_heads_strongest_weights_at_the_receiver(shown,
                                                                        label: str) -> None:
     """Not the first sources' weights (often the smallest) but, per head, the sources
@@ -440,7 +440,7 @@ def test_the_proof_lists_each_heads_strongest_weights_at_the_receiver(shown,
     assert f"At the receiver “{tokens[-1]}”, each head's strongest weights" in said
 
 
-@pytest.mark.parametrize("label", list(RULES_ON))
+@pytest.mark.parametrize("label", list(SHAPES_ON))
 def test_the_receivers_update_row_stands_in_numbers_from_both_layers(shown,
                                                                      label: str) -> None:
     """ΔE is more than a shape: the receiver's row from the scratch layer, and under it
@@ -465,7 +465,7 @@ def test_the_receivers_update_row_stands_in_numbers_from_both_layers(shown,
     assert "So does the receiver's row of ΔE" in _said(shown[label])
 
 
-@pytest.mark.parametrize("label", list(RULES_ON))
+@pytest.mark.parametrize("label", list(SHAPES_ON))
 def test_the_clip_says_once_that_the_notebooks_float32_shows_the_same_digits(
         shown, label: str) -> None:
     """The notebook computes in float32 and we show float64: numpy, in both widths, gives
@@ -484,7 +484,7 @@ def test_the_clip_says_once_that_the_notebooks_float32_shows_the_same_digits(
     assert [f["key"] for f in captions[0]["figures"]] == ["mha.notebook.bits"]
 
 
-@pytest.mark.parametrize("label", list(RULES_ON))
+@pytest.mark.parametrize("label", list(SHAPES_ON))
 def test_the_agreement_shows_the_measured_gap(shown, label: str) -> None:
     """The largest differences torch measures here against numpy, under the bound shown,
     in the width the lesson computes in."""

@@ -143,8 +143,8 @@ def test_a_seed_schema_worksheet_builds_its_clips_and_deck_and_passes_the_check(
     out = tmp_path / "seed"
     scenes = ["PredictionMLP", "BatchLab"]  # the two that use observed next words
     built = subprocess.run([lecture, "build", *scenes, "--worksheet", SEED_THREE, "--quality",
-                            "draft", "--out", out, "-j", "2"], capture_output=True, text=True,
-                           check=False)
+                            "draft", "--narration", "none", "--out", out, "-j", "2"],
+                           capture_output=True, text=True, check=False)
     assert built.returncode == 0, built.stderr[-2000:]
     checked = subprocess.run([lecture, "check", "--out", out, "--frames"],
                              capture_output=True, text=True, check=False)

@@ -15,7 +15,7 @@ import pytest
 
 from tests import reference
 from tests.conftest import DRY_RUNS
-from tests.test_scenes import RULES_ON, TRAINED_ON, WORKSHEETS, dry_runs
+from tests.test_scenes import SHAPES_ON, TRAINED_ON, WORKSHEETS, dry_runs
 from worksheet import load_worksheet
 
 pytestmark = pytest.mark.xdist_group(DRY_RUNS)
@@ -31,7 +31,7 @@ def trained() -> dict[str, dict[str, Any]]:
 @pytest.fixture(scope="module")
 def patches() -> dict[str, dict[str, Any]]:
     return {label: runs["ImagePatches"]
-            for label, runs in dry_runs(["ImagePatches"], RULES_ON).items()}
+            for label, runs in dry_runs(["ImagePatches"], SHAPES_ON).items()}
 
 
 def _captions(result: dict[str, Any]) -> list[dict[str, Any]]:
@@ -73,7 +73,7 @@ def test_the_fastest_and_the_widest_spread_are_the_experiments(trained) -> None:
                                                      f"trained.results.{widest}.seconds_high"}
 
 
-@pytest.mark.parametrize("label", RULES_ON)
+@pytest.mark.parametrize("label", SHAPES_ON)
 def test_the_twin_patches_are_the_first_equal_rows_and_same_pixels_is_true(patches,
                                                                            label: str) -> None:
     ws = load_worksheet(WORKSHEETS[label])

@@ -32,8 +32,9 @@ from worksheet import DEFAULT_WORKSHEET, Style, compute_values, format_number, l
 pytestmark = pytest.mark.xdist_group(DRY_RUNS)
 """Dry runs are cached in the worker's memory: these modules share one worker."""
 
-RECAP_LONGEST = 30.0
-"""A later head's whole clip, in seconds, when it only recaps."""
+RECAP_LONGEST = 40.0
+"""A later head's whole clip, in seconds, when it only recaps: its computation shown
+briefly (scores, denominator, weighted rows, message), in at most 40 s."""
 NAMES = ("RiverBankPrompt", "HeadWalkthrough1", "HeadWalkthrough2")
 
 
