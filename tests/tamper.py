@@ -111,7 +111,7 @@ def blank_figure(out: Path, scene: str, key: str) -> tuple[str, int]:
         encoded = target.add_stream("libx264", rate=rate)
         encoded.width, encoded.height = stream.width, stream.height
         encoded.pix_fmt = "yuv420p"
-        encoded.options = {"crf": "8", "preset": "ultrafast"}  # near lossless, and quick
+        encoded.options = {"crf": "0", "preset": "ultrafast"}  # lossless, and quick
         for number, frame in enumerate(source.decode(stream)):
             pixels = frame.to_ndarray(format="rgb24")
             if last - 2 * float(rate) <= number <= last:
