@@ -39,12 +39,12 @@ RULES_ON = ("default", "wide", "four", "markup", "seed")
 """The worksheets every scene's rules run on. Not ``three``: it has the parameters, shape
 and sentences of ``seed`` (which is it in the seed's schema), and differs only in its
 lesson's names (features, heads, targets), which the teaching tests read on it."""
-MARKUP_SCENES = ("RiverBankPrompt", "HeadWalkthrough1", "PredictionMLP", "OtherContext")
+MARKUP_SCENES = ("RiverBankPrompt", "PredictionMLP")
 """The scenes run on ``markup``, whose sentences, vocabulary, features and heads are full of
-markup characters and whose shape is the default's: scenes that write each kind of name
-(the prompt's tokens, a head's table labels and features, the vocabulary, the other
-sentence). Every scene writes names through the same kit, so these prove it escapes them;
-the shapes are every other worksheet's."""
+markup characters and whose shape is the default's: the prompt (every token of both
+sentences) and the prediction (features, heads' names and the vocabulary). Every scene
+writes names through the same kit, so these prove it escapes them; the shapes are every
+other worksheet's (the deck's markup tests cover every slide)."""
 SHAPES_ON = tuple(label for label in RULES_ON if label != "markup")
 """The worksheets of different shapes: what the scenes outside :data:`MARKUP_SCENES` run on."""
 CASES = [(label, entry.name) for label, entries in ENTRIES.items() for entry in entries
