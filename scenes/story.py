@@ -13,6 +13,7 @@ from manim import (
     DOWN,
     LEFT,
     RIGHT,
+    UL,
     UP,
     AnimationGroup,
     Arrow,
@@ -450,8 +451,12 @@ class SeveralKindsOfDetail(LectureScene):
 
 NODE_Y = 0.75
 """How far below the centre a reading's receiver stands, with its name and message under it."""
-THINNEST = 1.6
-"""Stroke width of an arrow whose weight is zero: every source's arrow stays visible."""
+HAIRLINE = 0.6
+"""The least stroke width of an arrow: a weight too small to see as a width still shows
+its source's arrow, so none goes missing."""
+SIDE_HAIRLINE = 1.4
+"""The least stroke width of an arrow when every head's fan is drawn at once, faint: thin
+enough to read as light, wide enough to see on the dark screen."""
 FAINTEST = 0.6
 """Opacity of an arrow whose weight is zero."""
 ROW_Y = 2.35
@@ -490,10 +495,11 @@ def landing(receiver: Mobject, count: int) -> list[np.ndarray]:
 
 
 def weighted_arrow(start: np.ndarray, end: np.ndarray, weight: float, colour: str,
-                   per_weight: float) -> Arrow:
-    """One arrow of a fan: :data:`THINNEST` wide plus ``per_weight`` times its weight, as
-    opaque as the weight is large, with a tip sized like its shaft."""
-    width = THINNEST + per_weight * float(weight)
+                   per_weight: float, least: float = HAIRLINE) -> Arrow:
+    """One arrow of a fan: ``per_weight`` times its weight wide, so that a weight four
+    times as large draws a shaft four times as wide, but never under ``least``; as opaque
+    as the weight is large, with a tip sized like its shaft."""
+    width = max(least, per_weight * float(weight))
     opacity = FAINTEST + (1 - FAINTEST) * float(weight)
     arrow = Arrow(start, end, buff=0.08, stroke_width=width, color=colour,
                   stroke_opacity=opacity, tip_length=0.1 + 0.012 * width,
@@ -503,17 +509,16 @@ def weighted_arrow(start: np.ndarray, end: np.ndarray, weight: float, colour: st
 
 
 def weighted_fan(sources: Sequence[Mobject], receiver: Mobject, weights: Sequence[float],
-                 colour: str, per_weight: float = 10.0) -> VGroup:
-    """An arrow from each source to the receiver, landing side by side on its top edge:
-    :data:`THINNEST` wide plus ``per_weight`` times its weight, so that the thinnest stays
-    visible and a weight twice as large adds twice the width; a tip sized like its shaft."""
+                 colour: str, per_weight: float = 16.0) -> VGroup:
+    """An arrow from each source to the receiver, landing side by side on its top edge, as
+    wide as its weight (:func:`weighted_arrow`)."""
     return VGroup(*(weighted_arrow(source.get_bottom() + DOWN * 0.06, end, weight, colour,
                                    per_weight)
                     for source, end, weight in zip(sources, landing(receiver, len(sources)),
                                                    weights, strict=True)))
 
 
-SIDE_FAINT = 0.3
+SIDE_FAINT = 0.45
 """Opacity of a head's lighter arrows when every head's fan is drawn into one receiver."""
 FAN_GAP = 0.07
 """How far apart, under a source word, the arrows of different heads leave it."""
@@ -533,7 +538,7 @@ def interleaved_fans(sources: Sequence[Mobject], receiver: Mobject,
         for k in range(n):
             start = source.get_bottom() + DOWN * 0.06 + RIGHT * FAN_GAP * (k - (n - 1) / 2)
             fans[k].add(weighted_arrow(start, ends[j * n + k], weights[k][j], colours[k],
-                                       per_weight))
+                                       per_weight, SIDE_HAIRLINE))
     return fans
 
 
@@ -894,8 +899,7 @@ class OneHeadTwoHeads(LectureScene):
         message = chip(self.label("one message", 22), INK).next_to(node, DOWN, buff=0.3)
         link = Arrow(node.get_bottom(), message.get_top(), buff=0.06, color=INK,
                      stroke_width=3, max_tip_length_to_length_ratio=0.3)
-        fan = weighted_fan(list(self.row), node, self.v.value(f"{self.s}.wide.weights"), INK,
-                           12.0)
+        fan = weighted_fan(list(self.row), node, self.v.value(f"{self.s}.wide.weights"), INK)
         reader = VGroup(fan, node, link, message)
         reader.node, reader.fan, reader.link, reader.message = node, fan, link, message
         return reader
@@ -1171,6 +1175,17 @@ class TermRow:
         return VGroup(self.label, *filter(None, [self.weight]), *self.value, *self.term)
 
 
+NOTE_SIZE = 20
+"""The size of the numbers over the words that explain the rest, and of a feature's name
+over its note."""
+NOTE_TEXT = 18
+"""The size of a feature's note: its longest fits left of the receiver."""
+NOTES_LEFT, NOTES_TOP = -6.8, 0.85
+"""Where the feature notes stand: left of the receiver, under its leftmost arrows."""
+NOTES_BOX = (4.0, 1.6)
+"""The room the notes have there (width, height); notes that need more are only said."""
+
+
 class SettingAndPerson(LectureScene):
     """Each head's reading of the full sentence: arrows whose widths are its weights, then
     its message worked as weight × value row for its two heaviest sources, the rest of the
@@ -1216,7 +1231,7 @@ class SettingAndPerson(LectureScene):
         role = self.ws.lesson.head_names[head - 1]
         node = chip(self.word(self.tokens[self.last], 26, colour), colour, 5.0)
         node.move_to(UP * 0.35)
-        fan = weighted_fan(list(self.row), node, self.v.value(f"{p}.weights"), colour, 10.0)
+        fan = weighted_fan(list(self.row), node, self.v.value(f"{p}.weights"), colour)
         weight = self.num(f"{p}.weights[{top}]", 22, colour).next_to(self.row[top], UP, 0.2)
         box = self.highlight(self.row[top], colour)
         name = self.bound("Head {h}: the {role} reading", 22, colour, words={"role": role},
@@ -1251,6 +1266,7 @@ class SettingAndPerson(LectureScene):
                      words={"w": self.tokens[top], **({f"f{c}": named[c] for c in range(width)}
                                                       if named is not None else {})},
                      **h, **v_keys)
+            self.say_notes(head, named, table)
             said = "Times its weight, {x}, it adds " + term + "."
             self.say(said, fade_in(table.later_header, heaviest.weight, *heaviest.term,
                                    table.signs[0]),
@@ -1265,6 +1281,8 @@ class SettingAndPerson(LectureScene):
                                  ("{x}", self.point_at(*heaviest.term))]),
                      words={"w": self.tokens[top]}, x=f"{p}.weights[{top}]", **h, **v_keys,
                      **t_keys)
+        if not first:
+            self.say_notes(head, named, table)
         rest, r_keys = vector("r", f"{p}.rest", width)
         if len(table.rows) > 3:  # a second source, then the rest
             second = order[1]
@@ -1292,31 +1310,63 @@ class SettingAndPerson(LectureScene):
                                                      table.rows[-2].term[mostly]),
                      words={"f": named[mostly]}, m=f"{p}.message[{mostly}]",
                      r=f"{p}.rest[{mostly}]")
-            table.add(self.why_the_rest(head, named[mostly], mostly, table.source))
+            table.add(self.why_the_rest(head, named[mostly], mostly))
         return VGroup(fan, node, name, box, weight, table)
 
-    def why_the_rest(self, head: int, feature: str, c: int, beside: Mobject) -> Mobject:
-        """Why many small weights add up to much of one coordinate: the other words' value
-        rows carry that feature too (one of them shown, the receiver's own where it is among
-        the rest); for the worksheet's glue, the feature of small function words, said so.
-        Replaces ``beside`` (the value row's definition) with that word's value row."""
-        p = f"{self.s}.h{head}"
+    def say_notes(self, head: int, named: list[str] | None, table: VGroup) -> None:
+        """Say what the head's features stand for, and show it left of the receiver (part
+        of ``table`` from then on), where the worksheet notes them."""
+        notes = self.notes(head, named)
+        if notes is not None:
+            said, words, panel = notes
+            self.say(said, *([fade_in(panel), self.point_at(panel)] if panel else []),
+                     words=words)
+            if panel is not None:
+                table.add(panel)
+
+    def notes(self, head: int, named: list[str] | None
+              ) -> tuple[str, dict[str, str], VGroup | None] | None:
+        """What the features of the head's value rows stand for, from the worksheet's
+        notes: the sentence that says so, its words, and the notes drawn left of the
+        receiver, a feature's name over its note (``None`` where they do not fit there at
+        a readable size: then they are only said). ``None`` where no feature has a note."""
+        noted = [f for f in dict.fromkeys(named or []) if f in self.ws.lesson.feature_notes]
+        if not noted:
+            return None
+        words = {}
+        for k, feature in enumerate(noted):
+            words[f"f{k}"], words[f"n{k}"] = feature, self.ws.lesson.feature_notes[feature]
+        said = "Here " + "; ".join(("{f%d} stands for {n%d}" if k == 0 else
+                                    "{f%d}, for {n%d}") % (k, k) for k in range(len(noted)))
+        colour = self.head_colour(head)
+        panel = VGroup(*(VGroup(self.bound("{f}", NOTE_SIZE, colour, words={"f": feature}),
+                                self.bound("{n}", NOTE_TEXT, MUTED,
+                                           words={"n": self.ws.lesson.feature_notes[feature]}))
+                         .arrange(DOWN, buff=0.08, aligned_edge=LEFT) for feature in noted))
+        panel.arrange(DOWN, buff=0.18, aligned_edge=LEFT)
+        if panel.width > NOTES_BOX[0] or panel.height > NOTES_BOX[1]:
+            return said + ".", words, None
+        panel.move_to([NOTES_LEFT, NOTES_TOP, 0], aligned_edge=UL)
+        return said + ".", words, panel
+
+    def why_the_rest(self, head: int, feature: str, c: int) -> Mobject:
+        """Why many small weights add up to much of one coordinate: over each word among
+        the rest, its value row's number for that feature, so that the eye sees how many
+        carry some; the voice names one (the receiver's own where it is among the rest)."""
+        p, colour = f"{self.s}.h{head}", self.head_colour(head)
         order = self.v.value(f"{p}.order")
-        j = self.last if self.last in order[2:] else order[2]
-        example = self.bound("the final “{w}”'s value row: " if j == self.last else
-                             "“{w}”'s value row: ", 20, words={"w": self.tokens[j]})
-        example = VGroup(example, self.vec(f"{p}.V[{j}]", 20)).arrange(RIGHT, buff=0.2)
-        fit(example, 7.0 - beside.get_left()[0] - 0.15)
-        example.move_to(beside, aligned_edge=LEFT)
-        keys = {"w": self.tokens[j], "f": feature}
-        if feature == "glue":
-            said = ("Why so much? Glue marks small function words such as “{w}”, whose value "
-                    "row carries {g} of it, and many words here carry some.")
-        else:
-            said = "Why so much? Many of the other words carry some {f}: “{w}” carries {g}."
-        self.say(said, fade_out(beside), fade_in(example), self.point_at(example[1]),
-                 words=keys, g=f"{p}.V[{j}][{c}]")
-        return example
+        rest = order[2:]
+        j = self.last if self.last in rest else rest[0]
+        over = VGroup(*(self.num(f"{p}.V[{i}][{c}]", NOTE_SIZE, colour)
+                        .next_to(self.row[i], UP, buff=0.18) for i in rest))
+        said = ("Why so much? Over each of the other words stands its value row's {f}; "
+                "many small weights times these add up. " +
+                ("The final “{w}” alone carries {g}." if j == self.last else
+                 "“{w}” alone carries {g}."))
+        self.say(said, LaggedStart(*map(fade_in, over), lag_ratio=0.1),
+                 self.point_at(*over, each=True), words={"w": self.tokens[j], "f": feature},
+                 g=f"{p}.V[{j}][{c}]")
+        return over
 
     def feature_names(self, head: int) -> list[str] | None:
         """The feature each of the head's value coordinates copies, by the worksheet's
@@ -1419,13 +1469,11 @@ class SettingAndPerson(LectureScene):
         colours = [self.head_colour(head) for head in range(1, n + 1)]
         fans = interleaved_fans(list(self.row), node,
                                 [self.v.value(f"{self.s}.h{head}.weights")
-                                 for head in range(1, n + 1)], colours, 8.0)
+                                 for head in range(1, n + 1)], colours, 12.0)
+        faint = []
         for head, fan in enumerate(fans, start=1):
             heavy = self.v.value(f"{self.s}.h{head}.order")[:2]
-            for j, arrow in enumerate(fan):
-                if j not in heavy:
-                    arrow.set_stroke(opacity=SIDE_FAINT)
-                    arrow.tip.set_fill(opacity=SIDE_FAINT).set_stroke(opacity=SIDE_FAINT)
+            faint += [arrow for j, arrow in enumerate(fan) if j not in heavy]
         columns = VGroup()
         for head, colour in enumerate(colours, start=1):
             name = self.bound("Head {h}: {role}", 22, colour,
@@ -1436,17 +1484,24 @@ class SettingAndPerson(LectureScene):
             fit(column, spacing - 0.3)
             column.move_to([(i - (n - 1) / 2) * spacing, 0, 0])
             column.align_to(node, UP).shift(DOWN * (node.height + 0.35))
+        links = VGroup(*(Arrow([column.get_x(), node.get_bottom()[1], 0], column.get_top(),
+                               buff=0.04, stroke_width=3, color=colour,
+                               max_tip_length_to_length_ratio=0.4)
+                         for column, colour in zip(columns, colours, strict=True)))
         note = self.label("hand-chosen numbers, not a trained model", 22, MUTED)
         note.next_to(heading, DOWN, buff=0.25)
-        self.say("All the heads read at once, from the same input rows, into one receiver.",
+        self.say("All the heads read the same words at once, and the final “{w}” gets "
+                 "{n:message}, one from each head, kept apart.",
                  self.retitle(heading, "Reading with {h:all head} at once", h="dims.heads"),
                  fade_in(node), LaggedStart(*(LaggedStart(*map(Create, fan), lag_ratio=0.05)
-                                              for fan in fans), lag_ratio=0.4))
-        self.say("Bright arrows are each head's two heaviest; so the final “{w}” receives "
-                 "{n:message}, one from each head.",
-                 LaggedStart(*map(fade_in, columns), lag_ratio=0.4),
-                 self.point_at(*columns, each=True), n="dims.heads",
-                 words={"w": self.tokens[self.last]})
+                                              for fan in fans), lag_ratio=0.4),
+                 LaggedStart(*(AnimationGroup(Create(link), fade_in(column))
+                               for link, column in zip(links, columns, strict=True)),
+                             lag_ratio=0.4),
+                 n="dims.heads", words={"w": self.tokens[self.last]})
+        self.say("Each head's two heaviest arrows stay bright; its small weights fade back.",
+                 *(arrow.animate.set_stroke(opacity=SIDE_FAINT).set_fill(opacity=SIDE_FAINT)
+                   for arrow in faint))
         self.say("These are hand-chosen numbers; the role names say what we built each head "
                  "to do, not jobs a trained model is given.", fade_in(note),
                  self.point_at(note, *(column[0] for column in columns), each=True))

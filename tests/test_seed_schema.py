@@ -46,10 +46,19 @@ def test_without_observed_words_the_values_say_only_what_the_model_predicts(
     assert values.text("lab.next_prob") == default_values.text("lab.next_prob")
 
 
+NEEDS = {"features": "featureNotes"}
+"""A part that names another's entries: left out with it (the defaults name other ones)."""
+
+
 @pytest.mark.parametrize("part", LESSON_PARTS)
 def test_each_lesson_part_may_be_left_out_alone(default_doc, part: str) -> None:
     doc = copy.deepcopy(default_doc)
     del doc["lesson"][part]
+    if part in NEEDS:
+        with pytest.raises(WorksheetError, match=f"lesson.{NEEDS[part]}.* not a feature"):
+            parse_worksheet(doc)
+        del doc["lesson"][NEEDS[part]]
+        default_doc = {**default_doc, "lesson": {**default_doc["lesson"], NEEDS[part]: {}}}
     filled = parse_worksheet(doc).document["lesson"]
     assert list(filled) == list(LESSON_PARTS)
     for other in LESSON_PARTS:

@@ -1,9 +1,10 @@
 """The lesson extras a worksheet may leave out, and how a missing part is filled in.
 
 A worksheet in the seed notebook's own schema has no ``lesson`` object. Each part of it
-(``features``, ``headNames``, ``targets``, ``glosses``, ``bias``, ``toy``, ``patches``, ``trained``,
-``lab``) is optional: a missing part takes its default below, a given part is read as
-written. ``lecture worksheet fill`` writes a worksheet with every default made explicit.
+(``features``, ``featureNotes``, ``headNames``, ``targets``, ``glosses``, ``bias``, ``toy``,
+``patches``, ``trained``, ``lab``) is optional: a missing part takes its default below, a
+given part is read as written. ``lecture worksheet fill`` writes a worksheet with every
+default made explicit.
 """
 
 from __future__ import annotations
@@ -14,8 +15,8 @@ from typing import Any
 
 __all__ = ["BUILT_IN", "LESSON_PARTS", "filled_lesson"]
 
-LESSON_PARTS = ("features", "headNames", "targets", "glosses", "bias", "toy", "patches",
-                "trained", "lab")
+LESSON_PARTS = ("features", "featureNotes", "headNames", "targets", "glosses", "bias", "toy",
+                "patches", "trained", "lab")
 """The parts of the ``lesson`` object, in the order ``fill`` writes them."""
 
 _BIAS_OFFSET = (0.2, -0.1)
@@ -50,6 +51,7 @@ def _sized(width: int, d_head: int, n_heads: int) -> dict[str, Any]:
     """Defaults that follow the worksheet's sizes."""
     return {
         "features": [f"f{i + 1}" for i in range(width)],
+        "featureNotes": {},
         "headNames": [f"head {h + 1}" for h in range(n_heads)],
         "targets": {},
         "glosses": {},

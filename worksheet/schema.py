@@ -66,6 +66,8 @@ _FLOAT32_MAX = float(np.finfo(np.float32).max)
 _TRAINED_MAX_PARAMETERS = 50_000_000
 GLOSS_LENGTH = 40
 """Longest gloss, in characters: it is set beside a predicted word on one line."""
+NOTE_LENGTH = 32
+"""Longest feature note, in characters: it is set on one line beside a head's table."""
 
 
 # --------------------------------------------------------------------------- field types
@@ -228,6 +230,8 @@ class Lesson:
     """The lesson extras that are not part of the seed's model schema."""
 
     features: tuple[str, ...]
+    feature_notes: Mapping[str, str]
+    """What each named feature stands for, in plain words, by feature name (some or none)."""
     head_names: tuple[str, ...]
     targets: Mapping[str, str]
     glosses: Mapping[str, str]
@@ -292,10 +296,11 @@ class Worksheet:
     @property
     def words(self) -> frozenset[str]:
         """Every string the worksheet holds: vocabulary, tokens, sentence names, feature
-        and head names, observed next words, glosses and the toy's source words."""
+        and head names, feature notes, observed next words, glosses and the toy's source
+        words."""
         found = {*self.vocab, *self.sentences, *self.lesson.features, *self.lesson.head_names,
                  *self.lesson.targets.values(), *self.lesson.glosses.values(),
-                 *self.lesson.toy.sources}
+                 *self.lesson.feature_notes.values(), *self.lesson.toy.sources}
         for tokens in self.sentences.values():
             found.update(tokens)
         return frozenset(found)
@@ -446,6 +451,14 @@ class _Lab(BaseModel):
                       description=f"a whole number from 0 to {2**32 - 1} (a random seed)")
 
 
+def _phrase(longest: int) -> Any:
+    """Plain words without digits, at most ``longest`` characters: shown and said as written."""
+    return Annotated[str, StringConstraints(
+        strict=True, pattern=r"^[^0-9]*[^0-9\s][^0-9]*$", max_length=longest),
+                     Field(description=f"a short phrase without digits (at most {longest} "
+                                       f"characters)")]
+
+
 class _LessonParts(BaseModel):
     """The ``lesson`` object as :func:`~worksheet.defaults.filled_lesson` fills it in;
     validated with the :class:`_Seed` as context."""
@@ -457,11 +470,10 @@ class _LessonParts(BaseModel):
     headNames: list[Word] = Field(description="a list of {n_heads} names, one per head")
     targets: dict[str, Annotated[str, Field(strict=True, description="a vocabulary word")]] = \
         Field(description="an object mapping each sentence to its next word")
-    glosses: dict[str, Annotated[str, StringConstraints(
-        strict=True, pattern=r"^[^0-9]*[^0-9\s][^0-9]*$", max_length=GLOSS_LENGTH),
-                                 Field(description=f"a short phrase without digits (at most "
-                                                   f"{GLOSS_LENGTH} characters)")]] = \
+    glosses: dict[str, _phrase(GLOSS_LENGTH)] = \
         Field(description="an object mapping vocabulary words to plain words for them")
+    featureNotes: dict[str, _phrase(NOTE_LENGTH)] = \
+        Field(description="an object mapping feature names to what each stands for")
     bias: _Bias = Field(description="an object with the offset")
     toy: Toy = Field(description="an object with sources, values and weights")
     patches: Patches = Field(description="an object with image, size, projection, cls and "
@@ -494,6 +506,10 @@ class _LessonParts(BaseModel):
             if word.lower() not in seed.vocab:
                 raise Invalid("not a vocabulary word; expected a word of vocab to explain",
                               "glosses", word)
+        for name in self.featureNotes:
+            if name not in self.features:
+                raise Invalid(f"not a feature; expected one of {', '.join(self.features)}",
+                              "featureNotes", name)
         _shape(self.bias.offset, (d_head,), " (the head width)", "bias", "offset")
         return self
 
@@ -577,6 +593,7 @@ def parse_worksheet(document: Any, source: str = "<worksheet>", sha256: str = ""
         features=tuple(parts.features), head_names=tuple(parts.headNames),
         targets=MappingProxyType(targets),
         glosses=MappingProxyType({word.lower(): gloss for word, gloss in parts.glosses.items()}),
+        feature_notes=MappingProxyType(dict(parts.featureNotes)),
         bias_offset=parts.bias.offset, toy=parts.toy,
         patches=parts.patches, trained=parts.trained, learning_rate=parts.lab.learningRate,
         seed=parts.lab.seed)
