@@ -27,6 +27,9 @@ DRAFT = ("--quality", "draft")
 in about half the time, narrated all the same. What -ql adds is only frames between
 the section ends, and the test of the draft quality renders -ql beside it and holds the
 two to the same frames."""
+SILENT = ("--narration", "none", *DRAFT)
+"""What a test of the build's bookkeeping renders with (shards, a failing scene): the
+voice is proven by the narrated builds."""
 
 
 def lecture(*args: str | Path, check: bool = False) -> subprocess.CompletedProcess[str]:
@@ -332,7 +335,7 @@ def test_shards_merge_into_one_build_without_rerendering(tmp_path: Path) -> None
     shards = []
     for index in (1, 2):
         out = tmp_path / f"shard{index}"
-        process = lecture("build", *scenes, *DRAFT, "--out", out, "--shard", f"{index}/2",
+        process = lecture("build", *scenes, *SILENT, "--out", out, "--shard", f"{index}/2",
                           check=True)
         assert "1 rendered" in process.stderr and "slides not built (shard)" in process.stderr
         shards.append(out)
@@ -342,7 +345,7 @@ def test_shards_merge_into_one_build_without_rerendering(tmp_path: Path) -> None
     for out in shards:
         for folder in ("video", "records"):
             shutil.copytree(out / folder, merged / folder, dirs_exist_ok=True)
-    lecture("build", *scenes, *DRAFT, "--out", merged, check=True)
+    lecture("build", *scenes, *SILENT, "--out", merged, check=True)
     assert statuses(merged) == dict.fromkeys(scenes, "reused")
     assert lecture("check", "--out", merged).returncode == 0
 
@@ -395,7 +398,7 @@ def _manim_pids(scene: str, under: int) -> list[int]:
 
 def test_a_failing_scene_is_reported_and_the_others_finish(tmp_path: Path) -> None:
     out = tmp_path / "out"
-    process = subprocess.Popen([LECTURE, "build", "RiverBankPrompt", "HeadWalkthrough2", *DRAFT,
+    process = subprocess.Popen([LECTURE, "build", "RiverBankPrompt", "HeadWalkthrough2", *SILENT,
                                 "--out", str(out), "-j", "2"], stdout=subprocess.PIPE,
                                stderr=subprocess.PIPE, text=True)
     _wait_for(lambda: bool(_manim_pids("HeadWalkthrough2", process.pid)))
@@ -435,11 +438,22 @@ def test_srt_captions_match_recomputed_tensors(built: Path) -> None:
                           for c in json.loads(path.read_text(encoding="utf-8"))["captions"]) > 0
 
 
-def test_render_writes_numbered_outputs_and_list_shows_durations(tmp_path: Path) -> None:
-    lecture("render", "RiverBankPrompt", *DRAFT, "--out", tmp_path, check=True)
+def test_render_writes_numbered_silent_outputs_and_list_shows_durations(tmp_path: Path
+                                                                        ) -> None:
+    """``render`` of one scene without a voice: its numbered clip, captions and figures,
+    the clip silent (no sound track, no speech in its captions), and ``list`` gives its
+    length and names the scenes not rendered."""
+    from render.scenes import clip_sound
+
+    lecture("render", "RiverBankPrompt", "--narration", "none", *DRAFT, "--out", tmp_path,
+            check=True)
     names = sorted(p.name for p in (tmp_path / "video").iterdir())
     assert names == ["01-RiverBankPrompt.figures.json", "01-RiverBankPrompt.mp4",
                      "01-RiverBankPrompt.srt"]
+    manifest = next(iter(manifests_of(tmp_path).values()))
+    assert manifest["narration"]["engine"] == "none"
+    assert all(c["speech"] is None for c in manifest["captions"])
+    assert clip_sound(tmp_path / "video" / "01-RiverBankPrompt.mp4") is None
     listing = lecture("list", "--out", tmp_path, check=True).stdout
     first = next(line for line in listing.splitlines() if "RiverBankPrompt" in line)
     assert " s" in first and "not rendered" not in first
@@ -578,35 +592,6 @@ def test_a_sound_track_shorter_than_its_cues_fails_the_check(built: Path,
     assert "shorter than its cues" in process.stdout
 
 
-def test_silent_narration_still_renders_silent_clips(tmp_path: Path) -> None:
-    from render.scenes import clip_sound
-
-    lecture("render", "RiverBankPrompt", "--narration", "none", *DRAFT, "--out", tmp_path,
-            check=True)
-    manifest = next(iter(manifests_of(tmp_path).values()))
-    assert manifest["narration"]["engine"] == "none"
-    assert all(c["speech"] is None for c in manifest["captions"])
-    assert clip_sound(next((tmp_path / "video").glob("*.mp4"))) is None
-
-
-def test_rendering_speaks_without_a_network(tmp_path: Path) -> None:
-    from render.scenes import clip_sound
-
-    if shutil.which("unshare") is None or subprocess.run(
-            ["unshare", "--net", "true"], check=False).returncode != 0:
-        pytest.skip("cannot make a network namespace here")
-    env = {**os.environ, "LECTURE_SPEECH_CACHE": str(tmp_path / "empty-cache")}
-    process = subprocess.run(["unshare", "--net", LECTURE, "render", "RiverBankPrompt", *DRAFT,
-                              "--out", str(tmp_path / "out")], capture_output=True, text=True,
-                             check=False, env=env)
-    assert process.returncode == 0, process.stderr[-2000:]
-    manifest = next(iter(manifests_of(tmp_path / "out").values()))
-    spoken = {caption["spoken"] for caption in manifest["captions"]}
-    assert len(list((tmp_path / "empty-cache").rglob("*.wav"))) == len(spoken) > 0
-    sound = clip_sound(next((tmp_path / "out" / "video").glob("*.mp4")))
-    assert sound is not None and sound[0] > 10
-
-
 def test_a_rebuild_synthesises_only_the_sentences_that_changed(built: Path,
                                                                  tmp_path: Path) -> None:
     cache = tmp_path / "cache"
@@ -630,17 +615,34 @@ def test_a_rebuild_synthesises_only_the_sentences_that_changed(built: Path,
     assert len(list(cache.rglob("*.wav"))) == len(said_before) + len(new)
 
 
-def test_another_piper_voice_or_espeak_speaks_and_a_missing_voice_is_refused(
+def _offline() -> list[str]:
+    """The command prefix that runs a command in a network namespace of its own (no
+    network at all); the test that needs it is skipped where none can be made."""
+    if shutil.which("unshare") is None or subprocess.run(
+            ["unshare", "--net", "true"], check=False).returncode != 0:
+        pytest.skip("cannot make a network namespace here")
+    return ["unshare", "--net"]
+
+
+def test_another_voice_speaks_without_a_network_espeak_speaks_and_a_missing_voice_is_refused(
         tmp_path: Path) -> None:
+    """A Piper voice the user keeps elsewhere speaks every sentence afresh (an empty
+    speech cache) with no network; espeak speaks too; a voice file that is not there is
+    refused in one line before anything is written."""
     from narration.voices import default_voice_model
+    from render.scenes import clip_sound
 
     model = default_voice_model()
-    mine = tmp_path / "voices" / "my-voice.onnx"  # a voice the user keeps elsewhere
+    mine = tmp_path / "voices" / "my-voice.onnx"
     mine.parent.mkdir()
     shutil.copyfile(model, mine)
     shutil.copyfile(f"{model}.json", f"{mine}.json")
-    lecture("render", "RiverBankPrompt", "--voice", mine, *DRAFT, "--out", tmp_path / "mine",
-            check=True)
+    cache = tmp_path / "empty-cache"
+    process = subprocess.run([*_offline(), LECTURE, "render", "RiverBankPrompt", "--voice",
+                              str(mine), *DRAFT, "--out", str(tmp_path / "mine")],
+                             capture_output=True, text=True, check=False,
+                             env={**os.environ, "LECTURE_SPEECH_CACHE": str(cache)})
+    assert process.returncode == 0, process.stderr[-2000:]
     lecture("render", "RiverBankPrompt", "--narration", "espeak", *DRAFT, "--out",
             tmp_path / "espeak", check=True)
     engines = {}
@@ -648,7 +650,12 @@ def test_another_piper_voice_or_espeak_speaks_and_a_missing_voice_is_refused(
         manifest = next(iter(manifests_of(tmp_path / name).values()))
         engines[name] = manifest["narration"]["engine"]
         assert all(c["speech"]["seconds"] > 1 for c in manifest["captions"])
+        sound = clip_sound(next((tmp_path / name / "video").glob("*.mp4")))
+        assert sound is not None and sound[0] > 10
     assert engines == {"mine": "piper", "espeak": "espeak"}
+    spoken = {c["spoken"] for c in next(iter(manifests_of(tmp_path / "mine").values()))
+              ["captions"]}
+    assert len(list(cache.rglob("*.wav"))) == len(spoken) > 0
 
     process = lecture("render", "RiverBankPrompt", "--voice", tmp_path / "none.onnx",
                       "--out", tmp_path / "missing")
