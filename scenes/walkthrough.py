@@ -749,10 +749,11 @@ class HeadWalkthrough(LectureScene):
         messages = self.message_line()
         inner, keys = vector("m", f"{self.p}.message", self.width)
         top = self.top_source()
-        # The exponentials and head one's bars leave, this head's bars close up; then the
-        # value rows come.
+        # The exponentials and head one's bars leave, this head's bars close up, and the
+        # title says what comes: then the value rows come.
         slide = AnimationGroup(fade_away(self.columns["exp"], self.total, self.line),
-                               *optional(self.unpoint()), *moves)
+                               *optional(self.unpoint()), *moves,
+                               self.new_title("Head {h}'s message"))
         inner_v, keys_v = vector("v", f"{self.p}.V[{top}]", self.width)
         inner_c, keys_c = vector("c", f"{self.p}.contributions[{top}]", self.width)
         said = "Weight times value row: {a} × " + inner_v + " = " + inner_c + "."

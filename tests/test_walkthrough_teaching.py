@@ -221,7 +221,7 @@ def test_the_recap_reads_each_query_coordinate_by_the_feature_its_keys_hold(
 
 
 @pytest.mark.parametrize("label", list(LABELS))
-def test_the_recap_titles_head_one_only_once_it_is_shown(shown, label: str) -> None:
+def test_the_recap_titles_head_one_only_while_it_is_shown(shown, label: str) -> None:
     result = shown[label]["HeadWalkthrough2"]
     bars = {s["name"]: {b["key"].split(".")[1] for b in s["bars"]}
             for s in result["manifest"]["sections"]}
@@ -233,6 +233,9 @@ def test_the_recap_titles_head_one_only_once_it_is_shown(shown, label: str) -> N
     (title,) = [t["text"] for t in section(result, "recap weights")
                 if "Head" in t["text"] and t["font_size"] > 30]
     assert title == "Head 2, beside head 1" and bars["recap weights"] == {"h1", "h2"}
+    (title,) = [t["text"] for t in section(result, "recap message")
+                if "Head" in t["text"] and t["font_size"] > 30]
+    assert title == "Head 2's message" and "h1" not in bars["recap message"]
 
 
 @pytest.mark.parametrize("label", list(LABELS))
