@@ -20,8 +20,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
-import tempfile
 import unicodedata
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
@@ -29,6 +27,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from outputs.files import cache_home, write_bytes
 from worksheet.errors import ExperimentError
 from worksheet.formatting import Style
 from worksheet.results import Experiment, shown_text
@@ -165,8 +164,7 @@ def _cache_file(experiment: Experiment, sizes: Trained) -> Path:
         digest.update(part.encode("utf-8") + b"\0")
     for name in _SOURCES:
         digest.update((here / name).read_bytes())
-    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-    return base / "multihead-lecture" / "live" / f"{digest.hexdigest()}.json"
+    return cache_home() / "live" / f"{digest.hexdigest()}.json"
 
 
 def live_example(experiment: Experiment, sizes: Trained) -> LiveExample | None:
@@ -200,10 +198,7 @@ def live_example(experiment: Experiment, sizes: Trained) -> LiveExample | None:
     example = _worked(experiment, sizes, shipped)
     try:
         cache.parent.mkdir(parents=True, exist_ok=True)
-        with tempfile.NamedTemporaryFile("w", encoding="utf-8", dir=cache.parent,
-                                         suffix=".tmp", delete=False) as handle:
-            json.dump(asdict(example), handle)
-        os.replace(handle.name, cache)
+        write_bytes(cache, json.dumps(asdict(example)).encode("utf-8"), durable=False)
     except OSError:
         pass  # no cache: the next process works the example again
     return example
