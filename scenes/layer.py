@@ -262,12 +262,25 @@ class RolesAndShapes(LectureScene):
                            20, colour, h="dims.head_numbers[0]")
         maker.next_to(VGroup(rows, blocks), UP, buff=0.2).set_x(VGroup(rows, blocks).get_x())
         picture = VGroup(source, VGroup(maker, rows, blocks)).arrange(DOWN, buff=0.25)
-        working = self.working(picked, top)
-        working.next_to(blocks, DOWN, buff=0.25).set_x(blocks.get_x())
-        picture.add(working)
         picture.source, picture.maker, picture.rows = source, maker, rows
-        picture.blocks, picture.working = blocks, working
+        picture.blocks = blocks
         return picture
+
+    def place_working(self, picture: VGroup) -> VGroup:
+        """Head 1's worked lines, placed where nothing else stands when each is shown: the
+        query's first coordinate beside W_Q (where W_K and W_V come later), the rest where
+        the rows of E stood (they go when the key and value are made)."""
+        picked = [i for i in shown_indices(self.ws.d_model) if i is not None]
+        working = self.working(picked, self.v.value(f"{self.s}.h1.top_source"))
+        working.scale(picture.scaled)
+        blocks, source = picture.blocks, picture.source
+        query = working.query
+        left = blocks[0].get_right()[0] + 0.5
+        query.move_to([(left + blocks.get_right()[0]) / 2, blocks[0].matrix.get_y(), 0])
+        lines = VGroup(working.match, working.weight, working.share)
+        lines.arrange(DOWN, buff=0.25, aligned_edge=LEFT)
+        lines.move_to(source).set_x(0)
+        return working
 
     def coordinate_names(self, kind: str) -> list[Mobject]:
         """Above each shown column of head 1's ``W_Q``, ``W_K`` or ``W_V``: the feature that
@@ -330,10 +343,13 @@ class RolesAndShapes(LectureScene):
         self.section("coordinates")
         picture = self.roles_picture()
         top_y = heading.get_bottom()[1] - 0.25
-        picture.scale(min(1.3, 13.4 / picture.width,
-                          (top_y - (SAFE_BOTTOM + 0.15)) / picture.height))
+        picture.scaled = min(1.3, 13.4 / picture.width,
+                             (top_y - (SAFE_BOTTOM + 0.15)) / picture.height)
+        picture.scale(picture.scaled)
         picture.move_to([0, top_y - picture.height / 2, 0])
-        source, blocks, working = picture.source, picture.blocks, picture.working
+        working = self.place_working(picture)
+        picture.add(working)
+        source, blocks = picture.source, picture.blocks
         receiver, other = source.receiver, source.other
         heading, title = self.new_title(heading, "Queries ask, keys advertise, values carry")
         last, top = self.last, self.v.value(f"{self.s}.h1.top_source")
@@ -391,7 +407,7 @@ class RolesAndShapes(LectureScene):
                                     buff=0.1)))], **keys_v)
         match, weight = working.match, working.weight
         self.tell("The query dotted with that key gives " + match.spoken + ": how well they "
-                  "match.",
+                  "match.", self.gone(source),  # the worked lines take the rows' place
                   cues=[("dotted", lambda: AnimationGroup(
                       fade_in(match), self.point_at(blocks[0].result, blocks[1].result,
                                                     each=True))),
@@ -452,10 +468,15 @@ class RolesAndShapes(LectureScene):
         label.arrange(RIGHT, buff=0.25)
         group = VGroup(frames, body)
         group.next_to(heading, DOWN, buff=0.5)
-        label.next_to(frame, UP, buff=0.1).align_to(frame, LEFT)
+        label.next_to(frames, UP, buff=0.1).align_to(frame, LEFT)  # clear of every frame
         group.add(label)
-        mask = self.mask_picture(1.9, compact=True)
-        fit(mask, None, frame.get_bottom()[1] - 0.2 - (SAFE_BOTTOM + 0.05))
+        room = frame.get_bottom()[1] - 0.2 - (SAFE_BOTTOM + 0.05)
+        width = 1.9
+        mask = self.mask_picture(width, compact=True)
+        while mask.height > room and width > 1.0:  # a smaller grid, its words kept legible
+            width -= 0.1
+            mask = self.mask_picture(width, compact=True)
+        fit(mask, None, room)
         mask.next_to(frame, DOWN, buff=0.2).align_to(attend.cards[1], LEFT)
         heading, title = self.new_title(heading, "Every matrix in the layer, and its shape")
         cards = project.cards
@@ -573,15 +594,15 @@ class RolesAndShapes(LectureScene):
         entry = min(cell.width for row in entries.cells for cell in row)
         matrix = self.matrix("params.W_O", rows=[k for k in shown if k is not None], size=24,
                              h_buff=max(0.3, widest + 0.4 - entry),
-                             col_labels=[self.feature(c, 18) for c in shown])
+                             col_labels=[self.feature(c, 20) for c in shown])
         # Each row of W_O takes one joined coordinate: named on the right, as the row is.
-        row_names = [name for name, k in zip(carried_names(self, 18), shown, strict=True)
+        row_names = [name for name, k in zip(carried_names(self, 20), shown, strict=True)
                      if k is not None]
         for name, cells_ in zip(row_names, matrix.cells, strict=True):
             name.next_to(matrix.brackets[1], RIGHT, buff=0.2).set_y(cells_[0].get_y())
         matrix.add(*row_names)
         matrix.add(self.label("W_O: a row per joined coordinate, a column per feature of ΔE",
-                              18, MUTED).next_to(matrix, UP, buff=0.15))
+                              20, MUTED).next_to(matrix, UP, buff=0.15))
         times = self.label("×", 30).next_to(matrix.brackets, LEFT, buff=0.3)
         joined.next_to(times, LEFT, buff=0.3)
         for mob in (joined, times):
@@ -774,9 +795,9 @@ class RolesAndShapes(LectureScene):
             calls.add(panel(VGroup(self.head_label(head, 18),
                                    self.label("own W_Q, W_K, W_V", 16, colour))
                             .arrange(DOWN, buff=0.08), colour, buff=0.1))
-        calls.arrange(DOWN, buff=0.15)
-        upper = VGroup(one, calls).arrange(RIGHT, buff=0.7)
-        page = VGroup(upper, layer).arrange(DOWN, buff=0.4, aligned_edge=LEFT)
+        calls.arrange(RIGHT, buff=0.25)
+        # The function, the layer's lines under it, and the calls, one per head, under them.
+        page = VGroup(one, layer, calls).arrange(DOWN, buff=0.4, aligned_edge=LEFT)
         page.next_to(heading, DOWN, buff=0.5).set_x(0)
         # The mask, drawn large where the layer's lines come later: it goes as they come.
         mask = self.mask_picture(2.6)
@@ -1428,20 +1449,21 @@ class OneWideHead(LectureScene):
         self.boxes = boxes
 
     def pooled(self, heading: Mobject) -> None:
-        """Why the wide head favours its top source: its dot product for a source is the
-        sum of every head's, divided once by √(joined width); then the softmax, its
-        exponentials and their sum over every source, gives the weights. The wide head's
-        favourite and each head's favourite, summed term by term in the heads' colours."""
+        """Why the wide head favours its top source, in two pictures of one table. First the
+        scores: a source's wide dot product is the sum of every head's, divided once by
+        √(joined width). Then the softmax: the dot products go, each score moves beside its
+        source, and its exponential, their sum over every source and the weight follow. The
+        wide head's favourite and each head's favourite are said term by term."""
         top = self.v.value(f"{self.s}.wide.top_source")
         picks = list(dict.fromkeys([top] + [self.v.value(f"{self.s}.h{h}.top_source")
                                             for h in self.heads]))
-        size = 26
-        header = VGroup(*(self.head_label(h, 20) for h in self.heads),
-                        self.label("wide dot", 20, MUTED),
-                        self.bound("÷ √{j}", 20, MUTED, j="dims.joined"),
-                        self.label("score", 20, MUTED),
-                        self.label("e^score", 20, MUTED),
-                        self.label("÷ sum = weight", 20, MUTED))
+        size, small = 26, 24
+        header = VGroup(*(self.head_label(h, small) for h in self.heads),
+                        self.label("wide dot", small, MUTED),
+                        self.bound("÷ √{j}", small, MUTED, j="dims.joined"),
+                        self.label("score", small, MUTED),
+                        self.label("e^score", small, MUTED),
+                        self.label("÷ sum = weight", small, MUTED))
         rows = []
         for j in range(len(self.tokens)):  # every source, so that the sum can be checked
             terms = [self.num(f"{self.s}.h{h}.dots[{j}]", size, self.head_colour(h))
@@ -1460,39 +1482,53 @@ class OneWideHead(LectureScene):
             line.sum, line.scale, line.score = cells[-5], cells[-4], cells[-3]
             line.exp, line.weight = cells[-2], cells[-1]
             line.scoring = VGroup(*cells[:-2])
+            line.dropped = VGroup(*cells[1:-3])  # what goes when the softmax comes
             rows.append(line)
         # Columns: word, each head's term (with "+" between), "=", sum, scale, score, exp,
-        # weight.
+        # weight. The scores' picture sets the word and all up to the score side by side;
+        # the softmax's sets the word, the score, the exponential and the weight.
         count = len(rows[0])
         term_columns = [1 + 2 * k for k in range(len(self.heads))]
         headed = dict(zip([*term_columns, *range(count - 5, count)], header, strict=True))
         widths = [max([row[c].width for row in rows]
                       + ([headed[c].width] if c in headed else [])) for c in range(count)]
-        xs, at = [], 0.0
-        for c, width in enumerate(widths):
-            xs.append(at + width / 2)
-            at += width + (0.4 if c == 0 or c >= count - 5 else 0.2)
+
+        def places(columns: list[int]) -> dict[int, float]:
+            xs, at = {}, 0.0
+            for c in columns:
+                xs[c] = at + widths[c] / 2
+                at += widths[c] + (0.4 if c == 0 or c >= count - 5 else 0.2)
+            return xs
+
+        scoring = places(list(range(count - 2)))
+        softmax = places([0, count - 3, count - 2, count - 1])
+        pitch = 0.55
         for r, row in enumerate(rows):
             for c, cell in enumerate(row):
-                cell.move_to([xs[c], -r * 0.62, 0])
+                cell.move_to([(softmax if c >= count - 2 else scoring)[c], -r * pitch, 0])
                 if c == 0:
-                    cell.shift(RIGHT * (xs[0] + widths[0] / 2 - cell.get_right()[0]))
+                    cell.shift(RIGHT * (widths[0] - cell.get_right()[0]))
         for c, label in headed.items():
-            label.move_to([xs[c], 0.75, 0])
-        total = self.bound("sum of e^score over all {n} sources = {d}", 20, MUTED,
+            label.move_to([(softmax if c >= count - 2 else scoring)[c], 0.7, 0])
+        total = self.bound("sum of e^score over all {n} sources = {d}", small, MUTED,
                            n="dims.tokens", d=f"{self.s}.wide.denominator")
-        total.next_to(VGroup(*rows), DOWN, buff=0.45).align_to(rows[0].weight, RIGHT)
+        total.next_to(VGroup(*rows), DOWN, buff=0.4)
+        total.align_to(VGroup(*(row.weight for row in rows)), RIGHT)
         own = []  # beside a head's favourite (not the wide head's): that head's own weight,
-        # right of the wide head's
+        # right of the score while the scores are told, then right of the wide head's weight
         for j in picks[1:]:
             h = next(h for h in self.heads if self.v.value(f"{self.s}.h{h}.top_source") == j)
-            mark = self.bound("(Head {h} alone: {a})", 20, self.head_colour(h),
+            mark = self.bound("(Head {h} alone: {a})", small, self.head_colour(h),
                               h=f"dims.head_numbers[{h - 1}]", a=f"{self.s}.h{h}.weights[{j}]")
-            own.append(mark.next_to(rows[j].weight, RIGHT, buff=0.3))
+            mark.next_to(rows[j].score, RIGHT, buff=0.3)
+            mark.later = rows[j].weight.get_right()[0] + 0.3 - mark.get_left()[0]
+            own.append(mark)
         table = VGroup(header, *rows, total, *own)
         top_y = heading.get_bottom()[1] - 0.5
-        table.scale(min(1.3, 13.0 / table.width, (top_y - (SAFE_BOTTOM + 0.3)) / table.height))
+        shrink = min(1.3, 13.0 / table.width, (top_y - (SAFE_BOTTOM + 0.3)) / table.height)
+        table.scale(shrink)
         table.move_to([0, top_y - table.height / 2, 0])
+        moved = (softmax[count - 3] - scoring[count - 3]) * shrink  # the score column's move
         self.sums = table
         scoring_header = VGroup(*header[:-2])
         first = rows[top]
@@ -1533,9 +1569,16 @@ class OneWideHead(LectureScene):
                       words={"w": self.tokens[j]}, h=f"dims.head_numbers[{favourite - 1}]",
                       o=f"{self.s}.h{favourite}.weights[{j}]",
                       c=f"{self.s}.wide.dots[{j}]", y=f"{self.s}.wide.scores[{j}]", **slots)
+        self.section("softmax")
+        scores = [row.score for row in rows] + [header[-3]]
         self.tell("The softmax raises e to each score: e to the {y} is {e}, and over all {n} "
-                  "sources these add up to {d}.", fade_in(header[-2], *(row.exp for row in rows)),
-                  cues=[("{e}", lambda: self.point_at(first.exp)),
+                  "sources these add up to {d}.",
+                  *filter(None, [self.unpoint()]),
+                  self.gone(*(row.dropped for row in rows), *header[:-3]),
+                  *(cell.animate.shift(RIGHT * moved) for cell in scores),
+                  *(mark.animate.shift(RIGHT * mark.later * shrink) for mark in own),
+                  cues=[("e to", lambda: fade_in(header[-2], *(row.exp for row in rows))),
+                        ("{e}", lambda: self.point_at(first.score, first.exp)),
                         ("{d}", lambda: FadeIn(total))],
                   y=f"{self.s}.wide.scores[{top}]", e=f"{self.s}.wide.exps[{top}]",
                   n="dims.tokens", d=f"{self.s}.wide.denominator")
@@ -1551,7 +1594,8 @@ class OneWideHead(LectureScene):
                   "largest total, gets the largest weight.",
                   *(fade_in(rows[j].weight) for j in range(len(rows)) if j not in picks),
                   words=words,
-                  cues=[("“{w}”", lambda: self.point_at(first))])
+                  cues=[("“{w}”", lambda: self.point_at(first.word, first.score, first.exp,
+                                                        first.weight))])
 
     def messages(self, heading: Mobject) -> None:
         """The wide head's message against the separate heads' joined messages, under the

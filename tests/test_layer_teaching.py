@@ -820,13 +820,14 @@ def test_the_favourite_of_head_one_shows_its_own_weight_when_named(shown, lesson
     _, said = caption(result, "Head {h}'s favourite")
     assert said["words"]["w"] == made["tokens"][j] == "river"
     assert digits(figure(said, f"{name}.h1.weights[{j}]"), first["weights"][j])
-    (mark,) = (t for t in section(result, "pooled")
+    (mark,) = (t for t in section(result, "softmax")
                if [k for k, _ in t["figures"]] == ["dims.head_numbers[0]",
                                                    f"{name}.h1.weights[{j}]"])
     assert mark["text"] == "(Head 1 alone: 0.718)"
-    (weight,) = (t for t in section(result, "pooled")
+    (weight,) = (t for t in section(result, "softmax")
                  if [k for k, _ in t["figures"]] == [f"{name}.wide.weights[{j}]"])
-    # beside the wide head's weight for the same source, not under a dot product
+    # once the weights are drawn (the table's second picture, the softmax), beside the
+    # wide head's weight for the same source, not under a dot product
     assert mark["box"][0] > weight["box"][2]
     assert abs((mark["box"][1] + mark["box"][3]) - (weight["box"][1] + weight["box"][3])) < 0.2
 
@@ -961,18 +962,22 @@ def test_the_wide_weights_are_shown_before_the_voice_asks_why(shown) -> None:
 
 
 def test_the_pooled_table_shows_every_source_so_its_sum_can_be_checked(shown, lesson) -> None:
-    """Every source's dot products, score, e^score and weight stand in the table; the
-    e^scores add up to the sum written under it (numpy), and each weight is its e^score
-    divided by that sum."""
+    """Every source's dot products and score stand in the table's first picture; every
+    source's score, e^score and weight in its second, the softmax; the e^scores add up to
+    the sum written under it (numpy), and each weight is its e^score divided by that sum."""
     result, made = shown[("default", "OneWideHead")], lesson["default"]
     name, wide = made["name"], made["wide"]
-    placed = {key: text for t in section(result, "pooled") for key, text in t["figures"]}
+    scoring = {key: text for t in section(result, "pooled") for key, text in t["figures"]}
+    placed = {key: text for t in section(result, "softmax") for key, text in t["figures"]}
     n = len(made["tokens"])
     for j in range(n):
         for h, head in enumerate(made["heads"], start=1):
-            assert digits(placed[f"{name}.h{h}.dots[{j}]"], head["dots"][j])
+            assert digits(scoring[f"{name}.h{h}.dots[{j}]"], head["dots"][j])
+        assert digits(scoring[f"{name}.wide.scores[{j}]"], wide["scores"][j])
         assert digits(placed[f"{name}.wide.scores[{j}]"], wide["scores"][j])
+        assert digits(placed[f"{name}.wide.exps[{j}]"], np.exp(wide["scores"][j]))
         assert digits(placed[f"{name}.wide.weights[{j}]"], wide["weights"][j])
+    assert not any(".dots[" in key for key in placed)  # the dot products have gone
     exps = np.exp(np.asarray(wide["dots"], dtype=np.float64) / np.sqrt(made["d_model"]))
     assert digits(placed[f"{name}.wide.denominator"], exps.sum())
     np.testing.assert_allclose(exps / exps.sum(), wide["weights"], atol=1e-9)
