@@ -88,6 +88,18 @@ E_prime = E + joined @ W_O
 """A fragment of a sentence and what makes its step (made when the sentence begins)."""
 
 
+def align_comments(lines: Sequence[Mobject | None]) -> None:
+    """Shift each code line that has a comment so that its ``#`` stands under the first
+    one's: the kit places a line by its first glyph's ink, whose left bearing differs from
+    letter to letter (an "A" starts further left than an "s")."""
+    marks = []
+    for line in lines:
+        if line is not None and "#" in line.original_text:
+            marks.append((line, line[line.original_text.index("#")].get_left()[0]))
+    for line, x in marks:
+        line.shift(RIGHT * (marks[0][1] - x))
+
+
 def card(*lines: Mobject, colour: str = MUTED) -> VGroup:
     """Lines of text stacked in a rounded box: one stage of the layer."""
     return panel(VGroup(*lines).arrange(DOWN, buff=0.1), colour)
@@ -789,11 +801,12 @@ class RolesAndShapes(LectureScene):
         self.section("one head in code")
         one = code(HEAD_CODE, CODE_SIZE)
         layer = code(LAYER_CODE, CODE_SIZE)
+        align_comments([*one.lines, *layer.lines])
         calls = VGroup()
         for head in range(1, self.ws.n_heads + 1):
             colour = self.head_colour(head)
-            calls.add(panel(VGroup(self.head_label(head, 18),
-                                   self.label("own W_Q, W_K, W_V", 16, colour))
+            calls.add(panel(VGroup(self.head_label(head, 20),
+                                   self.label("own W_Q, W_K, W_V", 18, colour))
                             .arrange(DOWN, buff=0.08), colour, buff=0.1))
         calls.arrange(RIGHT, buff=0.25)
         # The function, the layer's lines under it, and the calls, one per head, under them.
@@ -1497,11 +1510,16 @@ class OneWideHead(LectureScene):
             xs, at = {}, 0.0
             for c in columns:
                 xs[c] = at + widths[c] / 2
-                at += widths[c] + (0.4 if c == 0 or c >= count - 5 else 0.2)
+                at += widths[c] + gap(c)
             return xs
+
+        def gap(c: int) -> float:
+            return 0.4 if c == 0 or c >= count - 5 else 0.2
 
         scoring = places(list(range(count - 2)))
         softmax = places([0, count - 3, count - 2, count - 1])
+        softmax = {c: x + 0.3 * max(0, i - 1) for i, (c, x) in enumerate(softmax.items())}
+        # (the softmax's columns a little further apart: there is room once the terms go)
         pitch = 0.55
         for r, row in enumerate(rows):
             for c, cell in enumerate(row):
@@ -1529,6 +1547,14 @@ class OneWideHead(LectureScene):
         table.scale(shrink)
         table.move_to([0, top_y - table.height / 2, 0])
         moved = (softmax[count - 3] - scoring[count - 3]) * shrink  # the score column's move
+        # The softmax's picture is narrower: centred, all of it moves by ``centre``.
+        names = VGroup(*(row.word for row in rows))
+        right = max([rows[0].weight.get_right()[0]]
+                    + [mark.get_right()[0] + mark.later * shrink for mark in own])
+        centre = -(names.get_left()[0] + right) / 2
+        for later in (*(row.exp for row in rows), *(row.weight for row in rows), total,
+                      header[-2], header[-1]):
+            later.shift(RIGHT * centre)  # not on screen yet
         self.sums = table
         scoring_header = VGroup(*header[:-2])
         first = rows[top]
@@ -1575,8 +1601,9 @@ class OneWideHead(LectureScene):
                   "sources these add up to {d}.",
                   *filter(None, [self.unpoint()]),
                   self.gone(*(row.dropped for row in rows), *header[:-3]),
-                  *(cell.animate.shift(RIGHT * moved) for cell in scores),
-                  *(mark.animate.shift(RIGHT * mark.later * shrink) for mark in own),
+                  *(cell.animate.shift(RIGHT * (moved + centre)) for cell in scores),
+                  *(mark.animate.shift(RIGHT * (mark.later * shrink + centre)) for mark in own),
+                  *(name.animate.shift(RIGHT * centre) for name in names),
                   cues=[("e to", lambda: fade_in(header[-2], *(row.exp for row in rows))),
                         ("{e}", lambda: self.point_at(first.score, first.exp)),
                         ("{d}", lambda: FadeIn(total))],
