@@ -1599,13 +1599,13 @@ class OneWideHead(LectureScene):
         scores = [row.score for row in rows] + [header[-3]]
         self.tell("The softmax raises e to each score: e to the {y} is {e}, and over all {n} "
                   "sources these add up to {d}.",
-                  *filter(None, [self.unpoint()]),
                   self.gone(*(row.dropped for row in rows), *header[:-3]),
                   *(cell.animate.shift(RIGHT * (moved + centre)) for cell in scores),
                   *(mark.animate.shift(RIGHT * (mark.later * shrink + centre)) for mark in own),
                   *(name.animate.shift(RIGHT * centre) for name in names),
                   cues=[("e to", lambda: fade_in(header[-2], *(row.exp for row in rows))),
-                        ("{e}", lambda: self.point_at(first.score, first.exp)),
+                        # (cues are made as the sentence begins, before the scores move)
+                        ("{e}", lambda: self.point_at(first.exp)),
                         ("{d}", lambda: FadeIn(total))],
                   y=f"{self.s}.wide.scores[{top}]", e=f"{self.s}.wide.exps[{top}]",
                   n="dims.tokens", d=f"{self.s}.wide.denominator")
