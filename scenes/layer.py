@@ -822,7 +822,7 @@ class RolesAndShapes(LectureScene):
         def show(*lines: Mobject) -> Animation:
             return AnimationGroup(fade_in(*lines), self.point_at(*lines))
 
-        self.tell("As code, one head projects E into Q, K and V; @ is a matrix product.",
+        self.tell("Written as code, one head projects E into Q, K and V; @ is a matrix product.",
                   self.gone(previous), title,
                   cues=[("one head", lambda: show(line[0])),
                         ("projects", lambda: show(line[1]))])
