@@ -50,6 +50,7 @@ from scenes.kit import (
     fade_out,
     fit,
     grow,
+    noted,
     on_baseline,
     panel,
     shown_indices,
@@ -609,7 +610,7 @@ class OneHeadTwoHeads(LectureScene):
             later = self.label("numbers worked out in later clips", 20, MUTED)
             later.next_to(self.row, UP, buff=0.25).set_x(LEGEND_X - later.width / 2)
             self.say("With {h:head}, the same receiver asks {q:query} at once, one per head; "
-                     "later clips work out their numbers.",
+                     "how each query is made comes in later clips.",
                      fade_in(node), LaggedStart(*(AnimationGroup(Create(r.link), fade_in(r.query))
                                                   for r in several), lag_ratio=0.3),
                      fade_in(later), self.point_at(*queries, each=True), h="dims.heads",
@@ -713,8 +714,16 @@ class OneHeadTwoHeads(LectureScene):
                                               self.point_at(*(heads or [meaning]),
                                                             buff=0.03)))],
             step=1.0), words=words, **count)
+        legend = self.feature_legend(names, lines.get_top()[1] - 0.05)
+        if legend is not None:  # each note comes as it is said
+            said, words, drawn = legend
+            entries = [] if drawn is None else [entry for line in drawn for entry in line]
+            cues = [(f"{{f{k}}}", AnimationGroup(fade_in(entry), self.point_at(entry)))
+                    for k, entry in enumerate(entries)]
+            self.say(said, *([cued(said, cues, step=0.8)] if cues else []), words=words)
+        gone = [fade_out(legend[2])] if legend is not None and legend[2] is not None else []
         self.say("One weight scales a word's whole value row, so every feature is mixed with "
-                 "the same weights.", fade_in(note),
+                 "the same weights.", *gone, fade_in(note),
                  self.point_at(rows.body, rows.brackets, *labels))
         self.say("Summed over all {n:word}, they make the message.", fade_in(others),
                  fade_out(single.message), fade_in(filled), self.point_at(filled),
@@ -725,6 +734,27 @@ class OneHeadTwoHeads(LectureScene):
         if payoff is not None:
             self.tell_payoff(payoff, names, rows, picked.index(order[0]),
                              picked.index(order[1]), numbers)
+
+    def feature_legend(self, names: list[str] | None, top: float
+                       ) -> tuple[str, dict[str, str], VGroup | None] | None:
+        """What the features of the value rows stand for, in the worksheet's notes: the
+        sentence, its words, and a legend under the rows from ``top`` down, two notes to a
+        line (``None`` where it does not fit above the subtitles at a readable size: then
+        it is only said). ``None`` where no feature is noted."""
+        told = noted(names or [], self.ws.lesson.feature_notes)
+        if told is None:
+            return None
+        said, words = told
+        entries = [self.bound("{f}: {n}", NOTE_TEXT, MUTED,
+                              words={"f": words[f"f{k}"], "n": words[f"n{k}"]})
+                   for k in range(len(words) // 2)]
+        legend = VGroup(*(VGroup(*entries[k:k + 2]).arrange(RIGHT, buff=0.6)
+                          for k in range(0, len(entries), 2)))
+        legend.arrange(DOWN, buff=0.12, aligned_edge=LEFT)
+        if legend.width > 13.2 or legend.height > top - LOWEST:
+            return said, words, None
+        legend.move_to([0, top - legend.height / 2, 0])
+        return said, words, legend
 
     def payoff(self, names: list[str] | None, columns: Sequence[int | None]) -> VGroup | None:
         """The line that says where the message's largest coordinate comes from: the two
@@ -932,8 +962,9 @@ class OneHeadTwoHeads(LectureScene):
                 if j not in heavy:
                     arrow.set_stroke(opacity=SIDE_FAINT)
                     arrow.tip.set_fill(opacity=SIDE_FAINT).set_stroke(opacity=SIDE_FAINT)
-            query = self.named_vector(f"{self.s}.h{head}.Q[{self.last}]", "query",
-                                      copied_features(self.v, head, "K"), colour)
+            query = self.named_vector(f"{self.s}.h{head}.Q[{self.last}]", "Head {h}'s query",
+                                      copied_features(self.v, head, "K"), colour,
+                                      h=f"dims.head_numbers[{head - 1}]")
             fit(query, spacing - 0.3).next_to(node, DOWN, buff=0.3).set_x(x)
             name = self.bound("Head {h}'s message", 22, colour,
                               h=f"dims.head_numbers[{head - 1}]")
@@ -953,17 +984,20 @@ class OneHeadTwoHeads(LectureScene):
         return node, made
 
     def named_vector(self, key: str, name: str | None, features: list[int] | None,
-                     colour: str) -> Mobject:
-        """A head's vector, its name first when given: ``query [a, b]``, or, where each
-        coordinate is one feature, ``query: water a, finance b`` on one line (a query) or
-        one line per coordinate (a message, no name)."""
+                     colour: str, **keys: str) -> Mobject:
+        """A head's vector, its name (a template filled from ``keys``) over it when given:
+        ``Head 1's query`` over ``[a, b]``, or, where each coordinate is one feature, over
+        ``water a, finance b`` on one line (a query); without a name, one line per
+        coordinate (a message)."""
         if features is None:
-            return self.vec(key, 20, colour, template="{v}" if name is None else name + " {v}")
+            numbers = self.vec(key, 20, colour)
+            return numbers if name is None else VGroup(
+                self.bound(name, 20, colour, **keys), numbers).arrange(DOWN, buff=0.08)
         words = {f"f{c}": self.ws.lesson.features[f] for c, f in enumerate(features)}
         slots = {f"x{c}": f"{key}[{c}]" for c in range(len(features))}
         if name is not None:
             parts = ", ".join(f"{{f{c}}} {{x{c}}}" for c in range(len(features)))
-            return VGroup(self.label(name, 20, colour),
+            return VGroup(self.bound(name, 20, colour, **keys),
                           self.bound(parts, 20, colour, words=words, **slots)).arrange(
                 DOWN, buff=0.08)
         return VGroup(*(self.bound(f"{{f{c}}}: {{x{c}}}", 20, colour,
@@ -1330,24 +1364,21 @@ class SettingAndPerson(LectureScene):
         notes: the sentence that says so, its words, and the notes drawn left of the
         receiver, a feature's name over its note (``None`` where they do not fit there at
         a readable size: then they are only said). ``None`` where no feature has a note."""
-        noted = [f for f in dict.fromkeys(named or []) if f in self.ws.lesson.feature_notes]
-        if not noted:
+        told = noted(named or [], self.ws.lesson.feature_notes)
+        if told is None:
             return None
-        words = {}
-        for k, feature in enumerate(noted):
-            words[f"f{k}"], words[f"n{k}"] = feature, self.ws.lesson.feature_notes[feature]
-        said = "Here " + "; ".join(("{f%d} stands for {n%d}" if k == 0 else
-                                    "{f%d}, for {n%d}") % (k, k) for k in range(len(noted)))
+        said, words = told
+        kept = [words[f"f{k}"] for k in range(len(words) // 2)]
         colour = self.head_colour(head)
         panel = VGroup(*(VGroup(self.bound("{f}", NOTE_SIZE, colour, words={"f": feature}),
                                 self.bound("{n}", NOTE_TEXT, MUTED,
                                            words={"n": self.ws.lesson.feature_notes[feature]}))
-                         .arrange(DOWN, buff=0.08, aligned_edge=LEFT) for feature in noted))
+                         .arrange(DOWN, buff=0.08, aligned_edge=LEFT) for feature in kept))
         panel.arrange(DOWN, buff=0.18, aligned_edge=LEFT)
         if panel.width > NOTES_BOX[0] or panel.height > NOTES_BOX[1]:
-            return said + ".", words, None
+            return said, words, None
         panel.move_to([NOTES_LEFT, NOTES_TOP, 0], aligned_edge=UL)
-        return said + ".", words, panel
+        return said, words, panel
 
     def why_the_rest(self, head: int, feature: str, c: int) -> Mobject:
         """Why many small weights add up to much of one coordinate: over each word among

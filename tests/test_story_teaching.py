@@ -377,9 +377,9 @@ def test_clip_three_draws_each_heads_query_and_leaves_their_weights_to_clip_four
         if names is None:
             inner = ", ".join("…" if i is None else param(query[i])
                               for i in shown_indices(len(query)))
-            assert f"query [{inner}]" in texts
+            assert f"Head {h}'s query" in texts and f"[{inner}]" in texts
         else:  # each number named by the feature of the keys it is matched with
-            assert "query" in texts
+            assert f"Head {h}'s query" in texts  # named, not only coloured
             assert ", ".join(f"{name} {param(x)}" for name, x in zip(names, query,
                                                                     strict=True)) in texts
     told = captions(result)
@@ -651,7 +651,7 @@ def test_several_heads_say_why_a_message_is_shorter_and_where_numbers_come(
     texts = shown(result, "several heads")
     assert "numbers worked out in later clips" in texts
     said(result, f"With {n} heads, the same receiver asks {n} queries at once, one per head; "
-                 "later clips work out their numbers.")
+                 "how each query is made comes in later clips.")
     assert (f"each head's own value matrix keeps {d} coordinates of the {joined}, so its "
             f"message has {d} numbers") in texts
     names = [coordinate_names(lesson, h) for h in range(1, n + 1)]

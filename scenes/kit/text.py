@@ -176,6 +176,22 @@ def vector(name: str, key: str, length: int) -> tuple[str, dict[str, str]]:
     return f"[{inner}]", slots
 
 
+def noted(names: Sequence[str], notes: Mapping[str, str]
+          ) -> tuple[str, dict[str, str]] | None:
+    """The sentence that says what the features ``names`` stand for, in the worksheet's
+    ``notes`` ("Here water stands for rivers; finance, for money."), with its words;
+    ``None`` where none of them is noted."""
+    kept = [name for name in dict.fromkeys(names) if name in notes]
+    if not kept:
+        return None
+    words: dict[str, str] = {}
+    for k, name in enumerate(kept):
+        words[f"f{k}"], words[f"n{k}"] = name, notes[name]
+    parts = [f"{{f{k}}} stands for {{n{k}}}" if k == 0 else f"{{f{k}}}, for {{n{k}}}"
+             for k in range(len(kept))]
+    return "Here " + "; ".join(parts) + ".", words
+
+
 class Bound(Text):
     """Text whose numbers all come from value keys, e.g. ``Head {h}`` with ``h=dims...``.
 
