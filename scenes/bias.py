@@ -394,6 +394,8 @@ class BiasFlag(LibraryScene):
         for label in names:
             label.shift(RIGHT * (weights.brackets[0].get_left()[0] - 0.15
                                  - label.get_right()[0]))
+        rise = UP * (rows[1] - offsets.slots.get_y())
+        arrived = offsets.heads[0].copy().shift(rise)  # where head 1's offsets will stand
         said = "So after the multiplication, head {h}'s query columns get head {h}'s " \
             "offsets, and no other head's."
         # Cues made as the voice reaches them; the outline goes round head 1's columns
@@ -403,10 +405,10 @@ class BiasFlag(LibraryScene):
                 Fade(*weights.body, *weights.features, packed_name, appear=False),
                 Fade(VGroup(product, names[0])), self.point_at(product))),
             ("offsets", lambda: AnimationGroup(
-                offsets.animate.shift(UP * (rows[1] - offsets.slots.get_y())),
+                offsets.animate.shift(rise),
                 Fade(offsets_name, appear=False),
                 Fade(VGroup(names[1], names[2], total)),
-                self.point_at(*product[:width], total)))],
+                self.point_at(*product[:width], arrived, total)))],
             h="dims.head_numbers[0]")
 
     # ------------------------------------------------------------ which projections

@@ -89,7 +89,8 @@ class AttentionGrids(LectureScene):
         self.formula = self.grid_formula()
         grid_pages = [[h] for h in self.heads]  # a grid, and the panel that reads its rows
         for number, page in enumerate(grid_pages, start=1):
-            self.section(f"grids {number}")
+            # The first grid is built up in steps (scores, second row) before its page.
+            self.section("scores" if number == 1 else f"grids {number}")
             self.grids(page, first=number == 1)
         if len(grid_pages) > 1:
             self.section("grids side by side")
@@ -189,7 +190,10 @@ class AttentionGrids(LectureScene):
         if first:
             blank = self.grid(h, shaded=False)
             scores = self.panel(h, last, scores=True)
-            self.page = side_by_side([blank, scores], gap=0.8, grow=1.2)
+            tallest = self.panel(h, last)  # the bottom row's weights and their sum
+            tallest.align_to(blank, DOWN)  # level with the grid's bottom row, not below it
+            self.page = side_by_side([blank, tallest], gap=0.8, grow=1.2)
+            self.shown_panel(tallest, scores)
             for made in (grid,):
                 made.scale(blank.cells.width / made.cells.width)
                 made.shift(blank.cells.get_center() - made.cells.get_center())
@@ -245,8 +249,10 @@ class AttentionGrids(LectureScene):
         bottom = self.panel(h, self.last)
         self.shown_panel(weights, bottom)
         if len(self.tokens) < 3:  # its row is the bottom row, told below
+            self.section("grids 1")
             return weights
         second = self.shown_panel(weights, self.panel(h, 1))
+        self.section("second row")
         template = "Row {p}, “{w}”, may read only “{u}” and itself: head {h} shares its " \
                    "weight between them, {x} and {y}."
         self.tell(template, fade_out(weights), fade_in(second),
@@ -255,6 +261,7 @@ class AttentionGrids(LectureScene):
                   p="dims.positions[1]", h=f"dims.head_numbers[{h - 1}]",
                   x=f"{self.s}.h{h}.A[1][0]", y=f"{self.s}.h{h}.A[1][1]",
                   words={"w": self.tokens[1], "u": self.tokens[0]})
+        self.section("grids 1")
         self.play(fade_out(second), fade_in(bottom), *filter(None, [self.unpoint()]))
         return bottom
 
