@@ -166,7 +166,11 @@ class AttentionGrids(LectureScene):
             N = self.matrix(f"{self.s}.h2.{kind}", size=SIZE, colour=colour)
             N.add(self.bound("Head {h}: " + kind, NAME_SIZE, colour,
                              h="dims.head_numbers[1]").next_to(N.brackets, UP, buff=0.2))
-            N.scale(M.brackets.height / N.brackets.height).move_to(M.body)
+            # Head 2's rows level with head 1's (and E's): the same first and last row.
+            first, last = (M.cells[k][0].get_y() for k in (0, -1))
+            N.scale((first - last) / (N.cells[0][0].get_y() - N.cells[-1][0].get_y()))
+            N.shift(M.body.get_center() - N.body.get_center())
+            N.shift(UP * (first - N.cells[0][0].get_y()))
             N[-1].next_to(N.brackets, UP, buff=0.2).set_y(M[-1].get_y())
             others.append(N)
         shown = made if together else made[-1:]
@@ -175,8 +179,8 @@ class AttentionGrids(LectureScene):
                    "head {h}'s."
         self.tell(template, *(ReplacementTransform(M, N) for M, N in
                               zip(shown, swapped, strict=True)),
-                  cues=[("head {h}", lambda: self.point_at(*(N.body for N in swapped),
-                                                           each=True))],
+                  cues=[("own projections", lambda: self.point_at(
+                      *(N.body for N in swapped), each=True))],
                   h="dims.head_numbers[1]")
         self.projected = VGroup(self.projected[0], self.projected[1], *swapped)
 
@@ -224,6 +228,7 @@ class AttentionGrids(LectureScene):
                       x=f"{self.s}.h{h}.weights_sum")
         else:
             panel = self.panel(h, last)
+            panel.align_to(grid, DOWN)  # as on the first page: level with its bottom row
             self.page = side_by_side([grid, panel], gap=0.8, grow=1.2)
             with self.silence("the next head's grid appears"):
                 self.play(*self.leave(leaving), fade_in(grid, panel))
