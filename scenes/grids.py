@@ -316,8 +316,10 @@ class AttentionGrids(LectureScene):
                       *(grid.rows[0] for grid in shaded), each=True))])
         tops = [self.v.value(f"{self.s}.h{h}.top_source") for h in self.heads]
         if len(set(tops)) > 1:  # the values say where the heads part: the bottom row
-            self.tell("Further down the heads part ways: in the bottom row, each head's "
-                      "largest weight falls on its own source.",
+            every_own = len(set(tops)) == len(tops)  # no two heads on the same source
+            self.tell("Further down the heads part ways: in the bottom row, " + (
+                      "each head's largest weight falls on its own source." if every_own else
+                      "not every head puts its largest weight on the same source."),
                       cues=[("bottom row", lambda: self.point_at(
                           *(VGroup(*grid.rows[self.last]) for grid in shaded), each=True)),
                             ("largest", lambda: self.point_at(
@@ -354,8 +356,11 @@ class AttentionGrids(LectureScene):
         """``A × V = H`` for head ``h``, laid out in the content area: each with its name
         above, every token's row of the three at one height; the receivers' and the
         sources' names where they fit at a hall's size."""
-        for receivers, sources, spread in ((True, True, 0.3), (True, True, 0.15),
-                                           (False, True, 0.15), (True, False, 0.15)):
+        # The most names first, then the widest room between columns that still fits.
+        layouts = [(receivers, sources, spread)
+                   for receivers, sources in ((True, True), (False, True), (True, False))
+                   for spread in (0.3, 0.22, 0.15)]
+        for receivers, sources, spread in layouts:
             pieces = self.equation_pieces(h, receivers, sources, spread)
             if fitted_scale(pieces, 0.2) * SIZE >= LEGIBLE:
                 break

@@ -198,7 +198,7 @@ def test_h_equals_a_times_v_with_v_drawn_between(shown, lesson, label: str) -> N
                           for group, kind in ((values, "V"), (messages, "H")))
         assert (value[1] + value[3]) / 2 == pytest.approx((message[1] + message[3]) / 2,
                                                           abs=0.05)
-    said = caption(result, "we computed for")
+    said = caption(result, "the message ")  # not the scores, which "we computed" too
     last = len(made["tokens"]) - 1
     assert all(f["key"].startswith(f"{made['name']}.h1.H[{last}][") for f in said["figures"])
 
@@ -280,3 +280,23 @@ def test_another_heads_projections_and_product_are_drawn(shown, lesson, label: s
     pointed = {key.split("[")[0] for o in result["outlined"] if o["caption"] == said
                for key in o["keys"]}
     assert f"{made['name']}.h2.V" in pointed
+
+
+@pytest.mark.parametrize("label", list(LABELS))
+def test_where_the_heads_part_ways_is_said_as_their_weights_say(shown, lesson,
+                                                                 label: str) -> None:
+    """Beside the grids side by side, what the voice says of the bottom rows is true of the
+    recomputed weights: "its own source" only when no two heads put their largest weight on
+    the same source, "not every head" when some do but not all."""
+    result, made = shown[(label, "AttentionGrids")], lesson[label]
+    if len(made["heads"]) == 1:
+        return
+    tops = [int(np.argmax(head["A"][-1])) for head in made["heads"]]
+    said = [c["text"] for c in result["manifest"]["captions"] if "Further down" in c["text"]]
+    assert len(said) == 1, said
+    if len(set(tops)) == len(tops):
+        assert "its own source" in said[0]
+    elif len(set(tops)) > 1:
+        assert "not every head puts its largest weight on the same source" in said[0]
+    else:
+        assert "source" not in said[0]
