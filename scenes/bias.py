@@ -55,8 +55,12 @@ POSITIONS_SHOWN = 3
 BAND_TINT = 0.15
 """Fill of the tint behind one head's columns (or rows) of a packed matrix."""
 
-NUMBER_SIZE_SMALL = 17
-"""Numbers of a packed matrix wider than four columns."""
+NUMBER_SIZE_SMALL = 21
+"""Numbers of a packed matrix wider than four columns (legible from the back of a hall)."""
+
+HALL_SIZE = 20.5
+"""The least font size of a number once its picture is fitted: its digits stay 2.5% of the
+frame tall, legible from the back of a hall."""
 
 HEADS_LABEL_ROOM = 0.6
 """Room kept above the heads' names for the line that gives each head's shape."""
@@ -145,16 +149,18 @@ class BiasFlag(LibraryScene):
         name = self.ws.walkthrough
         tokens = self.ws.sentences[name]
         colour = self.head_colour(1)  # head 1's queries, with and without the offset
-        row_h = min(0.5, 4.4 / len(tokens))
-        size = min(24.0, row_h * 46)
-        Q = self.matrix(f"{name}.h1.Q", row_labels=[self.word(t, size) for t in tokens],
-                        size=size, colour=colour)
+        row_h = min(0.5, 4.6 / len(tokens))
+        size = max(HALL_SIZE, min(24.0, row_h * 46))
+        v_buff = 0.18  # room for a pointer's outline between rows
+        Q = self.matrix(f"{name}.h1.Q", row_labels=[self.word(t, min(size, 20)) for t in tokens],
+                        size=size, colour=colour, v_buff=v_buff, h_buff=0.18)
         b = self.vec("bias.offset", size)
-        shifted = self.matrix("bias.Q_offset", size=size, colour=colour)
+        shifted = self.matrix("bias.Q_offset", size=size, colour=colour, v_buff=v_buff,
+                              h_buff=0.18)
         plus = self.label("+", size * 1.3)
-        plus.next_to(Q, RIGHT, buff=0.45).set_y(Q.body.get_y())
-        b.next_to(plus, RIGHT, buff=0.45)
-        shifted.next_to(b, RIGHT, buff=2.0).align_to(Q.body, UP)
+        plus.next_to(Q, RIGHT, buff=0.3).set_y(Q.body.get_y())
+        b.next_to(plus, RIGHT, buff=0.3)
+        shifted.next_to(b, RIGHT, buff=0.6).align_to(Q.body, UP)
         shifted.shift(UP * (Q.body.get_top()[1] - shifted.body.get_top()[1]))
         # One b, and an arrow from it to every row of the sum: the same row added to each.
         arrows = VGroup(*(Arrow(b.get_right(), [shifted.brackets[0].get_left()[0],
@@ -212,7 +218,8 @@ class BiasFlag(LibraryScene):
 
         ``room`` is the least width of a column (for the offsets drawn under it).
         Attributes: ``cells[r][c]`` (the packed entry ``[r][c]``), ``bands`` (one tinted
-        rectangle per head), ``body`` and ``brackets``.
+        rectangle per head), ``body``, ``brackets``, ``features`` (each row's coordinate
+        name, left of the brackets) and ``pitch`` (the distance between rows).
         """
         d, width = self.ws.d_model, self.ws.d_head
         cells = [[self.num(f"params.h{c // width + 1}.W_Q[{r}][{c % width}]", size,
@@ -220,7 +227,7 @@ class BiasFlag(LibraryScene):
                  for r in range(d)]
         across = max(room, *(cell.width for row in cells for cell in row)) + (
             0.35 if d <= ELIDE_AFTER else 0.22)
-        down = max(cell.height for row in cells for cell in row) + 0.28
+        down = max(cell.height for row in cells for cell in row) + 0.16
 
         def spot(row: float, column: float) -> np.ndarray:
             return np.array([column * across, -row * down, 0.0])
@@ -232,8 +239,14 @@ class BiasFlag(LibraryScene):
         bands = VGroup(*(self.head_band(h, d, width, spot, across, down)
                          for h in self.head_numbers()))
         sides = brackets(VGroup(body, bands), pad=0.06)
-        picture = VGroup(bands, body, sides)
+        features = VGroup(*(self.bound("{f}", min(size, 22), MUTED,
+                                       words={"f": self.ws.lesson.features[r]})
+                            .move_to(spot(r, 0)) for r in range(d)))
+        for name in features:  # each row's coordinate, right-aligned left of the bracket
+            name.shift(RIGHT * (sides[0].get_left()[0] - 0.15 - name.get_right()[0]))
+        picture = VGroup(bands, body, sides, features)
         picture.cells, picture.bands, picture.body, picture.brackets = cells, bands, body, sides
+        picture.features, picture.pitch = features, down
         return picture
 
     def head_band(self, head: int, d: int, width: int, spot: Any, across: float,
@@ -260,7 +273,8 @@ class BiasFlag(LibraryScene):
         y = weights.brackets.get_bottom()[1] - size / 40 - 0.1
         for c in range(d):
             head = c // width + 1
-            slot = Rectangle(width=pitch - 0.1, height=size / 40, stroke_width=2,
+            slot = Rectangle(width=pitch - 0.1, height=min(size / 40, weights.pitch - 0.1),
+                             stroke_width=2,
                              stroke_color=self.head_colour(head),
                              fill_color=self.head_colour(head),
                              fill_opacity=0.0 if head == 1 else OTHER_OFFSETS)
@@ -279,13 +293,18 @@ class BiasFlag(LibraryScene):
         they are the packed W_Q and the packed query offsets, one band per head."""
         d, heads = self.ws.d_model, self.ws.n_heads
         size = NUMBER_SIZE_SMALL if d > 4 else 28
-        room = max(self.num(f"bias.offset[{c}]", size).width for c in range(self.ws.d_head))
+        name, width = self.ws.walkthrough, self.ws.d_head
+        last = len(self.ws.sentences[name]) - 1
+        shown = [f"bias.offset[{c}]" for c in range(width)] + \
+            [f"bias.Q_offset[{last}][{c}]" for c in range(width)] + \
+            [f"{name}.h{h}.Q[{last}][{c}]" for h in self.head_numbers() for c in range(width)]
+        room = max(self.num(key, size).width for key in shown)  # the columns' widest row
         weights = self.query_weights(size, room=room)
         offsets = self.query_offsets(weights, size)
         names = VGroup(*(self.head_label(h, 22).next_to(weights.bands[h - 1], UP, buff=0.2)
                          for h in self.head_numbers()))
         packed_name = self.shape("W_Q", "shapes.W_Q_packed", 24)
-        packed_name.next_to(weights.brackets, LEFT, buff=0.3)
+        packed_name.next_to(weights.features, LEFT, buff=0.3)
         offsets_name = self.bound("{n} query offsets", 20, MUTED,
                                   n="bias.offsets_per_projection")
         offsets_name.next_to(offsets.slots, LEFT, buff=0.3)
@@ -298,6 +317,7 @@ class BiasFlag(LibraryScene):
                                   for c in range((h - 1) * width, h * width))),
                          weights.bands[h - 1], offsets.heads[h - 1], names[h - 1])
                   for h in self.head_numbers()]
+        pieces[0].add(weights.features)
         for piece, shift in zip(pieces, apart, strict=True):
             piece.shift(shift)
         own = VGroup(*(brackets(VGroup(weights.bands[h - 1],
@@ -310,7 +330,8 @@ class BiasFlag(LibraryScene):
         first = VGroup(*(weights.cells[r][c] for r in range(d) for c in range(width)))
         self.say("Each head has its own query matrix, {s}, drawn here side by side."
                  if heads > 1 else "The one head has its own query matrix, {s}.",
-                 Fade(VGroup(*(VGroup(p[0], p[1]) for p in pieces), own, names, each)),
+                 Fade(VGroup(*(VGroup(p[0], p[1]) for p in pieces), own, names, each,
+                             weights.features)),
                  self.point_at(first, weights.bands[0]), s="shapes.W_Q")
         values, value_keys = vector("b", "bias.offset", width)
         self.say("Under head {h}'s matrix sits its bias b, " + values + ", one offset per "
@@ -345,14 +366,50 @@ class BiasFlag(LibraryScene):
                      "{n} query offsets.", Fade(offsets_name),
                      self.point_at(offsets.heads[0], buff=AROUND_TEXT / 2),
                      h="dims.head_numbers[0]", n="bias.offsets_per_projection")
-            self.say("So after the multiplication, head {h}'s query columns get head {h}'s "
-                     "offsets, and no other head's.",
-                     self.point_at(weights.bands[0], offsets.heads[0]),
-                     h="dims.head_numbers[0]")
+            self.section("multiplied")
+            self.multiplied(weights, offsets, packed_name, offsets_name, size)
         else:
             self.say("Its b is then all {n} query offsets.", Fade(offsets_name),
                      self.point_at(offsets.heads[0], offsets_name),
                      n="bias.offsets_per_projection")
+
+    def multiplied(self, weights: VGroup, offsets: VGroup, packed_name: VGroup,
+                   offsets_name: VGroup, size: float) -> None:
+        """The final receiver's row through the packed W_Q, drawn in the heads' columns:
+        e · W_Q (every head's query coordinates), + b (the offsets, moved up beneath it),
+        and for head 1, whose offsets have values, the sum."""
+        name = self.ws.walkthrough
+        last, width = len(self.ws.sentences[name]) - 1, self.ws.d_head
+        top, pitch = weights.cells[0][0].get_y(), weights.pitch
+        rows = [top - pitch * k for k in range(3)]
+        product = VGroup(*(self.num(f"{name}.h{c // width + 1}.Q[{last}][{c % width}]", size,
+                                    self.head_colour(c // width + 1))
+                           .move_to([cell.get_x(), rows[0], 0])
+                           for c, cell in enumerate(weights.cells[0])))
+        total = VGroup(*(self.num(f"bias.Q_offset[{last}][{c}]", size, self.head_colour(1))
+                         .move_to([weights.cells[0][c].get_x(), rows[2], 0])
+                         for c in range(width)))
+        names = VGroup(*(self.label(text, min(size, 22), MUTED).move_to([0, y, 0])
+                         for text, y in zip(("e · W_Q", "+ b", "= sum"), rows, strict=True)))
+        for label in names:
+            label.shift(RIGHT * (weights.brackets[0].get_left()[0] - 0.15
+                                 - label.get_right()[0]))
+        rise = UP * (rows[1] - offsets.slots.get_y())
+        arrived = offsets.heads[0].copy().shift(rise)  # where head 1's offsets will stand
+        said = "So after the multiplication, head {h}'s query columns get head {h}'s " \
+            "offsets, and no other head's."
+        # Cues made as the voice reaches them; the outline goes round head 1's columns
+        # from its product down to its sum, where its offsets arrive in between.
+        self.tell(said, cues=[
+            ("multiplication", lambda: AnimationGroup(
+                Fade(*weights.body, *weights.features, packed_name, appear=False),
+                Fade(VGroup(product, names[0])), self.point_at(product))),
+            ("offsets", lambda: AnimationGroup(
+                offsets.animate.shift(rise),
+                Fade(offsets_name, appear=False),
+                Fade(VGroup(names[1], names[2], total)),
+                self.point_at(*product[:width], arrived, total)))],
+            h="dims.head_numbers[0]")
 
     # ------------------------------------------------------------ which projections
 
@@ -379,7 +436,15 @@ class BiasFlag(LibraryScene):
         offsets.arrange(RIGHT, buff=0).next_to(square, DOWN, buff=0.15)
         title = self.label(name, 26).next_to(square, UP, buff=0.2)
         block = VGroup(title, square, offsets)
-        block.square, block.offsets = square, offsets
+        block.square, block.offsets, block.joined = square, offsets, VGroup()
+        if by_rows:  # the joined row's coordinates, each head's beside that head's rows
+            strip = VGroup(*(Square(cell, stroke_width=1, stroke_color=self.head_colour(
+                c // width + 1), fill_color=self.head_colour(c // width + 1),
+                fill_opacity=0.8) for c in range(d))).arrange(DOWN, buff=0)
+            strip.next_to(square, LEFT, buff=0.35)
+            into = Arrow(strip.get_right(), square.get_left(), buff=0.02, stroke_width=2,
+                         color=MUTED, tip_length=0.1, max_tip_length_to_length_ratio=0.5)
+            block.joined = VGroup(strip, into)
         return block
 
     def untouched(self) -> VGroup:
@@ -411,28 +476,30 @@ class BiasFlag(LibraryScene):
         for name in names:
             block = self.projection_block(name, by_rows=name == "W_O",
                                           heads_in_bias=name != "W_O")
-            weights.add(self.bound("{d} × {d} = {w} weights", 20, INK, d="dims.d_model",
+            weights.add(self.bound("{d} × {d} = {w} weights", 24, INK, d="dims.d_model",
                                    w="bias.weights_per_projection"))
-            offsets.add(self.bound("+ {n} offsets", 20, INK, n="bias.offsets_per_projection"))
+            offsets.add(self.bound("+ {n} offsets", 24, INK, n="bias.offsets_per_projection"))
             VGroup(weights[-1], offsets[-1]).arrange(DOWN, buff=0.15).next_to(block, DOWN,
                                                                              buff=0.2)
             blocks.add(VGroup(block, weights[-1], offsets[-1]))
         blocks.arrange(RIGHT, buff=0.55, aligned_edge=UP)
         blocks[3].shift(RIGHT * 0.5)
+        joined = blocks[3][0].joined
+        joined.next_to(blocks[3][0].square, LEFT, buff=0.02)
         squares = [block[0].square for block in blocks]
         rows = [block[0].offsets for block in blocks]
         counts = VGroup(
-            self.bound("bias=False: {p} × {w} = {a} parameters", 22, mono=True,
+            self.bound("bias=False: {p} × {w} = {a} parameters", 24, mono=True,
                        p="bias.projections", w="bias.weights_per_projection",
                        a="bias.params_without"),
-            self.bound("offsets:    {p} × {o} = {c}", 22, mono=True, p="bias.projections",
+            self.bound("offsets:    {p} × {o} = {c}", 24, mono=True, p="bias.projections",
                        o="bias.offsets_per_projection", c="bias.extra"),
-            self.bound("bias=True:  {a} + {c} = {b} parameters", 22, mono=True,
+            self.bound("bias=True:  {a} + {c} = {b} parameters", 24, mono=True,
                        a="bias.params_without", c="bias.extra", b="bias.params_with"),
         ).arrange(DOWN, aligned_edge=LEFT, buff=0.3)
         alone = self.untouched()
         VGroup(counts, alone).arrange(RIGHT, buff=0.9).next_to(blocks, DOWN, buff=0.5)
-        place(VGroup(blocks, counts, alone))
+        place(VGroup(blocks, counts, alone, joined))
         self.say("With bias=True, the default, each of the query, key, value and output "
                  "projections has a bias.",
                  LaggedStart(*(Fade(VGroup(block[0].square, block[0][0])) for block in blocks),
@@ -447,9 +514,11 @@ class BiasFlag(LibraryScene):
                  d="dims.d_model", w="bias.weights_per_projection",
                  n="bias.offsets_per_projection")
         if self.ws.n_heads > 1:
-            said = "W_O takes the joined heads in, so its rows belong to the heads; its " \
-                "offsets, grey, belong to no head."
-            self.say(said, cued(said, [("rows", self.point_at(squares[3])),
+            said = "W_O takes the joined heads in: each head's coordinates meet its own rows. " \
+                "Its offsets, grey, belong to no head."
+            self.say(said, cued(said, [("joined heads", AnimationGroup(
+                                           Fade(joined), self.point_at(joined[0]))),
+                                       ("own rows", self.point_at(squares[3], joined[0])),
                                        ("offsets", self.point_at(rows[3]))], step=0.8))
         said = "Without the bias, the layer has {a} parameters; the offsets add {c}, for {b}."
         self.say(said, cued(said, [
@@ -485,12 +554,15 @@ class BiasFlag(LibraryScene):
         empty = VGroup(*(DashedVMobject(Rectangle(width=row.width, height=row.height,
                                                   stroke_color=MUTED, stroke_width=1.5),
                                         num_dashes=16).move_to(row) for row in rows))
+        kept = VGroup(*(VGroup(*(part for part in block if part is not block.offsets))
+                        for block in blocks))
         self.say("This lesson uses bias=False, so the layer matches the hand-chosen worksheet "
-                 "exactly.", Fade(VGroup(blocks, flag)), self.point_at(flag, buff=AROUND_TEXT))
+                 "exactly.", Fade(VGroup(kept, empty, flag)),
+                 self.point_at(flag, buff=AROUND_TEXT))
         said = "Without the flag every offset row is gone: a simplification, not a claim " \
             "that no bias is better."
         self.say(said, cued(said, [
             ("gone", self.point_at(*empty, each=True, buff=AROUND_TEXT / 2)),
             ("simplification", AnimationGroup(Fade(aside),
                                               self.point_at(aside, buff=AROUND_TEXT)))],
-            opening=[*(Fade(row, appear=False) for row in rows), Fade(empty)], step=0.8))
+            step=0.8))

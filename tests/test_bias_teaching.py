@@ -331,3 +331,39 @@ library call, which the opening in the lesson's own terms was not to exceed."""
 def test_the_clip_stays_short(bias) -> None:
     """Read at caption pace, the clip stays near two minutes."""
     assert bias["default"]["manifest"]["duration"] <= LONGEST
+
+
+@pytest.mark.parametrize("label", LABELS)
+def test_the_multiplication_is_drawn_in_the_heads_columns(bias, label: str) -> None:
+    """"After the multiplication" is a picture: the final receiver's e · W_Q in every head's
+    columns, head 1's offsets beneath its own columns, and under those their sum; no
+    number under another head's columns but its product (its offsets have no values)."""
+    ws = load_worksheet(WORKSHEETS[label])
+    if ws.n_heads == 1:
+        assert "multiplied" not in {s["name"] for s in bias[label]["sections"]}
+        return
+    d, width, name = ws.d_model, ws.d_head, ws.walkthrough
+    last = ws.length - 1
+    expected = numbers(label)
+    found = texts(bias[label], "multiplied")
+    product = []
+    for c in range(d):
+        head, k = c // width + 1, c % width
+        (cell,) = keyed(found, f"{name}.h{head}.Q[{last}][{k}]")
+        value = expected[f"{name}.h{head}.Q"][last][k]
+        assert reference.within_display(cell["text"], Style.PARAM, value)
+        assert in_head_colour(cell, head, value)
+        product.append(centre(cell))
+    assert len({round(y, 2) for _, y in product}) == 1  # one row, e · W_Q
+    for k in range(width):
+        (b,) = keyed(found, f"bias.offset[{k}]")
+        (total,) = keyed(found, f"bias.Q_offset[{last}][{k}]")
+        sum_ = expected[f"{name}.h1.Q"][last][k] + expected["bias.offset"][k]
+        assert reference.within_display(total["text"], Style.PARAM, sum_)
+        xs = [product[k][0], centre(b)[0], centre(total)[0]]
+        assert max(xs) - min(xs) < SAME_PLACE  # one column: product, offset, sum
+        assert product[k][1] > centre(b)[1] > centre(total)[1]  # read top to bottom
+    below = [t for t in found if t["figures"] and centre(t)[1] < product[0][1] - SAME_PLACE
+             and centre(t)[0] > product[width - 1][0] + SAME_PLACE]
+    assert below == []  # the other heads' sums are not invented
+    assert {"e · W_Q", "+ b"} <= {t["text"] for t in found}

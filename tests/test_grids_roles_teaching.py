@@ -198,7 +198,7 @@ def test_h_equals_a_times_v_with_v_drawn_between(shown, lesson, label: str) -> N
                           for group, kind in ((values, "V"), (messages, "H")))
         assert (value[1] + value[3]) / 2 == pytest.approx((message[1] + message[3]) / 2,
                                                           abs=0.05)
-    said = caption(result, "we computed for")
+    said = caption(result, "the message ")  # not the scores, which "we computed" too
     last = len(made["tokens"]) - 1
     assert all(f["key"].startswith(f"{made['name']}.h1.H[{last}][") for f in said["figures"])
 
@@ -229,3 +229,74 @@ def test_a_pointer_is_gone_once_the_next_sentence_has_begun(shown, label: str,
 def test_the_worksheets_here_are_the_shapes_the_clips_adapt_to() -> None:
     heads = {label: load_worksheet(WORKSHEETS[label]).n_heads for label in LABELS}
     assert heads == {"default": 2, "four": 4, "wide": 1}
+
+
+# ---------------------------------------------------------------------- review 38
+
+
+@pytest.mark.parametrize("label", list(LABELS))
+def test_the_scores_are_read_before_softmax_makes_them_weights(shown, lesson,
+                                                                label: str) -> None:
+    """The grid is not finished at once: the receiver we followed has its scores QKᵀ/√d
+    read aloud, every source's, before softmax turns the rows into weights."""
+    result, made = shown[(label, "AttentionGrids")], lesson[label]
+    captions = result["manifest"]["captions"]
+    scores = next(i for i, c in enumerate(captions) if "QKᵀ/√d" in c["text"])
+    softmax = next(i for i, c in enumerate(captions) if "Softmax turns" in c["text"])
+    assert scores < softmax
+    pointed = {key for o in result["outlined"] if o["caption"] == scores for key in o["keys"]}
+    T = len(made["tokens"])
+    assert {f"{made['name']}.h1.scores[{j}]" for j in range(T)} <= pointed
+
+
+@pytest.mark.parametrize("label", list(LABELS))
+def test_each_grid_names_its_receivers_and_its_sources(shown, lesson, label: str) -> None:
+    result, made = shown[(label, "AttentionGrids")], lesson[label]
+    texts = section(result, "grids 1")
+    names = [t["text"] for t in texts]
+    assert {"receiver", "source"} <= set(names)
+    for token in set(made["tokens"]):  # a row and a column for each token, and its weight
+        assert names.count(token) >= 2 * made["tokens"].count(token), token
+    on_screen = placed(texts)
+    last = len(made["tokens"]) - 1
+    A = made["heads"][0]["A"]
+    for j in range(last + 1):  # the bottom row read aloud beside the grid
+        text = on_screen[f"{made['name']}.h1.A[{last}][{j}]"]["text"]
+        assert number(text) == pytest.approx(A[last][j], abs=0.0005)
+
+
+@pytest.mark.parametrize("label", list(LABELS))
+def test_another_heads_projections_and_product_are_drawn(shown, lesson, label: str) -> None:
+    """"Each other head does the same" is said over head 2's own Q, K and V, and "every head
+    does the same" over head 2's own A × V = H."""
+    result, made = shown[(label, "AttentionGrids")], lesson[label]
+    if len(made["heads"]) == 1:
+        return
+    texts = section(result, "other heads")
+    keys = {key.split("[")[0] for t in texts for key, _ in t["figures"]}
+    assert f"{made['name']}.h2.V" in keys
+    captions = result["manifest"]["captions"]
+    said = next(i for i, c in enumerate(captions) if "own grid and its own values" in c["text"])
+    pointed = {key.split("[")[0] for o in result["outlined"] if o["caption"] == said
+               for key in o["keys"]}
+    assert f"{made['name']}.h2.V" in pointed
+
+
+@pytest.mark.parametrize("label", list(LABELS))
+def test_where_the_heads_part_ways_is_said_as_their_weights_say(shown, lesson,
+                                                                 label: str) -> None:
+    """Beside the grids side by side, what the voice says of the bottom rows is true of the
+    recomputed weights: "its own source" only when no two heads put their largest weight on
+    the same source, "not every head" when some do but not all."""
+    result, made = shown[(label, "AttentionGrids")], lesson[label]
+    if len(made["heads"]) == 1:
+        return
+    tops = [int(np.argmax(head["A"][-1])) for head in made["heads"]]
+    said = [c["text"] for c in result["manifest"]["captions"] if "Further down" in c["text"]]
+    assert len(said) == 1, said
+    if len(set(tops)) == len(tops):
+        assert "its own source" in said[0]
+    elif len(set(tops)) > 1:
+        assert "not every head puts its largest weight on the same source" in said[0]
+    else:
+        assert "source" not in said[0]
