@@ -559,7 +559,7 @@ class BiasFlag(LibraryScene):
         self.say("This lesson uses bias=False, so the layer matches the hand-chosen worksheet "
                  "exactly.", Fade(VGroup(kept, empty, flag)),
                  self.point_at(flag, buff=AROUND_TEXT))
-        said = "Without the flag every offset row is gone: a simplification, not a claim " \
+        said = "With bias=False every offset row is gone: a simplification, not a claim " \
             "that no bias is better."
         self.say(said, cued(said, [
             ("gone", self.point_at(*empty, each=True, buff=AROUND_TEXT / 2)),

@@ -665,20 +665,22 @@ def test_another_voice_speaks_without_a_network_espeak_speaks_and_a_missing_voic
 
 
 def test_the_draft_quality_ends_each_section_on_the_frame_that_dash_ql_shows(
-        tmp_path: Path) -> None:
+        lesson: Path, tmp_path: Path) -> None:
     """``--quality draft`` has ``-ql``'s pictures at 5 frames a second, as the shared
-    lesson of ``tests/test_proof.py`` is built: the same captions and sections, with the
+    lesson (whose HeadWalkthrough2 is the draft compared here) is built: the same captions
+    and sections, with the
     same figures in the same boxes; each step rounds up to a whole frame, so the times
     drift by at most a draft frame (0.2 s) per caption; and the frame each section ends on
     looks the same (both are compressed, so within a few levels)."""
     from render.frames import decode_frames
 
+    lecture("render", "HeadWalkthrough2", "--narration", "none", "--quality", "l",
+            "--out", tmp_path / "l", check=True)
     clips = {}
-    for quality in ("l", "draft"):
-        lecture("render", "HeadWalkthrough2", "--narration", "none", "--quality", quality,
-                "--out", tmp_path / quality, check=True)
-        manifest = next(iter(manifests_of(tmp_path / quality).values()))
-        video = next((tmp_path / quality / "video").glob("*.mp4"))
+    for quality, out in (("l", tmp_path / "l"), ("draft", lesson)):  # the lesson is draft
+        (name,) = [n for n in manifests_of(out) if "HeadWalkthrough2" in n]
+        manifest = manifests_of(out)[name]
+        video = out / "video" / name.replace(".figures.json", ".mp4")
         clips[quality] = (manifest, decode_frames(video, [s["frame"] for s in
                                                           manifest["sections"]]))
     (ql, ql_frames), (draft, draft_frames) = clips["l"], clips["draft"]
