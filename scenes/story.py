@@ -910,7 +910,31 @@ class OneHeadTwoHeads(LectureScene):
                             opening=[*back, fade_out(self.legend), fade_in(legend)]),
                  words=words, **keys)
         several[-1].remove(self.legend)
-        several[-1].add(keeps, legend)
+        several[-1].add(legend)
+        several[-1].add(self.beside_one_head(keeps, names[0]))
+
+    def beside_one_head(self, keeps: Mobject, first: list[int] | None) -> Mobject:
+        """Head 1's first coordinate beside the one head's, in a section of its own, in
+        place of ``keeps``: the one head sent it mixed by one weight row; head 1 sends it
+        with a row of its own, led by its heaviest word. Returns what stays on screen."""
+        words = {"w": self.tokens[int(self.v.value(f"{self.s}.h1.top_source"))]}
+        slots = {"a": f"{self.s}.wide.message[0]", "b": f"{self.s}.h1.message[0]",
+                 "h": "dims.head_numbers[0]"}
+        if first is not None:
+            words["f"] = self.ws.lesson.features[first[0]]
+            shown = "the one head sent {f} {a}; head {h} alone sends {b}"
+            said = ("Beside the one head: it sent {f} {a}; head {h} alone sends {b}, with a "
+                    "weight row of its own, led by “{w}”.")
+        else:
+            shown = "first coordinate: the one head {a}, head {h} alone {b}"
+            said = ("Beside the one head: its first coordinate was {a}; head {h} alone sends "
+                    "{b}, with a weight row of its own, led by “{w}”.")
+        line = self.bound(shown, 20, INK, **used(shown, words, slots))
+        fit(line, 12.4).move_to(keeps)
+        self.section("beside the one head")  # the sizes' section ends with its line shown
+        self.say(said, fade_out(keeps), fade_in(line), self.point_at(line),
+                 **used(said, words, slots))
+        return line
 
     def glossary(self, message: Mobject) -> VGroup:
         """Query, key and value in plain words, one line each, under the message."""
