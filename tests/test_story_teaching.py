@@ -1059,3 +1059,23 @@ def test_an_arrow_is_as_wide_as_its_weight_down_to_a_hairline() -> None:
     assert width(0.718) / width(0.166) == pytest.approx(0.718 / 0.166, rel=1e-6)
     assert width(0.5) == pytest.approx(2 * width(0.25), rel=1e-6)
     assert width(0.005) == width(0.0) == HAIRLINE < width(0.166)
+
+
+@pytest.mark.parametrize("label", ["default", "four"])
+def test_head_ones_first_coordinate_is_set_beside_the_one_heads(runs, lessons,
+                                                                label: str) -> None:
+    """After the heads' messages, head 1's first coordinate beside the one head's (numpy's
+    messages of the wide head and of head 1), head 1 led by its heaviest word."""
+    result, lesson = runs[label]["OneHeadTwoHeads"], lessons[label]
+    wide, first = lesson["sentence"]["wide"], lesson["sentence"]["heads"][0]
+    led = lesson["tokens"][int(np.argmax(first["weights"]))]
+    names = coordinate_names(lesson, 1)
+    a, b = fixed(wide["message"][0]), fixed(first["message"][0])
+    if names is not None:
+        said(result, f"Beside the one head: it sent {names[0]} {a}; head 1 alone sends {b}, "
+                     f"with a weight row of its own, led by “{led}”.")
+        assert f"the one head sent {names[0]} {a}; head 1 alone sends {b}" in \
+            shown(result, "beside the one head")
+    else:
+        said(result, f"Beside the one head: its first coordinate was {a}; head 1 alone sends "
+                     f"{b}, with a weight row of its own, led by “{led}”.")
