@@ -408,13 +408,14 @@ def test_generation_reloads_crops_repeats_and_spells_out_its_word(case) -> None:
 
 
 def test_the_library_check_says_what_the_layer_replaces_and_names_every_tensor(case) -> None:
-    """Beside the code, in words: the layer stands in for the heads, their concatenation and
-    W_O, not for the positions, the residual or the MLP; every name the code uses that no
+    """Under the code, on the map: the layer stands in for the heads, their concatenation and
+    W_O, not for the embeddings, the residual or the MLP; every name the code uses that no
     earlier listing defined is said in the text."""
     s = slide(case["deck"], "lab-library-check")
     said = text(tuple(b for b in s.blocks if isinstance(b, Para)))
-    assert "replaces every head, their concatenation and" in said
-    assert "the positions, the residual and the MLP stay ours" in said
+    (picture,) = pictures_in(s.blocks)
+    brackets = {text(shape.glyphs) for shape in picture.shapes if isinstance(shape, Label)}
+    assert {"PyTorch's layer", "ours"} <= brackets
     code = " ".join(c for c, _ in listing(s))
     assert "delta_scratch" not in code and "future" in code
     assert "future: " in said and "delta: " in said

@@ -1490,22 +1490,6 @@ def patches(book: Book, description: str, size: str = "full") -> Picture:
 # --------------------------------------------------------------------------- trained models
 
 
-def _masked_cells(x: float, y: float, side: float, tone: str, size: int = 8,
-                  pads: int = 3) -> list[Shape]:
-    """A receivers × sources grid of a padded window: the future blocked above the
-    diagonal, the pads on the left blocked for every real receiver (masked cells dark)."""
-    cell = side / size
-    shapes: list[Shape] = []
-    for r in range(size):
-        for c in range(size):
-            allowed = c <= r and (c >= pads or r < pads)
-            shapes.append(Rect(_r(x + c * cell), _r(y + r * cell), _r(cell), _r(cell),
-                               tone if allowed else "masked", "paper", 0.5,
-                               opacity=0.35 if allowed and r < pads else 1.0,
-                               role="allowed" if allowed else "masked"))
-    return shapes
-
-
 PADS = 3
 """How many pads the padding-mask picture puts before its short prompt."""
 
@@ -1560,10 +1544,10 @@ def architecture(book: Book, model: str, description: str) -> Picture:
     """One trained model left to right, each stage in a box with its parameter count
     (``trained.<model>.parts.*``) under it: the fixed-window MLP's rows joined into one
     long row before its wide first layer; an attention model's token and position rows,
-    its heads' grids (future and pads masked) inside the attention layer, then the last
-    row into a narrow prediction layer, with the residual drawn as an arc over the attention
-    layer. Each layer box shows its input row over its output row, their lengths growing with
-    the square root of their widths. The total goes underneath."""
+    its projected row split into one coloured block per head inside the attention layer,
+    then the last row into a narrow prediction layer, with the residual drawn as an arc over
+    the attention layer. Each layer box shows its input row over its output row, their
+    lengths growing with the square root of their widths. The total goes underneath."""
     key = f"trained.{model}"
     box_h, gap, art = 190.0, 46.0, 96.0
     top = 20.0 if model == "mlp" else 64.0
@@ -1612,18 +1596,18 @@ def architecture(book: Book, model: str, description: str) -> Picture:
             shapes.append(Rect(_r(x + 14), _r(picture_top + art / 2 - 5), width - 28, 10,
                                "muted", role="row"))
         elif model != "mlp" and i == 1:
+            # The projected row, its coordinates split into the heads (no grids: every
+            # head's mask is the same, and the padding slide draws one large enough to read).
             heads = int(model.removeprefix("heads"))
-            across_count = min(heads, 4)
-            side = min(art - 8, (width - 24) / across_count - 8)
-            span = across_count * side + (across_count - 1) * 8
+            row_w, row_h, row_y = width - 28, 40.0, picture_top + art / 2 - 34
             for h in range(heads):
-                gx = x + width / 2 - span / 2 + (h % 4) * (side + 8)
-                shapes += _masked_cells(gx, picture_top + (art - side) / 2 - 8 + (h // 4) * side,
-                                        side, head_tone(h + 1))
-            shapes.append(_label(x + width / 2, picture_top + art + 2, Text("masks, "),
-                                 book.n("trained.context"), Text(" × "),
-                                 book.n("trained.context"), Text(", drawn small"),
-                                 anchor="middle", size=16.0, tone="muted"))
+                hx = x + 14 + h * row_w / heads
+                shapes.append(Rect(_r(hx), _r(row_y), _r(row_w / heads), row_h,
+                                   head_tone(h + 1), "paper", 2.0, role="head"))
+            shapes.append(_label(x + width / 2, row_y + row_h + 28, book.n("trained.width"),
+                                 Text(" coordinates in "), book.n(f"{key}.heads"),
+                                 Text(" × "), book.n(f"{key}.d_head"), anchor="middle",
+                                 size=_SMALL, tone="muted"))
         elif count is not None and count.rsplit(".", 1)[-1] in widths:
             shapes += _layer_rows(book, widths[count.rsplit(".", 1)[-1]], x + width / 2,
                                   picture_top + 10, width - 40)
