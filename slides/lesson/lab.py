@@ -117,12 +117,11 @@ def _batch(book: Book) -> Stack:
                  "read out the sizes: width {d} with {h}, {p} parameters in all.",
                  d=book.n("dims.d_model"), h=book.counted("dims.heads", "head", "heads"),
                  p=book.n("lab.params")),
-        "Say that this is an outline: the bodies are cut, and the next slides fill them "
-        "in. Students with the lesson's notebook know the same two classes as "
-        "ScratchMultiHead and TinyMultiHeadLM. Say clearly that from_worksheet, which "
-        "builds the model with the worksheet's weights, is only how we reproduce the "
-        "lecture's figures; training would start from random ones. D in the code is the "
-        "lecture's model width.",
+        "Say that this is an outline, its bodies filled in on the next slides; the lesson's "
+        "notebook calls the same classes ScratchMultiHead and TinyMultiHeadLM. Say clearly "
+        "that from_worksheet, which builds the model with the worksheet's weights, is only "
+        "how we reproduce the lecture's figures (training would start from random ones), "
+        "and that D in the code is the lecture's model width.",
     ])
     rows = tuple(Row((Word(name),), (
         *(Cell((book.n(f"lab.X[{i}][{j}]"),)) for j in range(book.length)),
@@ -150,8 +149,8 @@ def _batch(book: Book) -> Stack:
           else (ids, looked_up)),
         *words,
     ], [
-        book.say("Read the two sentences in words under the table, then point at their ids. "
-                 "Each row of the table is one sentence as token ids, so the batch X is "
+        book.say("Read the sentences in words under the table, then their ids: each row "
+                 "of the table is one sentence as token ids, so the batch X is "
                  "{s}: sentences down, positions across. These are integers that index "
                  "tables, not embeddings: the picture looks each one up, giving {e}.",
                  s=book.n("lab.shape.X"), e=book.n("lab.shape.E")),

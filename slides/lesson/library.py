@@ -586,9 +586,9 @@ def patches(book: Book) -> list[Stack]:
     twins = [int(t) for t in book.values.value("patches.twins")]
     same = twins[0] >= 0 and int(book.value("patches.twins_same_pixels"))
     section.add("rows", "One shared projection makes the rows", [
-        Para(book.say("W: one shared matrix, {s}, its rows for the top half of a patch's "
-                      "pixels, then the bottom half. Each of the {v} pixels adds its row of "
-                      "{w}, scaled by its value.",
+        Para(book.say("W: one shared matrix, {s}, chosen by hand for this example (training "
+                      "would learn it). One row per pixel, top half then bottom half; each of "
+                      "the {v} pixels adds its row of {w}, scaled by its value.",
                       v=book.n("patches.values_per_patch"), w=Math("W"),
                       s=book.n("patches.shape.W"))),
         pictures.tensor_steps(
@@ -612,6 +612,7 @@ def patches(book: Book) -> list[Stack]:
                     "same row; only the position rows, next, will tell them apart.",
                     a=names[twins[0]][0], b=names[twins[1]][0]),) if same else ()),
     ])
+    _colour(book, section)
     section.add("sequence", "One extra row and the positions complete the sequence", [
         Para(book.say("CLS, short for classification, is one more learned row, put first: it "
                       "has no patch of its own and will gather the whole image. Every row then "
@@ -640,7 +641,6 @@ def patches(book: Book) -> list[Stack]:
                  "Attention still receives a sequence of embedding rows.",
                  s=book.n("patches.shape.sequence")),
     ])
-    _colour(book, section)
     section.add("cls", "One updated row can classify the whole image", [
         Bullets((
             Item(book.say("the CLS row goes first, position rows are added")),
@@ -678,8 +678,8 @@ def _colour(book: Book, section: Section) -> None:
                       "values a patch, so the projection is {w}.", p=book.n("patches.size"),
                       c=book.n("patches.channels"), v=book.n("patches.values_per_patch_rgb"),
                       w=book.n("patches.shape.W_rgb")), fragment=1),
-        Para(book.say("T: the number of rows, the sequence length. Our image: ({h}/{p}) · "
-                      "({h}/{p}) = {n} · {n} = {t} rows, in grey or in colour.",
+        Para(book.say("T: the number of patch rows. Our image: ({h}/{p}) · ({h}/{p}) = {n} · "
+                      "{n} = {t} rows, in grey or in colour; next, one extra row joins them.",
                       h=book.n("patches.side"), p=book.n("patches.size"),
                       n=book.n("patches.per_side"), t=book.n("patches.count")), fragment=2),
     ], [
