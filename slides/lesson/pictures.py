@@ -638,8 +638,19 @@ def dot_chart(book: Book, labels: Sequence[tuple[Glyph, ...]], keys: Sequence[st
                              fragment=fragment))
     shapes.append(_label(left + span / 2, axis + 58, *unit, anchor="middle", tone="muted",
                          fragment=fragment))
+    # A key under the names: what a ring is and what the upright line is.
+    r, key_x = 7.0, 24.0
+    shapes.append(Path(f"M {_r(key_x - r)} {_r(axis + 24)} a {r} {r} 0 1 0 {2 * r} 0 "
+                       f"a {r} {r} 0 1 0 {-2 * r} 0 Z", "ink", 2.5, role="legend",
+                       fragment=fragment))
+    shapes.append(_label(key_x + 16, axis + 30, Text("one seed"), size=_SMALL,
+                         fragment=fragment))
+    shapes.append(Line(key_x, axis + 42, key_x, axis + 66, "muted", 3.0, role="legend",
+                       fragment=fragment))
+    shapes.append(_label(key_x + 16, axis + 60, Text("the mean of the seeds"), size=_SMALL,
+                         fragment=fragment))
     right = max(left + span + 40, left + span / 2 + _span(unit, _FONT) / 2 + 10)
-    return Picture(_r(right), axis + 68, description, tuple(shapes), size)
+    return Picture(_r(right), axis + 74, description, tuple(shapes), size)
 
 
 def column_bars(book: Book, labels: Sequence[tuple[Glyph, ...]], keys: Sequence[str],
