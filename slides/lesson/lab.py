@@ -223,9 +223,6 @@ def _batch(book: Book) -> Stack:
                  "messages: the sources are summed out, each head keeps its own.",
                  n=book.n("lab.A_weights")),
     ])
-    messages: pictures.Step = ("lab.shape.messages", "BHTd", _tensor("messages"), None)
-    # Swapped back, the messages have the sizes of Q split into heads, in the same order.
-    reordered: pictures.Step = ("lab.shape.Q_split", "BTHd", _tensor("swapped"), None)
     section.add("join", "Join the heads, project, predict", [
         *_cells(
             [('joined = einsum("bhtd -> bthd", messages)', book.say(
@@ -236,21 +233,19 @@ def _batch(book: Book) -> Stack:
             [("logits = readout(relu(hidden(updated[:, last])))",
               book.say("{s}; last: the final position", s=book.n("lab.shape.logits")))],
         ),
-        _strip(book, [messages, reordered,
-                      ("lab.shape.joined", "BTD", _tensor("joined"), None),
-                      ("lab.shape.delta", "BTF", (Text("ΔE"),), None),
-                      ("lab.shape.logits", "BV", _tensor("logits"), None)],
-               [_tensor("swap"), _tensor("reshape"), (Text("W"), pictures.Sub("O")),
-                _tensor("last row, MLP")],
-               "Swap the heads back behind the tokens, reshape so the heads' coordinates "
-               "sit side by side, mix them with W_O into the model's width, then predict "
-               "from the last row", None, reach=64.0),
+        pictures.join_mix(book, "The first sentence's joined rows made two ways, one "
+                          "column per token and one piece per head, each piece labelled "
+                          "with the token it came from: swapped first, every row holds its "
+                          "own token's pieces; reshaped directly, a row holds one head's "
+                          "pieces of other tokens, outlined"),
         Para(book.say("Swap the axes before the reshape: reshaping the head-first messages "
-                      "directly would fill a token's row with pieces of other tokens instead "
-                      "of its own heads' messages."), fragment=1),
+                      "directly packs one head's messages for neighbouring tokens into a "
+                      "row. The shapes still agree, so no error warns you."), style="note"),
     ], [
-        "Point at the picture from left to right: swap the axes first, then reshape. Reshaping "
-        "the head-first layout directly would mix token rows with head rows.",
+        "Point at the left grid: every row of the joined tensor holds its own token's "
+        "pieces, one per head. Then the right grid: reshaped without the swap, a row holds "
+        "one head's messages for neighbouring tokens, outlined where a piece is another "
+        "token's.",
         book.say("Reveal the projection: {wo} mixes the heads and the residual keeps {e}. "
                  "Only the last row goes to the prediction MLP, so the logits are {l}: one "
                  "row of vocabulary scores per sentence.", wo=Math("W_O"), e=Math("E"),

@@ -51,6 +51,7 @@ __all__ = [
     "heatmap",
     "heatmaps",
     "history_row",
+    "join_mix",
     "key_reads",
     "layer_shapes",
     "mask",
@@ -651,6 +652,47 @@ def dot_chart(book: Book, labels: Sequence[tuple[Glyph, ...]], keys: Sequence[st
                          fragment=fragment))
     right = max(left + span + 40, left + span / 2 + _span(unit, _FONT) / 2 + 10)
     return Picture(_r(right), axis + 74, description, tuple(shapes), size)
+
+
+def join_mix(book: Book, description: str, fragment: int | None = None) -> Picture:
+    """The first sentence's joined rows, made two ways: the messages swapped back and then
+    reshaped (left), and reshaped directly (right). Each column is a row (a token) of the
+    joined tensor, each cell one head-width piece of it, coloured by the head it came from
+    and labelled with the position of the token it came from (``lab.mix.{right,wrong}_*``);
+    a piece from another token is outlined."""
+    right = book.values.value("lab.mix.right_token")
+    tokens, pieces = len(right), len(right[0])
+    cell_w, cell_h, top, gap, left = 40.0, 34.0, 62.0, 90.0, 110.0
+    panel = tokens * cell_w
+    shapes: list[Shape] = []
+    shapes.append(_label(left - 12, top - 10, Text("row"), anchor="end", size=_SMALL,
+                         tone="muted", fragment=fragment))
+    for p, (kind, title) in enumerate((("right", "swap, then reshape"),
+                                       ("wrong", "reshape only"))):
+        x0 = left + p * (panel + gap)
+        shapes.append(_label(x0 + panel / 2, top - 38, Text(title), anchor="middle",
+                             bold=True, fragment=fragment))
+        for r in range(tokens):
+            x = x0 + r * cell_w
+            shapes.append(_label(x + (cell_w - 4) / 2, top - 10, book.pos(r), anchor="middle",
+                                 size=_SMALL, tone="muted", fragment=fragment))
+            for k in range(pieces):
+                y = top + k * cell_h
+                head = int(book.value(f"lab.mix.{kind}_head[{r}][{k}]"))
+                token = f"lab.mix.{kind}_token[{r}][{k}]"
+                mixed = int(book.value(token)) != r + 1
+                shapes.append(Rect(_r(x), _r(y), cell_w - 4, cell_h - 4, head_tone(head),
+                                   "ink" if mixed else "paper", 2.5 if mixed else 1.0,
+                                   role="piece", fragment=fragment))
+                shapes.append(_label(x + (cell_w - 4) / 2, y + cell_h / 2 + 4, book.n(token),
+                                     anchor="middle", size=_SMALL, bold=mixed,
+                                     fragment=fragment))
+    bottom = top + pieces * cell_h
+    shapes.append(_label(left, bottom + 24, Text("each piece: the token it came from, in "
+                                                 "its head's colour"), size=_SMALL,
+                         tone="muted", fragment=fragment))
+    return Picture(_r(left + 2 * panel + gap + 10), bottom + 34, description, tuple(shapes),
+                   "strip")
 
 
 def column_bars(book: Book, labels: Sequence[tuple[Glyph, ...]], keys: Sequence[str],
