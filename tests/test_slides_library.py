@@ -430,7 +430,8 @@ def test_the_library_check_says_what_the_layer_replaces_and_names_every_tensor(c
     assert {"PyTorch's layer", "ours"} <= brackets
     code = " ".join(c for c, _ in listing(s))
     assert "delta_scratch" not in code and "future" in code
-    assert "future: " in said and "delta: " in said
+    notes_said = " ".join(note for _, note in listing(s))
+    assert "future: " in notes_said and "delta: " in notes_said
     # the copy transposes what PyTorch stores, and the check says its precision
     notes = " ".join(note for _, note in listing(s))
     assert "W_Q.T" in code and "W_O.T" in code and "-bit floats" in said + notes

@@ -90,10 +90,6 @@ def _strip(book: Book, steps: list[pictures.Step],
 def _batch(book: Book) -> Stack:
     section = Section("lab-batch", "lab", "Lab: the batched model in code")
     section.add("model", "An outline of the code: the layer and the model", [
-        Para(book.say("An outline, not the whole file: each body is cut to one line that "
-                      "names its steps, and the next slides show those steps as code. The "
-                      "lesson's notebook calls the two classes ScratchMultiHead and "
-                      "TinyMultiHeadLM."), style="note"),
         *_cells(
         [("class MultiHeadSelfAttention(nn.Module):", None),
          ("    W_Q, W_K, W_V, W_O", book.say("no bias; W_O is {s}", s=book.n("shapes.W_O"))),
@@ -363,7 +359,6 @@ WRITTEN = ("The", "fisherman", "sat", "on", "the")
 def _library(book: Book) -> Stack:
     section = Section("lab-library", "lab", "Lab: PyTorch's layer, and what next")
     section.add("check", "Copy our weights into PyTorch's layer, then check", [
-        Para(book.say("future: our causal mask, True where blocked; delta: the update.")),
         *_cells(
             [("def to_pytorch(layer):", "ours in, PyTorch's out"),
              ("    mha = nn.MultiheadAttention(D, heads, bias=False,", book.say(
@@ -377,8 +372,8 @@ def _library(book: Book) -> Stack:
              ("        mha.out_proj.weight.copy_(layer.W_O.T)", book.say(
                  "{s}, transposed", s=book.n("mha.out_proj_weight"))),
              ("    return mha", None)],
-            [("mha = to_pytorch(model.attention)", None),
-             ("delta, A = mha(E, E, E, attn_mask=future,", None),
+            [("mha = to_pytorch(model.attention)", "future: our causal mask"),
+             ("delta, A = mha(E, E, E, attn_mask=future,", "delta: the update"),
              ("    average_attn_weights=False)",
               book.say("{d}, {a}", d=book.n("mha.delta"), a=book.n("mha.A"))),
              ("assert_close((delta, A), model.attention(E))", book.say(

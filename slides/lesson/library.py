@@ -94,11 +94,10 @@ def pytorch(book: Book) -> list[Stack]:
     """nn.MultiheadAttention with the same weights, and the whole model again."""
     section = Section("pytorch", "pytorch", "PyTorch's layer")
     section.add("layer", "PyTorch packages the head calculation", [
-        Para((*book.say("{e} stacks the embeddings of the sentences ", e=Math("E")),
-              *_names(book),
-              *book.say(", as a batch: {s}, sentences first (batch_first=True). In mha(E, E, "
-                        "E) queries, keys and values all come from the same rows. future: our "
-                        "causal mask, True where blocked.", s=book.n("lab.shape.E")))),
+        Para((*book.say("{e} stacks the sentences ", e=Math("E")), *_names(book),
+              *book.say(" as a batch: {s}, sentences first (batch_first=True). mha(E, E, E): "
+                        "queries, keys and values from the same rows; future: our causal "
+                        "mask.", s=book.n("lab.shape.E")))),
         Code((
             (*book.say("mha = nn.MultiheadAttention(embed_dim="), book.n("dims.d_model"),
              *book.say(", num_heads="), book.n("dims.heads"), *book.say(",")),
