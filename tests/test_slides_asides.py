@@ -34,7 +34,7 @@ ROUNDING = 0.01
 ASIDES = {"head-1": ("softmax", ["scale", "stable"], "weights"),
           "projections": (None, ["split", "features"], None),
           "pytorch": ("same", ["outside"], "model"),
-          "patches": ("sequence", ["rgb"], "cls")}
+          "patches": ("rows", ["rgb"], "sequence")}
 """Where each aside stands in its stack: after which slide, and before which."""
 
 

@@ -262,16 +262,28 @@ def test_the_scores_are_drawn_before_the_mask_and_the_weights_after(case) -> Non
     assert [c.fill == "masked" for c in front] == list(column > row)
 
 
-def test_every_tensor_of_the_join_is_labelled_with_its_shape(case) -> None:
+def test_the_join_shows_what_a_reshape_without_the_swap_puts_in_a_row(case) -> None:
+    """The join's picture: the first sentence's joined rows made with the swap (every piece
+    of row r from token r, head k + 1 in piece k) and without it (the head-first messages
+    read in memory order: piece k of row r is flat entry r·H + k of the (head, token)
+    grid), each piece in its head's colour and labelled with its token, recomputed here."""
     values: Values = case["values"]
+    _, heads, length, _ = (int(v) for v in values.value("lab.shape.messages"))
     (picture,) = pictures_in(slide(case["deck"], "lab-batch-join").blocks)
-    names = [label.glyphs[0].text for label in picture.shapes
-             if isinstance(label, Label) and label.bold]
-    shapes = [label for label in picture.shapes if isinstance(label, Label) and label.key]
-    assert len(shapes) == len(names)
-    reordered = shapes[names.index("swapped")]
-    batch, heads, length, width = values.value("lab.shape.messages")
-    assert shape(reordered.glyphs[0].text) == [batch, length, heads, width]
+    pieces = [x for x in picture.shapes if isinstance(x, Rect) and x.role == "piece"]
+    tokens = {x.key: int(x.glyphs[0].text) for x in picture.shapes
+              if isinstance(x, Label) and x.key and x.key.startswith("lab.mix.")}
+    expected = []
+    for kind in ("right", "wrong"):
+        for r in range(length):
+            for k in range(heads):
+                flat = r * heads + k
+                head, token = ((k + 1, r + 1) if kind == "right"
+                               else (flat // length + 1, flat % length + 1))
+                assert tokens[f"lab.mix.{kind}_token[{r}][{k}]"] == token, (kind, r, k)
+                expected.append(f"head-{head}")
+    assert [x.fill for x in pieces] == expected
+    assert any(x.stroke == "ink" for x in pieces[len(pieces) // 2:])  # a mixed row, marked
     said = text(slide(case["deck"], "lab-batch-join").blocks)
     assert "Swap the axes before the reshape" in said  # the pitfall, stated
 
@@ -408,16 +420,18 @@ def test_generation_reloads_crops_repeats_and_spells_out_its_word(case) -> None:
 
 
 def test_the_library_check_says_what_the_layer_replaces_and_names_every_tensor(case) -> None:
-    """Beside the code, in words: the layer stands in for the heads, their concatenation and
-    W_O, not for the positions, the residual or the MLP; every name the code uses that no
+    """Under the code, on the map: the layer stands in for the heads, their concatenation and
+    W_O, not for the embeddings, the residual or the MLP; every name the code uses that no
     earlier listing defined is said in the text."""
     s = slide(case["deck"], "lab-library-check")
     said = text(tuple(b for b in s.blocks if isinstance(b, Para)))
-    assert "replaces every head, their concatenation and" in said
-    assert "the positions, the residual and the MLP stay ours" in said
+    (picture,) = pictures_in(s.blocks)
+    brackets = {text(shape.glyphs) for shape in picture.shapes if isinstance(shape, Label)}
+    assert {"PyTorch's layer", "ours"} <= brackets
     code = " ".join(c for c, _ in listing(s))
     assert "delta_scratch" not in code and "future" in code
-    assert "future: " in said and "delta: " in said
+    notes_said = " ".join(note for _, note in listing(s))
+    assert "future: " in notes_said and "delta: " in notes_said
     # the copy transposes what PyTorch stores, and the check says its precision
     notes = " ".join(note for _, note in listing(s))
     assert "W_Q.T" in code and "W_O.T" in code and "-bit floats" in said + notes

@@ -437,7 +437,7 @@ def test_the_shapes_picture_draws_one_cell_per_number_of_each_tensor(case) -> No
     assert picture.width >= max(s.x for s in legend) + 60  # the legend's names fit
 
 
-LAB_TENSORS = ("lab-batch-batch", "lab-library-check")
+LAB_TENSORS = ("lab-batch-batch",)
 """The lab strips in which every tensor drawn is labelled with its own shape."""
 
 

@@ -209,7 +209,9 @@ def test_the_trained_stack_says_whose_run_the_lesson_reports_and_what_samples_ar
 def test_the_cross_attention_slide_says_who_asks_and_what_is_new(case) -> None:
     after = slide(case["deck"], "lab-library-next")
     said = text(after.blocks)
-    assert "asks" in said and "answers" in said and "translation" in said
+    assert "translation" in said  # who gives the queries, who the keys and values
+    assert "English written so far gives the queries" in said
+    assert "German gives the keys and values" in said
     assert "no mask" in said
     # a real translation pair: every word being translated may reach the receiver, and the
     # lines say only that, not how much

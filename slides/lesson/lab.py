@@ -89,13 +89,14 @@ def _strip(book: Book, steps: list[pictures.Step],
 
 def _batch(book: Book) -> Stack:
     section = Section("lab-batch", "lab", "Lab: the batched model in code")
-    section.add("model", "One file: the layer and the model", [*_cells(
+    section.add("model", "An outline of the code: the layer and the model", [
+        *_cells(
         [("class MultiHeadSelfAttention(nn.Module):", None),
          ("    W_Q, W_K, W_V, W_O", book.say("no bias; W_O is {s}", s=book.n("shapes.W_O"))),
-         ("    def forward(self, E):", "project, split, score, mask,"),
+         ("    def forward(self, E): ...", "project, split, score, mask,"),
          ("", "softmax, mix, join, W_O"),
          ("class TinyLM(nn.Module):", "tables, attention, MLP"),
-         ("    def forward(self, X):", "E, E + delta, last row, logits")],
+         ("    def forward(self, X): ...", "E, E + delta, last row, logits")],
         [("model = TinyLM(vocab, context,", book.say(
             "vocabulary {v}, context {c}", v=book.n("dims.vocab"), c=book.n("dims.context"))),
          ("               D, heads, hidden)", book.say(
@@ -112,20 +113,24 @@ def _batch(book: Book) -> Stack:
                  "read out the sizes: width {d} with {h}, {p} parameters in all.",
                  d=book.n("dims.d_model"), h=book.counted("dims.heads", "head", "heads"),
                  p=book.n("lab.params")),
-        "Say clearly that from_worksheet, which builds the model with the worksheet's "
-        "weights, is only how we reproduce the lecture's figures; training would start from "
-        "random ones. D in the code is the lecture's model width.",
+        "Say that this is an outline, its bodies filled in on the next slides; the lesson's "
+        "notebook calls the same classes ScratchMultiHead and TinyMultiHeadLM. Say clearly "
+        "that from_worksheet, which builds the model with the worksheet's weights, is only "
+        "how we reproduce the lecture's figures (training would start from random ones), "
+        "and that D in the code is the lecture's model width.",
     ])
     rows = tuple(Row((Word(name),), (
         *(Cell((book.n(f"lab.X[{i}][{j}]"),)) for j in range(book.length)),
-        *((Cell((book.n(f"lab.y[{i}]"),), style="result"),) if book.observed else ()),
+        *((Cell((book.n(f"lab.y[{i}]"), Text(" "), book.vocab(f"lab.y[{i}]")),
+                style="result"),) if book.observed else ()),
     )) for i, name in enumerate(book.sentences))
-    targets: Line = (("y = observed_next_ids(sentences)", book.say(
-        "y is {s}", s=book.n("lab.shape.y"))) if book.observed else
+    targets: Line = (("y = tensor([vocab.index(targets[s]) for s in sentences])",
+                      book.n("lab.shape.y")) if book.observed else
         ("y = None", "no lesson.targets, so no y"))
     ids = Table((*((book.pos(j),) for j in range(book.length)),
                  *((book.say("y"),) if book.observed else ())), rows,
                 corner=book.say("sentence"), style="matrix")
+    words = tuple(_in_words(book, name) for name in book.sentences)
     looked_up = _strip(book, [("lab.shape.X", "BT", _tensor("X"), None),
                               ("lab.shape.E", "BTF", _tensor("E"), None)], [_tensor("tables")],
                        "The token ids, one column per sentence, index the tables: one row of "
@@ -133,13 +138,15 @@ def _batch(book: Book) -> Stack:
     # Beside the ids while they leave room, else under them at full strip height (the
     # tensors are tall: a short picture would shrink their labels).
     section.add("batch", "The sentences form one batch", [
-        *_cells([("X = token_ids(sentences)", book.say(
-            "X is {s}: B sentences of T tokens", s=book.n("lab.shape.X")))],
+        *_cells([("X = tensor([worksheet.ids(s) for s in sentences])", book.say(
+            "{s}: B sentences, T tokens", s=book.n("lab.shape.X")))],
                 [targets]),
         *((Columns(((ids,), (looked_up,))),) if across(ids) <= pictures.BESIDE_MOST
           else (ids, looked_up)),
+        *words,
     ], [
-        book.say("Each row of the table is one sentence as token ids, so the batch X is "
+        book.say("Read the sentences in words under the table, then their ids: each row "
+                 "of the table is one sentence as token ids, so the batch X is "
                  "{s}: sentences down, positions across. These are integers that index "
                  "tables, not embeddings: the picture looks each one up, giving {e}.",
                  s=book.n("lab.shape.X"), e=book.n("lab.shape.E")),
@@ -161,7 +168,7 @@ def _batch(book: Book) -> Stack:
               book.say("W_Q is {w}; each {s}", w=book.n("shapes.W_Q_packed"),
                        s=book.n("lab.shape.Q")))],
             [("Q = Q.reshape(B, T, heads, d_head)", book.say(
-                "{s}: moves nothing", s=book.n("lab.shape.Q_split"))),
+                "{s}: same numbers, new shape", s=book.n("lab.shape.Q_split"))),
              ('Q = einsum("bthd -> bhtd", Q)', book.say(
                  "{s}: swaps t and h", s=book.n("lab.shape.Q_heads")))],
         ),
@@ -170,8 +177,11 @@ def _batch(book: Book) -> Stack:
                "The projected rows: the reshape only names each row's coordinates by head, "
                "so the picture barely changes; the swap of axes then gives each head a block "
                "of its own", 2),
-        Para(book.say("The reshape moves nothing; einsum's swap of t and h moves the "
-                      "numbers, one block per head."), fragment=2, style="note"),
+        Para(book.say("The reshape keeps every number in its place and only reads each "
+                      "row's {d} coordinates as {h} blocks of {dh}; einsum's swap of t and h "
+                      "then reorders the numbers, one block per head.",
+                      d=book.n("dims.d_model"), h=book.n("dims.heads"),
+                      dh=book.n("dims.d_head")), fragment=2, style="note"),
     ], [
         book.say("Read the letters first: B sentences, T tokens, D coordinates split into "
                  "heads of d_head each. The embeddings are {e}, and {w}, the heads' {s} "
@@ -209,9 +219,6 @@ def _batch(book: Book) -> Stack:
                  "messages: the sources are summed out, each head keeps its own.",
                  n=book.n("lab.A_weights")),
     ])
-    messages: pictures.Step = ("lab.shape.messages", "BHTd", _tensor("messages"), None)
-    # Swapped back, the messages have the sizes of Q split into heads, in the same order.
-    reordered: pictures.Step = ("lab.shape.Q_split", "BTHd", _tensor("swapped"), None)
     section.add("join", "Join the heads, project, predict", [
         *_cells(
             [('joined = einsum("bhtd -> bthd", messages)', book.say(
@@ -222,27 +229,33 @@ def _batch(book: Book) -> Stack:
             [("logits = readout(relu(hidden(updated[:, last])))",
               book.say("{s}; last: the final position", s=book.n("lab.shape.logits")))],
         ),
-        _strip(book, [messages, reordered,
-                      ("lab.shape.joined", "BTD", _tensor("joined"), None),
-                      ("lab.shape.delta", "BTF", (Text("ΔE"),), None),
-                      ("lab.shape.logits", "BV", _tensor("logits"), None)],
-               [_tensor("swap"), _tensor("reshape"), (Text("W"), pictures.Sub("O")),
-                _tensor("last row, MLP")],
-               "Swap the heads back behind the tokens, reshape so the heads' coordinates "
-               "sit side by side, mix them with W_O into the model's width, then predict "
-               "from the last row", None, reach=64.0),
+        pictures.join_mix(book, "The first sentence's joined rows made two ways, one "
+                          "column per token and one piece per head, each piece labelled "
+                          "with the token it came from: swapped first, every row holds its "
+                          "own token's pieces; reshaped directly, a row holds one head's "
+                          "pieces of other tokens, outlined"),
         Para(book.say("Swap the axes before the reshape: reshaping the head-first messages "
-                      "directly would fill a token's row with pieces of other tokens instead "
-                      "of its own heads' messages."), fragment=1),
+                      "directly packs one head's messages for neighbouring tokens into a "
+                      "row. The shapes still agree, so no error warns you."), style="note"),
     ], [
-        "Point at the picture from left to right: swap the axes first, then reshape. Reshaping "
-        "the head-first layout directly would mix token rows with head rows.",
+        "Point at the left grid: every row of the joined tensor holds its own token's "
+        "pieces, one per head. Then the right grid: reshaped without the swap, a row holds "
+        "one head's messages for neighbouring tokens, outlined where a piece is another "
+        "token's.",
         book.say("Reveal the projection: {wo} mixes the heads and the residual keeps {e}. "
                  "Only the last row goes to the prediction MLP, so the logits are {l}: one "
                  "row of vocabulary scores per sentence.", wo=Math("W_O"), e=Math("E"),
                  l=book.n("lab.shape.logits")),
     ])
     return section.stack()
+
+
+def _in_words(book: Book, name: str) -> Para:
+    """Sentence ``name`` in words, as the batch's table gives it in ids."""
+    words: list = [Word(name), Text(": “")]
+    for j in range(book.length):
+        words += [*((Text(" "),) if j else ()), book.token(name, j)]
+    return Para((*words, Text(" …”")), style="note")
 
 
 # --------------------------------------------------------------------------- training
@@ -346,33 +359,30 @@ WRITTEN = ("The", "fisherman", "sat", "on", "the")
 def _library(book: Book) -> Stack:
     section = Section("lab-library", "lab", "Lab: PyTorch's layer, and what next")
     section.add("check", "Copy our weights into PyTorch's layer, then check", [
-        Para(book.say("PyTorch's layer replaces every head, their concatenation and {wo}; the "
-                      "positions, the residual and the MLP stay ours. future: our causal "
-                      "mask, True where blocked; delta: the update.", wo=Math("W_O"))),
         *_cells(
             [("def to_pytorch(layer):", "ours in, PyTorch's out"),
-             ("    mha = nn.MultiheadAttention(D, heads,", book.say(
+             ("    mha = nn.MultiheadAttention(D, heads, bias=False,", book.say(
                  "D = {d}, heads = {h}", d=book.n("dims.d_model"), h=book.n("dims.heads"))),
-             ("        bias=False, batch_first=True)", None),
-             ("    W = cat([layer.W_Q.T, layer.W_K.T, layer.W_V.T])",
+             ("        batch_first=True).to(layer.W_Q.dtype)", book.say(
+                 "{b}-bit floats, like our layer", b=book.n("mha.single.bits"))),
+             ("    with no_grad():", "copying is not a training step"),
+             ("        W = cat([layer.W_Q.T, layer.W_K.T, layer.W_V.T])",
               book.n("mha.in_proj_weight")),
-             ("    mha.in_proj_weight.copy_(W)", None),
-             ("    mha.out_proj.weight.copy_(layer.W_O.T)", book.say(
+             ("        mha.in_proj_weight.copy_(W)", None),
+             ("        mha.out_proj.weight.copy_(layer.W_O.T)", book.say(
                  "{s}, transposed", s=book.n("mha.out_proj_weight"))),
              ("    return mha", None)],
-            [("mha = to_pytorch(model.attention)", None),
-             ("delta, A = mha(E, E, E, attn_mask=future,", None),
+            [("mha = to_pytorch(model.attention)", "future: our causal mask"),
+             ("delta, A = mha(E, E, E, attn_mask=future,", "delta: the update"),
              ("    average_attn_weights=False)",
               book.say("{d}, {a}", d=book.n("mha.delta"), a=book.n("mha.A"))),
              ("assert_close((delta, A), model.attention(E))", book.say(
-                 "gaps {d}, {a}: {b}-bit floats", d=book.n("mha.max_diff_delta"),
-                 a=book.n("mha.max_diff_A"), b=book.n("mha.single.bits")))]),
-        _strip(book, [("lab.shape.E", "BTF", _tensor("E"), None),
-                      ("mha.delta", "BTF", (Text("delta, ΔE"),), None),
-                      ("mha.A", "BHTS", _tensor("A"), None)], [_tensor("mha"), None],
-               "The library layer maps the embeddings to an update of the same shape and "
-               "returns one grid of weights per sentence and head, future sources grey", 1,
-               masked=True, cell=min(6.0, 60.0 / book.length), operation_size=22.0),
+                 "gaps {d}, {a}", d=book.n("mha.max_diff_delta"),
+                 a=book.n("mha.max_diff_A")))]),
+        pictures.model_map(book, ("heads", "concat", "W_O"), spans=(
+            ("embeddings", "embeddings", (Text("ours"),)),
+            ("heads", "W_O", (Text("PyTorch's layer"),)),
+            ("residual", "prediction", (Text("ours"),)))),
     ], [
         book.say("The library layer replaces every head, their concatenation and {wo}; "
                  "position tables, the residual, the prediction layers and the training loop "
@@ -393,8 +403,9 @@ def _library(book: Book) -> Stack:
             TRANSLATED, WRITTEN, "Cross-attention in translation: the German sentence being "
             "translated gives the keys and values, the English written so far gives the "
             "queries, and its last word may read every German word", fragment=1),
-        Para(book.say("In translation the English written so far asks, the German answers: "
-                      "“{u}”, the river's edge, points to the river bank.",
+        Para(book.say("In translation the English written so far gives the queries; the "
+                      "German gives the keys and values: “{u}”, the river's edge, points to "
+                      "the river bank.",
                       u=Text(TRANSLATED[-1])), fragment=2),
         Para(book.say("New: no mask on the finished German, and the lengths may differ. The "
                       "lines show what may be read, not how much."), fragment=2),

@@ -18,6 +18,7 @@ from slides.context import (
     Stack,
     Table,
     Text,
+    Word,
 )
 from slides.lesson import asides, live, pictures
 from slides.lesson.kit import Book, Section
@@ -93,9 +94,10 @@ def pytorch(book: Book) -> list[Stack]:
     """nn.MultiheadAttention with the same weights, and the whole model again."""
     section = Section("pytorch", "pytorch", "PyTorch's layer")
     section.add("layer", "PyTorch packages the head calculation", [
-        Para(book.say("Both sentences go in at once, as a batch: {e} is {s}, sentences "
-                      "first (batch_first=True). future is our causal mask: True means "
-                      "blocked.", e=Math("E"), s=book.n("lab.shape.E"))),
+        Para((*book.say("{e} stacks the sentences ", e=Math("E")), *_names(book),
+              *book.say(" as a batch: {s}, sentences first (batch_first=True). mha(E, E, E): "
+                        "queries, keys and values from the same rows; future: our causal "
+                        "mask.", s=book.n("lab.shape.E")))),
         Code((
             (*book.say("mha = nn.MultiheadAttention(embed_dim="), book.n("dims.d_model"),
              *book.say(", num_heads="), book.n("dims.heads"), *book.say(",")),
@@ -130,9 +132,10 @@ def pytorch(book: Book) -> list[Stack]:
     ])
     section.add("same", "Same weights, same answers", [
         Para(book.say("Copy our weights in. Each head's {q} is {qs}; side by side, the "
-                      "heads' make one {ps} matrix, and likewise for {k} and {v}. PyTorch "
-                      "stores each transposed and stacks the three: in_proj_weight {a}. "
-                      "out_proj.weight {b} holds {wo}, transposed too.",
+                      "heads' matrices make one {ps}, and likewise for {k} and {v}. PyTorch "
+                      "stores each transposed, rows and columns swapped, and stacks the "
+                      "three: in_proj_weight {a}. out_proj.weight {b} holds {wo}, "
+                      "transposed too.",
                       q=Math("W_Q"), qs=book.n("shapes.W_Q"), ps=book.n("shapes.W_Q_packed"),
                       a=book.n("mha.in_proj_weight"), k=Math("W_K"), v=Math("W_V"),
                       b=book.n("mha.out_proj_weight"), wo=Math("W_O"))),
@@ -144,7 +147,8 @@ def pytorch(book: Book) -> list[Stack]:
                  tuple(Cell((book.n(f"mha.scratch_delta[{c}]"),)) for c in range(book.width))),
              Row(book.say("PyTorch"),
                  tuple(Cell((book.n(f"mha.library_delta[{c}]"),)) for c in range(book.width)))),
-            corner=book.say("{d}, final “{r}”", d=Math(r"\Delta E"), r=book.receiver())),
+            corner=book.say("{d}, {s}, final “{r}”", d=Math(r"\Delta E"),
+                            s=Word(book.sentence), r=book.receiver())),
         Para(book.say("Largest differences: {x} in {d}, {a} in the attention weights. Here "
                       "both run in {b}-bit floats (double precision), so this is rounding: "
                       "the two agree.", d=Math(r"\Delta E"), x=book.n("mha.max_diff_delta"),
@@ -165,7 +169,7 @@ def pytorch(book: Book) -> list[Stack]:
         "concatenation and the output projection, and nothing else.",
     ])
     asides.outside_the_block(book, section)
-    section.add("model", "Back to the complete multi-head model", [
+    section.add("model", "Back to the complete model, one sentence at a time", [
         pictures.model_map(book, "prediction"),
         Flow((
             FlowStep((Math("E"),), (book.n("shapes.E"),)),
@@ -173,14 +177,17 @@ def pytorch(book: Book) -> list[Stack]:
             FlowStep(book.say("joined"), (book.n("shapes.joined"),), 2),
             FlowStep((Math(r"\Delta E"),), (book.n("shapes.delta"),), 3),
             FlowStep((Math("E'"),), (book.n("shapes.E_prime"),), 4),
+        )),
+        Flow((  # the prediction's half on a line of its own, from E' again
+            FlowStep((Math("E'"),), (book.n("shapes.E_prime"),), 5),
             FlowStep((Math("e'"),), (book.n("shapes.last_row"),), 5),
             FlowStep(book.say("hidden"), book.say("{n} units", n=book.n("dims.hidden")), 6),
-            FlowStep(book.say("scores"), book.say("{n} words", n=book.n("dims.vocab")), 6),
+            FlowStep(book.say("logits"), book.say("{n} words", n=book.n("dims.vocab")), 6),
         )),
         Para(book.say("Each head's messages {h}, joined, {wo} applied, residual added; the "
-                      "last row {e} goes to the familiar prediction MLP and its output layer, "
-                      "one score per vocabulary word.", h=Math("H^{(h)}"), wo=Math("W_O"),
-                      e=Math("e'")), fragment=7),
+                      "last row {e} goes to the familiar prediction MLP and its output layer: "
+                      "the logits, one per vocabulary word, before the softmax.",
+                      h=Math("H^{(h)}"), wo=Math("W_O"), e=Math("e'")), fragment=7),
     ], [
         book.say("Walk the flow once more and read the shapes aloud, from {e} through the "
                  "hidden layer of {h} units to one score for each of the {v} words. Every "
@@ -190,6 +197,15 @@ def pytorch(book: Book) -> list[Stack]:
                  h=book.n("dims.hidden"), v=book.n("dims.vocab")),
     ])
     return [section.stack()]
+
+
+def _names(book: Book) -> Runs:
+    """The lesson's sentences by name, joined with commas and a final "and"."""
+    names = [Word(name) for name in book.sentences]
+    runs: list = []
+    for i, name in enumerate(names):
+        runs += [*((Text(" and " if i == len(names) - 1 else ", "),) if i else ()), name]
+    return tuple(runs)
 
 
 def trained(book: Book) -> list[Stack]:
@@ -225,8 +241,8 @@ def trained(book: Book) -> list[Stack]:
                                                n=book.n(f"{key}.heads"),
                                                d=book.n(f"{key}.d_head")), [
             pictures.architecture(book, f"heads{heads}", "An attention model: token and "
-                                  "position rows, the attention layer with each head's "
-                                  "weights masked for the future and the pads, the last row "
+                                  "position rows, the attention layer with its "
+                                  "projected row split into one block per head, the last row "
                                   "into a narrow prediction layer, the vocabulary layer, each "
                                   "with its parameter count"),
             Para(book.say("One head takes all {w} projected coordinates and has one grid of "
@@ -242,10 +258,10 @@ def trained(book: Book) -> list[Stack]:
         ], [
             book.say("Walk the picture: token rows plus learned position rows ({pp} "
                      "parameters); {q}, {k}, {v} and {wo}, four {w} × {w} matrices of {a} "
-                     "parameters, split into {n} heads of {d} coordinates, each with its own "
-                     "softmax; each grid's dark cells are the future and the pads of a short "
-                     "prompt padded on the left. Only the last row feeds the prediction MLP, "
-                     "{w} numbers instead of {f}: {hh} parameters. {p} in all.",
+                     "parameters, their {w} coordinates split into {n} heads of {d}, each "
+                     "with its own grid of weights and its own softmax. Only the last row "
+                     "feeds the prediction MLP, {w} numbers instead of {f}: {hh} "
+                     "parameters. {p} in all.",
                      pp=book.n(f"{key}.parts.position"), q=Math("W_Q"), k=Math("W_K"),
                      v=Math("W_V"), wo=Math("W_O"), w=book.n("trained.width"),
                      a=book.n(f"{key}.parts.attention"), n=book.n(f"{key}.heads"),
@@ -317,11 +333,11 @@ def _corpus(book: Book, section: Section) -> None:
     r = RESULTS
     seeds = len(book.values.value(f"{r}.seeds"))
     section.add("corpus", "Our own run: three models, one corpus", [
-        Para(book.say("We trained these models ourselves, for this lecture, and every "
-                      "figure here comes from our own training. Models like these are often "
-                      "trained on children's stories (TinyStories); we did not repeat that, "
-                      "and trained on the collection of short texts below, which comes with "
-                      "this lecture.")),
+        Para(book.say("We trained these models ourselves; every figure in this part is ours. "
+                      "The lesson's notebook reports a different run, and we did not repeat "
+                      "that: it used children's stories (TinyStories), its own number of "
+                      "updates and an Apple graphics processor. We used the texts and steps "
+                      "below, on a computer's main processor (CPU).")),
         Bullets((
             Item(book.say("{n} texts: {t}", n=book.n(f"{r}.documents.all"),
                           t=book.n(f"{r}.corpus"))),
@@ -569,9 +585,9 @@ def patches(book: Book) -> list[Stack]:
     twins = [int(t) for t in book.values.value("patches.twins")]
     same = twins[0] >= 0 and int(book.value("patches.twins_same_pixels"))
     section.add("rows", "One shared projection makes the rows", [
-        Para(book.say("W: one shared matrix, {s}, its rows for the top half of a patch's "
-                      "pixels, then the bottom half. Each of the {v} pixels adds its row of "
-                      "{w}, scaled by its value.",
+        Para(book.say("W: one shared matrix, {s}, chosen by hand for this example (training "
+                      "would learn it). One row per pixel, top half then bottom half; each of "
+                      "the {v} pixels adds its row of {w}, scaled by its value.",
                       v=book.n("patches.values_per_patch"), w=Math("W"),
                       s=book.n("patches.shape.W"))),
         pictures.tensor_steps(
@@ -595,6 +611,7 @@ def patches(book: Book) -> list[Stack]:
                     "same row; only the position rows, next, will tell them apart.",
                     a=names[twins[0]][0], b=names[twins[1]][0]),) if same else ()),
     ])
+    _colour(book, section)
     section.add("sequence", "One extra row and the positions complete the sequence", [
         Para(book.say("CLS, short for classification, is one more learned row, put first: it "
                       "has no patch of its own and will gather the whole image. Every row then "
@@ -623,7 +640,6 @@ def patches(book: Book) -> list[Stack]:
                  "Attention still receives a sequence of embedding rows.",
                  s=book.n("patches.shape.sequence")),
     ])
-    _colour(book, section)
     section.add("cls", "One updated row can classify the whole image", [
         Bullets((
             Item(book.say("the CLS row goes first, position rows are added")),
@@ -661,8 +677,8 @@ def _colour(book: Book, section: Section) -> None:
                       "values a patch, so the projection is {w}.", p=book.n("patches.size"),
                       c=book.n("patches.channels"), v=book.n("patches.values_per_patch_rgb"),
                       w=book.n("patches.shape.W_rgb")), fragment=1),
-        Para(book.say("T: the number of rows, the sequence length. Our image: ({h}/{p}) · "
-                      "({h}/{p}) = {n} · {n} = {t} rows, in grey or in colour.",
+        Para(book.say("T: the number of patch rows. Our image: ({h}/{p}) · ({h}/{p}) = {n} · "
+                      "{n} = {t} rows, in grey or in colour; next, one extra row joins them.",
                       h=book.n("patches.side"), p=book.n("patches.size"),
                       n=book.n("patches.per_side"), t=book.n("patches.count")), fragment=2),
     ], [

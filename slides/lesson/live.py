@@ -22,7 +22,7 @@ from typing import Any
 
 from num2words import num2words
 
-from slides.context import Live, LiveModel, Num, PromptGroup, Runs, Slot, Text
+from slides.context import Live, LiveModel, Num, Para, PromptGroup, Runs, Slot, Text
 from slides.lesson.kit import Book, Section
 from slides.live import LIVE_SCRIPTS, MOST_TOKENS
 from worksheet.live import PREFIX, STYLES
@@ -184,7 +184,9 @@ def add_live_slide(book: Book, section: Section) -> None:
     block = live_block(book)
     most = block.attention
     count = num2words(len(block.models))
-    section.add("live", f"Give all {count} models the same prompt", [block], [
+    section.add("live", f"Give all {count} models the same prompt", [block, Para(book.say(
+        "No one chose these heads' jobs, as we did the worksheet's: compare the two."),
+        style="note")], [
         book.say("The slide opens on the lesson's sentence, worked when the deck was built "
                  "by the very models the results came from. Press the button and this "
                  "browser works it again, offline: the {c}-token window, the tokenizer and "

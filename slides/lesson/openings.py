@@ -38,7 +38,7 @@ map numbers the heads instead of naming the worksheet's roles."""
 CHANGES: dict[str, tuple[tuple[str, str, str], ...]] = {
     "patches": (("embeddings", "embeddings", "patches + one extra row"),
                 ("heads", "heads", "no mask"),
-                ("prediction", "prediction", "a class")),
+                ("prediction", "prediction", "a class instead")),
 }
 """What a stack changes in the model, written under the map's boxes as
 ``(first step, last step, what changes)``."""

@@ -51,6 +51,7 @@ __all__ = [
     "heatmap",
     "heatmaps",
     "history_row",
+    "join_mix",
     "key_reads",
     "layer_shapes",
     "mask",
@@ -638,8 +639,60 @@ def dot_chart(book: Book, labels: Sequence[tuple[Glyph, ...]], keys: Sequence[st
                              fragment=fragment))
     shapes.append(_label(left + span / 2, axis + 58, *unit, anchor="middle", tone="muted",
                          fragment=fragment))
+    # A key under the names: what a ring is and what the upright line is.
+    r, key_x = 7.0, 24.0
+    shapes.append(Path(f"M {_r(key_x - r)} {_r(axis + 24)} a {r} {r} 0 1 0 {2 * r} 0 "
+                       f"a {r} {r} 0 1 0 {-2 * r} 0 Z", "ink", 2.5, role="legend",
+                       fragment=fragment))
+    shapes.append(_label(key_x + 16, axis + 30, Text("one seed"), size=_SMALL,
+                         fragment=fragment))
+    shapes.append(Line(key_x, axis + 42, key_x, axis + 66, "muted", 3.0, role="legend",
+                       fragment=fragment))
+    shapes.append(_label(key_x + 16, axis + 60, Text("the mean of the seeds"), size=_SMALL,
+                         fragment=fragment))
     right = max(left + span + 40, left + span / 2 + _span(unit, _FONT) / 2 + 10)
-    return Picture(_r(right), axis + 68, description, tuple(shapes), size)
+    return Picture(_r(right), axis + 74, description, tuple(shapes), size)
+
+
+def join_mix(book: Book, description: str, fragment: int | None = None) -> Picture:
+    """The first sentence's joined rows, made two ways: the messages swapped back and then
+    reshaped (left), and reshaped directly (right). Each column is a row (a token) of the
+    joined tensor, each cell one head-width piece of it, coloured by the head it came from
+    and labelled with the position of the token it came from (``lab.mix.{right,wrong}_*``);
+    a piece from another token is outlined."""
+    right = book.values.value("lab.mix.right_token")
+    tokens, pieces = len(right), len(right[0])
+    cell_w, cell_h, top, gap, left = 40.0, 34.0, 62.0, 90.0, 110.0
+    panel = tokens * cell_w
+    shapes: list[Shape] = []
+    shapes.append(_label(left - 12, top - 10, Text("row"), anchor="end", size=_SMALL,
+                         tone="muted", fragment=fragment))
+    for p, (kind, title) in enumerate((("right", "swap, then reshape"),
+                                       ("wrong", "reshape only"))):
+        x0 = left + p * (panel + gap)
+        shapes.append(_label(x0 + panel / 2, top - 38, Text(title), anchor="middle",
+                             bold=True, fragment=fragment))
+        for r in range(tokens):
+            x = x0 + r * cell_w
+            shapes.append(_label(x + (cell_w - 4) / 2, top - 10, book.pos(r), anchor="middle",
+                                 size=_SMALL, tone="muted", fragment=fragment))
+            for k in range(pieces):
+                y = top + k * cell_h
+                head = int(book.value(f"lab.mix.{kind}_head[{r}][{k}]"))
+                token = f"lab.mix.{kind}_token[{r}][{k}]"
+                mixed = int(book.value(token)) != r + 1
+                shapes.append(Rect(_r(x), _r(y), cell_w - 4, cell_h - 4, head_tone(head),
+                                   "ink" if mixed else "paper", 2.5 if mixed else 1.0,
+                                   role="piece", fragment=fragment))
+                shapes.append(_label(x + (cell_w - 4) / 2, y + cell_h / 2 + 4, book.n(token),
+                                     anchor="middle", size=_SMALL, bold=mixed,
+                                     fragment=fragment))
+    bottom = top + pieces * cell_h
+    shapes.append(_label(left, bottom + 24, Text("each piece: the token it came from, in "
+                                                 "its head's colour"), size=_SMALL,
+                         tone="muted", fragment=fragment))
+    return Picture(_r(left + 2 * panel + gap + 10), bottom + 34, description, tuple(shapes),
+                   "strip")
 
 
 def column_bars(book: Book, labels: Sequence[tuple[Glyph, ...]], keys: Sequence[str],
@@ -1490,22 +1543,6 @@ def patches(book: Book, description: str, size: str = "full") -> Picture:
 # --------------------------------------------------------------------------- trained models
 
 
-def _masked_cells(x: float, y: float, side: float, tone: str, size: int = 8,
-                  pads: int = 3) -> list[Shape]:
-    """A receivers × sources grid of a padded window: the future blocked above the
-    diagonal, the pads on the left blocked for every real receiver (masked cells dark)."""
-    cell = side / size
-    shapes: list[Shape] = []
-    for r in range(size):
-        for c in range(size):
-            allowed = c <= r and (c >= pads or r < pads)
-            shapes.append(Rect(_r(x + c * cell), _r(y + r * cell), _r(cell), _r(cell),
-                               tone if allowed else "masked", "paper", 0.5,
-                               opacity=0.35 if allowed and r < pads else 1.0,
-                               role="allowed" if allowed else "masked"))
-    return shapes
-
-
 PADS = 3
 """How many pads the padding-mask picture puts before its short prompt."""
 
@@ -1560,10 +1597,10 @@ def architecture(book: Book, model: str, description: str) -> Picture:
     """One trained model left to right, each stage in a box with its parameter count
     (``trained.<model>.parts.*``) under it: the fixed-window MLP's rows joined into one
     long row before its wide first layer; an attention model's token and position rows,
-    its heads' grids (future and pads masked) inside the attention layer, then the last
-    row into a narrow prediction layer, with the residual drawn as an arc over the attention
-    layer. Each layer box shows its input row over its output row, their lengths growing with
-    the square root of their widths. The total goes underneath."""
+    its projected row split into one coloured block per head inside the attention layer,
+    then the last row into a narrow prediction layer, with the residual drawn as an arc over
+    the attention layer. Each layer box shows its input row over its output row, their
+    lengths growing with the square root of their widths. The total goes underneath."""
     key = f"trained.{model}"
     box_h, gap, art = 190.0, 46.0, 96.0
     top = 20.0 if model == "mlp" else 64.0
@@ -1612,18 +1649,18 @@ def architecture(book: Book, model: str, description: str) -> Picture:
             shapes.append(Rect(_r(x + 14), _r(picture_top + art / 2 - 5), width - 28, 10,
                                "muted", role="row"))
         elif model != "mlp" and i == 1:
+            # The projected row, its coordinates split into the heads (no grids: every
+            # head's mask is the same, and the padding slide draws one large enough to read).
             heads = int(model.removeprefix("heads"))
-            across_count = min(heads, 4)
-            side = min(art - 8, (width - 24) / across_count - 8)
-            span = across_count * side + (across_count - 1) * 8
+            row_w, row_h, row_y = width - 28, 40.0, picture_top + art / 2 - 34
             for h in range(heads):
-                gx = x + width / 2 - span / 2 + (h % 4) * (side + 8)
-                shapes += _masked_cells(gx, picture_top + (art - side) / 2 - 8 + (h // 4) * side,
-                                        side, head_tone(h + 1))
-            shapes.append(_label(x + width / 2, picture_top + art + 2, Text("masks, "),
-                                 book.n("trained.context"), Text(" × "),
-                                 book.n("trained.context"), Text(", drawn small"),
-                                 anchor="middle", size=16.0, tone="muted"))
+                hx = x + 14 + h * row_w / heads
+                shapes.append(Rect(_r(hx), _r(row_y), _r(row_w / heads), row_h,
+                                   head_tone(h + 1), "paper", 2.0, role="head"))
+            shapes.append(_label(x + width / 2, row_y + row_h + 28, book.n("trained.width"),
+                                 Text(" coordinates in "), book.n(f"{key}.heads"),
+                                 Text(" × "), book.n(f"{key}.d_head"), anchor="middle",
+                                 size=_SMALL, tone="muted"))
         elif count is not None and count.rsplit(".", 1)[-1] in widths:
             shapes += _layer_rows(book, widths[count.rsplit(".", 1)[-1]], x + width / 2,
                                   picture_top + 10, width - 40)
