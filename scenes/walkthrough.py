@@ -309,14 +309,15 @@ class HeadWalkthrough(LectureScene):
             halves.append(half)
         card_parts = list(halves)
         growth = None
-        if self.v.value(f"{name}.wide.dot_growth") > 1:
+        if min(self.v.value(f"{name}.wide.dot_growth"),
+               self.v.value(f"{name}.wide.score_growth")) > 1:
             # How many times the wider key's dot product and score exceed this one's.
-            dot = self.bound("dot grows ×{g}", size, INK, mono=True,
+            dot = self.bound("dot   ×{g}", size, INK, mono=True,
                              g=f"{name}.wide.dot_growth")
-            score = self.bound("score grows ×{k}", size, INK, mono=True,
+            score = self.bound("score ×{k}", size, INK, mono=True,
                                k=f"{name}.wide.score_growth")
             growth = VGroup(dot, score).arrange(DOWN, aligned_edge=LEFT, buff=self.row_h * 0.3)
-            growth.dot, growth.score = dot.figures_span(0, 0), score.figures_span(0, 0)
+            growth.dot, growth.score = dot, score
             card_parts.append(growth)
         body = VGroup(*card_parts).arrange(DOWN, aligned_edge=LEFT, buff=self.row_h * 0.9)
         card = panel(body, FAINT, buff=0.2, stroke=1.5)
@@ -386,10 +387,8 @@ class HeadWalkthrough(LectureScene):
         if self.v.value(f"{self.p}.score_gap") > 0:
             # The gap as a ratio under each column: the largest over the second largest.
             size = self.size * self.scale
-            gaps = [self.bound("{a} ÷ {b} = {g}", size, INK, mono=True, g=f"{self.p}.score_gap",
-                               a=keys["a"], b=keys["b"]),
-                    self.bound("{x} ÷ {y} = {g}", size, INK, mono=True, g=f"{self.p}.exp_gap",
-                               x=keys["x"], y=keys["y"])]
+            gaps = [self.bound("×{g}", size, INK, mono=True, g=f"{self.p}.score_gap"),
+                    self.bound("×{g}", size, INK, mono=True, g=f"{self.p}.exp_gap")]
             for gap, column in zip(gaps, (scores, exps), strict=True):
                 gap.move_to([0, self.foot_y, 0]).align_to(column, RIGHT)
             said = "The exponential widens the gaps: the top scores, {a} and {b}, differ by " \
@@ -399,8 +398,7 @@ class HeadWalkthrough(LectureScene):
                     scores.cells[first], scores.cells[second], gaps[0], each=True))),
                 ("{x}", AnimationGroup(fade_in(gaps[1]), self.point_at(
                     exps.cells[first], exps.cells[second], gaps[1], each=True))),
-                ("{e}", self.point_at(gaps[0].figures_span(2, 2), gaps[1].figures_span(2, 2),
-                                      each=True))],
+                ("{e}", self.point_at(*gaps, each=True))],
                 opening=opening, step=0.8), r=f"{self.p}.score_gap",
                 e=f"{self.p}.exp_gap", **keys)
         else:
@@ -562,20 +560,24 @@ class HeadWalkthrough(LectureScene):
                   (k == i) else "last") for k, i in enumerate(shown)]
         said = "Add the weighted rows one coordinate at a time: " + ", ".join(
             f"the {word} coordinates make {slot}" for slot, word in named) + "."
+        # Each coordinate's figures underlined, in every row and in the sum: an outline
+        # round one number of a row would cut through the row.
+        marks = [VGroup(*(underline(cell.figures_span(k, k)) for cell in parts.cells),
+                        underline(total.figures_span(k, k))) for k in range(len(named))]
         cues = []
         for k, (slot, word) in enumerate(named):
-            figures = [cell.figures_span(k, k) for cell in parts.cells]
-            cues.append((f"{word} coordinates", self.point_at(*figures, each=True,
-                                                               buff=TIGHT_BUFF)))
-            cues.append((slot, self.point_at(*figures, total.figures_span(k, k), each=True,
-                                             buff=TIGHT_BUFF)))
+            cues.append((f"{word} coordinates", AnimationGroup(
+                *optional(self.unpoint()), *([Fade(marks[k - 1], appear=False)] if k else []),
+                Create(VGroup(*marks[k][:-1])))))
+            cues.append((slot, Create(marks[k][-1])))
         self.say(said, cued(said, cues, opening=[Create(line), LaggedStart(
             Fade(self.product, appear=False, run_time=0.6),
             AnimationGroup(*gather, run_time=1.6), fade_in(total),
             lag_ratio=0.6)], step=0.9), **slots)
         self.remove(*ghosts)
         self.say("The sums use the unrounded numbers, so they may differ a little from the "
-                 "rounded rows.", fade_in(rounding), self.point_at(rounding))
+                 "rounded rows.", Fade(marks[-1], appear=False), fade_in(rounding),
+                 self.point_at(rounding))
         inner, keys = vector("m", f"{self.p}.message", self.width)
         self.say("That sum, " + inner + ", is head {h}'s message for “{r}”.",
                  self.point_at(total), h=self.h_key, words={"r": self.tokens[self.last]},
@@ -924,13 +926,12 @@ class HeadWalkthrough(LectureScene):
             return
         # Why so much: small weights meet large values in that coordinate of these rows.
         values = self.columns["value"]
-        k = shown.index(mostly)
         said = "Their weights are small, but these words' value rows hold large {f} values."
         self.say(said, cued(said, [
             ("weights", self.point_at(*(self.columns["weight"].cells[j] for j in large),
                                       each=True)),
-            ("value rows", self.point_at(*(values.cells[j].figures_span(k, k)
-                                           for j in large), each=True, buff=TIGHT_BUFF))],
+            ("value rows", self.point_at(*(values.cells[j] for j in large), each=True,
+                                         buff=TIGHT_BUFF))],
             step=0.9), words=words)
 
     def message_terms(self) -> tuple[list[Bound], Bound]:
@@ -1297,6 +1298,12 @@ class HeadWalkthrough(LectureScene):
             for step, run_time in zip(steps, (0.6, 0.8, 0.8), strict=True):
                 if step:
                     self.play(*step, run_time=run_time)
+
+
+def underline(mob: Mobject) -> Line:
+    """A short rule just under ``mob``: points at one number inside a row of numbers."""
+    return Line(mob.get_corner(DOWN + LEFT) + DOWN * 0.06, mob.get_corner(DOWN + RIGHT)
+                + DOWN * 0.06, stroke_color=INK, stroke_width=3)
 
 
 def optional(animation: Animation | None) -> list[Animation]:
