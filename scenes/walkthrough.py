@@ -31,7 +31,6 @@ from manim import (
     ReplacementTransform,
     SurroundingRectangle,
     Transform,
-    UpdateFromAlphaFunc,
     VGroup,
     Write,
 )
@@ -82,8 +81,6 @@ NOTE_GAP = 0.35
 ORDINALS = ("first", "second", "third", "fourth")
 """How the voice names the coordinates of a row it adds column by column (an elided row's
 last is "last")."""
-DIMMED = 0.3
-"""The fill opacity of the numbers set back while the voice adds another column."""
 TERMS = 2
 """How many of the largest weighted value rows the recap writes out in the message's sum."""
 WEIGHTS_STEP = ["exp", "weight", "first"]
@@ -239,7 +236,7 @@ class HeadWalkthrough(LectureScene):
                  LaggedStart(*map(fade_in, rest), lag_ratio=0.2, run_time=3.0),
                  self.unpoint())
         top = self.top_source()
-        self.say("“{w}” scores highest, {d}.",
+        self.say("“{w}” has the largest dot product, {d}.",
                  self.point_at(*self.row_cells(top, *self.visible)),
                  words={"w": self.tokens[top]}, d=f"{self.p}.dots[{top}]")
 
@@ -298,7 +295,9 @@ class HeadWalkthrough(LectureScene):
                                         (f"{name}.wide", "dims.joined", f"{name}.wide.scale")):
             width = len(self.v.value(f"{prefix}.products[{j}]"))
             inner, keys = joined("p", f"{prefix}.products[{j}]", width, " + ")
-            head = self.bound("key width {n}:", self.note_size, MUTED, n=width_key)
+            head = self.bound("key width {n}:" if prefix == self.p else
+                              "key width {n}, more features:", self.note_size, MUTED,
+                              n=width_key)
             # The products, their sum, then the division: two equations, never a chain.
             added = self.bound(inner, size, INK, mono=True, **keys)
             total = self.bound("= {x}", size, INK, mono=True, x=f"{prefix}.dots[{j}]")
@@ -308,9 +307,22 @@ class HeadWalkthrough(LectureScene):
                                                                 buff=self.row_h * 0.3)
             half.sum, half.score = total.figures_span(0, 0), divided.figures_span(2, 2)
             halves.append(half)
-        body = VGroup(*halves).arrange(DOWN, aligned_edge=LEFT, buff=self.row_h * 0.9)
+        card_parts = list(halves)
+        growth = None
+        if min(self.v.value(f"{name}.wide.dot_growth"),
+               self.v.value(f"{name}.wide.score_growth")) > 1:
+            # How many times the wider key's dot product and score exceed this one's.
+            dot = self.bound("dot   ×{g}", size, INK, mono=True,
+                             g=f"{name}.wide.dot_growth")
+            score = self.bound("score ×{k}", size, INK, mono=True,
+                               k=f"{name}.wide.score_growth")
+            growth = VGroup(dot, score).arrange(DOWN, aligned_edge=LEFT, buff=self.row_h * 0.3)
+            growth.dot, growth.score = dot, score
+            card_parts.append(growth)
+        body = VGroup(*card_parts).arrange(DOWN, aligned_edge=LEFT, buff=self.row_h * 0.9)
         card = panel(body, FAINT, buff=0.2, stroke=1.5)
         card.narrow, card.wide = halves
+        card.growth = growth
         card.source = j
         card.move_to([0, (ROWS_TOP + self.ys[-1]) / 2, 0])
         card.shift(DOWN * max(0.0, card.get_top()[1] - HEADER_Y - 0.2))  # clear of the title
@@ -330,11 +342,27 @@ class HeadWalkthrough(LectureScene):
             opening=[fade_in(card[0], card.narrow)], step=0.8),
             d="dims.d_head", n="dims.joined", words={"u": self.tokens[j]},
             y=f"{name}.wide.dots[{j}]", x=f"{self.p}.dots[{j}]")
-        said = "Dividing by the square root of the width holds the score back: {y} ÷ {r} " \
-            "= {s}."
-        self.say(said, cued(said, [("{s}", self.point_at(card.wide.score))], step=0.8),
-                 y=f"{name}.wide.dots[{j}]", r=f"{name}.wide.scale",
-                 s=f"{name}.wide.scores[{j}]")
+        if card.growth is None:
+            said = "Dividing by the square root of the width holds the score back: {y} ÷ " \
+                "{r} = {s}."
+            self.say(said, cued(said, [("{s}", self.point_at(card.wide.score))], step=0.8),
+                     y=f"{name}.wide.dots[{j}]", r=f"{name}.wide.scale",
+                     s=f"{name}.wide.scores[{j}]")
+            return
+        said = "Undivided, the score would grow {g} times, as the dot product does; divided " \
+            "by the square root of the width, it grows only {k} times, from {a} to {s}."
+        self.say(said, cued(said, [
+            ("{g}", AnimationGroup(fade_in(card.growth[0]), self.point_at(
+                card.narrow.sum, card.wide.sum, card.growth.dot, each=True))),
+            ("{k}", AnimationGroup(fade_in(card.growth[1]), self.point_at(
+                card.growth.score, each=True))),
+            ("{a}", self.point_at(card.narrow.score, card.wide.score, card.growth.score,
+                                  each=True))], step=0.8),
+            g=f"{name}.wide.dot_growth", k=f"{name}.wide.score_growth",
+            a=f"{self.p}.scores[{j}]", s=f"{name}.wide.scores[{j}]")
+        self.say("That matters: the weights come from exponentials of the scores, so very "
+                 "large scores would give nearly all the weight to one token.",
+                 self.point_at(card.growth.score))
 
     def exponentials(self) -> None:
         if self.why is not None:  # the card gives way to the exponentials' column
@@ -352,16 +380,37 @@ class HeadWalkthrough(LectureScene):
         self.line = Line(exps.get_corner(DOWN + LEFT), exps.get_corner(DOWN + RIGHT),
                          stroke_color=FAINT, stroke_width=2).shift(DOWN * 0.12)
         self.followers["exp"] = [self.total, self.line]
-        said = "The exponential widens the gaps: the top scores, {a} and {b}, become {x} " \
-            "and {y}."
-        self.say(said, cued(said, [
-            ("{a}", self.point_at(scores.cells[first], scores.cells[second], each=True)),
-            ("{x}", self.point_at(exps.cells[first], exps.cells[second], each=True))],
-            opening=[fade_in(exps), *([fade_out(self.scaled)] if self.why is None else [])],
-            step=0.8),
-            a=f"{self.p}.scores[{first}]", b=f"{self.p}.scores[{second}]",
-            x=f"{self.p}.exps[{first}]", y=f"{self.p}.exps[{second}]")
+        keys = {"a": f"{self.p}.scores[{first}]", "b": f"{self.p}.scores[{second}]",
+                "x": f"{self.p}.exps[{first}]", "y": f"{self.p}.exps[{second}]"}
+        opening = [fade_in(exps), *([fade_out(self.scaled)] if self.why is None else [])]
+        gaps: list[Mobject] = []
+        if self.v.value(f"{self.p}.score_gap") > 0:
+            # The gap as a ratio under each column: the largest over the second largest.
+            size = self.size * self.scale
+            gaps = [self.bound("×{g}", size, INK, mono=True, g=f"{self.p}.score_gap"),
+                    self.bound("×{g}", size, INK, mono=True, g=f"{self.p}.exp_gap")]
+            for gap, column in zip(gaps, (scores, exps), strict=True):
+                gap.move_to([0, self.foot_y, 0]).align_to(column, RIGHT)
+            said = "The exponential widens the gaps: the top scores, {a} and {b}, differ by " \
+                "a factor of {r}; their exponentials, {x} and {y}, by a factor of {e}."
+            self.say(said, cued(said, [
+                ("{a}", AnimationGroup(fade_in(gaps[0]), self.point_at(
+                    scores.cells[first], scores.cells[second], gaps[0], each=True))),
+                ("{x}", AnimationGroup(fade_in(gaps[1]), self.point_at(
+                    exps.cells[first], exps.cells[second], gaps[1], each=True))),
+                ("{e}", self.point_at(*gaps, each=True))],
+                opening=opening, step=0.8), r=f"{self.p}.score_gap",
+                e=f"{self.p}.exp_gap", **keys)
+        else:
+            said = "The exponential widens the gaps: the top scores, {a} and {b}, become " \
+                "{x} and {y}."
+            self.say(said, cued(said, [
+                ("{a}", self.point_at(scores.cells[first], scores.cells[second], each=True)),
+                ("{x}", self.point_at(exps.cells[first], exps.cells[second], each=True))],
+                opening=opening, step=0.8), **keys)
+        self.section("exponentials' sum")
         self.say("Together the exponentials add up to {t}.",
+                 *([fade_out(*gaps)] if gaps else []),
                  LaggedStart(Create(self.line), fade_in(self.total), lag_ratio=0.5,
                              run_time=2.0), self.point_at(self.total),
                  t=f"{self.p}.denominator")
@@ -502,41 +551,33 @@ class HeadWalkthrough(LectureScene):
                                               self.note_size, MUTED)
         rounding.move_to([0, self.foot_y, 0]).align_to([self.lefts["word"], 0, 0], LEFT)
         # The written product gives way to the sum on the line under the rows; then each
-        # coordinate's column stands out with the sum it makes (the others dimmed), as the
-        # voice names it. Not an outline: round one number of each row it would cut the
-        # rows' brackets.
+        # coordinate's column is pointed at, figure by figure (one outline round the column
+        # would cut the rows' brackets), with the sum it makes, as the voice names it; all
+        # stays at full strength.
         shown = [i for i in shown_indices(self.width) if i is not None]
         slots = {f"m{i}": f"{self.p}.message[{i}]" for i in shown}
         named = [("{" + f"m{i}" + "}", ORDINALS[i] if i < len(ORDINALS) and
                   (k == i) else "last") for k, i in enumerate(shown)]
-        columns = [VGroup(*(cell.figures_span(k, k) for cell in parts.cells),
-                          total.figures_span(k, k)) for k in range(len(shown))]
-
-        def stand_out(k: int | None) -> Animation:
-            """Column ``k`` at full strength, the others dimmed (all full for ``None``);
-            played on the column already on screen, so no glyph is added on its own."""
-            targets = {glyph: 1.0 if k is None or other == k else DIMMED
-                       for other, column in enumerate(columns) for glyph in column}
-            starts: dict[Mobject, float] = {}
-
-            def update(_: Mobject, alpha: float) -> None:
-                for glyph, target in targets.items():
-                    start = starts.setdefault(glyph, glyph.get_fill_opacity())
-                    glyph.set_fill(opacity=start + (target - start) * alpha)
-
-            return UpdateFromAlphaFunc(parts, update)
-
         said = "Add the weighted rows one coordinate at a time: " + ", ".join(
             f"the {word} coordinates make {slot}" for slot, word in named) + "."
-        self.say(said, cued(said, [(slot, stand_out(k)) for k, (slot, _) in enumerate(named)],
-                            opening=[Create(line), LaggedStart(
-                                Fade(self.product, appear=False, run_time=0.6),
-                                AnimationGroup(*gather, run_time=2.0), fade_in(total),
-                                lag_ratio=0.8)], step=0.9), **slots)
+        # Each coordinate's figures underlined, in every row and in the sum: an outline
+        # round one number of a row would cut through the row.
+        marks = [VGroup(*(underline(cell.figures_span(k, k)) for cell in parts.cells),
+                        underline(total.figures_span(k, k))) for k in range(len(named))]
+        cues = []
+        for k, (slot, word) in enumerate(named):
+            cues.append((f"{word} coordinates", AnimationGroup(
+                *optional(self.unpoint()), *([Fade(marks[k - 1], appear=False)] if k else []),
+                Create(VGroup(*marks[k][:-1])))))
+            cues.append((slot, Create(marks[k][-1])))
+        self.say(said, cued(said, cues, opening=[Create(line), LaggedStart(
+            Fade(self.product, appear=False, run_time=0.6),
+            AnimationGroup(*gather, run_time=1.6), fade_in(total),
+            lag_ratio=0.6)], step=0.9), **slots)
         self.remove(*ghosts)
         self.say("The sums use the unrounded numbers, so they may differ a little from the "
-                 "rounded rows.", stand_out(None),
-                 fade_in(rounding), self.point_at(rounding))
+                 "rounded rows.", Fade(marks[-1], appear=False), fade_in(rounding),
+                 self.point_at(rounding))
         inner, keys = vector("m", f"{self.p}.message", self.width)
         self.say("That sum, " + inner + ", is head {h}'s message for “{r}”.",
                  self.point_at(total), h=self.h_key, words={"r": self.tokens[self.last]},
@@ -727,16 +768,40 @@ class HeadWalkthrough(LectureScene):
         # Head one comes in beside this head's weights, and the title says so only then.
         self.section("recap weights")
         lead = int(self.v.value(f"{self.ws.walkthrough}.h1.top_source"))
-        said = "Head {g}'s largest went to “{u}”." if lead != top else \
-            "Head {g}'s largest went there too."
+        words = self.columns["word"]
+        # The exponentials and their sum are this head's: they leave as head one's bars come,
+        # so that no column beside head one's bars reads as their source.
+        opening = [Fade(division, appear=False, run_time=0.6),
+                   fade_away(exps, self.total, self.line), fade_in(first.header),
+                   self.new_title("Head {h}, beside head {g}"), LaggedStart(
+                       *(grow(cell) for cell in first.cells), lag_ratio=0.1)]
+        self.followers.pop("exp")
+        self.visible.remove("exp")
+        g = "dims.head_numbers[0]"
+
+        def both(j: int) -> Mobject:
+            """Row ``j``'s bars in both heads, as one outline round the two."""
+            return VGroup(mine.cells[j], first.cells[j])
+
+        if lead == top:
+            said = "Head {g}'s largest went there too."
+            self.say(said, cued(said, [("went", self.point_at(
+                words.cells[lead], both(lead), each=True))], opening=opening, step=1.0), g=g)
+            return
+        said = "Head {g}'s largest went to “{u}”, where head {h} puts only {b}."
         self.say(said, cued(said, [
-            ("went", self.point_at(first.cells[lead], self.columns["word"].cells[lead],
-                                   each=True))],
-            opening=[Fade(division, appear=False, run_time=0.6), fade_in(first.header),
-                     self.new_title("Head {h}, beside head {g}"), LaggedStart(
-                         *(grow(cell) for cell in first.cells), lag_ratio=0.1)],
-            step=1.0), g="dims.head_numbers[0]",
-            words={"u": self.tokens[lead]} if lead != top else None)
+            ("went", self.point_at(words.cells[lead], first.cells[lead], each=True)),
+            ("{b}", self.point_at(words.cells[lead], both(lead), each=True))],
+            opening=opening, step=1.0), g=g, h=self.h_key, words={"u": self.tokens[lead]},
+            b=f"{self.p}.weights[{lead}]")
+        said = "And “{w}” gets {a} from head {h}, but only {c} from head {g}."
+        self.say(said, cued(said, [
+            ("{a}", self.point_at(words.cells[top], mine.cells[top], each=True)),
+            ("{c}", self.point_at(words.cells[top], both(top), each=True))], step=1.0),
+            g=g, h=self.h_key, words={"w": self.tokens[top]}, a=f"{self.p}.weights[{top}]",
+            c=f"{self.ws.walkthrough}.h1.weights[{top}]")
+        self.say("Same receiver, same inputs: two different rows of weights.",
+                 self.point_at(both(lead), both(top), each=True))
 
     def recap_message(self) -> None:
         """The value rows; the largest terms of the weighted sum, each said, the rest as
@@ -744,15 +809,13 @@ class HeadWalkthrough(LectureScene):
         values, mine = self.columns["value"], self.columns["weight"]
         parts = self.columns["contribution"]
         moves = self.reflow(["word", *MESSAGE_STEP])
-        self.followers.pop("exp")
         terms, tail = self.message_terms()
         messages = self.message_line()
         inner, keys = vector("m", f"{self.p}.message", self.width)
         top = self.top_source()
-        # The exponentials and head one's bars leave, this head's bars close up, and the
+        # Head one's bars leave, this head's bars close up, and the
         # title says what comes: then the value rows come.
-        slide = AnimationGroup(fade_away(self.columns["exp"], self.total, self.line),
-                               *optional(self.unpoint()), *moves,
+        slide = AnimationGroup(*optional(self.unpoint()), *moves,
                                self.new_title("Head {h}'s message"))
         inner_v, keys_v = vector("v", f"{self.p}.V[{top}]", self.width)
         inner_c, keys_c = vector("c", f"{self.p}.contributions[{top}]", self.width)
@@ -783,6 +846,31 @@ class HeadWalkthrough(LectureScene):
         self.say(said, cued(said, cues, step=0.9), h=self.h_key, words={
             "c": self.ws.lesson.features[picked[c]], "w": self.tokens[top]} if named else None,
             **keys)
+        self.section("recap joined")
+        self.joined_messages(messages)
+
+    def joined_messages(self, messages: VGroup) -> None:
+        """Head one's message and this head's side by side, each named and in its head's
+        colour, where this head's message stood: as they go into the joined row."""
+        size = self.size * self.scale
+        parts = [self.vec(f"{self.ws.walkthrough}.h{h}.message", size, self.head_colour(h))
+                 for h in (1, self.head)]
+        names = [self.head_label(h, size) for h in (1, self.head)]
+        row = VGroup(names[0], parts[0], names[1], parts[1])
+        on_baseline(row, 0.2 * size / 20)
+        names[1].shift(RIGHT * 0.4)
+        parts[1].shift(RIGHT * 0.4)
+        fit(row, TABLE_WIDTH)
+        row.move_to([0, self.message_y, 0]).align_to([self.lefts["word"], 0, 0], LEFT)
+        row.shift(RIGHT * max(0.0, -TABLE_WIDTH / 2 - row.get_left()[0]))
+        inner, keys = vector("m", f"{self.ws.walkthrough}.h1.message", self.width)
+        said = "Beside head {g}'s message, " + inner + ", it joins the other heads' messages."
+        self.say(said, cued(said, [
+            ("{g}", AnimationGroup(Fade(messages, appear=False, run_time=0.6), fade_in(row),
+                                   self.point_at(names[0], parts[0]))),
+            ("joins", self.point_at(VGroup(names[0], parts[0]), VGroup(names[1], parts[1]),
+                                    each=True))], step=0.9),
+            g="dims.head_numbers[0]", **keys)
 
     def next_terms(self, terms: list[Bound], rest: bool) -> None:
         """The written terms after the largest, said as they come into the sum: the next
@@ -825,13 +913,26 @@ class HeadWalkthrough(LectureScene):
         label.shift(LEFT * max(0.0, label.get_right()[0] - TABLE_WIDTH / 2))
         said = "The other sources' small weights add " + inner + "."
         words: dict[str, str] = {}
-        if mostly >= 0 and picked[mostly] >= 0 and mostly in shown:
+        named = mostly >= 0 and picked[mostly] >= 0 and mostly in shown
+        if named:
             said = "The other sources' small weights add " + inner + ": most of the {f}."
             words = {"f": self.ws.lesson.features[picked[mostly]]}
         self.say(said, cued(said, [
             ("small", self.point_at(*small, each=True)),
             (inner, AnimationGroup(fade_in(rest, label), self.point_at(rest, label)))],
             step=0.9), words=words or None, **keys)
+        large = [j for j, flag in enumerate(self.v.value(f"{self.p}.rest_large")) if flag]
+        if not named or not large:
+            return
+        # Why so much: small weights meet large values in that coordinate of these rows.
+        values = self.columns["value"]
+        said = "Their weights are small, but these words' value rows hold large {f} values."
+        self.say(said, cued(said, [
+            ("weights", self.point_at(*(self.columns["weight"].cells[j] for j in large),
+                                      each=True)),
+            ("value rows", self.point_at(*(values.cells[j] for j in large), each=True,
+                                         buff=TIGHT_BUFF))],
+            step=0.9), words=words)
 
     def message_terms(self) -> tuple[list[Bound], Bound]:
         """The message as a sum: this head's largest weighted value rows, each ``weight ×
@@ -1197,6 +1298,12 @@ class HeadWalkthrough(LectureScene):
             for step, run_time in zip(steps, (0.6, 0.8, 0.8), strict=True):
                 if step:
                     self.play(*step, run_time=run_time)
+
+
+def underline(mob: Mobject) -> Line:
+    """A short rule just under ``mob``: points at one number inside a row of numbers."""
+    return Line(mob.get_corner(DOWN + LEFT) + DOWN * 0.06, mob.get_corner(DOWN + RIGHT)
+                + DOWN * 0.06, stroke_color=INK, stroke_width=3)
 
 
 def optional(animation: Animation | None) -> list[Animation]:

@@ -133,8 +133,19 @@ def head_final_row(E: np.ndarray, W_Q: np.ndarray, W_K: np.ndarray,
             "scores": scores, "exps": exps, "denominator": denominator, "weights": weights,
             "weights_sum": weights.sum(), "contributions": contributions,
             "message": contributions.sum(axis=0), "top_source": int(np.argmax(weights)),
+            **gaps(scores, exps, weights),
             "message_top": int(np.argmax(np.abs(contributions.sum(axis=0)))),
             "A": A, "H": A @ V}
+
+
+def gaps(scores: np.ndarray, exps: np.ndarray, weights: np.ndarray) -> dict[str, float]:
+    """The largest score and exponential over the second largest (by weight), 0 when the
+    second score is not positive."""
+    first, second = np.argsort(-weights, kind="stable")[:2]
+    if scores[second] <= 0:
+        return {"score_gap": 0.0, "exp_gap": 0.0}
+    return {"score_gap": float(scores[first] / scores[second]),
+            "exp_gap": float(exps[first] / exps[second])}
 
 
 def rest(weights: np.ndarray, V: np.ndarray) -> dict[str, Any]:
@@ -145,7 +156,13 @@ def rest(weights: np.ndarray, V: np.ndarray) -> dict[str, Any]:
     message = weights @ V
     left = message - sum(weights[j] * V[j] for j in order[:2])
     mostly = [c for c in range(len(message)) if message[c] != 0 and left[c] / message[c] > 0.5]
-    return {"order": order, "rest": left, "mostly_rest": mostly[0] if mostly else -1}
+    large = np.zeros(len(weights), dtype=int)
+    if mostly:
+        column = V[:, mostly[0]]
+        for j in order[2:]:
+            large[j] = int(column[j] > 0 and column[j] >= column.max() / 2)
+    return {"order": order, "rest": left, "mostly_rest": mostly[0] if mostly else -1,
+            "rest_large": large}
 
 
 def wide_twin(case: Mapping[str, Any]) -> dict[str, int]:
@@ -154,6 +171,16 @@ def wide_twin(case: Mapping[str, Any]) -> dict[str, int]:
     same = np.flatnonzero([head["top_source"] == case["wide"]["top_source"]
                            for head in case["heads"]])
     return {"twin": int(same[0]) if len(same) else -1}
+
+
+def wide_growth(case: Mapping[str, Any]) -> dict[str, float]:
+    """For a :func:`sentence` result: the wide head's dot product and score for its
+    strongest source over head 1's for the same source (0 when head 1's dot is 0)."""
+    top = case["wide"]["top_source"]
+    narrow, wide = case["heads"][0], case["wide"]
+    return {f"{key}_growth": float(wide[step][top] / narrow[step][top])
+            if narrow["dots"][top] != 0 else 0.0
+            for key, step in (("dot", "dots"), ("score", "scores"))}
 
 
 def other_head(case: Mapping[str, Any]) -> int:
@@ -596,6 +623,7 @@ def values(doc: Doc) -> dict[str, Any]:
 
     row_steps = ("products", "dots", "scale", "scores", "exps", "denominator", "weights",
                  "weights_sum", "contributions", "message", "top_source", "message_top", "A",
+                 "score_gap", "exp_gap",
                  "H")
     cases = {name: sentence(doc, name) for name in names}
     for name, case in cases.items():
@@ -605,15 +633,17 @@ def values(doc: Doc) -> dict[str, Any]:
                     "top_input"):
             out[f"{name}.{key}"] = case[key]
         for h, head in enumerate(case["heads"], start=1):
-            for step in ("Q", "K", "V", *row_steps, "share", "order", "rest", "mostly_rest"):
+            for step in ("Q", "K", "V", *row_steps, "share", "order", "rest", "mostly_rest",
+                         "rest_large"):
                 out[f"{name}.h{h}.{step}"] = head[step]
             for step, value in softmax_asides(head["dots"], head["scale"]).items():
                 out[f"{name}.h{h}.{step}"] = value
-        for step in (*row_steps, "V", "order", "rest", "mostly_rest"):
+        for step in (*row_steps, "V", "order", "rest", "mostly_rest", "rest_large"):
             out[f"{name}.wide.{step}"] = case["wide"][step]
         out[f"{name}.wide.diluted"] = int(abs(case["wide"]["message"][0])
                                           < abs(case["heads"][0]["message"][0]))
         out.update({f"{name}.wide.{key}": value for key, value in wide_twin(case).items()})
+        out.update({f"{name}.wide.{key}": value for key, value in wide_growth(case).items()})
         out[f"{name}.other_head"] = other_head(case)
         out[f"{name}.same_input"] = int(np.array_equal(case["E"][-1],
                                                        cases[names[0]]["E"][-1]))

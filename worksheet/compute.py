@@ -284,6 +284,13 @@ def _attention_row(sheet: _Sheet, prefix: str, Q: torch.Tensor, K: torch.Tensor,
     sheet.put(f"{prefix}.message", contributions.sum(dim=0), _F3)
     sheet.put(f"{prefix}.top_source", int(weights.argmax()), _I)
     sheet.put(f"{prefix}.message_top", int(contributions.sum(dim=0).abs().argmax()), _I)
+    # How many times the second largest score and exponential go into the largest (0 when
+    # the second score is not positive: no gap to compare).
+    first, second = torch.sort(weights, descending=True, stable=True).indices[:2].tolist()
+    positive = float(scores[second]) > 0
+    sheet.put(f"{prefix}.score_gap", scores[first] / scores[second] if positive else 0.0,
+              _F3)
+    sheet.put(f"{prefix}.exp_gap", exps[first] / exps[second] if positive else 0.0, _F3)
     length = Q.shape[0]
     grid = (Q @ K.T / scale).masked_fill(causal_mask(length), float("-inf"))
     A = grid.softmax(dim=-1)
@@ -306,6 +313,14 @@ def _rest(sheet: _Sheet, prefix: str, weights: torch.Tensor, V: torch.Tensor) ->
     sheet.put(f"{prefix}.order", order, _I)
     sheet.put(f"{prefix}.rest", rest, _F3)
     sheet.put(f"{prefix}.mostly_rest", mostly[0] if mostly else -1, _I)
+    # 1 for a source past the two heaviest whose value in that coordinate is at least half
+    # the largest there: the rows that make the rest large despite small weights.
+    large = torch.zeros(len(weights), dtype=torch.long)
+    if mostly:
+        column = V[:, mostly[0]]
+        for j in order[2:].tolist():
+            large[j] = int(float(column[j]) > 0 and float(column[j]) >= float(column.max()) / 2)
+    sheet.put(f"{prefix}.rest_large", large, _I)
 
 
 def _wide_twin(sheet: _Sheet, name: str, ws: Worksheet) -> None:
@@ -315,6 +330,20 @@ def _wide_twin(sheet: _Sheet, name: str, ws: Worksheet) -> None:
     twin = next((h for h in range(ws.n_heads)
                  if sheet.figures[f"{name}.h{h + 1}.top_source"].value == top), -1)
     sheet.put(f"{name}.wide.twin", twin, _I)
+
+
+def _wide_growth(sheet: _Sheet, name: str) -> None:
+    """``dot_growth`` and ``score_growth``: how many times the wide head's dot product and
+    score for its favourite source exceed head 1's for the same source (0 when head 1's dot
+    product for it is 0: no ratio to show)."""
+    top = sheet.figures[f"{name}.wide.top_source"].value
+    growth = {}
+    for step in ("dots", "scores"):
+        narrow = float(sheet.figures[f"{name}.h1.{step}"].value[top])
+        wide = float(sheet.figures[f"{name}.wide.{step}"].value[top])
+        growth[step] = wide / narrow if narrow != 0 else 0.0
+    sheet.put(f"{name}.wide.dot_growth", growth["dots"], _F3)
+    sheet.put(f"{name}.wide.score_growth", growth["scores"], _F3)
 
 
 def _softmax_asides(sheet: _Sheet, prefix: str, Q: torch.Tensor, K: torch.Tensor) -> None:
@@ -373,6 +402,7 @@ def _sentence(sheet: _Sheet, ws: Worksheet, model: TinyLM, name: str) -> None:
     wide_message = A[-1] @ wide["V"]
     sheet.put(f"{name}.wide.diluted", int(wide_message[0].abs() < joined[-1][0].abs()), _I)
     _wide_twin(sheet, name, ws)
+    _wide_growth(sheet, name)
     # The first head, counted from zero, whose strongest source is not head 1's (-1 when
     # every head's is).
     first = sheet.figures[f"{name}.h1.top_source"].value
