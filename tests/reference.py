@@ -165,12 +165,36 @@ def rest(weights: np.ndarray, V: np.ndarray) -> dict[str, Any]:
             "rest_large": large}
 
 
+ALMOST_THE_SAME = 0.05
+"""The lesson's "almost the same": a wide-head coordinate within 5% of the separate heads'."""
+CHANGED_MUCH = 0.3
+"""The lesson's "changes much": a wide-head coordinate off by 30% or more of theirs."""
+
+
 def wide_twin(case: Mapping[str, Any]) -> dict[str, int]:
     """For a :func:`sentence` result: ``twin``, the first head (from zero) whose strongest
-    source is the wide head's, ``-1`` for none."""
-    same = np.flatnonzero([head["top_source"] == case["wide"]["top_source"]
-                           for head in case["heads"]])
-    return {"twin": int(same[0]) if len(same) else -1}
+    source is the wide head's; ``kept`` and ``changed``, the first of that head's joined-row
+    coordinates the wide head sends within :data:`ALMOST_THE_SAME` of, or off by at least
+    :data:`CHANGED_MUCH` of, the separate heads' nonzero number; ``-1`` for what does not
+    exist; ``changed_drops``, whether the wide head's number there is the smaller."""
+    wide, heads = case["wide"], case["heads"]
+    same = np.flatnonzero([head["top_source"] == wide["top_source"] for head in heads])
+    out = {"twin": -1, "kept": -1, "changed": -1, "changed_drops": 0}
+    if not len(same):
+        return out
+    twin, width = int(same[0]), heads[0]["V"].shape[1]
+    columns = np.arange(twin * width, (twin + 1) * width)
+    separate, together = case["joined"][-1][columns], wide["message"][columns]
+    columns, separate, together = (a[separate != 0] for a in (columns, separate, together))
+    off = np.abs(together / separate - 1)
+    out["twin"] = twin
+    kept, changed = np.flatnonzero(off <= ALMOST_THE_SAME), np.flatnonzero(off >= CHANGED_MUCH)
+    if len(kept):
+        out["kept"] = int(columns[kept[0]])
+    if len(changed):
+        out["changed"] = int(columns[changed[0]])
+        out["changed_drops"] = int(together[changed[0]] < separate[changed[0]])
+    return out
 
 
 def wide_growth(case: Mapping[str, Any]) -> dict[str, float]:

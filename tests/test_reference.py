@@ -222,15 +222,38 @@ def test_the_labs_adamw_step_is_torchs_adamw_step() -> None:
 # the reference's choice on every worksheet above and on the variants below.
 
 
-def test_the_wide_heads_twin_shares_its_favourite_source(case) -> None:
-    """The twin head's strongest source is the wide head's, and no head before it has it."""
+def test_the_wide_heads_thresholds_are_the_lessons() -> None:
+    from worksheet import compute
+
+    assert (compute.ALMOST_THE_SAME, compute.CHANGED_MUCH) == (reference.ALMOST_THE_SAME,
+                                                               reference.CHANGED_MUCH)
+
+
+def test_the_wide_heads_kept_and_changed_coordinates_say_what_their_numbers_do(case) -> None:
+    """The twin head's kept coordinate comes through within 5%, its changed one is off by
+    30% or more, and "drops" is said exactly when the wide head's number is the smaller."""
     doc, values, _ = case
+    last = len(doc["sentences"][next(iter(doc["sentences"]))]) - 1
     for name in doc["sentences"]:
         twin = values.value(f"{name}.wide.twin")
-        tops = [values.value(f"{name}.h{h + 1}.top_source")
-                for h in range(values.value("dims.heads"))]
-        top = values.value(f"{name}.wide.top_source")
-        assert twin == (tops.index(top) if top in tops else -1)
+        if twin < 0:
+            assert values.value(f"{name}.wide.kept") == values.value(f"{name}.wide.changed") \
+                == -1
+            continue
+        assert values.value(f"{name}.h{twin + 1}.top_source") == \
+            values.value(f"{name}.wide.top_source")
+        width = values.value("dims.d_head")
+        for kind in ("kept", "changed"):
+            k = values.value(f"{name}.wide.{kind}")
+            if k < 0:
+                continue
+            assert twin * width <= k < (twin + 1) * width
+            wide = values.value(f"{name}.wide.message[{k}]")
+            separate = values.value(f"{name}.joined[{last}][{k}]")
+            off = abs(wide / separate - 1)
+            assert off <= 0.05 if kind == "kept" else off >= 0.3
+            if kind == "changed":
+                assert values.value(f"{name}.wide.changed_drops") == int(wide < separate)
 
 
 def _variant(tmp_path: Path, change: Any) -> tuple[Values, dict[str, Any]]:

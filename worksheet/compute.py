@@ -39,8 +39,9 @@ zero):
     ``logit_others`` (what the other hidden numbers add to that logit) and ``input_top``
     (the receiver's input coordinate of largest magnitude);
     ``S.wide.*`` for one wide head, with its value rows ``S.wide.V`` (every head's value
-    row side by side), ``order rest mostly_rest`` and ``diluted``, and ``twin``: the head
-    whose favourite the wide head shares (:func:`_wide_twin`);
+    row side by side), ``order rest mostly_rest`` and ``diluted``, and ``twin kept changed
+    changed_drops``: the head whose favourite the wide head shares, and which of its
+    coordinates comes through almost the same and which changes much (:func:`_wide_twin`);
     ``S.other_head``: the first head (from zero) whose strongest source is not head 1's,
     ``-1`` for none.
 ``shapes.*``
@@ -323,13 +324,36 @@ def _rest(sheet: _Sheet, prefix: str, weights: torch.Tensor, V: torch.Tensor) ->
     sheet.put(f"{prefix}.rest_large", large, _I)
 
 
-def _wide_twin(sheet: _Sheet, name: str, ws: Worksheet) -> None:
-    """``twin``: the first head (counted from zero) whose favourite source the wide head
-    shares, ``-1`` when there is none."""
+ALMOST_THE_SAME = 0.05
+"""A wide-head message coordinate within this share of the separate heads' value comes
+through almost the same (``S.wide.kept``)."""
+CHANGED_MUCH = 0.3
+"""A wide-head message coordinate off by at least this share of the separate heads' value
+changes much (``S.wide.changed``)."""
+
+
+def _wide_twin(sheet: _Sheet, name: str, ws: Worksheet, joined: torch.Tensor,
+               wide: torch.Tensor) -> None:
+    """How the head whose favourite source the wide head shares fares in the wide head's
+    message. ``twin``: the first such head, counted from zero; of its coordinates in the
+    joined row, ``kept``: the first the wide head sends within :data:`ALMOST_THE_SAME` of
+    the separate heads' number, and ``changed``: the first off by at least
+    :data:`CHANGED_MUCH` of it (coordinates where the separate heads send zero are
+    neither); each ``-1`` when there is none. ``changed_drops``: 1 when the wide head's
+    number at ``changed`` is below the separate heads' (it drops), else 0 (it grows, or
+    there is no such coordinate)."""
     top = sheet.figures[f"{name}.wide.top_source"].value
     twin = next((h for h in range(ws.n_heads)
                  if sheet.figures[f"{name}.h{h + 1}.top_source"].value == top), -1)
+    own = [twin * ws.d_head + c for c in range(ws.d_head)] if twin >= 0 else []
+    off = {k: abs(float(wide[k] / joined[k]) - 1) for k in own if float(joined[k])}
+    kept = next((k for k in off if off[k] <= ALMOST_THE_SAME), -1)
+    changed = next((k for k in off if off[k] >= CHANGED_MUCH), -1)
     sheet.put(f"{name}.wide.twin", twin, _I)
+    sheet.put(f"{name}.wide.kept", kept, _I)
+    sheet.put(f"{name}.wide.changed", changed, _I)
+    sheet.put(f"{name}.wide.changed_drops",
+              int(changed >= 0 and bool(wide[changed] < joined[changed])), _I)
 
 
 def _wide_growth(sheet: _Sheet, name: str) -> None:
@@ -401,7 +425,7 @@ def _sentence(sheet: _Sheet, ws: Worksheet, model: TinyLM, name: str) -> None:
     # first head's reading is diluted by sharing one weight row.
     wide_message = A[-1] @ wide["V"]
     sheet.put(f"{name}.wide.diluted", int(wide_message[0].abs() < joined[-1][0].abs()), _I)
-    _wide_twin(sheet, name, ws)
+    _wide_twin(sheet, name, ws, joined[-1], wide_message)
     _wide_growth(sheet, name)
     # The first head, counted from zero, whose strongest source is not head 1's (-1 when
     # every head's is).
