@@ -69,35 +69,23 @@ number (a pointer's, 0.08 out) stays clear of the bracket."""
 
 HEAD_CODE = """
 def head(E, W_Q, W_K, W_V):
-    Q, K, V = E @ W_Q, E @ W_K, E @ W_V   # @ : matrix product
-    scores = Q @ K.T / sqrt(d_k)          # K.T : K turned on its side
-    scores[future] = -inf                 # each receiver's later sources
-    A = softmax(scores)                   # along each row
-    return A @ V                          # weights times values
+    Q, K, V = E @ W_Q, E @ W_K, E @ W_V
+    scores = Q @ K.T / math.sqrt(Q.shape[-1])
+    n = len(E)
+    future = torch.ones(n, n, dtype=torch.bool).triu(1)
+    A = scores.masked_fill(future, -torch.inf).softmax(-1)
+    return A @ V
 """
-"""One head: Part II's calculation with its own matrices, each line's notation named in
-its comment."""
+"""One head, as the lesson's lab writes it: Part II's calculation with its own matrices."""
 
 LAYER_CODE = """
 H = [head(E, W_Q[h], W_K[h], W_V[h]) for h in heads]
-joined = concat(H)                        # side by side
+joined = torch.cat(H, dim=-1)
 E_prime = E + joined @ W_O
 """
 """Multi-head attention: the same function once per head, joined, then W_O."""
 
 """A fragment of a sentence and what makes its step (made when the sentence begins)."""
-
-
-def align_comments(lines: Sequence[Mobject | None]) -> None:
-    """Shift each code line that has a comment so that its ``#`` stands under the first
-    one's: the kit places a line by its first glyph's ink, whose left bearing differs from
-    letter to letter (an "A" starts further left than an "s")."""
-    marks = []
-    for line in lines:
-        if line is not None and "#" in line.original_text:
-            marks.append((line, line[line.original_text.index("#")].get_left()[0]))
-    for line, x in marks:
-        line.shift(RIGHT * (marks[0][1] - x))
 
 
 def card(*lines: Mobject, colour: str = MUTED) -> VGroup:
@@ -274,25 +262,12 @@ class RolesAndShapes(LectureScene):
                            20, colour, h="dims.head_numbers[0]")
         maker.next_to(VGroup(rows, blocks), UP, buff=0.2).set_x(VGroup(rows, blocks).get_x())
         picture = VGroup(source, VGroup(maker, rows, blocks)).arrange(DOWN, buff=0.25)
+        working = self.working(picked, top)
+        working.next_to(blocks, DOWN, buff=0.25).set_x(blocks.get_x())
+        picture.add(working)
         picture.source, picture.maker, picture.rows = source, maker, rows
-        picture.blocks = blocks
+        picture.blocks, picture.working = blocks, working
         return picture
-
-    def place_working(self, picture: VGroup) -> VGroup:
-        """Head 1's worked lines, placed where nothing else stands when each is shown: the
-        query's first coordinate beside W_Q (where W_K and W_V come later), the rest where
-        the rows of E stood (they go when the key and value are made)."""
-        picked = [i for i in shown_indices(self.ws.d_model) if i is not None]
-        working = self.working(picked, self.v.value(f"{self.s}.h1.top_source"))
-        working.scale(picture.scaled)
-        blocks, source = picture.blocks, picture.source
-        query = working.query
-        left = blocks[0].get_right()[0] + 0.5
-        query.move_to([(left + blocks.get_right()[0]) / 2, blocks[0].matrix.get_y(), 0])
-        lines = VGroup(working.match, working.weight, working.share)
-        lines.arrange(DOWN, buff=0.25, aligned_edge=LEFT)
-        lines.move_to(source).set_x(0)
-        return working
 
     def coordinate_names(self, kind: str) -> list[Mobject]:
         """Above each shown column of head 1's ``W_Q``, ``W_K`` or ``W_V``: the feature that
@@ -337,14 +312,9 @@ class RolesAndShapes(LectureScene):
         weight = self.bound("{d} ÷ √{k} = {s}   →   softmax over all {n} sources   →   "
                             "weight {a}", 20, colour, **weight_keys)
         weight.spoken_keys = weight_keys
-        values, value_slots = slots_of("v", f"{self.s}.h{first}.V[{top}]", self.ws.d_head, ", ")
-        parts, part_slots = slots_of("c", f"{self.s}.h{first}.contributions[{top}]",
-                                     self.ws.d_head, ", ")
-        share = self.bound("weight × v:  {a} × [" + values + "]  ≈  [" + parts + "]", 20, colour,
-                           a=f"{self.s}.h{first}.weights[{top}]", **value_slots, **part_slots)
-        lines = VGroup(query, weight, share).arrange(DOWN, buff=0.25, aligned_edge=LEFT)
+        lines = VGroup(query, weight).arrange(DOWN, buff=0.25, aligned_edge=LEFT)
         lines.add(match.move_to(query, aligned_edge=LEFT))  # in the query's place, after it
-        lines.query, lines.match, lines.weight, lines.share = query, match, weight, share
+        lines.query, lines.match, lines.weight = query, match, weight
         return lines
 
     def roles(self, heading: Mobject, previous: Mobject) -> tuple[Mobject, Mobject]:
@@ -355,13 +325,10 @@ class RolesAndShapes(LectureScene):
         self.section("coordinates")
         picture = self.roles_picture()
         top_y = heading.get_bottom()[1] - 0.25
-        picture.scaled = min(1.3, 13.4 / picture.width,
-                             (top_y - (SAFE_BOTTOM + 0.15)) / picture.height)
-        picture.scale(picture.scaled)
+        picture.scale(min(1.3, 13.4 / picture.width,
+                          (top_y - (SAFE_BOTTOM + 0.15)) / picture.height))
         picture.move_to([0, top_y - picture.height / 2, 0])
-        working = self.place_working(picture)
-        picture.add(working)
-        source, blocks = picture.source, picture.blocks
+        source, blocks, working = picture.source, picture.blocks, picture.working
         receiver, other = source.receiver, source.other
         heading, title = self.new_title(heading, "Queries ask, keys advertise, values carry")
         last, top = self.last, self.v.value(f"{self.s}.h1.top_source")
@@ -383,22 +350,20 @@ class RolesAndShapes(LectureScene):
         self.section("roles")
         W_Q, W_K, W_V = (block.matrix for block in blocks)
         inner, keys = vector("q", f"{self.s}.h1.Q[{last}]", self.ws.d_head)
-        self.tell("Head {h}'s W_Q turns the row into its query, " + inner + ": each "
-                  "coordinate is how much “{w}” looks for a feature.",
+        self.tell("Head {h}'s W_Q turns the row into its query, " + inner + ": what “{w}” "
+                  "looks for, per coordinate of the head.",
                   fade_in(picture.maker, picture.rows),
                   cues=[("W_Q", lambda: AnimationGroup(
                       fade_in(blocks[0].matrix, blocks[0].result, blocks[0].role),
                       self.point_at(receiver.body, W_Q, blocks[0].result, each=True,
                                     buff=0.1))),
-                        ("each coordinate", lambda: self.point_at(W_Q.columns))],
+                        ("coordinate of", lambda: self.point_at(W_Q.columns))],
                   words=word, h="dims.head_numbers[0]", **keys)
         column = VGroup(*(cells[0] for cells in W_Q.cells))
         self.tell("Its first coordinate is the row times W_Q's first column, added up: {q}.",
                   fade_in(working.query),
                   cues=[("row times", lambda: self.point_at(receiver.body, column, each=True)),
-                        ("first column", lambda: self.point_at(column, buff=0.1)),
-                        ("added", lambda: self.point_at(column, working.query, each=True,
-                                                        buff=0.06))],
+                        ("added", lambda: self.point_at(working.query, buff=0.06))],
                   q=working.query.spoken_keys["q"])
         self.section("a source's key")
         inner_k, keys_k = vector("k", f"{self.s}.h1.K[{top}]", self.ws.d_head)
@@ -419,25 +384,19 @@ class RolesAndShapes(LectureScene):
                                     buff=0.1)))], **keys_v)
         match, weight = working.match, working.weight
         self.tell("The query dotted with that key gives " + match.spoken + ": how well they "
-                  "match.", self.gone(source),  # the worked lines take the rows' place
+                  "match.",
                   cues=[("dotted", lambda: AnimationGroup(
                       fade_in(match), self.point_at(blocks[0].result, blocks[1].result,
                                                     each=True))),
                         ("gives", lambda: self.point_at(match, buff=0.06))],
                   **match.spoken_keys)
-        self.tell("Dividing by √{k} keeps scores from growing with the head's width: {s}.",
-                  cues=[("Dividing", lambda: AnimationGroup(fade_in(weight),
-                                                            self.point_at(weight, buff=0.06)))],
-                  k=weight.spoken_keys["k"], s=weight.spoken_keys["s"])
-        share = working.share
-        self.tell("Softmax over all {n} sources' scores makes it the weight {a}, which scales "
-                  "“{u}”'s value.",
-                  cues=[("Softmax", lambda: self.point_at(weight, buff=0.06)),
-                        ("scales", lambda: AnimationGroup(
-                            fade_in(share), self.point_at(blocks[2].result, share,
-                                                          each=True, buff=0.06)))],
+        self.tell("Divided by √{k}, that is {s}; softmax over all {n} sources makes it the "
+                  "weight {a}, which scales “{u}”'s value.",
+                  cues=[("Divided", lambda: AnimationGroup(fade_in(weight),
+                                                           self.point_at(weight, buff=0.06))),
+                        ("scales", lambda: self.point_at(blocks[2].result))],
                   words={"u": self.tokens[top]},
-                  n=weight.spoken_keys["n"], a=weight.spoken_keys["a"])
+                  **{k: key for k, key in weight.spoken_keys.items() if k != "d"})
         return heading, picture
 
     def shape(self, name: str, key: str, colour: str = INK) -> Mobject:
@@ -467,41 +426,23 @@ class RolesAndShapes(LectureScene):
         ])
         body = VGroup(project, attend).arrange(DOWN, buff=0.35)
         fit(body, 12.4)
-        # One frame per head, in its colour, stacked like cards: the same steps in each.
         frame = Rectangle(width=body.width + 0.5, height=body.height + 0.5, stroke_width=2,
-                          stroke_color=self.head_colour(1))
+                          stroke_color=MUTED)
         frame.move_to(body)
-        frames = VGroup(*(frame.copy().set_stroke(self.head_colour(h)).shift(
-            (UP + RIGHT) * 0.08 * (h - 1)) for h in range(self.ws.n_heads, 0, -1)))
-        frame = frames[-1]  # head 1's, in front: what the label and the mask stand by
+        frames = VGroup(frame)
         label = VGroup(self.bound("in each head (heads: {h}), with its own matrices:", 20, MUTED,
                                   h="dims.heads"),
                        *(self.head_label(h, 20) for h in range(1, self.ws.n_heads + 1)))
         label.arrange(RIGHT, buff=0.25)
         group = VGroup(frames, body)
         group.next_to(heading, DOWN, buff=0.5)
-        label.next_to(frames, UP, buff=0.1).align_to(frame, LEFT)  # clear of every frame
+        label.next_to(frame, UP, buff=0.1).align_to(frame, LEFT)
         group.add(label)
-        room = frame.get_bottom()[1] - 0.2 - (SAFE_BOTTOM + 0.05)
-        width = 1.9
-        mask = self.mask_picture(width, compact=True)
-        while mask.height > room and width > 1.0:  # a smaller grid, its words kept legible
-            width -= 0.1
-            mask = self.mask_picture(width, compact=True)
-        fit(mask, None, room)
+        mask = self.mask_picture(1.9, compact=True)
+        fit(mask, None, frame.get_bottom()[1] - 0.2 - (SAFE_BOTTOM + 0.05))
         mask.next_to(frame, DOWN, buff=0.2).align_to(attend.cards[1], LEFT)
         heading, title = self.new_title(heading, "Every matrix in the layer, and its shape")
         cards = project.cards
-        # Kᵀ feeds the scores: down from its card, left along the gap, down into theirs.
-        gap_y = (project.get_bottom()[1] + attend.get_top()[1]) / 2
-        start, end = cards[3].get_bottom(), attend.cards[0].get_top()
-        feed = VGroup(
-            Line(start, [start[0], gap_y, 0], stroke_color=MUTED, stroke_width=3),
-            Line([start[0], gap_y, 0], [end[0], gap_y, 0], stroke_color=MUTED,
-                 stroke_width=3),
-            Arrow([end[0], gap_y + 0.03, 0], end, buff=0, color=MUTED, stroke_width=3,
-                  max_tip_length_to_length_ratio=0.9))
-        group.add(feed)
 
         def step(flow_: VGroup, i: int) -> Animation:
             return AnimationGroup(flow_.step(i), self.point_at(flow_.cards[i]))
@@ -518,7 +459,7 @@ class RolesAndShapes(LectureScene):
         self.tell("Q times Kᵀ, {kt}, gives the scores, {s}, divided by √d_k: d_k = {d}, one "
                   "head's key width.",
                   cues=[("Kᵀ", lambda: step(project, 3)),
-                        ("scores", lambda: AnimationGroup(fade_in(frame_, formula, shape, feed),
+                        ("scores", lambda: AnimationGroup(fade_in(frame_, formula, shape),
                                                           self.point_at(scores))),
                         ("d_k =", lambda: fade_in(scale))],
                   kt="shapes.KT", s="shapes.scores", d="dims.d_head")
@@ -605,16 +546,8 @@ class RolesAndShapes(LectureScene):
         entries = self.matrix("params.W_O", rows=[k for k in shown if k is not None], size=24)
         entry = min(cell.width for row in entries.cells for cell in row)
         matrix = self.matrix("params.W_O", rows=[k for k in shown if k is not None], size=24,
-                             h_buff=max(0.3, widest + 0.4 - entry),
-                             col_labels=[self.feature(c, 20) for c in shown])
-        # Each row of W_O takes one joined coordinate: named on the right, as the row is.
-        row_names = [name for name, k in zip(carried_names(self, 20), shown, strict=True)
-                     if k is not None]
-        for name, cells_ in zip(row_names, matrix.cells, strict=True):
-            name.next_to(matrix.brackets[1], RIGHT, buff=0.2).set_y(cells_[0].get_y())
-        matrix.add(*row_names)
-        matrix.add(self.label("W_O: a row per joined coordinate, a column per feature of ΔE",
-                              20, MUTED).next_to(matrix, UP, buff=0.15))
+                             h_buff=max(0.3, widest + 0.4 - entry))
+        matrix.add(self.label("W_O", 24).next_to(matrix.brackets, UP, buff=0.15))
         times = self.label("×", 30).next_to(matrix.brackets, LEFT, buff=0.3)
         joined.next_to(times, LEFT, buff=0.3)
         for mob in (joined, times):
@@ -641,8 +574,8 @@ class RolesAndShapes(LectureScene):
         for line in lines:
             line[0].shift(RIGHT * (right - line[0].get_right()[0]))
         lines.shift(DOWN * (lines.get_top()[1] - (matrix.get_bottom()[1] - 0.3)))
-        note = self.bound("each the row of “{w}”", 20, MUTED, words={"w": self.tokens[last]})
-        note.next_to(lines[0], RIGHT, buff=0.25)
+        note = self.bound("rows of “{w}”", 20, MUTED, words={"w": self.tokens[last]})
+        note.next_to(lines, RIGHT, buff=0.4)
         picture = VGroup(joined, times, matrix, lines, note)
         found = mixing_entry(self)
         picture.sum = None
@@ -733,8 +666,7 @@ class RolesAndShapes(LectureScene):
         cues = [("{x}", lambda: self.point_at(cell)),
                 ("joined", lambda: self.point_at(source)),
                 ("into", lambda: AnimationGroup(fade_in(written),
-                                                self.point_at(cell, target, written,
-                                                              each=True)))]
+                                                self.point_at(target, written, each=True)))]
         words = {"g": self.ws.lesson.features[c]}
         if copies is not None:
             words["f"] = self.ws.lesson.features[copies[column]]
@@ -801,16 +733,15 @@ class RolesAndShapes(LectureScene):
         self.section("one head in code")
         one = code(HEAD_CODE, CODE_SIZE)
         layer = code(LAYER_CODE, CODE_SIZE)
-        align_comments([*one.lines, *layer.lines])
         calls = VGroup()
         for head in range(1, self.ws.n_heads + 1):
             colour = self.head_colour(head)
-            calls.add(panel(VGroup(self.head_label(head, 20),
-                                   self.label("own W_Q, W_K, W_V", 18, colour))
+            calls.add(panel(VGroup(self.head_label(head, 18),
+                                   self.label("own W_Q, W_K, W_V", 16, colour))
                             .arrange(DOWN, buff=0.08), colour, buff=0.1))
-        calls.arrange(RIGHT, buff=0.25)
-        # The function, the layer's lines under it, and the calls, one per head, under them.
-        page = VGroup(one, layer, calls).arrange(DOWN, buff=0.4, aligned_edge=LEFT)
+        calls.arrange(DOWN, buff=0.15)
+        upper = VGroup(one, calls).arrange(RIGHT, buff=0.7)
+        page = VGroup(upper, layer).arrange(DOWN, buff=0.4, aligned_edge=LEFT)
         page.next_to(heading, DOWN, buff=0.5).set_x(0)
         # The mask, drawn large where the layer's lines come later: it goes as they come.
         mask = self.mask_picture(2.6)
@@ -822,18 +753,18 @@ class RolesAndShapes(LectureScene):
         def show(*lines: Mobject) -> Animation:
             return AnimationGroup(fade_in(*lines), self.point_at(*lines))
 
-        self.tell("Written as code, one head projects E into Q, K and V; @ is a matrix product.",
-                  self.gone(previous), title,
+        self.tell("Written as code, one head projects E into Q, K and V, then scores every "
+                  "receiver against every source.", self.gone(previous), title,
                   cues=[("one head", lambda: show(line[0])),
-                        ("projects", lambda: show(line[1]))])
-        self.tell("Q times K, turned on its side, scores every receiver against every source.",
-                  cues=[("scores", lambda: show(line[2]))])
-        self.tell("The mask line sets every future score to minus infinity;",
-                  cues=[("mask", lambda: show(line[3])),
+                        ("projects", lambda: show(line[1])),
+                        ("scores", lambda: show(line[2]))])
+        self.tell("The triu line marks every source after the receiver: its future.",
+                  cues=[("triu", lambda: show(*line[3:5])),
                         ("future", lambda: AnimationGroup(fade_in(mask),
                                                           self.point_at(mask.grid)))])
-        self.tell("softmax gives masked sources no weight; the weights mix the values.",
-                  cues=[("softmax", lambda: show(line[4])), ("mix", lambda: show(line[5]))])
+        self.tell("masked_fill sets them to minus infinity, so the softmax gives them no "
+                  "weight; the weights mix the values.",
+                  cues=[("masked_fill", lambda: show(line[5])), ("mix", lambda: show(line[6]))])
         self.tell("The layer calls it once per head, joins the messages, applies W_O and "
                   "adds the result to E.",
                   fade_out(mask),
@@ -1154,18 +1085,19 @@ class OneWideHead(LectureScene):
         self.section("scale")
         self.play(self.unpoint(), fade_out(self.blocks))
         self.scales()
-        self.section("weights")
-        self.play(*filter(None, [self.unpoint()]), fade_out(self.scale_lines))
-        self.weight_table(heading)
-        self.section("compare")
-        self.compare()
-        shown = [self.table, *self.boxes]
-        if len(self.heads) > 1:  # why the one weight column favours its source
+        shown = [self.scale_lines]
+        if len(self.heads) > 1:
             self.section("pooled")
             self.play(*filter(None, [self.unpoint()]), fade_out(*shown))
             self.pooled(heading)
             shown = [self.sums]
+        self.section("weights")
+        self.play(*filter(None, [self.unpoint()]), fade_out(*shown))
+        self.weight_table(heading)
+        self.section("compare")
+        self.compare()
         self.section("messages")
+        shown = [self.table, self.boxes]
         self.play(*filter(None, [self.unpoint()]), fade_out(*shown))
         self.messages(heading)
 
@@ -1421,10 +1353,9 @@ class OneWideHead(LectureScene):
         self.say("Here are the wide head's weights for every source, each drawn as a bar.",
                  fade_in(words, shown[0][0]),
                  LaggedStart(*map(grow, self.cells[0]), lag_ratio=0.1))
-        self.say("This one column of weights is all the wide head has: it serves all {j} "
-                 "coordinates of its message.",
-                 self.point_at(shown[0], buff=0.15),  # clear of the longest number
-                 j="dims.joined")
+        self.say("Its one row of weights, drawn here as a column, multiplies every value "
+                 "coordinate.",
+                 self.point_at(shown[0], buff=0.15))  # clear of the longest number
         self.say("Each separate head has its own column, for its own coordinates.",
                  fade_in(*(column[0] for column in shown[1:]), note),
                  LaggedStart(*(grow(bar) for cells in self.cells[1:] for bar in cells),
@@ -1452,33 +1383,30 @@ class OneWideHead(LectureScene):
                      x=f"{self.s}.h{head}.weights[{top}]")
             self.say("The wide head's single column gives it {y}.", Create(pair[0]),
                      y=f"{self.s}.wide.weights[{top}]")
-        if len(self.heads) > 1:  # the boxes go first: the outlines below would cross them
+        if len(self.heads) > 1:
             self.say("One column has to serve every coordinate: where the heads disagree, the "
-                     "wide head can follow only one mixture,", fade_out(boxes),
-                     self.point_at(*self.cells[0]))
+                     "wide head can follow only one mixture,", self.point_at(*self.cells[0]))
             self.say("while separate heads each keep their own.",
                      self.point_at(*(cell for cells in self.cells[1:] for cell in cells)))
-            boxes = VGroup()
         self.boxes = boxes
 
     def pooled(self, heading: Mobject) -> None:
-        """Why the wide head favours its top source, in two pictures of one table. First the
-        scores: a source's wide dot product is the sum of every head's, divided once by
-        √(joined width). Then the softmax: the dot products go, each score moves beside its
-        source, and its exponential, their sum over every source and the weight follow. The
-        wide head's favourite and each head's favourite are said term by term."""
+        """Why the wide head favours its top source: its dot product for a source is the
+        sum of every head's, divided once by √(joined width); then the softmax, its
+        exponentials and their sum over every source, gives the weights. The wide head's
+        favourite and each head's favourite, summed term by term in the heads' colours."""
         top = self.v.value(f"{self.s}.wide.top_source")
         picks = list(dict.fromkeys([top] + [self.v.value(f"{self.s}.h{h}.top_source")
                                             for h in self.heads]))
-        size, small = 26, 24
-        header = VGroup(*(self.head_label(h, small) for h in self.heads),
-                        self.label("wide dot", small, MUTED),
-                        self.bound("÷ √{j}", small, MUTED, j="dims.joined"),
-                        self.label("score", small, MUTED),
-                        self.label("e^score", small, MUTED),
-                        self.label("÷ sum = weight", small, MUTED))
+        size = 26
+        header = VGroup(*(self.head_label(h, 20) for h in self.heads),
+                        self.label("wide dot", 20, MUTED),
+                        self.bound("÷ √{j}", 20, MUTED, j="dims.joined"),
+                        self.label("score", 20, MUTED),
+                        self.label("e^score", 20, MUTED),
+                        self.label("weight", 20, MUTED))
         rows = []
-        for j in range(len(self.tokens)):  # every source, so that the sum can be checked
+        for j in picks:
             terms = [self.num(f"{self.s}.h{h}.dots[{j}]", size, self.head_colour(h))
                      for h in self.heads]
             cells = [self.word(self.tokens[j], size)]
@@ -1495,72 +1423,46 @@ class OneWideHead(LectureScene):
             line.sum, line.scale, line.score = cells[-5], cells[-4], cells[-3]
             line.exp, line.weight = cells[-2], cells[-1]
             line.scoring = VGroup(*cells[:-2])
-            line.dropped = VGroup(*cells[1:-3])  # what goes when the softmax comes
             rows.append(line)
         # Columns: word, each head's term (with "+" between), "=", sum, scale, score, exp,
-        # weight. The scores' picture sets the word and all up to the score side by side;
-        # the softmax's sets the word, the score, the exponential and the weight.
+        # weight.
         count = len(rows[0])
         term_columns = [1 + 2 * k for k in range(len(self.heads))]
         headed = dict(zip([*term_columns, *range(count - 5, count)], header, strict=True))
         widths = [max([row[c].width for row in rows]
                       + ([headed[c].width] if c in headed else [])) for c in range(count)]
-
-        def places(columns: list[int]) -> dict[int, float]:
-            xs, at = {}, 0.0
-            for c in columns:
-                xs[c] = at + widths[c] / 2
-                at += widths[c] + gap(c)
-            return xs
-
-        def gap(c: int) -> float:
-            return 0.4 if c == 0 or c >= count - 5 else 0.2
-
-        scoring = places(list(range(count - 2)))
-        softmax = places([0, count - 3, count - 2, count - 1])
-        softmax = {c: x + 0.3 * max(0, i - 1) for i, (c, x) in enumerate(softmax.items())}
-        # (the softmax's columns a little further apart: there is room once the terms go)
-        pitch = 0.55
+        xs, at = [], 0.0
+        for c, width in enumerate(widths):
+            xs.append(at + width / 2)
+            at += width + (0.4 if c == 0 or c >= count - 5 else 0.2)
         for r, row in enumerate(rows):
             for c, cell in enumerate(row):
-                cell.move_to([(softmax if c >= count - 2 else scoring)[c], -r * pitch, 0])
+                cell.move_to([xs[c], -r * 0.8, 0])
                 if c == 0:
-                    cell.shift(RIGHT * (widths[0] - cell.get_right()[0]))
+                    cell.shift(RIGHT * (xs[0] + widths[0] / 2 - cell.get_right()[0]))
         for c, label in headed.items():
-            label.move_to([(softmax if c >= count - 2 else scoring)[c], 0.7, 0])
-        total = self.bound("sum of e^score over all {n} sources = {d}", small, MUTED,
+            label.move_to([xs[c], 0.75, 0])
+        total = self.bound("sum of e^score over all {n} sources = {d}", 20, MUTED,
                            n="dims.tokens", d=f"{self.s}.wide.denominator")
-        total.next_to(VGroup(*rows), DOWN, buff=0.4)
-        total.align_to(VGroup(*(row.weight for row in rows)), RIGHT)
-        own = []  # beside a head's favourite (not the wide head's): that head's own weight,
-        # right of the score while the scores are told, then right of the wide head's weight
-        for j in picks[1:]:
+        total.next_to(VGroup(*rows), DOWN, buff=0.45).align_to(rows[0].weight, RIGHT)
+        own = []  # under a head's favourite (not the wide head's): that head's own weight,
+        # beneath the head's term
+        for row, j in zip(rows[1:], picks[1:], strict=True):
             h = next(h for h in self.heads if self.v.value(f"{self.s}.h{h}.top_source") == j)
-            mark = self.bound("(Head {h} alone: {a})", small, self.head_colour(h),
+            mark = self.bound("Head {h}: {a}", 20, self.head_colour(h),
                               h=f"dims.head_numbers[{h - 1}]", a=f"{self.s}.h{h}.weights[{j}]")
-            mark.next_to(rows[j].score, RIGHT, buff=0.3)
-            mark.later = rows[j].weight.get_right()[0] + 0.3 - mark.get_left()[0]
-            own.append(mark)
+            term = row.terms[self.heads.index(h)]
+            own.append(mark.next_to(term, DOWN, buff=0.12).align_to(term, LEFT))
         table = VGroup(header, *rows, total, *own)
         top_y = heading.get_bottom()[1] - 0.5
-        shrink = min(1.3, 13.0 / table.width, (top_y - (SAFE_BOTTOM + 0.3)) / table.height)
-        table.scale(shrink)
+        table.scale(min(1.3, 13.0 / table.width, (top_y - (SAFE_BOTTOM + 0.3)) / table.height))
         table.move_to([0, top_y - table.height / 2, 0])
-        moved = (softmax[count - 3] - scoring[count - 3]) * shrink  # the score column's move
-        # The softmax's picture is narrower: centred, all of it moves by ``centre``.
-        names = VGroup(*(row.word for row in rows))
-        right = max([rows[0].weight.get_right()[0]]
-                    + [mark.get_right()[0] + mark.later * shrink for mark in own])
-        centre = -(names.get_left()[0] + right) / 2
-        for later in (*(row.exp for row in rows), *(row.weight for row in rows), total,
-                      header[-2], header[-1]):
-            later.shift(RIGHT * centre)  # not on screen yet
         self.sums = table
         scoring_header = VGroup(*header[:-2])
-        first = rows[top]
+        first = rows[0]
         words = {"w": self.tokens[top]}
         self.tell("Why does the wide head favour “{w}”? For each source, its dot product adds "
-                  "up every head's.", fade_in(scoring_header, *(row.scoring for row in rows)),
+                  "up every head's.", fade_in(scoring_header, first.scoring),
                   cues=[("adds", lambda: self.point_at(first.terms, first.sum))], words=words)
         slots = {f"a{chr(97 + k)}": f"{self.s}.h{h}.dots[{top}]"
                  for k, h in enumerate(self.heads)}
@@ -1579,15 +1481,14 @@ class OneWideHead(LectureScene):
             else:
                 self.tell("Every head happens to give “{w}” the same dot product.",
                           self.point_at(first.terms), words=words)
-        for j, mark in zip(picks[1:], own, strict=True):
-            row = rows[j]
+        for row, j, mark in zip(rows[1:], picks[1:], own, strict=True):
             favourite = next(h for h in self.heads
                              if self.v.value(f"{self.s}.h{h}.top_source") == j)
             slots = {f"a{chr(97 + k)}": f"{self.s}.h{h}.dots[{j}]"
                      for k, h in enumerate(self.heads)}
             terms = " + ".join("{" + slot + "}" for slot in slots)
             self.tell("Head {h}'s favourite, “{w}”, which it weights {o}, totals " + terms
-                      + " = {c}: a lower score, {y}.",
+                      + " = {c}: a lower score, {y}.", fade_in(row.scoring),
                       cues=[("{o}", lambda mark=mark: AnimationGroup(fade_in(mark),
                                                                      self.point_at(mark))),
                             ("totals", lambda row=row: self.point_at(row.terms, row.sum)),
@@ -1595,34 +1496,22 @@ class OneWideHead(LectureScene):
                       words={"w": self.tokens[j]}, h=f"dims.head_numbers[{favourite - 1}]",
                       o=f"{self.s}.h{favourite}.weights[{j}]",
                       c=f"{self.s}.wide.dots[{j}]", y=f"{self.s}.wide.scores[{j}]", **slots)
-        self.section("softmax")
-        scores = [row.score for row in rows] + [header[-3]]
         self.tell("The softmax raises e to each score: e to the {y} is {e}, and over all {n} "
-                  "sources these add up to {d}.",
-                  self.gone(*(row.dropped for row in rows), *header[:-3]),
-                  *(cell.animate.shift(RIGHT * (moved + centre)) for cell in scores),
-                  *(mark.animate.shift(RIGHT * (mark.later * shrink + centre)) for mark in own),
-                  *(name.animate.shift(RIGHT * centre) for name in names),
-                  cues=[("e to", lambda: fade_in(header[-2], *(row.exp for row in rows))),
-                        # (cues are made as the sentence begins, before the scores move)
-                        ("{e}", lambda: self.point_at(first.exp)),
+                  "sources these add up to {d}.", fade_in(header[-2], *(row.exp for row in rows)),
+                  cues=[("{e}", lambda: self.point_at(first.exp)),
                         ("{d}", lambda: FadeIn(total))],
                   y=f"{self.s}.wide.scores[{top}]", e=f"{self.s}.wide.exps[{top}]",
                   n="dims.tokens", d=f"{self.s}.wide.denominator")
-        for j in picks:
-            row = rows[j]
+        for row, j in zip(rows, picks, strict=True):
             self.tell("The weight of “{w}” is {e} ÷ {d} = {x}.",
                       *([fade_in(header[-1])] if j == top else []),
                       cues=[("{x}", lambda row=row: AnimationGroup(
                           fade_in(row.weight), self.point_at(row.exp, row.weight)))],
                       words={"w": self.tokens[j]}, e=f"{self.s}.wide.exps[{j}]",
                       d=f"{self.s}.wide.denominator", x=f"{self.s}.wide.weights[{j}]")
-        self.tell("So the one set of weights pools every head's match, and “{w}”, with the "
-                  "largest total, gets the largest weight.",
-                  *(fade_in(rows[j].weight) for j in range(len(rows)) if j not in picks),
-                  words=words,
-                  cues=[("“{w}”", lambda: self.point_at(first.word, first.score, first.exp,
-                                                        first.weight))])
+        self.tell("So one weight row pools every head's match, and “{w}”, with the largest "
+                  "total, gets the largest weight.", words=words,
+                  cues=[("“{w}”", lambda: self.point_at(first))])
 
     def messages(self, heading: Mobject) -> None:
         """The wide head's message against the separate heads' joined messages, under the
@@ -1710,6 +1599,7 @@ class OneWideHead(LectureScene):
                       + " once joined.", fade_in(*joined_row),
                       cues=[("separate", lambda: self.point_at(joined_line))], **vec_j)
         if sums is not None:
+            self.tell_kept(table, sums.twin)
             self.tell_sums(table, sums)
         self.play(*filter(None, [self.unpoint()]))
 
@@ -1787,6 +1677,28 @@ class OneWideHead(LectureScene):
         block.rule = rule
         return block
 
+    def tell_kept(self, table: VGroup, twin: int | None) -> None:
+        """How the coordinates of the head whose favourite the wide head shares come
+        through: one about the same, one that changes much, when there are such (said only
+        then)."""
+        w, d, shown = f"{self.s}.wide", self.ws.d_head, table.shown
+        a, b = self.v.value(f"{w}.kept"), self.v.value(f"{w}.changed")
+        if twin is None or a not in shown or b not in shown:
+            return  # none such (-1), or a coordinate the table elides
+        copies = copied_features(self.v, twin, "V")
+        words = {"f": self.ws.lesson.features[copies[a % d]],
+                 "g": self.ws.lesson.features[copies[b % d]]}
+        places = [shown.index(a), shown.index(b)]
+        pairs = [VGroup(table.wide[p], table.joined[p]) for p in places]
+        self.tell("Head {h}'s {f} comes through almost the same, {a} against {b}; its {g} "
+                  + ("drops" if self.v.value(f"{w}.changed_drops") else "grows")
+                  + ", {c} against {e}.",
+                  cues=[("{f}", lambda: self.point_at(pairs[0])),
+                        ("{g}", lambda: self.point_at(pairs[1]))],
+                  words=words, h=f"dims.head_numbers[{twin - 1}]",
+                  a=f"{self.s}.wide.message[{a}]", b=f"{self.s}.joined[{self.last}][{a}]",
+                  c=f"{self.s}.wide.message[{b}]", e=f"{self.s}.joined[{self.last}][{b}]")
+
     def tell_sums(self, table: VGroup, sums: VGroup) -> None:
         """The coordinate worked as a sum for the wide head and for the head it weakens;
         then what the shared row costs, on the two messages' numbers."""
@@ -1829,16 +1741,14 @@ class OneWideHead(LectureScene):
         weak = {first: wide.rows[0], second: wide.rows[1]}.get(mine, wide.rest)
         role = self.ws.lesson.head_names[head - 1]
         signal = ("head {h}'s {r} signal" if role != f"head {head}" else "head {h}'s signal")
-        like = "The wide head's weights follow head {t}'s favourite, “{v}”, so " \
-            if twin is not None else "With one set of weights for all, "
+        like = "The wide head's one row looks like head {t}'s, so " if twin is not None else \
+            "With one row for all, "
         self.tell(like + signal + " from “{u}” is weakened, not lost: {p} still arrives, and "
                   "{f} is {m} against {n}.",
                   cues=[("weakened", lambda: self.point_at(weak[-1], own.rows[0][-1],
                                                            each=True)),
                         ("{m}", lambda: self.point_at(both))],
-                  words={"f": sums.feature, "u": self.tokens[mine], "r": role,
-                         **({"v": self.tokens[self.v.value(f"{w}.top_source")]}
-                            if twin is not None else {})},
+                  words={"f": sums.feature, "u": self.tokens[mine], "r": role},
                   h=f"dims.head_numbers[{head - 1}]",
                   **({"t": f"dims.head_numbers[{twin - 1}]"} if twin is not None else {}),
                   p=f"{w}.contributions[{mine}][{k}]", m=f"{w}.message[{k}]",
