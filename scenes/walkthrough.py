@@ -788,17 +788,16 @@ class HeadWalkthrough(LectureScene):
             self.say(said, cued(said, [("went", self.point_at(
                 words.cells[lead], both(lead), each=True))], opening=opening, step=1.0), g=g)
             return
-        said = "Head {g}'s largest went to “{u}”, where head {h} puts only {b}."
+        said = ("Head {g}'s largest went to “{u}”, where head {h} puts only {b}; “{w}” gets "
+                "{a} from head {h}, only {c} from head {g}.")
         self.say(said, cued(said, [
             ("went", self.point_at(words.cells[lead], first.cells[lead], each=True)),
-            ("{b}", self.point_at(words.cells[lead], both(lead), each=True))],
-            opening=opening, step=1.0), g=g, h=self.h_key, words={"u": self.tokens[lead]},
-            b=f"{self.p}.weights[{lead}]")
-        said = "And “{w}” gets {a} from head {h}, but only {c} from head {g}."
-        self.say(said, cued(said, [
+            ("{b}", self.point_at(words.cells[lead], both(lead), each=True)),
             ("{a}", self.point_at(words.cells[top], mine.cells[top], each=True)),
-            ("{c}", self.point_at(words.cells[top], both(top), each=True))], step=1.0),
-            g=g, h=self.h_key, words={"w": self.tokens[top]}, a=f"{self.p}.weights[{top}]",
+            ("{c}", self.point_at(words.cells[top], both(top), each=True))],
+            opening=opening, step=0.9), g=g, h=self.h_key,
+            words={"u": self.tokens[lead], "w": self.tokens[top]},
+            b=f"{self.p}.weights[{lead}]", a=f"{self.p}.weights[{top}]",
             c=f"{self.ws.walkthrough}.h1.weights[{top}]")
         self.say("Same receiver, same inputs: two different rows of weights.",
                  self.point_at(both(lead), both(top), each=True))
@@ -914,25 +913,19 @@ class HeadWalkthrough(LectureScene):
         said = "The other sources' small weights add " + inner + "."
         words: dict[str, str] = {}
         named = mostly >= 0 and picked[mostly] >= 0 and mostly in shown
-        if named:
-            said = "The other sources' small weights add " + inner + ": most of the {f}."
-            words = {"f": self.ws.lesson.features[picked[mostly]]}
-        self.say(said, cued(said, [
-            ("small", self.point_at(*small, each=True)),
-            (inner, AnimationGroup(fade_in(rest, label), self.point_at(rest, label)))],
-            step=0.9), words=words or None, **keys)
         large = [j for j, flag in enumerate(self.v.value(f"{self.p}.rest_large")) if flag]
-        if not named or not large:
-            return
-        # Why so much: small weights meet large values in that coordinate of these rows.
-        values = self.columns["value"]
-        said = "Their weights are small, but these words' value rows hold large {f} values."
-        self.say(said, cued(said, [
-            ("weights", self.point_at(*(self.columns["weight"].cells[j] for j in large),
-                                      each=True)),
-            ("value rows", self.point_at(*(values.cells[j] for j in large), each=True,
-                                         buff=TIGHT_BUFF))],
-            step=0.9), words=words)
+        cues = [("small", self.point_at(*small, each=True)),
+                (inner, AnimationGroup(fade_in(rest, label), self.point_at(rest, label)))]
+        if named:
+            words = {"f": self.ws.lesson.features[picked[mostly]]}
+            said = "The other sources' small weights add " + inner + ": most of the {f}."
+        if named and large:  # why so much: small weights meet large values in these rows
+            said = ("The other sources' small weights add " + inner + ": most of the {f}, "
+                    "as these words' value rows hold large {f} values.")
+            cues.append(("value rows", self.point_at(
+                *(self.columns["value"].cells[j] for j in large), each=True,
+                buff=TIGHT_BUFF)))
+        self.say(said, cued(said, cues, step=0.9), words=words or None, **keys)
 
     def message_terms(self) -> tuple[list[Bound], Bound]:
         """The message as a sum: this head's largest weighted value rows, each ``weight ×
