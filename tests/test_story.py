@@ -34,6 +34,6 @@ def test_every_arrow_of_one_head_and_two_heads_is_a_computed_weight(shown) -> No
 
 def test_head_counts_agree_in_english(shown) -> None:
     texts = [c["text"] for m in shown.values() for c in m["captions"]]
-    assert ("With 2 heads, the same receiver asks 2 queries at once, one per head; later "
-            "clips work out their numbers.") in texts
+    assert ("With 2 heads, the same receiver asks 2 queries at once, one per head; how each "
+            "query is made comes in later clips.") in texts
     assert not any("head count" in text for text in texts)
