@@ -331,7 +331,7 @@ def test_a_second_build_into_the_same_folder_is_refused(built: Path, tmp_path: P
 
 
 def test_shards_merge_into_one_build_without_rerendering(tmp_path: Path) -> None:
-    scenes = ["RiverBankPrompt", "HeadWalkthrough2"]  # the two shortest clips
+    scenes = ["RiverBankPrompt", "MayaRecall"]  # the two shortest clips
     shards = []
     for index in (1, 2):
         out = tmp_path / f"shard{index}"
@@ -667,18 +667,18 @@ def test_another_voice_speaks_without_a_network_espeak_speaks_and_a_missing_voic
 def test_the_draft_quality_ends_each_section_on_the_frame_that_dash_ql_shows(
         lesson: Path, tmp_path: Path) -> None:
     """``--quality draft`` has ``-ql``'s pictures at 5 frames a second, as the shared
-    lesson (whose HeadWalkthrough2 is the draft compared here) is built: the same captions
-    and sections, with the
-    same figures in the same boxes; each step rounds up to a whole frame, so the times
+    lesson (whose MayaRecall, a short clip, is the draft compared here) is built: the same
+    captions and sections, with the same figures in the same boxes; each step rounds up to
+    a whole frame, so the times
     drift by at most a draft frame (0.2 s) per caption; and the frame each section ends on
     looks the same (both are compressed, so within a few levels)."""
     from render.frames import decode_frames
 
-    lecture("render", "HeadWalkthrough2", "--narration", "none", "--quality", "l",
+    lecture("render", "MayaRecall", "--narration", "none", "--quality", "l",
             "--out", tmp_path / "l", check=True)
     clips = {}
     for quality, out in (("l", tmp_path / "l"), ("draft", lesson)):  # the lesson is draft
-        (name,) = [n for n in manifests_of(out) if "HeadWalkthrough2" in n]
+        (name,) = [n for n in manifests_of(out) if "MayaRecall" in n]
         manifest = manifests_of(out)[name]
         video = out / "video" / name.replace(".figures.json", ".mp4")
         clips[quality] = (manifest, decode_frames(video, [s["frame"] for s in
