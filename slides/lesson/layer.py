@@ -209,14 +209,6 @@ def _positioned(book: Book) -> pictures.Picture:
         after=56.0, span=120.0), fragment=1)
 
 
-def _copied_names(book: Book, h: int, kind: str) -> list[Runs]:
-    """Column headings for head ``h``'s projection: the feature each coordinate of its
-    keys (``K``) or values (``V``) copies, or none when a column mixes features."""
-    copied = all(int(book.value(f"params.h{h}.{kind}_features[{c}]")) >= 0
-                 for c in range(book.head_width))
-    return list(pictures.coordinate_names(book, h, kind)) if copied else []
-
-
 def _roles(book: Book) -> pictures.Picture:
     """The input rows times every head's three projection matrices, drawn one by one in
     the head's colour, then the queries, keys and values each of them makes."""
@@ -318,7 +310,8 @@ def projections(book: Book) -> list[Stack]:
         # copies one; W_Q's by what its coordinate is matched with, the keys' feature
         mats = tuple(
             (book.matrix(f"params.h{h}.W_{kind}", book.feature_columns(),
-                         _looks_for(book, h) if kind == "Q" else _copied_names(book, h, kind),
+                         _looks_for(book, h) if kind == "Q" else
+                         pictures.feature_names(book, h, kind),
                          corner=book.labelled(f"W_{kind}", h)),)
             for kind in "QKV")
         section.add(f"h{h}", book.say("Head {n}: the {name} head's projections",
@@ -363,21 +356,7 @@ def _looks_for(book: Book, h: int) -> list[Runs]:
     """Column headings for head ``h``'s ``W_Q``: a query coordinate is matched with the
     same coordinate of every key, so each column looks for the feature that key
     coordinate copies; none when the keys' columns mix features."""
-    return [(Text("looks for "), *name) for name in _copied_names(book, h, "K")]
-
-
-def _by_key(book: Book, key: str, h: int) -> tuple[Inline, ...]:
-    """Head ``h``'s query or key ``key`` inline, each entry after the feature the keys'
-    coordinate copies (``water 2.3, finance 2.3``), or as ``[a, b]`` when the keys' columns
-    mix features."""
-    names = _copied_names(book, h, "K")
-    if not names:
-        return book.listing(key)
-    runs: list[Inline] = []
-    for c, name in enumerate(names):
-        runs += [*name, Text(" "), book.n(f"{key}[{c}]"),
-                 *((Text(", "),) if c < len(names) - 1 else ())]
-    return tuple(runs)
+    return [(Text("looks for "), *name) for name in pictures.feature_names(book, h, "K")]
 
 
 def _query_line(book: Book, h: int) -> Para:
@@ -386,7 +365,7 @@ def _query_line(book: Book, h: int) -> Para:
     source wins on the coordinate whose product is the largest."""
     s, last, top = book.sentence, book.last, book.top(book.sentence, h)
     present = [c for c in range(book.width) if float(book.value(f"{s}.E[{last}][{c}]"))]
-    query = _by_key(book, f"{s}.h{h}.Q[{last}]", h)
+    query = pictures.named_vector(book, f"{s}.h{h}.Q[{last}]", h, "K")
     if len(present) == 1:
         runs = book.say("The final “{r}” has only {f} in its row, so the {f} row of {wq} "
                         "makes its whole query: {q}.", r=book.receiver(),
@@ -396,11 +375,11 @@ def _query_line(book: Book, h: int) -> Para:
                         wq=Math("W_Q"), r=book.receiver(), q=query)
     best = max(range(book.head_width),
                key=lambda c: float(book.value(f"{s}.h{h}.products[{top}][{c}]")))
-    names = _copied_names(book, h, "K")
+    names = pictures.feature_names(book, h, "K")
     wins = (*book.say(", so it matches best on "), *names[best]) if names else ()
     runs = (*runs, *book.say(" Each query coordinate meets the same coordinate of every "
                              "key. The key of {src} is {k}", src=book.token(s, top),
-                             k=_by_key(book, f"{s}.h{h}.K[{top}]", h)),
+                             k=pictures.named_vector(book, f"{s}.h{h}.K[{top}]", h, "K")),
             *wins, Text("."))
     return Para(runs, fragment=1)
 

@@ -1895,11 +1895,12 @@ def feature_names(book: Book, h: int, kind: str = "V") -> list[tuple[Glyph, ...]
     return list(coordinate_names(book, h, kind)) if copied else []
 
 
-def named_vector(book: Book, key: str, h: int) -> tuple[Glyph, ...]:
+def named_vector(book: Book, key: str, h: int, kind: str = "V") -> tuple[Glyph, ...]:
     """Head ``h``'s vector value ``key`` inline, each entry after the name of the feature
-    its coordinate carries (``water 2.617, finance −0.018``), or as ``[a, b, …]`` when the
-    head's values mix features; every entry bound to its key."""
-    names = feature_names(book, h)
+    its coordinate carries (``water 2.617, finance −0.018``; for ``kind`` ``K``, the
+    feature the keys' coordinate copies), or as ``[a, b, …]`` when those columns mix
+    features; every entry bound to its key."""
+    names = feature_names(book, h, kind)
     if not names:
         return book.listing(key)
     runs: list[Glyph] = []
