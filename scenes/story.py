@@ -744,10 +744,10 @@ class OneHeadTwoHeads(LectureScene):
         told = noted(names or [], self.ws.lesson.feature_notes)
         if told is None:
             return None
-        said, words = told
-        entries = [self.bound("{f}: {n}", NOTE_TEXT, MUTED,
-                              words={"f": words[f"f{k}"], "n": words[f"n{k}"]})
-                   for k in range(len(words) // 2)]
+        said, words, kept = told
+        notes = self.ws.lesson.feature_notes
+        entries = [self.bound("{f}: {n}", NOTE_TEXT, MUTED, words={"f": name, "n": notes[name]})
+                   for name in kept]
         legend = VGroup(*(VGroup(*entries[k:k + 2]).arrange(RIGHT, buff=0.6)
                           for k in range(0, len(entries), 2)))
         legend.arrange(DOWN, buff=0.12, aligned_edge=LEFT)
@@ -1391,8 +1391,7 @@ class SettingAndPerson(LectureScene):
         told = noted(named or [], self.ws.lesson.feature_notes)
         if told is None:
             return None
-        said, words = told
-        kept = [words[f"f{k}"] for k in range(len(words) // 2)]
+        said, words, kept = told
         colour = self.head_colour(head)
         panel = VGroup(*(VGroup(self.bound("{f}", NOTE_SIZE, colour, words={"f": feature}),
                                 self.bound("{n}", NOTE_TEXT, MUTED,

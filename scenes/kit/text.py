@@ -177,10 +177,10 @@ def vector(name: str, key: str, length: int) -> tuple[str, dict[str, str]]:
 
 
 def noted(names: Sequence[str], notes: Mapping[str, str]
-          ) -> tuple[str, dict[str, str]] | None:
+          ) -> tuple[str, dict[str, str], list[str]] | None:
     """The sentence that says what the features ``names`` stand for, in the worksheet's
-    ``notes`` ("Here water stands for rivers; finance, for money."), with its words;
-    ``None`` where none of them is noted."""
+    ``notes`` ("Here water stands for rivers; finance, for money."), with its words and
+    the noted names in order; ``None`` where none of them is noted."""
     kept = [name for name in dict.fromkeys(names) if name in notes]
     if not kept:
         return None
@@ -189,7 +189,7 @@ def noted(names: Sequence[str], notes: Mapping[str, str]
         words[f"f{k}"], words[f"n{k}"] = name, notes[name]
     parts = [f"{{f{k}}} stands for {{n{k}}}" if k == 0 else f"{{f{k}}}, for {{n{k}}}"
              for k in range(len(kept))]
-    return "Here " + "; ".join(parts) + ".", words
+    return "Here " + "; ".join(parts) + ".", words, kept
 
 
 class Bound(Text):
