@@ -46,6 +46,7 @@ from typing import Any
 from outline import SceneEntry, video_stem
 from outputs.files import OutputError, file_digest, remembered_digest, write_json, write_text
 from render.closure import ROOT, import_closure
+from worksheet.names import plain_name
 
 __all__ = ["CHAPTERS", "FOLDER", "KINDS", "LANGUAGE", "LECTURE_FILES", "MILLISECOND", "RECORD",
            "SUBRIP", "TRANSCRIPT", "VIDEO", "WEBVTT", "Chapter", "Cue", "ExportError", "Media",
@@ -346,6 +347,7 @@ class FigureRow:
     """Consecutive figures of one row of a value (a list of weights, a matrix's row)."""
 
     name: str
+    """What the row is, in words (:func:`worksheet.names.plain_name`)."""
     figures: tuple[Shown, ...]
 
 
@@ -421,11 +423,11 @@ def _rows(figures: Sequence[Mapping[str, Any]]) -> tuple[FigureRow, ...]:
     same but for the last index) together."""
     rows: list[tuple[str, list[Shown]]] = []
     for figure in shown_once(figures):
-        name = _LAST_INDEX.sub("", str(figure["key"]))
-        if not rows or rows[-1][0] != name:
-            rows.append((name, []))
+        row = _LAST_INDEX.sub("", str(figure["key"]))
+        if not rows or rows[-1][0] != row:
+            rows.append((row, []))
         rows[-1][1].append(Shown(str(figure["key"]), str(figure["text"])))
-    return tuple(FigureRow(name, tuple(shown)) for name, shown in rows)
+    return tuple(FigureRow(plain_name(row), tuple(shown)) for row, shown in rows)
 
 
 def transcript_context(title: str, placed: Sequence[Placed],

@@ -213,6 +213,10 @@ def test_the_transcript_escapes_and_shows_each_sections_figures(built: Path) -> 
                     if "data-key" in e.attrs] == list(once.items())
         said = [e.text for e in shown.iter() if "data-caption" in e.attrs]
         assert said == [c["text"] for c in manifest["captions"]]
+    # each row of figures is named in words, never by its value key
+    names = [e.text for e in page.iter("dt")]
+    assert names and not [n for n in names if re.search(r"[_\[\]]|\w\.\w", n)]
+    assert "Attention weights (the “river” sentence, head 2)" in names
     headings = [e.tag for e in page.iter() if re.fullmatch(r"h\d", e.tag)]
     assert headings[0] == "h1" and all(int(b[1]) - int(a[1]) <= 1
                                        for a, b in itertools.pairwise(headings))
