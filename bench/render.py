@@ -29,16 +29,17 @@ from render.scenes import HEAP_FRAMES, MANIM_FLAGS, SCENES_DIR  # noqa: E402
 from worksheet import DEFAULT_WORKSHEET, load_worksheet  # noqa: E402
 
 
-def render(module: str, scene: str, flags: tuple[str, ...], tunables: str | None,
+def render(module: str, scene: str, quality: str, tunables: str | None,
            media: Path) -> tuple[float, float, int, str]:
     """One render: user CPU, system CPU, minor page faults, the clip's sha256."""
     env = {**os.environ, "LECTURE_WORKSHEET": str(DEFAULT_WORKSHEET),
-           "LECTURE_NARRATION": "none", "LECTURE_VALUES": ""}
+           "LECTURE_NARRATION": "none", "LECTURE_VALUES": "",
+           "LECTURE_DRAWN": "ends" if quality == "draft" else ""}  # as a build sets it
     env.pop("GLIBC_TUNABLES", None)
     if tunables:
         env["GLIBC_TUNABLES"] = tunables
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    subprocess.run([sys.executable, "-m", "manim", "render", *flags,
+    subprocess.run([sys.executable, "-m", "manim", "render", *MANIM_FLAGS[quality],
                     "--disable_caching", "--progress_bar", "none", "--media_dir", str(media),
                     str(SCENES_DIR / f"{module}.py"), scene],
                    check=True, capture_output=True, env=env)
@@ -64,7 +65,7 @@ def main() -> None:
         runs = []
         for _ in range(options.repeat):
             with tempfile.TemporaryDirectory(prefix="lecture-bench-render-") as folder:
-                runs.append(render(entry.module, entry.name, MANIM_FLAGS[quality], tunables,
+                runs.append(render(entry.module, entry.name, quality, tunables,
                                    Path(folder)))
         if quality == options.quality:
             digests.update(run[3] for run in runs)

@@ -325,7 +325,8 @@ def _narration(settings: Any) -> Any:
 
 
 QUALITIES = {"l": "480p15", "m": "720p30", "h": "1080p60", "k": "2160p60",
-             "draft": "480p5, l's pictures with fewer frames between, to look over quickly",
+             "draft": "480p5, l's pictures, each animation shown as the picture it ends on, "
+                      "to look over quickly",
              "hall": "1080p30, for a projector in a lecture hall"}
 """Each ``--quality`` the command takes, with what it renders; Manim's letters, so ``-ql``
 means what it means to ``manim``, and ``draft``."""

@@ -37,7 +37,8 @@ AAC_BITRATE = 96_000
 QUALITIES = {"l": "low_quality", "m": "medium_quality", "h": "high_quality",
              "k": "fourk_quality"}
 DRAFT_FRAME_RATE = 5
-"""Frames per second of ``draft``: ``l``'s pictures with a third of the frames between.
+"""Frames per second of ``draft``: ``l``'s pictures with a third of the frames, and of
+each animation only the picture it ends on, drawn once and held for as long as it lasts.
 Each section ends on the picture ``l`` shows, with the same figures and captions; every
 step rounds to a whole frame, so times drift by up to a frame per caption."""
 HALL_FRAME_RATE = 30
@@ -131,6 +132,8 @@ def render_scene(entry: SceneEntry, worksheet: Path, quality: str,
                "LECTURE_EXPERIMENT": str(experiment.resolve()) if experiment
                else NO_EXPERIMENT,
                "LECTURE_VALUES": str(values.resolve()) if values else "",
+               # draft draws each animation's end only (scenes.kit.scene.DRAWN)
+               "LECTURE_DRAWN": "ends" if quality == "draft" else "",
                "GLIBC_TUNABLES": ":".join(filter(None, (os.environ.get("GLIBC_TUNABLES"),
                                                          HEAP_FRAMES)))}
         returncode, output = _run(command, env, entry, cancel)

@@ -11,6 +11,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 from manim import (
     DOWN,
     LEFT,
@@ -58,6 +59,12 @@ from scenes.kit.record import (
     pixel_box,
 )
 from scenes.kit.text import Bound, Word, _no_digits, check_word, fill
+
+DRAWN = "LECTURE_DRAWN"
+"""The environment variable that says which frames a render draws: ``ends`` draws only
+the picture each animation ends on (see :meth:`LectureScene.play_internal`); otherwise
+every frame."""
+ENDS_ONLY = "ends"
 
 BREATH = 0.35
 """Least quiet after a spoken sentence before the next one; a step played in between
@@ -192,6 +199,21 @@ class LectureScene(Components, Scene):
         if not all(isinstance(a, Wait) for a in animations):
             self.moves.append((start, float(self.time)))
         self._note_lowest()
+
+    def play_internal(self, skip_rendering: bool = False) -> None:
+        """Play the animations, drawing every frame; or, where the build asks for each
+        animation's end only (``$LECTURE_DRAWN`` is ``ends``: the draft quality), run
+        them without drawing and hold the picture they end on for as many frames as they
+        last. The clip then has the same length, section ends and figures at a fraction
+        of the drawing."""
+        if skip_rendering or self.renderer.skip_animations \
+                or os.environ.get(DRAWN) != ENDS_ONLY:
+            super().play_internal(skip_rendering)
+            return
+        super().play_internal(skip_rendering=True)
+        frames = len(np.arange(0, self.duration, 1 / config.frame_rate))  # as Manim steps
+        self.renderer.update_frame(self)
+        self.renderer.add_frame(self.renderer.get_frame(), num_frames=frames)
 
     def _note_lowest(self) -> None:
         for top in self.mobjects:
