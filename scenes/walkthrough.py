@@ -4,9 +4,11 @@
 count; each only sets ``head``. The first head gets the full walk: the query beside every
 key, each dot product with its coordinate factors, the scores as weight bars, every value
 row shrinking by its weight and the rows adding up into the message. Each later head gets
-a short recap of the same computation (its query beside its keys, its scores, the sum of
-their exponentials, its weights as bars beside the first head's, and its largest weighted
-value rows adding up to its message), unless ``$LECTURE_FULL_HEADS`` (``lecture render
+a short recap of the same computation, in under forty seconds: the pictures show each step
+(its query beside its keys, one score worked out, the sum of the exponentials, its top
+weight as a division, its weights as bars beside the first head's, its value rows scaled
+by its weights and added into its message, then both messages side by side) and the voice
+names only each step's result, unless ``$LECTURE_FULL_HEADS`` (``lecture render
 --full-heads``) asks for the full walk for every head.
 """
 
@@ -34,16 +36,20 @@ from manim import (
     VGroup,
     Write,
 )
+from manim.animation.animation import prepare_animation
 
+from narration.text import spoken_text
 from scenes.kit import (
     INK,
     Bound,
+    Cued,
     Fade,
     LectureScene,
     cued,
     current_lesson,
     fade_in,
     fade_out,
+    fill,
     fit,
     grow,
     joined,
@@ -52,6 +58,7 @@ from scenes.kit import (
     shown_indices,
     vector,
 )
+from scenes.kit.layout import CAPTION_WORDS_PER_SECOND, MIN_CAPTION_SECONDS
 from scenes.kit.palette import FAINT, MUTED
 
 FULL_HEADS = "LECTURE_FULL_HEADS"
@@ -655,7 +662,8 @@ class HeadWalkthrough(LectureScene):
     def recap(self) -> None:
         """This head's query beside its keys, its scores and the sum of their
         exponentials; its weights as bars beside head one's; then its value rows scaled by
-        its weights, the largest terms written out, adding up to its message."""
+        its weights, the largest terms written out, adding up to its message; then its
+        message beside head one's. One sentence a step, each naming the step's result."""
         self.recap_columns()
         self.section("recap scores")
         self.heading = self.title("Head {h}: its own query and keys", h=self.h_key)
@@ -670,7 +678,7 @@ class HeadWalkthrough(LectureScene):
         self.wait(0.5)
 
     def recap_scores(self) -> None:
-        """The query over the keys, then one score per key."""
+        """The query over the keys, then one score per key, the top one worked out."""
         self.arrange(["word", "key", "score", "exp"])
         self.visible = ["word", "key", "score", "exp"]
         keys, scores = self.columns["key"], self.columns["score"]
@@ -682,28 +690,27 @@ class HeadWalkthrough(LectureScene):
         self.query.next_to(self.qvec, LEFT, buff=0.2).align_to(self.qvec, DOWN)
         inner, slots = vector("q", f"{self.p}.Q[{self.last}]", self.width)
         reading, named = self.query_reading()
-        said = "Head {h}'s query is " + inner + ": " + reading + "." if reading else \
-            "Head {h} has its own query, " + inner + ", and its own keys."
-        self.say(said, cued(said, [("query", self.point_at(self.query, self.qvec)),
-                                   ("for" if reading else "keys", self.point_at(
-                                       self.qvec, keys.header, each=True))],
-                       opening=[
-            Write(self.heading), fade_in(self.columns["word"], keys.header),
-            LaggedStart(*map(fade_in, keys.cells), lag_ratio=0.15, run_time=2.0),
-            fade_in(self.query, self.qvec)]), h=self.h_key, words=named or None, **slots)
         top = self.top_source()
         self.worked = self.worked_score(top)
-        away = optional(self.unpoint())  # before the next pointer is made
-        said = "Scores, q·k ÷ √{d}, peak at “{w}”: {x} ÷ {r} = {s}."
-        self.say(said, cued(said, [
-            ("Scores", AnimationGroup(fade_in(scores.header), *away)),
-            ("q·k", LaggedStart(*map(fade_in, scores.cells), lag_ratio=0.15)),
+        # What the query asks for is read by the features its keys hold (a zero too); a
+        # query whose keys mix features is said as its numbers.
+        said = ("Head {h}'s query, " + reading + ", scores “{w}” highest: {s}." if reading else
+                "Head {h}'s query, " + inner + ", meets its keys and scores “{w}” highest: {s}.")
+        self.voiced(said, [
+            ("query", self.point_at(self.query, self.qvec)),
+            ("for" if reading else "keys", self.point_at(self.qvec, keys.header, each=True)),
+            ("scores", AnimationGroup(fade_in(scores.header), *optional(self.unpoint()),
+                                      LaggedStart(*map(fade_in, scores.cells), lag_ratio=0.1))),
             ("“{w}”", self.point_at(*self.row_cells(top, "word", "key", "score"))),
-            ("{x}", AnimationGroup(fade_in(self.worked), self.point_at(
-                self.worked.dot, self.qvec, self.columns["key"].cells[top], each=True))),
-            ("{s}", self.point_at(self.worked.score, scores.cells[top], each=True))], step=1.0),
-            d="dims.d_head", words={"w": self.tokens[top]}, x=f"{self.p}.dots[{top}]",
-            r="dims.sqrt_d_head", s=f"{self.p}.scores[{top}]")
+            ("highest", AnimationGroup(fade_in(self.worked), self.point_at(
+                self.worked.dot, self.qvec, keys.cells[top], each=True))),
+            ("{s}", self.point_at(self.worked.score, scores.cells[top], each=True))],
+            step=0.8, opening=[
+                Write(self.heading), fade_in(self.columns["word"], keys.header),
+                LaggedStart(*map(fade_in, keys.cells), lag_ratio=0.15, run_time=2.0),
+                fade_in(self.query, self.qvec)],
+            h=self.h_key, words={**named, "w": self.tokens[top]}, s=f"{self.p}.scores[{top}]",
+            **slots)
 
     def worked_score(self, top: int) -> Bound:
         """``q×k + q×k = dot;  dot ÷ √d = score`` for source ``top`` (two equations: the
@@ -732,10 +739,10 @@ class HeadWalkthrough(LectureScene):
         self.followers["exp"] = [self.total, self.line]
         away = optional(self.unpoint())
         said = "Their exponentials add up to {t}."
-        self.say(said, cued(said, [("{t}", AnimationGroup(
+        self.voiced(said, [("{t}", AnimationGroup(
             Create(self.line), fade_in(self.total), self.point_at(self.total)))], opening=[
             fade_in(exps.header), *away, fade_out(self.worked),
-            LaggedStart(*map(fade_in, exps.cells), lag_ratio=0.1, run_time=1.5)]),
+            LaggedStart(*map(fade_in, exps.cells), lag_ratio=0.1, run_time=1.5)],
             t=f"{self.p}.denominator")
 
     def recap_weights(self) -> None:
@@ -752,22 +759,21 @@ class HeadWalkthrough(LectureScene):
         division.move_to([0, self.sum_y, 0]).align_to([self.lefts["weight"], 0, 0], LEFT)
         self.division = division
         # The query leaves and the columns slide first; the sum is outlined where it lands.
+        # The division is written, not said: the voice names only its result.
         slide = AnimationGroup(fade_out(self.query, self.qvec), *optional(self.unpoint()),
                                self.new_title("Head {h}: its weights"), *moves)
-        said = "Over that sum, “{w}” gets weight {e} ÷ {t} = {x}."
-        self.say(said, cued(said, [
+        said = "Over that sum, “{w}” gets weight {x}."
+        self.voiced(said, [
             ("Over", slide),
             ("sum", self.point_at(self.landed(self.total, "exp"))),
-            ("{e}", AnimationGroup(fade_in(division), self.point_at(
+            ("“{w}”", AnimationGroup(fade_in(division), self.point_at(
                 self.landed(exps.cells[top], "exp"), division.figures_span(0, 0), each=True))),
             ("{x}", AnimationGroup(fade_in(mine.header), LaggedStart(
                 *(grow(cell) for cell in mine.cells), lag_ratio=0.1), self.point_at(
                 mine.cells[top], division.figures_span(2, 2), each=True)))],
-            step=0.9), words={"w": self.tokens[top]},
-            e=f"{self.p}.exps[{top}]", t=f"{self.p}.denominator", x=f"{self.p}.weights[{top}]")
+            step=0.8, words={"w": self.tokens[top]}, x=f"{self.p}.weights[{top}]")
         # Head one comes in beside this head's weights, and the title says so only then.
         self.section("recap weights")
-        lead = int(self.v.value(f"{self.ws.walkthrough}.h1.top_source"))
         words = self.columns["word"]
         # The exponentials and their sum are this head's: they leave as head one's bars come,
         # so that no column beside head one's bars reads as their source.
@@ -777,76 +783,90 @@ class HeadWalkthrough(LectureScene):
                        *(grow(cell) for cell in first.cells), lag_ratio=0.1)]
         self.followers.pop("exp")
         self.visible.remove("exp")
-        g = "dims.head_numbers[0]"
-
-        def both(j: int) -> Mobject:
-            """Row ``j``'s bars in both heads, as one outline round the two."""
-            return VGroup(mine.cells[j], first.cells[j])
-
-        if lead == top:
-            said = "Head {g}'s largest went there too."
-            self.say(said, cued(said, [("went", self.point_at(
-                words.cells[lead], both(lead), each=True))], opening=opening, step=1.0), g=g)
-            return
-        said = ("Head {g}'s largest went to “{u}”, where head {h} puts only {b}; “{w}” gets "
-                "{a} from head {h}, only {c} from head {g}.")
-        self.say(said, cued(said, [
-            ("went", self.point_at(words.cells[lead], first.cells[lead], each=True)),
-            ("{b}", self.point_at(words.cells[lead], both(lead), each=True)),
-            ("{a}", self.point_at(words.cells[top], mine.cells[top], each=True)),
-            ("{c}", self.point_at(words.cells[top], both(top), each=True))],
-            opening=opening, step=0.9), g=g, h=self.h_key,
-            words={"u": self.tokens[lead], "w": self.tokens[top]},
-            b=f"{self.p}.weights[{lead}]", a=f"{self.p}.weights[{top}]",
-            c=f"{self.ws.walkthrough}.h1.weights[{top}]")
-        self.say("Same receiver, same inputs: two different rows of weights.",
-                 self.point_at(both(lead), both(top), each=True))
+        # One clause: what head one gave the same word, said against this head's weight.
+        ones = f"{self.ws.walkthrough}.h1.weights[{top}]"
+        mine_text, ones_text = (self.v.text(k) for k in (f"{self.p}.weights[{top}]", ones))
+        if ones_text == mine_text:
+            said = "Head {g} gave “{w}” the same, {c}."
+        elif self.v.value(ones) < self.v.value(f"{self.p}.weights[{top}]"):
+            said = "Head {g} gave “{w}” only {c}."
+        else:
+            said = "Head {g} gave “{w}” even more, {c}."
+        self.voiced(said, [
+            ("“{w}”", self.point_at(words.cells[top], mine.cells[top], first.cells[top],
+                                    each=True)),
+            ("{c}", self.point_at(words.cells[top], first.cells[top], each=True))],
+            opening=opening, step=0.9, g="dims.head_numbers[0]",
+            words={"w": self.tokens[top]}, c=ones)
 
     def recap_message(self) -> None:
-        """The value rows; the largest terms of the weighted sum, each said, the rest as
-        one sum, then the message under this head's bars."""
+        """The value rows scaled by this head's weights, the largest written as ``weight ×
+        value row`` and said; the next, and the rest as one sum, written into the message's
+        sum; then the message under this head's bars."""
         values, mine = self.columns["value"], self.columns["weight"]
         parts = self.columns["contribution"]
         moves = self.reflow(["word", *MESSAGE_STEP])
         terms, tail = self.message_terms()
         messages = self.message_line()
-        inner, keys = vector("m", f"{self.p}.message", self.width)
         top = self.top_source()
         # Head one's bars leave, this head's bars close up, and the
         # title says what comes: then the value rows come.
         slide = AnimationGroup(*optional(self.unpoint()), *moves,
                                self.new_title("Head {h}'s message"))
-        inner_v, keys_v = vector("v", f"{self.p}.V[{top}]", self.width)
-        inner_c, keys_c = vector("c", f"{self.p}.contributions[{top}]", self.width)
-        said = "Weight times value row: {a} × " + inner_v + " = " + inner_c + "."
-        self.say(said, cued(said, [
-            ("Weight", slide),
+        said = "Each value row is scaled by its weight: {a} for “{w}”."
+        self.voiced(said, [
+            ("Each", slide),
             ("value row", AnimationGroup(fade_in(values.header), LaggedStart(
                 *map(fade_in, values.cells), lag_ratio=0.1))),
-            ("{a}", AnimationGroup(fade_in(parts.header, terms[0]), LaggedStart(
-                *map(fade_in, parts.cells), lag_ratio=0.1), self.point_at(
+            ("scaled", AnimationGroup(fade_in(parts.header), LaggedStart(
+                *map(fade_in, parts.cells), lag_ratio=0.1))),
+            ("{a}", AnimationGroup(fade_in(terms[0]), self.point_at(
                 VGroup(self.landed(mine.cells[top], "weight"), values.cells[top]), terms[0],
                 each=True))),
-            (inner_c, self.point_at(terms[0], parts.cells[top], each=True))], step=0.9),
-            a=f"{self.p}.weights[{top}]", **keys_v, **keys_c)
-        self.next_terms(terms, tail.rest_term is not None)
-        if tail.rest_term is not None:
-            self.small_weights(tail.rest_term)
+            ("“{w}”", self.point_at(terms[0], parts.cells[top], each=True))], step=0.8,
+            words={"w": self.tokens[top]}, a=f"{self.p}.weights[{top}]")
+        self.message_sum(terms, tail, messages)
+        self.section("recap joined")
+        self.joined_messages(messages)
+
+    def message_sum(self, terms: list[Bound], tail: Bound, messages: VGroup) -> None:
+        """The other rows come into the sum (the next largest term, then the rest as one
+        sum, labelled), which gives the message, read by its largest coordinate's feature
+        and the top source when each value coordinate holds one feature."""
+        order = [int(j) for j in self.v.value(f"{self.p}.order")]
+        top = order[0]
+        weights, values = self.columns["weight"], self.columns["value"]
+        parts = self.columns["contribution"]
+        later = list(zip(order[1:len(terms)], terms[1:], strict=True))
+        cues: list[tuple[str, Animation]] = []
+        if later:  # the next written terms, pointed at beside their rows
+            cells = [cell for j, _ in later for cell in (weights.cells[j], values.cells[j])]
+            cues.append(("Adding", AnimationGroup(*(fade_in(term) for _, term in later),
+                                                  self.point_at(*cells, *(t for _, t in later),
+                                                                each=True))))
+        rest = tail.rest_term
+        if rest is not None:  # the rows past the written terms, one sum, labelled
+            label = self.label("the other sources", self.note_size, MUTED)
+            label.move_to([rest.get_x(), self.note_y, 0])
+            label.shift(LEFT * max(0.0, label.get_right()[0] - TABLE_WIDTH / 2))
+            small = [parts.cells[j] for j in order[len(terms):]]
+            cues.append(("other rows", AnimationGroup(fade_in(rest, label), self.point_at(
+                *small, rest, each=True, buff=TIGHT_BUFF))))
+        inner, keys = vector("m", f"{self.p}.message", self.width)
+        cues.append((inner, AnimationGroup(fade_in(tail, messages), self.point_at(
+            tail.result, messages.mine, each=True))))
         c = int(self.v.value(f"{self.p}.message_top"))
         picked = [int(i) for i in self.v.value(f"params.h{self.head}.V_features")]
         named = picked[c] >= 0 and c in shown_indices(self.width)
-        said = "Head {h}'s message is " + inner + ": mostly {c}, from “{w}”." if named else \
-            "Together they make head {h}'s message, " + inner + "."
-        cues = [(inner, AnimationGroup(fade_in(tail, messages), self.point_at(
-            tail.result, messages.mine, each=True)))]
+        lead = "Adding the other rows, head {h}'s message is " if len(order) > 1 else \
+            "Head {h}'s message is "
+        said = lead + inner + (": mostly {c}, from “{w}”." if named else ".")
         if named:
             cues.append(("mostly", self.point_at(self.coordinate(tail, c),
                                                  self.columns["word"].cells[top], each=True)))
-        self.say(said, cued(said, cues, step=0.9), h=self.h_key, words={
+        self.voiced(said, cues, step=0.8, h=self.h_key, words={
             "c": self.ws.lesson.features[picked[c]], "w": self.tokens[top]} if named else None,
             **keys)
-        self.section("recap joined")
-        self.joined_messages(messages)
 
     def joined_messages(self, messages: VGroup) -> None:
         """Head one's message and this head's side by side, each named and in its head's
@@ -862,70 +882,40 @@ class HeadWalkthrough(LectureScene):
         fit(row, TABLE_WIDTH)
         row.move_to([0, self.message_y, 0]).align_to([self.lefts["word"], 0, 0], LEFT)
         row.shift(RIGHT * max(0.0, -TABLE_WIDTH / 2 - row.get_left()[0]))
-        inner, keys = vector("m", f"{self.ws.walkthrough}.h1.message", self.width)
-        said = "Beside head {g}'s message, " + inner + ", it joins the other heads' messages."
-        self.say(said, cued(said, [
-            ("{g}", AnimationGroup(Fade(messages, appear=False, run_time=0.6), fade_in(row),
-                                   self.point_at(names[0], parts[0]))),
-            ("joins", self.point_at(VGroup(names[0], parts[0]), VGroup(names[1], parts[1]),
-                                    each=True))], step=0.9),
-            g="dims.head_numbers[0]", **keys)
+        said = "Beside head {g}'s message, it goes on to be joined."
+        self.voiced(said, [
+            ("Beside", AnimationGroup(Fade(messages, appear=False, run_time=0.6), fade_in(row),
+                                      self.point_at(names[0], parts[0]))),
+            ("joined", self.point_at(VGroup(names[0], parts[0]), VGroup(names[1], parts[1]),
+                                     each=True))], step=0.8,
+            g="dims.head_numbers[0]")
 
-    def next_terms(self, terms: list[Bound], rest: bool) -> None:
-        """The written terms after the largest, said as they come into the sum: the next
-        largest weight (when the rest follows as one sum), or every other row."""
-        order = [int(j) for j in self.v.value(f"{self.p}.order")]
-        later = list(zip(order[1:len(terms)], terms[1:], strict=True))
-        if not later:
-            return
-        weights, values = self.columns["weight"], self.columns["value"]
-        cells = [cell for j, _ in later for cell in (weights.cells[j], values.cells[j])]
-        words = {f"w{k}": self.tokens[j] for k, (j, _) in enumerate(later)}
-        named = " and ".join("“{" + f"w{k}" + "}”" for k in range(len(later)))
-        if rest:  # one more term, then the rest as one sum: say why this one stands apart
-            j = later[0][0]
-            inner_v, keys_v = vector("v", f"{self.p}.V[{j}]", self.width)
-            said = "Next largest weight: “{w0}”, {a} × " + inner_v + "."
-            keys = {"a": f"{self.p}.weights[{j}]", **keys_v}
-        else:
-            said = named + " add their weighted rows the same way."
-            keys = {}
-        self.say(said, cued(said, [
-            ("“{w0}”", AnimationGroup(*(fade_in(term) for _, term in later),
-                                      self.point_at(*cells, *(t for _, t in later),
-                                                    each=True)))], step=0.9),
-            words=words, **keys)
-
-    def small_weights(self, rest: Bound) -> None:
-        """The rows past the written terms, each with a small weight, adding up to the
-        rest of the message: written into the sum, labelled, and named when it is most of
-        a coordinate."""
-        parts = self.columns["contribution"]
-        order = [int(j) for j in self.v.value(f"{self.p}.order")]
-        small = [parts.cells[j] for j in order[TERMS:]]
-        inner, keys = vector("r", f"{self.p}.rest", self.width)
-        mostly = int(self.v.value(f"{self.p}.mostly_rest"))
-        picked = [int(i) for i in self.v.value(f"params.h{self.head}.V_features")]
-        shown = [i for i in shown_indices(self.width) if i is not None]
-        label = self.label("the other sources", self.note_size, MUTED)
-        label.move_to([rest.get_x(), self.note_y, 0])
-        label.shift(LEFT * max(0.0, label.get_right()[0] - TABLE_WIDTH / 2))
-        said = "The other sources' small weights add " + inner + "."
-        words: dict[str, str] = {}
-        named = mostly >= 0 and picked[mostly] >= 0 and mostly in shown
-        large = [j for j, flag in enumerate(self.v.value(f"{self.p}.rest_large")) if flag]
-        cues = [("small", self.point_at(*small, each=True)),
-                (inner, AnimationGroup(fade_in(rest, label), self.point_at(rest, label)))]
-        if named:
-            words = {"f": self.ws.lesson.features[picked[mostly]]}
-            said = "The other sources' small weights add " + inner + ": most of the {f}."
-        if named and large:  # why so much: small weights meet large values in these rows
-            said = ("The other sources' small weights add " + inner + ": most of the {f}, "
-                    "as these words' value rows hold large {f} values.")
-            cues.append(("value rows", self.point_at(
-                *(self.columns["value"].cells[j] for j in large), each=True,
-                buff=TIGHT_BUFF)))
-        self.say(said, cued(said, cues, step=0.9), words=words or None, **keys)
+    def voiced(self, said: str, cues: Sequence[tuple[str, Animation]], step: float = 0.6,
+               opening: Sequence[Animation] = (), words: dict[str, str] | None = None,
+               **keys: str) -> None:
+        """Say ``said`` while ``cues`` play, each as the voice reaches its fragment (as
+        :func:`cued` plays them, ``opening`` from the start), placed by the sentence as it
+        is spoken: a number takes longer to say than its slot takes to read, so cues placed
+        by the template's characters would run ahead of the voice. Over the time the voice
+        takes (the reading time without a voice)."""
+        spoken = {name: self.v.spoken(key) for name, key in keys.items()} | (words or {})
+        whole = max(1, len(spoken_text(said, spoken)))
+        speech = self.voice.speak(fill(said, self.v, keys, words).spoken)
+        total = speech.seconds if speech else max(
+            MIN_CAPTION_SECONDS, len(said.split()) / CAPTION_WORDS_PER_SECOND)
+        steps = [(0.0, prepare_animation(animation)) for animation in opening]
+        at = 0.0
+        for fragment, animation in cues:
+            where = said.find(fragment)
+            if where < 0:
+                raise ValueError(f"cue {fragment!r} is not in the template {said!r}")
+            share = len(spoken_text(said[:where], spoken)) / whole
+            start = max(at, total * share - step / 2)
+            made = prepare_animation(animation)
+            made.run_time = step
+            steps.append((start, made))
+            at = start + step
+        self.say(said, Cued(steps), words=words, **keys)
 
     def message_terms(self) -> tuple[list[Bound], Bound]:
         """The message as a sum: this head's largest weighted value rows, each ``weight ×

@@ -242,7 +242,7 @@ def test_a_tampered_number_fails_the_check_naming_key_and_file(built: Path, tmp_
     else:
         path = next((out / "video").glob("*-HeadWalkthrough2.srt"))
         text = path.read_text(encoding="utf-8")
-        said = f" = {right}."  # the recap works out the weight of head 2's favourite
+        said = f" weight {right}."  # the recap says the weight of head 2's favourite
         assert text.count(said) == 1
         path.write_text(text.replace(said, said.replace(right, "0.999")), encoding="utf-8")
         where = path.name

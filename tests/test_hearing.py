@@ -124,22 +124,25 @@ def test_a_number_said_otherwise_is_heard_as_said(built: Path, values: Values) -
 
 def test_a_sound_track_swapped_for_another_clips_fails(built: Path, values: Values,
                                                         tmp_path: Path) -> None:
-    """RiverBankPrompt with HeadWalkthrough2's sound (cut to its own length), its tags,
-    records and the deck brought up to date: everything else holds, the sound does not."""
+    """HeadWalkthrough2 with RiverBankPrompt's sound (cut to its own length: the prompt's
+    clip is the longer), its tags, records and the deck brought up to date: everything else
+    holds, the sound does not."""
     from render.scenes import clip_tags, tag_clip
     from tests import tamper
 
     out = tmp_path / "swapped"
     shutil.copytree(built, out)
-    clip = tamper.clip_of(out, "RiverBankPrompt")
+    clip = tamper.clip_of(out, "HeadWalkthrough2")
     seconds = tamper.sound_of(clip).seconds
+    other = tamper.clip_of(out, "RiverBankPrompt")
+    assert tamper.sound_of(other).seconds > seconds
     staging = clip.with_name("swap.mp4")
     tag_clip(clip, staging, {k: v for k, v in clip_tags(clip).items() if k.startswith("lecture_")},
-             tamper.sound_of(tamper.clip_of(out, "HeadWalkthrough2"), seconds))
+             tamper.sound_of(other, seconds))
     staging.replace(clip)
-    tamper.rerecord(out, "RiverBankPrompt")
+    tamper.rerecord(out, "HeadWalkthrough2")
 
-    report = check_build(out, scenes=["RiverBankPrompt"], audio=True)
+    report = check_build(out, scenes=["HeadWalkthrough2"], audio=True)
     assert not report.problems and not report.stale
     hearing, = report.hearing
     assert hearing.figures and hearing.heard == 0

@@ -32,10 +32,11 @@ from worksheet import DEFAULT_WORKSHEET, Style, compute_values, format_number, l
 pytestmark = pytest.mark.xdist_group(DRY_RUNS)
 """Dry runs are cached in the worker's memory: these modules share one worker."""
 
-RECAP_LONGEST = 60.0
+RECAP_LONGEST = 40.0
 """A later head's whole clip, in seconds, when it only recaps: its computation shown
-briefly (scores, denominator, the two heads' weights compared, weighted rows, message, the
-messages joined), in at most a minute."""
+briefly (one worked score, the denominator, the top weight as a division, its weight
+beside head 1's, the weighted rows summed into the message, the two messages side by
+side), each step's result said in one short sentence, in at most forty seconds."""
 NAMES = ("RiverBankPrompt", "HeadWalkthrough1", "HeadWalkthrough2")
 
 
