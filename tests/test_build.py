@@ -24,7 +24,7 @@ LECTURE = str(Path(sys.executable).with_name("lecture"))
 SCENES = list(NARRATED_SCENES)
 DRAFT = ("--quality", "draft")
 """Every build here but one is at the draft quality: -ql's pictures at 5 frames a second,
-in about half the time, narrated all the same. What -ql adds is only frames between
+each animation drawn once at its end, narrated all the same. What -ql adds is only frames between
 the section ends, and the test of the draft quality renders -ql beside it and holds the
 two to the same frames."""
 SILENT = ("--narration", "none", *DRAFT)
