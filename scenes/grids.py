@@ -448,8 +448,9 @@ class AttentionGrids(LectureScene):
                 if not negative:  # a negative keeps its own colour
                     head = None if c is None else c // self.ws.d_head + 1
                     cell.set_color(MUTED if head is None else self.head_colour(head))
-        J.add(self.bound("joined, shape {shape}", NAME_SIZE, INK, shape="shapes.joined")
-              .next_to(J.brackets, UP, buff=0.2))
+        tags = self.column_heads(J, columns)
+        J.add(tags, self.bound("joined, shape {shape}", NAME_SIZE, INK, shape="shapes.joined")
+              .next_to(tags if len(tags) else J.brackets, UP, buff=0.2))
         side_by_side([J], grow=1.3)
         self.tell("Concatenation joins coordinates, not token rows: the heads' columns sit "
                   "side by side.", self.retitle(self._heading, "Join coordinates, keep the rows"),
@@ -463,6 +464,21 @@ class AttentionGrids(LectureScene):
         self.play(*filter(None, [self.unpoint()]))
 
     # ------------------------------------------------------------------ pieces
+
+    def column_heads(self, J: Mobject, columns: list[int | None]) -> VGroup:
+        """"Head N" over each head's shown columns of the joined matrix, in the head's
+        colour: the columns' colour is not the only thing that says whose they are."""
+        tags = VGroup()
+        for h in self.heads:
+            mine = [k for k, c in enumerate(columns)
+                    if c is not None and c // self.ws.d_head + 1 == h]
+            if not mine:
+                continue
+            over = VGroup(*(J.cells[0][k] for k in mine))
+            tag = self.head_label(h, HALL_SIZE)
+            tag.next_to(J.brackets, UP, buff=0.15).set_x(over.get_x())
+            tags.add(tag)
+        return tags
 
     def subtitle(self, text: str) -> Mobject:
         return self.label(text, LABEL_SIZE + 2, MUTED).move_to([0, TOP + 0.45, 0])

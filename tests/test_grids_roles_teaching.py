@@ -98,6 +98,31 @@ def test_joining_sets_each_heads_coordinates_side_by_side(shown, lesson, label: 
     assert len(xs) == made["d_model"]
 
 
+@pytest.mark.parametrize("label", ["default", "four"])
+def test_the_joined_grid_names_each_head_over_its_own_columns(shown, lesson,
+                                                               label: str) -> None:
+    """Colour is not the only thing that says whose columns they are (WCAG 1.4.1): each
+    head whose columns are shown is named over them, in the frame the section ends on."""
+    made = lesson[label]
+    texts = section(shown[(label, "AttentionGrids")], "joined")
+    on_screen = placed(texts)
+    d = made["d_head"]
+    named = 0
+    for h in range(1, made["d_model"] // d + 1):
+        columns = [on_screen.get(f"{made['name']}.joined[0][{(h - 1) * d + c}]")
+                   for c in range(d)]
+        columns = [box["box"] for box in columns if box is not None]
+        if not columns:  # this head's columns are elided ("…")
+            continue
+        (tag,) = (t for t in texts if t["text"] == f"Head {h}")
+        left, right = min(b[0] for b in columns), max(b[2] for b in columns)
+        middle = (tag["box"][0] + tag["box"][2]) / 2
+        assert left <= middle <= right, (h, tag["box"], left, right)
+        assert tag["box"][1] > max(b[3] for b in columns)  # above the first row
+        named += 1
+    assert named >= 2
+
+
 @pytest.mark.parametrize("label", list(LABELS))
 def test_the_clip_opens_on_a_frame_wide_map_and_ends_on_one_line(shown, label: str) -> None:
     result = shown[(label, "RolesAndShapes")]
