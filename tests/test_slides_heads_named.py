@@ -6,19 +6,23 @@ legend entry, a direct label or a heading: "head N", or the N-th of the workshee
 
 The head's number is read from the tone itself and its name from the worksheet file, not
 from the deck's own labels; every picture of every slide is read, every switcher panel's
-too."""
+too. A legend added to name a head stands in room the drawing leaves (a free corner), so
+that the picture keeps its size on the slide, and never on the drawing."""
 
 from __future__ import annotations
 
 import json
 import re
 from collections.abc import Iterator
+from dataclasses import replace
 from typing import Any
 
 import pytest
 
 from slides.context import Deck, Label, Line, Num, Path, Picture, Rect, Shape, Text, Word
 from slides.deck import deck_context
+from slides.lesson import pictures
+from slides.lesson.kit import Book
 from tests.test_slides_pictures import WORKSHEETS, pictures_in
 from worksheet import compute_values, load_worksheet
 
@@ -80,7 +84,7 @@ def case(request: pytest.FixtureRequest) -> dict[str, Any]:
     ws = load_worksheet(path)
     names = json.loads(path.read_text(encoding="utf-8"))["lesson"]["headNames"]
     return {"deck": deck_context(ws, compute_values(ws)), "names": names,
-            "heads": ws.n_heads}
+            "heads": ws.n_heads, "ws": ws}
 
 
 def test_the_walk_finds_pictures_in_every_head_colour(case) -> None:
@@ -108,3 +112,60 @@ def test_a_picture_coloured_without_a_name_is_caught(case) -> None:
                    (Text("second head: colour"),)):
         assert named(Picture(100, 20, "a bar", (bar, Label(20, 10, naming))), 2,
                      case["names"])
+
+
+# ------------------------------------------------------------------ where the legend stands
+
+
+def _overlap(a: Rect, b: Rect | Line) -> bool:
+    """Whether two shapes' boxes share area (a line by its end points and half its width)."""
+    if isinstance(b, Line):
+        box = (min(b.x1, b.x2) - b.width / 2, min(b.y1, b.y2) - b.width / 2,
+               max(b.x1, b.x2) + b.width / 2, max(b.y1, b.y2) + b.width / 2)
+    else:
+        box = (b.x, b.y, b.x + b.w, b.y + b.h)
+    return a.x < box[2] and box[0] < a.x + a.w and a.y < box[3] and box[1] < a.y + a.h
+
+
+def test_a_legend_keeps_off_the_drawing_and_inside_the_picture(case) -> None:
+    """Wherever a head's legend stands (in a free corner, between the labels along the
+    top, beside or under the drawing), its swatch lies inside the picture's box and on
+    none of the picture's bars, cells, blocks or lines."""
+    checked = 0
+    for slide, picture in every_picture(case["deck"]):
+        shapes = [s for s in picture.shapes if isinstance(s, (Rect, Line))]
+        for swatch in (s for s in shapes if isinstance(s, Rect) and s.role == "swatch"
+                       and TONE.match(s.fill)):
+            checked += 1
+            assert 0 <= swatch.x and swatch.x + swatch.w <= picture.width, slide
+            assert 0 <= swatch.y and swatch.y + swatch.h <= picture.height, slide
+            hit = [s for s in shapes if s is not swatch and _overlap(swatch, s)]
+            assert hit == [], f"{slide}: the swatch at {swatch.x}, {swatch.y} lies on {hit}"
+    assert checked > 20
+
+
+def _book(case) -> Book:
+    ws = case["ws"]
+    return Book(ws, compute_values(ws))
+
+
+def test_a_legend_takes_a_free_corner_before_it_grows_the_picture(case) -> None:
+    """A bar with the picture's top right corner free: the legend stands there and the
+    picture keeps its size, so the slide shows it as large as before. The same bar
+    filling the picture: the legend goes under it, in a row, and the picture grows by it."""
+    book = _book(case)
+    name = case["names"][0]
+    bar = Rect(20.0, 150.0, 200.0, 30.0, "head-1", role="bar")
+    roomy = Picture(600.0, 200.0, "a bar", (bar,), "panel")
+    keyed = pictures.keyed(book, roomy)
+    assert (keyed.width, keyed.height) == (roomy.width, roomy.height)
+    (swatch,) = [s for s in keyed.shapes if isinstance(s, Rect) and s.role == "swatch"]
+    assert swatch.x > bar.x + bar.w and swatch.y + swatch.h < bar.y
+    assert named(keyed, 1, case["names"])
+    assert any(isinstance(s, Label) and any(isinstance(g, Word) and g.text == name
+                                            for g in s.glyphs) for s in keyed.shapes)
+    full = Picture(220.0, 40.0, "a bar", (replace(bar, y=5.0),), "panel")
+    grown = pictures.keyed(book, full)
+    assert grown.height > full.height and named(grown, 1, case["names"])
+    (swatch,) = [s for s in grown.shapes if isinstance(s, Rect) and s.role == "swatch"]
+    assert swatch.y >= full.height

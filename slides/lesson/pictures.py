@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import replace
+from itertools import product
 
 from outline import STEPS
 from slides.context import (
@@ -33,6 +34,7 @@ from slides.context import (
 )
 from slides.lesson.kit import Book
 from slides.lesson.layout import across
+from slides.lesson.room import free_spot
 
 __all__ = [
     "ARC_WIDTH",
@@ -537,14 +539,27 @@ Legend = Sequence[tuple[str, tuple[Glyph, ...], int | None]]
 """Entries of a picture's legend: ``(tone, name, reveal step)``, one line each."""
 
 
-def _legend(entries: Legend, x: float, y: float) -> tuple[list[Shape], float]:
-    """A swatch and its name per line from ``(x, y)``; returns the shapes and the height."""
+_LEGEND_LINE = 30.0
+"""The height of one line of a legend (:func:`_legend`), swatch and name."""
+_LEGEND_GAP = 24.0
+"""The space between two entries of a legend set in a row."""
+_LEGEND_CLEAR = 20.0
+"""How far a legend placed inside a picture keeps from its shapes."""
+_ROW_LABELS = 74.0
+"""How wide a slide's row is in heights of a picture's smallest label, when the deck
+shows that label at the hall's least size: the row's 1192 px over 16 px."""
+
+
+def _legend(entries: Legend, x: float, y: float,
+            size: float = _MIDDLE) -> tuple[list[Shape], float]:
+    """A swatch and its name (set at ``size``) per line from ``(x, y)``; returns the
+    shapes and the height."""
     shapes: list[Shape] = []
     for i, (tone, name, fragment) in enumerate(entries):
-        top = y + i * 30.0
+        top = y + i * _LEGEND_LINE
         shapes.append(Rect(x, _r(top + 4), 26.0, 18.0, tone, role="swatch", fragment=fragment))
-        shapes.append(_label(x + 36, top + 20, *name, size=_MIDDLE, fragment=fragment))
-    return shapes, 30.0 * len(entries) + (8.0 if entries else 0.0)
+        shapes.append(_label(x + 36, top + 20, *name, size=size, fragment=fragment))
+    return shapes, _LEGEND_LINE * len(entries) + (8.0 if entries else 0.0)
 
 
 def head_name(book: Book, h: int) -> tuple[Glyph, ...]:
@@ -589,28 +604,71 @@ def _names_head(book: Book, label: Label, h: int) -> bool:
 
 def keyed(book: Book, picture: Picture,
           name: Callable[[int], tuple[Glyph, ...]] | None = None) -> Picture:
-    """``picture`` with a legend under it when one of the heads whose colour it draws is
-    named by none of its labels: one swatch and name per head drawn, in a row (``name``:
-    a head's name, :func:`head_name` unless given; given, the legend is always drawn),
-    so that colour never alone tells whose a bar, a cell or a block is. An entry is
-    revealed with its head's shapes when they all share one step."""
-    named = name or (lambda h: head_name(book, h))
+    """``picture`` with a legend when one of the heads whose colour it draws is named by
+    none of its labels: one swatch and name per head drawn (``name``: a head's name,
+    :func:`head_name` unless given; given, the legend is always drawn), so that colour
+    never alone tells whose a bar, a cell or a block is. An entry is revealed with its
+    head's shapes when they all share one step, and set as the picture's smallest label,
+    which decides how large the deck shows the picture.
+
+    The legend stands where the drawing leaves room, so that the picture keeps its size
+    and the slide its type: in the picture's top right or top left corner, its entries
+    one under another or in a row, or else in a row between the labels along its top
+    (:func:`~slides.lesson.room.free_spot`); where the names find no such room, the
+    heads' numbers alone (``head 1``) may. Only a picture with room for neither grows: a
+    strip, which has the slide's width to itself, by a column of the names right of it
+    while the slide's row still holds it; any other picture by a row of them under it."""
     drawn = sorted(_heads_drawn(picture).items())
     labels = [shape for shape in picture.shapes if isinstance(shape, Label)]
     told = name is None and all(any(_names_head(book, label, h) for label in labels)
                                 for h, _ in drawn)
     if not drawn or told:
         return picture
+    size = picture.smallest or _MIDDLE
+    forms = [name] if name else [lambda h: head_name(book, h),
+                                 lambda h: (Text("head "), book.number(h))]
+
+    def legend(form: Callable[[int], tuple[Glyph, ...]]) -> tuple[Legend, list[float]]:
+        entries = [(head_tone(h), form(h), next(iter(steps)) if len(steps) == 1 else None)
+                   for h, steps in drawn]
+        return entries, [36 + _span(entry, size) for _, entry, _ in entries]
+
+    for corner, form in product((True, False), forms):
+        entries, spans = legend(form)
+        # in a corner the entries may stand one under another; between two labels along
+        # the top only in a row, and further off them, so as not to read as either's
+        clear = _LEGEND_CLEAR if corner else 2 * _LEGEND_CLEAR
+        if corner and (at := free_spot(picture, max(spans), _LEGEND_LINE * len(entries),
+                                       _span, clear)):
+            return replace(picture, shapes=(*picture.shapes,
+                                            *_legend(entries, at[0], _r(at[1] - 2), size)[0]))
+        in_row = sum(spans) + _LEGEND_GAP * (len(spans) - 1)
+        if at := free_spot(picture, in_row, _LEGEND_LINE, _span, clear, corner):
+            return replace(picture, shapes=(*picture.shapes,
+                                            *_legend_row(entries, spans, *at, size)))
+    entries, spans = legend(forms[0])
+    wide = picture.width + 10 + max(spans) + 10
+    if picture.size == "strip" and _LEGEND_LINE * len(entries) <= picture.height \
+            and wide <= _ROW_LABELS * size:
+        return replace(picture, shapes=(*picture.shapes,
+                                        *_legend(entries, picture.width + 10, 2.0, size)[0]),
+                       width=_r(wide))
+    return replace(picture,
+                   shapes=(*picture.shapes,
+                           *_legend_row(entries, spans, 20.0, picture.height + 6, size)),
+                   width=_r(max(picture.width, 20 + sum(spans)
+                                + _LEGEND_GAP * (len(spans) - 1) + 10)),
+                   height=_r(picture.height + 4 + _LEGEND_LINE))
+
+
+def _legend_row(entries: Legend, spans: Sequence[float], x: float, y: float,
+                size: float) -> list[Shape]:
+    """The ``entries`` of a legend side by side from ``(x, y)``, each ``spans`` wide."""
     shapes: list[Shape] = []
-    x, top = 20.0, picture.height + 4
-    for h, steps in drawn:
-        step = next(iter(steps)) if len(steps) == 1 else None
-        shapes.append(Rect(x, _r(top + 4), 26.0, 18.0, head_tone(h), role="swatch",
-                           fragment=step))
-        shapes.append(_label(x + 36, top + 20, *named(h), size=_MIDDLE, fragment=step))
-        x += 36 + _span(named(h), _MIDDLE) + 24
-    return replace(picture, shapes=(*picture.shapes, *shapes),
-                   width=_r(max(picture.width, x - 14)), height=_r(top + 30))
+    for entry, span in zip(entries, spans, strict=True):
+        shapes += _legend([entry], _r(x), _r(y - 2), size)[0]
+        x += span + _LEGEND_GAP
+    return shapes
 
 
 def weight_bars(book: Book, labels: Sequence[tuple[Glyph, ...]], keys: Sequence[str],
