@@ -547,9 +547,11 @@ def test_the_offset_picture_has_a_legend_and_ticks_at_the_receivers_query(case) 
     s, last = ws.walkthrough, ws.length - 1
     (picture,) = pictures_in(slide(case["deck"], "bias-offset").blocks)
     swatches = [x for x in picture.shapes if isinstance(x, Rect) and x.role == "swatch"]
-    assert [x.fill for x in swatches] == ["head-1"]
+    # the tick's swatch, and the head's in the legend that names it
+    assert [x.fill for x in swatches] == ["head-1", "head-1"]
     names = [_words(x) for x in picture.shapes if isinstance(x, Label) and not x.key]
     assert "Q" in names and "Q + bQ" in names
+    assert f"head 1, {ws.lesson.head_names[0]}" in names
     offset = np.asarray(ref["bias.offset"], dtype=float)
     points = {x.draws: x for x in picture.shapes if getattr(x, "role", "") == "point"}
     ticks = [x for x in picture.shapes if isinstance(x, Line) and x.role == "tick"]

@@ -132,10 +132,11 @@ def paired_columns(book: Book, s: str, h: int, fragment: int | None = None) -> P
                              bold=j == top))
     shapes.append(Line(left, base, left + step * book.length, base, "muted", 2.0,
                        role="axis"))
-    return Picture(left + step * book.length + 10, base + 80,
-                   "For every source two bars, one as tall as its weight with the dot "
-                   "products divided by the square root of the head width, one as tall as "
-                   "its weight without the division", tuple(shapes), "short")
+    return pictures.keyed(book, Picture(
+        left + step * book.length + 10, base + 80,
+        "For every source two bars, one as tall as its weight with the dot products divided "
+        "by the square root of the head width, one as tall as its weight without the "
+        "division", tuple(shapes), "short"))
 
 
 def _scaled(book: Book, s: str, h: int) -> tuple[Block, ...]:

@@ -539,7 +539,7 @@ def wide_head(book: Book) -> list[Stack]:
     first = pictures.coordinate_names(book, 1)[0]
     diluted = book.value(f"{s}.wide.diluted") == 1
     section.add("messages", "One shared row mixes the readings", [
-        pictures.retoned(pictures.signed_bars(
+        pictures.keyed(book, pictures.retoned(pictures.signed_bars(
             book, [name for _, _, name in names],
             [[f"{s}.joined[{last}][{i}]", f"{s}.wide.message[{i}]"]
              for i in range(len(names))], "neutral",
@@ -547,7 +547,7 @@ def wide_head(book: Book) -> list[Stack]:
             "heads' message in the head's colour and the wide head's in grey", size="panel",
             names=[(Text("separate heads"),), (Text("one wide head"),)]),
             {f"{s}.joined[{last}][{i}]": pictures.head_tone(h)
-             for i, (h, _, _) in enumerate(names)}),
+             for i, (h, _, _) in enumerate(names)})),
         Para(book.say("The wide head gives “{t}” {w}, where the {name} head gave it {x}. "
                       "So its {f} is {a}, against the {name} head's {b}"
                       + (": one row for every coordinate dilutes the {name} head's reading."

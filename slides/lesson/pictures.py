@@ -11,8 +11,9 @@ colour only for that head, ``negative`` for negative values, neutral greys for t
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
+from itertools import product
 
 from outline import STEPS
 from slides.context import (
@@ -21,6 +22,7 @@ from slides.context import (
     Glyph,
     Label,
     Line,
+    Num,
     Path,
     Picture,
     Rect,
@@ -32,6 +34,7 @@ from slides.context import (
 )
 from slides.lesson.kit import Book
 from slides.lesson.layout import across
+from slides.lesson.room import free_spot
 
 __all__ = [
     "ARC_WIDTH",
@@ -47,16 +50,19 @@ __all__ = [
     "cross_attention",
     "dot_chart",
     "feature_names",
+    "head_name",
     "head_tone",
     "heatmap",
     "heatmaps",
     "history_row",
     "join_mix",
     "key_reads",
+    "keyed",
     "layer_shapes",
     "mask",
     "model_map",
     "named_vector",
+    "ordinal_head",
     "ordinal_names",
     "output_projection",
     "packed_query",
@@ -516,7 +522,7 @@ def layer_shapes(book: Book, description: str) -> Picture:
     notes.append(_label(x, bottom + 26, Text("row: a receiver"), size=_SMALL, tone="muted"))
     notes.append(_label(x, bottom + 48, Text("column: a source"), size=_SMALL, tone="muted"))
     # the legend stands right of the messages, the last tensor, level with its top
-    names = [(Text("head "), book.number(h), Text(", "), book.head(h)) for h in book.heads]
+    names = [head_name(book, h) for h in book.heads]
     left = where["H"].x + book.head_width * cell + (heads - 1) * step + 24
     legend, tall = _legend([(head_tone(h), names[h - 1], None) for h in book.heads], left,
                            where["H"].y + 18)
@@ -533,14 +539,136 @@ Legend = Sequence[tuple[str, tuple[Glyph, ...], int | None]]
 """Entries of a picture's legend: ``(tone, name, reveal step)``, one line each."""
 
 
-def _legend(entries: Legend, x: float, y: float) -> tuple[list[Shape], float]:
-    """A swatch and its name per line from ``(x, y)``; returns the shapes and the height."""
+_LEGEND_LINE = 30.0
+"""The height of one line of a legend (:func:`_legend`), swatch and name."""
+_LEGEND_GAP = 24.0
+"""The space between two entries of a legend set in a row."""
+_LEGEND_CLEAR = 20.0
+"""How far a legend placed inside a picture keeps from its shapes."""
+_ROW_LABELS = 74.0
+"""How wide a slide's row is in heights of a picture's smallest label, when the deck
+shows that label at the hall's least size: the row's 1192 px over 16 px."""
+
+
+def _legend(entries: Legend, x: float, y: float,
+            size: float = _MIDDLE) -> tuple[list[Shape], float]:
+    """A swatch and its name (set at ``size``) per line from ``(x, y)``; returns the
+    shapes and the height."""
     shapes: list[Shape] = []
     for i, (tone, name, fragment) in enumerate(entries):
-        top = y + i * 30.0
+        top = y + i * _LEGEND_LINE
         shapes.append(Rect(x, _r(top + 4), 26.0, 18.0, tone, role="swatch", fragment=fragment))
-        shapes.append(_label(x + 36, top + 20, *name, size=_MIDDLE, fragment=fragment))
-    return shapes, 30.0 * len(entries) + (8.0 if entries else 0.0)
+        shapes.append(_label(x + 36, top + 20, *name, size=size, fragment=fragment))
+    return shapes, _LEGEND_LINE * len(entries) + (8.0 if entries else 0.0)
+
+
+def head_name(book: Book, h: int) -> tuple[Glyph, ...]:
+    """Head ``h`` as a legend names it: ``head 1, setting``, its number and its worksheet
+    name."""
+    return (Text("head "), book.number(h), Text(", "), book.head(h))
+
+
+def _heads_drawn(picture: Picture) -> dict[int, set[int | None]]:
+    """The heads whose tone a shape of ``picture`` takes, each with the reveal steps of
+    those shapes."""
+    drawn: dict[int, set[int | None]] = {}
+    for shape in picture.shapes:
+        painted = (shape.fill, shape.stroke) if isinstance(shape, Rect) else (shape.tone,)
+        for tone in painted:
+            if tone.startswith("head-"):
+                drawn.setdefault(int(tone.removeprefix("head-")), set()).add(shape.fragment)
+    return drawn
+
+
+def ordinal_head(h: int) -> tuple[Glyph, ...]:
+    """Head ``h`` named by its place, ``first head``: a head that is not one of the
+    worksheet's (a toy's, an illustration's, a trained model's)."""
+    return (Text(f"{_ORDINALS[h - 1]} head"),)
+
+
+def _names_head(book: Book, label: Label, h: int) -> bool:
+    """Whether ``label`` names head ``h``: by its place (``first head``), by its number
+    after "head", or by its worksheet name (alone only when no feature has that name; a
+    feature's word names a coordinate, not a head)."""
+    said = "".join(glyph.text for glyph in label.glyphs)
+    if ordinal_head(h)[0].text in said:
+        return True
+    if h > book.ws.n_heads:
+        return False
+    number, name = book.number(h).key, book.head(h).text
+    alone = name not in book.ws.lesson.features
+    return any((isinstance(glyph, Num) and glyph.key == number and "head" in said)
+               or (isinstance(glyph, Word) and glyph.text == name
+                   and (alone or glyph.sup or "head" in said)) for glyph in label.glyphs)
+
+
+def keyed(book: Book, picture: Picture,
+          name: Callable[[int], tuple[Glyph, ...]] | None = None) -> Picture:
+    """``picture`` with a legend when one of the heads whose colour it draws is named by
+    none of its labels: one swatch and name per head drawn (``name``: a head's name,
+    :func:`head_name` unless given; given, the legend is always drawn), so that colour
+    never alone tells whose a bar, a cell or a block is. An entry is revealed with its
+    head's shapes when they all share one step, and set as the picture's smallest label,
+    which decides how large the deck shows the picture.
+
+    The legend stands where the drawing leaves room, so that the picture keeps its size
+    and the slide its type: in the picture's top right or top left corner, its entries
+    one under another or in a row, or else in a row between the labels along its top
+    (:func:`~slides.lesson.room.free_spot`); where the names find no such room, the
+    heads' numbers alone (``head 1``) may. Only a picture with room for neither grows: a
+    strip, which has the slide's width to itself, by a column of the names right of it
+    while the slide's row still holds it; any other picture by a row of them under it."""
+    drawn = sorted(_heads_drawn(picture).items())
+    labels = [shape for shape in picture.shapes if isinstance(shape, Label)]
+    told = name is None and all(any(_names_head(book, label, h) for label in labels)
+                                for h, _ in drawn)
+    if not drawn or told:
+        return picture
+    size = picture.smallest or _MIDDLE
+    forms = [name] if name else [lambda h: head_name(book, h),
+                                 lambda h: (Text("head "), book.number(h))]
+
+    def legend(form: Callable[[int], tuple[Glyph, ...]]) -> tuple[Legend, list[float]]:
+        entries = [(head_tone(h), form(h), next(iter(steps)) if len(steps) == 1 else None)
+                   for h, steps in drawn]
+        return entries, [36 + _span(entry, size) for _, entry, _ in entries]
+
+    for corner, form in product((True, False), forms):
+        entries, spans = legend(form)
+        # in a corner the entries may stand one under another; between two labels along
+        # the top only in a row, and further off them, so as not to read as either's
+        clear = _LEGEND_CLEAR if corner else 2 * _LEGEND_CLEAR
+        if corner and (at := free_spot(picture, max(spans), _LEGEND_LINE * len(entries),
+                                       _span, clear)):
+            return replace(picture, shapes=(*picture.shapes,
+                                            *_legend(entries, at[0], _r(at[1] - 2), size)[0]))
+        in_row = sum(spans) + _LEGEND_GAP * (len(spans) - 1)
+        if at := free_spot(picture, in_row, _LEGEND_LINE, _span, clear, corner):
+            return replace(picture, shapes=(*picture.shapes,
+                                            *_legend_row(entries, spans, *at, size)))
+    entries, spans = legend(forms[0])
+    wide = picture.width + 10 + max(spans) + 10
+    if picture.size == "strip" and _LEGEND_LINE * len(entries) <= picture.height \
+            and wide <= _ROW_LABELS * size:
+        return replace(picture, shapes=(*picture.shapes,
+                                        *_legend(entries, picture.width + 10, 2.0, size)[0]),
+                       width=_r(wide))
+    return replace(picture,
+                   shapes=(*picture.shapes,
+                           *_legend_row(entries, spans, 20.0, picture.height + 6, size)),
+                   width=_r(max(picture.width, 20 + sum(spans)
+                                + _LEGEND_GAP * (len(spans) - 1) + 10)),
+                   height=_r(picture.height + 4 + _LEGEND_LINE))
+
+
+def _legend_row(entries: Legend, spans: Sequence[float], x: float, y: float,
+                size: float) -> list[Shape]:
+    """The ``entries`` of a legend side by side from ``(x, y)``, each ``spans`` wide."""
+    shapes: list[Shape] = []
+    for entry, span in zip(entries, spans, strict=True):
+        shapes += _legend([entry], _r(x), _r(y - 2), size)[0]
+        x += span + _LEGEND_GAP
+    return shapes
 
 
 def weight_bars(book: Book, labels: Sequence[tuple[Glyph, ...]], keys: Sequence[str],
@@ -593,8 +721,8 @@ def weight_bars(book: Book, labels: Sequence[tuple[Glyph, ...]], keys: Sequence[
         glyphs = tuple(values[i]) if values else (book.n(key),)
         named = (*label, Text(" ")) if "".join(g.text for g in label).strip() else ()
         summary += [*named, *glyphs, Text(", " if i < len(keys) - 1 else ".")]
-    return Picture(_r(right), _r(top + 8 + row * len(keys)), description, tuple(shapes), size,
-                   summary=tuple(summary))
+    return keyed(book, Picture(_r(right), _r(top + 8 + row * len(keys)), description,
+                               tuple(shapes), size, summary=tuple(summary)))
 
 
 def dot_chart(book: Book, labels: Sequence[tuple[Glyph, ...]], keys: Sequence[str],
@@ -691,8 +819,8 @@ def join_mix(book: Book, description: str, fragment: int | None = None) -> Pictu
     shapes.append(_label(left, bottom + 24, Text("each piece: the token it came from, in "
                                                  "its head's colour"), size=_SMALL,
                          tone="muted", fragment=fragment))
-    return Picture(_r(left + 2 * panel + gap + 10), bottom + 34, description, tuple(shapes),
-                   "strip")
+    return keyed(book, Picture(_r(left + 2 * panel + gap + 10), bottom + 34, description,
+                               tuple(shapes), "strip"))
 
 
 def column_bars(book: Book, labels: Sequence[tuple[Glyph, ...]], keys: Sequence[str],
@@ -712,7 +840,8 @@ def column_bars(book: Book, labels: Sequence[tuple[Glyph, ...]], keys: Sequence[
         shapes.append(_label(x + step / 2 + 8, base + 22, *label, anchor="end", rotate=-30.0,
                              tone="muted"))
     shapes.append(Line(left, base, left + step * len(keys), base, "muted", 2.0, role="axis"))
-    return Picture(left + step * len(keys) + 10, base + 80, description, tuple(shapes), size)
+    return keyed(book, Picture(left + step * len(keys) + 10, base + 80, description,
+                               tuple(shapes), size))
 
 
 def paired_bars(book: Book, sentence: str, rows: Sequence[tuple[str, str, tuple[Glyph, ...]]],
@@ -743,7 +872,7 @@ def paired_bars(book: Book, sentence: str, rows: Sequence[tuple[str, str, tuple[
     height = legend + group * book.length
     shapes.append(Line(left, legend - 4, left, height, "muted", 2.0, role="axis"))
     width = max(left + BAR_LENGTH + 120, left + per_line * 230)
-    return Picture(width, height + 10, description, tuple(shapes), size)
+    return keyed(book, Picture(width, height + 10, description, tuple(shapes), size))
 
 
 LANE_SPAN = 170.0
@@ -809,7 +938,7 @@ def signed_bars(book: Book, labels: Sequence[tuple[Glyph, ...]],
                                      y + row / 2 + 6, book.n(key), size=_SMALL,
                                      anchor="start" if value >= 0 else "end",
                                      fragment=fragment))
-    return Picture(_r(right), bottom + 8, description, tuple(shapes), size)
+    return keyed(book, Picture(_r(right), bottom + 8, description, tuple(shapes), size))
 
 
 def shift(book: Book, sentence: str, before: str, after: str, offset: str, tone: str,
@@ -879,7 +1008,8 @@ def shift(book: Book, sentence: str, before: str, after: str, offset: str, tone:
             shapes.append(replace(_arrowhead(x2, y, x2 - x1, 0.0, "ink", 8.0),
                                   draws=f"{after}[{j}][{c}]", role="point",
                                   fragment=fragment))
-    return Picture(_r(left + panel * width), bottom + 76, description, tuple(shapes), size)
+    return keyed(book, Picture(_r(left + panel * width), bottom + 76, description,
+                               tuple(shapes), size))
 
 
 _ORDINALS = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth")
@@ -1206,7 +1336,8 @@ def tensor_steps(book: Book, steps: Sequence[Step],
                                  anchor="middle", size=operation_size, tone="muted"))
             x += reach + 30
     height = top + max(heights, default=0.0) + 50
-    return Picture(_r(max(x, right + 10)), height, description, tuple(shapes), size)
+    return keyed(book, Picture(_r(max(x, right + 10)), height, description, tuple(shapes),
+                               size))
 
 
 def history_row(book: Book, sentence: str, description: str,
@@ -1690,7 +1821,9 @@ def architecture(book: Book, model: str, description: str) -> Picture:
                              anchor="middle", size=_SMALL, tone="muted"))
     shapes.append(_label(right / 2, top + box_h + 92, book.n(f"{key}.params"),
                          Text(" parameters in all"), anchor="middle", size=_FONT))
-    return Picture(right, top + box_h + 106, description, tuple(shapes), "full")
+    # a trained model's heads are not the worksheet's: they are named by their place
+    return keyed(book, Picture(right, top + box_h + 106, description, tuple(shapes), "full"),
+                 ordinal_head)
 
 
 def _layer_rows(book: Book, keys: tuple[str, str], centre: float, y: float,
@@ -1708,7 +1841,7 @@ def _layer_rows(book: Book, keys: tuple[str, str], centre: float, y: float,
 
 
 PART_TONES = (("token", "faint", "token and position tables"), ("position", "faint", ""),
-              ("attention", "head-1", "attention"), ("hidden", "ink", "hidden layer"),
+              ("attention", "neutral", "attention"), ("hidden", "ink", "hidden layer"),
               ("vocab", "muted", "vocabulary layer"))
 """How the parameter bars colour each part, and its name in the legend ('' for none)."""
 

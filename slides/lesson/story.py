@@ -174,8 +174,8 @@ def details(book: Book) -> list[Stack]:
     coat = "Mia buttoned her red wool hooded coat".split()
     kinds = ("colour", "material", "shape")
     section.add("readings", "Separate heads can keep separate readings", [
-        pictures.clue_arcs(coat, [(3 + k, f"{kind} head", k + 1)
-                                  for k, kind in enumerate(kinds)],
+        pictures.clue_arcs(coat, [(3 + k, (*pictures.ordinal_head(k + 1), Text(f": {kind}")),
+                                   k + 1) for k, kind in enumerate(kinds)],
                            "The coat sentence as tokens, coat the receiver, with one arrow "
                            "per head, each head in its own colour: a colour head from red, a "
                            "material head from wool, a shape head from hooded",
