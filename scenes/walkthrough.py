@@ -36,13 +36,10 @@ from manim import (
     VGroup,
     Write,
 )
-from manim.animation.animation import prepare_animation
 
-from narration.text import spoken_text
 from scenes.kit import (
     INK,
     Bound,
-    Cued,
     Fade,
     LectureScene,
     cued,
@@ -58,7 +55,6 @@ from scenes.kit import (
     shown_indices,
     vector,
 )
-from scenes.kit.layout import CAPTION_WORDS_PER_SECOND, MIN_CAPTION_SECONDS
 from scenes.kit.palette import FAINT, MUTED
 
 FULL_HEADS = "LECTURE_FULL_HEADS"
@@ -893,29 +889,13 @@ class HeadWalkthrough(LectureScene):
     def voiced(self, said: str, cues: Sequence[tuple[str, Animation]], step: float = 0.6,
                opening: Sequence[Animation] = (), words: dict[str, str] | None = None,
                **keys: str) -> None:
-        """Say ``said`` while ``cues`` play, each as the voice reaches its fragment (as
-        :func:`cued` plays them, ``opening`` from the start), placed by the sentence as it
-        is spoken: a number takes longer to say than its slot takes to read, so cues placed
-        by the template's characters would run ahead of the voice. Over the time the voice
-        takes (the reading time without a voice)."""
+        """Say ``said`` while ``cues`` play, each placed by :func:`cued` where the voice
+        says its fragment, over the time the voice takes (the reading time without a
+        voice)."""
         spoken = {name: self.v.spoken(key) for name, key in keys.items()} | (words or {})
-        whole = max(1, len(spoken_text(said, spoken)))
         speech = self.voice.speak(fill(said, self.v, keys, words).spoken)
-        total = speech.seconds if speech else max(
-            MIN_CAPTION_SECONDS, len(said.split()) / CAPTION_WORDS_PER_SECOND)
-        steps = [(0.0, prepare_animation(animation)) for animation in opening]
-        at = 0.0
-        for fragment, animation in cues:
-            where = said.find(fragment)
-            if where < 0:
-                raise ValueError(f"cue {fragment!r} is not in the template {said!r}")
-            share = len(spoken_text(said[:where], spoken)) / whole
-            start = max(at, total * share - step / 2)
-            made = prepare_animation(animation)
-            made.run_time = step
-            steps.append((start, made))
-            at = start + step
-        self.say(said, Cued(steps), words=words, **keys)
+        self.say(said, cued(said, cues, speech.seconds if speech else None, step, opening,
+                            spoken), words=words, **keys)
 
     def message_terms(self) -> tuple[list[Bound], Bound]:
         """The message as a sum: this head's largest weighted value rows, each ``weight ×

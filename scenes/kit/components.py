@@ -3,7 +3,7 @@ and the pictures the scenes share."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from functools import cache
 from typing import Any
 
@@ -30,6 +30,7 @@ from manim.animation.animation import prepare_animation
 from manim.utils.family import extract_mobject_family_members
 from manim.utils.iterables import list_update
 
+from narration.text import spoken_text
 from outline import STEPS
 from scenes.kit.fade import fade_in
 from scenes.kit.layout import (
@@ -438,26 +439,36 @@ class Cued(Animation):
 
 
 def cued(template: str, cues: Sequence[tuple[str, Animation]], seconds: float | None = None,
-         step: float = 0.6, opening: Sequence[Animation] = ()) -> Cued:
+         step: float = 0.6, opening: Sequence[Animation] = (),
+         spoken: Mapping[str, str] | None = None) -> Cued:
     """Animations played in order, each when the voice reaches its cue in ``template``.
 
     ``cues`` pairs a fragment of the template (a slot such as ``"{x}"`` or a word) with the
     animation to play as it is said; times are estimated from the fragment's place in the
     template over ``seconds`` (the caption's reading time by default), and each plays for
-    ``step`` seconds. ``opening`` animations play together from the start, for their own
+    ``step`` seconds. Given ``spoken`` (each slot as the voice says it), the place is
+    measured in the sentence as spoken: a number takes longer to say than its slot takes to
+    read, so cues placed by the template's characters run ahead of the voice in a sentence
+    full of numbers. ``opening`` animations play together from the start, for their own
     run time (not stretched over the sentence, as ``say`` stretches the animations played
     beside a cued step). Pass the result to :meth:`LectureScene.say`, which fits it into
     the spoken sentence.
     """
     total = seconds or max(MIN_CAPTION_SECONDS,
                            len(template.split()) / CAPTION_WORDS_PER_SECOND)
+
+    def share(before: str) -> float:
+        if spoken is None:
+            return len(before) / max(1, len(template))
+        return len(spoken_text(before, spoken)) / max(1, len(spoken_text(template, spoken)))
+
     steps: list[tuple[float, Animation]] = [(0.0, prepare_animation(a)) for a in opening]
     at = 0.0
     for fragment, animation in cues:
         where = template.find(fragment)
         if where < 0:
             raise ValueError(f"cue {fragment!r} is not in the template {template!r}")
-        start = max(at, total * where / max(1, len(template)) - step / 2)
+        start = max(at, total * share(template[:where]) - step / 2)
         made = prepare_animation(animation)
         made.run_time = step
         steps.append((start, made))
