@@ -124,13 +124,13 @@ PARTS: tuple[Part, ...] = (
          ("embeddings", "heads"),
          opening=("From the embeddings into the heads: the query, key and value a head "
                   "makes from each row.")),
-    Part("projections", (("layer", "ReceiverProjections",
+    Part("projections", (("projections", "ReceiverProjections",
                           "Projections for the final receiver"),), ("heads",)),
     Part("head-walkthrough", (("walkthrough", "HeadWalkthrough{h}",
                                "Head {h}, step by step"),), ("heads",),
          opening=("Now inside a single head, one step at a time, with every number "
                   "computed.")),
-    Part("wide-head", (("layer", "OneWideHead", "One wide head against separate heads"),),
+    Part("wide-head", (("wide", "OneWideHead", "One wide head against separate heads"),),
          ("heads",)),
     Part("combine", (("combine", "ConcatOutputResidual", "Concatenate, W_O, residual"),),
          ("concat", "W_O", "residual"),

@@ -1,6 +1,7 @@
 """The shared frame of the scenes beyond the worked example (bias, PyTorch, trained
 models, patches, the lab): a content area above the subtitle band, a fresh stage per
-section, tensor blocks, frames and grids."""
+section, tensor blocks, frames and grids; and labels that more than one scene puts over a
+joined row."""
 
 
 from collections.abc import Callable, Mapping, Sequence
@@ -32,7 +33,9 @@ from scenes.kit import (
     Fade,
     LectureScene,
     baseline,
+    copied_features,
     fit,
+    shown_indices,
     standing,
 )
 from scenes.kit.palette import FAINT, NEUTRAL_FILL, PANEL, PIXEL_DARK, PIXEL_LIGHT
@@ -48,6 +51,7 @@ __all__ = [
     "SLAB_OFFSET",
     "LibraryScene",
     "arrow",
+    "carried_names",
     "frame",
     "grid",
     "headers_above",
@@ -265,3 +269,23 @@ class LibraryScene(LectureScene):
     def sentence_name(self, name: str, size: float = 22, colour: str = INK) -> Mobject:
         """A sentence's name, shown literally (it need not be a vocabulary word)."""
         return self.bound("{n}", size, colour, words={"n": name})
+
+
+def carried_names(scene: LectureScene, size: float) -> list[Mobject]:
+    """Above each shown coordinate of a joined row: the feature its head's value column
+    copies (when that head's ``W_V`` copies one feature per column), in the head's colour,
+    else the head it comes from; "…" where coordinates are elided."""
+    labels: list[Mobject] = []
+    d = scene.ws.d_head
+    for k in shown_indices(scene.ws.d_model):
+        if k is None:
+            labels.append(scene.label("…", size, MUTED))
+            continue
+        head, column = k // d + 1, k % d
+        copies = copied_features(scene.v, head, "V")
+        if copies is None:
+            labels.append(scene.head_label(head, size))
+        else:
+            labels.append(scene.bound("{f}", size, scene.head_colour(head),
+                                      words={"f": scene.ws.lesson.features[copies[column]]}))
+    return labels

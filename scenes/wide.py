@@ -1,0 +1,745 @@
+"""One wide head against the separate heads (clip 10: OneWideHead)."""
+
+from __future__ import annotations
+
+from itertools import pairwise
+
+from manim import (
+    DOWN,
+    LEFT,
+    RIGHT,
+    UP,
+    Animation,
+    AnimationGroup,
+    Create,
+    FadeIn,
+    LaggedStart,
+    Line,
+    Mobject,
+    Rectangle,
+    VGroup,
+    Write,
+)
+
+from scenes.kit import (
+    BAR_UNIT,
+    ENGLISH,
+    INK,
+    MUTED,
+    SAFE_BOTTOM,
+    LectureScene,
+    brackets,
+    copied_features,
+    fade_in,
+    fade_out,
+    fit,
+    grow,
+    model_map,
+    shown_indices,
+    vector,
+)
+from scenes.kit import joined as slots_of
+from scenes.kit.topic import carried_names
+
+QUERY_GAP = 0.6
+"""Gap between the joined W_Q and the wide query under it (before the page's scale)."""
+LEGIBLE_ENTRY = 15.5
+"""Smallest size a matrix entry is drawn at: legible at 480p, with a little to spare."""
+OUTLINE_ROOM = 0.16
+"""Gap between a whole matrix and a pointer's outline round it: clear of its brackets' arms
+and of its name above."""
+
+
+class OneWideHead(LectureScene):
+    """The heads' projections, numbers and all, joined into one wide head; why its one
+    weight row favours the source whose matches add up most; one weight row serves every
+    value coordinate, while separate heads keep a row each; the messages, coordinate by
+    coordinate, and the one a head loses most worked as its sum of weight × value, for the
+    wide head and for that head."""
+
+    draws_its_own_map = True  # it opens with the map, heads lit
+
+    def construct(self) -> None:
+        self.s = self.ws.walkthrough
+        self.tokens = self.ws.sentences[self.s]
+        self.last = len(self.tokens) - 1
+        self.heads = list(range(1, self.ws.n_heads + 1))
+        self.section("where we are")
+        heading = self.title("One wide head instead of separate heads")
+        whole = model_map(self, lit=("heads",), size=20).move_to(DOWN * 0.2)
+        self.say("Once more inside the heads: what if they were one wide head instead?",
+                 Write(heading), fade_in(whole), self.point_at(whole.stages["heads"]))
+        self.play(self.unpoint(), fade_out(whole))
+        self.section("own projections")
+        self.join_projections(heading)
+        self.section("scale")
+        self.play(self.unpoint(), fade_out(self.blocks))
+        self.scales()
+        shown = [self.scale_lines]
+        if len(self.heads) > 1:
+            self.section("pooled")
+            self.play(*filter(None, [self.unpoint()]), fade_out(*shown))
+            self.pooled(heading)
+            shown = [self.sums]
+        self.section("weights")
+        self.play(*filter(None, [self.unpoint()]), fade_out(*shown))
+        self.weight_table(heading)
+        self.section("compare")
+        self.compare()
+        self.section("messages")
+        shown = [self.table, self.boxes]
+        self.play(*filter(None, [self.unpoint()]), fade_out(*shown))
+        self.messages(heading)
+
+    def join_projections(self, heading: Mobject) -> None:
+        """Each head's W_Q with its numbers, then every head's W_K and W_V; the W_Q blocks
+        close up into one wide W_Q, every entry kept, and the final receiver's wide query
+        appears under it, each head's coordinates in that head's colour."""
+        size = 22
+        mats = VGroup()
+        parts = VGroup()
+        for head in self.heads:
+            colour = self.head_colour(head)
+            mat = self.matrix(f"params.h{head}.W_Q", size=size, colour=colour)
+            name = self.head_label(head, 22).next_to(mat, DOWN, buff=0.2)
+            shape = self.bound("W_Q  {s}", 20, colour, s="shapes.W_Q").next_to(mat, UP, 0.2)
+            mats.add(mat)
+            parts.add(VGroup(mat, name, shape))
+        parts.arrange(RIGHT, buff=0.6, aligned_edge=UP)
+        first = mats[0]
+        names = VGroup(*(self.feature(i, 20) for i in range(self.ws.d_model)))
+        for label, row in zip(names, first.cells, strict=True):
+            label.set_y(row[0].get_y())
+            label.shift(RIGHT * (first.brackets[0].get_left()[0] - 0.2 - label.get_right()[0]))
+        # Room under the matrices for the wide query and its name, kept while scaling.
+        query_room = Rectangle(width=0.1, height=QUERY_GAP + 1.1, stroke_width=0)
+        query_room.next_to(mats, DOWN, buff=0)
+        page = VGroup(names, parts, query_room)
+        top = heading.get_bottom()[1] - 0.4
+        before = page.width
+        room = top - 0.3 - (SAFE_BOTTOM + 0.3)
+        scale = min(1.8, 13.0 / page.width, room / page.height)
+        page.scale(scale)
+        page.remove(query_room)
+        gap = 0.45 * page.width / before
+        page.move_to([0, top - page.height / 2 - 0.3, 0])
+        self.say("Each head has its own W_Q, {s}, with the numbers it was given.",
+                 fade_in(names, parts), self.point_at(*mats, each=True, buff=OUTLINE_ROOM),
+                 s="shapes.W_Q")
+        others = self.keys_and_values(top, room)
+        self.section("keys and values")
+        self.tell("The same holds for W_K and W_V: every head owns its three projections.",
+                  fade_out(names, parts), fade_in(others),
+                  cues=[("W_K", lambda: self.point_at(
+                      *(m[0] for m in others.matrices), each=True,
+                      buff=OUTLINE_ROOM * min(1.0, others.drawn_at)))])
+        self.section("join projections")
+        bodies = VGroup(*(mat.body for mat in mats))
+        closed = bodies.copy().arrange(RIGHT, buff=gap).move_to(bodies)
+        closed.align_to(bodies, UP)
+        closed.set_x(bodies.get_x())
+        sides = brackets(closed)
+        shift = names.get_right()[0] - (sides[0].get_left()[0] - 0.35)  # names stay beside
+        wide = self.bound("one wide W_Q  [{m}, {j}]", 24, INK, m="dims.d_model",
+                          j="dims.joined").next_to(VGroup(closed, sides), UP, buff=0.25)
+        query = self.wide_query(closed, sides, scale)
+
+        # Each piece on its own, so that the cued join can take away the ones it drops.
+        dropped = [piece for part, mat in zip(parts, mats, strict=True)
+                   for piece in (part[1], part[2], mat.brackets)]
+
+        def join() -> Animation:
+            return AnimationGroup(
+                *(mat.body.animate.shift(target.get_center() - mat.body.get_center())
+                  for mat, target in zip(mats, closed, strict=True)),
+                names.animate.shift(LEFT * shift), fade_out(*dropped), fade_in(sides, wide))
+
+        self.tell("Back to W_Q: set side by side, the heads' blocks are the projection of one "
+                  "wide head; no entry changes.", fade_out(others),
+                  fade_in(names, *bodies, *dropped), cues=[("side by side", join)])
+        self.tell("Joined, the wide projection has {j} columns: every query, key and value "
+                  "is {k} coordinates long.",
+                  cues=[("Joined", lambda: self.point_at(wide, VGroup(closed, sides),
+                                                         each=True, buff=OUTLINE_ROOM))],
+                  j="dims.joined", k="dims.joined")
+        self.tell("The final “{w}” gets this wide query: each head's query, side by side.",
+                  fade_in(query),
+                  cues=[("wide query", lambda: self.point_at(query.row))],
+                  words={"w": self.tokens[self.last]})
+        self.blocks = VGroup(bodies, names, sides, wide, query)
+
+    def keys_and_values(self, top: float, room: float) -> VGroup:
+        """Every head's W_K and W_V with their numbers, each under its name, the input
+        features named beside each row of matrices: in one row, or W_K above W_V, whichever
+        draws them larger. ``matrices``: each matrix with its name above it; ``drawn_at``: the
+        scale they are drawn at."""
+        made = {}
+        for kind in "KV":
+            for head in self.heads:
+                colour = self.head_colour(head)
+                mat = self.matrix(f"params.h{head}.W_{kind}", size=22, colour=colour)
+                shape = self.bound(f"W_{kind}  {{s}}", 22, colour,
+                                   s=f"shapes.W_{kind}").next_to(mat, UP, 0.25)
+                made[kind, head] = VGroup(mat, shape)
+        names_width = max(self.feature(i, 22).width for i in range(self.ws.d_model)) + 0.35
+        rows = VGroup(*(VGroup(*(made[kind, h] for h in self.heads)).arrange(
+            RIGHT, buff=0.5, aligned_edge=UP) for kind in "KV")).arrange(DOWN, buff=0.4)
+        row_scale = min(1.8, 13.0 / (rows.width + names_width), room / rows.height)
+        line = VGroup(*made.values()).copy().arrange(RIGHT, buff=0.5, aligned_edge=UP)
+        line_scale = min(1.8, 13.0 / (line.width + names_width), room / line.height)
+        lines = [list(made.values())] if line_scale > row_scale else \
+            [[made[kind, h] for h in self.heads] for kind in "KV"]
+        page = VGroup()
+        for items in lines:
+            group = VGroup(*items).arrange(RIGHT, buff=0.5, aligned_edge=UP)
+            first = items[0][0]
+            names = VGroup(*(self.feature(i, 22) for i in range(self.ws.d_model)))
+            for label, cells in zip(names, first.cells, strict=True):
+                label.set_y(cells[0].get_y())
+                label.shift(RIGHT * (first.brackets[0].get_left()[0] - 0.35
+                                     - label.get_right()[0]))
+            page.add(VGroup(names, group))
+        page.arrange(DOWN, buff=0.25)
+        page.drawn_at = max(row_scale, line_scale, LEGIBLE_ENTRY / 22)
+        page.scale(page.drawn_at)
+        page.matrices = list(made.values())
+        return page.move_to([0, top - page.height / 2 - 0.1, 0])
+
+    def wide_query(self, closed: VGroup, sides: VGroup, scale: float) -> VGroup:
+        """The final receiver's query of the wide head, under the joined W_Q (``closed``,
+        each head's block where it will stand): each shown coordinate under its column, in
+        its head's colour, bound to that head's query; its name beneath."""
+        numbers = VGroup()
+        y = sides.get_bottom()[1] - QUERY_GAP * scale
+        for head, block in zip(self.heads, closed, strict=True):
+            for place, c in enumerate(shown_indices(self.ws.d_head)):
+                number = (self.label("…", 22, MUTED) if c is None else
+                          self.num(f"{self.s}.h{head}.Q[{self.last}][{c}]", 22,
+                                   self.head_colour(head)))
+                number.scale(scale).move_to([block[place].get_x(), y, 0])
+                numbers.add(number)
+        if any(b.get_left()[0] - a.get_right()[0] < 0.25 * scale for a, b in pairwise(numbers)):
+            numbers.arrange(RIGHT, buff=0.35 * scale).move_to([closed.get_x(), y, 0])
+        span = Rectangle(width=max(closed.width, numbers.width), height=numbers.height)
+        row = VGroup(numbers, brackets(span.move_to([closed.get_x(), numbers.get_y(), 0])))
+        name = self.bound("query of the final “{w}”", 20 * scale, INK,
+                          words={"w": self.tokens[self.last]})
+        name.next_to(row, DOWN, buff=0.2 * scale).set_x(row.get_x())
+        query = VGroup(name, row)
+        query.row = row
+        return query
+
+    def feature(self, index: int | None, size: float) -> Mobject:
+        """A feature name (a worksheet word), or "…" for an elided coordinate."""
+        if index is None:
+            return self.label("…", size, MUTED)
+        return self.bound("{f}", size, MUTED, words={"f": self.ws.lesson.features[index]})
+
+    def scales(self) -> None:
+        """The wide head's dot product for its favourite source, product by product, and
+        its √ scale, against each head's own products and scale."""
+        top = self.v.value(f"{self.s}.wide.top_source")
+        words = {"w": self.tokens[top]}
+        terms, slots = slots_of("p", f"{self.s}.wide.products[{top}]", self.ws.d_model, " + ")
+        lines = VGroup(self.bound("wide head, “{w}”:  " + terms + " = {c},   then ÷ √{j}", 26,
+                                  INK, words=words, c=f"{self.s}.wide.dots[{top}]",
+                                  j="dims.joined", **slots))
+        for head in self.heads:
+            terms, slots = slots_of("p", f"{self.s}.h{head}.products[{top}]", self.ws.d_head,
+                                  " + ")
+            lines.add(self.bound("Head {h}:  " + terms + " = {c},   then ÷ √{d}", 26,
+                                 self.head_colour(head), h=f"dims.head_numbers[{head - 1}]",
+                                 c=f"{self.s}.h{head}.dots[{top}]", d="dims.d_head",
+                                 **slots))
+        lines.arrange(DOWN, buff=0.4, aligned_edge=LEFT)
+        factors = self.factors(lines[0], top)
+        page = VGroup(factors, lines)
+        fit(page, 13.0, 5.5).move_to(DOWN * 0.2)
+        self.scale_lines = page
+        self.say("The wide head adds up {j} coordinate products per source, here for “{w}”, "
+                 "and divides by √{k};", fade_in(factors, lines[0]),
+                 self.point_at(factors.numbers, factors.products),
+                 words=words, j="dims.joined", k="dims.joined")
+        self.say("each separate head adds up {d}, divides by √{e}, then runs its own softmax.",
+                 fade_in(*lines[1:]), self.point_at(*lines[1:]), d="dims.d_head",
+                 e="dims.d_head")
+
+    def factors(self, products: Mobject, top: int) -> VGroup:
+        """Above each wide product: the final receiver's query coordinate, and under it
+        the favourite source's key coordinate, in the colour of the head they come from;
+        each row named on its left."""
+        size = 26
+        gap = 0.5
+        numbers = VGroup()
+        shown = shown_indices(self.ws.d_model)
+        places = [sum(1 for m in shown[:i] if m is not None) for i in range(len(shown))]
+        # An elided "…" stands midway between its neighbours' products.
+        xs = [VGroup(*products.figure_glyphs(p)).get_x() if k is not None else None
+              for k, p in zip(shown, places, strict=True)]
+        xs = [x if x is not None else (xs[i - 1] + xs[i + 1]) / 2 for i, x in enumerate(xs)]
+        for r, (kind, j) in enumerate((("Q", self.last), ("K", top))):
+            y = products.get_y() + gap * (2 - r)
+            row = VGroup()
+            for k, x in zip(shown, xs, strict=True):
+                number = (self.label("…", size, MUTED) if k is None else
+                          self.num(f"{self.s}.h{k // self.ws.d_head + 1}.{kind}[{j}]"
+                                   f"[{k % self.ws.d_head}]", size,
+                                   self.head_colour(k // self.ws.d_head + 1)))
+                row.add(number.move_to([x, y, 0]))
+            numbers.add(row)
+        left = VGroup(*products.figure_glyphs(0)).get_left()[0] - 0.4
+        names = VGroup(
+            self.bound("query of “{w}”", 22, MUTED, words={"w": self.tokens[self.last]}),
+            self.bound("× key of “{w}”", 22, MUTED, words={"w": self.tokens[top]}))
+        for name, row in zip(names, numbers, strict=True):
+            name.move_to([left, row.get_y(), 0], aligned_edge=RIGHT)
+        made = VGroup(names, numbers)
+        made.numbers = numbers
+        made.products = VGroup(*(glyph for p in range(places[-1] + (shown[-1] is not None))
+                                 for glyph in products.figure_glyphs(p)))
+        return made
+
+    def weight_table(self, heading: Mobject) -> None:
+        """Source words, each with the wide head's weight bar beside every head's: the bars
+        of a row are that source's weights, one scale for all."""
+        count = len(self.tokens)
+        row_h = min(0.44, 4.6 / count)
+        size = min(24.0, row_h * 52)
+        header_y = 2.35
+        ys = [header_y - 0.55 - j * row_h for j in range(count)]
+        columns = [(self.label("wide head", 22), f"{self.s}.wide.weights", MUTED, INK)]
+        columns += [(self.head_label(h, 22), f"{self.s}.h{h}.weights", self.head_colour(h),
+                     self.head_colour(h)) for h in self.heads]
+        heaviest = max(float(w) for _, key, _, _ in columns for w in self.v.value(key))
+        unit = min(BAR_UNIT, 1.7 / max(heaviest, 1e-9))
+        words = VGroup(*(self.word(t, size).move_to([-0.3, y, 0], aligned_edge=RIGHT)
+                         for t, y in zip(self.tokens, ys, strict=True)))
+        self.cells: list[list[Mobject]] = []
+        table = VGroup(words)
+        shown = []
+        bars = [[self.weight_bar(f"{key}[{j}]", fill, size, row_h * 0.55, unit, ink)
+                 for j in range(count)] for _, key, fill, ink in columns]
+        pitch = max(bar.width for cells in bars for bar in cells) + 0.5
+        for k, ((header, *_), cells) in enumerate(zip(columns, bars, strict=True)):
+            left = pitch * k
+            for bar, y in zip(cells, ys, strict=True):
+                bar.shift([left - bar.get_left()[0], y - bar.bar.get_y(), 0])
+            header.move_to([left, header_y, 0], aligned_edge=LEFT)
+            self.cells.append(cells)
+            shown.append(VGroup(header, *cells))
+            table.add(header, *cells)
+        note = self.bound("wide head: one column for all {j} value coordinates     "
+                          "each head: a column for its {d}", 20, MUTED,
+                          j="dims.joined", d="dims.d_head")
+        note.next_to(VGroup(*(column[-1] for column in self.cells)), DOWN, buff=0.35)
+        table.shift(RIGHT * -table.get_center()[0])
+        note.set_x(0)
+        table.add(note)
+        top = heading.get_bottom()[1] - 0.3
+        fit(table, 13.4, top - (SAFE_BOTTOM + 0.1))
+        table.shift(UP * (top - table.get_top()[1]))
+        self.words = words
+        self.table = table
+        self.say("Here are the wide head's weights for every source, each drawn as a bar.",
+                 fade_in(words, shown[0][0]),
+                 LaggedStart(*map(grow, self.cells[0]), lag_ratio=0.1))
+        self.say("Its one row of weights, drawn here as a column, multiplies every value "
+                 "coordinate.",
+                 self.point_at(shown[0], buff=0.15))  # clear of the longest number
+        self.say("Each separate head has its own column, for its own coordinates.",
+                 fade_in(*(column[0] for column in shown[1:]), note),
+                 LaggedStart(*(grow(bar) for cells in self.cells[1:] for bar in cells),
+                             lag_ratio=0.05),
+                 self.point_at(*shown[1:]))
+        self.play(self.unpoint())
+
+    def compare(self) -> None:
+        """For each head's favourite source: the wide head's weight against the head's."""
+        boxes = VGroup()
+        for column, head in enumerate(self.heads, start=1):
+            top = self.v.value(f"{self.s}.h{head}.top_source")
+            colour = self.head_colour(head)
+            pair = VGroup(self.highlight(self.cells[0][top], colour),
+                          self.highlight(self.cells[column][top], colour),
+                          self.highlight(self.words[top], colour))
+            boxes.add(pair)
+            if len(self.heads) == 1:
+                self.say("With a single head there is nothing to join: the wide head is that "
+                         "head, and “{w}” gets {x} either way.", *map(Create, pair),
+                         words={"w": self.tokens[top]}, x=f"{self.s}.wide.weights[{top}]")
+                continue
+            self.say("Head {h} gives “{w}” {x}.", Create(pair[1]), Create(pair[2]),
+                     words={"w": self.tokens[top]}, h=f"dims.head_numbers[{head - 1}]",
+                     x=f"{self.s}.h{head}.weights[{top}]")
+            self.say("The wide head's single column gives it {y}.", Create(pair[0]),
+                     y=f"{self.s}.wide.weights[{top}]")
+        if len(self.heads) > 1:
+            self.say("One column has to serve every coordinate: where the heads disagree, the "
+                     "wide head can follow only one mixture,", self.point_at(*self.cells[0]))
+            self.say("while separate heads each keep their own.",
+                     self.point_at(*(cell for cells in self.cells[1:] for cell in cells)))
+        self.boxes = boxes
+
+    def pooled(self, heading: Mobject) -> None:
+        """Why the wide head favours its top source: its dot product for a source is the
+        sum of every head's, divided once by √(joined width); then the softmax, its
+        exponentials and their sum over every source, gives the weights. The wide head's
+        favourite and each head's favourite, summed term by term in the heads' colours."""
+        top = self.v.value(f"{self.s}.wide.top_source")
+        picks = list(dict.fromkeys([top] + [self.v.value(f"{self.s}.h{h}.top_source")
+                                            for h in self.heads]))
+        size = 26
+        header = VGroup(*(self.head_label(h, 20) for h in self.heads),
+                        self.label("wide dot", 20, MUTED),
+                        self.bound("÷ √{j}", 20, MUTED, j="dims.joined"),
+                        self.label("score", 20, MUTED),
+                        self.label("e^score", 20, MUTED),
+                        self.label("weight", 20, MUTED))
+        rows = []
+        for j in picks:
+            terms = [self.num(f"{self.s}.h{h}.dots[{j}]", size, self.head_colour(h))
+                     for h in self.heads]
+            cells = [self.word(self.tokens[j], size)]
+            for k, term in enumerate(terms):
+                cells += [term] if k == 0 else [self.label("+", size, MUTED), term]
+            cells += [self.label("=", size, MUTED), self.num(f"{self.s}.wide.dots[{j}]", size),
+                      # "÷ 2.000 =": the division written out, not a bare number
+                      self.bound("÷ {x} =", size, MUTED, mono=True, x=f"{self.s}.wide.scale"),
+                      self.num(f"{self.s}.wide.scores[{j}]", size),
+                      self.num(f"{self.s}.wide.exps[{j}]", size),
+                      self.num(f"{self.s}.wide.weights[{j}]", size)]
+            line = VGroup(*cells)
+            line.terms, line.word = VGroup(*terms), cells[0]
+            line.sum, line.scale, line.score = cells[-5], cells[-4], cells[-3]
+            line.exp, line.weight = cells[-2], cells[-1]
+            line.scoring = VGroup(*cells[:-2])
+            rows.append(line)
+        # Columns: word, each head's term (with "+" between), "=", sum, scale, score, exp,
+        # weight.
+        count = len(rows[0])
+        term_columns = [1 + 2 * k for k in range(len(self.heads))]
+        headed = dict(zip([*term_columns, *range(count - 5, count)], header, strict=True))
+        widths = [max([row[c].width for row in rows]
+                      + ([headed[c].width] if c in headed else [])) for c in range(count)]
+        xs, at = [], 0.0
+        for c, width in enumerate(widths):
+            xs.append(at + width / 2)
+            at += width + (0.4 if c == 0 or c >= count - 5 else 0.2)
+        for r, row in enumerate(rows):
+            for c, cell in enumerate(row):
+                cell.move_to([xs[c], -r * 0.8, 0])
+                if c == 0:
+                    cell.shift(RIGHT * (xs[0] + widths[0] / 2 - cell.get_right()[0]))
+        for c, label in headed.items():
+            label.move_to([xs[c], 0.75, 0])
+        total = self.bound("sum of e^score over all {n} sources = {d}", 20, MUTED,
+                           n="dims.tokens", d=f"{self.s}.wide.denominator")
+        total.next_to(VGroup(*rows), DOWN, buff=0.45).align_to(rows[0].weight, RIGHT)
+        own = []  # under a head's favourite (not the wide head's): that head's own weight,
+        # beneath the head's term
+        for row, j in zip(rows[1:], picks[1:], strict=True):
+            h = next(h for h in self.heads if self.v.value(f"{self.s}.h{h}.top_source") == j)
+            mark = self.bound("Head {h}: {a}", 20, self.head_colour(h),
+                              h=f"dims.head_numbers[{h - 1}]", a=f"{self.s}.h{h}.weights[{j}]")
+            term = row.terms[self.heads.index(h)]
+            own.append(mark.next_to(term, DOWN, buff=0.12).align_to(term, LEFT))
+        table = VGroup(header, *rows, total, *own)
+        top_y = heading.get_bottom()[1] - 0.5
+        table.scale(min(1.3, 13.0 / table.width, (top_y - (SAFE_BOTTOM + 0.3)) / table.height))
+        table.move_to([0, top_y - table.height / 2, 0])
+        self.sums = table
+        scoring_header = VGroup(*header[:-2])
+        first = rows[0]
+        words = {"w": self.tokens[top]}
+        self.tell("Why does the wide head favour “{w}”? For each source, its dot product adds "
+                  "up every head's.", fade_in(scoring_header, first.scoring),
+                  cues=[("adds", lambda: self.point_at(first.terms, first.sum))], words=words)
+        slots = {f"a{chr(97 + k)}": f"{self.s}.h{h}.dots[{top}]"
+                 for k, h in enumerate(self.heads)}
+        terms = " + ".join("{" + slot + "}" for slot in slots)
+        self.tell("For “{w}”: " + terms + " = {c}, divided by √{j} = {x}, gives the score {y}.",
+                  cues=[("{c}", lambda: self.point_at(first.sum)),
+                        ("{x}", lambda: self.point_at(first.scale)),
+                        ("{y}", lambda: self.point_at(first.score))],
+                  words=words, c=f"{self.s}.wide.dots[{top}]", j="dims.joined",
+                  x=f"{self.s}.wide.scale", y=f"{self.s}.wide.scores[{top}]", **slots)
+        if len({str(self.v.value(key)) for key in slots.values()}) == 1:
+            if len(self.heads) == 2:
+                self.tell("Head {a} and head {b} happen to give “{w}” the same dot product.",
+                          self.point_at(first.terms), words=words, a="dims.head_numbers[0]",
+                          b="dims.head_numbers[1]")
+            else:
+                self.tell("Every head happens to give “{w}” the same dot product.",
+                          self.point_at(first.terms), words=words)
+        for row, j, mark in zip(rows[1:], picks[1:], own, strict=True):
+            favourite = next(h for h in self.heads
+                             if self.v.value(f"{self.s}.h{h}.top_source") == j)
+            slots = {f"a{chr(97 + k)}": f"{self.s}.h{h}.dots[{j}]"
+                     for k, h in enumerate(self.heads)}
+            terms = " + ".join("{" + slot + "}" for slot in slots)
+            self.tell("Head {h}'s favourite, “{w}”, which it weights {o}, totals " + terms
+                      + " = {c}: a lower score, {y}.", fade_in(row.scoring),
+                      cues=[("{o}", lambda mark=mark: AnimationGroup(fade_in(mark),
+                                                                     self.point_at(mark))),
+                            ("totals", lambda row=row: self.point_at(row.terms, row.sum)),
+                            ("{y}", lambda row=row: self.point_at(row.score))],
+                      words={"w": self.tokens[j]}, h=f"dims.head_numbers[{favourite - 1}]",
+                      o=f"{self.s}.h{favourite}.weights[{j}]",
+                      c=f"{self.s}.wide.dots[{j}]", y=f"{self.s}.wide.scores[{j}]", **slots)
+        self.tell("The softmax raises e to each score: e to the {y} is {e}, and over all {n} "
+                  "sources these add up to {d}.", fade_in(header[-2], *(row.exp for row in rows)),
+                  cues=[("{e}", lambda: self.point_at(first.exp)),
+                        ("{d}", lambda: FadeIn(total))],
+                  y=f"{self.s}.wide.scores[{top}]", e=f"{self.s}.wide.exps[{top}]",
+                  n="dims.tokens", d=f"{self.s}.wide.denominator")
+        for row, j in zip(rows, picks, strict=True):
+            self.tell("The weight of “{w}” is {e} ÷ {d} = {x}.",
+                      *([fade_in(header[-1])] if j == top else []),
+                      cues=[("{x}", lambda row=row: AnimationGroup(
+                          fade_in(row.weight), self.point_at(row.exp, row.weight)))],
+                      words={"w": self.tokens[j]}, e=f"{self.s}.wide.exps[{j}]",
+                      d=f"{self.s}.wide.denominator", x=f"{self.s}.wide.weights[{j}]")
+        self.tell("So one weight row pools every head's match, and “{w}”, with the largest "
+                  "total, gets the largest weight.", words=words,
+                  cues=[("“{w}”", lambda: self.point_at(first))])
+
+    def messages(self, heading: Mobject) -> None:
+        """The wide head's message against the separate heads' joined messages, under the
+        name of what each coordinate carries; then, where the features are known, how the
+        coordinates of the head the wide row resembles fare, and one coordinate worked as
+        its sum of weight × value for the wide head and for the head it weakens."""
+        shown = shown_indices(self.ws.d_model)
+        d = self.ws.d_head
+        size = 26
+        names = carried_names(self, 20)
+        wide_key, joined_key = f"{self.s}.wide.message", f"{self.s}.joined[{self.last}]"
+
+        def row(key: str, coloured: bool) -> list[Mobject]:
+            return [self.label("…", size, MUTED) if k is None else
+                    self.num(f"{key}[{k}]", size,
+                             self.head_colour(k // d + 1) if coloured else INK)
+                    for k in shown]
+
+        wide_row, joined_row = row(wide_key, False), row(joined_key, True)
+        pitch = max(m.width for m in [*names, *wide_row, *joined_row]) + 0.45
+        for c, (name, a, b) in enumerate(zip(names, wide_row, joined_row, strict=True)):
+            for mob, y in ((name, 0.8), (a, 0.0), (b, -0.8)):
+                mob.move_to([c * pitch, y, 0])
+        titles = VGroup(self.label("wide head", 22, INK),
+                        self.label("separate heads, joined", 22, INK))
+        start = min(m.get_left()[0] for m in [*names, *wide_row, *joined_row])
+        for title, y in zip(titles, (0.0, -0.8), strict=True):
+            title.move_to([start - 0.5, y, 0], aligned_edge=RIGHT)
+        wide_line = VGroup(titles[0], *wide_row)
+        joined_line = VGroup(titles[1], *joined_row)
+        head_row = VGroup(*names)
+        table = VGroup(head_row, wide_line, joined_line)
+        table.wide, table.joined, table.shown = wide_row, joined_row, shown
+        fit(table, 13.0)
+        known = all(copied_features(self.v, h, "V") is not None for h in self.heads)
+        sums = self.coordinate_sums() if known and len(self.heads) > 1 else None
+        if sums is None:
+            table.move_to([0, (heading.get_bottom()[1] + SAFE_BOTTOM) / 2, 0])
+        else:
+            table.next_to(heading, DOWN, buff=0.4).set_x(0)
+            fit(sums, 13.0, table.get_bottom()[1] - 0.35 - (SAFE_BOTTOM + 0.1))
+            sums.next_to(table, DOWN, buff=0.35).set_x(0)
+        named = {}
+        if known:
+            parts = []
+            for k in shown:
+                if k is None:
+                    parts.append("…")
+                    continue
+                feature = copied_features(self.v, k // d + 1, "V")[k % d]
+                named[f"f{k}"] = self.ws.lesson.features[feature]
+                parts.append("{f" + str(k) + "} {x" + str(k) + "}")
+            listing = ENGLISH.join(parts)
+        else:
+            listing = ""
+        keys_w = {f"x{k}": f"{wide_key}[{k}]" for k in shown if k is not None}
+        keys_j = {f"x{k}": f"{joined_key}[{k}]" for k in shown if k is not None}
+        inner_w, vec_w = vector("w", wide_key, self.ws.d_model)
+        inner_j, vec_j = vector("s", joined_key, self.ws.d_model)
+        self.tell("Each coordinate of a message carries one feature of the values, named "
+                  "above it in the colour of the head whose values hold it." if known
+                  else "Each coordinate of a message comes from one "
+                  "head's values; that head is named above it.", fade_in(head_row, titles),
+                  cues=[("named", lambda: self.point_at(head_row))])
+        if known:
+            self.tell("Mixed with that single row, the wide head's message carries "
+                      + listing + ".", fade_in(*wide_row),
+                      cues=[("carries", lambda: self.point_at(wide_line))],
+                      words=named, **keys_w)
+        else:
+            self.tell("Mixed with that single row, the wide head's message is " + inner_w
+                      + ", coordinate by coordinate.", fade_in(*wide_row),
+                      cues=[("message", lambda: self.point_at(wide_line))], **vec_w)
+        if len(self.heads) == 1:
+            self.tell("The one head, on its own, sends the same: " + inner_j + ".",
+                      fade_in(*joined_row), cues=[("same", lambda: self.point_at(joined_line))],
+                      **vec_j)
+        elif known:
+            self.tell("The separate heads, each with its own row, send " + listing
+                      + " once joined.", fade_in(*joined_row),
+                      cues=[("separate", lambda: self.point_at(joined_line))],
+                      words=named, **keys_j)
+        else:
+            self.tell("The separate heads, each with its own row, send " + inner_j
+                      + " once joined.", fade_in(*joined_row),
+                      cues=[("separate", lambda: self.point_at(joined_line))], **vec_j)
+        if sums is not None:
+            self.tell_kept(table, sums.twin)
+            self.tell_sums(table, sums)
+        self.play(*filter(None, [self.unpoint()]))
+
+    def coordinate_sums(self) -> VGroup | None:
+        """For the first head whose favourite is not the wide head's: the coordinate it
+        sends most, worked as a sum of weight × value, for the wide head and for that head,
+        side by side: the two heaviest sources, the rest, and the total. ``None`` when every
+        head favours the wide head's source.
+
+        Attributes: ``blocks`` (the wide head's, the head's; each with ``title``, ``rows``
+        (the two heaviest sources'), ``rest`` and ``total``), ``head``, ``column`` (the
+        coordinate in the joined row), ``feature``, ``twin`` (the first head that favours the
+        wide head's source, or ``None``)."""
+        top = self.v.value(f"{self.s}.wide.top_source")
+        head = next((h for h in self.heads
+                     if self.v.value(f"{self.s}.h{h}.top_source") != top), None)
+        if head is None:
+            return None
+        c = self.v.value(f"{self.s}.h{head}.message_top")
+        k = (head - 1) * self.ws.d_head + c
+        feature = self.ws.lesson.features[copied_features(self.v, head, "V")[c]]
+        blocks = VGroup(
+            self.sum_block(f"{self.s}.wide", k, INK,
+                           self.bound("wide head: {f}", 22, INK, words={"f": feature})),
+            self.sum_block(f"{self.s}.h{head}", c, self.head_colour(head),
+                           self.bound("Head {h}: {f}", 22, self.head_colour(head),
+                                      words={"f": feature},
+                                      h=f"dims.head_numbers[{head - 1}]")))
+        blocks.arrange(RIGHT, buff=1.2, aligned_edge=UP)
+        note = self.label("weights rounded; each part uses the unrounded weight", 18, MUTED)
+        sums = VGroup(blocks, note.next_to(blocks, DOWN, buff=0.25))
+        sums.blocks, sums.head, sums.column, sums.feature = blocks, head, k, feature
+        twin = self.v.value(f"{self.s}.wide.twin")
+        sums.twin = twin + 1 if twin >= 0 else None
+        return sums
+
+    def sum_block(self, prefix: str, coordinate: int, colour: str, title: Mobject) -> VGroup:
+        """One coordinate of a head's message (``prefix`` its values) as a sum worked in
+        columns: each of its two heaviest sources' weight × value and part, the rest, a
+        rule and the total, the parts set right under one another."""
+        size = 22
+        order = self.v.value(f"{prefix}.order")[:2]
+        rows = []
+        for j in order:
+            word = self.word(self.tokens[j], size)
+            product = self.bound("{a} × {v}", size, colour, mono=True,
+                                 a=f"{prefix}.weights[{j}]", v=f"{prefix}.V[{j}][{coordinate}]")
+            part = self.bound("≈ {x}", size, INK, mono=True,
+                              x=f"{prefix}.contributions[{j}][{coordinate}]")
+            rows.append(VGroup(word, product, part))
+        rest = VGroup(self.label("the rest", size, MUTED),
+                      self.bound("{x}", size, INK, mono=True, x=f"{prefix}.rest[{coordinate}]"))
+        total = self.bound("{x}", size, INK, mono=True, x=f"{prefix}.message[{coordinate}]")
+        word_right = max(r[0].width for r in rows) + 0.0
+        product_left = word_right + 0.35
+        part_right = product_left + max(r[1].width for r in rows) + 0.35 + max(
+            r[2].width for r in rows)
+        for i, line in enumerate(rows):
+            y = -0.55 * i
+            line[0].move_to([word_right, y, 0], aligned_edge=RIGHT)
+            line[1].move_to([product_left, y, 0], aligned_edge=LEFT)
+            line[2].move_to([part_right, y, 0], aligned_edge=RIGHT)
+        rest[0].move_to([word_right, -1.1, 0], aligned_edge=RIGHT)
+        rest[1].move_to([part_right, -1.1, 0], aligned_edge=RIGHT)
+        rule = Line([part_right - 1.2, -1.42, 0], [part_right, -1.42, 0], stroke_color=MUTED,
+                    stroke_width=2)
+        total.move_to([part_right, -1.75, 0], aligned_edge=RIGHT)
+        for line in rows:  # each row's word and product in line with its part
+            for mob in line[:2]:
+                mob.set_y(line[2].get_y())
+        body = VGroup(*rows, rest, rule, total)
+        title.next_to(body, UP, buff=0.3).align_to(body, LEFT)
+        block = VGroup(title, body)
+        block.title, block.rows, block.rest, block.total = title, rows, rest, total
+        block.rule = rule
+        return block
+
+    def tell_kept(self, table: VGroup, twin: int | None) -> None:
+        """How the coordinates of the head whose favourite the wide head shares come
+        through: one about the same, one that changes much, when there are such (said only
+        then)."""
+        w, d, shown = f"{self.s}.wide", self.ws.d_head, table.shown
+        a, b = self.v.value(f"{w}.kept"), self.v.value(f"{w}.changed")
+        if twin is None or a not in shown or b not in shown:
+            return  # none such (-1), or a coordinate the table elides
+        copies = copied_features(self.v, twin, "V")
+        words = {"f": self.ws.lesson.features[copies[a % d]],
+                 "g": self.ws.lesson.features[copies[b % d]]}
+        places = [shown.index(a), shown.index(b)]
+        pairs = [VGroup(table.wide[p], table.joined[p]) for p in places]
+        self.tell("Head {h}'s {f} comes through almost the same, {a} against {b}; its {g} "
+                  + ("drops" if self.v.value(f"{w}.changed_drops") else "grows")
+                  + ", {c} against {e}.",
+                  cues=[("{f}", lambda: self.point_at(pairs[0])),
+                        ("{g}", lambda: self.point_at(pairs[1]))],
+                  words=words, h=f"dims.head_numbers[{twin - 1}]",
+                  a=f"{self.s}.wide.message[{a}]", b=f"{self.s}.joined[{self.last}][{a}]",
+                  c=f"{self.s}.wide.message[{b}]", e=f"{self.s}.joined[{self.last}][{b}]")
+
+    def tell_sums(self, table: VGroup, sums: VGroup) -> None:
+        """The coordinate worked as a sum for the wide head and for the head it weakens;
+        then what the shared row costs, on the two messages' numbers."""
+        wide, own = sums.blocks
+        k, head, twin = sums.column, sums.head, sums.twin
+        c = k - (head - 1) * self.ws.d_head
+        w, h = f"{self.s}.wide", f"{self.s}.h{head}"
+        first, second = self.v.value(f"{w}.order")[:2]
+        mine = self.v.value(f"{h}.order")[0]
+        self.tell("Each coordinate adds up weight × value over the sources: the wide head's "
+                  "{f} takes {a} × {v}, about {x}, from “{u}”,",
+                  fade_in(wide.title, *wide.rows[0]),
+                  cues=[("takes", lambda: self.point_at(wide.rows[0]))],
+                  words={"f": sums.feature, "u": self.tokens[first]},
+                  a=f"{w}.weights[{first}]", v=f"{w}.V[{first}][{k}]",
+                  x=f"{w}.contributions[{first}][{k}]")
+        self.tell("then {a} × {v}, about {x}, from “{u}”, and {r} from the rest: {m} in all.",
+                  cues=[("then", lambda: AnimationGroup(fade_in(*wide.rows[1]),
+                                                         self.point_at(wide.rows[1]))),
+                        ("rest", lambda: AnimationGroup(fade_in(wide.rest),
+                                                        self.point_at(wide.rest))),
+                        ("all", lambda: AnimationGroup(
+                            fade_in(wide.rule, wide.total, sums[1]),
+                            self.point_at(wide.total)))],
+                  words={"u": self.tokens[second]}, a=f"{w}.weights[{second}]",
+                  v=f"{w}.V[{second}][{k}]", x=f"{w}.contributions[{second}][{k}]",
+                  r=f"{w}.rest[{k}]", m=f"{w}.message[{k}]")
+        self.tell("Head {h} takes its {f} mostly from “{u}”: {a} × {v}, about {x}, and {m} "
+                  "in all.", fade_in(own),
+                  cues=[("mostly", lambda: self.point_at(own.rows[0])),
+                        ("in all", lambda: self.point_at(own.total))],
+                  words={"f": sums.feature, "u": self.tokens[mine]},
+                  h=f"dims.head_numbers[{head - 1}]", a=f"{h}.weights[{mine}]",
+                  v=f"{h}.V[{mine}][{c}]", x=f"{h}.contributions[{mine}][{c}]",
+                  m=f"{h}.message[{c}]")
+        # The takeaway, on the two messages' numbers for this coordinate.
+        shown = table.shown
+        both = VGroup(*(row[shown.index(k)] if k in shown else VGroup(*row)
+                        for row in (table.wide, table.joined)))
+        weak = {first: wide.rows[0], second: wide.rows[1]}.get(mine, wide.rest)
+        role = self.ws.lesson.head_names[head - 1]
+        signal = ("head {h}'s {r} signal" if role != f"head {head}" else "head {h}'s signal")
+        like = "The wide head's one row looks like head {t}'s, so " if twin is not None else \
+            "With one row for all, "
+        self.tell(like + signal + " from “{u}” is weakened, not lost: {p} still arrives, and "
+                  "{f} is {m} against {n}.",
+                  cues=[("weakened", lambda: self.point_at(weak[-1], own.rows[0][-1],
+                                                           each=True)),
+                        ("{m}", lambda: self.point_at(both))],
+                  words={"f": sums.feature, "u": self.tokens[mine], "r": role},
+                  h=f"dims.head_numbers[{head - 1}]",
+                  **({"t": f"dims.head_numbers[{twin - 1}]"} if twin is not None else {}),
+                  p=f"{w}.contributions[{mine}][{k}]", m=f"{w}.message[{k}]",
+                  n=f"{self.s}.joined[{self.last}][{k}]")
