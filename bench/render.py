@@ -26,6 +26,7 @@ sys.path.insert(0, str(ROOT))
 
 from outline import lecture_order  # noqa: E402
 from render.scenes import HEAP_FRAMES, MANIM_FLAGS, SCENES_DIR  # noqa: E402
+from scenes import drawing  # noqa: E402
 from worksheet import DEFAULT_WORKSHEET, load_worksheet  # noqa: E402
 
 
@@ -34,7 +35,7 @@ def render(module: str, scene: str, quality: str, tunables: str | None,
     """One render: user CPU, system CPU, minor page faults, the clip's sha256."""
     env = {**os.environ, "LECTURE_WORKSHEET": str(DEFAULT_WORKSHEET),
            "LECTURE_NARRATION": "none", "LECTURE_VALUES": "",
-           "LECTURE_DRAWN": "ends" if quality == "draft" else ""}  # as a build sets it
+           **drawing(quality)}  # as a build sets it
     env.pop("GLIBC_TUNABLES", None)
     if tunables:
         env["GLIBC_TUNABLES"] = tunables

@@ -132,8 +132,7 @@ def render_scene(entry: SceneEntry, worksheet: Path, quality: str,
                "LECTURE_EXPERIMENT": str(experiment.resolve()) if experiment
                else NO_EXPERIMENT,
                "LECTURE_VALUES": str(values.resolve()) if values else "",
-               # draft draws each animation's end only (scenes.kit.scene.DRAWN)
-               "LECTURE_DRAWN": "ends" if quality == "draft" else "",
+               **scenes.drawing(quality),
                "GLIBC_TUNABLES": ":".join(filter(None, (os.environ.get("GLIBC_TUNABLES"),
                                                          HEAP_FRAMES)))}
         returncode, output = _run(command, env, entry, cancel)

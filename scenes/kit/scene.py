@@ -33,6 +33,7 @@ from manim.animation.animation import Wait, prepare_animation
 from manim.utils.family import extract_mobject_family_members
 
 from outline import check_limits, lecture_order
+from scenes import DRAWN, ENDS_ONLY
 from scenes.kit.components import Components, WeightBar, cued, model_map
 from scenes.kit.fade import Fade, fade_out
 from scenes.kit.laid_out import LAID_OUT
@@ -59,12 +60,6 @@ from scenes.kit.record import (
     pixel_box,
 )
 from scenes.kit.text import Bound, Word, _no_digits, check_word, fill
-
-DRAWN = "LECTURE_DRAWN"
-"""The environment variable that says which frames a render draws: ``ends`` draws only
-the picture each animation ends on (see :meth:`LectureScene.play_internal`); otherwise
-every frame."""
-ENDS_ONLY = "ends"
 
 BREATH = 0.35
 """Least quiet after a spoken sentence before the next one; a step played in between
