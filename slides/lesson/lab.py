@@ -377,7 +377,7 @@ def _swap(book: Book, section: Section) -> None:
         "The batch's tensors from the embeddings to the update, as the batch slides computed "
         "them; a dashed frame holds the ones the library call computes inside itself, from "
         "the projection to the output matrix", 1, masked=True, mask_from=2, cell=10.0,
-        reach=96.0, inside=(1, 3, (Text("inside mha(E, E, E)"),)))
+        reach=84.0, operation_size=20.0, inside=(1, 3, (Text("inside mha(E, E, E)"),)))
     section.add("swap", "One call in place of our layer's lines", [
         *_cells(
             [("E = token_embedding(X) + position_embedding(arange(T))",
@@ -411,7 +411,7 @@ def _check(book: Book, section: Section) -> None:
     """The library layer inside the whole model: the same logits, next words and loss."""
     rows = [(i, name, model) for i, name in enumerate(book.sentences)
             for model in ("ours", "library")]
-    names = {"ours": "ours", "library": "PyTorch's"}
+    names = {"ours": "our layer", "library": "PyTorch's layer"}
     bars = pictures.weight_bars(
         book, [(Word(name), Text(f", {names[model]}")) for _, name, model in rows],
         [f"lab.swap.{model}_prob[{i}]" for i, _, model in rows], "neutral",
@@ -423,10 +423,11 @@ def _check(book: Book, section: Section) -> None:
     loss: list[Line] = [("cross_entropy(library_model(X), y)", book.say(
         "{l}; ours: {o}", l=book.n("lab.swap.loss"), o=book.n("lab.loss")))] \
         if book.observed else []
-    section.add("check", "Swap it into the model, then check the model", [
+    section.add("check", "Swap it into the model, then check it", [
         Para(book.say("Our model calls its layer as delta, A = attention(E). A small wrapper "
                       "gives PyTorch's layer that call; in the model's place, it must leave "
-                      "every prediction as it was.")),
+                      "every prediction as it was. The bars: each sentence's likeliest next "
+                      "word, with its probability.")),
         *_cells(
             [("class Library(nn.Module):", "PyTorch's layer, called like ours"),
              ("    def forward(self, E):", None),

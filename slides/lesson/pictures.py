@@ -1283,14 +1283,15 @@ def tensor_steps(book: Book, steps: Sequence[Step],
     ``operation_size`` sets the arrows' names (larger where a strip is drawn small).
     ``inside`` holds ``(first, last, name)``: the steps from ``first`` to ``last``, with the
     arrows into and out of them, happen within one call, framed dashed under ``name``; only
-    the tensors outside the frame are what the caller holds.
+    the tensors outside the frame are what the caller holds (``first`` is at least 1: the
+    call's input stands outside it).
     """
     lift = 0.0
     if headers:
         lift = max(_span((book.head(h),), _SMALL) for h in book.heads) * 0.71 + 12
     if inside is not None:
         lift += 40.0  # the frame's name above the tensors' names
-    starts: list[float] = []  # each tensor's left edge
+    frame_left = 0.0
     frame_right = 0.0
     x, top = 20.0, 44.0 + lift
     shapes: list[Shape] = []
@@ -1311,7 +1312,6 @@ def tensor_steps(book: Book, steps: Sequence[Step],
                                       masked and i >= mask_from, head)
         shapes += drawn
         heights.append(height)
-        starts.append(x)
         bottom = top + height + 30
         named = headers and axes.endswith("D") and not batched
         shapes.append(_label(x, top - 18 - (lift if named else 0.0), *name, bold=True))
@@ -1336,6 +1336,11 @@ def tensor_steps(book: Book, steps: Sequence[Step],
                              "ink")
             shapes.append(_label(x + width + 64, row_y + cell / 2 + 7, *added, size=_FONT))
             right = max(right, x + width + 64 + _span(added, _FONT))
+        if inside is not None and i == inside[0] - 1:
+            # the frame's edge passes right of this tensor's labels, its arrow starts past it
+            edge = max(x + width, name_right, right) + 6
+            frame_left = edge
+            x = max(x, edge + 24 - width - 30)  # the arrow then starts at edge + 24 or later
         x += width + 30
         if i < len(operations) and operations[i] is None:
             x = max(x + 10, name_right + 16)  # side by side, but never name on name
@@ -1345,11 +1350,11 @@ def tensor_steps(book: Book, steps: Sequence[Step],
                                  anchor="middle", size=operation_size, tone="muted"))
             x += reach + 30
         if inside is not None and i == inside[1]:
-            frame_right = x - 15  # past the arrow out of the call, short of the next tensor
+            frame_right = x - 12  # past the arrow out of the call, short of the next tensor
     height = top + max(heights, default=0.0) + 50
     if inside is not None:
-        first, _, name = inside
-        left, upper = starts[first] - 15, top - 44
+        name = inside[2]
+        left, upper = frame_left, top - 44
         lower = top + max(heights, default=0.0) + 44
         shapes.append(Rect(_r(left), _r(upper), _r(frame_right - left), _r(lower - upper),
                            "none", "muted", 2.5, dashed=True, role="call"))
