@@ -473,7 +473,7 @@ def test_the_library_swap_frames_what_one_call_replaces_and_keeps_the_rest(case)
     assert len(inside) == B * H * T * (D // H) + B * H * T * T + B * T * D
     assert len(blocks) - len(inside) == 2 * B * T * D
     framed = [text(x.glyphs) for x in picture.shapes if isinstance(x, Label)
-              and x.y < frame.y]
+              and x.y < frame.y and frame.x < x.x < frame.x + frame.w]  # over the frame
     assert framed == ["inside mha(E, E, E)"]
 
 
