@@ -589,7 +589,7 @@ def lab(doc: Doc) -> dict[str, Any]:
     for model in ("ours", "library"):
         out[f"lab.swap.{model}_id"] = best
         out[f"lab.swap.{model}_prob"] = batch_probs[np.arange(batch), best]
-    out.update({"lab.swap.max_diff_logits": 0.0, "lab.swap.max_diff_A": 0.0})
+    out["lab.swap.max_diff_logits"] = 0.0
     if targets:
         out["lab.swap.loss"] = out["lab.loss"]
     first, _, _ = lm_loss(params, X[:1], None, heads)

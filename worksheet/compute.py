@@ -64,8 +64,7 @@ zero):
     ``lab.mix.*``: where each piece of a joined row comes from, joined right and wrong;
     ``lab.swap.*``: the batch model with PyTorch's layer in place of ours, each sentence's
     likeliest next word ``ours_id``/``library_id`` and its probability
-    ``ours_prob``/``library_prob``, the largest gaps ``max_diff_logits`` and
-    ``max_diff_A``).
+    ``ours_prob``/``library_prob``, the largest gap ``max_diff_logits``).
 ``trained.results.*``
     only with an experiment (:mod:`worksheet.results`): what it trained on and how
     (``seeds``, ``seed_count``, ``steps``, ``batch``, ``context``, ``tokens_per_step``,
@@ -842,16 +841,13 @@ class _LibraryAttention(nn.Module):
 
 def _lab_swap(sheet: _Sheet, ws: Worksheet, X: torch.Tensor) -> None:
     """The batch model with PyTorch's layer in place of ours: each sentence's likeliest next
-    word and its probability from both models, the largest gap between their logits and
-    between their weights, and (with observed targets) the library model's loss."""
+    word and its probability from both models, the largest gap between their logits, and
+    (with observed targets) the library model's loss."""
     ours = TinyLM.from_worksheet(ws).eval()
     library = TinyLM.from_worksheet(ws).eval()
     library.attention = _LibraryAttention(to_pytorch(ours.attention))
     with torch.no_grad():
         logits, logits_api = ours(X), library(X)
-        E = ours.embed(X)
-        _, A = ours.attention(E)
-        _, A_api = library.attention(E)
     for name, scores in (("ours", logits), ("library", logits_api)):
         probs = scores.softmax(dim=-1)
         best = probs.argmax(dim=-1)
@@ -859,7 +855,6 @@ def _lab_swap(sheet: _Sheet, ws: Worksheet, X: torch.Tensor) -> None:
         sheet.put(f"lab.swap.{name}_prob", probs[torch.arange(len(best)), best], _F3)
     scale = max(1.0, float(logits.abs().max()))
     sheet.put("lab.swap.max_diff_logits", (logits - logits_api).abs().max() / scale, _B)
-    sheet.put("lab.swap.max_diff_A", (A - A_api).abs().max(), _B)
     if ws.lesson.targets:
         y = torch.tensor([ws.vocab.index(ws.lesson.targets[name]) for name in ws.sentences])
         sheet.put("lab.swap.loss", F.cross_entropy(logits_api, y), _F3)
