@@ -419,19 +419,100 @@ def test_generation_reloads_crops_repeats_and_spells_out_its_word(case) -> None:
     assert len(cropped) == max(0, len(chips) - context)
 
 
-def test_the_library_check_says_what_the_layer_replaces_and_names_every_tensor(case) -> None:
-    """Under the code, on the map: the layer stands in for the heads, their concatenation and
-    W_O, not for the embeddings, the residual or the MLP; every name the code uses that no
-    earlier listing defined is said in the text."""
-    s = slide(case["deck"], "lab-library-check")
-    said = text(tuple(b for b in s.blocks if isinstance(b, Para)))
+def _library_model(ws: Worksheet, X: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """The worksheet's model run here with PyTorch's own layer as its attention, written
+    from the worksheet's arrays: ``(logits, probabilities)`` after each sentence's last
+    token."""
+    def t(array: Any) -> torch.Tensor:
+        return torch.tensor(np.asarray(array), dtype=torch.float64)
+
+    mha = torch.nn.MultiheadAttention(ws.d_model, ws.n_heads, bias=False, batch_first=True,
+                                      dtype=torch.float64)
+    packed = {kind: torch.cat([t(getattr(head, kind)) for head in ws.heads], dim=1)
+              for kind in ("Q", "K", "V")}
+    with torch.no_grad():
+        mha.in_proj_weight.copy_(torch.cat([packed[k].T for k in ("Q", "K", "V")]))
+        mha.out_proj.weight.copy_(t(ws.W_O).T)
+        E = t(ws.tok_emb)[X] + t(ws.pos_emb)[: X.shape[1]]
+        future = torch.ones(X.shape[1], X.shape[1], dtype=torch.bool).triu(1)
+        delta, _ = mha(E, E, E, attn_mask=future)
+        last = (E + delta)[:, -1]
+        logits = torch.relu(last @ t(ws.W_hidden) + t(ws.b_hidden)) @ t(ws.W_vocab) \
+            + t(ws.b_vocab)
+    return logits, logits.softmax(dim=-1)
+
+
+def test_the_library_swap_frames_what_one_call_replaces_and_keeps_the_rest(case) -> None:
+    """The batch code's embedding line, the call and the residual and readout, in that
+    order; the call's shapes are torch's; the picture frames the tensors the call computes
+    inside itself (every cell of them) and leaves the embeddings and the update outside."""
+    ws: Worksheet = case["ws"]
+    s = slide(case["deck"], "lab-library-swap")
+    lines = listing(s)
+    code = [c for c, _ in lines]
+    at = {name: next(i for i, c in enumerate(code) if name in c)
+          for name in ("token_embedding(X)", "mha(E, E, E", "E + delta", "readout(")}
+    assert at["token_embedding(X)"] < at["mha(E, E, E"] < at["E + delta"] < at["readout("]
+    for name in ("token_embedding(X)", "E + delta", "readout("):
+        assert lines[at[name]][1].startswith("ours"), name
+    B, T = len(ws.sentences), len(ws.ids(next(iter(ws.sentences))))
+    D, H = ws.d_model, ws.n_heads
+    mha = torch.nn.MultiheadAttention(D, H, bias=False, batch_first=True,
+                                      dtype=torch.float64)
+    E = torch.zeros(B, T, D, dtype=torch.float64)
+    delta, A = mha(E, E, E, attn_mask=torch.ones(T, T, dtype=torch.bool).triu(1),
+                   average_attn_weights=False)
+    returned = lines[at["mha(E, E, E"] + 1][1]
+    assert [int(n) for n in re.findall(r"\d+", returned)] == [*delta.shape, *A.shape]
     (picture,) = pictures_in(s.blocks)
-    brackets = {text(shape.glyphs) for shape in picture.shapes if isinstance(shape, Label)}
-    assert {"PyTorch's layer", "ours"} <= brackets
+    (frame,) = [r for r in picture.shapes if isinstance(r, Rect) and r.role == "call"]
+    assert frame.dashed
+    blocks = [r for r in picture.shapes if isinstance(r, Rect) and r.role == "block"]
+    inside = [r for r in blocks if frame.x < r.x and r.x + r.w < frame.x + frame.w]
+    # inside: the queries split into heads, the weights, the joined rows; outside: E, ΔE
+    assert len(inside) == B * H * T * (D // H) + B * H * T * T + B * T * D
+    assert len(blocks) - len(inside) == 2 * B * T * D
+    framed = [text(x.glyphs) for x in picture.shapes if isinstance(x, Label)
+              and x.y < frame.y and frame.x < x.x < frame.x + frame.w]  # over the frame
+    assert framed == ["inside mha(E, E, E)"]
+
+
+def test_the_library_check_runs_the_whole_model_with_pytorchs_layer(case) -> None:
+    """The check swaps the layer into the model and compares the model's logits; each
+    sentence's bars give the word and probability that PyTorch's layer, run here inside
+    the worksheet's model, predicts, the same for our model and for the swapped one."""
+    ws: Worksheet = case["ws"]
+    s = slide(case["deck"], "lab-library-check")
     code = " ".join(c for c, _ in listing(s))
-    assert "delta_scratch" not in code and "future" in code
-    notes_said = " ".join(note for _, note in listing(s))
-    assert "future: " in notes_said and "delta: " in notes_said
-    # the copy transposes what PyTorch stores, and the check says its precision
-    notes = " ".join(note for _, note in listing(s))
-    assert "W_Q.T" in code and "W_O.T" in code and "-bit floats" in said + notes
+    assert "library_model.attention = " in code
+    assert "assert_close(library_model(X), model(X))" in code
+    X = torch.tensor([ws.ids(name) for name in ws.sentences])
+    logits, probs = _library_model(ws, X)
+    (picture,) = pictures_in(s.blocks)
+    bars = {r.draws: r for r in picture.shapes if isinstance(r, Rect) and r.role == "bar"}
+    said = {next(g.key for g in x.glyphs if isinstance(g, Num)): text(x.glyphs)
+            for x in picture.shapes if isinstance(x, Label)
+            and any(isinstance(g, Num) for g in x.glyphs)}
+    for i in range(len(ws.sentences)):
+        best = int(probs[i].argmax())
+        pair = [f"lab.swap.{model}_prob[{i}]" for model in ("ours", "library")]
+        assert bars[pair[0]].w == bars[pair[1]].w
+        for key in pair:
+            number, word = said[key].split(" ")
+            assert word == ws.vocab[best]
+            assert abs(float(number) - float(probs[i, best])) <= 5e-4
+    if ws.lesson.targets:
+        y = torch.tensor([ws.vocab.index(ws.lesson.targets[n]) for n in ws.sentences])
+        loss = torch.nn.functional.cross_entropy(logits, y)
+        (note,) = [n for c, n in listing(s) if c.startswith("cross_entropy(")]
+        assert abs(float(note.split(";")[0]) - float(loss)) <= 5e-4
+
+
+def test_the_lab_does_not_explain_again_what_the_pytorch_stack_did(case) -> None:
+    """The PyTorch stack explains how the weights are stored and copied and what the
+    batch_first flag means; the lab's library slides build on it without saying it again."""
+    for id in ("lab-library-swap", "lab-library-check"):
+        s = slide(case["deck"], id)
+        said = text(s.blocks) + " ".join(text(n) for n in s.notes)
+        for told in ("in_proj_weight", "out_proj", "transpose", "batch_first", "W_Q.T"):
+            assert told not in said, (id, told)

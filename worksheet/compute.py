@@ -61,7 +61,10 @@ zero):
     ``[-1, -1]`` for none, and ``twins_same_pixels``; and its colour version: ``channels``,
     ``values_per_patch_rgb``, ``shape.image_rgb``, ``shape.flat_rgb``, ``shape.W_rgb``) and
     the batch lab (with
-    ``lab.mix.*``: where each piece of a joined row comes from, joined right and wrong).
+    ``lab.mix.*``: where each piece of a joined row comes from, joined right and wrong;
+    ``lab.swap.*``: the batch model with PyTorch's layer in place of ours, each sentence's
+    likeliest next word ``ours_id``/``library_id`` and its probability
+    ``ours_prob``/``library_prob``, the largest gap ``max_diff_logits``).
 ``trained.results.*``
     only with an experiment (:mod:`worksheet.results`): what it trained on and how
     (``seeds``, ``seed_count``, ``steps``, ``batch``, ``context``, ``tokens_per_step``,
@@ -88,7 +91,8 @@ zero):
 
 Keys that need observed next words (``S.target``, ``lab.y``, ``lab.target_prob`` (each
 sentence's probability of its target before the step), ``lab.loss``,
-``lab.shape.y``, ``lab.finite_grads``, ``lab.loss_after``) exist only when the worksheet names them.
+``lab.shape.y``, ``lab.finite_grads``, ``lab.loss_after``, ``lab.swap.loss``) exist only
+when the worksheet names them.
 """
 
 from __future__ import annotations
@@ -808,6 +812,7 @@ def _lab(sheet: _Sheet, ws: Worksheet) -> None:
     sheet.put("lab.params", _parameter_count(model), _C)
     sheet.put("lab.param_tensors", len(list(model.parameters())), _C)
     sheet.put("lab.learning_rate", ws.lesson.learning_rate, _P)
+    _lab_swap(sheet, ws, X)
     if ws.lesson.targets:  # the loss needs every sentence's observed next word
         _lab_step(sheet, ws, model, X)
 
@@ -820,6 +825,39 @@ def _lab(sheet: _Sheet, ws: Worksheet) -> None:
     sheet.put("lab.next_id", next_id[0, 0], _I)
     sheet.put("lab.next_prob", next_logits.softmax(dim=-1)[0, next_id[0, 0]], _F3)
     sheet.shape("lab.shape.history", torch.cat([history, next_id], dim=1))
+
+
+class _LibraryAttention(nn.Module):
+    """PyTorch's layer behind the scratch layer's call: ``E`` in, ``(ΔE, A)`` out."""
+
+    def __init__(self, mha: nn.MultiheadAttention) -> None:
+        super().__init__()
+        self.mha = mha
+
+    def forward(self, E: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        return self.mha(E, E, E, attn_mask=causal_mask(E.shape[1]),
+                        average_attn_weights=False)
+
+
+def _lab_swap(sheet: _Sheet, ws: Worksheet, X: torch.Tensor) -> None:
+    """The batch model with PyTorch's layer in place of ours: each sentence's likeliest next
+    word and its probability from both models, the largest gap between their logits, and
+    (with observed targets) the library model's loss."""
+    ours = TinyLM.from_worksheet(ws).eval()
+    library = TinyLM.from_worksheet(ws).eval()
+    library.attention = _LibraryAttention(to_pytorch(ours.attention))
+    with torch.no_grad():
+        logits, logits_api = ours(X), library(X)
+    for name, scores in (("ours", logits), ("library", logits_api)):
+        probs = scores.softmax(dim=-1)
+        best = probs.argmax(dim=-1)
+        sheet.put(f"lab.swap.{name}_id", best, _I)
+        sheet.put(f"lab.swap.{name}_prob", probs[torch.arange(len(best)), best], _F3)
+    scale = max(1.0, float(logits.abs().max()))
+    sheet.put("lab.swap.max_diff_logits", (logits - logits_api).abs().max() / scale, _B)
+    if ws.lesson.targets:
+        y = torch.tensor([ws.vocab.index(ws.lesson.targets[name]) for name in ws.sentences])
+        sheet.put("lab.swap.loss", F.cross_entropy(logits_api, y), _F3)
 
 
 def _joined_pieces(sheet: _Sheet, shape: torch.Size) -> None:

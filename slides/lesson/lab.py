@@ -22,6 +22,7 @@ from slides.context import (
     Row,
     Runs,
     Stack,
+    Sub,
     Table,
     Text,
     Word,
@@ -72,14 +73,17 @@ def _strip(book: Book, steps: list[pictures.Step],
            fragment: int | None, masked: bool = False,
            added: tuple[Glyph, ...] = (), cell: float = 14.0,
            mask_from: int = 0, reach: float = 90.0,
-           operation_size: float = 18.0) -> pictures.Picture:
+           operation_size: float = 18.0,
+           inside: tuple[int, int, tuple[Glyph, ...]] | None = None) -> pictures.Picture:
     """The batch's tensors along some lines of the code, drawn from their shapes (cells
     of ``cell`` units: smaller on a slide with a longer listing; arrows ``reach`` long:
     shorter on a long chain; ``operation_size``, the arrows' names). With ``masked``,
-    grids from step ``mask_from`` on grey their future sources."""
+    grids from step ``mask_from`` on grey their future sources; ``inside`` frames the steps
+    one call computes (:func:`~slides.lesson.pictures.tensor_steps`)."""
     picture = pictures.tensor_steps(book, steps, operations, what, size="strip", cell=cell,
                                     masked=masked, added=added, mask_from=mask_from,
-                                    reach=reach, operation_size=operation_size)
+                                    reach=reach, operation_size=operation_size,
+                                    inside=inside)
     return pictures.Picture(picture.width, picture.height, picture.description,
                             picture.shapes, picture.size, fragment)
 
@@ -354,48 +358,107 @@ WRITTEN = ("The", "fisherman", "sat", "on", "the")
 
 
 # --------------------------------------------------------------------------- the library
+# The PyTorch stack met the layer on its own: its call, the copied weights, what it leaves
+# out. The lab adds what changes in our batch code: which of its lines the call replaces,
+# which stay, and a check of the whole model with the layer swapped in.
+
+
+def _swap(book: Book, section: Section) -> None:
+    """The batch code's layer lines against one library call; what comes before and after
+    stays ours."""
+    chain = _strip(
+        book, [("lab.shape.E", "BTF", _tensor("E"), None),
+               ("lab.shape.Q_heads", "BHTd", _tensor("Q"), None),
+               ("lab.shape.A", "BHTS", _tensor("A"), None),
+               ("lab.shape.joined", "BTD", _tensor("joined"), None),
+               ("lab.shape.delta", "BTF", _tensor("ΔE"), None)],
+        [_tensor("project, split"), _tensor("score, softmax"), _tensor("mix, join"),
+         (Text("W"), Sub("O"))],
+        "The batch's tensors from the embeddings to the update, as the batch slides computed "
+        "them; a dashed frame holds the ones the library call computes inside itself, from "
+        "the projection to the output matrix", 1, masked=True, mask_from=2, cell=10.0,
+        reach=84.0, operation_size=20.0, inside=(1, 3, (Text("inside mha(E, E, E)"),)))
+    section.add("swap", "One call in place of our layer's lines", [
+        *_cells(
+            [("E = token_embedding(X) + position_embedding(arange(T))",
+              book.say("ours, as before: {s}", s=book.n("lab.shape.E")))],
+            [("mha = to_pytorch(model.attention)", "our weights, copied as before"),
+             ("delta, A = mha(E, E, E, attn_mask=future,", "replaces project … W_O"),
+             ("    average_attn_weights=False)",
+              book.say("{d}, {a}", d=book.n("mha.delta"), a=book.n("mha.A")))],
+            [("updated = E + delta", "ours: the residual"),
+             ("logits = readout(relu(hidden(updated[:, last])))",
+              book.say("ours: {s}", s=book.n("lab.shape.logits")))],
+        ),
+        chain,
+        Para(book.say("Out come {d} and {a}. The queries, keys, values, scores, messages and "
+                      "joined rows stay inside the call: to look at them, as the batch slides "
+                      "did, run our own layer.", d=Math(r"\Delta E"), a=Math("A")),
+             fragment=2, style="note"),
+    ], [
+        book.say("Point at the first line, the embeddings {e}, still ours; then reveal the "
+                 "call, which does every line the batch slides wrote between the embeddings "
+                 "and the residual, from the projections through the same future mask to "
+                 "{wo}, all inside the dashed frame.", e=book.n("lab.shape.E"), wo=Math("W_O")),
+        book.say("Reveal the last two lines: the residual and the prediction layers stay "
+                 "ours. Say the trade: {d} and {a} come back, but the queries, scores and "
+                 "messages stay hidden, so to inspect them keep the hand-written layer.",
+                 d=Math(r"\Delta E"), a=Math("A")),
+    ])
+
+
+def _check(book: Book, section: Section) -> None:
+    """The library layer inside the whole model: the same logits, next words and loss."""
+    rows = [(i, name, model) for i, name in enumerate(book.sentences)
+            for model in ("ours", "library")]
+    names = {"ours": "our layer", "library": "PyTorch's layer"}
+    bars = pictures.weight_bars(
+        book, [(Word(name), Text(f", {names[model]}")) for _, name, model in rows],
+        [f"lab.swap.{model}_prob[{i}]" for i, _, model in rows], "neutral",
+        "Each sentence's likeliest next word and its probability as a bar, from our model "
+        "and from the model with PyTorch's layer, one pair of bars per sentence",
+        values=[(book.n(f"lab.swap.{model}_prob[{i}]"), Text(" "),
+                 book.vocab(f"lab.swap.{model}_id[{i}]")) for i, _, model in rows],
+        size="short", fragments=[1] * len(rows))
+    loss: list[Line] = [("cross_entropy(library_model(X), y)", book.say(
+        "{l}; ours: {o}", l=book.n("lab.swap.loss"), o=book.n("lab.loss")))] \
+        if book.observed else []
+    section.add("check", "Swap it into the model, then check it", [
+        Para(book.say("Our model calls its layer as delta, A = attention(E). A small wrapper "
+                      "gives PyTorch's layer that call; in the model's place, it must leave "
+                      "every prediction as it was. The bars: each sentence's likeliest next "
+                      "word, with its probability.")),
+        *_cells(
+            [("class Library(nn.Module):", "PyTorch's layer, called like ours"),
+             ("    def forward(self, E):", None),
+             ("        return mha(E, E, E, attn_mask=future,", None),
+             ("            average_attn_weights=False)", "(delta, A), as ours")],
+            [("library_model = TinyLM.from_worksheet(worksheet)", "the lecture's weights"),
+             ("library_model.attention = Library()", "the only change"),
+             ("assert_close(library_model(X), model(X))", book.say(
+                 "logits {s}, gap {g}", s=book.n("lab.shape.logits"),
+                 g=book.n("lab.swap.max_diff_logits"))),
+             *loss]),
+        bars,
+    ], [
+        "Say why a wrapper: our model hands its layer E alone and expects (delta, A) back, "
+        "while PyTorch's layer wants query, key and value inputs and the mask; nothing else "
+        "in the model changes.",
+        book.say("Reveal the check: the whole model's logits, {s}, differ by at most {g}, "
+                 "which is rounding, and the bars give every sentence the same word and "
+                 "probability from both models, so the residual, the MLP and the readout take "
+                 "PyTorch's output as they took ours.", s=book.n("lab.shape.logits"),
+                 g=book.n("lab.swap.max_diff_logits")),
+        *((book.say("Read the loss, {l} against {o} with ours: training would start from "
+                    "the same place.", l=book.n("lab.swap.loss"), o=book.n("lab.loss")),)
+          if book.observed else ()),
+    ])
 
 
 def _library(book: Book) -> Stack:
     section = Section("lab-library", "lab", "Lab: PyTorch's layer, and what next")
-    section.add("check", "Copy our weights into PyTorch's layer, then check", [
-        *_cells(
-            [("def to_pytorch(layer):", "ours in, PyTorch's out"),
-             ("    mha = nn.MultiheadAttention(D, heads, bias=False,", book.say(
-                 "D = {d}, heads = {h}", d=book.n("dims.d_model"), h=book.n("dims.heads"))),
-             ("        batch_first=True).to(layer.W_Q.dtype)", book.say(
-                 "{b}-bit floats, like our layer", b=book.n("mha.single.bits"))),
-             ("    with no_grad():", "copying is not a training step"),
-             ("        W = cat([layer.W_Q.T, layer.W_K.T, layer.W_V.T])",
-              book.n("mha.in_proj_weight")),
-             ("        mha.in_proj_weight.copy_(W)", None),
-             ("        mha.out_proj.weight.copy_(layer.W_O.T)", book.say(
-                 "{s}, transposed", s=book.n("mha.out_proj_weight"))),
-             ("    return mha", None)],
-            [("mha = to_pytorch(model.attention)", "future: our causal mask"),
-             ("delta, A = mha(E, E, E, attn_mask=future,", "delta: the update"),
-             ("    average_attn_weights=False)",
-              book.say("{d}, {a}", d=book.n("mha.delta"), a=book.n("mha.A"))),
-             ("assert_close((delta, A), model.attention(E))", book.say(
-                 "gaps {d}, {a}", d=book.n("mha.max_diff_delta"),
-                 a=book.n("mha.max_diff_A")))]),
-        pictures.model_map(book, ("heads", "concat", "W_O"), spans=(
-            ("embeddings", "embeddings", (Text("ours"),)),
-            ("heads", "W_O", (Text("PyTorch's layer"),)),
-            ("residual", "prediction", (Text("ours"),)))),
-    ], [
-        book.say("The library layer replaces every head, their concatenation and {wo}; "
-                 "position tables, the residual, the prediction layers and the training loop "
-                 "stay ours. Point at the transposes in to_pytorch: the library multiplies "
-                 "rows by the transpose of what it stores, and stacks the query, key and "
-                 "value matrices into one in_proj_weight of {a}.", wo=Math("W_O"),
-                 a=book.n("mha.in_proj_weight")),
-        book.say("At the check, read the largest gaps aloud, {d} and {a}: in {b}-bit floats "
-                 "that is rounding, so the two implementations agree. Comparing two random "
-                 "layers would have proved nothing; that is why we copy first.",
-                 d=book.n("mha.max_diff_delta"), a=book.n("mha.max_diff_A"),
-                 b=book.n("mha.single.bits")),
-    ])
+    _swap(book, section)
+    _check(book, section)
     section.add("next", "Next: read a different sequence", [
         *_cells([("delta, A = mha(E, E, E)", "self-attention: one sequence")],
                 [("delta, A = mha(E_target, E_source, E_source)", "cross-attention")]),

@@ -25,8 +25,9 @@ OWN_OPENINGS: dict[str, tuple[tuple[str, ...], str]] = {
                      "The same model in code, now learning: a loss on the observed next words, "
                      "one optimizer step, then generation one token at a time."),
     "lab-library": (("heads", "concat", "W_O"),
-                    "PyTorch's own attention layer in place of the hand-written heads, and "
-                    "where the series goes next."),
+                    "The batch model with PyTorch's layer in place of ours: the lines it "
+                    "replaces, the lines that stay, a check of the whole model, and where "
+                    "the series goes next."),
 }
 """The steps and sentence of a stack that shares its part with others but covers other
 ground (the lab's later stacks); every other stack opens as its part does."""
