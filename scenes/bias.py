@@ -67,9 +67,9 @@ SPREAD = 0.9
 SQUARE_SIDE = 1.5
 """Side of a projection's square of weights, whatever the model width."""
 
-SCRIPT = 0.72
-"""Size of an offset symbol's head and coordinate numbers against its letter (at the
-packed matrix's sizes, still the hall's least size)."""
+LETTER = 1.4
+"""How much larger an offset symbol's letter is than its head and coordinate numbers, which
+keep the packed matrix's size (legible from the back of a hall)."""
 
 
 # --------------------------------------------------------------------------- bias
@@ -278,10 +278,11 @@ class BiasFlag(LibraryScene):
         symbol = self.bound("b{h}{i}", size, self.head_colour(head),
                             h=f"dims.head_numbers[{head - 1}]", i=f"dims.value_numbers[{k}]")
         letter = symbol.submobjects[0]
+        letter.scale(LETTER, about_edge=DOWN + RIGHT)  # the numbers keep the hall's size
         for index, edge in ((0, UP), (1, DOWN)):
-            script = VGroup(*symbol.figure_glyphs(index)).scale(SCRIPT)
+            script = VGroup(*symbol.figure_glyphs(index))
             script.next_to(letter, RIGHT, buff=0.04).align_to(letter, edge)
-            script.shift(edge * script.height * 0.35)
+            script.shift(edge * script.height * 0.3)
         return symbol
 
     def query_offsets(self, weights: VGroup, size: float) -> VGroup:
@@ -363,7 +364,8 @@ class BiasFlag(LibraryScene):
                          for h in self.head_numbers()))
         each = self.bound("each head's W_Q: {s}", 22, INK, s="shapes.W_Q")
         each.next_to(VGroup(weights.bands, names), UP, buff=0.25)
-        packed_name = self.shape("W_Q", "shapes.W_Q_packed", 24).move_to(each)
+        packed_name = self.shape("W_Q", "shapes.W_Q_packed", 24)
+        packed_name.next_to(weights.features, LEFT, buff=0.3)
         offsets_name = self.bound("{n} query offsets", 22, INK,
                                   n="bias.offsets_per_projection")
         offsets_name.next_to(offsets.slots, LEFT, buff=0.3)
@@ -411,12 +413,12 @@ class BiasFlag(LibraryScene):
                      "columns come first.",
                      *(piece.animate.shift(-shift) for piece, shift in
                        zip(pieces, apart, strict=True)),
-                     Fade(own, each, appear=False), Fade(packed_name),
+                     Fade(own, appear=False), Fade(packed_name),
                      Fade(weights.brackets), pointer, run_time=2.0, p="shapes.W_Q_packed",
                      h="dims.head_numbers[0]")
         else:
             self.say("With one head, that matrix is the whole W_Q, {p}.",
-                     Fade(own, each, appear=False), Fade(packed_name),
+                     Fade(own, appear=False), Fade(packed_name),
                      Fade(weights.brackets), self.point_at(weights.brackets, packed_name),
                      p="shapes.W_Q_packed")
         if heads > 1:
@@ -425,22 +427,23 @@ class BiasFlag(LibraryScene):
                      self.point_at(offsets.heads[0], buff=AROUND_TEXT / 2),
                      h="dims.head_numbers[0]", n="bias.offsets_per_projection")
             self.section("multiplied")
-            self.multiplied(offsets, offsets_name, later)
+            self.multiplied(offsets, VGroup(offsets_name, packed_name, each), later)
         else:
             self.say("Its b is then all {n} query offsets.", Fade(offsets_name),
                      self.point_at(offsets.heads[0], offsets_name),
                      n="bias.offsets_per_projection")
 
-    def multiplied(self, offsets: VGroup, offsets_name: VGroup, later: VGroup) -> None:
+    def multiplied(self, offsets: VGroup, names_before: VGroup, later: VGroup) -> None:
         """The final receiver's row e, left of the packed W_Q, times W_Q: under the matrix,
         e · W_Q (every head's query coordinates), + b (the offsets, moved down beneath it)
-        and, for head 1, whose offsets have values, the sum."""
+        and, for head 1, whose offsets have values, the sum. ``names_before`` (the
+        offsets', the packed matrix's and the heads' shapes) leave as e comes in."""
         width = self.ws.d_head
         token, product, total, names = later.token, later.product, later.total, later.names
         said = "Row e of the final “{w}”, times W_Q, gives every head's query at once."
         self.tell(said, cues=[
             ("Row e", lambda: AnimationGroup(
-                Fade(token), Fade(offsets_name, appear=False),
+                Fade(token), Fade(*names_before, appear=False),
                 VGroup(*offsets.heads).animate.shift(DOWN * later.step),
                 self.point_at(token))),
             ("every head's", lambda: AnimationGroup(
