@@ -328,7 +328,7 @@ class BiasFlag(LibraryScene):
         called = self.bound("e, the final “{w}”", 22, INK, words={"w": tokens[-1]})
         called.next_to(row, UP, buff=0.25)
         token.add(called)
-        step = max(weights.pitch, *(m.height + 0.15 for m in offsets.heads))
+        step = max(weights.pitch, *(m.height + 0.08 for m in offsets.heads))
         rows = [offsets.slots.get_y() - step * k for k in range(3)]
         product = VGroup(*(self.num(f"{name}.h{c // width + 1}.Q[{last}][{c % width}]", size,
                                     self.head_colour(c // width + 1))
