@@ -36,7 +36,6 @@ from scenes.kit import (
 )
 from scenes.kit.palette import NEUTRAL_FILL
 from scenes.kit.topic import (
-    CONTENT_TOP,
     LibraryScene,
     grid,
     headers_above,
@@ -62,18 +61,15 @@ HALL_SIZE = 20.5
 """The least font size of a number once its picture is fitted: its digits stay 2.5% of the
 frame tall, legible from the back of a hall."""
 
-HEADS_LABEL_ROOM = 0.6
-"""Room kept above the heads' names for the line that gives each head's shape."""
-
 SPREAD = 0.9
 """How far apart the heads' own matrices stand before they are pushed together."""
 
 SQUARE_SIDE = 1.5
 """Side of a projection's square of weights, whatever the model width."""
 
-OTHER_OFFSETS = 0.35
-"""Fill of another head's offset slots: offsets it has, whose values the worksheet leaves
-out."""
+LETTER = 1.4
+"""How much larger an offset symbol's letter is than its head and coordinate numbers, which
+keep the packed matrix's size (legible from the back of a hall)."""
 
 
 # --------------------------------------------------------------------------- bias
@@ -94,7 +90,7 @@ class BiasFlag(LibraryScene):
         self.stage("A bias adds one row, b, to every row")
         self.shared_offset()
         self.section("packed heads")
-        self.stage("One W_Q holds every head's queries")
+        self.stage("Each head's W_Q, packed into one")
         self.packed_heads()
         self.section("which projections")
         self.stage("What bias=True, the default, switches on")
@@ -109,9 +105,14 @@ class BiasFlag(LibraryScene):
         opened = part("bias")
         self.where = opened.steps
         whole = model_map(self, lit=opened.steps, size=20).move_to([0, 0.2, 0])
-        self.say(opened.opening, Fade(whole), self.point_at(whole.stages["heads"]))
-        self.say("W_O, the output projection, can carry one too.",
-                 self.point_at(whole.stages["W_O"]))
+        # What the question is about, drawn as each place is named: a "+ b" that may be there.
+        asked = [self.label("+ b ?", 22, INK).next_to(whole.stages[stage], DOWN, buff=0.3)
+                 for stage in ("heads", "W_O")]
+        self.say(opened.opening, cued(opened.opening, [("bias", Fade(asked[0]))],
+                                      opening=[Fade(whole),
+                                               self.point_at(whole.stages["heads"])]))
+        self.say("W_O, the output projection, can carry one too.", Fade(asked[1]),
+                 self.point_at(whole.stages["W_O"], asked[1]))
 
     def the_flag(self) -> None:
         """What a bias is, in the lesson's terms: a projection is a multiplication, q = e W_Q;
@@ -124,7 +125,7 @@ class BiasFlag(LibraryScene):
         flags = [self.code("bias=" + flag, 26) for flag in ("False", "True")]
         rows = grid([[flags[0], lines[0]], [flags[1], with_offset]], h_buff=0.8, v_buff=0.6,
                     aligns="rl")
-        spelled = self.label("in PyTorch", 20, MUTED).next_to(VGroup(*flags), UP, buff=0.35)
+        spelled = self.label("in PyTorch", 22, INK).next_to(VGroup(*flags), UP, buff=0.35)
         e_is = self.label("e: a token's row, q: its query", 22, MUTED)
         b_is = self.label("b: a learned offset, one per query coordinate", 22, MUTED)
         notes = VGroup(e_is, b_is).arrange(DOWN, buff=0.2, aligned_edge=LEFT)
@@ -171,7 +172,7 @@ class BiasFlag(LibraryScene):
         head = "dims.head_numbers[0]"
         headers = headers_above([
             (self.bound("Head {h} queries Q", size, colour, h=head), Q.body),
-            (self.label("bias b", size, MUTED), b),
+            (self.label("bias b", size, INK), b),
             (self.label("Q + b", size, colour), shifted.body)])
         place(VGroup(Q, plus, b, arrows, shifted, headers))
 
@@ -187,7 +188,7 @@ class BiasFlag(LibraryScene):
             steps += [(0.3 + 0.25 * k, GrowArrow(arrow)),
                       (0.5 + 0.25 * k, Fade(VGroup(*row)))]
         steps.append((0.5 + 0.25 * len(arrows), Fade(shifted.brackets)))
-        self.say("The same b is added to every row, and that gives Q + b.", Cued(steps))
+        self.say("The same b is added to every row, giving Q + b.", Cued(steps))
         self.one_row(name, tokens, Q, shifted)
 
     def one_row(self, name: str, tokens: list[str], Q: VGroup, shifted: VGroup) -> None:
@@ -200,8 +201,17 @@ class BiasFlag(LibraryScene):
         s, s_keys = vector("s", f"bias.Q_offset[{row}]", width)
         before, after = VGroup(*Q.cells[row]), VGroup(*shifted.cells[row])
         if zero:
-            self.say("For “{w}”, the projection gives all zeros, " + q + ".",
-                     self.point_at(before), words={"w": tokens[row]}, **q_keys)
+            said, names = "For “{w}”, the projection gives all zeros, " + q, {"w": tokens[row]}
+            reads = [int(f) for f in self.v.value("bias.query_reads")]
+            if self.v.value("bias.zero_row_unread") and len(reads) < self.ws.d_model:
+                # Why: the token has none of the few features this head's queries read.
+                features = self.ws.lesson.features
+                named = [f"“{{f{k}}}”" for k in range(len(reads))]
+                listed = named[0] if len(named) == 1 else \
+                    ", ".join(named[:-1]) + " and " + named[-1]
+                said += ": this head's W_Q reads only " + listed + ", which “{w}” lacks"
+                names |= {f"f{k}": features[f] for k, f in enumerate(reads)}
+            self.say(said + ".", self.point_at(before), words=names, **q_keys)
             self.say("Adding b gives " + s + ", the bias itself: a bias moves even a zero "
                      "row.", self.point_at(after), **s_keys)
         else:
@@ -261,32 +271,81 @@ class BiasFlag(LibraryScene):
     def head_numbers(self) -> range:
         return range(1, self.ws.n_heads + 1)
 
+    def offset_symbol(self, head: int, k: int, size: float) -> VGroup:
+        """Offset ``k`` of head ``head`` as a symbol: b, the head above it (the lesson's
+        superscripts name heads) and the coordinate below, in the head's colour. A learned
+        number that the example does not set."""
+        symbol = self.bound("b{h}{i}", size, self.head_colour(head),
+                            h=f"dims.head_numbers[{head - 1}]", i=f"dims.value_numbers[{k}]")
+        letter = symbol.submobjects[0]
+        letter.scale(LETTER, about_edge=DOWN + RIGHT)  # the numbers keep the hall's size
+        for index, edge in ((0, UP), (1, DOWN)):
+            script = VGroup(*symbol.figure_glyphs(index))
+            script.next_to(letter, RIGHT, buff=0.04).align_to(letter, edge)
+            script.shift(edge * script.height * 0.3)
+        return symbol
+
     def query_offsets(self, weights: VGroup, size: float) -> VGroup:
         """The packed query bias under ``weights``: one slot per column, in the column's
-        head colour; head 1's slots hold its b (the other heads' offsets are not in the
-        worksheet: their slots are tinted, holding offsets without written values).
-        Attributes ``slots`` and ``heads`` (the slots of each head, with head 1's
-        numbers)."""
+        head colour. Head 1's slots hold its b; the other heads' offsets are learned numbers
+        that the example does not set, each written as a symbol where its slot would be.
+        Attributes ``slots`` (every column's place, for layout; only head 1's are drawn)
+        and ``heads`` (what each head's offsets draw: head 1's slots and numbers, the other
+        heads' symbols)."""
         d, width = self.ws.d_model, self.ws.d_head
         pitch = weights.cells[0][1].get_x() - weights.cells[0][0].get_x() if d > 1 else 0.6
         slots, heads = VGroup(), [VGroup() for _ in self.head_numbers()]
         y = weights.brackets.get_bottom()[1] - size / 40 - 0.1
         for c in range(d):
-            head = c // width + 1
+            head, k = c // width + 1, c % width
+            colour = self.head_colour(head)
             slot = Rectangle(width=pitch - 0.1, height=min(size / 40, weights.pitch - 0.1),
-                             stroke_width=2,
-                             stroke_color=self.head_colour(head),
-                             fill_color=self.head_colour(head),
-                             fill_opacity=0.0 if head == 1 else OTHER_OFFSETS)
+                             stroke_width=2, stroke_color=colour, fill_opacity=0.0)
             slot.move_to([weights.cells[0][c].get_x(), y, 0])
             slots.add(slot)
-            heads[head - 1].add(slot)
             if head == 1:
-                heads[0].add(self.num(f"bias.offset[{c}]", size, self.head_colour(1))
-                             .move_to(slot))
+                heads[0].add(slot, self.num(f"bias.offset[{k}]", size, colour).move_to(slot))
+            else:
+                heads[head - 1].add(self.offset_symbol(head, k, size).move_to(slot))
         row = VGroup(slots, *heads)
         row.slots, row.heads = slots, heads
         return row
+
+    def product_rows(self, weights: VGroup, offsets: VGroup, size: float) -> VGroup:
+        """What the multiplication section draws, laid out with the packed picture so that
+        the picture's fit leaves room for it: the final receiver's row e left of W_Q, and
+        under W_Q, column by column, e · W_Q (where the offsets stand at first), then the
+        offsets (moved one row down), then head 1's sum. Attributes ``token`` (e, its name
+        and the product sign), ``product``, ``total``, ``names`` (the three rows' names)
+        and ``step`` (the distance between those rows)."""
+        name, width = self.ws.walkthrough, self.ws.d_head
+        tokens = self.ws.sentences[name]
+        last = len(tokens) - 1
+        row = self.vec(f"{name}.E[{last}]", size)
+        times = self.label("·", size * 1.3)
+        token = VGroup(row, times).arrange(RIGHT, buff=0.25)
+        token.next_to(weights.features, LEFT, buff=0.4).set_y(weights.body.get_y())
+        called = self.bound("e, the final “{w}”", 22, INK, words={"w": tokens[-1]})
+        called.next_to(row, UP, buff=0.25)
+        token.add(called)
+        step = max(weights.pitch, *(m.height + 0.08 for m in offsets.heads))
+        rows = [offsets.slots.get_y() - step * k for k in range(3)]
+        product = VGroup(*(self.num(f"{name}.h{c // width + 1}.Q[{last}][{c % width}]", size,
+                                    self.head_colour(c // width + 1))
+                           .move_to([cell.get_x(), rows[0], 0])
+                           for c, cell in enumerate(weights.cells[0])))
+        total = VGroup(*(self.num(f"bias.Q_offset[{last}][{c}]", size, self.head_colour(1))
+                         .move_to([weights.cells[0][c].get_x(), rows[2], 0])
+                         for c in range(width)))
+        names = VGroup(*(self.label(text, min(size, 22), INK).move_to([0, y, 0])
+                         for text, y in zip(("e · W_Q", "+ b", "= sum"), rows, strict=True)))
+        for label in names:
+            label.shift(RIGHT * (weights.brackets[0].get_left()[0] - 0.15
+                                 - label.get_right()[0]))
+        made = VGroup(token, product, total, names)
+        made.token, made.product, made.total, made.names, made.step = \
+            token, product, total, names, step
+        return made
 
     def packed_heads(self) -> None:
         """Each head's W_Q, [d_model, d_head], with its bias row beneath; pushed together
@@ -303,15 +362,16 @@ class BiasFlag(LibraryScene):
         offsets = self.query_offsets(weights, size)
         names = VGroup(*(self.head_label(h, 22).next_to(weights.bands[h - 1], UP, buff=0.2)
                          for h in self.head_numbers()))
+        each = self.bound("each head's W_Q: {s}", 22, INK, s="shapes.W_Q")
+        each.next_to(VGroup(weights.bands, names), UP, buff=0.25)
         packed_name = self.shape("W_Q", "shapes.W_Q_packed", 24)
         packed_name.next_to(weights.features, LEFT, buff=0.3)
-        offsets_name = self.bound("{n} query offsets", 20, MUTED,
+        offsets_name = self.bound("{n} query offsets", 22, INK,
                                   n="bias.offsets_per_projection")
         offsets_name.next_to(offsets.slots, LEFT, buff=0.3)
-        place(VGroup(weights, offsets, names, packed_name, offsets_name),
-              top=CONTENT_TOP - HEADS_LABEL_ROOM)
+        later = self.product_rows(weights, offsets, size) if heads > 1 else VGroup()
+        place(VGroup(weights, offsets, names, each, packed_name, offsets_name, later))
         # Apart first: each head's columns, its bias row beneath, a gap between heads.
-        width = self.ws.d_head
         apart = [RIGHT * SPREAD * (h - (heads + 1) / 2) for h in self.head_numbers()]
         pieces = [VGroup(VGroup(*(weights.cells[r][c] for r in range(d)
                                   for c in range((h - 1) * width, h * width))),
@@ -325,8 +385,6 @@ class BiasFlag(LibraryScene):
                                          for c in range((h - 1) * width, h * width))),
                                 pad=0.06)
                        for h in self.head_numbers()))
-        each = self.bound("each head's W_Q: {s}", 22, MUTED, s="shapes.W_Q")
-        each.next_to(VGroup(weights.bands, names), UP, buff=0.25)
         first = VGroup(*(weights.cells[r][c] for r in range(d) for c in range(width)))
         self.say("Each head has its own query matrix, {s}, drawn here side by side."
                  if heads > 1 else "The one head has its own query matrix, {s}.",
@@ -339,10 +397,12 @@ class BiasFlag(LibraryScene):
                  self.point_at(offsets.heads[0], buff=AROUND_TEXT / 2),
                  h="dims.head_numbers[0]", **value_keys)
         if heads > 1:
-            self.say("Every other head has offsets of its own too; the worksheet gives them "
-                     "no values.",
-                     Fade(VGroup(*offsets.heads[1:])),
-                     self.point_at(*offsets.heads[1:], each=True, buff=AROUND_TEXT / 2))
+            others = ("Head {o} has offsets of its own" if heads == 2 else
+                      "The other heads have offsets of their own") + \
+                " too: learned numbers, which our hand-chosen example leaves as symbols."
+            self.say(others, Fade(VGroup(*offsets.heads[1:])),
+                     self.point_at(*offsets.heads[1:], each=True, buff=AROUND_TEXT / 2),
+                     **({"o": "dims.head_numbers[1]"} if heads == 2 else {}))
             for piece, shift in zip(pieces, apart, strict=True):
                 piece.shift(-shift)  # the pointer is drawn where head 1's columns will be
             pointer = self.point_at(VGroup(*(weights.cells[r][0] for r in range(d))),
@@ -367,48 +427,33 @@ class BiasFlag(LibraryScene):
                      self.point_at(offsets.heads[0], buff=AROUND_TEXT / 2),
                      h="dims.head_numbers[0]", n="bias.offsets_per_projection")
             self.section("multiplied")
-            self.multiplied(weights, offsets, packed_name, offsets_name, size)
+            self.multiplied(offsets, VGroup(offsets_name, packed_name, each), later)
         else:
             self.say("Its b is then all {n} query offsets.", Fade(offsets_name),
                      self.point_at(offsets.heads[0], offsets_name),
                      n="bias.offsets_per_projection")
 
-    def multiplied(self, weights: VGroup, offsets: VGroup, packed_name: VGroup,
-                   offsets_name: VGroup, size: float) -> None:
-        """The final receiver's row through the packed W_Q, drawn in the heads' columns:
-        e · W_Q (every head's query coordinates), + b (the offsets, moved up beneath it),
-        and for head 1, whose offsets have values, the sum."""
-        name = self.ws.walkthrough
-        last, width = len(self.ws.sentences[name]) - 1, self.ws.d_head
-        top, pitch = weights.cells[0][0].get_y(), weights.pitch
-        rows = [top - pitch * k for k in range(3)]
-        product = VGroup(*(self.num(f"{name}.h{c // width + 1}.Q[{last}][{c % width}]", size,
-                                    self.head_colour(c // width + 1))
-                           .move_to([cell.get_x(), rows[0], 0])
-                           for c, cell in enumerate(weights.cells[0])))
-        total = VGroup(*(self.num(f"bias.Q_offset[{last}][{c}]", size, self.head_colour(1))
-                         .move_to([weights.cells[0][c].get_x(), rows[2], 0])
-                         for c in range(width)))
-        names = VGroup(*(self.label(text, min(size, 22), MUTED).move_to([0, y, 0])
-                         for text, y in zip(("e · W_Q", "+ b", "= sum"), rows, strict=True)))
-        for label in names:
-            label.shift(RIGHT * (weights.brackets[0].get_left()[0] - 0.15
-                                 - label.get_right()[0]))
-        rise = UP * (rows[1] - offsets.slots.get_y())
-        arrived = offsets.heads[0].copy().shift(rise)  # where head 1's offsets will stand
-        said = "So after the multiplication, head {h}'s query columns get head {h}'s " \
-            "offsets, and no other head's."
-        # Cues made as the voice reaches them; the outline goes round head 1's columns
-        # from its product down to its sum, where its offsets arrive in between.
+    def multiplied(self, offsets: VGroup, names_before: VGroup, later: VGroup) -> None:
+        """The final receiver's row e, left of the packed W_Q, times W_Q: under the matrix,
+        e · W_Q (every head's query coordinates), + b (the offsets, moved down beneath it)
+        and, for head 1, whose offsets have values, the sum. ``names_before`` (the
+        offsets', the packed matrix's and the heads' shapes) leave as e comes in."""
+        width = self.ws.d_head
+        token, product, total, names = later.token, later.product, later.total, later.names
+        said = "Row e of the final “{w}”, times W_Q, gives every head's query at once."
         self.tell(said, cues=[
-            ("multiplication", lambda: AnimationGroup(
-                Fade(*weights.body, *weights.features, packed_name, appear=False),
-                Fade(VGroup(product, names[0])), self.point_at(product))),
+            ("Row e", lambda: AnimationGroup(
+                Fade(token), Fade(*names_before, appear=False),
+                VGroup(*offsets.heads).animate.shift(DOWN * later.step),
+                self.point_at(token))),
+            ("every head's", lambda: AnimationGroup(
+                Fade(VGroup(product, names[0])), self.point_at(product)))],
+            words={"w": self.ws.sentences[self.ws.walkthrough][-1]})
+        said = "Then head {h}'s query columns get head {h}'s offsets, and no other head's."
+        self.tell(said, cues=[
             ("offsets", lambda: AnimationGroup(
-                offsets.animate.shift(rise),
-                Fade(offsets_name, appear=False),
                 Fade(VGroup(names[1], names[2], total)),
-                self.point_at(*product[:width], arrived, total)))],
+                self.point_at(*product[:width], offsets.heads[0], total)))],
             h="dims.head_numbers[0]")
 
     # ------------------------------------------------------------ which projections
@@ -436,21 +481,13 @@ class BiasFlag(LibraryScene):
         offsets.arrange(RIGHT, buff=0).next_to(square, DOWN, buff=0.15)
         title = self.label(name, 26).next_to(square, UP, buff=0.2)
         block = VGroup(title, square, offsets)
-        block.square, block.offsets, block.joined = square, offsets, VGroup()
-        if by_rows:  # the joined row's coordinates, each head's beside that head's rows
-            strip = VGroup(*(Square(cell, stroke_width=1, stroke_color=self.head_colour(
-                c // width + 1), fill_color=self.head_colour(c // width + 1),
-                fill_opacity=0.8) for c in range(d))).arrange(DOWN, buff=0)
-            strip.next_to(square, LEFT, buff=0.35)
-            into = Arrow(strip.get_right(), square.get_left(), buff=0.02, stroke_width=2,
-                         color=MUTED, tip_length=0.1, max_tip_length_to_length_ratio=0.5)
-            block.joined = VGroup(strip, into)
+        block.square, block.offsets = square, offsets
         return block
 
     def untouched(self) -> VGroup:
         """Small pictures of what the flag leaves alone: the causal mask, the position
         rows, the prediction MLP. Attributes ``mask``, ``positions`` and ``mlp``."""
-        size = 20
+        size = 22
         mask = mask_grid(min(self.ws.length, 6), 0.8)
         rows = VGroup(*(Rectangle(width=0.9, height=0.14, stroke_width=1, stroke_color=MUTED,
                                   fill_color=NEUTRAL_FILL, fill_opacity=1)
@@ -460,9 +497,10 @@ class BiasFlag(LibraryScene):
                          fill_opacity=1).arrange(RIGHT, buff=0.35)
         link = Arrow(layers[0].get_right(), layers[1].get_left(), buff=0.05,
                      stroke_width=2, color=MUTED, tip_length=0.12)
-        pictures = [mask, rows, VGroup(layers, link)]
+        own = self.label("+ b", size, INK).next_to(layers, RIGHT, buff=0.15)  # its biases
+        pictures = [mask, rows, VGroup(layers, link, own)]
         names = ["causal mask", "position rows", "prediction MLP"]
-        items = VGroup(*(VGroup(picture, self.label(text, size, MUTED)).arrange(DOWN, buff=0.2)
+        items = VGroup(*(VGroup(picture, self.label(text, size, INK)).arrange(DOWN, buff=0.2)
                          for picture, text in zip(pictures, names, strict=True)))
         items.arrange(RIGHT, buff=0.5, aligned_edge=DOWN)
         heading = self.label("unchanged by the flag", size, INK).next_to(items, UP, buff=0.3)
@@ -483,42 +521,35 @@ class BiasFlag(LibraryScene):
                                                                              buff=0.2)
             blocks.add(VGroup(block, weights[-1], offsets[-1]))
         blocks.arrange(RIGHT, buff=0.55, aligned_edge=UP)
-        blocks[3].shift(RIGHT * 0.5)
-        joined = blocks[3][0].joined
-        joined.next_to(blocks[3][0].square, LEFT, buff=0.02)
         squares = [block[0].square for block in blocks]
         rows = [block[0].offsets for block in blocks]
+        # "× 4" under a matrix counts its rows; here the count is of projections, said so.
         counts = VGroup(
-            self.bound("bias=False: {p} × {w} = {a} parameters", 24, mono=True,
+            self.bound("bias=False: {p} projections × {w} = {a}", 24, mono=True,
                        p="bias.projections", w="bias.weights_per_projection",
                        a="bias.params_without"),
-            self.bound("offsets:    {p} × {o} = {c}", 24, mono=True, p="bias.projections",
-                       o="bias.offsets_per_projection", c="bias.extra"),
+            self.bound("+ offsets:  {p} projections × {o} = {c}", 24, mono=True,
+                       p="bias.projections", o="bias.offsets_per_projection", c="bias.extra"),
             self.bound("bias=True:  {a} + {c} = {b} parameters", 24, mono=True,
                        a="bias.params_without", c="bias.extra", b="bias.params_with"),
         ).arrange(DOWN, aligned_edge=LEFT, buff=0.3)
         alone = self.untouched()
         VGroup(counts, alone).arrange(RIGHT, buff=0.9).next_to(blocks, DOWN, buff=0.5)
-        place(VGroup(blocks, counts, alone, joined))
-        self.say("With bias=True, the default, each of the query, key, value and output "
-                 "projections has a bias.",
+        place(VGroup(blocks, counts, alone))
+        self.say("With bias=True, the default, every projection here has a bias.",
                  LaggedStart(*(Fade(VGroup(block[0].square, block[0][0])) for block in blocks),
                              lag_ratio=0.3),
                  LaggedStart(*(Fade(row) for row in rows), lag_ratio=0.3),
                  self.point_at(*rows, each=True), run_time=2.5)
-        said = "Each matrix is {d} by {d}: {w} weights; its bias adds {n} offsets, one per " \
-            "model coordinate."
+        said = "Each matrix is {d} by {d}: {w} weights; its bias adds {n} offsets."
         self.say(said, cued(said, [("Each", self.point_at(*squares, each=True)),
                                    ("its bias", self.point_at(*rows, each=True))],
                             opening=[Fade(weights), Fade(offsets)], step=0.8),
                  d="dims.d_model", w="bias.weights_per_projection",
                  n="bias.offsets_per_projection")
         if self.ws.n_heads > 1:
-            said = "W_O takes the joined heads in: each head's coordinates meet its own rows. " \
-                "Its offsets, grey, belong to no head."
-            self.say(said, cued(said, [("joined heads", AnimationGroup(
-                                           Fade(joined), self.point_at(joined[0]))),
-                                       ("own rows", self.point_at(squares[3], joined[0])),
+            said = "W_O mixes the joined heads, so its offsets, grey, belong to no head."
+            self.say(said, cued(said, [("W_O", self.point_at(squares[3])),
                                        ("offsets", self.point_at(rows[3]))], step=0.8))
         said = "Without the bias, the layer has {a} parameters; the offsets add {c}, for {b}."
         self.say(said, cued(said, [
@@ -547,7 +578,7 @@ class BiasFlag(LibraryScene):
                           for name in ("W_Q", "W_K", "W_V", "W_O")))
         blocks.arrange(RIGHT, buff=0.9, aligned_edge=UP)
         flag = self.code("bias=False", 32)
-        aside = self.label("a simplification, not a verdict", 24, MUTED)
+        aside = self.label("simplification, not “no bias is better”", 24, INK)
         rows = [block.offsets for block in blocks]
         VGroup(flag, blocks, aside).arrange(DOWN, buff=0.6)
         place(VGroup(flag, blocks, aside))
@@ -556,13 +587,13 @@ class BiasFlag(LibraryScene):
                                         num_dashes=16).move_to(row) for row in rows))
         kept = VGroup(*(VGroup(*(part for part in block if part is not block.offsets))
                         for block in blocks))
-        self.say("This lesson uses bias=False, so the layer matches the hand-chosen worksheet "
-                 "exactly.", Fade(VGroup(kept, empty, flag)),
+        self.say("This lesson uses bias=False, so the layer gives exactly our hand-chosen "
+                 "example's numbers.", Fade(VGroup(kept, empty, flag)),
                  self.point_at(flag, buff=AROUND_TEXT))
-        said = "With bias=False every offset row is gone: a simplification, not a claim " \
-            "that no bias is better."
+        said = "Every offset row is gone: a simplification, not a claim that no bias is " \
+            "better."
         self.say(said, cued(said, [
             ("gone", self.point_at(*empty, each=True, buff=AROUND_TEXT / 2)),
-            ("simplification", AnimationGroup(Fade(aside),
-                                              self.point_at(aside, buff=AROUND_TEXT)))],
-            step=0.8))
+            ("a simplification", AnimationGroup(Fade(aside),
+                                                self.point_at(aside, buff=AROUND_TEXT)))],
+            step=0.5))

@@ -715,8 +715,12 @@ def values(doc: Doc) -> dict[str, Any]:
     })
     zero_rows = [r for r, row in enumerate(cases[names[0]]["heads"][0]["Q"]) if not np.any(row)]
     out["bias.zero_rows"] = len(zero_rows)
+    query_reads = np.flatnonzero(np.any(out["params.h1.W_Q"] != 0, axis=1))
+    out["bias.query_reads"] = query_reads
     if zero_rows:
         out["bias.zero_row"] = zero_rows[0]
+        token = cases[names[0]]["E"][zero_rows[0]]
+        out["bias.zero_row_unread"] = int(not np.any(token[query_reads]))
 
     out.update({f"toy.{key}": value for key, value in toy(doc).items()})
 

@@ -116,6 +116,15 @@ def test_a_zero_query_row_becomes_the_bias_itself_where_there_is_one(bias, label
     assert {f["key"].split("]")[0] for f in before["figures"]} == \
         {f"{ws.walkthrough}.h1.Q[{row}"}
     assert {f["text"] for f in before["figures"]} == {"0"}
+    # Why it is zero, where the reason is simple: the head's W_Q reads few features, and
+    # this token has none of them.
+    W_Q = np.asarray(expected["params.h1.W_Q"])
+    reads = [f for f, weights in enumerate(W_Q) if weights.any()]
+    token = np.asarray(expected[f"{ws.walkthrough}.E"])[row]
+    simple = len(reads) < ws.d_model and not token[reads].any()
+    assert ("reads only" in before["text"]) == simple
+    if simple:
+        assert all(f"“{ws.lesson.features[f]}”" in before["text"] for f in reads)
     offset = {f["key"]: f["text"] for c in manifest["captions"] for f in c["figures"]
               if f["key"].startswith("bias.offset[")}
     (caption,) = itself
@@ -140,9 +149,9 @@ def test_the_parameter_counts_are_derived_on_screen(bias, label: str) -> None:
     without, extra = PROJECTIONS * d * d, PROJECTIONS * d
     assert f"{d} × {d} = {shown(d * d)} weights" in found
     assert f"+ {d} offsets" in found
-    assert (f"bias=False: {PROJECTIONS} × {shown(d * d)} = {shown(without)} parameters"
-            in found)
-    assert f"offsets:    {PROJECTIONS} × {d} = {shown(extra)}" in found
+    # The totals count projections, and say so: "× d" under a matrix counts its rows.
+    assert f"bias=False: {PROJECTIONS} projections × {shown(d * d)} = {shown(without)}" in found
+    assert f"+ offsets:  {PROJECTIONS} projections × {d} = {shown(extra)}" in found
     assert (f"bias=True:  {shown(without)} + {shown(extra)} = {shown(without + extra)} "
             "parameters") in found
 
@@ -228,7 +237,17 @@ def test_head_ones_b_is_head_ones_slice_of_the_packed_query_offsets(bias, label:
         assert abs(x - columns[i]) < SAME_PLACE and y < lowest  # under head 1's column i
     others = [t for t in found if t["figures"] and centre(t)[1] < lowest
               and centre(t)[0] > columns[width - 1] + SAME_PLACE]
-    assert others == []  # the other heads' slices hold no invented numbers
+    # The other heads' slices hold no invented numbers: a symbol each, b with its head
+    # and coordinate, under its own column, in its head's colour.
+    for c in range(width, d):
+        head, k = head_of(label, c), c % width
+        (symbol,) = [t for t in others if abs(centre(t)[0] - columns[c]) < SAME_PLACE]
+        assert [key for key, _ in symbol["figures"]] == \
+            [f"dims.head_numbers[{head - 1}]", f"dims.value_numbers[{k}]"]
+        assert symbol["text"] == f"b{head}{k + 1}"
+        assert {c.upper() for c in symbol["figure_colours"]} == \
+            {HEAD_COLOURS[(head - 1) % len(HEAD_COLOURS)].upper()}
+    assert len(others) == d - width
     assert f"{d} query offsets" in {t["text"] for t in found}
     captions_ = bias[label]["manifest"]["captions"]
     start = next(i for i, c in enumerate(captions_)
@@ -319,8 +338,10 @@ def test_the_projections_show_the_default_flag_and_what_w_o_offsets_are(bias,
     # The packed offsets are added after the multiplication, never said over W_Q as Q + b.
     packed = [c for c in said if "no other head's" in c]
     assert packed == [] or all("Q + b" not in c for c in packed)
-    if ws.n_heads > 1:
-        assert any("offsets of its own too" in c for c in said)
+    if ws.n_heads > 1:  # the other heads' offsets are named for what they are
+        (others,) = [c for c in said if "own too" in c]
+        assert "learned numbers" in others and "hand-chosen example" in others
+    assert not any("worksheet" in c for c in said)  # a word the viewer has not been taught
 
 
 LONGEST = 122.0
@@ -365,5 +386,17 @@ def test_the_multiplication_is_drawn_in_the_heads_columns(bias, label: str) -> N
         assert product[k][1] > centre(b)[1] > centre(total)[1]  # read top to bottom
     below = [t for t in found if t["figures"] and centre(t)[1] < product[0][1] - SAME_PLACE
              and centre(t)[0] > product[width - 1][0] + SAME_PLACE]
-    assert below == []  # the other heads' sums are not invented
+    assert all(k.startswith("dims.") for t in below for k, _ in t["figures"])  # symbols
     assert {"e · W_Q", "+ b"} <= {t["text"] for t in found}
+    # The product's input is drawn: the final receiver's row e, named, left of W_Q, and the
+    # product below the matrix, outside its brackets.
+    (e,) = keyed(found, f"{name}.E[{last}][0]")
+    for key, text in e["figures"]:  # a long row shows its ends
+        assert key.startswith(f"{name}.E[{last}][")
+        column = int(key.removeprefix(f"{name}.E[{last}][").rstrip("]"))
+        assert reference.within_display(text, Style.PARAM, expected[f"{name}.E"][last][column])
+    lowest_weight = min(centre(keyed(found, cell_key(label, d - 1, c))[0])[1] for c in range(d))
+    leftmost = min(centre(keyed(found, cell_key(label, r, 0))[0])[0] for r in range(d))
+    assert e["box"][2] < leftmost and product[0][1] < lowest_weight
+    said = [c["text"] for c in bias[label]["manifest"]["captions"]]
+    assert any(f"the final “{ws.sentences[name][-1]}”" in c for c in said)

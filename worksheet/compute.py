@@ -49,7 +49,10 @@ zero):
     query projections packed side by side (``W_Q_packed``, ``q_packed``).
 ``bias.* toy.* mha.* trained.* patches.* lab.*``
     the bias flag (with ``zero_rows``, how many of head 1's query rows of the walkthrough
-    sentence are all zero, and ``zero_row``, the first of them, only when there is one), the
+    sentence are all zero, and ``zero_row``, the first of them, only when there is one;
+    ``query_reads``, the input features head 1's ``W_Q`` reads, its rows with a nonzero
+    entry; ``zero_row_unread``, with a zero row, ``1`` when that token has none of those
+    features, ``0`` when what it has cancels out), the
     two-source toy (``toy.row_sums``: what each of its weight rows adds up to;
     ``toy.head_messages``: each head's two-coordinate mixture, one row per head), the PyTorch
     comparison (``mha.single.*``: the same call on the walkthrough sentence alone, without a
@@ -534,8 +537,15 @@ def _bias(sheet: _Sheet, ws: Worksheet) -> None:
     # Rows the projection sends to zero: with the bias, such a row becomes the bias itself.
     zero_rows = [r for r, row in enumerate(Q) if not bool(row.any())]
     sheet.put("bias.zero_rows", len(zero_rows), _C)
+    # The input features head 1's queries read: the rows of its W_Q with a nonzero entry.
+    reads = [f for f, row in enumerate(_t(ws.heads[0].Q)) if bool(row.any())]
+    sheet.put("bias.query_reads", reads, _I)
     if zero_rows:
         sheet.put("bias.zero_row", zero_rows[0], _I)
+        # Why that row is zero: its token has none of the features the queries read (1),
+        # or what it has cancels out (0).
+        row = _t(sheet.figures[f"{ws.walkthrough}.E"].tolist())[zero_rows[0]]
+        sheet.put("bias.zero_row_unread", int(not bool(row[reads].any())), _I)
 
 
 def _toy(sheet: _Sheet, ws: Worksheet) -> None:
