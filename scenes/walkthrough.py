@@ -743,17 +743,11 @@ class HeadWalkthrough(LectureScene):
 
     def recap_weights(self) -> None:
         """The exponentials over their sum: this head's bars, beside head one's."""
-        first, mine = self.columns["first"], self.columns["weight"]
-        exps = self.columns["exp"]
+        mine, exps = self.columns["weight"], self.columns["exp"]
         moves = self.reflow(["word", *WEIGHTS_STEP])
         top = self.top_source()
-        division = self.bound("{e} ÷ {t} = {x}", self.size * self.scale, INK, mono=True,
-                              e=f"{self.p}.exps[{top}]", t=f"{self.p}.denominator",
-                              x=f"{self.p}.weights[{top}]")
-        for glyph in division.figure_glyphs(2):
-            glyph.set_fill(self.colour)  # the weight, as its bar's number shows it
+        division = self.worked_weight(self.head, top)
         division.move_to([0, self.sum_y, 0]).align_to([self.lefts["weight"], 0, 0], LEFT)
-        self.division = division
         # The query leaves and the columns slide first; the sum is outlined where it lands.
         # The division is written, not said: the voice names only its result.
         slide = AnimationGroup(fade_out(self.query, self.qvec), *optional(self.unpoint()),
@@ -770,30 +764,63 @@ class HeadWalkthrough(LectureScene):
             step=0.8, words={"w": self.tokens[top]}, x=f"{self.p}.weights[{top}]")
         # Head one comes in beside this head's weights, and the title says so only then.
         self.section("recap weights")
-        words = self.columns["word"]
+        self.compare_weights(division)
+
+    def compare_weights(self, division: Bound) -> None:
+        """Head one's bars beside this head's, and the same word's weight worked out for
+        both heads, one division over the other: where head one's sum is larger (its top
+        source outscored the word), the same exponential gives a smaller weight."""
+        first, mine = self.columns["first"], self.columns["weight"]
+        words, exps = self.columns["word"], self.columns["exp"]
+        top = self.top_source()
         # The exponentials and their sum are this head's: they leave as head one's bars come,
         # so that no column beside head one's bars reads as their source.
-        opening = [Fade(division, appear=False, run_time=0.6),
-                   fade_away(exps, self.total, self.line), fade_in(first.header),
+        opening = [fade_away(exps, self.total, self.line), fade_in(first.header),
                    self.new_title("Head {h}, beside head {g}"), LaggedStart(
                        *(grow(cell) for cell in first.cells), lag_ratio=0.1)]
         self.followers.pop("exp")
         self.visible.remove("exp")
-        # One clause: what head one gave the same word, said against this head's weight.
+        # Head one's division for the same word under this head's, each named by its head.
+        theirs = self.worked_weight(1, top)
+        theirs.move_to([0, self.sum_y - LINE_GAP, 0]).align_to(division, LEFT)
+        names = [self.bound("Head {h}:", self.note_size, self.head_colour(h),
+                            h=f"dims.head_numbers[{h - 1}]") for h in (self.head, 1)]
+        for name, line in zip(names, (division, theirs), strict=True):
+            name.next_to(line, LEFT, buff=0.25).align_to(line, DOWN)
+        self.compared = VGroup(division, theirs, *names)
+        # One clause: what head one gave the same word, said against this head's weight,
+        # and why when head one's top source is another word.
         ones = f"{self.ws.walkthrough}.h1.weights[{top}]"
+        leader = int(self.v.value(f"{self.ws.walkthrough}.h1.top_source"))
         mine_text, ones_text = (self.v.text(k) for k in (f"{self.p}.weights[{top}]", ones))
+        cues = [("“{w}”", self.point_at(words.cells[top], mine.cells[top], first.cells[top],
+                                        each=True)),
+                ("{c}", AnimationGroup(fade_in(theirs, *names), self.point_at(
+                    first.cells[top], theirs.figures_span(2, 2), each=True)))]
         if ones_text == mine_text:
             said = "Head {g} gave “{w}” the same, {c}."
         elif self.v.value(ones) < self.v.value(f"{self.p}.weights[{top}]"):
             said = "Head {g} gave “{w}” only {c}."
+            if leader != top:  # a larger sum: another word scored higher in head one
+                said = "Head {g} gave “{w}” only {c}: there, “{u}” outscored it."
+                cues.append(("there", self.point_at(
+                    words.cells[leader], first.cells[leader], theirs.figures_span(1, 1),
+                    division.figures_span(1, 1), each=True)))
         else:
             said = "Head {g} gave “{w}” even more, {c}."
-        self.voiced(said, [
-            ("“{w}”", self.point_at(words.cells[top], mine.cells[top], first.cells[top],
-                                    each=True)),
-            ("{c}", self.point_at(words.cells[top], first.cells[top], each=True))],
-            opening=opening, step=0.9, g="dims.head_numbers[0]",
-            words={"w": self.tokens[top]}, c=ones)
+        self.voiced(said, cues, opening=opening, step=0.9, g="dims.head_numbers[0]",
+                    words={"w": self.tokens[top], "u": self.tokens[leader]}, c=ones)
+
+    def worked_weight(self, head: int, j: int) -> Bound:
+        """``exp ÷ sum = weight`` for source ``j`` in ``head``, the weight in the head's
+        colour, as its bar's number shows it."""
+        prefix = f"{self.ws.walkthrough}.h{head}"
+        division = self.bound("{e} ÷ {t} = {x}", self.size * self.scale, INK, mono=True,
+                              e=f"{prefix}.exps[{j}]", t=f"{prefix}.denominator",
+                              x=f"{prefix}.weights[{j}]")
+        for glyph in division.figure_glyphs(2):
+            glyph.set_fill(self.head_colour(head))
+        return division
 
     def recap_message(self) -> None:
         """The value rows scaled by this head's weights, the largest written as ``weight ×
@@ -807,7 +834,7 @@ class HeadWalkthrough(LectureScene):
         top = self.top_source()
         # Head one's bars leave, this head's bars close up, and the
         # title says what comes: then the value rows come.
-        slide = AnimationGroup(*optional(self.unpoint()), *moves,
+        slide = AnimationGroup(*optional(self.unpoint()), fade_away(self.compared), *moves,
                                self.new_title("Head {h}'s message"))
         said = "Each value row is scaled by its weight: {a} for “{w}”."
         self.voiced(said, [
@@ -854,13 +881,15 @@ class HeadWalkthrough(LectureScene):
         c = int(self.v.value(f"{self.p}.message_top"))
         picked = [int(i) for i in self.v.value(f"params.h{self.head}.V_features")]
         named = picked[c] >= 0 and c in shown_indices(self.width)
-        lead = "Adding the other rows, head {h}'s message is " if len(order) > 1 else \
+        lead = "Adding the other rows, the message is " if len(order) > 1 else \
             "Head {h}'s message is "
         said = lead + inner + (": mostly {c}, from “{w}”." if named else ".")
         if named:
             cues.append(("mostly", self.point_at(self.coordinate(tail, c),
                                                  self.columns["word"].cells[top], each=True)))
-        self.voiced(said, cues, step=0.8, h=self.h_key, words={
+        if "{h}" in said:
+            keys["h"] = self.h_key
+        self.voiced(said, cues, step=0.8, words={
             "c": self.ws.lesson.features[picked[c]], "w": self.tokens[top]} if named else None,
             **keys)
 
@@ -868,22 +897,27 @@ class HeadWalkthrough(LectureScene):
         """Head one's message and this head's side by side, each named and in its head's
         colour, where this head's message stood: as they go into the joined row."""
         size = self.size * self.scale
-        parts = [self.vec(f"{self.ws.walkthrough}.h{h}.message", size, self.head_colour(h))
-                 for h in (1, self.head)]
-        names = [self.head_label(h, size) for h in (1, self.head)]
-        row = VGroup(names[0], parts[0], names[1], parts[1])
-        on_baseline(row, 0.2 * size / 20)
-        names[1].shift(RIGHT * 0.4)
-        parts[1].shift(RIGHT * 0.4)
+        heads = []
+        for h in (1, self.head):
+            # Each message named by its head and by what its coordinates hold: the two
+            # heads' coordinates are different features, not one pair of axes.
+            message = VGroup(self.head_label(h, size),
+                             self.vec(f"{self.ws.walkthrough}.h{h}.message", size,
+                                      self.head_colour(h)))
+            names, words = self.coordinate_words("V", head=h)
+            if names:
+                message.add(self.bound("(" + names + ")", self.note_size, MUTED, words=words))
+            heads.append(on_baseline(message, 0.2 * size / 20))
+        row = VGroup(*heads).arrange(RIGHT, buff=0.6)
         fit(row, TABLE_WIDTH)
         row.move_to([0, self.message_y, 0]).align_to([self.lefts["word"], 0, 0], LEFT)
         row.shift(RIGHT * max(0.0, -TABLE_WIDTH / 2 - row.get_left()[0]))
-        said = "Beside head {g}'s message, it goes on to be joined."
+        said = "Then it is joined to head {g}'s message."
         self.voiced(said, [
-            ("Beside", AnimationGroup(Fade(messages, appear=False, run_time=0.6), fade_in(row),
-                                      self.point_at(names[0], parts[0]))),
-            ("joined", self.point_at(VGroup(names[0], parts[0]), VGroup(names[1], parts[1]),
-                                     each=True))], step=0.8,
+            ("Then", AnimationGroup(Fade(messages, appear=False, run_time=0.6), fade_in(row),
+                                    self.point_at(heads[1], buff=TIGHT_BUFF))),
+            ("joined", self.point_at(*heads, each=True, buff=TIGHT_BUFF)),
+            ("head", self.point_at(heads[0], buff=TIGHT_BUFF))], step=0.8,
             g="dims.head_numbers[0]")
 
     def voiced(self, said: str, cues: Sequence[tuple[str, Animation]], step: float = 0.6,
