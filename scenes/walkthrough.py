@@ -29,8 +29,6 @@ from manim import (
     LaggedStart,
     Line,
     Mobject,
-    MoveToTarget,
-    ReplacementTransform,
     SurroundingRectangle,
     Transform,
     VGroup,
@@ -214,12 +212,11 @@ class HeadWalkthrough(LectureScene):
                  **slots)
         others = [cell for j, cell in enumerate(query.cells) if j != self.last]
         column = self.point_at(*query.cells, buff=COLUMN_BUFF)  # where the copies will stand
-        for cell in others:
-            cell.generate_target()
-            cell.move_to(mine)
+        # Each copy fades in at its row, from the receiver's row upward: copies sliding up
+        # the column would pile over one another.
         self.say("The same query goes beside every key.",
-                 LaggedStart(*map(MoveToTarget, reversed(others)), lag_ratio=0.12,
-                             run_time=2.5), column)
+                 LaggedStart(*map(fade_in, reversed(others)), lag_ratio=0.12, run_time=2.5),
+                 column)
 
     def dot_products(self) -> None:
         expr, dot = self.columns["expr"], self.columns["dot"]
@@ -264,24 +261,24 @@ class HeadWalkthrough(LectureScene):
         self.scaled.move_to([0, self.foot_y, 0]).align_to(scores, RIGHT)
         said = "Each score is its dot product divided by √{d}, which is {r}: for “{w}”, " \
             "{x} ÷ {r} = {s}."
-        self.say(said, cued(said, [
+        self.voiced(said, [
             ("divided", self.point_at(scores.header)),
             ("“{w}”", AnimationGroup(fade_in(self.scaled), self.point_at(
                 VGroup(*self.row_cells(top, "word", "dot", "score")), self.scaled,
                 each=True)))],
             opening=[fade_in(scores.header), LaggedStart(*map(fade_in, scores.cells),
                                                          lag_ratio=0.15, run_time=2.5)],
-            step=0.8), d="dims.d_head", r="dims.sqrt_d_head", words={"w": self.tokens[top]},
+            step=0.8, d="dims.d_head", r="dims.sqrt_d_head", words={"w": self.tokens[top]},
             x=f"{self.p}.dots[{top}]", s=f"{self.p}.scores[{top}]")
         if self.why is None:
             said = "Why √{d}? The key width is {d}: a wider key adds up more products, " \
                 "and dividing by the square root of the width keeps scores from growing " \
                 "with it."
-            self.say(said, cued(said, [
+            self.voiced(said, [
                 ("Why", self.point_at(scores.header)),
                 ("more products", self.point_at(self.columns["dot"].cells[top])),
                 ("dividing", self.point_at(*self.row_cells(top, "dot", "score"),
-                                           buff=TIGHT_BUFF))], step=0.8), d="dims.d_head")
+                                           buff=TIGHT_BUFF))], step=0.8, d="dims.d_head")
             return
         self.compare_widths()
 
@@ -294,18 +291,20 @@ class HeadWalkthrough(LectureScene):
         j = int(self.v.value(f"{name}.wide.top_source"))
         size = self.size * self.scale
         halves = []
-        for prefix, width_key, root in ((self.p, "dims.d_head", "dims.sqrt_d_head"),
-                                        (f"{name}.wide", "dims.joined", f"{name}.wide.scale")):
+        for prefix, width_key in ((self.p, "dims.d_head"), (f"{name}.wide", "dims.joined")):
             width = len(self.v.value(f"{prefix}.products[{j}]"))
             inner, keys = joined("p", f"{prefix}.products[{j}]", width, " + ")
             head = self.bound("key width {n}:" if prefix == self.p else
                               "key width {n}, more features:", self.note_size, MUTED,
                               n=width_key)
-            # The products, their sum, then the division: two equations, never a chain.
+            # The products, their sum, then the division: two equations, never a chain,
+            # each result named (the dot at one width may show the digits of the score at
+            # the other), the root written as the root of the width.
             added = self.bound(inner, size, INK, mono=True, **keys)
-            total = self.bound("= {x}", size, INK, mono=True, x=f"{prefix}.dots[{j}]")
-            divided = self.bound("{x} ÷ {r} = {s}", size, INK, mono=True,
-                                 x=f"{prefix}.dots[{j}]", r=root, s=f"{prefix}.scores[{j}]")
+            total = self.bound("dot = {x}", size, INK, mono=True, x=f"{prefix}.dots[{j}]")
+            divided = self.bound("score = {x} ÷ √{n} = {s}", size, INK, mono=True,
+                                 x=f"{prefix}.dots[{j}]", n=width_key,
+                                 s=f"{prefix}.scores[{j}]")
             half = VGroup(head, added, total, divided).arrange(DOWN, aligned_edge=LEFT,
                                                                 buff=self.row_h * 0.3)
             half.sum, half.score = total.figures_span(0, 0), divided.figures_span(2, 2)
@@ -339,28 +338,28 @@ class HeadWalkthrough(LectureScene):
         name = self.ws.walkthrough
         said = "Why √{d}? The key width is {d}, and a wider key adds more products: at " \
             "width {n}, “{u}” would get {y} rather than {x}."
-        self.say(said, cued(said, [
+        self.voiced(said, [
             ("{d},", self.point_at(card.narrow.sum, self.columns["dot"].cells[j], each=True)),
             ("{n}", AnimationGroup(fade_in(card.wide), self.point_at(card.wide.sum)))],
-            opening=[fade_in(card[0], card.narrow)], step=0.8),
+            opening=[fade_in(card[0], card.narrow)], step=0.8,
             d="dims.d_head", n="dims.joined", words={"u": self.tokens[j]},
             y=f"{name}.wide.dots[{j}]", x=f"{self.p}.dots[{j}]")
         if card.growth is None:
             said = "Dividing by the square root of the width holds the score back: {y} ÷ " \
-                "{r} = {s}."
-            self.say(said, cued(said, [("{s}", self.point_at(card.wide.score))], step=0.8),
-                     y=f"{name}.wide.dots[{j}]", r=f"{name}.wide.scale",
-                     s=f"{name}.wide.scores[{j}]")
+                "√{n} = {s}."
+            self.voiced(said, [("{s}", self.point_at(card.wide.score))], step=0.8,
+                        y=f"{name}.wide.dots[{j}]", n="dims.joined",
+                        s=f"{name}.wide.scores[{j}]")
             return
         said = "Undivided, the score would grow {g} times, as the dot product does; divided " \
             "by the square root of the width, it grows only {k} times, from {a} to {s}."
-        self.say(said, cued(said, [
+        self.voiced(said, [
             ("{g}", AnimationGroup(fade_in(card.growth[0]), self.point_at(
                 card.narrow.sum, card.wide.sum, card.growth.dot, each=True))),
             ("{k}", AnimationGroup(fade_in(card.growth[1]), self.point_at(
                 card.growth.score, each=True))),
             ("{a}", self.point_at(card.narrow.score, card.wide.score, card.growth.score,
-                                  each=True))], step=0.8),
+                                  each=True))], step=0.8,
             g=f"{name}.wide.dot_growth", k=f"{name}.wide.score_growth",
             a=f"{self.p}.scores[{j}]", s=f"{name}.wide.scores[{j}]")
         self.say("That matters: the weights come from exponentials of the scores, so very "
@@ -394,23 +393,31 @@ class HeadWalkthrough(LectureScene):
                     self.bound("×{g}", size, INK, mono=True, g=f"{self.p}.exp_gap")]
             for gap, column in zip(gaps, (scores, exps), strict=True):
                 gap.move_to([0, self.foot_y, 0]).align_to(column, RIGHT)
+            # The ratios are labelled as the top source over the second, on their left: a
+            # ratio, not a column's total.
+            pair = self.bound("{u} ÷ {w}", self.note_size, MUTED,
+                              words={"u": self.tokens[first], "w": self.tokens[second]})
+            pair.next_to(gaps[0], LEFT, buff=0.35).align_to(gaps[0], DOWN)
+            gaps.insert(0, pair)
             said = "The exponential widens the gaps: the top scores, {a} and {b}, differ by " \
                 "a factor of {r}; their exponentials, {x} and {y}, by a factor of {e}."
-            self.say(said, cued(said, [
-                ("{a}", AnimationGroup(fade_in(gaps[0]), self.point_at(
-                    scores.cells[first], scores.cells[second], gaps[0], each=True))),
-                ("{x}", AnimationGroup(fade_in(gaps[1]), self.point_at(
-                    exps.cells[first], exps.cells[second], gaps[1], each=True))),
-                ("{e}", self.point_at(*gaps, each=True))],
-                opening=opening, step=0.8), r=f"{self.p}.score_gap",
+            # Each pair outlined as the voice reads it, then the ratio it makes.
+            self.voiced(said, [
+                ("{a}", self.point_at(scores.cells[first], scores.cells[second], each=True)),
+                ("{r}", AnimationGroup(fade_in(*gaps[:2]), self.point_at(
+                    pair, gaps[1], each=True))),
+                ("{x}", self.point_at(exps.cells[first], exps.cells[second], each=True)),
+                ("{e}", AnimationGroup(fade_in(gaps[2]), self.point_at(
+                    pair, gaps[1], gaps[2], each=True)))],
+                opening=opening, step=0.8, r=f"{self.p}.score_gap",
                 e=f"{self.p}.exp_gap", **keys)
         else:
             said = "The exponential widens the gaps: the top scores, {a} and {b}, become " \
                 "{x} and {y}."
-            self.say(said, cued(said, [
+            self.voiced(said, [
                 ("{a}", self.point_at(scores.cells[first], scores.cells[second], each=True)),
                 ("{x}", self.point_at(exps.cells[first], exps.cells[second], each=True))],
-                opening=opening, step=0.8), **keys)
+                opening=opening, step=0.8, **keys)
         self.section("exponentials' sum")
         self.say("Together the exponentials add up to {t}.",
                  *([fade_out(*gaps)] if gaps else []),
@@ -438,11 +445,11 @@ class HeadWalkthrough(LectureScene):
         division.move_to([0, self.foot_y, 0]).align_to(bars, LEFT)
         self.one.move_to([0, self.foot_y, 0]).align_to(bars, LEFT)
         said = "For “{r}”: {e} ÷ {t} = {w}."
-        self.say(said, cued(said, [
+        self.voiced(said, [
             ("{e}", self.point_at(exps.cells[top], division.figures_span(0, 0), each=True)),
             ("{t}", self.point_at(self.total, division.figures_span(1, 1), each=True)),
             ("{w}", self.point_at(bars.cells[top], division.figures_span(2, 2), each=True))],
-            opening=[fade_in(division)], step=0.8),
+            opening=[fade_in(division)], step=0.8,
             words={"r": self.tokens[top]}, e=f"{self.p}.exps[{top}]",
             t=f"{self.p}.denominator", w=f"{self.p}.weights[{top}]")
         self.section("weights")
@@ -453,9 +460,9 @@ class HeadWalkthrough(LectureScene):
         self.softmax = self.step_name("softmax", exps, bars)
         said = "Exponentials divided by their sum: this step is the softmax."
         headers = self.point_at(exps.header, bars.header, each=True)  # before the name's
-        self.say(said, cued(said, [
+        self.voiced(said, [
             ("softmax", AnimationGroup(fade_in(self.softmax), self.point_at(self.softmax)))],
-            opening=[headers], step=0.8))
+            opening=[headers], step=0.8)
         self.say("“{w}” gets the longest bar, {x}.",
                  self.point_at(*self.row_cells(top, "word", "weight")),
                  words={"w": self.tokens[top]}, x=f"{self.p}.weights[{top}]")
@@ -514,11 +521,11 @@ class HeadWalkthrough(LectureScene):
         said = "In numbers, with the unrounded weight: {x} × " + inner_v + " = " + inner_c + "."
         factors = [product.figures_span(0, 0), product.figures_span(1, self.width_shown, 1, 1),
                    product.figures_span(self.width_shown + 1, 2 * self.width_shown, 1, 1)]
-        self.say(said, cued(said, [
+        self.voiced(said, [
             ("{x}", self.point_at(weight, factors[0], each=True)),
             (inner_v, self.point_at(value, factors[1], each=True)),
             (inner_c, self.point_at(part, factors[2], each=True))],
-            opening=[fade_in(product)], step=0.8),
+            opening=[fade_in(product)], step=0.8,
             x=f"{self.p}.weights[{top}]", **keys_v, **keys_c)
         rest = [j for j in range(len(self.tokens)) if j != top]
         self.say("Every other row shrinks by its own weight: a small weight pulls it close "
@@ -573,10 +580,10 @@ class HeadWalkthrough(LectureScene):
                 *optional(self.unpoint()), *([Fade(marks[k - 1], appear=False)] if k else []),
                 Create(VGroup(*marks[k][:-1])))))
             cues.append((slot, Create(marks[k][-1])))
-        self.say(said, cued(said, cues, opening=[Create(line), LaggedStart(
+        self.voiced(said, cues, opening=[Create(line), LaggedStart(
             Fade(self.product, appear=False, run_time=0.6),
             AnimationGroup(*gather, run_time=1.6), fade_in(total),
-            lag_ratio=0.6)], step=0.9), **slots)
+            lag_ratio=0.6)], step=0.9, **slots)
         self.remove(*ghosts)
         self.say("The sums use the unrounded numbers, so they may differ a little from the "
                  "rounded rows.", Fade(marks[-1], appear=False), fade_in(rounding),
@@ -599,11 +606,11 @@ class HeadWalkthrough(LectureScene):
         names = self.ws.lesson.head_names
         if picked[c] >= 0 and len(names) >= self.head:
             said = "Its largest coordinate is {c}: a {role} clue, led by “{w}”."
-            self.say(said, cued(said, [
+            self.voiced(said, [
                 ("{c}", self.point_at(self.coordinate(total, c))),
                 ("led", self.point_at(self.coordinate(total, c),
                                       *self.row_cells(top, "word", "contribution"),
-                                      each=True))], step=0.8),
+                                      each=True))], step=0.8,
                 words={"c": self.ws.lesson.features[picked[c]],
                        "role": names[self.head - 1], "w": self.tokens[top]})
         ahead = self.next_step(total)
@@ -1219,12 +1226,11 @@ class HeadWalkthrough(LectureScene):
     def row_cells(self, j: int, *names: str) -> list[Mobject]:
         return [self.columns[n].cells[j] for n in names]
 
-    def shrink(self, j: int) -> ReplacementTransform:
-        """A copy of value row ``j`` moves to its contribution's place and turns into its
-        numbers, ``weight × value``, written at the table's size."""
-        value = self.columns["value"].cells[j]
-        part = self.columns["contribution"].cells[j]
-        return ReplacementTransform(value.copy(), part, run_time=1.6)
+    def shrink(self, j: int) -> Animation:
+        """Row ``j``'s ``weight × value`` fades in at its place, beside its value row:
+        nothing crosses the row's numbers on its way (a copy of the value row sliding over
+        would run through them)."""
+        return Fade(self.columns["contribution"].cells[j], run_time=1.6)
 
     # ------------------------------------------------------------------ moving columns
 
