@@ -595,9 +595,20 @@ def test_head_one_shows_the_exponential_widening_the_top_gap(shown, sentence,
     for f, value in zip(said["figures"], expected, strict=True):
         assert close(f["text"], value)
     assert np.exp(a - b) > a / b > 1  # the gap the voice says widens, widens
-    on_screen = figures(section(result, "exponentials"))
+    texts = section(result, "exponentials")
+    on_screen = figures(texts)
     assert close(on_screen[f"{p}.score_gap"], a / b)
     assert close(on_screen[f"{p}.exp_gap"], np.exp(a - b))
+    # The ratios are labelled as the top source over the second (not column totals), and
+    # each pair is outlined as it is read, before its ratio: the review saw the scores
+    # never boxed and the box on one ratio while the voice read the other.
+    tokens = WALKED_TOKENS[label]
+    assert any(t["text"] == f"{tokens[first]} ÷ {tokens[second]}" for t in texts)
+    k, _ = caption(result, "widens the gaps")
+    steps = [set(o["keys"]) for o in result["outlined"] if o["caption"] == k]
+    assert steps == [{f"{p}.scores[{first}]", f"{p}.scores[{second}]"}, {f"{p}.score_gap"},
+                     {f"{p}.exps[{first}]", f"{p}.exps[{second}]"},
+                     {f"{p}.score_gap", f"{p}.exp_gap"}]
 
 
 @pytest.mark.parametrize("label", list(LABELS))
