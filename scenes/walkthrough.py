@@ -29,8 +29,6 @@ from manim import (
     LaggedStart,
     Line,
     Mobject,
-    MoveToTarget,
-    ReplacementTransform,
     SurroundingRectangle,
     Transform,
     VGroup,
@@ -214,12 +212,11 @@ class HeadWalkthrough(LectureScene):
                  **slots)
         others = [cell for j, cell in enumerate(query.cells) if j != self.last]
         column = self.point_at(*query.cells, buff=COLUMN_BUFF)  # where the copies will stand
-        for cell in others:
-            cell.generate_target()
-            cell.move_to(mine)
+        # Each copy fades in at its row, from the receiver's row upward: copies sliding up
+        # the column would pile over one another.
         self.say("The same query goes beside every key.",
-                 LaggedStart(*map(MoveToTarget, reversed(others)), lag_ratio=0.12,
-                             run_time=2.5), column)
+                 LaggedStart(*map(fade_in, reversed(others)), lag_ratio=0.12, run_time=2.5),
+                 column)
 
     def dot_products(self) -> None:
         expr, dot = self.columns["expr"], self.columns["dot"]
@@ -264,24 +261,24 @@ class HeadWalkthrough(LectureScene):
         self.scaled.move_to([0, self.foot_y, 0]).align_to(scores, RIGHT)
         said = "Each score is its dot product divided by √{d}, which is {r}: for “{w}”, " \
             "{x} ÷ {r} = {s}."
-        self.say(said, cued(said, [
+        self.voiced(said, [
             ("divided", self.point_at(scores.header)),
             ("“{w}”", AnimationGroup(fade_in(self.scaled), self.point_at(
                 VGroup(*self.row_cells(top, "word", "dot", "score")), self.scaled,
                 each=True)))],
             opening=[fade_in(scores.header), LaggedStart(*map(fade_in, scores.cells),
                                                          lag_ratio=0.15, run_time=2.5)],
-            step=0.8), d="dims.d_head", r="dims.sqrt_d_head", words={"w": self.tokens[top]},
+            step=0.8, d="dims.d_head", r="dims.sqrt_d_head", words={"w": self.tokens[top]},
             x=f"{self.p}.dots[{top}]", s=f"{self.p}.scores[{top}]")
         if self.why is None:
             said = "Why √{d}? The key width is {d}: a wider key adds up more products, " \
                 "and dividing by the square root of the width keeps scores from growing " \
                 "with it."
-            self.say(said, cued(said, [
+            self.voiced(said, [
                 ("Why", self.point_at(scores.header)),
                 ("more products", self.point_at(self.columns["dot"].cells[top])),
                 ("dividing", self.point_at(*self.row_cells(top, "dot", "score"),
-                                           buff=TIGHT_BUFF))], step=0.8), d="dims.d_head")
+                                           buff=TIGHT_BUFF))], step=0.8, d="dims.d_head")
             return
         self.compare_widths()
 
@@ -294,18 +291,20 @@ class HeadWalkthrough(LectureScene):
         j = int(self.v.value(f"{name}.wide.top_source"))
         size = self.size * self.scale
         halves = []
-        for prefix, width_key, root in ((self.p, "dims.d_head", "dims.sqrt_d_head"),
-                                        (f"{name}.wide", "dims.joined", f"{name}.wide.scale")):
+        for prefix, width_key in ((self.p, "dims.d_head"), (f"{name}.wide", "dims.joined")):
             width = len(self.v.value(f"{prefix}.products[{j}]"))
             inner, keys = joined("p", f"{prefix}.products[{j}]", width, " + ")
             head = self.bound("key width {n}:" if prefix == self.p else
                               "key width {n}, more features:", self.note_size, MUTED,
                               n=width_key)
-            # The products, their sum, then the division: two equations, never a chain.
+            # The products, their sum, then the division: two equations, never a chain,
+            # each result named (the dot at one width may show the digits of the score at
+            # the other), the root written as the root of the width.
             added = self.bound(inner, size, INK, mono=True, **keys)
-            total = self.bound("= {x}", size, INK, mono=True, x=f"{prefix}.dots[{j}]")
-            divided = self.bound("{x} ÷ {r} = {s}", size, INK, mono=True,
-                                 x=f"{prefix}.dots[{j}]", r=root, s=f"{prefix}.scores[{j}]")
+            total = self.bound("dot = {x}", size, INK, mono=True, x=f"{prefix}.dots[{j}]")
+            divided = self.bound("score = {x} ÷ √{n} = {s}", size, INK, mono=True,
+                                 x=f"{prefix}.dots[{j}]", n=width_key,
+                                 s=f"{prefix}.scores[{j}]")
             half = VGroup(head, added, total, divided).arrange(DOWN, aligned_edge=LEFT,
                                                                 buff=self.row_h * 0.3)
             half.sum, half.score = total.figures_span(0, 0), divided.figures_span(2, 2)
@@ -339,28 +338,28 @@ class HeadWalkthrough(LectureScene):
         name = self.ws.walkthrough
         said = "Why √{d}? The key width is {d}, and a wider key adds more products: at " \
             "width {n}, “{u}” would get {y} rather than {x}."
-        self.say(said, cued(said, [
+        self.voiced(said, [
             ("{d},", self.point_at(card.narrow.sum, self.columns["dot"].cells[j], each=True)),
             ("{n}", AnimationGroup(fade_in(card.wide), self.point_at(card.wide.sum)))],
-            opening=[fade_in(card[0], card.narrow)], step=0.8),
+            opening=[fade_in(card[0], card.narrow)], step=0.8,
             d="dims.d_head", n="dims.joined", words={"u": self.tokens[j]},
             y=f"{name}.wide.dots[{j}]", x=f"{self.p}.dots[{j}]")
         if card.growth is None:
             said = "Dividing by the square root of the width holds the score back: {y} ÷ " \
-                "{r} = {s}."
-            self.say(said, cued(said, [("{s}", self.point_at(card.wide.score))], step=0.8),
-                     y=f"{name}.wide.dots[{j}]", r=f"{name}.wide.scale",
-                     s=f"{name}.wide.scores[{j}]")
+                "√{n} = {s}."
+            self.voiced(said, [("{s}", self.point_at(card.wide.score))], step=0.8,
+                        y=f"{name}.wide.dots[{j}]", n="dims.joined",
+                        s=f"{name}.wide.scores[{j}]")
             return
         said = "Undivided, the score would grow {g} times, as the dot product does; divided " \
             "by the square root of the width, it grows only {k} times, from {a} to {s}."
-        self.say(said, cued(said, [
+        self.voiced(said, [
             ("{g}", AnimationGroup(fade_in(card.growth[0]), self.point_at(
                 card.narrow.sum, card.wide.sum, card.growth.dot, each=True))),
             ("{k}", AnimationGroup(fade_in(card.growth[1]), self.point_at(
                 card.growth.score, each=True))),
             ("{a}", self.point_at(card.narrow.score, card.wide.score, card.growth.score,
-                                  each=True))], step=0.8),
+                                  each=True))], step=0.8,
             g=f"{name}.wide.dot_growth", k=f"{name}.wide.score_growth",
             a=f"{self.p}.scores[{j}]", s=f"{name}.wide.scores[{j}]")
         self.say("That matters: the weights come from exponentials of the scores, so very "
@@ -394,23 +393,31 @@ class HeadWalkthrough(LectureScene):
                     self.bound("×{g}", size, INK, mono=True, g=f"{self.p}.exp_gap")]
             for gap, column in zip(gaps, (scores, exps), strict=True):
                 gap.move_to([0, self.foot_y, 0]).align_to(column, RIGHT)
+            # The ratios are labelled as the top source over the second, on their left: a
+            # ratio, not a column's total.
+            pair = self.bound("{u} ÷ {w}", self.note_size, MUTED,
+                              words={"u": self.tokens[first], "w": self.tokens[second]})
+            pair.next_to(gaps[0], LEFT, buff=0.35).align_to(gaps[0], DOWN)
+            gaps.insert(0, pair)
             said = "The exponential widens the gaps: the top scores, {a} and {b}, differ by " \
                 "a factor of {r}; their exponentials, {x} and {y}, by a factor of {e}."
-            self.say(said, cued(said, [
-                ("{a}", AnimationGroup(fade_in(gaps[0]), self.point_at(
-                    scores.cells[first], scores.cells[second], gaps[0], each=True))),
-                ("{x}", AnimationGroup(fade_in(gaps[1]), self.point_at(
-                    exps.cells[first], exps.cells[second], gaps[1], each=True))),
-                ("{e}", self.point_at(*gaps, each=True))],
-                opening=opening, step=0.8), r=f"{self.p}.score_gap",
+            # Each pair outlined as the voice reads it, then the ratio it makes.
+            self.voiced(said, [
+                ("{a}", self.point_at(scores.cells[first], scores.cells[second], each=True)),
+                ("{r}", AnimationGroup(fade_in(*gaps[:2]), self.point_at(
+                    pair, gaps[1], each=True))),
+                ("{x}", self.point_at(exps.cells[first], exps.cells[second], each=True)),
+                ("{e}", AnimationGroup(fade_in(gaps[2]), self.point_at(
+                    pair, gaps[1], gaps[2], each=True)))],
+                opening=opening, step=0.8, r=f"{self.p}.score_gap",
                 e=f"{self.p}.exp_gap", **keys)
         else:
             said = "The exponential widens the gaps: the top scores, {a} and {b}, become " \
                 "{x} and {y}."
-            self.say(said, cued(said, [
+            self.voiced(said, [
                 ("{a}", self.point_at(scores.cells[first], scores.cells[second], each=True)),
                 ("{x}", self.point_at(exps.cells[first], exps.cells[second], each=True))],
-                opening=opening, step=0.8), **keys)
+                opening=opening, step=0.8, **keys)
         self.section("exponentials' sum")
         self.say("Together the exponentials add up to {t}.",
                  *([fade_out(*gaps)] if gaps else []),
@@ -438,11 +445,11 @@ class HeadWalkthrough(LectureScene):
         division.move_to([0, self.foot_y, 0]).align_to(bars, LEFT)
         self.one.move_to([0, self.foot_y, 0]).align_to(bars, LEFT)
         said = "For “{r}”: {e} ÷ {t} = {w}."
-        self.say(said, cued(said, [
+        self.voiced(said, [
             ("{e}", self.point_at(exps.cells[top], division.figures_span(0, 0), each=True)),
             ("{t}", self.point_at(self.total, division.figures_span(1, 1), each=True)),
             ("{w}", self.point_at(bars.cells[top], division.figures_span(2, 2), each=True))],
-            opening=[fade_in(division)], step=0.8),
+            opening=[fade_in(division)], step=0.8,
             words={"r": self.tokens[top]}, e=f"{self.p}.exps[{top}]",
             t=f"{self.p}.denominator", w=f"{self.p}.weights[{top}]")
         self.section("weights")
@@ -453,9 +460,9 @@ class HeadWalkthrough(LectureScene):
         self.softmax = self.step_name("softmax", exps, bars)
         said = "Exponentials divided by their sum: this step is the softmax."
         headers = self.point_at(exps.header, bars.header, each=True)  # before the name's
-        self.say(said, cued(said, [
+        self.voiced(said, [
             ("softmax", AnimationGroup(fade_in(self.softmax), self.point_at(self.softmax)))],
-            opening=[headers], step=0.8))
+            opening=[headers], step=0.8)
         self.say("“{w}” gets the longest bar, {x}.",
                  self.point_at(*self.row_cells(top, "word", "weight")),
                  words={"w": self.tokens[top]}, x=f"{self.p}.weights[{top}]")
@@ -514,11 +521,11 @@ class HeadWalkthrough(LectureScene):
         said = "In numbers, with the unrounded weight: {x} × " + inner_v + " = " + inner_c + "."
         factors = [product.figures_span(0, 0), product.figures_span(1, self.width_shown, 1, 1),
                    product.figures_span(self.width_shown + 1, 2 * self.width_shown, 1, 1)]
-        self.say(said, cued(said, [
+        self.voiced(said, [
             ("{x}", self.point_at(weight, factors[0], each=True)),
             (inner_v, self.point_at(value, factors[1], each=True)),
             (inner_c, self.point_at(part, factors[2], each=True))],
-            opening=[fade_in(product)], step=0.8),
+            opening=[fade_in(product)], step=0.8,
             x=f"{self.p}.weights[{top}]", **keys_v, **keys_c)
         rest = [j for j in range(len(self.tokens)) if j != top]
         self.say("Every other row shrinks by its own weight: a small weight pulls it close "
@@ -573,10 +580,10 @@ class HeadWalkthrough(LectureScene):
                 *optional(self.unpoint()), *([Fade(marks[k - 1], appear=False)] if k else []),
                 Create(VGroup(*marks[k][:-1])))))
             cues.append((slot, Create(marks[k][-1])))
-        self.say(said, cued(said, cues, opening=[Create(line), LaggedStart(
+        self.voiced(said, cues, opening=[Create(line), LaggedStart(
             Fade(self.product, appear=False, run_time=0.6),
             AnimationGroup(*gather, run_time=1.6), fade_in(total),
-            lag_ratio=0.6)], step=0.9), **slots)
+            lag_ratio=0.6)], step=0.9, **slots)
         self.remove(*ghosts)
         self.say("The sums use the unrounded numbers, so they may differ a little from the "
                  "rounded rows.", Fade(marks[-1], appear=False), fade_in(rounding),
@@ -599,11 +606,11 @@ class HeadWalkthrough(LectureScene):
         names = self.ws.lesson.head_names
         if picked[c] >= 0 and len(names) >= self.head:
             said = "Its largest coordinate is {c}: a {role} clue, led by “{w}”."
-            self.say(said, cued(said, [
+            self.voiced(said, [
                 ("{c}", self.point_at(self.coordinate(total, c))),
                 ("led", self.point_at(self.coordinate(total, c),
                                       *self.row_cells(top, "word", "contribution"),
-                                      each=True))], step=0.8),
+                                      each=True))], step=0.8,
                 words={"c": self.ws.lesson.features[picked[c]],
                        "role": names[self.head - 1], "w": self.tokens[top]})
         ahead = self.next_step(total)
@@ -743,17 +750,11 @@ class HeadWalkthrough(LectureScene):
 
     def recap_weights(self) -> None:
         """The exponentials over their sum: this head's bars, beside head one's."""
-        first, mine = self.columns["first"], self.columns["weight"]
-        exps = self.columns["exp"]
+        mine, exps = self.columns["weight"], self.columns["exp"]
         moves = self.reflow(["word", *WEIGHTS_STEP])
         top = self.top_source()
-        division = self.bound("{e} ÷ {t} = {x}", self.size * self.scale, INK, mono=True,
-                              e=f"{self.p}.exps[{top}]", t=f"{self.p}.denominator",
-                              x=f"{self.p}.weights[{top}]")
-        for glyph in division.figure_glyphs(2):
-            glyph.set_fill(self.colour)  # the weight, as its bar's number shows it
+        division = self.worked_weight(self.head, top)
         division.move_to([0, self.sum_y, 0]).align_to([self.lefts["weight"], 0, 0], LEFT)
-        self.division = division
         # The query leaves and the columns slide first; the sum is outlined where it lands.
         # The division is written, not said: the voice names only its result.
         slide = AnimationGroup(fade_out(self.query, self.qvec), *optional(self.unpoint()),
@@ -770,30 +771,63 @@ class HeadWalkthrough(LectureScene):
             step=0.8, words={"w": self.tokens[top]}, x=f"{self.p}.weights[{top}]")
         # Head one comes in beside this head's weights, and the title says so only then.
         self.section("recap weights")
-        words = self.columns["word"]
+        self.compare_weights(division)
+
+    def compare_weights(self, division: Bound) -> None:
+        """Head one's bars beside this head's, and the same word's weight worked out for
+        both heads, one division over the other: where head one's sum is larger (its top
+        source outscored the word), the same exponential gives a smaller weight."""
+        first, mine = self.columns["first"], self.columns["weight"]
+        words, exps = self.columns["word"], self.columns["exp"]
+        top = self.top_source()
         # The exponentials and their sum are this head's: they leave as head one's bars come,
         # so that no column beside head one's bars reads as their source.
-        opening = [Fade(division, appear=False, run_time=0.6),
-                   fade_away(exps, self.total, self.line), fade_in(first.header),
+        opening = [fade_away(exps, self.total, self.line), fade_in(first.header),
                    self.new_title("Head {h}, beside head {g}"), LaggedStart(
                        *(grow(cell) for cell in first.cells), lag_ratio=0.1)]
         self.followers.pop("exp")
         self.visible.remove("exp")
-        # One clause: what head one gave the same word, said against this head's weight.
+        # Head one's division for the same word under this head's, each named by its head.
+        theirs = self.worked_weight(1, top)
+        theirs.move_to([0, self.sum_y - LINE_GAP, 0]).align_to(division, LEFT)
+        names = [self.bound("Head {h}:", self.note_size, self.head_colour(h),
+                            h=f"dims.head_numbers[{h - 1}]") for h in (self.head, 1)]
+        for name, line in zip(names, (division, theirs), strict=True):
+            name.next_to(line, LEFT, buff=0.25).align_to(line, DOWN)
+        self.compared = VGroup(division, theirs, *names)
+        # One clause: what head one gave the same word, said against this head's weight,
+        # and why when head one's top source is another word.
         ones = f"{self.ws.walkthrough}.h1.weights[{top}]"
+        leader = int(self.v.value(f"{self.ws.walkthrough}.h1.top_source"))
         mine_text, ones_text = (self.v.text(k) for k in (f"{self.p}.weights[{top}]", ones))
+        cues = [("“{w}”", self.point_at(words.cells[top], mine.cells[top], first.cells[top],
+                                        each=True)),
+                ("{c}", AnimationGroup(fade_in(theirs, *names), self.point_at(
+                    first.cells[top], theirs.figures_span(2, 2), each=True)))]
         if ones_text == mine_text:
             said = "Head {g} gave “{w}” the same, {c}."
         elif self.v.value(ones) < self.v.value(f"{self.p}.weights[{top}]"):
             said = "Head {g} gave “{w}” only {c}."
+            if leader != top:  # a larger sum: another word scored higher in head one
+                said = "Head {g} gave “{w}” only {c}: there, “{u}” outscored it."
+                cues.append(("there", self.point_at(
+                    words.cells[leader], first.cells[leader], theirs.figures_span(1, 1),
+                    division.figures_span(1, 1), each=True)))
         else:
             said = "Head {g} gave “{w}” even more, {c}."
-        self.voiced(said, [
-            ("“{w}”", self.point_at(words.cells[top], mine.cells[top], first.cells[top],
-                                    each=True)),
-            ("{c}", self.point_at(words.cells[top], first.cells[top], each=True))],
-            opening=opening, step=0.9, g="dims.head_numbers[0]",
-            words={"w": self.tokens[top]}, c=ones)
+        self.voiced(said, cues, opening=opening, step=0.9, g="dims.head_numbers[0]",
+                    words={"w": self.tokens[top], "u": self.tokens[leader]}, c=ones)
+
+    def worked_weight(self, head: int, j: int) -> Bound:
+        """``exp ÷ sum = weight`` for source ``j`` in ``head``, the weight in the head's
+        colour, as its bar's number shows it."""
+        prefix = f"{self.ws.walkthrough}.h{head}"
+        division = self.bound("{e} ÷ {t} = {x}", self.size * self.scale, INK, mono=True,
+                              e=f"{prefix}.exps[{j}]", t=f"{prefix}.denominator",
+                              x=f"{prefix}.weights[{j}]")
+        for glyph in division.figure_glyphs(2):
+            glyph.set_fill(self.head_colour(head))
+        return division
 
     def recap_message(self) -> None:
         """The value rows scaled by this head's weights, the largest written as ``weight ×
@@ -807,7 +841,7 @@ class HeadWalkthrough(LectureScene):
         top = self.top_source()
         # Head one's bars leave, this head's bars close up, and the
         # title says what comes: then the value rows come.
-        slide = AnimationGroup(*optional(self.unpoint()), *moves,
+        slide = AnimationGroup(*optional(self.unpoint()), fade_away(self.compared), *moves,
                                self.new_title("Head {h}'s message"))
         said = "Each value row is scaled by its weight: {a} for “{w}”."
         self.voiced(said, [
@@ -854,13 +888,15 @@ class HeadWalkthrough(LectureScene):
         c = int(self.v.value(f"{self.p}.message_top"))
         picked = [int(i) for i in self.v.value(f"params.h{self.head}.V_features")]
         named = picked[c] >= 0 and c in shown_indices(self.width)
-        lead = "Adding the other rows, head {h}'s message is " if len(order) > 1 else \
+        lead = "Adding the other rows, the message is " if len(order) > 1 else \
             "Head {h}'s message is "
         said = lead + inner + (": mostly {c}, from “{w}”." if named else ".")
         if named:
             cues.append(("mostly", self.point_at(self.coordinate(tail, c),
                                                  self.columns["word"].cells[top], each=True)))
-        self.voiced(said, cues, step=0.8, h=self.h_key, words={
+        if "{h}" in said:
+            keys["h"] = self.h_key
+        self.voiced(said, cues, step=0.8, words={
             "c": self.ws.lesson.features[picked[c]], "w": self.tokens[top]} if named else None,
             **keys)
 
@@ -868,22 +904,27 @@ class HeadWalkthrough(LectureScene):
         """Head one's message and this head's side by side, each named and in its head's
         colour, where this head's message stood: as they go into the joined row."""
         size = self.size * self.scale
-        parts = [self.vec(f"{self.ws.walkthrough}.h{h}.message", size, self.head_colour(h))
-                 for h in (1, self.head)]
-        names = [self.head_label(h, size) for h in (1, self.head)]
-        row = VGroup(names[0], parts[0], names[1], parts[1])
-        on_baseline(row, 0.2 * size / 20)
-        names[1].shift(RIGHT * 0.4)
-        parts[1].shift(RIGHT * 0.4)
+        heads = []
+        for h in (1, self.head):
+            # Each message named by its head and by what its coordinates hold: the two
+            # heads' coordinates are different features, not one pair of axes.
+            message = VGroup(self.head_label(h, size),
+                             self.vec(f"{self.ws.walkthrough}.h{h}.message", size,
+                                      self.head_colour(h)))
+            names, words = self.coordinate_words("V", head=h)
+            if names:
+                message.add(self.bound("(" + names + ")", self.note_size, MUTED, words=words))
+            heads.append(on_baseline(message, 0.2 * size / 20))
+        row = VGroup(*heads).arrange(RIGHT, buff=0.6)
         fit(row, TABLE_WIDTH)
         row.move_to([0, self.message_y, 0]).align_to([self.lefts["word"], 0, 0], LEFT)
         row.shift(RIGHT * max(0.0, -TABLE_WIDTH / 2 - row.get_left()[0]))
-        said = "Beside head {g}'s message, it goes on to be joined."
+        said = "Then it is joined to head {g}'s message."
         self.voiced(said, [
-            ("Beside", AnimationGroup(Fade(messages, appear=False, run_time=0.6), fade_in(row),
-                                      self.point_at(names[0], parts[0]))),
-            ("joined", self.point_at(VGroup(names[0], parts[0]), VGroup(names[1], parts[1]),
-                                     each=True))], step=0.8,
+            ("Then", AnimationGroup(Fade(messages, appear=False, run_time=0.6), fade_in(row),
+                                    self.point_at(heads[1], buff=TIGHT_BUFF))),
+            ("joined", self.point_at(*heads, each=True, buff=TIGHT_BUFF)),
+            ("head", self.point_at(heads[0], buff=TIGHT_BUFF))], step=0.8,
             g="dims.head_numbers[0]")
 
     def voiced(self, said: str, cues: Sequence[tuple[str, Animation]], step: float = 0.6,
@@ -1185,12 +1226,11 @@ class HeadWalkthrough(LectureScene):
     def row_cells(self, j: int, *names: str) -> list[Mobject]:
         return [self.columns[n].cells[j] for n in names]
 
-    def shrink(self, j: int) -> ReplacementTransform:
-        """A copy of value row ``j`` moves to its contribution's place and turns into its
-        numbers, ``weight × value``, written at the table's size."""
-        value = self.columns["value"].cells[j]
-        part = self.columns["contribution"].cells[j]
-        return ReplacementTransform(value.copy(), part, run_time=1.6)
+    def shrink(self, j: int) -> Animation:
+        """Row ``j``'s ``weight × value`` fades in at its place, beside its value row:
+        nothing crosses the row's numbers on its way (a copy of the value row sliding over
+        would run through them)."""
+        return Fade(self.columns["contribution"].cells[j], run_time=1.6)
 
     # ------------------------------------------------------------------ moving columns
 

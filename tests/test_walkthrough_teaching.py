@@ -146,6 +146,66 @@ def test_the_recap_draws_head_twos_weights_beside_head_ones(shown, sentence,
 
 
 @pytest.mark.parametrize("label", list(LABELS))
+def test_the_recap_divides_the_same_word_by_each_heads_sum_and_says_why(shown, sentence,
+                                                                        label: str) -> None:
+    """Where head 1's bars come in beside head 2's, the top word's weight is worked out for
+    both heads, ``exp ÷ sum = weight``: with the same score (fisherman's 3.415 in both),
+    only the sums differ, so the voice says why head 1's is larger (river outscored it
+    there) while both sums are outlined."""
+    heads, tokens = sentence[label]["heads"], WALKED_TOKENS[label]
+    result = shown[label]["HeadWalkthrough2"]
+    top = int(np.argmax(heads[1]["weights"]))
+    texts = section(result, "recap weights")
+    for h, head in enumerate(heads[:2], start=1):
+        p = f"{WALKED[label]}.h{h}"
+        exps = np.exp(head["scores"])
+        (worked,) = [t for t in texts if "÷" in t["text"] and t["figures"]
+                     and t["figures"][0][0] == f"{p}.exps[{top}]"]
+        assert [key for key, _ in worked["figures"]] == [
+            f"{p}.exps[{top}]", f"{p}.denominator", f"{p}.weights[{top}]"]
+        for (_, text), expected in zip(worked["figures"],
+                                       (exps[top], exps.sum(), exps[top] / exps.sum()),
+                                       strict=True):
+            assert close(text, expected), (h, text, expected)
+    k, said = caption(result, "Head {g} gave")
+    leader = int(np.argmax(heads[0]["weights"]))
+    why = leader != top and heads[0]["weights"][top] < heads[1]["weights"][top]
+    assert ("outscored" in said["text"]) == why
+    if not why:
+        return
+    # Head 1's leader scores above the top word in head 1, which makes head 1's sum larger.
+    assert heads[0]["scores"][leader] > heads[0]["scores"][top]
+    assert np.exp(heads[0]["scores"]).sum() > np.exp(heads[1]["scores"]).sum()
+    assert said["words"]["u"] == tokens[leader]
+    # As the reason is said, both sums are outlined, and the leader's bar in head 1.
+    (why_outline,) = [o for o in result["outlined"] if o["caption"] == k
+                      and f"{WALKED[label]}.h1.weights[{leader}]" in o["keys"]]
+    for h in (1, 2):
+        (total,) = [box for t in texts for (key, _), box in zip(t["figures"], t["pixels"],
+                                                                strict=True)
+                    if key == f"{WALKED[label]}.h{h}.denominator"]
+        assert any(left <= total[0] and top <= total[1] and total[2] <= right
+                   and total[3] <= bottom for left, top, right, bottom in why_outline["boxes"])
+    if label == "default":  # the review's case: the same score, 3.415, in both heads
+        assert math.isclose(heads[0]["scores"][top], heads[1]["scores"][top])
+
+
+@pytest.mark.parametrize("label", list(LABELS))
+def test_the_recap_names_each_heads_coordinates_beside_its_message_as_they_join(
+        shown, label: str) -> None:
+    """Head 1's message is not on head 2's axes: each message in the joined row carries
+    the features its coordinates hold, when each value coordinate copies one feature."""
+    ws, ref = parameters(label)
+    texts = section(shown[label]["HeadWalkthrough2"], "recap joined")
+    for h in (1, 2):
+        picked = selected(ref[f"params.h{h}.W_V"])
+        if picked is None:
+            continue
+        names = [ws.lesson.features[i] for i in picked]
+        assert any(t["text"] == f"({', '.join(names)})" for t in texts), (h, names)
+
+
+@pytest.mark.parametrize("label", list(LABELS))
 def test_the_recap_adds_the_largest_weighted_value_rows_into_the_message(
         shown, sentence, label: str) -> None:
     """The line under the rows reads ``w × v + w × v + … = message``: its terms are the
@@ -535,9 +595,20 @@ def test_head_one_shows_the_exponential_widening_the_top_gap(shown, sentence,
     for f, value in zip(said["figures"], expected, strict=True):
         assert close(f["text"], value)
     assert np.exp(a - b) > a / b > 1  # the gap the voice says widens, widens
-    on_screen = figures(section(result, "exponentials"))
+    texts = section(result, "exponentials")
+    on_screen = figures(texts)
     assert close(on_screen[f"{p}.score_gap"], a / b)
     assert close(on_screen[f"{p}.exp_gap"], np.exp(a - b))
+    # The ratios are labelled as the top source over the second (not column totals), and
+    # each pair is outlined as it is read, before its ratio: the review saw the scores
+    # never boxed and the box on one ratio while the voice read the other.
+    tokens = WALKED_TOKENS[label]
+    assert any(t["text"] == f"{tokens[first]} ÷ {tokens[second]}" for t in texts)
+    k, _ = caption(result, "widens the gaps")
+    steps = [set(o["keys"]) for o in result["outlined"] if o["caption"] == k]
+    assert steps == [{f"{p}.scores[{first}]", f"{p}.scores[{second}]"}, {f"{p}.score_gap"},
+                     {f"{p}.exps[{first}]", f"{p}.exps[{second}]"},
+                     {f"{p}.score_gap", f"{p}.exp_gap"}]
 
 
 @pytest.mark.parametrize("label", list(LABELS))
@@ -801,7 +872,7 @@ def test_the_recap_adds_the_next_largest_term_as_the_other_rows_are_said(shown, 
     p = f"{WALKED[label]}.h2"
     ranked = [int(j) for j in np.argsort(-head["weights"], kind="stable")]
     k, said = caption(result, "Adding the other rows")
-    assert said["text"].startswith("Adding the other rows, head 2's message is [")
+    assert said["text"].startswith("Adding the other rows, the message is [")
     later = ranked[1:2] if len(ranked) > 3 else ranked[1:]  # the rest is one sum
     pointed = {key for o in result["outlined"] if o["caption"] == k for key in o["keys"]}
     for j in later:
