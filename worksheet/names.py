@@ -71,6 +71,8 @@ THINGS = {
     "params_without": "parameters without bias", "projections": "projections",
     "weights_per_projection": "weights per projection",
     "zero_row": "whether a row of zeros stays zero", "zero_rows": "rows of zeros",
+    "query_reads": "features head 1's query matrix reads",
+    "zero_row_unread": "whether the zero row lacks every feature the query reads",
     "context": "context length", "d_head": "head width", "d_model": "embedding width",
     "head_numbers": "head numbers", "heads": "number of heads", "positions": "positions",
     "sentences": "number of sentences", "sqrt_d_head": "square root of the head width",
