@@ -442,19 +442,19 @@ def _library_model(ws: Worksheet, X: torch.Tensor) -> tuple[torch.Tensor, torch.
     return logits, logits.softmax(dim=-1)
 
 
-def test_the_library_swap_frames_what_one_call_replaces_and_keeps_the_rest(case) -> None:
-    """The batch code's embedding line, the call and the residual and readout, in that
-    order; the call's shapes are torch's; the picture frames the tensors the call computes
-    inside itself (every cell of them) and leaves the embeddings and the update outside."""
+def test_the_library_swap_wraps_the_call_and_frames_what_happens_inside_it(case) -> None:
+    """The wrapper gives PyTorch's layer our layer's call (E in; the query, key and value
+    all E, with the causal mask) and says why; the picture frames the tensors the call
+    computes inside itself (every cell of them), leaves the embeddings and the update
+    outside, and labels the update and the weights with the shapes torch returns."""
     ws: Worksheet = case["ws"]
     s = slide(case["deck"], "lab-library-swap")
     lines = listing(s)
-    code = [c for c, _ in lines]
-    at = {name: next(i for i, c in enumerate(code) if name in c)
-          for name in ("token_embedding(X)", "mha(E, E, E", "E + delta", "readout(")}
-    assert at["token_embedding(X)"] < at["mha(E, E, E"] < at["E + delta"] < at["readout("]
-    for name in ("token_embedding(X)", "E + delta", "readout("):
-        assert lines[at[name]][1].startswith("ours"), name
+    code = " ".join(c for c, _ in lines)
+    assert "class PyTorchAttention(nn.Module):" in code and "def forward(self, E):" in code
+    assert "return mha(E, E, E, attn_mask=future," in code
+    said = " ".join(n for _, n in lines)
+    assert "attention(E)" in said and "query, key, value, mask" in said  # why a wrapper
     B, T = len(ws.sentences), len(ws.ids(next(iter(ws.sentences))))
     D, H = ws.d_model, ws.n_heads
     mha = torch.nn.MultiheadAttention(D, H, bias=False, batch_first=True,
@@ -462,9 +462,12 @@ def test_the_library_swap_frames_what_one_call_replaces_and_keeps_the_rest(case)
     E = torch.zeros(B, T, D, dtype=torch.float64)
     delta, A = mha(E, E, E, attn_mask=torch.ones(T, T, dtype=torch.bool).triu(1),
                    average_attn_weights=False)
-    returned = lines[at["mha(E, E, E"] + 1][1]
-    assert [int(n) for n in re.findall(r"\d+", returned)] == [*delta.shape, *A.shape]
     (picture,) = pictures_in(s.blocks)
+    drawn = {label.key: label.glyphs[0].text for label in picture.shapes
+             if isinstance(label, Label) and label.key}
+    assert shape(drawn["lab.shape.delta"]) == list(delta.shape)
+    assert shape(drawn["lab.shape.A"]) == list(A.shape)
+    assert shape(drawn["lab.shape.E"]) == list(E.shape)
     (frame,) = [r for r in picture.shapes if isinstance(r, Rect) and r.role == "call"]
     assert frame.dashed
     blocks = [r for r in picture.shapes if isinstance(r, Rect) and r.role == "block"]
@@ -477,42 +480,80 @@ def test_the_library_swap_frames_what_one_call_replaces_and_keeps_the_rest(case)
     assert framed == ["inside mha(E, E, E)"]
 
 
-def test_the_library_check_runs_the_whole_model_with_pytorchs_layer(case) -> None:
-    """The check swaps the layer into the model and compares the model's logits; each
-    sentence's bars give the word and probability that PyTorch's layer, run here inside
-    the worksheet's model, predicts, the same for our model and for the swapped one."""
+def test_the_library_swap_checks_the_whole_model_and_ties_its_loss_to_each_sentence(
+        case) -> None:
+    """The check swaps the layer into the model and compares the model's logits; the loss
+    PyTorch's layer gives inside the worksheet's model, run here, is the one the slide
+    states, and the slide's probabilities of the observed next words, with their words,
+    average to it as −ln p."""
     ws: Worksheet = case["ws"]
-    s = slide(case["deck"], "lab-library-check")
+    s = slide(case["deck"], "lab-library-swap")
     code = " ".join(c for c, _ in listing(s))
-    assert "library_model.attention = " in code
-    assert "assert_close(library_model(X), model(X))" in code
+    assert "model.attention = PyTorchAttention()" in code
+    assert "assert_close(model(X), logits)" in code
+    assert code.index("logits = model(X)") < code.index("model.attention = ")
+    if not ws.lesson.targets:
+        assert "cross_entropy" not in code
+        return
     X = torch.tensor([ws.ids(name) for name in ws.sentences])
     logits, probs = _library_model(ws, X)
-    (picture,) = pictures_in(s.blocks)
-    bars = {r.draws: r for r in picture.shapes if isinstance(r, Rect) and r.role == "bar"}
-    said = {next(g.key for g in x.glyphs if isinstance(g, Num)): text(x.glyphs)
-            for x in picture.shapes if isinstance(x, Label)
-            and any(isinstance(g, Num) for g in x.glyphs)}
+    y = torch.tensor([ws.vocab.index(ws.lesson.targets[n]) for n in ws.sentences])
+    loss = torch.nn.functional.cross_entropy(logits, y)
+    (note,) = [n for c, n in listing(s) if c.startswith("cross_entropy(")]
+    assert abs(float(note.split(",")[0]) - float(loss)) <= 5e-4
+    (tie,) = [b for b in s.blocks if isinstance(b, Para) and "−ln p" in text(b)]
+    shown = {run.key: run.text for run, _ in walk(tie) if isinstance(run, Num)}
     for i in range(len(ws.sentences)):
-        best = int(probs[i].argmax())
-        pair = [f"lab.swap.{model}_prob[{i}]" for model in ("ours", "library")]
-        assert bars[pair[0]].w == bars[pair[1]].w
-        for key in pair:
-            number, word = said[key].split(" ")
-            assert word == ws.vocab[best]
-            assert abs(float(number) - float(probs[i, best])) <= 5e-4
-    if ws.lesson.targets:
-        y = torch.tensor([ws.vocab.index(ws.lesson.targets[n]) for n in ws.sentences])
-        loss = torch.nn.functional.cross_entropy(logits, y)
-        (note,) = [n for c, n in listing(s) if c.startswith("cross_entropy(")]
-        assert abs(float(note.split(";")[0]) - float(loss)) <= 5e-4
+        p = float(probs[i, y[i]])
+        assert abs(float(shown[f"lab.target_prob[{i}]"]) - p) <= 5e-4
+        assert f"{shown[f'lab.target_prob[{i}]']} for {ws.vocab[int(y[i])]}" in text(tie)
+    assert abs(float(-torch.log(probs[torch.arange(len(y)), y]).mean()) - float(loss)) < 1e-9
+
+
+PYTHON = {"class", "def", "return", "self", "nn", "Module", "forward", "attn_mask",
+          "average_attn_weights", "False", "True"}
+"""Python's own words and PyTorch's (its module class, its layer's arguments): the lab's code
+may use them without the deck introducing them."""
+
+
+def test_the_lab_library_code_uses_only_names_the_deck_has_introduced(case) -> None:
+    """Every other name in the library stack's code is one an earlier slide's code used,
+    or is introduced on its own slide (a class it declares, a comment or sentence that
+    names it); the stack repeats neither the PyTorch stack's layer lines nor the batch
+    slides', and "target" keeps its one meaning, the loss's observed next word."""
+    deck = case["deck"]
+    order = [s.id for s in deck.slides]
+    earlier = set(re.findall(r"[A-Za-z_]\w*", " ".join(
+        c for s in deck.slides[:order.index("lab-library-title")] for c, _ in listing(s))))
+    for id in ("lab-library-swap", "lab-library-next"):
+        s = slide(deck, id)
+        code = " ".join(c for c, _ in listing(s))
+        said = " ".join(n for _, n in listing(s)) + " " + text(
+            tuple(b for b in s.blocks if isinstance(b, Para)))
+        for name in set(re.findall(r"[A-Za-z_]\w*", code)) - PYTHON - earlier:
+            language = name.removeprefix("E_").capitalize()
+            assert f"class {name}" in code or name in said or (
+                name.startswith("E_") and language in said), (id, name)
+        for repeated in ("to_pytorch", "token_embedding", "readout", "updated[",
+                         "E + delta", "target"):
+            assert repeated not in code, (id, repeated)
 
 
 def test_the_lab_does_not_explain_again_what_the_pytorch_stack_did(case) -> None:
     """The PyTorch stack explains how the weights are stored and copied and what the
-    batch_first flag means; the lab's library slides build on it without saying it again."""
-    for id in ("lab-library-swap", "lab-library-check"):
-        s = slide(case["deck"], id)
-        said = text(s.blocks) + " ".join(text(n) for n in s.notes)
-        for told in ("in_proj_weight", "out_proj", "transpose", "batch_first", "W_Q.T"):
-            assert told not in said, (id, told)
+    batch_first flag means; the lab's library slide builds on it without saying it again."""
+    s = slide(case["deck"], "lab-library-swap")
+    said = text(s.blocks) + " ".join(text(n) for n in s.notes)
+    for told in ("in_proj_weight", "out_proj", "transpose", "batch_first", "W_Q.T"):
+        assert told not in said, told
+
+
+def test_the_lab_library_title_map_is_not_the_pytorch_stacks(case) -> None:
+    """The two stacks' title slides place different things: the PyTorch stack the layer
+    alone, the lab's library stack the whole model around the swapped-in layer."""
+    def lit(id: str) -> list[tuple[float, float]]:
+        (picture, *_) = pictures_in(slide(case["deck"], id).blocks)
+        return sorted((r.x, r.y) for r in picture.shapes
+                      if isinstance(r, Rect) and r.role == "lit")
+
+    assert lit("lab-library-title") != lit("pytorch-title")

@@ -270,16 +270,17 @@ def outside_the_block(book: Book, section: Section) -> None:
     section.add("outside", "What the attention block leaves out", [
         block_map(book, fragment=1),
         Bullets((
-            Item(book.say("position rows: we add them to {e} before the call", e=Math("E")),
-                 1),
+            Item(book.say("the embeddings: we look up the token rows and add the position "
+                          "rows to make {e}, before the call", e=Math("E")), 1),
             Item(book.say("the residual: {r} is ours", r=Math(r"E' = E + \Delta E")), 2),
             Item(book.say("the prediction layers: the MLP and the next-word layer"), 3),
             Item(book.say("the training loop: loss, gradients and updates"), 4),
         )),
     ], [
         book.say("Point at the bracket: the library's block computes the heads, joins "
-                 "them and applies {wo}, and nothing else. Reveal the marks: the position "
-                 "rows go into {e} before the call, and the residual adds {d} afterwards.",
+                 "them and applies {wo}, and nothing else. Reveal the marks: the token rows "
+                 "looked up and the position rows added make {e} before the call, and the "
+                 "residual adds {d} afterwards.",
                  wo=Math("W_O"), e=Math("E"), d=Math(r"\Delta E")),
         "Then the rest: the prediction MLP and the next-word layer, and the whole training "
         "loop, loss, gradients and optimiser steps, all stay in our own code. Ask the room "

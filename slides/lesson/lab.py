@@ -351,24 +351,26 @@ def _training(book: Book) -> Stack:
     return section.stack()
 
 
-TRANSLATED = ("Der", "Fischer", "saß", "am", "Ufer")
-"""A German sentence being translated: the fisherman sat by the river's edge."""
+TRANSLATED = ("Der", "Fischer", "saß", "am", "Flussufer")
+"""A German sentence being translated: the fisherman sat on the river bank. German has a
+word of its own for a river's bank, so it settles what the English "bank" means; it is one
+word shorter than the English, as lengths may differ."""
 WRITTEN = ("The", "fisherman", "sat", "on", "the")
 """Its English translation written so far; its last word asks for the next."""
 
 
 # --------------------------------------------------------------------------- the library
 # The PyTorch stack met the layer on its own: its call, the copied weights, what it leaves
-# out. The lab adds what changes in our batch code: which of its lines the call replaces,
-# which stay, and a check of the whole model with the layer swapped in.
+# out. The lab adds what the batch code shows and the call hides: the batch's tensors
+# inside the call, and the whole model with the layer swapped in, checked end to end.
 
 
 def _swap(book: Book, section: Section) -> None:
-    """The batch code's layer lines against one library call; what comes before and after
-    stays ours."""
+    """PyTorch's layer wrapped to take our layer's call, the batch's tensors it computes
+    inside itself, and the whole model checked with it in place of ours."""
     chain = _strip(
         book, [("lab.shape.E", "BTF", _tensor("E"), None),
-               ("lab.shape.Q_heads", "BHTd", _tensor("Q"), None),
+               ("lab.shape.Q_heads", "BHTd", _tensor("Q (and K, V)"), None),
                ("lab.shape.A", "BHTS", _tensor("A"), None),
                ("lab.shape.joined", "BTD", _tensor("joined"), None),
                ("lab.shape.delta", "BTF", _tensor("ΔE"), None)],
@@ -376,112 +378,84 @@ def _swap(book: Book, section: Section) -> None:
          (Text("W"), Sub("O"))],
         "The batch's tensors from the embeddings to the update, as the batch slides computed "
         "them; a dashed frame holds the ones the library call computes inside itself, from "
-        "the projection to the output matrix", 1, masked=True, mask_from=2, cell=10.0,
+        "the projection to the output matrix", None, masked=True, mask_from=2, cell=10.0,
         reach=84.0, operation_size=20.0, inside=(1, 3, (Text("inside mha(E, E, E)"),)))
-    section.add("swap", "One call in place of our layer's lines", [
-        *_cells(
-            [("E = token_embedding(X) + position_embedding(arange(T))",
-              book.say("ours, as before: {s}", s=book.n("lab.shape.E")))],
-            [("mha = to_pytorch(model.attention)", "our weights, copied as before"),
-             ("delta, A = mha(E, E, E, attn_mask=future,", "replaces project … W_O"),
-             ("    average_attn_weights=False)",
-              book.say("{d}, {a}", d=book.n("mha.delta"), a=book.n("mha.A")))],
-            [("updated = E + delta", "ours: the residual"),
-             ("logits = readout(relu(hidden(updated[:, last])))",
-              book.say("ours: {s}", s=book.n("lab.shape.logits")))],
-        ),
-        chain,
-        Para(book.say("Out come {d} and {a}. The queries, keys, values, scores, messages and "
-                      "joined rows stay inside the call: to look at them, as the batch slides "
-                      "did, run our own layer.", d=Math(r"\Delta E"), a=Math("A")),
-             fragment=2, style="note"),
+    check: list[Line] = [
+        ("logits = model(X)", book.say("our layer: {s}", s=book.n("lab.shape.logits"))),
+        ("model.attention = PyTorchAttention()", "the layer inside TinyLM, swapped"),
+        ("assert_close(model(X), logits)", book.say(
+            "largest gap {g}", g=book.n("lab.swap.max_diff_logits"))),
+    ]
+    if book.observed:
+        check.append(("cross_entropy(model(X), y)", book.say(
+            "{l}, as with ours: {o}", l=book.n("lab.swap.loss"), o=book.n("lab.loss"))))
+    wrapper, swapped = _cells(
+        [("class PyTorchAttention(nn.Module):", "our model calls attention(E);"),
+         ("    def forward(self, E):", "mha takes query, key, value, mask"),
+         ("        return mha(E, E, E, attn_mask=future,", None),
+         ("            average_attn_weights=False)", "(ΔE, A), as our layer returns")],
+        check)
+    section.add("swap", "Swap PyTorch's layer into our model and check it", [
+        wrapper, chain, swapped,
+        *((Para((*book.say("The loss is the average of −ln p, p being each sentence's "
+                           "probability of its observed next word: "), *_observed(book),
+                 Text(".")), fragment=1, style="note"),) if book.observed else ()),
     ], [
-        book.say("Point at the first line, the embeddings {e}, still ours; then reveal the "
-                 "call, which does every line the batch slides wrote between the embeddings "
-                 "and the residual, from the projections through the same future mask to "
-                 "{wo}, all inside the dashed frame.", e=book.n("lab.shape.E"), wo=Math("W_O")),
-        book.say("Reveal the last two lines: the residual and the prediction layers stay "
-                 "ours. Say the trade: {d} and {a} come back, but the queries, scores and "
-                 "messages stay hidden, so to inspect them keep the hand-written layer.",
-                 d=Math(r"\Delta E"), a=Math("A")),
-    ])
-
-
-def _check(book: Book, section: Section) -> None:
-    """The library layer inside the whole model: the same logits, next words and loss."""
-    rows = [(i, name, model) for i, name in enumerate(book.sentences)
-            for model in ("ours", "library")]
-    names = {"ours": "our layer", "library": "PyTorch's layer"}
-    bars = pictures.weight_bars(
-        book, [(Word(name), Text(f", {names[model]}")) for _, name, model in rows],
-        [f"lab.swap.{model}_prob[{i}]" for i, _, model in rows], "neutral",
-        "Each sentence's likeliest next word and its probability as a bar, from our model "
-        "and from the model with PyTorch's layer, one pair of bars per sentence",
-        values=[(book.n(f"lab.swap.{model}_prob[{i}]"), Text(" "),
-                 book.vocab(f"lab.swap.{model}_id[{i}]")) for i, _, model in rows],
-        size="short", fragments=[1] * len(rows))
-    loss: list[Line] = [("cross_entropy(library_model(X), y)", book.say(
-        "{l}; ours: {o}", l=book.n("lab.swap.loss"), o=book.n("lab.loss")))] \
-        if book.observed else []
-    section.add("check", "Swap it into the model, then check it", [
-        Para(book.say("Our model calls its layer as delta, A = attention(E). A small wrapper "
-                      "gives PyTorch's layer that call; in the model's place, it must leave "
-                      "every prediction as it was. The bars: each sentence's likeliest next "
-                      "word, with its probability.")),
-        *_cells(
-            [("class Library(nn.Module):", "PyTorch's layer, called like ours"),
-             ("    def forward(self, E):", None),
-             ("        return mha(E, E, E, attn_mask=future,", None),
-             ("            average_attn_weights=False)", "(delta, A), as ours")],
-            [("library_model = TinyLM.from_worksheet(worksheet)", "the lecture's weights"),
-             ("library_model.attention = Library()", "the only change"),
-             ("assert_close(library_model(X), model(X))", book.say(
-                 "logits {s}, gap {g}", s=book.n("lab.shape.logits"),
-                 g=book.n("lab.swap.max_diff_logits"))),
-             *loss]),
-        bars,
-    ], [
-        "Say why a wrapper: our model hands its layer E alone and expects (delta, A) back, "
-        "while PyTorch's layer wants query, key and value inputs and the mask; nothing else "
-        "in the model changes.",
-        book.say("Reveal the check: the whole model's logits, {s}, differ by at most {g}, "
-                 "which is rounding, and the bars give every sentence the same word and "
-                 "probability from both models, so the residual, the MLP and the readout take "
-                 "PyTorch's output as they took ours.", s=book.n("lab.shape.logits"),
+        book.say("Say why a wrapper: our model hands its layer {e} alone and expects "
+                 "({d}, {a}) back, while mha, PyTorch's layer with our weights copied in, "
+                 "wants query, key and value inputs and the mask. Point at the dashed frame: "
+                 "the projections, the split into heads, the weights and the joined rows all "
+                 "happen inside that one call, and only {d} and {a} come out; to look at the "
+                 "rest, keep our own layer.", e=Math("E"), d=Math(r"\Delta E"), a=Math("A")),
+        book.say("Reveal the check: swapping the layer is the only change, and the whole "
+                 "model's logits, {s}, differ by at most {g}, which is rounding, so the "
+                 "residual, the MLP and the next-word layer take PyTorch's output as they "
+                 "took ours.", s=book.n("lab.shape.logits"),
                  g=book.n("lab.swap.max_diff_logits")),
-        *((book.say("Read the loss, {l} against {o} with ours: training would start from "
-                    "the same place.", l=book.n("lab.swap.loss"), o=book.n("lab.loss")),)
-          if book.observed else ()),
+        *((book.say("Read the loss, {l}, and do it by hand with the room: the average of "
+                    "minus the log of each sentence's probability for its observed next "
+                    "word.", l=book.n("lab.swap.loss")),) if book.observed else ()),
     ])
+
+
+def _observed(book: Book) -> Runs:
+    """Each sentence's probability of its observed next word, and that word, joined with
+    commas and a final "and"."""
+    runs: list = []
+    for i, _ in enumerate(book.sentences):
+        if i:
+            runs.append(Text(" and " if i == len(book.sentences) - 1 else ", "))
+        runs += [book.n(f"lab.target_prob[{i}]"), Text(" for "), book.vocab(f"lab.y[{i}]")]
+    return tuple(runs)
 
 
 def _library(book: Book) -> Stack:
     section = Section("lab-library", "lab", "Lab: PyTorch's layer, and what next")
     _swap(book, section)
-    _check(book, section)
     section.add("next", "Next: read a different sequence", [
         *_cells([("delta, A = mha(E, E, E)", "self-attention: one sequence")],
-                [("delta, A = mha(E_target, E_source, E_source)", "cross-attention")]),
+                [("delta, A = mha(E_english, E_german, E_german)", "cross-attention: two")]),
         pictures.translation(
             TRANSLATED, WRITTEN, "Cross-attention in translation: the German sentence being "
             "translated gives the keys and values, the English written so far gives the "
             "queries, and its last word may read every German word", fragment=1),
         Para(book.say("In translation the English written so far gives the queries; the "
-                      "German gives the keys and values: “{u}”, the river's edge, points to "
-                      "the river bank.",
+                      "German gives the keys and values. German has a word of its own for "
+                      "a river's bank, “{u}”, so reading it settles which bank comes next.",
                       u=Text(TRANSLATED[-1])), fragment=2),
-        Para(book.say("New: no mask on the finished German, and the lengths may differ. The "
-                      "lines show what may be read, not how much."), fragment=2),
+        Para(book.say("New: no mask on the finished German, and the lengths may differ, as "
+                      "here. The English still masks its own future in its self-attention. "
+                      "The lines show what may be read, not how much."), fragment=2),
     ], [
         book.say("Point at the three arguments: so far {q}, {k} and {v} came from the same "
                  "rows; cross-attention takes the queries from one sequence and the keys and "
                  "values from another. In translation the words written so far ask, and the "
-                 "sentence being translated answers: here “{u}” settles which bank the "
-                 "English needs, the river's, and with no future to hide in a finished "
-                 "sentence, every German word can reach the receiver.",
+                 "sentence being translated answers: “{u}” is a river's bank only, where a "
+                 "money bank would be “Bank”, so the German settles the lecture's question, "
+                 "and with no future to hide in a finished sentence, every German word can "
+                 "reach the receiver.",
                  q=Math("Q"), k=Math("K"), v=Math("V"), u=Text(TRANSLATED[-1])),
         "Leave with the trained comparison's live slide: there the four-head model shows "
         "each head's weights for any prompt a student types.",
     ])
     return section.stack()
-

@@ -171,6 +171,10 @@ def pytorch(book: Book) -> list[Stack]:
     asides.outside_the_block(book, section)
     section.add("model", "Back to the complete model, one sentence at a time", [
         pictures.model_map(book, "prediction"),
+        Para(book.say("The batch {b} only stacks the sentences, and no sentence reads "
+                      "another's rows, so we follow one: {e} is {s}.",
+                      b=book.n("lab.shape.E"), e=Math("E"), s=book.n("shapes.E")),
+             style="note"),
         Flow((
             FlowStep((Math("E"),), (book.n("shapes.E"),)),
             FlowStep((Math("H^{(h)}"),), (book.n("shapes.H"),), 1),
@@ -189,7 +193,9 @@ def pytorch(book: Book) -> list[Stack]:
                       "the logits, one per vocabulary word, before the softmax.",
                       h=Math("H^{(h)}"), wo=Math("W_O"), e=Math("e'")), fragment=7),
     ], [
-        book.say("Walk the flow once more and read the shapes aloud, from {e} through the "
+        book.say("Say why the batch axis goes: the layer runs the sentences side by side "
+                 "and never mixes them, so one sentence shows everything. Walk the flow once "
+                 "more and read the shapes aloud, from {e} through the "
                  "hidden layer of {h} units to one score for each of the {v} words. Every "
                  "arrow on this map has now been computed. Add the caution: a teaching "
                  "model with one attention update, not every part of "

@@ -24,10 +24,11 @@ OWN_OPENINGS: dict[str, tuple[tuple[str, ...], str]] = {
     "lab-training": (("embeddings", "heads", "W_O", "MLP", "prediction"),
                      "The same model in code, now learning: a loss on the observed next words, "
                      "one optimizer step, then generation one token at a time."),
-    "lab-library": (("heads", "concat", "W_O"),
-                    "The batch model with PyTorch's layer in place of ours: the lines it "
-                    "replaces, the lines that stay, a check of the whole model, and where "
-                    "the series goes next."),
+    # the whole model lit: the PyTorch stack lit the layer alone, this stack checks it all
+    "lab-library": (("embeddings", "heads", "concat", "W_O", "residual", "MLP", "prediction"),
+                    "The batch model with PyTorch's layer swapped in for ours: what its one "
+                    "call computes inside, a check of the whole model, and where the series "
+                    "goes next."),
 }
 """The steps and sentence of a stack that shares its part with others but covers other
 ground (the lab's later stacks); every other stack opens as its part does."""
@@ -37,6 +38,8 @@ PLAIN_HEADS = frozenset({"trained", "patches"})
 map numbers the heads instead of naming the worksheet's roles."""
 
 CHANGES: dict[str, tuple[tuple[str, str, str], ...]] = {
+    "lab-library": (("heads", "W_O", "PyTorch's layer, swapped in"),
+                    ("embeddings", "prediction", "our model around it, checked whole")),
     "patches": (("embeddings", "embeddings", "patches + one extra row"),
                 ("heads", "heads", "no mask"),
                 ("prediction", "prediction", "a class instead")),
