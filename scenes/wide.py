@@ -47,6 +47,8 @@ QUERY_GAP = 0.6
 """Gap between the joined W_Q and the wide query under it (before the page's scale)."""
 LEGIBLE_ENTRY = 15.5
 """Smallest size a matrix entry is drawn at: legible at 480p, with a little to spare."""
+LEGIBLE_LABEL = 15.5
+"""Smallest size a table's labels are drawn at, for the same reason."""
 OUTLINE_ROOM = 0.16
 """Gap between a whole matrix and a pointer's outline round it: clear of its brackets' arms
 and of its name above."""
@@ -400,8 +402,8 @@ class OneWideHead(LectureScene):
         rule = Line([left, ys[-1] - row_h * 0.75, 0], [left + len(shown) * pitch - 0.35,
                                                       ys[-1] - row_h * 0.75, 0],
                     stroke_color=MUTED, stroke_width=2)
-        titles = VGroup(self.label("wide head", size * 0.85, INK),
-                        self.label("separate heads, joined", size * 0.85, INK))
+        titles = VGroup(self.label("wide head", size, INK),
+                        self.label("separate heads, joined", size, INK))
         for title, y in zip(titles, below[:2], strict=True):  # each beside its numbers
             title.move_to([left - 0.3, y, 0], aligned_edge=RIGHT)
         share = None
@@ -411,7 +413,7 @@ class OneWideHead(LectureScene):
         if changed in shown and copies is not None and len(self.heads) > 1:
             feature = self.ws.lesson.features[copies[changed % d]]
             share = VGroup(
-                self.bound("weight on {g} rows", size * 0.85, MUTED, words={"g": feature}),
+                self.bound("weight on {g} rows", size, MUTED, words={"g": feature}),
                 self.num(f"{w}.carried_share", size),
                 self.num(f"{w}.twin_carried_share", size, self.head_colour(twin + 1)))
             share[0].move_to([-0.3, below[2], 0], aligned_edge=RIGHT)
@@ -475,66 +477,13 @@ class OneWideHead(LectureScene):
         top = self.v.value(f"{self.s}.wide.top_source")
         picks = list(dict.fromkeys([top] + [self.v.value(f"{self.s}.h{h}.top_source")
                                             for h in self.heads]))
-        size = 26
-        header = VGroup(*(self.head_label(h, 20) for h in self.heads),
-                        self.label("wide dot", 20, MUTED),
-                        self.bound("÷ √{j}", 20, MUTED, j="dims.joined"),
-                        self.label("score", 20, MUTED),
-                        self.label("e^score", 20, MUTED),
-                        self.label("weight", 20, MUTED))
-        rows = []
-        for j in picks:
-            terms = [self.num(f"{self.s}.h{h}.dots[{j}]", size, self.head_colour(h))
-                     for h in self.heads]
-            cells = [self.word(self.tokens[j], size)]
-            for k, term in enumerate(terms):
-                cells += [term] if k == 0 else [self.label("+", size, MUTED), term]
-            cells += [self.label("=", size, MUTED), self.num(f"{self.s}.wide.dots[{j}]", size),
-                      # "÷ 2 =": the division written out (√4, whole), not a bare number
-                      self.bound("÷ {x} =", size, MUTED, mono=True, x="dims.sqrt_joined"),
-                      self.num(f"{self.s}.wide.scores[{j}]", size),
-                      self.num(f"{self.s}.wide.exps[{j}]", size),
-                      # the weight as the division that makes it: e^score ÷ their sum
-                      self.bound("÷ {d} = {x}", size, INK, mono=True,
-                                 d=f"{self.s}.wide.denominator",
-                                 x=f"{self.s}.wide.weights[{j}]")]
-            line = VGroup(*cells)
-            line.terms, line.word = VGroup(*terms), cells[0]
-            line.sum, line.scale, line.score = cells[-5], cells[-4], cells[-3]
-            line.exp, line.weight = cells[-2], cells[-1]
-            line.scoring = VGroup(*cells[:-2])
-            rows.append(line)
-        # Columns: word, each head's term (with "+" between), "=", sum, scale, score, exp,
-        # weight.
-        count = len(rows[0])
-        term_columns = [1 + 2 * k for k in range(len(self.heads))]
-        headed = dict(zip([*term_columns, *range(count - 5, count)], header, strict=True))
-        widths = [max([row[c].width for row in rows]
-                      + ([headed[c].width] if c in headed else [])) for c in range(count)]
-        xs, at = [], 0.0
-        for c, width in enumerate(widths):
-            xs.append(at + width / 2)
-            at += width + (0.4 if c == 0 or c >= count - 5 else 0.2)
-        for r, row in enumerate(rows):
-            for c, cell in enumerate(row):
-                cell.move_to([xs[c], -r * 0.8, 0])
-                if c == 0:
-                    cell.shift(RIGHT * (xs[0] + widths[0] / 2 - cell.get_right()[0]))
-        for c, label in headed.items():
-            label.move_to([xs[c], 0.75, 0])
-        total = self.exp_sum(rows, xs, widths, size)
-        own = []  # under a head's favourite (not the wide head's): that head's own weight,
-        # beneath the head's term
-        for row, j in zip(rows[1:], picks[1:], strict=True):
-            h = next(h for h in self.heads if self.v.value(f"{self.s}.h{h}.top_source") == j)
-            mark = self.bound("Head {h}: {a}", 20, self.head_colour(h),
-                              h=f"dims.head_numbers[{h - 1}]", a=f"{self.s}.h{h}.weights[{j}]")
-            term = row.terms[self.heads.index(h)]
-            own.append(mark.next_to(term, DOWN, buff=0.12).align_to(term, LEFT))
-        table = VGroup(header, *rows, total, *own)
-        top_y = heading.get_bottom()[1] - 0.5
-        table.scale(min(1.3, 13.0 / table.width, (top_y - (SAFE_BOTTOM + 0.3)) / table.height))
-        table.move_to([0, top_y - table.height / 2, 0])
+        small = 20.0
+        for _ in range(3):  # labels grow until the scaled table shows them legibly
+            table = self.pooled_table(heading, picks, small)
+            if small * table.drawn_at >= LEGIBLE_LABEL:
+                break
+            small = LEGIBLE_LABEL / table.drawn_at + 0.5
+        header, rows, total, own = table.header, table.rows, table.total, table.own
         self.sums = table
         scoring_header = VGroup(*header[:-2])
         first = rows[0]
@@ -577,7 +526,7 @@ class OneWideHead(LectureScene):
                       c=f"{self.s}.wide.dots[{j}]", y=f"{self.s}.wide.scores[{j}]", **slots)
         exps = [row.exp for row in rows]
         self.tell_cued("The softmax raises e to each score: e to the {y} is {e}; with {o} from "
-                       "the other {n} sources, these add up to {d}.",
+                       "the other {n:source}, these add up to {d}.",
                        fade_in(header[-2], *exps),
                        cues=[("{e}", lambda: self.point_at(first.exp)),
                              ("{o}", lambda: AnimationGroup(fade_in(total.others),
@@ -599,8 +548,79 @@ class OneWideHead(LectureScene):
                   "total, gets the largest weight.", words=words,
                   cues=[("“{w}”", lambda: self.point_at(first))])
 
+    def pooled_table(self, heading: Mobject, picks: list[int], small: float) -> VGroup:
+        """The pooled table, its labels at ``small`` (before the scale it is drawn at):
+        attributes ``header``, ``rows``, ``total``, ``own`` and ``drawn_at``."""
+        size = 26
+        header = VGroup(*(self.head_label(h, small) for h in self.heads),
+                        self.label("wide dot", small, MUTED),
+                        self.bound("÷ √{j}", small, MUTED, j="dims.joined"),
+                        self.label("score", small, MUTED),
+                        self.label("e^score", small, MUTED),
+                        self.label("weight", small, MUTED))
+        rows = []
+        for j in picks:
+            terms = [self.num(f"{self.s}.h{h}.dots[{j}]", size, self.head_colour(h))
+                     for h in self.heads]
+            cells = [self.word(self.tokens[j], size)]
+            for k, term in enumerate(terms):
+                cells += [term] if k == 0 else [self.label("+", size, MUTED), term]
+            cells += [self.label("=", size, MUTED), self.num(f"{self.s}.wide.dots[{j}]", size),
+                      # "÷ 2 =": the division written out (√4, whole), not a bare number
+                      self.bound("÷ {x} =", size, MUTED, mono=True, x="dims.sqrt_joined"),
+                      self.num(f"{self.s}.wide.scores[{j}]", size),
+                      self.num(f"{self.s}.wide.exps[{j}]", size),
+                      # the weight as the division that makes it: e^score ÷ their sum
+                      self.bound("÷ {d} = {x}", size, INK, mono=True,
+                                 d=f"{self.s}.wide.denominator",
+                                 x=f"{self.s}.wide.weights[{j}]")]
+            line = VGroup(*cells)
+            line.terms, line.word = VGroup(*terms), cells[0]
+            line.sum, line.scale, line.score = cells[-5], cells[-4], cells[-3]
+            line.exp, line.weight = cells[-2], cells[-1]
+            line.scoring = VGroup(*cells[:-2])
+            rows.append(line)
+        # Columns: word, each head's term (with "+" between), "=", sum, scale, score, exp,
+        # weight.
+        count = len(rows[0])
+        term_columns = [1 + 2 * k for k in range(len(self.heads))]
+        headed = dict(zip([*term_columns, *range(count - 5, count)], header, strict=True))
+        widths = [max([row[c].width for row in rows]
+                      + ([headed[c].width] if c in headed else [])) for c in range(count)]
+        # The e^score column is as wide as the other sources' sum written under it.
+        widths[count - 2] = max(widths[count - 2], self.bound(
+            "+ {o}", size, INK, mono=True, o=f"{self.s}.wide.exps_others").width)
+        xs, at = [], 0.0
+        for c, width in enumerate(widths):
+            xs.append(at + width / 2)
+            at += width + (0.4 if c == 0 or c >= count - 5 else 0.2)
+        for r, row in enumerate(rows):
+            for c, cell in enumerate(row):
+                cell.move_to([xs[c], -r * 0.8, 0])
+                if c in (0, count - 2):  # words, and e^score over their sum: right-aligned
+                    cell.shift(RIGHT * (xs[c] + widths[c] / 2 - cell.get_right()[0]))
+        for c, label in headed.items():
+            label.move_to([xs[c], 0.75, 0])
+        total = self.exp_sum(rows, xs, widths, size, small)
+        own = []  # under a head's favourite (not the wide head's): that head's own weight,
+        # beneath the head's term
+        for row, j in zip(rows[1:], picks[1:], strict=True):
+            h = next(h for h in self.heads if self.v.value(f"{self.s}.h{h}.top_source") == j)
+            mark = self.bound("Head {h}: {a}", small, self.head_colour(h),
+                              h=f"dims.head_numbers[{h - 1}]", a=f"{self.s}.h{h}.weights[{j}]")
+            term = row.terms[self.heads.index(h)]
+            own.append(mark.next_to(term, DOWN, buff=0.12).align_to(term, LEFT))
+        table = VGroup(header, *rows, total, *own)
+        top_y = heading.get_bottom()[1] - 0.5
+        scale = min(1.3, 13.0 / table.width, (top_y - (SAFE_BOTTOM + 0.3)) / table.height)
+        table.scale(scale)
+        table.move_to([0, top_y - table.height / 2, 0])
+        table.header, table.rows, table.total, table.own = header, rows, total, own
+        table.drawn_at = scale
+        return table
+
     def exp_sum(self, rows: list[VGroup], xs: list[float], widths: list[float],
-                size: float) -> VGroup:
+                size: float, small: float) -> VGroup:
         """Under the e^score column of the pooled table: the other sources' e^score summed
         (named in the word column), a rule, and the sum of them all, the softmax's
         denominator, each number right under the ones it adds to. Attributes: ``others``
@@ -609,9 +629,9 @@ class OneWideHead(LectureScene):
         right = xs[column] + widths[column] / 2
         words_right = xs[0] + widths[0] / 2
         y = -len(rows) * 0.8
-        name = self.bound("the other {n}", size * 0.8, MUTED, n=f"{self.s}.wide.others")
+        name = self.bound("other {n:source}", small, MUTED, n=f"{self.s}.wide.others")
         number = self.bound("+ {o}", size, INK, mono=True, o=f"{self.s}.wide.exps_others")
-        total_name = self.bound("all {n}", size * 0.8, MUTED, n="dims.tokens")
+        total_name = self.bound("all {n}", small, MUTED, n="dims.tokens")
         total = self.num(f"{self.s}.wide.denominator", size)
         for mob, at, level in ((name, words_right, y), (number, right, y),
                                (total_name, words_right, y - 0.85), (total, right, y - 0.85)):
