@@ -340,17 +340,21 @@ class OneWideHead(LectureScene):
             shown.append(VGroup(header, *cells))
             table.add(header, *cells)
         weights_only = VGroup(*table)
-        note = self.bound("wide head: one column for all {j} value coordinates     "
-                          "each head: a column for its {d}", 20, MUTED,
-                          j="dims.joined", d="dims.d_head")
-        note.next_to(VGroup(*(column[-1] for column in self.cells)), DOWN, buff=0.35)
-        note.set_x(weights_only.get_x())
         self.mix = self.mix_rows(ys, header_y, size, row_h, pitch * len(columns) + 0.1)
-        whole = VGroup(table, note, self.mix.hidden)
+        whole = VGroup(table, self.mix.hidden)
         whole.shift(RIGHT * -whole.get_center()[0])
         top = heading.get_bottom()[1] - 0.3
+        before = whole.width
         fit(whole, 13.4, top - (SAFE_BOTTOM + 0.1))
         whole.shift(UP * (top - whole.get_top()[1]))
+        # Under the weight columns (where the messages will stand), at a legible size.
+        small = max(LEGIBLE_LABEL, 20 * whole.width / before)
+        note = VGroup(self.bound("wide head: one column for all {j} value coordinates", small,
+                                 MUTED, j="dims.joined"),
+                      self.bound("each head: a column for its {d}", small, MUTED,
+                                 d="dims.d_head")).arrange(DOWN, buff=0.12)
+        note.next_to(VGroup(*(column[-1] for column in self.cells)), DOWN, buff=0.3)
+        note.set_x(weights_only.get_x())
         table.add(note)
         self.words = words
         self.headers = VGroup(*(column[0] for column in shown))
