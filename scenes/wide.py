@@ -322,7 +322,8 @@ class OneWideHead(LectureScene):
         columns += [(self.head_label(h, 22), f"{self.s}.h{h}.weights", self.head_colour(h),
                      self.head_colour(h)) for h in self.heads]
         heaviest = max(float(w) for _, key, _, _ in columns for w in self.v.value(key))
-        unit = min(BAR_UNIT, 1.1 / max(heaviest, 1e-9))
+        # The bars share the width the value rows leave: shorter with more heads.
+        unit = min(BAR_UNIT, 3.3 / len(columns) / max(heaviest, 1e-9))
         words = VGroup(*(self.word(t, size).move_to([-0.3, y, 0], aligned_edge=RIGHT)
                          for t, y in zip(self.tokens, ys, strict=True)))
         self.cells: list[list[Mobject]] = []
