@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping, Sequence
 from itertools import pairwise
 
 from manim import (
@@ -12,11 +13,11 @@ from manim import (
     Animation,
     AnimationGroup,
     Create,
-    FadeIn,
     LaggedStart,
     Line,
     Mobject,
     Rectangle,
+    ReplacementTransform,
     VGroup,
     Write,
 )
@@ -30,13 +31,14 @@ from scenes.kit import (
     LectureScene,
     brackets,
     copied_features,
+    cued,
     fade_in,
     fade_out,
+    fill,
     fit,
     grow,
     model_map,
     shown_indices,
-    vector,
 )
 from scenes.kit import joined as slots_of
 from scenes.kit.topic import carried_names
@@ -45,6 +47,8 @@ QUERY_GAP = 0.6
 """Gap between the joined W_Q and the wide query under it (before the page's scale)."""
 LEGIBLE_ENTRY = 15.5
 """Smallest size a matrix entry is drawn at: legible at 480p, with a little to spare."""
+LEGIBLE_LABEL = 15.5
+"""Smallest size a table's labels are drawn at, for the same reason."""
 OUTLINE_ROOM = 0.16
 """Gap between a whole matrix and a pointer's outline round it: clear of its brackets' arms
 and of its name above."""
@@ -86,10 +90,15 @@ class OneWideHead(LectureScene):
         self.weight_table(heading)
         self.section("compare")
         self.compare()
-        self.section("messages")
-        shown = [self.table, self.boxes]
-        self.play(*filter(None, [self.unpoint()]), fade_out(*shown))
-        self.messages(heading)
+        self.section("mixing")
+        self.mixing()
+        known = all(copied_features(self.v, h, "V") is not None for h in self.heads)
+        self.sums = self.coordinate_sums() if known and len(self.heads) > 1 else None
+        if self.sums is not None:
+            self.section("messages")
+            self.messages(heading)
+        else:
+            self.play(*filter(None, [self.unpoint()]))
 
     def join_projections(self, heading: Mobject) -> None:
         """Each head's W_Q with its numbers, then every head's W_K and W_V; the W_Q blocks
@@ -301,9 +310,11 @@ class OneWideHead(LectureScene):
 
     def weight_table(self, heading: Mobject) -> None:
         """Source words, each with the wide head's weight bar beside every head's: the bars
-        of a row are that source's weights, one scale for all."""
+        of a row are that source's weights, one scale for all. Right of them, room for each
+        source's value row and, under the table, for the messages the weights mix
+        (:meth:`mixing` shows them)."""
         count = len(self.tokens)
-        row_h = min(0.44, 4.6 / count)
+        row_h = min(0.42, 4.2 / count)
         size = min(24.0, row_h * 52)
         header_y = 2.35
         ys = [header_y - 0.55 - j * row_h for j in range(count)]
@@ -311,14 +322,15 @@ class OneWideHead(LectureScene):
         columns += [(self.head_label(h, 22), f"{self.s}.h{h}.weights", self.head_colour(h),
                      self.head_colour(h)) for h in self.heads]
         heaviest = max(float(w) for _, key, _, _ in columns for w in self.v.value(key))
-        unit = min(BAR_UNIT, 1.7 / max(heaviest, 1e-9))
+        # The bars share the width the value rows leave: shorter with more heads.
+        unit = min(BAR_UNIT, 3.3 / len(columns) / max(heaviest, 1e-9))
         words = VGroup(*(self.word(t, size).move_to([-0.3, y, 0], aligned_edge=RIGHT)
                          for t, y in zip(self.tokens, ys, strict=True)))
         self.cells: list[list[Mobject]] = []
         table = VGroup(words)
         shown = []
-        bars = [[self.weight_bar(f"{key}[{j}]", fill, size, row_h * 0.55, unit, ink)
-                 for j in range(count)] for _, key, fill, ink in columns]
+        bars = [[self.weight_bar(f"{key}[{j}]", fill_colour, size, row_h * 0.55, unit, ink)
+                 for j in range(count)] for _, key, fill_colour, ink in columns]
         pitch = max(bar.width for cells in bars for bar in cells) + 0.5
         for k, ((header, *_), cells) in enumerate(zip(columns, bars, strict=True)):
             left = pitch * k
@@ -328,24 +340,30 @@ class OneWideHead(LectureScene):
             self.cells.append(cells)
             shown.append(VGroup(header, *cells))
             table.add(header, *cells)
-        note = self.bound("wide head: one column for all {j} value coordinates     "
-                          "each head: a column for its {d}", 20, MUTED,
-                          j="dims.joined", d="dims.d_head")
-        note.next_to(VGroup(*(column[-1] for column in self.cells)), DOWN, buff=0.35)
-        table.shift(RIGHT * -table.get_center()[0])
-        note.set_x(0)
-        table.add(note)
+        weights_only = VGroup(*table)
+        self.mix = self.mix_rows(ys, header_y, size, row_h, pitch * len(columns) + 0.1)
+        whole = VGroup(table, self.mix.hidden)
+        whole.shift(RIGHT * -whole.get_center()[0])
         top = heading.get_bottom()[1] - 0.3
-        fit(table, 13.4, top - (SAFE_BOTTOM + 0.1))
-        table.shift(UP * (top - table.get_top()[1]))
+        before = whole.width
+        fit(whole, 13.4, top - (SAFE_BOTTOM + 0.1))
+        whole.shift(UP * (top - whole.get_top()[1]))
+        # Under the weight columns (where the messages will stand), at a legible size.
+        small = max(LEGIBLE_LABEL, 20 * whole.width / before)
+        note = VGroup(self.bound("wide head: one column for all {j} value coordinates", small,
+                                 MUTED, j="dims.joined"),
+                      self.bound("each head: a column for its {d}", small, MUTED,
+                                 d="dims.d_head")).arrange(DOWN, buff=0.12)
+        note.next_to(VGroup(*(column[-1] for column in self.cells)), DOWN, buff=0.3)
+        note.set_x(weights_only.get_x())
+        table.add(note)
         self.words = words
+        self.headers = VGroup(*(column[0] for column in shown))
         self.table = table
+        self.note = note
         self.say("Here are the wide head's weights for every source, each drawn as a bar.",
                  fade_in(words, shown[0][0]),
                  LaggedStart(*map(grow, self.cells[0]), lag_ratio=0.1))
-        self.say("Its one row of weights, drawn here as a column, multiplies every value "
-                 "coordinate.",
-                 self.point_at(shown[0], buff=0.15))  # clear of the longest number
         self.say("Each separate head has its own column, for its own coordinates.",
                  fade_in(*(column[0] for column in shown[1:]), note),
                  LaggedStart(*(grow(bar) for cells in self.cells[1:] for bar in cells),
@@ -353,9 +371,73 @@ class OneWideHead(LectureScene):
                  self.point_at(*shown[1:]))
         self.play(self.unpoint())
 
+    def mix_rows(self, ys: list[float], header_y: float, size: float, row_h: float,
+                 left: float) -> VGroup:
+        """Each source's value row (every head's values side by side, each coordinate in
+        its head's colour, under the feature it carries), from ``left``; under the table,
+        the wide head's message and the separate heads' joined one, each named in the word
+        column, and a row for the weight each column puts on the sources that carry the
+        twin head's changed coordinate. Attributes: ``names``, ``values`` (rows of cells),
+        ``columns`` (the value cells by coordinate), ``wide`` and ``joined`` (the messages'
+        numbers), ``titles``, ``share`` (the share row's name and numbers, or ``None``),
+        ``shown`` (the coordinates drawn) and ``hidden`` (everything, for the layout)."""
+        shown, d = shown_indices(self.ws.d_model), self.ws.d_head
+        names = carried_names(self, 20)
+        values = [[self.label("…", size, MUTED) if k is None else
+                   self.num(f"{self.s}.wide.V[{j}][{k}]", size, self.head_colour(k // d + 1))
+                   for k in shown] for j in range(len(self.tokens))]
+
+        def message(key: str, coloured: bool) -> list[Mobject]:
+            return [self.label("…", size, MUTED) if k is None else
+                    self.num(f"{key}[{k}]", size,
+                             self.head_colour(k // d + 1) if coloured else INK)
+                    for k in shown]
+
+        wide = message(f"{self.s}.wide.message", False)
+        joined = message(f"{self.s}.joined[{self.last}]", True)
+        width = max(m.width for m in [*names, *wide, *joined, *(c for r in values for c in r)])
+        pitch = width + 0.35
+        below = [ys[-1] - row_h * (1.5 + r) for r in range(3)]
+        for c in range(len(shown)):
+            right = left + c * pitch + width
+            names[c].move_to([right - width / 2, header_y, 0])
+            for cell, y in zip([row[c] for row in values] + [wide[c], joined[c]],
+                               [*ys, *below[:2]], strict=True):
+                cell.move_to([right, y, 0], aligned_edge=RIGHT)
+        rule = Line([left, ys[-1] - row_h * 0.75, 0], [left + len(shown) * pitch - 0.35,
+                                                      ys[-1] - row_h * 0.75, 0],
+                    stroke_color=MUTED, stroke_width=2)
+        titles = VGroup(self.label("wide head", size, INK),
+                        self.label("separate heads, joined", size, INK))
+        for title, y in zip(titles, below[:2], strict=True):  # each beside its numbers
+            title.move_to([left - 0.3, y, 0], aligned_edge=RIGHT)
+        share = None
+        w = f"{self.s}.wide"
+        twin, changed = self.v.value(f"{w}.twin"), self.v.value(f"{w}.changed")
+        copies = copied_features(self.v, twin + 1, "V") if twin >= 0 else None
+        if changed in shown and copies is not None and len(self.heads) > 1:
+            feature = self.ws.lesson.features[copies[changed % d]]
+            share = VGroup(
+                self.bound("weight on {g} rows", size, MUTED, words={"g": feature}),
+                self.num(f"{w}.carried_share", size),
+                self.num(f"{w}.twin_carried_share", size, self.head_colour(twin + 1)))
+            share[0].move_to([-0.3, below[2], 0], aligned_edge=RIGHT)
+            for number, column in zip(share[1:], (0, twin + 1), strict=True):
+                number.move_to([self.cells[column][0].get_left()[0], below[2], 0],
+                               aligned_edge=LEFT)
+            share.feature = feature
+        mix = VGroup(*names, *(c for r in values for c in r), rule, *wide, *joined, *titles,
+                     *([share] if share else []))
+        mix.names, mix.values, mix.wide, mix.joined = VGroup(*names), values, wide, joined
+        mix.columns = [VGroup(*(row[c] for row in values)) for c in range(len(shown))]
+        mix.rule, mix.titles, mix.share, mix.shown, mix.hidden = rule, titles, share, shown, mix
+        return mix
+
     def compare(self) -> None:
-        """For each head's favourite source: the wide head's weight against the head's."""
+        """For each head's favourite source: the head's weight, then the wide head's, in one
+        sentence, each boxed as it is said."""
         boxes = VGroup()
+        picks = []
         for column, head in enumerate(self.heads, start=1):
             top = self.v.value(f"{self.s}.h{head}.top_source")
             colour = self.head_colour(head)
@@ -363,22 +445,34 @@ class OneWideHead(LectureScene):
                           self.highlight(self.cells[column][top], colour),
                           self.highlight(self.words[top], colour))
             boxes.add(pair)
-            if len(self.heads) == 1:
-                self.say("With a single head there is nothing to join: the wide head is that "
-                         "head, and “{w}” gets {x} either way.", *map(Create, pair),
-                         words={"w": self.tokens[top]}, x=f"{self.s}.wide.weights[{top}]")
-                continue
-            self.say("Head {h} gives “{w}” {x}.", Create(pair[1]), Create(pair[2]),
-                     words={"w": self.tokens[top]}, h=f"dims.head_numbers[{head - 1}]",
-                     x=f"{self.s}.h{head}.weights[{top}]")
-            self.say("The wide head's single column gives it {y}.", Create(pair[0]),
-                     y=f"{self.s}.wide.weights[{top}]")
-        if len(self.heads) > 1:
-            self.say("One column has to serve every coordinate: where the heads disagree, the "
-                     "wide head can follow only one mixture,", self.point_at(*self.cells[0]))
-            self.say("while separate heads each keep their own.",
-                     self.point_at(*(cell for cells in self.cells[1:] for cell in cells)))
+            picks.append((head, top, pair))
         self.boxes = boxes
+        if len(self.heads) == 1:
+            head, top, pair = picks[0]
+            self.say("With a single head there is nothing to join: the wide head is that "
+                     "head, and “{w}” gets {x} either way.", *map(Create, pair),
+                     words={"w": self.tokens[top]}, x=f"{self.s}.wide.weights[{top}]")
+            return
+        parts, theirs, keys, words, cues = [], [], {}, {}, []
+        for i, (head, top, pair) in enumerate(picks):
+            parts.append(f"head {{h{i}}} gives “{{w{i}}}” {{x{i}}}")
+            theirs.append(f"{{y{i}}}")
+            keys |= {f"h{i}": f"dims.head_numbers[{head - 1}]",
+                     f"x{i}": f"{self.s}.h{head}.weights[{top}]",
+                     f"y{i}": f"{self.s}.wide.weights[{top}]"}
+            words[f"w{i}"] = self.tokens[top]
+            cues.append((f"{{x{i}}}", lambda pair=pair: AnimationGroup(Create(pair[1]),
+                                                                      Create(pair[2]))))
+        cues += [(f"{{y{i}}}", lambda pair=pair: Create(pair[0]))
+                 for i, (_, _, pair) in enumerate(picks)]
+        said = ENGLISH.join(parts)
+        self.tell_cued(said[0].upper() + said[1:] + "; the wide head's single column gives "
+                       "them " + ENGLISH.join(theirs) + ".", cues=cues, words=words, **keys)
+        self.tell("One column has to serve every coordinate, so where the heads disagree it "
+                  "follows one mixture; separate heads each keep their own.",
+                  cues=[("One column", lambda: self.point_at(*self.cells[0])),
+                        ("separate", lambda: self.point_at(
+                            *(cell for cells in self.cells[1:] for cell in cells)))])
 
     def pooled(self, heading: Mobject) -> None:
         """Why the wide head favours its top source: its dot product for a source is the
@@ -388,89 +482,38 @@ class OneWideHead(LectureScene):
         top = self.v.value(f"{self.s}.wide.top_source")
         picks = list(dict.fromkeys([top] + [self.v.value(f"{self.s}.h{h}.top_source")
                                             for h in self.heads]))
-        size = 26
-        header = VGroup(*(self.head_label(h, 20) for h in self.heads),
-                        self.label("wide dot", 20, MUTED),
-                        self.bound("÷ √{j}", 20, MUTED, j="dims.joined"),
-                        self.label("score", 20, MUTED),
-                        self.label("e^score", 20, MUTED),
-                        self.label("weight", 20, MUTED))
-        rows = []
-        for j in picks:
-            terms = [self.num(f"{self.s}.h{h}.dots[{j}]", size, self.head_colour(h))
-                     for h in self.heads]
-            cells = [self.word(self.tokens[j], size)]
-            for k, term in enumerate(terms):
-                cells += [term] if k == 0 else [self.label("+", size, MUTED), term]
-            cells += [self.label("=", size, MUTED), self.num(f"{self.s}.wide.dots[{j}]", size),
-                      # "÷ 2.000 =": the division written out, not a bare number
-                      self.bound("÷ {x} =", size, MUTED, mono=True, x=f"{self.s}.wide.scale"),
-                      self.num(f"{self.s}.wide.scores[{j}]", size),
-                      self.num(f"{self.s}.wide.exps[{j}]", size),
-                      self.num(f"{self.s}.wide.weights[{j}]", size)]
-            line = VGroup(*cells)
-            line.terms, line.word = VGroup(*terms), cells[0]
-            line.sum, line.scale, line.score = cells[-5], cells[-4], cells[-3]
-            line.exp, line.weight = cells[-2], cells[-1]
-            line.scoring = VGroup(*cells[:-2])
-            rows.append(line)
-        # Columns: word, each head's term (with "+" between), "=", sum, scale, score, exp,
-        # weight.
-        count = len(rows[0])
-        term_columns = [1 + 2 * k for k in range(len(self.heads))]
-        headed = dict(zip([*term_columns, *range(count - 5, count)], header, strict=True))
-        widths = [max([row[c].width for row in rows]
-                      + ([headed[c].width] if c in headed else [])) for c in range(count)]
-        xs, at = [], 0.0
-        for c, width in enumerate(widths):
-            xs.append(at + width / 2)
-            at += width + (0.4 if c == 0 or c >= count - 5 else 0.2)
-        for r, row in enumerate(rows):
-            for c, cell in enumerate(row):
-                cell.move_to([xs[c], -r * 0.8, 0])
-                if c == 0:
-                    cell.shift(RIGHT * (xs[0] + widths[0] / 2 - cell.get_right()[0]))
-        for c, label in headed.items():
-            label.move_to([xs[c], 0.75, 0])
-        total = self.bound("sum of e^score over all {n} sources = {d}", 20, MUTED,
-                           n="dims.tokens", d=f"{self.s}.wide.denominator")
-        total.next_to(VGroup(*rows), DOWN, buff=0.45).align_to(rows[0].weight, RIGHT)
-        own = []  # under a head's favourite (not the wide head's): that head's own weight,
-        # beneath the head's term
-        for row, j in zip(rows[1:], picks[1:], strict=True):
-            h = next(h for h in self.heads if self.v.value(f"{self.s}.h{h}.top_source") == j)
-            mark = self.bound("Head {h}: {a}", 20, self.head_colour(h),
-                              h=f"dims.head_numbers[{h - 1}]", a=f"{self.s}.h{h}.weights[{j}]")
-            term = row.terms[self.heads.index(h)]
-            own.append(mark.next_to(term, DOWN, buff=0.12).align_to(term, LEFT))
-        table = VGroup(header, *rows, total, *own)
-        top_y = heading.get_bottom()[1] - 0.5
-        table.scale(min(1.3, 13.0 / table.width, (top_y - (SAFE_BOTTOM + 0.3)) / table.height))
-        table.move_to([0, top_y - table.height / 2, 0])
+        small = 20.0
+        for _ in range(3):  # labels grow until the scaled table shows them legibly
+            table = self.pooled_table(heading, picks, small)
+            if small * table.drawn_at >= LEGIBLE_LABEL:
+                break
+            small = LEGIBLE_LABEL / table.drawn_at + 0.5
+        header, rows, total, own = table.header, table.rows, table.total, table.own
         self.sums = table
         scoring_header = VGroup(*header[:-2])
         first = rows[0]
         words = {"w": self.tokens[top]}
-        self.tell("Why does the wide head favour “{w}”? For each source, its dot product adds "
-                  "up every head's.", fade_in(scoring_header, first.scoring),
+        self.tell("Which source will the wide head favour? For each source, its dot product "
+                  "adds up every head's.", fade_in(scoring_header, first.scoring),
                   cues=[("adds", lambda: self.point_at(first.terms, first.sum))], words=words)
         slots = {f"a{chr(97 + k)}": f"{self.s}.h{h}.dots[{top}]"
                  for k, h in enumerate(self.heads)}
         terms = " + ".join("{" + slot + "}" for slot in slots)
-        self.tell("For “{w}”: " + terms + " = {c}, divided by √{j} = {x}, gives the score {y}.",
-                  cues=[("{c}", lambda: self.point_at(first.sum)),
-                        ("{x}", lambda: self.point_at(first.scale)),
-                        ("{y}", lambda: self.point_at(first.score))],
-                  words=words, c=f"{self.s}.wide.dots[{top}]", j="dims.joined",
-                  x=f"{self.s}.wide.scale", y=f"{self.s}.wide.scores[{top}]", **slots)
+        self.tell_cued("For “{w}”: " + terms + " = {c}, divided by √{j}, that is by {x}, gives "
+                       "the score {y}.",
+                       cues=[("{c}", lambda: self.point_at(first.sum)),
+                             ("{x}", lambda: self.point_at(first.scale)),
+                             ("{y}", lambda: self.point_at(first.score))],
+                       words=words, c=f"{self.s}.wide.dots[{top}]", j="dims.joined",
+                       x="dims.sqrt_joined", y=f"{self.s}.wide.scores[{top}]", **slots)
         if len({str(self.v.value(key)) for key in slots.values()}) == 1:
             if len(self.heads) == 2:
                 self.tell("Head {a} and head {b} happen to give “{w}” the same dot product.",
-                          self.point_at(first.terms), words=words, a="dims.head_numbers[0]",
-                          b="dims.head_numbers[1]")
+                          self.point_at(*first.terms, each=True), words=words,
+                          a="dims.head_numbers[0]", b="dims.head_numbers[1]")
             else:
                 self.tell("Every head happens to give “{w}” the same dot product.",
-                          self.point_at(first.terms), words=words)
+                          self.point_at(*first.terms, each=True), words=words)
         for row, j, mark in zip(rows[1:], picks[1:], own, strict=True):
             favourite = next(h for h in self.heads
                              if self.v.value(f"{self.s}.h{h}.top_source") == j)
@@ -486,41 +529,268 @@ class OneWideHead(LectureScene):
                       words={"w": self.tokens[j]}, h=f"dims.head_numbers[{favourite - 1}]",
                       o=f"{self.s}.h{favourite}.weights[{j}]",
                       c=f"{self.s}.wide.dots[{j}]", y=f"{self.s}.wide.scores[{j}]", **slots)
-        self.tell("The softmax raises e to each score: e to the {y} is {e}, and over all {n} "
-                  "sources these add up to {d}.", fade_in(header[-2], *(row.exp for row in rows)),
-                  cues=[("{e}", lambda: self.point_at(first.exp)),
-                        ("{d}", lambda: FadeIn(total))],
-                  y=f"{self.s}.wide.scores[{top}]", e=f"{self.s}.wide.exps[{top}]",
-                  n="dims.tokens", d=f"{self.s}.wide.denominator")
+        exps = [row.exp for row in rows]
+        self.tell_cued("The softmax raises e to each score: e to the {y} is {e}; with {o} from "
+                       "the other {n:source}, these add up to {d}.",
+                       fade_in(header[-2], *exps),
+                       cues=[("{e}", lambda: self.point_at(first.exp)),
+                             ("{o}", lambda: AnimationGroup(fade_in(total.others),
+                                                            self.point_at(total.number))),
+                             ("{d}", lambda: AnimationGroup(
+                                 fade_in(total.sum), self.point_at(*exps, total.number,
+                                                                   total.total)))],
+                       y=f"{self.s}.wide.scores[{top}]", e=f"{self.s}.wide.exps[{top}]",
+                       o=f"{self.s}.wide.exps_others", n=f"{self.s}.wide.others",
+                       d=f"{self.s}.wide.denominator")
         for row, j in zip(rows, picks, strict=True):
-            self.tell("The weight of “{w}” is {e} ÷ {d} = {x}.",
-                      *([fade_in(header[-1])] if j == top else []),
-                      cues=[("{x}", lambda row=row: AnimationGroup(
-                          fade_in(row.weight), self.point_at(row.exp, row.weight)))],
-                      words={"w": self.tokens[j]}, e=f"{self.s}.wide.exps[{j}]",
-                      d=f"{self.s}.wide.denominator", x=f"{self.s}.wide.weights[{j}]")
+            self.tell_cued("The weight of “{w}” is {e} ÷ {d} = {x}.",
+                           *([fade_in(header[-1])] if j == top else []),
+                           cues=[("÷", lambda row=row: AnimationGroup(
+                               fade_in(row.weight), self.point_at(row.exp, row.weight)))],
+                           words={"w": self.tokens[j]}, e=f"{self.s}.wide.exps[{j}]",
+                           d=f"{self.s}.wide.denominator", x=f"{self.s}.wide.weights[{j}]")
         self.tell("So one weight row pools every head's match, and “{w}”, with the largest "
                   "total, gets the largest weight.", words=words,
                   cues=[("“{w}”", lambda: self.point_at(first))])
 
+    def pooled_table(self, heading: Mobject, picks: list[int], small: float) -> VGroup:
+        """The pooled table, its labels at ``small`` (before the scale it is drawn at):
+        attributes ``header``, ``rows``, ``total``, ``own`` and ``drawn_at``."""
+        size = 26
+        header = VGroup(*(self.head_label(h, small) for h in self.heads),
+                        self.label("wide dot", small, MUTED),
+                        self.bound("÷ √{j}", small, MUTED, j="dims.joined"),
+                        self.label("score", small, MUTED),
+                        self.label("e^score", small, MUTED),
+                        self.label("weight", small, MUTED))
+        rows = []
+        for j in picks:
+            terms = [self.num(f"{self.s}.h{h}.dots[{j}]", size, self.head_colour(h))
+                     for h in self.heads]
+            cells = [self.word(self.tokens[j], size)]
+            for k, term in enumerate(terms):
+                cells += [term] if k == 0 else [self.label("+", size, MUTED), term]
+            cells += [self.label("=", size, MUTED), self.num(f"{self.s}.wide.dots[{j}]", size),
+                      # "÷ 2 =": the division written out (√4, whole), not a bare number
+                      self.bound("÷ {x} =", size, MUTED, mono=True, x="dims.sqrt_joined"),
+                      self.num(f"{self.s}.wide.scores[{j}]", size),
+                      self.num(f"{self.s}.wide.exps[{j}]", size),
+                      # the weight as the division that makes it: e^score ÷ their sum
+                      self.bound("÷ {d} = {x}", size, INK, mono=True,
+                                 d=f"{self.s}.wide.denominator",
+                                 x=f"{self.s}.wide.weights[{j}]")]
+            line = VGroup(*cells)
+            line.terms, line.word = VGroup(*terms), cells[0]
+            line.sum, line.scale, line.score = cells[-5], cells[-4], cells[-3]
+            line.exp, line.weight = cells[-2], cells[-1]
+            line.scoring = VGroup(*cells[:-2])
+            rows.append(line)
+        # Columns: word, each head's term (with "+" between), "=", sum, scale, score, exp,
+        # weight.
+        count = len(rows[0])
+        term_columns = [1 + 2 * k for k in range(len(self.heads))]
+        headed = dict(zip([*term_columns, *range(count - 5, count)], header, strict=True))
+        widths = [max([row[c].width for row in rows]
+                      + ([headed[c].width] if c in headed else [])) for c in range(count)]
+        # The e^score column is as wide as the other sources' sum written under it.
+        widths[count - 2] = max(widths[count - 2], self.bound(
+            "+ {o}", size, INK, mono=True, o=f"{self.s}.wide.exps_others").width)
+        xs, at = [], 0.0
+        for c, width in enumerate(widths):
+            xs.append(at + width / 2)
+            at += width + (0.4 if c == 0 or c >= count - 5 else 0.2)
+        for r, row in enumerate(rows):
+            for c, cell in enumerate(row):
+                cell.move_to([xs[c], -r * 0.8, 0])
+                if c in (0, count - 2):  # words, and e^score over their sum: right-aligned
+                    cell.shift(RIGHT * (xs[c] + widths[c] / 2 - cell.get_right()[0]))
+        for c, label in headed.items():
+            label.move_to([xs[c], 0.75, 0])
+        total = self.exp_sum(rows, xs, widths, size, small)
+        own = []  # under a head's favourite (not the wide head's): that head's own weight,
+        # beneath the head's term
+        for row, j in zip(rows[1:], picks[1:], strict=True):
+            h = next(h for h in self.heads if self.v.value(f"{self.s}.h{h}.top_source") == j)
+            mark = self.bound("Head {h}: {a}", small, self.head_colour(h),
+                              h=f"dims.head_numbers[{h - 1}]", a=f"{self.s}.h{h}.weights[{j}]")
+            term = row.terms[self.heads.index(h)]
+            own.append(mark.next_to(term, DOWN, buff=0.12).align_to(term, LEFT))
+        table = VGroup(header, *rows, total, *own)
+        top_y = heading.get_bottom()[1] - 0.5
+        scale = min(1.3, 13.0 / table.width, (top_y - (SAFE_BOTTOM + 0.3)) / table.height)
+        table.scale(scale)
+        table.move_to([0, top_y - table.height / 2, 0])
+        table.header, table.rows, table.total, table.own = header, rows, total, own
+        table.drawn_at = scale
+        return table
+
+    def exp_sum(self, rows: list[VGroup], xs: list[float], widths: list[float],
+                size: float, small: float) -> VGroup:
+        """Under the e^score column of the pooled table: the other sources' e^score summed
+        (named in the word column), a rule, and the sum of them all, the softmax's
+        denominator, each number right under the ones it adds to. Attributes: ``others``
+        (the other sources' line) and ``sum`` (the rule and the total)."""
+        column = len(rows[0]) - 2  # the e^score column
+        right = xs[column] + widths[column] / 2
+        words_right = xs[0] + widths[0] / 2
+        y = -len(rows) * 0.8
+        name = self.bound("other {n:source}", small, MUTED, n=f"{self.s}.wide.others")
+        number = self.bound("+ {o}", size, INK, mono=True, o=f"{self.s}.wide.exps_others")
+        total_name = self.bound("all {n}", small, MUTED, n="dims.tokens")
+        total = self.num(f"{self.s}.wide.denominator", size)
+        for mob, at, level in ((name, words_right, y), (number, right, y),
+                               (total_name, words_right, y - 0.85), (total, right, y - 0.85)):
+            mob.move_to([at, level, 0], aligned_edge=RIGHT)
+        rule = Line([right - number.width, y - 0.42, 0], [right, y - 0.42, 0],
+                    stroke_color=MUTED, stroke_width=2)
+        made = VGroup(name, number, rule, total_name, total)
+        made.others, made.sum = VGroup(name, number), VGroup(rule, total_name, total)
+        made.number, made.total = number, total
+        return made
+
+    def tell_cued(self, template: str, *shown: Animation,
+                  cues: Sequence[tuple[str, Callable[[], Animation]]] = (),
+                  words: Mapping[str, str] | None = None, **keys: str) -> None:
+        """:meth:`tell`, with each cue placed where the voice says it: a number takes
+        longer to say than its slot takes to read, so in a sentence of numbers the cues
+        would otherwise run ahead of the voice."""
+        away = self.unpoint()
+        opening = [*shown, *([away] if away else [])]
+        spoken = {name: self.v.spoken(key) for name, key in keys.items()} | dict(words or {})
+        speech = self.voice.speak(fill(template, self.v, keys, words).spoken)
+        steps = [(fragment, make()) for fragment, make in cues]
+        self.say(template, cued(template, steps, speech.seconds if speech else None,
+                                opening=opening, spoken=spoken), words=words, **keys)
+
+    def mixing(self) -> None:
+        """The value rows beside the weights; each message coordinate summed down its value
+        column, weight × value, for the wide head's one column and for each head's own;
+        then, where the features are known, how the coordinates of the head whose favourite
+        the wide head shares come through, and why the one that changes does."""
+        mix, d = self.mix, self.ws.d_head
+        known = all(copied_features(self.v, h, "V") is not None for h in self.heads)
+        shown = mix.shown
+        named = {}
+        for k in shown:
+            if known and k is not None:
+                named[f"f{k}"] = self.ws.lesson.features[
+                    copied_features(self.v, k // d + 1, "V")[k % d]]
+        self.play(*filter(None, [self.unpoint()]), fade_out(self.boxes, self.note))
+        self.tell_values(named)
+        order = self.v.value(f"{self.s}.wide.order")[:2]
+        heavy = [piece for j in order for piece in (self.cells[0][j], VGroup(*mix.values[j]))]
+
+        def summed(row: list[Mobject], column: int) -> list[tuple[str, Callable]]:
+            """A cue for each shown coordinate: its number appears as its value column and
+            the weight column that mixes it are outlined."""
+            made = []
+            for p, k in enumerate(shown):
+                if k is None:
+                    continue
+                weights = VGroup(*self.cells[column if column >= 0 else k // d + 1])
+                made.append(("{f" + str(k) + "}" if known else "{" + f"x{k}" + "}",
+                             lambda p=p, weights=weights: AnimationGroup(
+                                 fade_in(row[p]), self.point_at(weights, mix.columns[p],
+                                                                each=True))))
+            return made
+
+        listing = ENGLISH.join(["…" if k is None else
+                                "{f" + str(k) + "} {x" + str(k) + "}" if known else
+                                "{x" + str(k) + "}" for k in shown])
+        keys_w = {f"x{k}": f"{self.s}.wide.message[{k}]" for k in shown if k is not None}
+        keys_j = {f"x{k}": f"{self.s}.joined[{self.last}][{k}]" for k in shown if k is not None}
+        self.tell_cued("Each coordinate of the wide head's message adds up weight × value down "
+                       "its column: " + listing + ".", fade_in(mix.titles[0], mix.rule),
+                       cues=[("weight × value", lambda: self.point_at(*heavy, each=True)),
+                             *summed(mix.wide, 0)],
+                       words=named, **keys_w)
+        if len(self.heads) == 1:
+            self.tell_cued("The one head, on its own, sends the same: " + listing + ".",
+                           fade_in(mix.titles[1]), cues=summed(mix.joined, -1), words=named,
+                           **keys_j)
+            return
+        self.tell_cued("The separate heads, each with its own column, send " + listing
+                       + " once joined.", fade_in(mix.titles[1]), cues=summed(mix.joined, -1),
+                       words=named, **keys_j)
+        twin = self.v.value(f"{self.s}.wide.twin")
+        if known and self.tell_kept(mix, twin + 1 if twin >= 0 else None):
+            self.tell_carriers(mix, twin + 1)
+
+    def tell_values(self, named: dict[str, str]) -> None:
+        """The value rows come in beside the weights: which features each head's values
+        hold, in its colour, and what the feature that will change stands for."""
+        mix = self.mix
+        cells = VGroup(*(cell for row in mix.values for cell in row))
+        if not named:
+            self.tell("Beside the weights, the value rows, each coordinate in the colour of "
+                      "its head.", fade_in(mix.names, cells),
+                      cues=[("value rows", lambda: self.point_at(cells))])
+            return
+        parts, words = [], {}
+        for head in self.heads:
+            copies = copied_features(self.v, head, "V")
+            slots = []
+            for c, feature in enumerate(copies):
+                words[f"v{head}_{c}"] = self.ws.lesson.features[feature]
+                slots.append("{" + f"v{head}_{c}" + "}")
+            parts.append(ENGLISH.join(slots) + f" from head {{h{head}}}")
+        keys = {f"h{h}": f"dims.head_numbers[{h - 1}]" for h in self.heads}
+        cues = [("value rows", lambda: self.point_at(cells))]
+        said = "Beside the weights, the value rows: " + ", ".join(parts)
+        share = mix.share
+        note = self.ws.lesson.feature_notes.get(share.feature) if share is not None else None
+        if note:
+            column = mix.columns[mix.shown.index(self.v.value(f"{self.s}.wide.changed"))]
+            header = mix.names[mix.shown.index(self.v.value(f"{self.s}.wide.changed"))]
+            said += "; {g} stands for {n}"
+            words |= {"g": share.feature, "n": note}
+            cues.append(("{g}", lambda: self.point_at(header, column)))
+        self.tell_cued(said + ".", fade_in(mix.names, cells), cues=cues, words=words, **keys)
+
+    def tell_carriers(self, mix: VGroup, twin: int) -> None:
+        """Why the twin head's changed coordinate moves: the sources that carry it get
+        much less (or more) of the wide head's column than of the twin head's, both sums
+        written in the row under the table as they are said."""
+        share = mix.share
+        if share is None:
+            return
+        w = f"{self.s}.wide"
+        carriers = [j for j, c in enumerate(self.v.value(f"{w}.carriers")) if c]
+        column = mix.columns[mix.shown.index(self.v.value(f"{w}.changed"))]
+        marked = [column[j] for j in carriers]
+        less = self.v.value(f"{w}.changed_drops")
+        self.tell_cued("The wide head moves weight " + ("off" if less else "onto")
+                       + " the rows that carry {g}: they get {a} of its column, against {b} "
+                       "of head {h}'s.",
+                       cues=[("rows", lambda: self.point_at(*marked, each=True)),
+                             ("{a}", lambda: AnimationGroup(
+                                 fade_in(share[0], share[1]),
+                                 self.point_at(share[1], *(self.cells[0][j] for j in carriers),
+                                               each=True))),
+                             ("{b}", lambda: AnimationGroup(
+                                 fade_in(share[2]),
+                                 self.point_at(share[2], *(self.cells[twin][j] for j in carriers),
+                                               each=True)))],
+                       words={"g": share.feature}, a=f"{w}.carried_share",
+                       b=f"{w}.twin_carried_share", h=f"dims.head_numbers[{twin - 1}]")
+
     def messages(self, heading: Mobject) -> None:
-        """The wide head's message against the separate heads' joined messages, under the
-        name of what each coordinate carries; then, where the features are known, how the
-        coordinates of the head the wide row resembles fare, and one coordinate worked as
+        """The two messages move up into a table of their own, under the name of what each
+        coordinate carries; under it, the coordinate the wide head weakens most, worked as
         its sum of weight × value for the wide head and for the head it weakens."""
-        shown = shown_indices(self.ws.d_model)
-        d = self.ws.d_head
+        mix = self.mix
         size = 26
         names = carried_names(self, 20)
-        wide_key, joined_key = f"{self.s}.wide.message", f"{self.s}.joined[{self.last}]"
 
         def row(key: str, coloured: bool) -> list[Mobject]:
+            d = self.ws.d_head
             return [self.label("…", size, MUTED) if k is None else
                     self.num(f"{key}[{k}]", size,
                              self.head_colour(k // d + 1) if coloured else INK)
-                    for k in shown]
+                    for k in mix.shown]
 
-        wide_row, joined_row = row(wide_key, False), row(joined_key, True)
+        wide_row = row(f"{self.s}.wide.message", False)
+        joined_row = row(f"{self.s}.joined[{self.last}]", True)
         pitch = max(m.width for m in [*names, *wide_row, *joined_row]) + 0.45
         for c, (name, a, b) in enumerate(zip(names, wide_row, joined_row, strict=True)):
             for mob, y in ((name, 0.8), (a, 0.0), (b, -0.8)):
@@ -530,67 +800,21 @@ class OneWideHead(LectureScene):
         start = min(m.get_left()[0] for m in [*names, *wide_row, *joined_row])
         for title, y in zip(titles, (0.0, -0.8), strict=True):
             title.move_to([start - 0.5, y, 0], aligned_edge=RIGHT)
-        wide_line = VGroup(titles[0], *wide_row)
-        joined_line = VGroup(titles[1], *joined_row)
-        head_row = VGroup(*names)
-        table = VGroup(head_row, wide_line, joined_line)
-        table.wide, table.joined, table.shown = wide_row, joined_row, shown
+        table = VGroup(VGroup(*names), titles, *wide_row, *joined_row)
+        table.wide, table.joined, table.shown = wide_row, joined_row, mix.shown
         fit(table, 13.0)
-        known = all(copied_features(self.v, h, "V") is not None for h in self.heads)
-        sums = self.coordinate_sums() if known and len(self.heads) > 1 else None
-        if sums is None:
-            table.move_to([0, (heading.get_bottom()[1] + SAFE_BOTTOM) / 2, 0])
-        else:
-            table.next_to(heading, DOWN, buff=0.4).set_x(0)
-            fit(sums, 13.0, table.get_bottom()[1] - 0.35 - (SAFE_BOTTOM + 0.1))
-            sums.next_to(table, DOWN, buff=0.35).set_x(0)
-        named = {}
-        if known:
-            parts = []
-            for k in shown:
-                if k is None:
-                    parts.append("…")
-                    continue
-                feature = copied_features(self.v, k // d + 1, "V")[k % d]
-                named[f"f{k}"] = self.ws.lesson.features[feature]
-                parts.append("{f" + str(k) + "} {x" + str(k) + "}")
-            listing = ENGLISH.join(parts)
-        else:
-            listing = ""
-        keys_w = {f"x{k}": f"{wide_key}[{k}]" for k in shown if k is not None}
-        keys_j = {f"x{k}": f"{joined_key}[{k}]" for k in shown if k is not None}
-        inner_w, vec_w = vector("w", wide_key, self.ws.d_model)
-        inner_j, vec_j = vector("s", joined_key, self.ws.d_model)
-        self.tell("Each coordinate of a message carries one feature of the values, named "
-                  "above it in the colour of the head whose values hold it." if known
-                  else "Each coordinate of a message comes from one "
-                  "head's values; that head is named above it.", fade_in(head_row, titles),
-                  cues=[("named", lambda: self.point_at(head_row))])
-        if known:
-            self.tell("Mixed with that single row, the wide head's message carries "
-                      + listing + ".", fade_in(*wide_row),
-                      cues=[("carries", lambda: self.point_at(wide_line))],
-                      words=named, **keys_w)
-        else:
-            self.tell("Mixed with that single row, the wide head's message is " + inner_w
-                      + ", coordinate by coordinate.", fade_in(*wide_row),
-                      cues=[("message", lambda: self.point_at(wide_line))], **vec_w)
-        if len(self.heads) == 1:
-            self.tell("The one head, on its own, sends the same: " + inner_j + ".",
-                      fade_in(*joined_row), cues=[("same", lambda: self.point_at(joined_line))],
-                      **vec_j)
-        elif known:
-            self.tell("The separate heads, each with its own row, send " + listing
-                      + " once joined.", fade_in(*joined_row),
-                      cues=[("separate", lambda: self.point_at(joined_line))],
-                      words=named, **keys_j)
-        else:
-            self.tell("The separate heads, each with its own row, send " + inner_j
-                      + " once joined.", fade_in(*joined_row),
-                      cues=[("separate", lambda: self.point_at(joined_line))], **vec_j)
-        if sums is not None:
-            self.tell_kept(table, sums.twin)
-            self.tell_sums(table, sums)
+        table.next_to(heading, DOWN, buff=0.4).set_x(0)
+        fit(self.sums, 13.0, table.get_bottom()[1] - 0.35 - (SAFE_BOTTOM + 0.1))
+        self.sums.next_to(table, DOWN, buff=0.35).set_x(0)
+        moved = [*zip(mix.names, names, strict=True), *zip(mix.titles, titles, strict=True),
+                 *zip(mix.wide, wide_row, strict=True), *zip(mix.joined, joined_row, strict=True)]
+        left = [self.words, self.headers, *(cell for cells in self.cells for cell in cells),
+                mix.rule, *(cell for r in mix.values for cell in r),
+                *([mix.share] if mix.share is not None else [])]
+        with self.silence("the two messages move up to be worked"):
+            self.play(*filter(None, [self.unpoint()]), self.gone(*left),
+                      *(ReplacementTransform(a, b) for a, b in moved), run_time=1.2)
+        self.tell_sums(table, self.sums)
         self.play(*filter(None, [self.unpoint()]))
 
     def coordinate_sums(self) -> VGroup | None:
@@ -613,11 +837,11 @@ class OneWideHead(LectureScene):
         feature = self.ws.lesson.features[copied_features(self.v, head, "V")[c]]
         blocks = VGroup(
             self.sum_block(f"{self.s}.wide", k, INK,
-                           self.bound("wide head: {f}", 22, INK, words={"f": feature})),
+                           self.bound("wide head: {f}", 22, INK, words={"f": feature}), feature),
             self.sum_block(f"{self.s}.h{head}", c, self.head_colour(head),
                            self.bound("Head {h}: {f}", 22, self.head_colour(head),
                                       words={"f": feature},
-                                      h=f"dims.head_numbers[{head - 1}]")))
+                                      h=f"dims.head_numbers[{head - 1}]"), feature))
         blocks.arrange(RIGHT, buff=1.2, aligned_edge=UP)
         note = self.label("weights rounded; each part uses the unrounded weight", 18, MUTED)
         sums = VGroup(blocks, note.next_to(blocks, DOWN, buff=0.25))
@@ -626,7 +850,8 @@ class OneWideHead(LectureScene):
         sums.twin = twin + 1 if twin >= 0 else None
         return sums
 
-    def sum_block(self, prefix: str, coordinate: int, colour: str, title: Mobject) -> VGroup:
+    def sum_block(self, prefix: str, coordinate: int, colour: str, title: Mobject,
+                  feature: str) -> VGroup:
         """One coordinate of a head's message (``prefix`` its values) as a sum worked in
         columns: each of its two heaviest sources' weight × value and part, the rest, a
         rule and the total, the parts set right under one another."""
@@ -660,34 +885,40 @@ class OneWideHead(LectureScene):
         for line in rows:  # each row's word and product in line with its part
             for mob in line[:2]:
                 mob.set_y(line[2].get_y())
-        body = VGroup(*rows, rest, rule, total)
+        # What the product's two numbers are: the weight, and the source's value there.
+        header = self.bound("weight × {f} value", size * 0.8, MUTED, words={"f": feature})
+        header.next_to(VGroup(*(r[1] for r in rows)), UP, buff=0.22).align_to(rows[0][1], LEFT)
+        body = VGroup(header, *rows, rest, rule, total)
         title.next_to(body, UP, buff=0.3).align_to(body, LEFT)
         block = VGroup(title, body)
         block.title, block.rows, block.rest, block.total = title, rows, rest, total
+        block.header = header
         block.rule = rule
         return block
 
-    def tell_kept(self, table: VGroup, twin: int | None) -> None:
+    def tell_kept(self, table: VGroup, twin: int | None) -> bool:
         """How the coordinates of the head whose favourite the wide head shares come
         through: one about the same, one that changes much, when there are such (said only
-        then)."""
+        then; whether it was said)."""
         w, d, shown = f"{self.s}.wide", self.ws.d_head, table.shown
         a, b = self.v.value(f"{w}.kept"), self.v.value(f"{w}.changed")
         if twin is None or a not in shown or b not in shown:
-            return  # none such (-1), or a coordinate the table elides
+            return False  # none such (-1), or a coordinate the table elides
         copies = copied_features(self.v, twin, "V")
         words = {"f": self.ws.lesson.features[copies[a % d]],
                  "g": self.ws.lesson.features[copies[b % d]]}
         places = [shown.index(a), shown.index(b)]
         pairs = [VGroup(table.wide[p], table.joined[p]) for p in places]
-        self.tell("Head {h}'s {f} comes through almost the same, {a} against {b}; its {g} "
-                  + ("drops" if self.v.value(f"{w}.changed_drops") else "grows")
-                  + ", {c} against {e}.",
-                  cues=[("{f}", lambda: self.point_at(pairs[0])),
-                        ("{g}", lambda: self.point_at(pairs[1]))],
-                  words=words, h=f"dims.head_numbers[{twin - 1}]",
-                  a=f"{self.s}.wide.message[{a}]", b=f"{self.s}.joined[{self.last}][{a}]",
-                  c=f"{self.s}.wide.message[{b}]", e=f"{self.s}.joined[{self.last}][{b}]")
+        self.tell_cued("Head {h}'s {f} comes through almost the same, {a} against {b}; its {g} "
+                       + ("drops" if self.v.value(f"{w}.changed_drops") else "grows")
+                       + ", {c} against {e}.",
+                       cues=[("{f}", lambda: self.point_at(pairs[0])),
+                             ("{g}", lambda: self.point_at(pairs[1]))],
+                       words=words, h=f"dims.head_numbers[{twin - 1}]",
+                       a=f"{self.s}.wide.message[{a}]", b=f"{self.s}.joined[{self.last}][{a}]",
+                       c=f"{self.s}.wide.message[{b}]",
+                       e=f"{self.s}.joined[{self.last}][{b}]")
+        return True
 
     def tell_sums(self, table: VGroup, sums: VGroup) -> None:
         """The coordinate worked as a sum for the wide head and for the head it weakens;
@@ -698,9 +929,8 @@ class OneWideHead(LectureScene):
         w, h = f"{self.s}.wide", f"{self.s}.h{head}"
         first, second = self.v.value(f"{w}.order")[:2]
         mine = self.v.value(f"{h}.order")[0]
-        self.tell("Each coordinate adds up weight × value over the sources: the wide head's "
-                  "{f} takes {a} × {v}, about {x}, from “{u}”,",
-                  fade_in(wide.title, *wide.rows[0]),
+        self.tell("Worked out, the wide head's {f} takes {a} × {v}, about {x}, from “{u}”,",
+                  fade_in(wide.title, wide.header, *wide.rows[0]),
                   cues=[("takes", lambda: self.point_at(wide.rows[0]))],
                   words={"f": sums.feature, "u": self.tokens[first]},
                   a=f"{w}.weights[{first}]", v=f"{w}.V[{first}][{k}]",
@@ -731,14 +961,15 @@ class OneWideHead(LectureScene):
         weak = {first: wide.rows[0], second: wide.rows[1]}.get(mine, wide.rest)
         role = self.ws.lesson.head_names[head - 1]
         signal = ("head {h}'s {r} signal" if role != f"head {head}" else "head {h}'s signal")
-        like = "The wide head's one row looks like head {t}'s, so " if twin is not None else \
+        like = "Its one row favours “{v}”, as head {t}'s does, so " if twin is not None else \
             "With one row for all, "
         self.tell(like + signal + " from “{u}” is weakened, not lost: {p} still arrives, and "
                   "{f} is {m} against {n}.",
                   cues=[("weakened", lambda: self.point_at(weak[-1], own.rows[0][-1],
                                                            each=True)),
                         ("{m}", lambda: self.point_at(both))],
-                  words={"f": sums.feature, "u": self.tokens[mine], "r": role},
+                  words={"f": sums.feature, "u": self.tokens[mine], "r": role,
+                         **({"v": self.tokens[first]} if twin is not None else {})},
                   h=f"dims.head_numbers[{head - 1}]",
                   **({"t": f"dims.head_numbers[{twin - 1}]"} if twin is not None else {}),
                   p=f"{w}.contributions[{mine}][{k}]", m=f"{w}.message[{k}]",

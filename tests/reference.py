@@ -45,6 +45,8 @@ __all__ = [
     "trained",
     "trained_parameter_counts",
     "values",
+    "wide_carriers",
+    "wide_others",
     "wide_twin",
     "within_display",
     "worksheet_values",
@@ -195,6 +197,36 @@ def wide_twin(case: Mapping[str, Any]) -> dict[str, int]:
         out["changed"] = int(columns[changed[0]])
         out["changed_drops"] = int(together[changed[0]] < separate[changed[0]])
     return out
+
+
+def wide_carriers(case: Mapping[str, Any]) -> dict[str, Any]:
+    """For a :func:`sentence` result: the sources that carry the twin head's changed
+    coordinate (a positive value there, at least half the largest), and the weight the wide
+    head and the twin head each put on them in all (0 with no such coordinate)."""
+    found = wide_twin(case)
+    V, length = case["wide"]["V"], len(case["wide"]["weights"])
+    carriers = np.zeros(length, dtype=int)
+    if found["changed"] >= 0:
+        column = V[:, found["changed"]]
+        carriers = ((column > 0) & (column >= column.max() / 2)).astype(int)
+    chosen = carriers == 1
+    twin = case["heads"][found["twin"]]["weights"] if found["twin"] >= 0 else np.zeros(length)
+    return {"carriers": carriers, "carried_share": float(case["wide"]["weights"][chosen].sum()),
+            "twin_carried_share": float(twin[chosen].sum())}
+
+
+def wide_others(case: Mapping[str, Any]) -> dict[str, Any]:
+    """For a :func:`sentence` result: the sources the wide head's softmax is shown for (its
+    favourite, then each head's favourite, each once), how many others there are, and their
+    exponentials' sum."""
+    picked: list[int] = []
+    for j in [case["wide"]["top_source"], *(head["top_source"] for head in case["heads"])]:
+        if int(j) not in picked:
+            picked.append(int(j))
+    exps = case["wide"]["exps"]
+    rest = [j for j in range(len(exps)) if j not in picked]
+    return {"picked": np.array(picked), "others": len(rest),
+            "exps_others": float(np.sum(exps[rest]))}
 
 
 def wide_growth(case: Mapping[str, Any]) -> dict[str, float]:
@@ -622,7 +654,8 @@ def values(doc: Doc) -> dict[str, Any]:
     out: dict[str, Any] = {
         "dims.d_model": width, "dims.d_head": d_head,
         "dims.sqrt_d_head": np.sqrt(d_head), "dims.heads": n_heads,
-        "dims.joined": n_heads * d_head, "dims.tokens": length, "dims.sentences": len(names),
+        "dims.joined": n_heads * d_head, "dims.sqrt_joined": np.sqrt(n_heads * d_head),
+        "dims.tokens": length, "dims.sentences": len(names),
         "dims.vocab": len(doc["vocab"]), "dims.hidden": hidden,
         "dims.context": len(doc["pos_emb"]), "dims.positions": np.arange(1, length + 1),
         "dims.head_numbers": np.arange(1, n_heads + 1),
@@ -673,6 +706,8 @@ def values(doc: Doc) -> dict[str, Any]:
                                           < abs(case["heads"][0]["message"][0]))
         out.update({f"{name}.wide.{key}": value for key, value in wide_twin(case).items()})
         out.update({f"{name}.wide.{key}": value for key, value in wide_growth(case).items()})
+        out.update({f"{name}.wide.{key}": value
+                    for key, value in (wide_carriers(case) | wide_others(case)).items()})
         out[f"{name}.other_head"] = other_head(case)
         out[f"{name}.same_input"] = int(np.array_equal(case["E"][-1],
                                                        cases[names[0]]["E"][-1]))

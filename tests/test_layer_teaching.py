@@ -617,7 +617,7 @@ def test_the_wide_score_adds_every_heads_dot_product(shown, lesson, label: str) 
     for h, head in enumerate(heads, start=1):
         assert digits(figure(said, f"{name}.h{h}.dots[{top}]"), head["dots"][top])
     assert digits(figure(said, f"{name}.wide.dots[{top}]"), wide["dots"][top])
-    assert digits(figure(said, f"{name}.wide.scale"), wide["scale"])
+    assert digits(figure(said, "dims.sqrt_joined"), wide["scale"])
     assert digits(figure(said, f"{name}.wide.scores[{top}]"), wide["scores"][top])
     on_screen = {key for t in section(result, "pooled") for key, _ in t["figures"]}
     assert {f"{name}.h{h}.dots[{top}]" for h in range(1, len(heads) + 1)} <= on_screen
@@ -764,7 +764,7 @@ def test_one_coordinate_is_worked_as_a_sum_for_the_wide_head_and_for_head_one(sh
         assert digits(on_screen[f"{prefix}.message[{c}]"]["text"], worked["total"])
     wide_sum, own = sums
     (j1, j2), mine = wide_sum["order"], own["order"][0]
-    _, said = caption(result, "adds up weight × value")
+    _, said = caption(result, "Worked out")
     assert said["words"] == {"f": feature, "u": made["tokens"][j1]}
     assert digits(figure(said, f"{name}.wide.contributions[{j1}][{c}]"),
                   wide_sum["parts"][j1])
@@ -855,7 +855,7 @@ def test_weights_drawn_as_columns_are_called_columns(shown) -> None:
     result = shown[("default", "OneWideHead")]
     captions = result["manifest"]["captions"]
     start = next(i for i, c in enumerate(captions) if "drawn as a bar" in c["template"])
-    end = next(i for i, c in enumerate(captions) if "named above it" in c["template"])
+    end = next(i for i, c in enumerate(captions) if "the value rows" in c["template"])
     for said in captions[start + 1:end]:
         assert " row" not in said["text"] or "drawn here as a column" in said["text"], \
             said["text"]
@@ -863,17 +863,20 @@ def test_weights_drawn_as_columns_are_called_columns(shown) -> None:
 
 
 def test_the_wide_scale_is_written_as_a_division(shown, lesson) -> None:
-    """In the pooled table the scale reads "÷ 2.000 =", so that "9.66 ÷ 2.000 = 4.830"
-    reads along the row, never a bare "2.000" between the dot product and the score."""
+    """In the pooled table the scale reads "÷ 2 =" under "÷ √4", so that "9.66 ÷ 2 = 4.830"
+    reads along the row, never a bare "2.000" between the dot product and the score; the
+    voice says "divided by √4, that is by 2"."""
     result, made = shown[("default", "OneWideHead")], lesson["default"]
-    name = made["name"]
     texts = [t for t in section(result, "pooled")
-             if any(key == f"{name}.wide.scale" for key, _ in t["figures"])]
+             if any(key == "dims.sqrt_joined" for key, _ in t["figures"])]
     assert len(texts) == 2  # one on the favourite's row, one on head 1's favourite's
     for text in texts:
         ((_, scale),) = text["figures"]
-        assert digits(scale, np.sqrt(made["d_model"])) and scale == "2.000"
+        assert scale == "2" and float(scale) == np.sqrt(made["d_model"])
         assert text["text"] == f"÷ {scale} ="
+    assert "÷ √4" in [t["text"] for t in section(result, "pooled")]
+    _, said = caption(result, "For “{w}”:")
+    assert "divided by √4, that is by 2," in said["text"]
 
 
 def test_a_product_of_rounded_numbers_is_never_written_as_exact(shown, lesson) -> None:
@@ -905,7 +908,7 @@ def test_a_product_of_rounded_numbers_is_never_written_as_exact(shown, lesson) -
     for key, product_ in expected.items():
         assert digits(on_screen[key], product_), key
     assert "weights rounded; each part uses the unrounded weight" in texts
-    _, said = caption(result, "adds up weight × value")
+    _, said = caption(result, "Worked out")
     weight = figure(said, f"{name}.wide.weights[{top}]")
     part = figure(said, f"{name}.wide.contributions[{top}][{c}]")
     assert f"{weight} × {figure(said, f'{name}.wide.V[{top}][{c}]')}, about {part}," \
@@ -923,9 +926,11 @@ def test_the_clip_ends_on_what_the_shared_row_costs(shown, lesson) -> None:
     c, j = first["message_top"], first["top_source"]
     last = len(made["tokens"]) - 1
     said = result["manifest"]["captions"][-1]
-    assert "weakened, not lost" in said["template"] and "looks like head {t}'s" in \
+    assert "weakened, not lost" in said["template"] and "as head {t}'s does" in \
         said["template"]
-    assert said["words"] == {"f": "water", "u": "river", "r": "setting"}
+    assert said["words"] == {"f": "water", "u": "river", "r": "setting", "v": "fisherman"}
+    assert made["tokens"][int(np.argmax(wide["weights"]))] == "fisherman" \
+        == made["tokens"][int(np.argmax(made["heads"][1]["weights"]))]  # the shared favourite
     assert digits(figure(said, f"{name}.wide.contributions[{j}][{c}]"),
                   wide["weights"][j] * wide["V"][j][c])
     assert digits(figure(said, f"{name}.wide.message[{c}]"), wide["message"][c])
@@ -966,3 +971,114 @@ def test_the_wide_products_stand_under_their_query_and_key(shown, lesson) -> Non
     assert min(t["box"][1] for t in rows[1]) > products["box"][3]
     assert products["box"][0] < rows[0][0]["box"][0] < rows[0][-1]["box"][2] \
         < products["box"][2]
+
+
+def test_the_question_comes_before_the_wide_heads_favourite_is_named(shown) -> None:
+    """The pooled step asks which source the wide head will favour (it has not been shown
+    yet), never why it favours one."""
+    result = shown[("default", "OneWideHead")]
+    texts = [c["text"] for c in result["manifest"]["captions"]]
+    assert not [t for t in texts if t.startswith("Why does")]
+    asked, _ = caption(result, "Which source will the wide head favour?")
+    named, _ = caption(result, "For “{w}”:")
+    assert asked < named
+
+
+def test_both_equal_dot_products_are_boxed_as_the_voice_says_so(shown, lesson) -> None:
+    result, made = shown[("default", "OneWideHead")], lesson["default"]
+    name, top = made["name"], made["wide"]["top_source"]
+    at, _ = caption(result, "happen to give “{w}” the same dot product")
+    (pointer,) = [o for o in result["outlined"] if o["caption"] == at]
+    assert len(pointer["boxes"]) == 2  # one box round each head's 4.83
+    assert sorted(pointer["keys"]) == [f"{name}.h1.dots[{top}]", f"{name}.h2.dots[{top}]"]
+    assert made["heads"][0]["dots"][top] == made["heads"][1]["dots"][top]
+
+
+def test_the_softmax_sum_and_each_division_are_written(shown, lesson) -> None:
+    """"With 20.063 from the other 8 sources, these add up to 176.775": the other sources'
+    e^score summed and the whole sum stand under the e^score column; each weight is
+    written as its division, "÷ 176.775 = 0.708"; numpy from the scores."""
+    result, made = shown[("default", "OneWideHead")], lesson["default"]
+    name, wide = made["name"], made["wide"]
+    exps = np.exp(wide["scores"])
+    picks = [wide["top_source"], made["heads"][0]["top_source"]]
+    others = [j for j in range(len(exps)) if j not in picks]
+    assert len(others) == 8
+    on_screen = placed(section(result, "pooled"))
+    assert digits(on_screen[f"{name}.wide.exps_others"]["text"], exps[others].sum())
+    assert digits(on_screen[f"{name}.wide.denominator"]["text"], exps.sum())
+    for j in picks:
+        assert digits(on_screen[f"{name}.wide.exps[{j}]"]["text"], exps[j])
+    texts = [t["text"] for t in section(result, "pooled")]
+    denominator = on_screen[f"{name}.wide.denominator"]["text"]
+    for j in picks:
+        assert f"÷ {denominator} = {on_screen[f'{name}.wide.weights[{j}]']['text']}" in texts
+        np.testing.assert_allclose(exps[j] / exps.sum(), wide["weights"][j])
+    _, said = caption(result, "raises e to each score")
+    assert digits(figure(said, f"{name}.wide.exps_others"), exps[others].sum())
+    assert "the other 8 sources" in said["text"]
+
+
+def test_the_messages_are_summed_down_the_value_rows_beside_the_weights(shown,
+                                                                        lesson) -> None:
+    """Each source's four-wide value row stands beside the weights (numpy: every head's
+    value row side by side); as the voice names each coordinate of a message, the weight
+    column that mixes it and that coordinate's value column are outlined, and the message
+    is that column's weight × value sum."""
+    result, made = shown[("default", "OneWideHead")], lesson["default"]
+    name, wide, heads = made["name"], made["wide"], made["heads"]
+    values = np.concatenate([head["V"] for head in heads], axis=1)
+    on_screen = placed(section(result, "mixing"))
+    for j in range(len(made["tokens"])):
+        assert digits(on_screen[f"{name}.wide.weights[{j}]"]["text"], wide["weights"][j])
+        for k in range(made["d_model"]):
+            assert digits(on_screen[f"{name}.wide.V[{j}][{k}]"]["text"], values[j, k])
+    d = made["d_head"]
+    for said_as, weights, message in (
+            ("the wide head's message adds up", [wide["weights"]] * made["d_model"],
+             f"{name}.wide.message"),
+            ("The separate heads, each with its own column",
+             [heads[k // d]["weights"] for k in range(made["d_model"])],
+             f"{name}.joined[{len(made['tokens']) - 1}]")):
+        at, said = caption(result, said_as)
+        pointers = [o for o in result["outlined"] if o["caption"] == at]
+        for k in range(made["d_model"]):
+            expected = weights[k] @ values[:, k]
+            assert digits(figure(said, f"{message}[{k}]"), expected)
+            assert digits(on_screen[f"{message}[{k}]"]["text"], expected)
+            column = {f"{name}.wide.V[{j}][{k}]" for j in range(len(made["tokens"]))}
+            assert any(column <= set(o["keys"]) and len(o["boxes"]) == 2 for o in pointers), k
+
+
+def test_why_the_glue_drops_is_shown_from_the_weights(shown, lesson) -> None:
+    """Glue drops (0.204 against 0.538) because the wide head moves weight off the rows
+    that carry glue (a glue value at least half the largest: seven words, 1.7 to 2.3): they
+    get 0.082 of the wide column against 0.257 of head 2's. Numpy, then the caption and the
+    row under the table."""
+    result, made = shown[("default", "OneWideHead")], lesson["default"]
+    name, wide, second = made["name"], made["wide"], made["heads"][1]
+    glue = second["V"][:, 1]
+    carriers = (glue > 0) & (glue >= glue.max() / 2)
+    assert [t for t, c in zip(made["tokens"], carriers, strict=True) if c] == \
+        ["The", "sat", "beside", "the", "and", "watched", "the"]
+    ours, theirs = wide["weights"][carriers].sum(), second["weights"][carriers].sum()
+    assert ours < theirs / 3
+    at, said = caption(result, "moves weight off the rows that carry {g}")
+    assert said["words"] == {"g": "glue"}
+    assert digits(figure(said, f"{name}.wide.carried_share"), ours)
+    assert digits(figure(said, f"{name}.wide.twin_carried_share"), theirs)
+    kept, _ = caption(result, "almost the same")
+    assert at == kept + 1  # the reason right after the drop it explains
+    on_screen = placed(section(result, "mixing"))
+    assert digits(on_screen[f"{name}.wide.carried_share"]["text"], ours)
+    assert digits(on_screen[f"{name}.wide.twin_carried_share"]["text"], theirs)
+    pointers = [o for o in result["outlined"] if o["caption"] == at]
+    marked = {f"{name}.wide.V[{j}][3]" for j in np.flatnonzero(carriers)}
+    assert any(set(o["keys"]) == marked for o in pointers)
+    _, said = caption(result, "the value rows")
+    assert said["words"]["g"] == "glue" and "small words" in said["words"]["n"]
+
+
+def test_the_wide_clip_stays_about_as_long(shown) -> None:
+    """Paced by reading time, as the dry runs are: about the three minutes it had."""
+    assert shown[("default", "OneWideHead")]["manifest"]["duration"] <= 192.0

@@ -223,6 +223,8 @@ def _dims(sheet: _Sheet, ws: Worksheet) -> None:
     sheet.put("dims.sqrt_d_head", math.sqrt(ws.d_head), _P)
     sheet.put("dims.heads", ws.n_heads, _C)
     sheet.put("dims.joined", ws.n_heads * ws.d_head, _C)
+    # The wide head's scale, whole when the joined width is a square (√4 = 2).
+    sheet.put("dims.sqrt_joined", math.sqrt(ws.n_heads * ws.d_head), _P)
     sheet.put("dims.tokens", ws.length, _C)
     sheet.put("dims.sentences", len(ws.sentences), _C)
     sheet.put("dims.vocab", len(ws.vocab), _C)
@@ -362,6 +364,42 @@ def _wide_twin(sheet: _Sheet, name: str, ws: Worksheet, joined: torch.Tensor,
               int(changed >= 0 and bool(wide[changed] < joined[changed])), _I)
 
 
+def _wide_carriers(sheet: _Sheet, name: str, V: torch.Tensor, weights: torch.Tensor) -> None:
+    """Why the twin head's ``changed`` coordinate moves in the wide head's message: the
+    sources that carry it and how much weight each row puts on them. ``carriers``: 1 for each
+    source whose value there is positive and at least half the largest there (all 0 when
+    there is no such coordinate); ``carried_share`` and ``twin_carried_share``: the wide
+    head's and the twin head's weights summed over those sources."""
+    changed = sheet.figures[f"{name}.wide.changed"].value
+    twin = sheet.figures[f"{name}.wide.twin"].value
+    carriers = torch.zeros(len(weights), dtype=torch.long)
+    if changed >= 0:
+        column = V[:, changed]
+        carriers = ((column > 0) & (column >= column.max() / 2)).long()
+    chosen = carriers.bool()
+    own = sheet.figures[f"{name}.h{twin + 1}.weights"].value if twin >= 0 else None
+    sheet.put(f"{name}.wide.carriers", carriers, _I)
+    sheet.put(f"{name}.wide.carried_share", weights[chosen].sum(), _F3)
+    sheet.put(f"{name}.wide.twin_carried_share",
+              torch.tensor(own, dtype=weights.dtype)[chosen].sum() if own is not None
+              else torch.tensor(0.0), _F3)
+
+
+def _wide_others(sheet: _Sheet, name: str, ws: Worksheet) -> None:
+    """The softmax's sum over the sources the wide head's scene leaves out: ``picked`` (the
+    wide head's favourite, then each head's favourite not yet named), ``others`` (how many
+    sources are not picked) and ``exps_others`` (their e^score summed: with the picked
+    sources' it makes the denominator)."""
+    tops = [sheet.figures[f"{name}.wide.top_source"].value]
+    tops += [sheet.figures[f"{name}.h{h}.top_source"].value for h in range(1, ws.n_heads + 1)]
+    picked = list(dict.fromkeys(tops))
+    exps = torch.tensor(sheet.figures[f"{name}.wide.exps"].value, dtype=torch.float64)
+    rest = [j for j in range(len(exps)) if j not in picked]
+    sheet.put(f"{name}.wide.picked", picked, _I)
+    sheet.put(f"{name}.wide.others", len(rest), _C)
+    sheet.put(f"{name}.wide.exps_others", exps[rest].sum(), _F3)
+
+
 def _wide_growth(sheet: _Sheet, name: str) -> None:
     """``dot_growth`` and ``score_growth``: how many times the wide head's dot product and
     score for its favourite source exceed head 1's for the same source (0 when head 1's dot
@@ -432,6 +470,8 @@ def _sentence(sheet: _Sheet, ws: Worksheet, model: TinyLM, name: str) -> None:
     wide_message = A[-1] @ wide["V"]
     sheet.put(f"{name}.wide.diluted", int(wide_message[0].abs() < joined[-1][0].abs()), _I)
     _wide_twin(sheet, name, ws, joined[-1], wide_message)
+    _wide_carriers(sheet, name, wide["V"], A[-1])
+    _wide_others(sheet, name, ws)
     _wide_growth(sheet, name)
     # The first head, counted from zero, whose strongest source is not head 1's (-1 when
     # every head's is).
