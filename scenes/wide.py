@@ -468,8 +468,9 @@ class OneWideHead(LectureScene):
         said = ENGLISH.join(parts)
         self.tell_cued(said[0].upper() + said[1:] + "; the wide head's single column gives "
                        "them " + ENGLISH.join(theirs) + ".", cues=cues, words=words, **keys)
-        self.tell("One column has to serve every coordinate, so where the heads disagree it "
-                  "follows one mixture; separate heads each keep their own.",
+        self.tell("One column has to serve every coordinate, so it cannot follow each "
+                  "head's favourite at once: it favours the source whose matches add up "
+                  "highest, while separate heads each keep their own.",
                   cues=[("One column", lambda: self.point_at(*self.cells[0])),
                         ("separate", lambda: self.point_at(
                             *(cell for cells in self.cells[1:] for cell in cells)))])
@@ -530,18 +531,22 @@ class OneWideHead(LectureScene):
                       o=f"{self.s}.h{favourite}.weights[{j}]",
                       c=f"{self.s}.wide.dots[{j}]", y=f"{self.s}.wide.scores[{j}]", **slots)
         exps = [row.exp for row in rows]
-        self.tell_cued("The softmax raises e to each score: e to the {y} is {e}; with {o} from "
-                       "the other {n:source}, these add up to {d}.",
+        # every term of the sum is said, so that what is heard adds up
+        raised = ", ".join(f"{{e{i}}} for “{{w{i}}}”" for i in range(len(picks)))
+        self.tell_cued("The softmax raises e to each score: " + raised + " and {o} from "
+                       "the other {n:source} add up to {d}.",
                        fade_in(header[-2], *exps),
-                       cues=[("{e}", lambda: self.point_at(first.exp)),
+                       cues=[*((f"{{e{i}}}", lambda row=row: self.point_at(row.exp))
+                               for i, row in enumerate(rows)),
                              ("{o}", lambda: AnimationGroup(fade_in(total.others),
                                                             self.point_at(total.number))),
                              ("{d}", lambda: AnimationGroup(
                                  fade_in(total.sum), self.point_at(*exps, total.number,
                                                                    total.total)))],
-                       y=f"{self.s}.wide.scores[{top}]", e=f"{self.s}.wide.exps[{top}]",
+                       words={f"w{i}": self.tokens[j] for i, j in enumerate(picks)},
                        o=f"{self.s}.wide.exps_others", n=f"{self.s}.wide.others",
-                       d=f"{self.s}.wide.denominator")
+                       d=f"{self.s}.wide.denominator",
+                       **{f"e{i}": f"{self.s}.wide.exps[{j}]" for i, j in enumerate(picks)})
         for row, j in zip(rows, picks, strict=True):
             self.tell_cued("The weight of “{w}” is {e} ÷ {d} = {x}.",
                            *([fade_in(header[-1])] if j == top else []),
@@ -961,8 +966,8 @@ class OneWideHead(LectureScene):
         weak = {first: wide.rows[0], second: wide.rows[1]}.get(mine, wide.rest)
         role = self.ws.lesson.head_names[head - 1]
         signal = ("head {h}'s {r} signal" if role != f"head {head}" else "head {h}'s signal")
-        like = "Its one row favours “{v}”, as head {t}'s does, so " if twin is not None else \
-            "With one row for all, "
+        like = ("The wide head's one row favours “{v}”, as head {t}'s does, so "
+                if twin is not None else "With one row for all, ")
         self.tell(like + signal + " from “{u}” is weakened, not lost: {p} still arrives, and "
                   "{f} is {m} against {n}.",
                   cues=[("weakened", lambda: self.point_at(weak[-1], own.rows[0][-1],

@@ -1017,6 +1017,9 @@ def test_the_softmax_sum_and_each_division_are_written(shown, lesson) -> None:
     _, said = caption(result, "raises e to each score")
     assert digits(figure(said, f"{name}.wide.exps_others"), exps[others].sum())
     assert "the other 8 sources" in said["text"]
+    for j in picks:  # every term of the sum is heard, not only the first
+        assert digits(figure(said, f"{name}.wide.exps[{j}]"), exps[j])
+        assert f"for “{made['tokens'][j]}”" in said["text"]
 
 
 def test_the_messages_are_summed_down_the_value_rows_beside_the_weights(shown,
