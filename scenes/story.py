@@ -36,6 +36,7 @@ from manim import (
 from outline import part
 from scenes.kit import (
     INK,
+    LEAST_FIGURE_SIZE,
     MUTED,
     NEGATIVE,
     SAFE_BOTTOM,
@@ -463,7 +464,7 @@ FAINTEST = 0.6
 ROW_Y = 2.35
 """Where the sentence stands in the one-head and several-heads pictures: high, so that the
 one head's value rows and each head's message fit under the receiver."""
-NODE_TOP = 0.85
+NODE_TOP = 0.95
 """Where the one head's receiver stands; the several heads' wider one stands a little
 lower, their queries and messages under it."""
 DIMMED = 0.15
@@ -649,7 +650,7 @@ class OneHeadTwoHeads(LectureScene):
             self.label("…", 20, MUTED) if c is None else
             self.bound("{f}", 20, MUTED, words={"f": names[c]}) for c in columns]
         rows = self.matrix(f"{key}.V", rows=picked, row_labels=labels, col_labels=heads,
-                           size=24, h_buff=0.7, v_buff=0.3)
+                           size=24, h_buff=0.65, v_buff=0.25)
         if heads is not None:  # the feature names stand on one line, whatever their letters
             line = max(baseline(name) for name in heads)
             for name in heads:
@@ -662,27 +663,37 @@ class OneHeadTwoHeads(LectureScene):
         else:  # clear of the outline round the rows
             weight_head.set_y(rows.brackets.get_top()[1] + 0.2 + weight_head.height / 2)
         meaning = VGroup(self.label("value row: what a word", 20, MUTED),
-                         self.label("would contribute if read,", 20, MUTED),
-                         self.label("one number per feature", 20, MUTED) if heads else
-                         self.bound("one number per coordinate, {c} in all", 20, MUTED,
-                                    c="dims.joined"))
-        meaning.arrange(DOWN, buff=0.08, aligned_edge=LEFT)
-        meaning.next_to(VGroup(*labels), LEFT, buff=0.5).set_y(rows.body.get_y())
-        red = VGroup()  # what red means, right of the rows, where a shown number is red
+                         self.label("would contribute if read,", 20, MUTED))
+        counted = VGroup()  # the count of coordinates, where no feature names head them
+        if heads is not None:
+            meaning.add(self.label("one number per feature", 20, MUTED))
+        else:  # over the columns, where the feature names would stand: it fits there
+            count = self.bound("one number per coordinate, {c} in all", LEAST_FIGURE_SIZE,
+                               MUTED, c="dims.joined")
+            count.move_to([rows.brackets.get_x(), weight_head.get_y(), 0])
+            count.shift(UP * (baseline(weight_head) - baseline(count)))
+            counted.add(count)
+        columns_head = heads if heads is not None else list(counted)
+        red = VGroup()  # what red means, under the meaning, where a shown number is red
         if any(cell.figures[0][1].startswith("−") for row in rows.cells for cell in row
                if getattr(cell, "figures", None)):
-            red.add(self.label("red: below zero", 20, NEGATIVE).next_to(rows.brackets, RIGHT,
-                                                                        buff=0.4))
+            red.add(self.label("red: below zero", 20, NEGATIVE))
+        # Left of the words' labels, its foot level with the rows': the rows keep the width
+        # the hall's size needs, and the key rises beside the header line, where it is free.
+        aside = VGroup(*meaning, *red).arrange(DOWN, buff=0.08, aligned_edge=LEFT)
+        red.shift(DOWN * 0.08)
+        aside.next_to(VGroup(*labels), LEFT, buff=0.5).align_to(rows.body, DOWN)
         note = self.label("one weight scales the whole value row;", 20, MUTED)
         others = self.bound("summed over all {n:word}, the others add a little", 20, MUTED,
                             n="dims.tokens")
         notes = VGroup(note, others).arrange(RIGHT, buff=0.3)
         payoff = self.payoff(names, columns)
         lines = VGroup(notes, *([payoff.line] if payoff else []))
-        lines.arrange(DOWN, buff=0.22).next_to(rows, DOWN, buff=0.3).set_x(rows.get_x())
-        table = VGroup(weight_head, rows, meaning, red, lines)
-        fit(table, 13.2, single.message.get_bottom()[1] - 0.25 - LOWEST)
-        table.next_to(single.message, DOWN, buff=0.25).set_x(0)
+        lines.arrange(DOWN, buff=0.16).next_to(rows, DOWN, buff=0.25)
+        lines.set_x(VGroup(aside, rows).get_x())
+        table = VGroup(weight_head, rows, aside, counted, lines)
+        fit(table, 13.2, single.message.get_bottom()[1] - 0.2 - LOWEST)
+        table.next_to(single.message, DOWN, buff=0.2).set_x(0)
         self.scaled = table
         numbers = self.vec(f"{key}.message", 22)
         filled = chip(VGroup(self.label("one message", 22), numbers).arrange(RIGHT, buff=0.3),
@@ -710,9 +721,8 @@ class OneHeadTwoHeads(LectureScene):
         self.say(said, cued(said, [
             ("A value row", AnimationGroup(fade_in(rows.body, rows.brackets, meaning, red),
                                            self.point_at(rows.body, rows.brackets))),
-            ("one number per", AnimationGroup(*([fade_in(*heads)] if heads else []),
-                                              self.point_at(*(heads or [meaning]),
-                                                            buff=0.03)))],
+            ("one number per", AnimationGroup(fade_in(*columns_head), self.point_at(
+                *columns_head, buff=0.03 if heads is not None else 0.08)))],
             step=1.0), words=words, **count)
         legend = self.feature_legend(names, lines.get_top()[1] - 0.05)
         if legend is not None:  # each note comes as it is said
@@ -880,7 +890,7 @@ class OneHeadTwoHeads(LectureScene):
                            "its message has {d:number}", 20, MUTED, d="dims.d_head",
                            j="dims.joined")
         bottom = min(reader.message.get_bottom()[1] for reader in several)
-        fit(keeps, 12.4).move_to([0, bottom - 0.15 - keeps.height / 2, 0])
+        fit(keeps, 13.2).move_to([0, bottom - 0.15 - keeps.height / 2, 0])
         back = [arrow.animate.set_opacity(opacity) for reader in several
                 for arrow, opacity in zip(reader.fan, reader.rest, strict=True)]
         back += [reader.keys.animate.set_opacity(1.0) for reader in several[:-1]]
@@ -969,7 +979,7 @@ class OneHeadTwoHeads(LectureScene):
         (receiver to query), ``keys`` (its dots), ``fan``, ``rest`` (each arrow's opacity
         when every head is shown), ``down`` (query to message) and ``message``."""
         n = len(heads)
-        spacing = min(3.6, 12.4 / n)
+        spacing = min(3.6, 13.2 / n)  # four heads' messages keep the hall's size
         node = chip(self.word(self.tokens[self.last], 24, INK), INK, spacing * n - 0.4)
         node.move_to([0, NODE_TOP - 0.25, 0])
         colours = [self.head_colour(head) for head in heads]
@@ -990,7 +1000,7 @@ class OneHeadTwoHeads(LectureScene):
                                       copied_features(self.v, head, "K"), colour,
                                       h=f"dims.head_numbers[{head - 1}]")
             fit(query, spacing - 0.3).next_to(node, DOWN, buff=0.3).set_x(x)
-            name = self.bound("Head {h}'s message", 22, colour,
+            name = self.bound("Head {h}'s message", 21, colour,
                               h=f"dims.head_numbers[{head - 1}]")
             numbers = self.named_vector(f"{self.s}.h{head}.message", None,
                                         copied_features(self.v, head, "V"), colour)
@@ -1242,6 +1252,8 @@ NOTES_LEFT, NOTES_TOP = -6.8, 0.85
 """Where the feature notes stand: left of the receiver, under its leftmost arrows."""
 NOTES_BOX = (4.0, 1.6)
 """The room the notes have there (width, height); notes that need more are only said."""
+ELIDED_PITCH = 0.55
+"""The width of a message table's elided column: the room of its "…", not of a number."""
 
 
 class SettingAndPerson(LectureScene):
@@ -1453,21 +1465,24 @@ class SettingAndPerson(LectureScene):
                                 cells(f"{p}.rest")))
         rows.append(TermRow(self.label("message", size), None, [],
                             cells(f"{p}.message", colour)))
-        if names is None:
+        if names is None:  # a coordinate's number is a figure: at the hall's size
             heads = [self.label("…", 18, MUTED) if c is None else
-                     self.bound("value {n}", 18, MUTED, n=f"dims.value_numbers[{c}]")
+                     self.bound("value {n}", LEAST_FIGURE_SIZE, MUTED, n=f"dims.value_numbers[{c}]")
                      for c in shown]
         else:
             heads = [self.label("…", 18, MUTED) if c is None else
                      self.bound("{f}", 18, MUTED, words={"f": names[c]}) for c in shown]
         copies = [h.copy() for h in heads]
         pitch = max(m.width for r in rows for m in [*r.value, *r.term, *heads]) + 0.3
+        # The elided middle takes only the room of its "…": wide heads keep their size.
+        widths = [ELIDED_PITCH if c is None else pitch for c in shown]
+        ends = list(np.cumsum(widths))  # each column's right edge, from the block's left
         label_w = max(r.label.width for r in rows)
         weight_w = max(r.weight.width for r in rows if r.weight is not None)
         x_weight = -6.4 + label_w + 0.35
         x_times = x_weight + weight_w + 0.3
         x_value = x_times + 0.45
-        x_equals = x_value + pitch * len(shown) + 0.05
+        x_equals = x_value + ends[-1] + 0.05
         x_term = x_equals + 0.5
         ys = [-0.55 - 0.42 * (i + 1) for i in range(len(rows))]
         ys[-1] -= 0.12  # under the rule
@@ -1480,19 +1495,19 @@ class SettingAndPerson(LectureScene):
                 equals = self.label("=", size).move_to([x_equals + 0.2, y, 0])
                 signs.append(VGroup(times, equals))
             for k, cell in enumerate(row.value):
-                cell.move_to([x_value + pitch * (k + 1) - 0.15, y, 0], aligned_edge=RIGHT)
+                cell.move_to([x_value + ends[k] - 0.15, y, 0], aligned_edge=RIGHT)
             for k, cell in enumerate(row.term):
-                cell.move_to([x_term + pitch * (k + 1) - 0.15, y, 0], aligned_edge=RIGHT)
+                cell.move_to([x_term + ends[k] - 0.15, y, 0], aligned_edge=RIGHT)
             for mob in [row.label, row.weight, *row.value, *row.term]:
                 if mob is not None:
                     mob.set_y(y)
         if len(order) > 2:
             signs.append(self.label("+", size).move_to([x_equals + 0.2, ys[-2], 0]))
         for k, (a, b) in enumerate(zip(heads, copies, strict=True)):
-            a.move_to([x_value + pitch * (k + 0.5) - 0.15, -0.55, 0])
-            b.move_to([x_term + pitch * (k + 0.5) - 0.15, -0.55, 0])
+            a.move_to([x_value + ends[k] - widths[k] / 2 - 0.15, -0.55, 0])
+            b.move_to([x_term + ends[k] - widths[k] / 2 - 0.15, -0.55, 0])
         header = VGroup(*heads, *copies)
-        right = x_term + pitch * len(shown)
+        right = x_term + ends[-1]
         line = Line([x_term, (ys[-1] + ys[-2]) / 2, 0], [right, (ys[-1] + ys[-2]) / 2, 0],
                     stroke_color=MUTED, stroke_width=1.5)
         weight_head = self.label("weight", 18, MUTED).move_to([x_weight, -0.55, 0],

@@ -571,17 +571,29 @@ def test_one_heads_value_rows_say_what_they_are_and_what_red_means(runs, lessons
     """Before the value rows are used, the picture says what one is (what a word would
     contribute if read, one number per feature) left of the words' labels, heads the
     weights' column "weight", and says what red means wherever a shown number is below
-    zero."""
+    zero. Where no feature names head the columns, their count stands over the value rows
+    instead ("one number per coordinate, 8 in all")."""
     result, lesson = runs[label]["OneHeadTwoHeads"], lessons[label]
     wide = lesson["sentence"]["wide"]
     texts = section(result, "one head")
     names = [coordinate_names(lesson, h) for h in range(1, lesson["ws"].n_heads + 1)]
     unit = "coordinate" if any(named is None for named in names) else "feature"
-    lines = ["value row: what a word", "would contribute if read,",
-             "one number per feature" if unit == "feature" else
-             f"one number per coordinate, {wide['V'].shape[1]} in all"]
+    lines = ["value row: what a word", "would contribute if read,"]
+    count = f"one number per coordinate, {wide['V'].shape[1]} in all"
+    if unit == "feature":
+        lines.append("one number per feature")
     meaning = [t for t in texts if t["text"] in lines]
-    assert len(meaning) == 3
+    assert len(meaning) == len(lines)
+    cells = [t for t in texts if any(f[0].startswith(f"{lesson['ws'].walkthrough}.wide.V[")
+                                     for f in t["figures"])]
+    counted = [t["box"] for t in texts if t["text"] == count]
+    if unit == "coordinate":  # over the value rows, right of the words' labels
+        (over,) = counted
+        assert over[1] > max(t["box"][3] for t in cells)
+        assert over[0] < max(t["box"][2] for t in cells) and over[2] > min(
+            t["box"][0] for t in cells)
+    else:
+        assert counted == []
     assert f"summed over all {len(lesson['tokens'])} words, the others add a little" in {
         t["text"] for t in texts}
     order = np.argsort(-wide["weights"], kind="stable")[:2]
@@ -589,6 +601,8 @@ def test_one_heads_value_rows_say_what_they_are_and_what_red_means(runs, lessons
     labels = [t for t in texts if t["text"] in wanted]
     assert len(labels) == 2
     assert max(t["box"][2] for t in meaning) < min(t["box"][0] for t in labels)
+    if unit == "coordinate":
+        assert counted[0][0] > max(t["box"][2] for t in labels)
     (weight,) = [t["box"] for t in texts if t["text"] == "weight"]
     assert weight[1] > max(t["box"][3] for t in labels)  # over the weights
     shown_values = [wide["V"][j][c] for j in order

@@ -35,6 +35,7 @@ from scenes.kit.fade import Fade, fade_in, fade_out
 from scenes.kit.layout import (
     BAR_UNIT,
     FONT,
+    LEAST_FIGURE_SIZE,
     LONGEST_STILL,
     MONO,
     NUMBER_SIZE,
@@ -82,6 +83,7 @@ __all__ = [
     "FONT",
     "HEAD_COLOURS",
     "INK",
+    "LEAST_FIGURE_SIZE",
     "LONGEST_SILENCE",
     "LONGEST_STILL",
     "MONO",

@@ -23,6 +23,11 @@ WORD_SIZE = 24
 TITLE_SIZE = 34
 
 
+LEAST_FIGURE_SIZE = 20.0
+"""The least font size, once fitted, of a text that holds a figure: a digit then stands 2.5%
+of the frame tall (12 px at 480p), legible from the back of a lecture hall."""
+
+
 SAFE_BOTTOM = -config.frame_height / 2 + 0.15 * config.frame_height
 """Nothing is drawn below this line: the bottom 15% is where a player puts subtitles."""
 
