@@ -614,7 +614,13 @@ def lab(doc: Doc) -> dict[str, Any]:
                     "lab.finite_grads": sum(bool(np.isfinite(g).all()) for g in grads.values()),
                     "lab.loss_after": loss_after})
     # PyTorch's layer in place of ours computes the same function, so the swapped model's
-    # loss is the model's own, and its gaps are rounding only
+    # predictions are the model's own, and its gaps are rounding only
+    batch_logits, _, _ = lm_loss(params, X, None, heads)
+    batch_probs = np.array([softmax(row) for row in batch_logits])
+    best = batch_probs.argmax(axis=1)
+    for model in ("ours", "library"):
+        out[f"lab.swap.{model}_id"] = best
+        out[f"lab.swap.{model}_prob"] = batch_probs[np.arange(batch), best]
     out["lab.swap.max_diff_logits"] = 0.0
     if targets:
         out["lab.swap.loss"] = out["lab.loss"]

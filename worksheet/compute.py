@@ -65,8 +65,9 @@ zero):
     ``values_per_patch_rgb``, ``shape.image_rgb``, ``shape.flat_rgb``, ``shape.W_rgb``) and
     the batch lab (with
     ``lab.mix.*``: where each piece of a joined row comes from, joined right and wrong;
-    ``lab.swap.*``: the batch model with PyTorch's layer in place of ours, the largest gap
-    between its logits and ours ``max_diff_logits``).
+    ``lab.swap.*``: the batch model with PyTorch's layer in place of ours, each sentence's
+    likeliest next word ``ours_id``/``library_id`` and its probability
+    ``ours_prob``/``library_prob``, the largest gap ``max_diff_logits``).
 ``trained.results.*``
     only with an experiment (:mod:`worksheet.results`): what it trained on and how
     (``seeds``, ``seed_count``, ``steps``, ``batch``, ``context``, ``tokens_per_step``,
@@ -889,13 +890,19 @@ class _LibraryAttention(nn.Module):
 
 
 def _lab_swap(sheet: _Sheet, ws: Worksheet, X: torch.Tensor) -> None:
-    """The batch model with PyTorch's layer in place of ours: the largest gap between its
-    logits and ours, and (with observed targets) its loss."""
+    """The batch model with PyTorch's layer in place of ours: each sentence's likeliest next
+    word and its probability from both models, the largest gap between their logits, and
+    (with observed targets) the library model's loss."""
     ours = TinyLM.from_worksheet(ws).eval()
     library = TinyLM.from_worksheet(ws).eval()
     library.attention = _LibraryAttention(to_pytorch(ours.attention))
     with torch.no_grad():
         logits, logits_api = ours(X), library(X)
+    for name, scores in (("ours", logits), ("library", logits_api)):
+        probs = scores.softmax(dim=-1)
+        best = probs.argmax(dim=-1)
+        sheet.put(f"lab.swap.{name}_id", best, _I)
+        sheet.put(f"lab.swap.{name}_prob", probs[torch.arange(len(best)), best], _F3)
     scale = max(1.0, float(logits.abs().max()))
     sheet.put("lab.swap.max_diff_logits", (logits - logits_api).abs().max() / scale, _B)
     if ws.lesson.targets:

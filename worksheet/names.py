@@ -106,7 +106,10 @@ THINGS = {
     "target_prob": "expected words' probabilities", "library_delta": "update by PyTorch's layer",
     "scratch_delta": "update computed step by step", "max_diff_A": "largest difference in A",
     "max_diff_delta": "largest difference in the update", "agrees": "whether it agrees",
-    "bits": "bits per number",
+    "bits": "bits per number", "ours_id": "our model's next token numbers",
+    "library_id": "next token numbers with PyTorch's layer",
+    "ours_prob": "our model's next token probabilities",
+    "library_prob": "next token probabilities with PyTorch's layer",
     "max_diff_logits": "largest difference in the logits",
     # image patches
     "W": "patch projection", "channels": "colour channels", "cls": "class row",
