@@ -624,6 +624,12 @@ def lab(doc: Doc) -> dict[str, Any]:
     out["lab.swap.max_diff_logits"] = 0.0
     if targets:
         out["lab.swap.loss"] = out["lab.loss"]
+    # cross-attention's example: one weight row per English word written, one column per
+    # German word being translated
+    pair = doc["lesson"]["translation"]
+    out.update({"lab.cross.english": len(pair["english"]),
+                "lab.cross.german": len(pair["german"]),
+                "lab.cross.shape.A": [len(pair["english"]), len(pair["german"])]})
     first, _, _ = lm_loss(params, X[:1], None, heads)
     probs = softmax(first[0])
     out.update({"lab.next_id": int(np.argmax(probs)), "lab.next_prob": probs.max(),
