@@ -72,17 +72,14 @@ def _strip(book: Book, steps: list[pictures.Step],
            fragment: int | None, masked: bool = False,
            added: tuple[Glyph, ...] = (), cell: float = 14.0,
            mask_from: int = 0, reach: float = 90.0,
-           operation_size: float = 18.0,
-           inside: tuple[int, int, tuple[Glyph, ...]] | None = None) -> pictures.Picture:
+           operation_size: float = 18.0) -> pictures.Picture:
     """The batch's tensors along some lines of the code, drawn from their shapes (cells
     of ``cell`` units: smaller on a slide with a longer listing; arrows ``reach`` long:
     shorter on a long chain; ``operation_size``, the arrows' names). With ``masked``,
-    grids from step ``mask_from`` on grey their future sources; ``inside`` frames the steps
-    one call computes (:func:`~slides.lesson.pictures.tensor_steps`)."""
+    grids from step ``mask_from`` on grey their future sources."""
     picture = pictures.tensor_steps(book, steps, operations, what, size="strip", cell=cell,
                                     masked=masked, added=added, mask_from=mask_from,
-                                    reach=reach, operation_size=operation_size,
-                                    inside=inside)
+                                    reach=reach, operation_size=operation_size)
     return pictures.Picture(picture.width, picture.height, picture.description,
                             picture.shapes, picture.size, fragment)
 
@@ -449,7 +446,8 @@ def _library(book: Book) -> Stack:
         book.say("Count the words with the room: {e} English against {g} German, because "
                  "one German word, “{w}”, is two English ones and the German still holds the "
                  "river the English has not reached, so the weights are {s}, not square. "
-                 "Cross-attention is the next part of the lecture.", e=book.n("lab.cross.english"), g=book.n("lab.cross.german"),
-                 w=Text(german), s=book.n("lab.cross.shape.A")),
+                 "Cross-attention is the next part of the lecture.",
+                 e=book.n("lab.cross.english"), g=book.n("lab.cross.german"), w=Text(german),
+                 s=book.n("lab.cross.shape.A")),
     ])
     return section.stack()
