@@ -2080,6 +2080,10 @@ def retoned(picture: Picture, tones: dict[str, str]) -> Picture:
 
 
 
+_BELOW = 150.0
+"""How far below the sentence being translated the one being written stands."""
+
+
 def translation(source: Sequence[str], target: Sequence[str], description: str,
                 fragment: int | None = None) -> Picture:
     """Cross-attention in translation, on words rather than the worksheet's sentences: the
@@ -2091,7 +2095,7 @@ def translation(source: Sequence[str], target: Sequence[str], description: str,
     names = ((Text("being translated: keys and values"),),
              (Text("being written: queries"),))
     left = 24.0 + max(_span(name, name_size) for name in names)
-    rows = ((source, 20.0, False), (target, 200.0, True))
+    rows = ((source, 20.0, False), (target, _BELOW, True))
     shapes: list[Shape] = []
     centres: list[list[float]] = []
     right = 0.0
@@ -2114,11 +2118,11 @@ def translation(source: Sequence[str], target: Sequence[str], description: str,
     end = centres[1][-1]
     for j, start in enumerate(centres[0]):
         spread = (j - (len(source) - 1) / 2) * 9.0
-        x1, y1, x2, y2 = start, 20.0 + chip_h + 4, end + spread, 200.0 - 6
+        x1, y1, x2, y2 = start, 20.0 + chip_h + 4, end + spread, _BELOW - 6
         shapes.append(Line(_r(x1), _r(y1), _r(x2), _r(y2), "muted", 2.0, dashed=True,
                            role="reach", fragment=fragment))
         shapes.append(replace(_arrowhead(x2, y2, x2 - x1, y2 - y1), fragment=fragment))
-    return Picture(_r(right + 10), 200.0 + chip_h + 12, description, tuple(shapes), "strip")
+    return Picture(_r(right + 10), _BELOW + chip_h + 12, description, tuple(shapes), "strip")
 
 
 def swapped_model(book: Book, description: str, fragment: int | None = None) -> Picture:
