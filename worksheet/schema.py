@@ -211,8 +211,8 @@ class Translation:
 
     german: tuple[Word, ...] = Field(min_length=1, description="a list of German words")
     english: tuple[Word, ...] = Field(min_length=1, description="a list of English words")
-    contracted: tuple[Word, Word] = Field(description="a German word and the English words "
-                                          "it stands for")
+    contracted: tuple[Word, ...] = Field(min_length=2, max_length=2, description="a German "
+                                         "word and the English words it stands for")
     decides: Word = Field(description="a German word of the sentence")
 
     @model_validator(mode="after")
