@@ -614,10 +614,22 @@ def lab(doc: Doc) -> dict[str, Any]:
                     "lab.finite_grads": sum(bool(np.isfinite(g).all()) for g in grads.values()),
                     "lab.loss_after": loss_after})
     # PyTorch's layer in place of ours computes the same function, so the swapped model's
-    # loss is the model's own, and its gaps are rounding only
+    # predictions are the model's own, and its gaps are rounding only
+    batch_logits, _, _ = lm_loss(params, X, None, heads)
+    batch_probs = np.array([softmax(row) for row in batch_logits])
+    best = batch_probs.argmax(axis=1)
+    for model in ("ours", "library"):
+        out[f"lab.swap.{model}_id"] = best
+        out[f"lab.swap.{model}_prob"] = batch_probs[np.arange(batch), best]
     out["lab.swap.max_diff_logits"] = 0.0
     if targets:
         out["lab.swap.loss"] = out["lab.loss"]
+    # cross-attention's example: one weight row per English word written, one column per
+    # German word being translated
+    pair = doc["lesson"]["translation"]
+    out.update({"lab.cross.english": len(pair["english"]),
+                "lab.cross.german": len(pair["german"]),
+                "lab.cross.shape.A": [len(pair["english"]), len(pair["german"])]})
     first, _, _ = lm_loss(params, X[:1], None, heads)
     probs = softmax(first[0])
     out.update({"lab.next_id": int(np.argmax(probs)), "lab.next_prob": probs.max(),

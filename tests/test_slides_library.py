@@ -442,42 +442,47 @@ def _library_model(ws: Worksheet, X: torch.Tensor) -> tuple[torch.Tensor, torch.
     return logits, logits.softmax(dim=-1)
 
 
-def test_the_library_swap_wraps_the_call_and_frames_what_happens_inside_it(case) -> None:
+def test_the_library_swap_wraps_our_layer_and_shows_the_whole_model_with_it(case) -> None:
     """The wrapper gives PyTorch's layer our layer's call (E in; the query, key and value
-    all E, with the causal mask) and says why; the picture frames the tensors the call
-    computes inside itself (every cell of them), leaves the embeddings and the update
-    outside, and labels the update and the weights with the shapes torch returns."""
+    all E, with the causal mask), says why, and owns the layer it builds from ours, our
+    weights copied in, as a submodule; one listing only. The picture is the whole model
+    with its attention box (and only it) marked as PyTorch's layer, and each sentence's
+    likeliest next word and its probability from both models, recomputed here with torch."""
     ws: Worksheet = case["ws"]
     s = slide(case["deck"], "lab-library-swap")
+    assert len([b for b, _ in walk(s.blocks) if isinstance(b, Code)]) == 1
     lines = listing(s)
     code = " ".join(c for c, _ in lines)
     assert "class PyTorchAttention(nn.Module):" in code and "def forward(self, E):" in code
-    assert "return mha(E, E, E, attn_mask=future," in code
+    assert "def __init__(self, ours):" in code and "super().__init__()" in code
+    (copied,) = [n for c, n in lines if c == "self.mha = copy_to_pytorch(ours)"]
+    assert "our weights" in copied  # whose weights the library layer holds
+    assert "return self.mha(E, E, E, attn_mask=future," in code
+    assert "model.attention = PyTorchAttention(model.attention)" in code
+    assert " mha(" not in code  # no layer the slide never made
     said = " ".join(n for _, n in lines)
     assert "attention(E)" in said and "query, key, value, mask" in said  # why a wrapper
-    B, T = len(ws.sentences), len(ws.ids(next(iter(ws.sentences))))
-    D, H = ws.d_model, ws.n_heads
-    mha = torch.nn.MultiheadAttention(D, H, bias=False, batch_first=True,
-                                      dtype=torch.float64)
-    E = torch.zeros(B, T, D, dtype=torch.float64)
-    delta, A = mha(E, E, E, attn_mask=torch.ones(T, T, dtype=torch.bool).triu(1),
-                   average_attn_weights=False)
+    assert "TinyLM, our batch model" in said  # the model named as the batch slides named it
     (picture,) = pictures_in(s.blocks)
-    drawn = {label.key: label.glyphs[0].text for label in picture.shapes
-             if isinstance(label, Label) and label.key}
-    assert shape(drawn["lab.shape.delta"]) == list(delta.shape)
-    assert shape(drawn["lab.shape.A"]) == list(A.shape)
-    assert shape(drawn["lab.shape.E"]) == list(E.shape)
-    (frame,) = [r for r in picture.shapes if isinstance(r, Rect) and r.role == "call"]
-    assert frame.dashed
-    blocks = [r for r in picture.shapes if isinstance(r, Rect) and r.role == "block"]
-    inside = [r for r in blocks if frame.x < r.x and r.x + r.w < frame.x + frame.w]
-    # inside: the queries split into heads, the weights, the joined rows; outside: E, ΔE
-    assert len(inside) == B * H * T * (D // H) + B * H * T * T + B * T * D
-    assert len(blocks) - len(inside) == 2 * B * T * D
-    framed = [text(x.glyphs) for x in picture.shapes if isinstance(x, Label)
-              and x.y < frame.y and frame.x < x.x < frame.x + frame.w]  # over the frame
-    assert framed == ["inside mha(E, E, E)"]
+    boxes = [r for r in picture.shapes if isinstance(r, Rect) and r.role in ("box", "swapped")]
+    names = [text(x.glyphs) for x in picture.shapes if isinstance(x, Label)
+             and any(b.x < x.x < b.x + b.w and b.y < x.y < b.y + b.h for b in boxes)]
+    assert names == ["embeddings", "PyTorch's", "layer", "+ residual", "MLP", "next word"]
+    (swapped,) = [r for r in boxes if r.role == "swapped"]
+    assert swapped.dashed and swapped is boxes[1]
+    X = torch.tensor([ws.ids(name) for name in ws.sentences])
+    _, probs = _library_model(ws, X)
+    bars = [r for r in picture.shapes if isinstance(r, Rect) and r.role == "bar"]
+    assert [r.draws for r in bars] == [f"lab.swap.{m}_prob[{i}]" for i in range(len(X))
+                                       for m in ("ours", "library")]
+    written = [text(x.glyphs) for x in picture.shapes if isinstance(x, Label)
+               and x.x > max(r.x for r in bars) and x.fragment == 1]
+    for i in range(len(X)):
+        best = int(probs[i].argmax())
+        for k in range(2):
+            p, word = written[2 * i + k].split(" ")
+            assert abs(float(p) - float(probs[i, best])) <= 5e-4 and word == ws.vocab[best]
+        assert bars[2 * i].w == bars[2 * i + 1].w  # the same length from both layers
 
 
 def test_the_library_swap_checks_the_whole_model_and_ties_its_loss_to_each_sentence(
@@ -489,7 +494,7 @@ def test_the_library_swap_checks_the_whole_model_and_ties_its_loss_to_each_sente
     ws: Worksheet = case["ws"]
     s = slide(case["deck"], "lab-library-swap")
     code = " ".join(c for c, _ in listing(s))
-    assert "model.attention = PyTorchAttention()" in code
+    assert "model.attention = PyTorchAttention(model.attention)" in code
     assert "assert_close(model(X), logits)" in code
     assert code.index("logits = model(X)") < code.index("model.attention = ")
     if not ws.lesson.targets:
@@ -511,7 +516,7 @@ def test_the_library_swap_checks_the_whole_model_and_ties_its_loss_to_each_sente
 
 
 PYTHON = {"class", "def", "return", "self", "nn", "Module", "forward", "attn_mask",
-          "average_attn_weights", "False", "True"}
+          "average_attn_weights", "False", "True", "super", "__init__"}
 """Python's own words and PyTorch's (its module class, its layer's arguments): the lab's code
 may use them without the deck introducing them."""
 
@@ -519,8 +524,9 @@ may use them without the deck introducing them."""
 def test_the_lab_library_code_uses_only_names_the_deck_has_introduced(case) -> None:
     """Every other name in the library stack's code is one an earlier slide's code used,
     or is introduced on its own slide (a class it declares, a comment or sentence that
-    names it); the stack repeats neither the PyTorch stack's layer lines nor the batch
-    slides', and "target" keeps its one meaning, the loss's observed next word."""
+    names it, a comment on the line that calls it); the stack repeats neither the PyTorch
+    stack's layer lines nor the batch slides' (the copy is one call, named where it is
+    used), and "target" keeps its one meaning, the loss's observed next word."""
     deck = case["deck"]
     order = [s.id for s in deck.slides]
     earlier = set(re.findall(r"[A-Za-z_]\w*", " ".join(
@@ -532,10 +538,10 @@ def test_the_lab_library_code_uses_only_names_the_deck_has_introduced(case) -> N
             tuple(b for b in s.blocks if isinstance(b, Para)))
         for name in set(re.findall(r"[A-Za-z_]\w*", code)) - PYTHON - earlier:
             language = name.removeprefix("E_").capitalize()
-            assert f"class {name}" in code or name in said or (
+            explained = any(f"{name}(" in c and n for c, n in listing(s))  # its own line
+            assert f"class {name}" in code or name in said or explained or (
                 name.startswith("E_") and language in said), (id, name)
-        for repeated in ("to_pytorch", "token_embedding", "readout", "updated[",
-                         "E + delta", "target"):
+        for repeated in ("token_embedding", "readout", "updated[", "E + delta", "target"):
             assert repeated not in code, (id, repeated)
 
 

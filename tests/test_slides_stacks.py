@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+import torch
 
 from slides.context import Deck, Label, Num, Rect, Table, Word
 from slides.context import Path as Arc
@@ -222,6 +223,22 @@ def test_the_cross_attention_slide_says_who_asks_and_what_is_new(case) -> None:
     top = min(x.y for x in chips)
     assert len(reach) == len([x for x in chips if x.y == top])
     assert "not how much" in said
+    # the pair differs in length, and the weights' shape is the one torch gives for it:
+    # one row per English word written, one column per German word being translated
+    pair = case["ws"].lesson.translation
+    german, english = len(pair.german), len(pair.english)
+    assert german != english
+    assert len([x for x in chips if x.y == top]) == german
+    assert len([x for x in chips if x.y != top]) == english
+    mha = torch.nn.MultiheadAttention(case["ws"].d_model, case["ws"].n_heads, bias=False)
+    _, A = mha(torch.zeros(english, case["ws"].d_model), torch.zeros(german, case["ws"].d_model),
+               torch.zeros(german, case["ws"].d_model))
+    shown = {n.key: n.text for n, _ in walk(after.blocks) if isinstance(n, Num)}
+    assert shown["lab.cross.shape.A"] == f"[{english}, {german}]" == str(list(A.shape))
+    word, words = pair.contracted
+    assert f"German “{word}” is English “{words}”" in said  # where the lengths part
+    assert "each English row reading every German column" in said
+    assert "comes next in the lecture" in said
 
 
 

@@ -65,8 +65,11 @@ zero):
     ``values_per_patch_rgb``, ``shape.image_rgb``, ``shape.flat_rgb``, ``shape.W_rgb``) and
     the batch lab (with
     ``lab.mix.*``: where each piece of a joined row comes from, joined right and wrong;
-    ``lab.swap.*``: the batch model with PyTorch's layer in place of ours, the largest gap
-    between its logits and ours ``max_diff_logits``).
+    ``lab.swap.*``: the batch model with PyTorch's layer in place of ours, each sentence's
+    likeliest next word ``ours_id``/``library_id`` and its probability
+    ``ours_prob``/``library_prob``, the largest gap ``max_diff_logits``;
+    ``lab.cross.*``: the translation example's word counts ``english`` and ``german`` and
+    the shape ``shape.A`` of its cross-attention weights).
 ``trained.results.*``
     only with an experiment (:mod:`worksheet.results`): what it trained on and how
     (``seeds``, ``seed_count``, ``steps``, ``batch``, ``context``, ``tokens_per_step``,
@@ -862,6 +865,7 @@ def _lab(sheet: _Sheet, ws: Worksheet) -> None:
     sheet.put("lab.param_tensors", len(list(model.parameters())), _C)
     sheet.put("lab.learning_rate", ws.lesson.learning_rate, _P)
     _lab_swap(sheet, ws, X)
+    _lab_cross(sheet, ws)
     if ws.lesson.targets:  # the loss needs every sentence's observed next word
         _lab_step(sheet, ws, model, X)
 
@@ -889,18 +893,39 @@ class _LibraryAttention(nn.Module):
 
 
 def _lab_swap(sheet: _Sheet, ws: Worksheet, X: torch.Tensor) -> None:
-    """The batch model with PyTorch's layer in place of ours: the largest gap between its
-    logits and ours, and (with observed targets) its loss."""
+    """The batch model with PyTorch's layer in place of ours: each sentence's likeliest next
+    word and its probability from both models, the largest gap between their logits, and
+    (with observed targets) the library model's loss."""
     ours = TinyLM.from_worksheet(ws).eval()
     library = TinyLM.from_worksheet(ws).eval()
     library.attention = _LibraryAttention(to_pytorch(ours.attention))
     with torch.no_grad():
         logits, logits_api = ours(X), library(X)
+    for name, scores in (("ours", logits), ("library", logits_api)):
+        probs = scores.softmax(dim=-1)
+        best = probs.argmax(dim=-1)
+        sheet.put(f"lab.swap.{name}_id", best, _I)
+        sheet.put(f"lab.swap.{name}_prob", probs[torch.arange(len(best)), best], _F3)
     scale = max(1.0, float(logits.abs().max()))
     sheet.put("lab.swap.max_diff_logits", (logits - logits_api).abs().max() / scale, _B)
     if ws.lesson.targets:
         y = torch.tensor([ws.vocab.index(ws.lesson.targets[name]) for name in ws.sentences])
         sheet.put("lab.swap.loss", F.cross_entropy(logits_api, y), _F3)
+
+
+def _lab_cross(sheet: _Sheet, ws: Worksheet) -> None:
+    """Cross-attention's translation example: how many English words ask, how many German
+    words answer, and the shape of the weights PyTorch's layer returns for them (one row
+    per English word, one column per German word)."""
+    pair = ws.lesson.translation
+    mha = nn.MultiheadAttention(ws.d_model, ws.n_heads, bias=False, batch_first=True)
+    english, german = torch.zeros(len(pair.english), ws.d_model), \
+        torch.zeros(len(pair.german), ws.d_model)
+    with torch.no_grad():
+        _, A = mha(english, german, german)
+    sheet.put("lab.cross.english", len(pair.english), _C)
+    sheet.put("lab.cross.german", len(pair.german), _C)
+    sheet.shape("lab.cross.shape.A", A)
 
 
 def _joined_pieces(sheet: _Sheet, shape: torch.Size) -> None:

@@ -2,9 +2,9 @@
 
 A worksheet in the seed notebook's own schema has no ``lesson`` object. Each part of it
 (``features``, ``featureNotes``, ``headNames``, ``targets``, ``glosses``, ``bias``, ``toy``,
-``patches``, ``trained``, ``lab``) is optional: a missing part takes its default below, a
-given part is read as written. ``lecture worksheet fill`` writes a worksheet with every
-default made explicit.
+``patches``, ``trained``, ``lab``, ``translation``) is optional: a missing part takes its
+default below, a given part is read as written. ``lecture worksheet fill`` writes a
+worksheet with every default made explicit.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from typing import Any
 __all__ = ["BUILT_IN", "LESSON_PARTS", "filled_lesson"]
 
 LESSON_PARTS = ("features", "featureNotes", "headNames", "targets", "glosses", "bias", "toy",
-                "patches", "trained", "lab")
+                "patches", "trained", "lab", "translation")
 """The parts of the ``lesson`` object, in the order ``fill`` writes them."""
 
 _BIAS_OFFSET = (0.2, -0.1)
@@ -43,6 +43,10 @@ BUILT_IN: Mapping[str, Any] = {
     },
     "trained": {"vocab": 4000, "context": 64, "width": 64, "hidden": 256, "heads": [1, 4]},
     "lab": {"learningRate": 0.001, "seed": 7},
+    # the fisherman sat on the bank of the river: "Ufer" is a river's bank only
+    "translation": {"german": ["Der", "Fischer", "saß", "am", "Ufer", "des", "Flusses"],
+                    "english": ["The", "fisherman", "sat", "on", "the"],
+                    "contracted": ["am", "on the"], "decides": "Ufer"},
 }
 """Parts that do not depend on the worksheet's sizes: the lesson's own examples."""
 

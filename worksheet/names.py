@@ -26,6 +26,7 @@ PLACES = {
     "documents": "documents", "ticks": "chart ticks", "mix": "joining the heads",
     "mlp": "the model without attention", "live": "the live models in the slides",
     "swap": "PyTorch's layer swapped into the model",
+    "cross": "the translation example of cross-attention",
 }
 """The parts of a key that say where a value lives; ``h<N>`` (head N) and ``heads<N>``
 (the trained model with N heads) are named from their number."""
@@ -106,8 +107,12 @@ THINGS = {
     "target_prob": "expected words' probabilities", "library_delta": "update by PyTorch's layer",
     "scratch_delta": "update computed step by step", "max_diff_A": "largest difference in A",
     "max_diff_delta": "largest difference in the update", "agrees": "whether it agrees",
-    "bits": "bits per number",
+    "bits": "bits per number", "ours_id": "our model's next token numbers",
+    "library_id": "next token numbers with PyTorch's layer",
+    "ours_prob": "our model's next token probabilities",
+    "library_prob": "next token probabilities with PyTorch's layer",
     "max_diff_logits": "largest difference in the logits",
+    "english": "English words written", "german": "German words being translated",
     # image patches
     "W": "patch projection", "channels": "colour channels", "cls": "class row",
     "count": "number of patches", "flat": "patches laid flat", "image": "image",

@@ -50,6 +50,7 @@ __all__ = [
     "Patches",
     "Toy",
     "Trained",
+    "Translation",
     "Worksheet",
     "load_worksheet",
     "parse_worksheet",
@@ -202,6 +203,36 @@ class Patches:
 
 
 @typed.dataclass(frozen=True)
+class Translation:
+    """Cross-attention's example: a German sentence being translated and its English
+    translation written so far, of another length; ``contracted`` is one German word and
+    the English words it stands for, ``decides`` the German word the English's last word
+    most needs."""
+
+    german: tuple[Word, ...] = Field(min_length=1, description="a list of German words")
+    english: tuple[Word, ...] = Field(min_length=1, description="a list of English words")
+    contracted: tuple[Word, ...] = Field(min_length=2, max_length=2, description="a German "
+                                         "word and the English words it stands for")
+    decides: Word = Field(description="a German word of the sentence")
+
+    @model_validator(mode="after")
+    def _differs(self) -> Translation:
+        if len(self.german) == len(self.english):
+            raise Invalid(f"expected lengths that differ (cross-attention's grid need not be "
+                          f"square), got {len(self.german)} words in both", "english")
+        german, english = self.contracted
+        if german not in self.german:
+            raise Invalid(f"expected a word of german, got {german!r}", "contracted", 0)
+        words, written = english.split(), list(self.english)
+        if not any(written[i:i + len(words)] == words for i in range(len(written))):
+            raise Invalid(f"expected consecutive words of english, got {english!r}",
+                          "contracted", 1)
+        if self.decides not in self.german:
+            raise Invalid(f"expected a word of german, got {self.decides!r}", "decides")
+        return self
+
+
+@typed.dataclass(frozen=True)
 class Trained:
     """Sizes of the trained comparison models described by the lesson."""
 
@@ -242,6 +273,7 @@ class Lesson:
     trained: Trained
     learning_rate: float
     seed: int
+    translation: Translation
 
 
 @dataclass(frozen=True)
@@ -296,11 +328,12 @@ class Worksheet:
     @property
     def words(self) -> frozenset[str]:
         """Every string the worksheet holds: vocabulary, tokens, sentence names, feature
-        and head names, feature notes, observed next words, glosses and the toy's source
-        words."""
+        and head names, feature notes, observed next words, glosses the toy's source
+        words and the translation's words."""
         found = {*self.vocab, *self.sentences, *self.lesson.features, *self.lesson.head_names,
                  *self.lesson.targets.values(), *self.lesson.glosses.values(),
-                 *self.lesson.feature_notes.values(), *self.lesson.toy.sources}
+                 *self.lesson.feature_notes.values(), *self.lesson.toy.sources,
+                 *self.lesson.translation.german, *self.lesson.translation.english}
         for tokens in self.sentences.values():
             found.update(tokens)
         return frozenset(found)
@@ -481,6 +514,8 @@ class _LessonParts(BaseModel):
     trained: Trained = Field(description="an object with vocab, context, width, hidden and "
                              "heads")
     lab: _Lab = Field(description="an object with learningRate and seed")
+    translation: Translation = Field(description="an object with german, english, "
+                                     "contracted and decides")
 
     @model_validator(mode="after")
     def _fits(self, info: ValidationInfo) -> _LessonParts:
@@ -596,7 +631,7 @@ def parse_worksheet(document: Any, source: str = "<worksheet>", sha256: str = ""
         feature_notes=MappingProxyType(dict(parts.featureNotes)),
         bias_offset=parts.bias.offset, toy=parts.toy,
         patches=parts.patches, trained=parts.trained, learning_rate=parts.lab.learningRate,
-        seed=parts.lab.seed)
+        seed=parts.lab.seed, translation=parts.translation)
     return Worksheet(
         source=source, sha256=sha256, document=MappingProxyType({**document, "lesson": filled}),
         vocab=tuple(seed.vocab), tok_emb=tok_emb, pos_emb=seed.pos_emb,

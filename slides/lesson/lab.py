@@ -22,7 +22,6 @@ from slides.context import (
     Row,
     Runs,
     Stack,
-    Sub,
     Table,
     Text,
     Word,
@@ -73,17 +72,14 @@ def _strip(book: Book, steps: list[pictures.Step],
            fragment: int | None, masked: bool = False,
            added: tuple[Glyph, ...] = (), cell: float = 14.0,
            mask_from: int = 0, reach: float = 90.0,
-           operation_size: float = 18.0,
-           inside: tuple[int, int, tuple[Glyph, ...]] | None = None) -> pictures.Picture:
+           operation_size: float = 18.0) -> pictures.Picture:
     """The batch's tensors along some lines of the code, drawn from their shapes (cells
     of ``cell`` units: smaller on a slide with a longer listing; arrows ``reach`` long:
     shorter on a long chain; ``operation_size``, the arrows' names). With ``masked``,
-    grids from step ``mask_from`` on grey their future sources; ``inside`` frames the steps
-    one call computes (:func:`~slides.lesson.pictures.tensor_steps`)."""
+    grids from step ``mask_from`` on grey their future sources."""
     picture = pictures.tensor_steps(book, steps, operations, what, size="strip", cell=cell,
                                     masked=masked, added=added, mask_from=mask_from,
-                                    reach=reach, operation_size=operation_size,
-                                    inside=inside)
+                                    reach=reach, operation_size=operation_size)
     return pictures.Picture(picture.width, picture.height, picture.description,
                             picture.shapes, picture.size, fragment)
 
@@ -351,67 +347,54 @@ def _training(book: Book) -> Stack:
     return section.stack()
 
 
-TRANSLATED = ("Der", "Fischer", "saß", "am", "Flussufer")
-"""A German sentence being translated: the fisherman sat on the river bank. German has a
-word of its own for a river's bank, so it settles what the English "bank" means; it is one
-word shorter than the English, as lengths may differ."""
-WRITTEN = ("The", "fisherman", "sat", "on", "the")
-"""Its English translation written so far; its last word asks for the next."""
-
-
 # --------------------------------------------------------------------------- the library
 # The PyTorch stack met the layer on its own: its call, the copied weights, what it leaves
-# out. The lab adds what the batch code shows and the call hides: the batch's tensors
-# inside the call, and the whole model with the layer swapped in, checked end to end.
+# out. The lab adds the whole model with the layer swapped in, checked end to end.
 
 
 def _swap(book: Book, section: Section) -> None:
-    """PyTorch's layer wrapped to take our layer's call, the batch's tensors it computes
-    inside itself, and the whole model checked with it in place of ours."""
-    chain = _strip(
-        book, [("lab.shape.E", "BTF", _tensor("E"), None),
-               ("lab.shape.Q_heads", "BHTd", _tensor("Q (and K, V)"), None),
-               ("lab.shape.A", "BHTS", _tensor("A"), None),
-               ("lab.shape.joined", "BTD", _tensor("joined"), None),
-               ("lab.shape.delta", "BTF", _tensor("ΔE"), None)],
-        [_tensor("project, split"), _tensor("score, softmax"), _tensor("mix, join"),
-         (Text("W"), Sub("O"))],
-        "The batch's tensors from the embeddings to the update, as the batch slides computed "
-        "them; a dashed frame holds the ones the library call computes inside itself, from "
-        "the projection to the output matrix", None, masked=True, mask_from=2, cell=10.0,
-        reach=84.0, operation_size=20.0, inside=(1, 3, (Text("inside mha(E, E, E)"),)))
-    check: list[Line] = [
-        ("logits = model(X)", book.say("our layer: {s}", s=book.n("lab.shape.logits"))),
-        ("model.attention = PyTorchAttention()", "the layer inside TinyLM, swapped"),
+    """PyTorch's layer wrapped to take our layer's call, holding our weights, and the whole
+    model checked with it in place of ours."""
+    lines: list[Line] = [
+        ("class PyTorchAttention(nn.Module):", "our model calls attention(E)"),
+        ("    def __init__(self, ours):", "ours: our attention layer"),
+        ("        super().__init__()", None),
+        ("        self.mha = copy_to_pytorch(ours)", "copies our weights in"),
+        ("    def forward(self, E):", "mha takes query, key, value, mask"),
+        ("        return self.mha(E, E, E, attn_mask=future,", None),
+        ("            average_attn_weights=False)", "(ΔE, A), as our layer returns"),
+        ("logits = model(X)", book.say("TinyLM, our batch model: {s}",
+                                       s=book.n("lab.shape.logits"))),
+        ("model.attention = PyTorchAttention(model.attention)", "the only change"),
         ("assert_close(model(X), logits)", book.say(
             "largest gap {g}", g=book.n("lab.swap.max_diff_logits"))),
     ]
     if book.observed:
-        check.append(("cross_entropy(model(X), y)", book.say(
+        lines.append(("cross_entropy(model(X), y)", book.say(
             "{l}, as with ours: {o}", l=book.n("lab.swap.loss"), o=book.n("lab.loss"))))
-    wrapper, swapped = _cells(
-        [("class PyTorchAttention(nn.Module):", "our model calls attention(E);"),
-         ("    def forward(self, E):", "mha takes query, key, value, mask"),
-         ("        return mha(E, E, E, attn_mask=future,", None),
-         ("            average_attn_weights=False)", "(ΔE, A), as our layer returns")],
-        check)
+    (listing,) = _cells(lines)
     section.add("swap", "Swap PyTorch's layer into our model and check it", [
-        wrapper, chain, swapped,
+        listing,
+        pictures.swapped_model(
+            book, "The whole model in one row, embeddings, attention, residual, MLP, next "
+            "word, its attention box dashed: PyTorch's layer with our weights copied in; "
+            "beside it each sentence's likeliest next word and its probability, from our "
+            "layer and from PyTorch's", fragment=1),
         *((Para((*book.say("The loss is the average of −ln p, p being each sentence's "
                            "probability of its observed next word: "), *_observed(book),
                  Text(".")), fragment=1, style="note"),) if book.observed else ()),
     ], [
         book.say("Say why a wrapper: our model hands its layer {e} alone and expects "
-                 "({d}, {a}) back, while mha, PyTorch's layer with our weights copied in, "
-                 "wants query, key and value inputs and the mask. Point at the dashed frame: "
-                 "the projections, the split into heads, the weights and the joined rows all "
-                 "happen inside that one call, and only {d} and {a} come out; to look at the "
-                 "rest, keep our own layer.", e=Math("E"), d=Math(r"\Delta E"), a=Math("A")),
-        book.say("Reveal the check: swapping the layer is the only change, and the whole "
-                 "model's logits, {s}, differ by at most {g}, which is rounding, so the "
-                 "residual, the MLP and the next-word layer take PyTorch's output as they "
-                 "took ours.", s=book.n("lab.shape.logits"),
-                 g=book.n("lab.swap.max_diff_logits")),
+                 "({d}, {a}) back, while PyTorch's layer wants query, key and value inputs "
+                 "and the mask; the wrapper builds that layer from ours, our weights copied "
+                 "in as on the PyTorch slides, and keeps it as a part of its own, so the "
+                 "model's parameters include it.", e=Math("E"), d=Math(r"\Delta E"),
+                 a=Math("A")),
+        book.say("Point at the dashed box: swapping the layer is the only change; the "
+                 "embeddings, the residual, the MLP and the next-word layer stay ours. Reveal "
+                 "the bars: each sentence gets the same next word with the same probability "
+                 "from both layers, and the whole model's logits, {s}, differ by at most {g}.",
+                 s=book.n("lab.shape.logits"), g=book.n("lab.swap.max_diff_logits")),
         *((book.say("Read the loss, {l}, and do it by hand with the room: the average of "
                     "minus the log of each sentence's probability for its observed next "
                     "word.", l=book.n("lab.swap.loss")),) if book.observed else ()),
@@ -432,20 +415,25 @@ def _observed(book: Book) -> Runs:
 def _library(book: Book) -> Stack:
     section = Section("lab-library", "lab", "Lab: PyTorch's layer, and what next")
     _swap(book, section)
+    pair = book.ws.lesson.translation
+    german, english = pair.contracted
     section.add("next", "Next: read a different sequence", [
         *_cells([("delta, A = mha(E, E, E)", "self-attention: one sequence")],
                 [("delta, A = mha(E_english, E_german, E_german)", "cross-attention: two")]),
         pictures.translation(
-            TRANSLATED, WRITTEN, "Cross-attention in translation: the German sentence being "
-            "translated gives the keys and values, the English written so far gives the "
-            "queries, and its last word may read every German word", fragment=1),
+            pair.german, pair.english, "Cross-attention in translation: the German sentence "
+            "being translated gives the keys and values, the English written so far gives "
+            "the queries, and its last word may read every German word", fragment=1),
         Para(book.say("In translation the English written so far gives the queries; the "
-                      "German gives the keys and values. German has a word of its own for "
-                      "a river's bank, “{u}”, so reading it settles which bank comes next.",
-                      u=Text(TRANSLATED[-1])), fragment=2),
-        Para(book.say("New: no mask on the finished German, and the lengths may differ, as "
-                      "here. The English still masks its own future in its self-attention. "
-                      "The lines show what may be read, not how much."), fragment=2),
+                      "German gives the keys and values. “{u}” is a river's bank only, so "
+                      "reading it settles which bank comes next. The lines show what may be "
+                      "read, not how much.", u=Text(pair.decides)), fragment=2),
+        Para(book.say("The lengths differ: German “{g}” is English “{e}”, so {a} is {s}, each "
+                      "English row reading every German column. The finished German needs no "
+                      "mask; the English masks its future only in its self-attention. "
+                      "Cross-attention comes next in the lecture.",
+                      g=Text(german), e=Text(english), a=Math("A"),
+                      s=book.n("lab.cross.shape.A")), fragment=2),
     ], [
         book.say("Point at the three arguments: so far {q}, {k} and {v} came from the same "
                  "rows; cross-attention takes the queries from one sequence and the keys and "
@@ -454,8 +442,12 @@ def _library(book: Book) -> Stack:
                  "money bank would be “Bank”, so the German settles the lecture's question, "
                  "and with no future to hide in a finished sentence, every German word can "
                  "reach the receiver.",
-                 q=Math("Q"), k=Math("K"), v=Math("V"), u=Text(TRANSLATED[-1])),
-        "Leave with the trained comparison's live slide: there the four-head model shows "
-        "each head's weights for any prompt a student types.",
+                 q=Math("Q"), k=Math("K"), v=Math("V"), u=Text(pair.decides)),
+        book.say("Count the words with the room: {e} English against {g} German, because "
+                 "one German word, “{w}”, is two English ones and the German still holds the "
+                 "river the English has not reached, so the weights are {s}, not square. "
+                 "Cross-attention is the next part of the lecture.",
+                 e=book.n("lab.cross.english"), g=book.n("lab.cross.german"), w=Text(german),
+                 s=book.n("lab.cross.shape.A")),
     ])
     return section.stack()

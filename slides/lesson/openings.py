@@ -26,9 +26,9 @@ OWN_OPENINGS: dict[str, tuple[tuple[str, ...], str]] = {
                      "one optimizer step, then generation one token at a time."),
     # the whole model lit: the PyTorch stack lit the layer alone, this stack checks it all
     "lab-library": (("embeddings", "heads", "concat", "W_O", "residual", "MLP", "prediction"),
-                    "The batch model with PyTorch's layer swapped in for ours: what its one "
-                    "call computes inside, a check of the whole model, and where the series "
-                    "goes next."),
+                    "We swap PyTorch's layer into our batch model; the rest of the model "
+                    "stays the same, and we check the whole model's output. Then a look at "
+                    "what comes next."),
 }
 """The steps and sentence of a stack that shares its part with others but covers other
 ground (the lab's later stacks); every other stack opens as its part does."""
@@ -39,7 +39,7 @@ map numbers the heads instead of naming the worksheet's roles."""
 
 CHANGES: dict[str, tuple[tuple[str, str, str], ...]] = {
     "lab-library": (("heads", "W_O", "PyTorch's layer, swapped in"),
-                    ("embeddings", "prediction", "our model around it, checked whole")),
+                    ("embeddings", "prediction", "our model around it, unchanged")),
     "patches": (("embeddings", "embeddings", "patches + one extra row"),
                 ("heads", "heads", "no mask"),
                 ("prediction", "prediction", "a class instead")),

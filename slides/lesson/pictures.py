@@ -2080,6 +2080,10 @@ def retoned(picture: Picture, tones: dict[str, str]) -> Picture:
 
 
 
+_BELOW = 150.0
+"""How far below the sentence being translated the one being written stands."""
+
+
 def translation(source: Sequence[str], target: Sequence[str], description: str,
                 fragment: int | None = None) -> Picture:
     """Cross-attention in translation, on words rather than the worksheet's sentences: the
@@ -2091,7 +2095,7 @@ def translation(source: Sequence[str], target: Sequence[str], description: str,
     names = ((Text("being translated: keys and values"),),
              (Text("being written: queries"),))
     left = 24.0 + max(_span(name, name_size) for name in names)
-    rows = ((source, 20.0, False), (target, 200.0, True))
+    rows = ((source, 20.0, False), (target, _BELOW, True))
     shapes: list[Shape] = []
     centres: list[list[float]] = []
     right = 0.0
@@ -2114,8 +2118,74 @@ def translation(source: Sequence[str], target: Sequence[str], description: str,
     end = centres[1][-1]
     for j, start in enumerate(centres[0]):
         spread = (j - (len(source) - 1) / 2) * 9.0
-        x1, y1, x2, y2 = start, 20.0 + chip_h + 4, end + spread, 200.0 - 6
+        x1, y1, x2, y2 = start, 20.0 + chip_h + 4, end + spread, _BELOW - 6
         shapes.append(Line(_r(x1), _r(y1), _r(x2), _r(y2), "muted", 2.0, dashed=True,
                            role="reach", fragment=fragment))
         shapes.append(replace(_arrowhead(x2, y2, x2 - x1, y2 - y1), fragment=fragment))
-    return Picture(_r(right + 10), 200.0 + chip_h + 12, description, tuple(shapes), "strip")
+    return Picture(_r(right + 10), _BELOW + chip_h + 12, description, tuple(shapes), "strip")
+
+
+def swapped_model(book: Book, description: str, fragment: int | None = None) -> Picture:
+    """The whole model in one row, from the embeddings to the next word, its attention
+    box dashed and named as PyTorch's layer with our weights; from the next word, each
+    sentence's likeliest next word and its probability as a bar, from our layer and from
+    PyTorch's, one pair of bars per sentence (revealed at ``fragment``)."""
+    box, gap, tall, y = 132.0, 26.0, 64.0, 28.0
+    boxes = ((Text("embeddings"),), (Text("PyTorch's"),), (Text("+ residual"),),
+             (Text("MLP"),), (Text("next word"),))
+    shapes: list[Shape] = []
+    x = 10.0
+    centres = []
+    for i, name in enumerate(boxes):
+        swapped = i == 1
+        shapes.append(Rect(x, y, box, tall, "neutral-fill" if swapped else "paper",
+                           "ink" if swapped else "faint", 3.0 if swapped else 1.5,
+                           dashed=swapped, role="swapped" if swapped else "box"))
+        if swapped:
+            shapes.append(_label(x + box / 2, y + 28, *name, anchor="middle", bold=True))
+            shapes.append(_label(x + box / 2, y + 54, Text("layer"), anchor="middle",
+                                 bold=True))
+            shapes.append(_label(x + box / 2, y + tall + 26, Text("our weights copied in"),
+                                 anchor="middle", size=_MIDDLE, tone="ink"))
+        else:
+            shapes.append(_label(x + box / 2, y + tall / 2 + 7, *name, anchor="middle",
+                                 tone="muted"))
+        centres.append(x + box / 2)
+        if i < len(boxes) - 1:
+            shapes += _arrow(x + box + 2, y + tall / 2, x + box + gap - 2, y + tall / 2)
+        x += box + gap
+    skip_from, skip_to = centres[0], centres[2]
+    shapes.append(Path(f"M {_r(skip_from)} {y} C {_r(skip_from)} {y - 26} {_r(skip_to)} "
+                       f"{y - 26} {_r(skip_to)} {y - 2}", "muted", 2.0, role="skip"))
+    shapes.append(_arrowhead(skip_to, y - 1, 0, 1))
+    # the compared outputs, right of the next word: a pair of bars per sentence
+    names = {"ours": (Text("our layer"),), "library": (Text("PyTorch's"),)}
+    row, per_unit = 34.0, 120.0
+    left = x + 10 + max(_span((Word(n),), _FONT) for n in book.sentences) \
+        + max(_span(n, _MIDDLE) for n in names.values()) + 20
+    top = 2.0
+    right = left
+    summary: list[Glyph] = [Text("Its bars, from the top: ")]
+    for i, sentence in enumerate(book.sentences):
+        for k, model in enumerate(("ours", "library")):
+            by = top + (2 * i + k) * row
+            key = f"lab.swap.{model}_prob[{i}]"
+            if not k:
+                shapes.append(_label(x + 10, by + 22, Word(sentence), tone="ink",
+                                     fragment=fragment))
+            shapes.append(_label(left - 10, by + 21, *names[model], anchor="end",
+                                 size=_MIDDLE, tone="ink", fragment=fragment))
+            length = _r(float(book.value(key)) * per_unit)
+            shapes.append(Rect(left, _r(by + 4), length, row - 10, "neutral", role="bar",
+                               draws=key, fragment=fragment))
+            said = (book.n(key), Text(" "), book.vocab(f"lab.swap.{model}_id[{i}]"))
+            shapes.append(_label(left + length + 8, by + 22, *said, tone="ink",
+                                 fragment=fragment))
+            right = max(right, left + length + 8 + _span(said, _FONT) + 10)
+            summary += [Word(sentence), Text(", "), *names[model], Text(": "), *said,
+                        Text(", " if (i, k) != (len(book.sentences) - 1, 1) else ".")]
+    height = max(y + tall + 40, top + 2 * len(book.sentences) * row + 6)
+    shapes.append(Line(left, top, left, top + 2 * len(book.sentences) * row, "muted", 2.0,
+                       role="axis", fragment=fragment))
+    return Picture(_r(right), _r(height), description, tuple(shapes), "strip",
+                   summary=tuple(summary))
