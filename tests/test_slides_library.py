@@ -455,7 +455,7 @@ def test_the_library_swap_wraps_our_layer_and_shows_the_whole_model_with_it(case
     code = " ".join(c for c, _ in lines)
     assert "class PyTorchAttention(nn.Module):" in code and "def forward(self, E):" in code
     assert "def __init__(self, ours):" in code and "super().__init__()" in code
-    (copied,) = [n for c, n in lines if c == "self.mha = copy_to_pytorch(ours)"]
+    (copied,) = [n for c, n in lines if c == "self.mha = to_pytorch(ours)"]
     assert "our weights" in copied  # whose weights the library layer holds
     assert "return self.mha(E, E, E, attn_mask=future," in code
     assert "model.attention = PyTorchAttention(model.attention)" in code

@@ -359,7 +359,7 @@ def _swap(book: Book, section: Section) -> None:
         ("class PyTorchAttention(nn.Module):", "our model calls attention(E)"),
         ("    def __init__(self, ours):", "ours: our attention layer"),
         ("        super().__init__()", None),
-        ("        self.mha = copy_to_pytorch(ours)", "copies our weights in"),
+        ("        self.mha = to_pytorch(ours)", "copies our weights in"),
         ("    def forward(self, E):", "mha takes query, key, value, mask"),
         ("        return self.mha(E, E, E, attn_mask=future,", None),
         ("            average_attn_weights=False)", "(ΔE, A), as our layer returns"),

@@ -1267,8 +1267,7 @@ def tensor_steps(book: Book, steps: Sequence[Step],
                  size: str = "full", cell: float = 14.0, masked: bool = False,
                  reach: float = 90.0, added: tuple[Glyph, ...] = (),
                  headers: bool = False, mask_from: int = 0,
-                 operation_size: float = _SMALL,
-                 inside: tuple[int, int, tuple[Glyph, ...]] | None = None) -> Picture:
+                 operation_size: float = _SMALL) -> Picture:
     """Tensors left to right, each drawn from its shape value and labelled with it.
 
     ``steps`` holds :data:`Step` tuples; an empty key draws the tensor with the sizes seen
@@ -1281,18 +1280,10 @@ def tensor_steps(book: Book, steps: Sequence[Step],
     each group of columns came from. With ``masked``, the steps from ``mask_from`` on have
     their future cells grey (the scores before the mask, the weights after it).
     ``operation_size`` sets the arrows' names (larger where a strip is drawn small).
-    ``inside`` holds ``(first, last, name)``: the steps from ``first`` to ``last``, with the
-    arrows into and out of them, happen within one call, framed dashed under ``name``; only
-    the tensors outside the frame are what the caller holds (``first`` is at least 1: the
-    call's input stands outside it).
     """
     lift = 0.0
     if headers:
         lift = max(_span((book.head(h),), _SMALL) for h in book.heads) * 0.71 + 12
-    if inside is not None:
-        lift += 40.0  # the frame's name above the tensors' names
-    frame_left = 0.0
-    frame_right = 0.0
     x, top = 20.0, 44.0 + lift
     shapes: list[Shape] = []
     heights: list[float] = []
@@ -1336,11 +1327,6 @@ def tensor_steps(book: Book, steps: Sequence[Step],
                              "ink")
             shapes.append(_label(x + width + 64, row_y + cell / 2 + 7, *added, size=_FONT))
             right = max(right, x + width + 64 + _span(added, _FONT))
-        if inside is not None and i == inside[0] - 1:
-            # the frame's edge passes right of this tensor's labels, its arrow starts past it
-            edge = max(x + width, name_right, right) + 6
-            frame_left = edge
-            x = max(x, edge + 24 - width - 30)  # the arrow then starts at edge + 24 or later
         x += width + 30
         if i < len(operations) and operations[i] is None:
             x = max(x + 10, name_right + 16)  # side by side, but never name on name
@@ -1349,19 +1335,7 @@ def tensor_steps(book: Book, steps: Sequence[Step],
             shapes.append(_label(x + reach / 2, top + 45, *(operations[i] or ()),
                                  anchor="middle", size=operation_size, tone="muted"))
             x += reach + 30
-        if inside is not None and i == inside[1]:
-            frame_right = x - 12  # past the arrow out of the call, short of the next tensor
     height = top + max(heights, default=0.0) + 50
-    if inside is not None:
-        name = inside[2]
-        left, upper = frame_left, top - 44
-        lower = top + max(heights, default=0.0) + 44
-        shapes.append(Rect(_r(left), _r(upper), _r(frame_right - left), _r(lower - upper),
-                           "none", "muted", 2.5, dashed=True, role="call"))
-        shapes.append(_label((left + frame_right) / 2, upper - 12, *name, anchor="middle",
-                             tone="ink", bold=True))
-        right = max(right, (left + frame_right) / 2 + _span(name, _FONT) / 2)
-        height = max(height, lower + 8)
     return keyed(book, Picture(_r(max(x, right + 10)), height, description, tuple(shapes),
                                size))
 
