@@ -236,9 +236,11 @@ def test_the_cross_attention_slide_says_who_asks_and_what_is_new(case) -> None:
     shown = {n.key: n.text for n, _ in walk(after.blocks) if isinstance(n, Num)}
     assert shown["lab.cross.shape.A"] == f"[{english}, {german}]" == str(list(A.shape))
     word, words = pair.contracted
-    assert f"German “{word}” is English “{words}”" in said  # where the lengths part
+    # the shape is told by the counts; the contracted pair only says why lengths may part
+    assert f"{english} English words so far against {german} German" in said
+    assert f"German “{word}” is English “{words}”" in said
     assert "each English row reading every German column" in said
-    assert "comes next in the lecture" in said
+    assert "the next step after this lecture" in said
 
 
 

@@ -426,12 +426,16 @@ def _library(book: Book) -> Stack:
             "the queries, and its last word may read every German word", fragment=1),
         Para(book.say("In translation the English written so far gives the queries; the "
                       "German gives the keys and values. “{u}” is a river's bank only, so "
-                      "reading it settles which bank comes next. The lines show what may be "
-                      "read, not how much.", u=Text(pair.decides)), fragment=2),
-        Para(book.say("The lengths differ: German “{g}” is English “{e}”, so {a} is {s}, each "
-                      "English row reading every German column. The finished German needs no "
-                      "mask; the English masks its future only in its self-attention. "
-                      "Cross-attention comes next in the lecture.",
+                      "reading it settles which meaning of bank the English is writing. The "
+                      "lines show what may be read, not how much.", u=Text(pair.decides)),
+             fragment=2),
+        Para(book.say("The lengths differ: {ne} English words so far against {ng} German, so "
+                      "{a} is {s}, each English row reading every German column. The two "
+                      "languages need not match word for word: German “{g}” is English "
+                      "“{e}”. The finished German needs no mask; the English masks its future "
+                      "in its own self-attention. Cross-attention is the next step after this "
+                      "lecture.",
+                      ne=book.n("lab.cross.english"), ng=book.n("lab.cross.german"),
                       g=Text(german), e=Text(english), a=Math("A"),
                       s=book.n("lab.cross.shape.A")), fragment=2),
     ], [
@@ -446,7 +450,7 @@ def _library(book: Book) -> Stack:
         book.say("Count the words with the room: {e} English against {g} German, because "
                  "one German word, “{w}”, is two English ones and the German still holds the "
                  "river the English has not reached, so the weights are {s}, not square. "
-                 "Cross-attention is the next part of the lecture.",
+                 "Cross-attention is the next step after this lecture.",
                  e=book.n("lab.cross.english"), g=book.n("lab.cross.german"), w=Text(german),
                  s=book.n("lab.cross.shape.A")),
     ])
