@@ -425,15 +425,12 @@ def _library(book: Book) -> Stack:
             "being translated gives the keys and values, the English written so far gives "
             "the queries, and its last word may read every German word", fragment=1),
         Para(book.say("In translation the English written so far gives the queries; the "
-                      "German gives the keys and values. “{u}” is a river's bank only, so "
-                      "reading it settles which meaning of bank the English is writing. The "
-                      "lines show what may be read, not how much.", u=Text(pair.decides)),
-             fragment=2),
-        Para(book.say("The lengths differ: {ne} English words so far against {ng} German, so "
-                      "{a} is {s}, each English row reading every German column. The two "
-                      "languages need not match word for word: German “{g}” is English "
-                      "“{e}”. The finished German needs no mask; the English masks its future "
-                      "in its own self-attention. Cross-attention is the next step after this "
+                      "German gives the keys and values. “{u}” is a river's bank only: it "
+                      "settles which bank is meant. Lines show what may be read, not how "
+                      "much.", u=Text(pair.decides)), fragment=2),
+        Para(book.say("{ne} English words so far against {ng} German (German “{g}” is "
+                      "English “{e}”), so {a} is {s}, each English row reading every German "
+                      "column, with no mask. Cross-attention is the next step after this "
                       "lecture.",
                       ne=book.n("lab.cross.english"), ng=book.n("lab.cross.german"),
                       g=Text(german), e=Text(english), a=Math("A"),
