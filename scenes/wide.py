@@ -481,8 +481,7 @@ class OneWideHead(LectureScene):
         exponentials and their sum over every source, gives the weights. The wide head's
         favourite and each head's favourite, summed term by term in the heads' colours."""
         top = self.v.value(f"{self.s}.wide.top_source")
-        picks = list(dict.fromkeys([top] + [self.v.value(f"{self.s}.h{h}.top_source")
-                                            for h in self.heads]))
+        picks = [int(j) for j in self.v.value(f"{self.s}.wide.picked")]  # top first
         small = 20.0
         for _ in range(3):  # labels grow until the scaled table shows them legibly
             table = self.pooled_table(heading, picks, small)
