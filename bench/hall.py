@@ -14,17 +14,30 @@ read back to give its size and frame rate. Defaults: three scenes of different k
 
 counts, clip by clip, the figures of a build whose glyph box is shorter than the hall's
 least height (2.5% of the frame: 27 px at 1080p, 12 px at 480p).
+
+    .venv/bin/python bench/hall.py --lesson [--jobs N] [--frames]
+
+times the whole narrated lesson as ``lecture build --quality hall -j N`` makes it from an
+empty speech cache (wall clock, and CPU seconds of the build and all its workers), then
+splits that CPU: speech (every sentence of the build synthesised again, by N workers),
+each scene's own work and Cairo's drawing (each scene rendered silent at the hall quality
+in the ``logic`` and ``draw`` ways above), and the rest, which is encoding, muxing the
+sound, and the script, storyboard and deck. ``--frames`` also times ``lecture check
+--frames`` of that build. About half an hour on two cores.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import os
 import resource
 import subprocess
 import sys
 import tempfile
+import time
+from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -94,6 +107,63 @@ def measure(scene: str, quality: str, mode: str) -> dict[str, float | int | str]
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def timed_lecture(*args: str | Path, env: dict[str, str]) -> tuple[float, float]:
+    """Wall clock and CPU seconds (the command and every process it waited for)."""
+    command = [str(Path(sys.executable).parent / "lecture"), *map(str, args)]
+    cpu, started = _children_cpu(), time.perf_counter()
+    process = subprocess.run(command, capture_output=True, text=True, check=False, env=env)
+    wall = time.perf_counter() - started
+    if process.returncode != 0:
+        sys.exit(f"failed: {' '.join(command)}\n{process.stderr[-2000:]}")
+    return wall, _children_cpu() - cpu
+
+
+def lesson(jobs: int, frames: bool) -> None:
+    """See the module's ``--lesson``."""
+    spec = importlib.util.spec_from_file_location("bench_narration",
+                                                  ROOT / "bench" / "narration.py")
+    assert spec is not None and spec.loader is not None
+    narration = importlib.util.module_from_spec(spec)
+    sys.modules["bench_narration"] = narration  # its workers find the function by name
+    spec.loader.exec_module(narration)
+    print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores, -j {jobs}")
+    with tempfile.TemporaryDirectory(prefix="lecture-bench-lesson-") as folder:
+        work, out = Path(folder), Path(folder) / "hall"
+        env = {**os.environ, "LECTURE_SPEECH_CACHE": str(work / "speech")}
+        wall, cpu = timed_lecture("build", "--quality", "hall", "-j", str(jobs), "--out", out,
+                                  env=env)
+        manifests = [json.loads(p.read_text(encoding="utf-8"))
+                     for p in sorted((out / "video").glob("*.figures.json"))]
+        video = sum(m["duration"] for m in manifests)
+        size = sum(p.stat().st_size for p in (out / "video").glob("*.mp4"))
+        print(f"build: {len(manifests)} clips, {video:.0f} s of video, {size / 1e6:.0f} MB; "
+              f"{wall:.0f} s wall, {cpu:.0f} s CPU")
+        if frames:
+            check_wall, check_cpu = timed_lecture("check", "--frames", "--out", out, env=env)
+            print(f"check --frames: {check_wall:.0f} s wall, {check_cpu:.0f} s CPU")
+        texts = sorted({c["spoken"] for m in manifests for c in m["captions"]})
+        shares = [(texts[i::jobs], str(work / "again")) for i in range(jobs)]
+        with ProcessPoolExecutor(jobs) as pool:
+            speech = sum(r[1] for r in pool.map(narration._speak_all, shares))
+        scenes = [m["scene"] for m in manifests]
+        with ThreadPoolExecutor(jobs) as pool:
+            logic = sum(float(r["cpu"]) for r in
+                        pool.map(lambda s: measure(s, "hall", "logic"), scenes))
+            draw = sum(float(r["cpu"]) for r in
+                       pool.map(lambda s: measure(s, "hall", "draw"), scenes))
+    rest = cpu - speech - draw
+    print(f"{'where the build CPU went':32s} {'s':>7s} {'share':>6s}")
+    for name, seconds in (("speech (Piper)", speech), ("scenes' own work", logic),
+                          ("Cairo drawing", draw - logic),
+                          ("encoding, sound, script, deck", rest)):
+        print(f"{name:32s} {seconds:7.0f} {seconds / cpu:6.1%}")
+
+
 def count_small_glyphs(out: Path) -> None:
     """Per clip of a build: its figures, how many are under the hall's least glyph height,
     and the median glyph height in pixels."""
@@ -121,6 +191,11 @@ def main() -> None:
     parser.add_argument("--glyphs", type=Path, metavar="OUT",
                         help="only count, clip by clip, the figures of the build in OUT whose "
                         "glyph box is under 2.5%% of the frame height")
+    parser.add_argument("--lesson", action="store_true",
+                        help="time the whole narrated lesson's hall build and split its CPU")
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    parser.add_argument("--frames", action="store_true",
+                        help="with --lesson: also time check --frames of that build")
     parser.add_argument("--one", nargs=3, metavar=("SCENE", "QUALITY", "MODE"),
                         help=argparse.SUPPRESS)
     options = parser.parse_args()
@@ -129,6 +204,9 @@ def main() -> None:
         return
     if options.glyphs:
         count_small_glyphs(options.glyphs)
+        return
+    if options.lesson:
+        lesson(options.jobs, options.frames)
         return
     print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
     print(f"{'scene':22s} {'quality':7s} {'clip':>18s} {'total':>7s} {'scene':>7s} "
