@@ -98,7 +98,8 @@ class RiverBankPrompt(LectureScene):
         heading = self.title("Which earlier words help predict the next one?")
         row = self.token_row(self.tokens, width=11.0).move_to(UP * PROMPT_Y)
         row.shift(LEFT * (BLANK_WIDTH + 0.5) / 2)
-        positions = VGroup(*(self.bound("{p}", 18, mono=True, p=f"dims.positions[{j}]")
+        positions = VGroup(*(self.bound("{p}", LEAST_FIGURE_SIZE, mono=True,
+                                        p=f"dims.positions[{j}]")
                              .next_to(row[j], DOWN, buff=0.2) for j in range(len(row))))
         slot = DashedVMobject(Rectangle(width=BLANK_WIDTH, height=row.height + 0.2,
                                         stroke_color=INK, stroke_width=2.5), num_dashes=22)
