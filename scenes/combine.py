@@ -26,6 +26,7 @@ from manim import (
 from scenes.kit import (
     ELIDE_AFTER,
     INK,
+    LEAST_FIGURE_SIZE,
     MUTED,
     SAFE_BOTTOM,
     LectureScene,
@@ -705,6 +706,15 @@ HEAD_SIZE = 17
 """Size of the head labels over the other context's weight columns."""
 PANEL = 20
 """Size of the words and numbers beside the bars of the two softmaxes."""
+NAME = LEAST_FIGURE_SIZE
+"""Size of the names beside the prediction's rows, some of which hold a count: at the
+hall's least size, for the picture is laid out to need no shrinking."""
+RELU_ARROW = 0.45
+"""Length of the arrow from the pre-activations to the hidden row."""
+BAR_PITCH = 0.36
+"""Distance between the rows of the two softmaxes' bars."""
+LEAST_BAR_PITCH = 0.3
+"""The closest those rows come, for a long sentence, before the picture shrinks instead."""
 
 
 def row_indices(length: int, keep: int = 0) -> list[int | None]:
@@ -915,42 +925,49 @@ class PredictionMLP(LectureScene):
         for c, name in zip(columns, names, strict=True):
             if c is None:  # "…" stands low in its line: level it with the feature names
                 name.set_y(names[0].get_y())
-        self.updated = self.stage(self.row, self.bound("E′, last row: {n} numbers", SMALL,
+        self.updated = self.stage(self.row, self.bound("E′, last row: {n} numbers", NAME,
                                                        MUTED, n="dims.d_model"))
         self.pre = self.stage(self.row_vector(f"{s}.hidden_pre"),
-                              self.bound("{n} pre-activations", SMALL, MUTED, n="dims.hidden"))
+                              self.bound("{n} pre-activations", NAME, MUTED, n="dims.hidden"))
         self.worked = self.pre_activation()
-        self.relu = self.arrow(self.label("ReLU: negatives become zero", SMALL, MUTED))
+        self.relu = self.arrow(self.label("ReLU: negatives become zero", SMALL, MUTED),
+                               RELU_ARROW)
         self.hidden = self.stage(self.row_vector(f"{s}.hidden"),
-                                 self.label("hidden", SMALL, MUTED))
+                                 self.label("hidden", NAME, MUTED))
         values = self.v.value(f"{s}.hidden")
         for place, i in enumerate(self.hidden.row.shown):
             if i is not None and values[i] <= 0:  # what ReLU zeroed
                 self.hidden.row.cells[place].set_color(MUTED)
-        stacked = self.stack([self.updated, self.pre, self.worked])
+        stacked = self.stack([self.updated, self.pre])
         self.weights = self.hidden_weights(columns)
-        # W_hidden between E′ and the pre-activations, which the worked sum follows
-        room = self.weights.height + 0.45
-        for part in (self.pre, self.worked):
-            part.shift(DOWN * room)
-        self.weights.next_to(self.updated, DOWN, buff=0.25)
+        # W_hidden between E′ and the pre-activations
+        self.pre.shift(DOWN * (self.weights.height + 0.2))
+        self.weights.next_to(self.updated, DOWN, buff=0.15)
         self.weights.shift(RIGHT * (self.pre.row.cells[0].get_x()
                                     - self.weights.cells[0][0].get_x()))
-        self.worked.align_to(self.weights.names, LEFT)
-        # ReLU and the hidden row come in where the worked sum was
+        # ReLU and the hidden row under the pre-activations
         for part, above in ((self.relu, self.pre), (self.hidden, self.relu)):
             part.shift(RIGHT * (self.pre.row.get_left()[0] - part.row.get_left()[0])
                        if hasattr(part, "row") else
                        RIGHT * (self.pre.row.get_left()[0] + 0.5 - part.stem.get_x()))
-            part.shift(UP * (above.get_bottom()[1] - 0.2 - part.get_top()[1]))
+            part.shift(UP * (above.get_bottom()[1] - 0.15 - part.get_top()[1]))
         self.stages = VGroup(*stacked, self.weights, self.relu, self.hidden)
-        fit(self.stages, FRAME_WIDTH, TOP - BOTTOM)
-        self.stages.move_to([0, (TOP + BOTTOM) / 2, 0])
+        fit(self.stages, FRAME_WIDTH)
+        # the worked sum stands where ReLU and the hidden row come in after it, as wide as
+        # the frame: it is not one of the stages, whose names line up on the left
+        fit(self.worked, FRAME_WIDTH).next_to(self.pre, DOWN, buff=0.15)
+        page = VGroup(self.stages, self.worked)
+        fit(page, None, TOP - BOTTOM)
+        page.move_to([0, (TOP + BOTTOM) / 2, 0])
+        self.stages.set_x(0)
+        # from the names' left edge, as far left as the frame needs
+        self.worked.align_to(self.stages, LEFT)
+        self.worked.shift(LEFT * max(0.0, self.worked.get_right()[0] - FRAME_WIDTH / 2))
 
         raised = self.hidden.copy()
         self.table = self.top_words()
         self.readout = self.arrow(VGroup(
-            self.bound("× W_vocab ({n} × {v}) + b_vocab", SMALL, MUTED, n="dims.hidden",
+            self.bound("× W_vocab ({n} × {v}) + b_vocab", NAME, MUTED, n="dims.hidden",
                        v="dims.vocab"), self.table.count).arrange(DOWN, buff=0.12,
                                                                   aligned_edge=LEFT))
         after = self.stack([raised, self.readout, self.table])
@@ -975,7 +992,7 @@ class PredictionMLP(LectureScene):
 
         cells = [[entry(None if c is None or i is None else f"params.W_hidden[{c}][{i}]")
                   for i in shown] for c in rows]
-        pitch = 0.46
+        pitch = 0.42
         for r, line in enumerate(cells):
             for x, cell in zip(xs, line, strict=True):
                 cell.move_to([x, -r * pitch, 0])
@@ -983,16 +1000,16 @@ class PredictionMLP(LectureScene):
         matrix = VGroup(body, brackets(body))
         bias_cells = [entry(None if i is None else f"params.b_hidden[{i}]") for i in shown]
         for x, cell in zip(xs, bias_cells, strict=True):
-            cell.move_to([x, -len(rows) * pitch - 0.25, 0])
+            cell.move_to([x, -len(rows) * pitch - 0.2, 0])
         bias_body = VGroup(*bias_cells)
         bias = VGroup(bias_body, brackets(bias_body))
         edge = min(matrix[1].get_left()[0], bias[1].get_left()[0]) - 0.2
         features = VGroup(*(feature(self, c, SMALL).move_to(
             [edge, line[0].get_y(), 0], aligned_edge=RIGHT) for c, line in zip(rows, cells,
                                                                                strict=True)))
-        bias_name = self.label("b_hidden", SMALL, MUTED).move_to(
+        bias_name = self.label("b_hidden", NAME, MUTED).move_to(
             [edge, bias_body.get_y(), 0], aligned_edge=RIGHT)
-        name = self.label("W_hidden", SMALL, MUTED)
+        name = self.label("W_hidden", NAME, MUTED)
         name.next_to(features, LEFT, buff=0.3).set_y(body.get_y())
         place = shown.index(k)
         weights = VGroup(name, features, matrix, bias_name, bias)
@@ -1026,9 +1043,10 @@ class PredictionMLP(LectureScene):
         products.append(self.bound("+ " + signed_slot(self, "b", bias), SIZE, INK, mono=True,
                                    b=bias))
         total = self.bound("= {x}", SIZE, INK, mono=True, x=f"{s}.hidden_pre[{k}]")
-        width = FRAME_WIDTH - 1.0
-        first, second = flow(factors, width), flow([*products, total], width)
-        worked = VGroup(first, second).arrange(DOWN, buff=0.18, aligned_edge=LEFT)
+        width = FRAME_WIDTH  # lines close together: the sum stands under the rows at full size
+        first = flow(factors, width, line_buff=0.14)
+        second = flow([*products, total], width, line_buff=0.14)
+        worked = VGroup(first, second).arrange(DOWN, buff=0.16, aligned_edge=LEFT)
         worked.factors, worked.total = first, total
         return worked
 
@@ -1048,7 +1066,9 @@ class PredictionMLP(LectureScene):
                       self.num(f"{s}.E_prime[{last}][{c}]", SIZE)),
                  step(self.label("hidden number", SMALL, MUTED),
                       self.num(f"{s}.hidden[{k}]", SIZE)),
-                 step(self.bound("added to the logit of “{w}”", SMALL, MUTED, words=word),
+                 step(VGroup(self.label("added to the logit", SMALL, MUTED),
+                             self.bound("of “{w}”", SMALL, MUTED, words=word)).arrange(
+                                 DOWN, buff=0.08),
                       self.num(f"{s}.logit_terms[{k}][{p}]", SIZE))]
         u = f"params.W_vocab[{k}][{p}]"
         labels = [(self.label("W_hidden, bias, ReLU", SMALL, MUTED), None),
@@ -1064,7 +1084,7 @@ class PredictionMLP(LectureScene):
                 arrow.add(under.next_to(stem, DOWN, buff=0.1))
             arrows.append(arrow)
         parts = [steps[0], arrows[0], steps[1], arrows[1], steps[2]]
-        VGroup(*parts).arrange(RIGHT, buff=0.3, aligned_edge=UP)
+        VGroup(*parts).arrange(RIGHT, buff=0.3, aligned_edge=DOWN)  # the numbers on a line
         for arrow, before in zip(arrows, steps, strict=False):  # level with the numbers
             arrow.shift(UP * (before[1].get_y() - arrow[1].get_y()))
         line = VGroup(*parts)
@@ -1175,13 +1195,12 @@ class PredictionMLP(LectureScene):
         colour = self.head_colour(1)
         weights = [self.weight_bar(f"{s}.h1.weights[{j}]", colour, PANEL, 0.22)
                    for j in range(len(tokens))]
-        attention = self.bar_panel(
-            [self.label("attention weights", 24, INK),
-             self.label("which sources a head reads", PANEL, INK),
-             self.bound("Head {h} at the receiver, the final “{w}”", PANEL, colour,
-                        h="dims.head_numbers[0]", words={"w": tokens[last]})],
-            [self.word(t, PANEL) for t in tokens], weights,
-            self.label("all sources", PANEL, INK), self.num(f"{s}.h1.weights_sum", PANEL))
+        heading = [self.label("attention weights", 24, INK),
+                   self.label("which sources a head reads", PANEL, INK),
+                   self.bound("Head {h} at the receiver, the final “{w}”", PANEL, colour,
+                              h="dims.head_numbers[0]", words={"w": tokens[last]})]
+        sources = [self.word(t, PANEL) for t in tokens]
+        every = (self.label("all sources", PANEL, INK), self.num(f"{s}.h1.weights_sum", PANEL))
         ranked = self.v.value(f"{s}.ranked")
         shown = min(TOP_WORDS, len(ranked))
         names = [self.word(self.ws.vocab[i], PANEL) for i in ranked[:shown]]
@@ -1191,22 +1210,31 @@ class PredictionMLP(LectureScene):
             names.append(self.label("the other words", PANEL, MUTED))
             bars.append(self.weight_bar(f"{s}.probs_rest[{shown}]", MUTED, PANEL, 0.22,
                                         text_colour=INK))
-        vocabulary = self.bar_panel(
-            [self.label("vocabulary probabilities", 24, INK),
-             self.label("which word comes next", PANEL, INK),
-             self.bound("over the {v} vocabulary words", PANEL, MUTED, v="dims.vocab")],
-            names, bars, self.bound("all {v} words", PANEL, INK, v="dims.vocab"),
-            self.num(f"{s}.probs_sum", PANEL))
-        both = VGroup(attention, vocabulary).arrange(RIGHT, buff=0.9, aligned_edge=UP)
+        words = [self.label("vocabulary probabilities", 24, INK),
+                 self.label("which word comes next", PANEL, INK),
+                 self.bound("over the {v} vocabulary words", PANEL, MUTED, v="dims.vocab")]
+        all_words = (self.bound("all {v} words", PANEL, INK, v="dims.vocab"),
+                     self.num(f"{s}.probs_sum", PANEL))
+
+        def side_by_side(pitch: float) -> VGroup:
+            attention = self.bar_panel(heading, sources, weights, *every, pitch)
+            vocabulary = self.bar_panel(words, names, bars, *all_words, pitch)
+            return VGroup(attention, vocabulary).arrange(RIGHT, buff=0.9, aligned_edge=UP)
+
+        both = side_by_side(BAR_PITCH)
+        over = both.height - (TOP - BOTTOM)
+        if over > 0:  # a long sentence: its rows closer together rather than smaller
+            both = side_by_side(max(LEAST_BAR_PITCH, BAR_PITCH - (over + 0.02) / max(
+                len(sources), len(names))))
         fit(both, FRAME_WIDTH, TOP - BOTTOM)
         both.move_to([0, (TOP + BOTTOM) / 2, 0])
         return both
 
     def bar_panel(self, heading: Sequence[Mobject], names: Sequence[Mobject],
-                  bars: Sequence[Mobject], every: Mobject, total: Mobject) -> VGroup:
-        """Heading lines over rows of a name (right-aligned) and its bar, a rule, and the
-        total. Attributes ``bars`` and ``total``."""
-        pitch = 0.36
+                  bars: Sequence[Mobject], every: Mobject, total: Mobject,
+                  pitch: float) -> VGroup:
+        """Heading lines over rows ``pitch`` apart of a name (right-aligned) and its bar, a
+        rule, and the total. Attributes ``bars`` and ``total``."""
         rows = VGroup()
         for j, (name, bar) in enumerate(zip(names, bars, strict=True)):
             name.move_to([0, -j * pitch, 0], aligned_edge=RIGHT)
@@ -1262,9 +1290,9 @@ class PredictionMLP(LectureScene):
         row.cells, row.shown, row.body, row.brackets = cells, shown, body, row[1]
         return row
 
-    def arrow(self, label: Mobject) -> VGroup:
+    def arrow(self, label: Mobject, length: float = 0.7) -> VGroup:
         """A short downward arrow with its label on its right."""
-        stem = Arrow(UP * 0.35, DOWN * 0.35, buff=0, stroke_width=3, color=MUTED,
+        stem = Arrow(UP * length / 2, DOWN * length / 2, buff=0, stroke_width=3, color=MUTED,
                      max_tip_length_to_length_ratio=0.25)
         arrow = VGroup(stem, label.next_to(stem, RIGHT, buff=0.2))
         arrow.stem = stem
@@ -1316,7 +1344,7 @@ class PredictionMLP(LectureScene):
         p = self.v.value(f"{s}.prediction")
         place = list(ranked[:shown]).index(p) if p in ranked[:shown] else 0
         predicted = self.label("predicted", SMALL, INK).next_to(bars[place], RIGHT, buff=0.2)
-        count = self.bound("{v} vocabulary words, one logit each", SMALL, INK,
+        count = self.bound("{v} vocabulary words, one logit each", NAME, INK,
                            v="dims.vocab")
         total.add(self.label("(each value rounded)", SMALL, MUTED).next_to(whole, RIGHT,
                                                                           buff=0.2))
