@@ -1412,14 +1412,26 @@ class OtherContext(LectureScene):
                    "changes."
         if self.apart:
             changes = [fade_out(head) for head in column.heads[1:]]
-        else:  # head 1's weights back in every sentence, in the last head's place
-            changes = [change for each in self.columns if len(each.heads) > 1
-                       for change in (fade_out(each.heads[-1]), fade_in(each.heads[0]))]
+        else:  # the value rows' room made, head 1's weights back in every sentence
+            self.make_room()
+            changes = [fade_in(each.heads[0]) for each in self.columns]
         opening = [*optional(self.unpoint()), *changes]
         self.say(template, cued(template, [
             ("weights", self.point_at(column.heads[0].cells)),
             ("value rows", AnimationGroup(fade_in(column.values), self.point_at(
                 column.heads[0].cells, column.values.rows, each=True)))], opening=opening))
+
+    def make_room(self) -> None:
+        """The last head's weights go and the sentences move apart, leaving the second
+        room for its value rows (what is not on screen moves with them at once)."""
+        columns = self.columns
+        with self.silence("the sentences make room for the value rows"):
+            self.play(*optional(self.unpoint()), *(fade_out(c.heads[-1]) for c in columns),
+                      *(c.tokens.animate.shift(RIGHT * room)
+                        for c, room in zip(columns, self.room, strict=True)), run_time=0.8)
+        for column, room in zip(columns, self.room, strict=True):
+            for part in column.submobjects[1:]:
+                part.shift(RIGHT * room)
 
     def second_head_values(self) -> None:
         """Head 2's weights and value rows in the place of head 1's, in the second
@@ -1612,6 +1624,13 @@ class OtherContext(LectureScene):
                 break
         group.scale(scale)
         group.move_to([0, (TOP + BOTTOM) / 2, 0])
+        self.room = [0.0] * len(self.columns)
+        if not self.apart:  # the value rows' room is made as they come, the weights centred
+            values = self.columns[1]
+            wide = values.get_right()[0] - max(head.get_right()[0] for head in values.heads)
+            self.room = [-wide / 2 if k < 2 else wide / 2 for k in range(len(self.columns))]
+            for column, room in zip(self.columns, self.room, strict=True):
+                column.shift(LEFT * room)
         self.shown = shown_indices(self.ws.d_model)
         # Each coordinate named on one line (wider) or its head over what it carries
         # (taller), the rows apart or close: whichever leaves the readings larger (of
