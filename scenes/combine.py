@@ -1601,10 +1601,12 @@ class OtherContext(LectureScene):
     # ------------------------------------------------------------------ layout
 
     def build(self) -> None:
-        """The sentences side by side, each head's weights beside their tokens (and for the
-        second sentence head 1's value rows, in the place of the other heads' weights); and
-        the reading that follows: each sentence on one line over its messages, their update,
-        the input row and e′ (the receiver's rows, named as clips 11 and 12 name them)."""
+        """The sentences side by side, each head's weights beside their tokens (all heads
+        side by side, or where they would shrink under the hall's size, each head in the
+        first one's place: ``apart``), and for the second sentence head 1's value rows after
+        head 1's weights; and the reading that follows: each sentence on one line over its
+        messages, their update, the input row and e′ (the receiver's rows, named as clips 11
+        and 12 name them), its numbers at the least figure size."""
         numbers = [self.num(f"{self.names[0]}.h1.weights[{j}]", SMALL)
                    for j in range(self.ws.length)]
         labels = [self.head_label(h, HEAD_SIZE) for h in range(1, self.ws.n_heads + 1)]
@@ -1665,7 +1667,8 @@ class OtherContext(LectureScene):
 
     def context(self, name: str, values: bool = False) -> VGroup:
         """One sentence: its tokens, the receiver marked, and each head's weight beside
-        every token; with ``values``, head 1's value row of every token after its weights
+        every token (in its own place, or with ``apart`` false in the first head's); with
+        ``values``, head 1's value row of every token after its weights
         (``values``, its rows ``values.rows``)."""
         tokens = self.ws.sentences[name]
         pitch, size = 0.36, 18
@@ -1723,8 +1726,8 @@ class OtherContext(LectureScene):
         """One sentence on one line (``line``: its name, tokens and receiver mark, as the
         column has them) with its prediction after it; under it, on the left, the
         receiver's joined messages under what each coordinate carries (its head and the
-        feature its value column copies; ``stacked``, one over the other), an arrow
-        through W_O (rows ``gap`` apart), and on the right, under
+        feature its value column copies; ``stacked``, one over the other), named from under
+        them, an arrow through W_O (rows ``gap`` apart), and on the right, under
         the model's features, the receiver's update Δe, input row e and e′ = e + Δe (``messages``,
         ``step``, ``update``, ``input``, ``updated``, ``prediction``)."""
         header, words, receiver = line
