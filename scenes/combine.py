@@ -1361,6 +1361,12 @@ class PredictionMLP(LectureScene):
 
 TAG = 17
 """Size of the tags that say what an outlined word is."""
+READING = LEAST_FIGURE_SIZE
+"""Size of the readings' numbers and of the labels that name them: never scaled down."""
+HEADING_GAP = 0.1
+"""Room between a reading's heading row and the numbers under it."""
+BARE_TOP = 3.7
+"""Highest y for the readings when the title has made room for them."""
 
 
 class OtherContext(LectureScene):
@@ -1371,7 +1377,7 @@ class OtherContext(LectureScene):
         self.names = list(self.ws.sentences)
         self.last = self.ws.length - 1
         self.section("contexts")
-        heading = self.title("Same parameters, a different context")
+        heading = self.heading = self.title("Same parameters, a different context")
         self.build()
         others = self.names[1:]
         self.say("The parameters stay exactly as they were; only the sentence changes.",
@@ -1380,8 +1386,9 @@ class OtherContext(LectureScene):
         self.say(template, cued(template, [(f"{{b{i}}}", fade_in(c.tokens))
                                            for i, c in enumerate(self.columns[1:])]),
                  words={"a": self.names[0], **{f"b{i}": n for i, n in enumerate(others)}})
-        self.section("weights")
         for h in range(1, self.ws.n_heads + 1):
+            if h == 1 or not self.apart:  # one head at a time: each its own picture
+                self.section("weights" if h == 1 else f"head {h}'s weights")
             self.weights(h)
         self.section("values")
         self.value_rows()
@@ -1407,8 +1414,10 @@ class OtherContext(LectureScene):
 
     def weights(self, h: int) -> None:
         heads = [column.heads[h - 1] for column in self.columns]
+        before = [] if self.apart or h == 1 else \
+            [fade_out(column.heads[h - 2]) for column in self.columns]  # its place, now
         self.say("Head {h} weighs its sources anew in each context.",
-                 *map(fade_in, heads), self.point_at(*heads, each=True),
+                 *before, *map(fade_in, heads), self.point_at(*heads, each=True),
                  h=f"dims.head_numbers[{h - 1}]")
         words: dict[str, str] = {}
         keys: dict[str, str] = {}
@@ -1428,11 +1437,28 @@ class OtherContext(LectureScene):
         column = self.columns[1]
         template = "The new weights mix the value rows differently, so every head's message " \
                    "changes."
-        opening = [*optional(self.unpoint()), *(fade_out(head) for head in column.heads[1:])]
+        if self.apart:
+            changes = [fade_out(head) for head in column.heads[1:]]
+        else:  # the value rows' room made, head 1's weights back in every sentence
+            self.make_room()
+            changes = [fade_in(each.heads[0]) for each in self.columns]
+        opening = [*optional(self.unpoint()), *changes]
         self.say(template, cued(template, [
             ("weights", self.point_at(column.heads[0].cells)),
             ("value rows", AnimationGroup(fade_in(column.values), self.point_at(
                 column.heads[0].cells, column.values.rows, each=True)))], opening=opening))
+
+    def make_room(self) -> None:
+        """The last head's weights go and the sentences move apart, leaving the second
+        room for its value rows (what is not on screen moves with them at once)."""
+        columns = self.columns
+        with self.silence("the sentences make room for the value rows"):
+            self.play(*optional(self.unpoint()), *(fade_out(c.heads[-1]) for c in columns),
+                      *(c.tokens.animate.shift(RIGHT * room)
+                        for c, room in zip(columns, self.room, strict=True)), run_time=0.8)
+        for column, room in zip(columns, self.room, strict=True):
+            for part in column.submobjects[1:]:
+                part.shift(RIGHT * room)
 
     def second_head_values(self) -> None:
         """Head 2's weights and value rows in the place of head 1's, in the second
@@ -1441,8 +1467,11 @@ class OtherContext(LectureScene):
         second = column.second
         template = "Head {h} does the same with its own weights and its own value rows" + \
             (", and so does every other head." if self.ws.n_heads > 2 else ".")
+        others = [] if self.apart else \
+            [change for each in self.columns if each is not column
+             for change in (fade_out(each.heads[0]), fade_in(each.heads[1]))]  # alike
         opening = [*optional(self.unpoint()), fade_out(column.heads[0], column.values),
-                   fade_in(second)]
+                   fade_in(second), *others]
         self.say(template, cued(template, [
             ("own weights", self.point_at(second.cells)),
             ("value rows", self.point_at(second.cells, second.rows, each=True))],
@@ -1455,7 +1484,8 @@ class OtherContext(LectureScene):
             # whatever of the weights and value rows the scene still holds
             self.play(self.gone(*(head for column in self.columns for head in column.heads),
                                 self.columns[1].values, second),
-                      *optional(pointer), run_time=0.8)
+                      *optional(pointer), *([fade_out(self.heading)] if self.untitled else []),
+                      run_time=0.8)
             self.play(*(Transform(column.tokens, block.line)
                         for column, block in zip(self.columns, self.blocks, strict=True)),
                       *(fade_in(block.receiver_tag) for block in self.blocks))
@@ -1598,48 +1628,74 @@ class OtherContext(LectureScene):
     # ------------------------------------------------------------------ layout
 
     def build(self) -> None:
-        """The sentences side by side, each head's weights beside their tokens (and for the
-        second sentence head 1's value rows, in the place of the other heads' weights); and
-        the reading that follows: each sentence on one line over its messages, their update,
-        the input row and e′ (the receiver's rows, named as clips 11 and 12 name them)."""
+        """The sentences side by side, each head's weights beside their tokens (all heads
+        side by side, or where they would shrink under the hall's size, each head in the
+        first one's place: ``apart``), and for the second sentence head 1's value rows after
+        head 1's weights; and the reading that follows: each sentence on one line over its
+        messages, their update, the input row and e′ (the receiver's rows, named as clips 11
+        and 12 name them), its numbers at the least figure size."""
         numbers = [self.num(f"{self.names[0]}.h1.weights[{j}]", SMALL)
                    for j in range(self.ws.length)]
         labels = [self.head_label(h, HEAD_SIZE) for h in range(1, self.ws.n_heads + 1)]
         self.cell = max(m.width for m in [*numbers, *labels]) + 0.22
-        self.columns = [self.context(name, values=k == 1) for k, name in enumerate(self.names)]
-        for column, shift in zip(self.columns, column_shifts(self.columns, 0.0), strict=True):
-            column.shift(RIGHT * shift)
-        group = VGroup(*self.columns)
-        scale = min(1.25, FRAME_WIDTH / group.width, (TOP - BOTTOM) / group.height)
+        # Every head's weights side by side where they fit at the hall's size, else one
+        # head at a time, each in the place of the one before.
+        for apart in (True, False):
+            self.apart = apart
+            self.columns = [self.context(name, values=k == 1)
+                            for k, name in enumerate(self.names)]
+            for column, shift in zip(self.columns, column_shifts(self.columns, 0.0),
+                                     strict=True):
+                column.shift(RIGHT * shift)
+            group = VGroup(*self.columns)
+            scale = min(1.25, FRAME_WIDTH / group.width, (TOP - BOTTOM) / group.height)
+            if scale * min(SMALL, HEAD_SIZE) >= LEAST_FIGURE_SIZE:
+                break
         group.scale(scale)
         group.move_to([0, (TOP + BOTTOM) / 2, 0])
+        self.room = [0.0] * len(self.columns)
+        if not self.apart:  # the value rows' room is made as they come, the weights centred
+            values = self.columns[1]
+            wide = values.get_right()[0] - max(head.get_right()[0] for head in values.heads)
+            self.room = [-wide / 2 if k < 2 else wide / 2 for k in range(len(self.columns))]
+            for column, room in zip(self.columns, self.room, strict=True):
+                column.shift(LEFT * room)
         self.shown = shown_indices(self.ws.d_model)
         # Each coordinate named on one line (wider) or its head over what it carries
         # (taller), the rows apart or close: whichever leaves the readings larger (of
         # equals, the rows apart).
-        tries = [(self.readings(scale, stacked, gap), gap)
-                 for stacked in (True, False) for gap in (0.24, 0.13)]
-        (blocks, grown), _ = max(tries, key=lambda tried: (round(tried[0][1], 3), tried[1]))
+        # Where even the closest rows would shrink the numbers under the hall's size, the
+        # title makes room for the readings.
+        for top in (TOP, BARE_TOP):
+            tries = [(self.readings(scale, stacked, gap, top), gap)
+                     for stacked in (True, False) for gap in (0.24, 0.2)]
+            (blocks, grown), _ = max(tries, key=lambda tried: (round(tried[0][1], 3),
+                                                               tried[1]))
+            if grown >= 1:
+                break
+        self.untitled = top == BARE_TOP
         blocks.scale(grown)
-        blocks.move_to([0, (TOP + BOTTOM) / 2, 0])
+        blocks.move_to([0, (top + BOTTOM) / 2, 0])
         self.blocks = list(blocks)
 
-    def readings(self, scale: float, stacked: bool, gap: float) -> tuple[VGroup, float]:
+    def readings(self, scale: float, stacked: bool, gap: float,
+                 ceiling: float) -> tuple[VGroup, float]:
         """Every sentence's reading (:meth:`reading`), one under another with their tokens
-        starting at one line, and the scale that fits them in the frame."""
+        starting at one line, and the scale that fits them in the frame under ``ceiling``."""
         made = [self.reading(name, column.tokens.copy().scale(1 / scale), stacked, gap,
                              tagged=k == 0)
                 for k, (name, column) in enumerate(zip(self.names, self.columns, strict=True))]
         top = 0.0
         for block in made:
             block.shift(LEFT * block.line[1].get_left()[0] + UP * (top - block.get_top()[1]))
-            top = block.get_bottom()[1] - 0.38
+            top = block.get_bottom()[1] - 0.22
         blocks = VGroup(*made)
-        return blocks, min(1.2, FRAME_WIDTH / blocks.width, (TOP - BOTTOM) / blocks.height)
+        return blocks, min(1.2, FRAME_WIDTH / blocks.width, (ceiling - BOTTOM) / blocks.height)
 
     def context(self, name: str, values: bool = False) -> VGroup:
         """One sentence: its tokens, the receiver marked, and each head's weight beside
-        every token; with ``values``, head 1's value row of every token after its weights
+        every token (in its own place, or with ``apart`` false in the first head's); with
+        ``values``, head 1's value row of every token after its weights
         (``values``, its rows ``values.rows``)."""
         tokens = self.ws.sentences[name]
         pitch, size = 0.36, 18
@@ -1679,7 +1735,7 @@ class OtherContext(LectureScene):
             made.rows = rows
             return made
 
-        heads = [weights(h, h) for h in range(1, self.ws.n_heads + 1)]
+        heads = [weights(h, h if self.apart else 1) for h in range(1, self.ws.n_heads + 1)]
         column = VGroup(tokens_group, *heads)
         column.tokens, column.heads = tokens_group, heads
         if values:
@@ -1697,53 +1753,58 @@ class OtherContext(LectureScene):
         """One sentence on one line (``line``: its name, tokens and receiver mark, as the
         column has them) with its prediction after it; under it, on the left, the
         receiver's joined messages under what each coordinate carries (its head and the
-        feature its value column copies; ``stacked``, one over the other), an arrow
-        through W_O (rows ``gap`` apart), and on the right, under
+        feature its value column copies; ``stacked``, one over the other), named from under
+        them, an arrow through W_O (rows ``gap`` apart), and on the right, under
         the model's features, the receiver's update Δe, input row e and e′ = e + Δe (``messages``,
         ``step``, ``update``, ``input``, ``updated``, ``prediction``)."""
         header, words, receiver = line
-        on_baseline(words, 0.16)
+        on_baseline(words, 0.13)
         receiver.move_to(words[self.last])
-        header.next_to(words, LEFT, buff=0.45)
+        header.next_to(words, LEFT, buff=0.3)
         header.shift(UP * (baseline(words[0]) - baseline(header)))
         last = self.last
 
         def numbers(key: str, colour: str | None = None) -> list[Mobject]:
-            return [self.label("…", SMALL) if c is None else
-                    self.num(f"{name}.{key}[{last}][{c}]", SMALL,
+            return [self.label("…", READING) if c is None else
+                    self.num(f"{name}.{key}[{last}][{c}]", READING,
                              colour or self.head_colour(owner(self, c))) for c in self.shown]
 
         def grid(rows: list[list[Mobject]]) -> VGroup:
+            """The rows ``gap`` apart, the heading row closer to the first (an outline goes
+            round a number with its heading, or round a whole row)."""
             cells = [cell for row in rows for cell in row]
-            return VGroup(*cells).arrange_in_grid(rows=len(rows), cols=len(rows[0]),
+            made = VGroup(*cells).arrange_in_grid(rows=len(rows), cols=len(rows[0]),
                                                   buff=(0.32, gap), cell_alignment=RIGHT)
+            VGroup(*rows[0]).shift(DOWN * (gap - HEADING_GAP))
+            return made
 
-        joined = [[VGroup()] + [VGroup() if c is None else
-                                coordinate_label(self, c, SMALL, stacked=stacked)
-                                for c in self.shown],
-                  [self.label("messages", SMALL, MUTED), *numbers("joined")]]
+        joined = [[VGroup() if c is None else coordinate_label(self, c, READING, stacked=stacked)
+                   for c in self.shown],
+                  numbers("joined")]
         # e′ is in the model's coordinates: under the model's features, Δe + e = e′
-        model = [[VGroup()] + [VGroup() if c is None else feature(self, c, SMALL)
+        model = [[VGroup()] + [VGroup() if c is None else feature(self, c, READING)
                                for c in self.shown],
-                 [self.label("Δe", SMALL, MUTED), *numbers("delta", INK)],
-                 [self.label("+ e", SMALL, MUTED), *numbers("E", INK)],
-                 [self.label("= e′", SMALL, MUTED), *numbers("E_prime", INK)]]
+                 [self.label("Δe", READING, MUTED), *numbers("delta", INK)],
+                 [self.label("+ e", READING, MUTED), *numbers("E", INK)],
+                 [self.label("= e′", READING, MUTED), *numbers("E_prime", INK)]]
         left, right = grid(joined), grid(model)
+        named = self.label("messages", READING, MUTED)
         stem = Arrow(LEFT * 0.5, RIGHT * 0.5, buff=0, stroke_width=3, color=MUTED,
                      max_tip_length_to_length_ratio=0.2)
-        through = self.label("× W_O", SMALL, MUTED).next_to(stem, UP, buff=0.08)
+        through = self.label("× W_O", READING, MUTED).next_to(stem, UP, buff=0.08)
         step = VGroup(through, stem)
         VGroup(left, step, right).arrange(RIGHT, buff=0.3, aligned_edge=UP)
-        right.shift(UP * (joined[1][1].get_y() - model[1][1].get_y()))  # Δe level with them
+        right.shift(UP * (joined[1][0].get_y() - model[1][1].get_y()))  # Δe level with them
+        named.next_to(left, DOWN, buff=gap)  # in the room the model's lower rows leave
         step.shift(UP * (model[1][1].get_y() - stem.get_y()))
         rule = separator(VGroup(*model[3][1:]).width + 0.2).move_to(
             [VGroup(*model[3][1:]).get_x(), (model[2][1].get_y() + model[3][1].get_y()) / 2, 0])
-        body = VGroup(left, step, right, rule)
-        body.next_to(words, DOWN, buff=0.3).align_to(header, LEFT)
+        body = VGroup(left, named, step, right, rule)
+        body.next_to(words, DOWN, buff=0.16).align_to(header, LEFT)
         p = self.v.value(f"{name}.prediction")
         prediction = self.bound("→ “{w}”, {x}", 20, INK, words={"w": self.ws.vocab[p]},
                                 x=f"{name}.probs[{p}]")
-        prediction.next_to(receiver, RIGHT, buff=0.3)
+        prediction.next_to(receiver, RIGHT, buff=0.25)
         prediction.shift(UP * (baseline(words[0]) - baseline(prediction)))
         # With ``tagged`` (the top line, the others outlined alike): what each outline is,
         # the receiver and the word every sentence shares.
@@ -1764,20 +1825,19 @@ class OtherContext(LectureScene):
             glossed = self.ws.vocab[p]
             gloss = self.bound("“{w}”: {g}", TAG, MUTED,
                                words={"w": glossed, "g": self.ws.lesson.glosses[glossed]})
-            gloss.next_to(prediction, RIGHT, buff=0.3)
+            gloss.next_to(prediction, RIGHT, buff=0.25)
             gloss.shift(UP * (baseline(prediction) - baseline(gloss)))
         block = VGroup(line, body, prediction, receiver_tag, shared_tag, gloss)
         block.line, block.prediction = line, prediction
         block.receiver_tag, block.shared_tag = receiver_tag, shared_tag
         block.gloss, block.glossed = gloss, glossed
-        block.messages = left
+        block.messages = VGroup(left, named)
         block.step = step
         block.update = VGroup(*model[0], *model[1])
         block.input = VGroup(*model[2])
         block.updated = VGroup(*model[3], rule)
         block.updated_row = VGroup(*model[3])  # what a pointer outlines: clear of the rule
-        heads = joined[0][1:]
-        cells = joined[1][1:]
+        heads, cells = joined
         block.head_one = VGroup(*(part for c, head, number in zip(
             self.shown, heads, cells, strict=True)
             if c is not None and owner(self, c) == 1 for part in (head, number)))
