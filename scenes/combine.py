@@ -63,6 +63,8 @@ BOTTOM = SAFE_BOTTOM + 0.12
 """Lowest y for content: above the subtitle band (a pointer's outline included)."""
 GROW = 1.3
 """How much a small layout may grow to fill the frame."""
+GAP = 0.1
+"""Space between the boxes of the joined row stood on end beside W_O."""
 
 
 def flow(pieces: Sequence[Mobject], width: float, buff: float = 0.18,
@@ -291,7 +293,7 @@ class ConcatOutputResidual(LectureScene):
     def one_matrix(self) -> None:
         layout = self.projection_layout()
         pointer = self.unpoint()
-        with self.silence("the joined row moves to the left of W_O"):
+        with self.silence("the joined row stands on end left of W_O"):
             self.play(fade_out(self.labelled), fade_out(self.shape),
                       fade_out(self.receiver_note), *optional(pointer))
             self.play(Transform(self.joined_row, layout.joined_row))
@@ -322,7 +324,7 @@ class ConcatOutputResidual(LectureScene):
         def share(h: int) -> Animation:
             return AnimationGroup(fade_in(self.shares[h - 1]), self.point_at(
                 self.joined_block(h, labelled=True), self.block_rows(h), self.shares[h - 1],
-                each=True))
+                each=True, buff=0.05))
 
         template = "Head {h}'s message times its own block gives its share of the update, " \
                    "one number per column."
@@ -358,9 +360,9 @@ class ConcatOutputResidual(LectureScene):
         template = "Follow head {h}'s " + phrase + ", {m}: its W_O entry in the {g} column " \
                    "is {w}."
         # both outlined together, so the pair stays in view as the sentence ends
-        self.say(template, cued(template, [("{m}", self.point_at(coordinate)),
+        self.say(template, cued(template, [("{m}", self.point_at(coordinate, buff=0.05)),
                                            ("entry", self.point_at(coordinate, entry,
-                                                                   each=True))]),
+                                                                   each=True, buff=0.05))]),
                  h=head, m=m, w=w, words={**named, "g": g}, **keyed)
         template = "A trained model learns such entries; this one is set by hand so the " \
                    "mixing shows."
@@ -493,7 +495,8 @@ class ConcatOutputResidual(LectureScene):
             bars.add(Line([x, top, 0], [x, bottom, 0], stroke_color=self.head_colour(h),
                           stroke_width=5))
         # A row times a matrix, the row stood on end: joined number r level with row r of
-        # W_O, which it multiplies, named on its left by its head and what it carries.
+        # W_O, which it multiplies, named on its left by its head and what it carries; the
+        # boxes apart, so that an outline round some of them passes clear of the next.
         pitch = W.cells[1][0].get_y() - W.cells[0][0].get_y() if n > 1 else 0.5
         joined = self.joined_row.copy()
         cells, labels = joined
@@ -502,7 +505,7 @@ class ConcatOutputResidual(LectureScene):
         sign.next_to(W.brackets, LEFT, buff=0.25)
         column_x = sign.get_left()[0] - 0.25 - self.cell_width / 2
         for cell, label, row in zip(cells, labels, W.cells, strict=True):
-            cell[0].stretch_to_fit_height(abs(pitch))
+            cell[0].stretch_to_fit_height(abs(pitch) - GAP)
             cell.move_to([column_x, row[0].get_y(), 0])
             on_baseline(label, 0.12).next_to(cell, LEFT, buff=0.2)
             label.shift(UP * (baseline(cell[1]) - baseline(label[0])))
