@@ -64,6 +64,8 @@ BOTTOM = SAFE_BOTTOM + 0.12
 """Lowest y for content: above the subtitle band (a pointer's outline included)."""
 GROW = 1.3
 """How much a small layout may grow to fill the frame."""
+GAP = 0.1
+"""Space between the boxes of the joined row stood on end beside W_O."""
 
 
 def flow(pieces: Sequence[Mobject], width: float, buff: float = 0.18,
@@ -223,7 +225,7 @@ class ConcatOutputResidual(LectureScene):
         heads = range(1, self.ws.n_heads + 1)
         numbers = [[self.num(f"{self.s}.h{h}.message[{i}]", SIZE, self.head_colour(h))
                     for i in range(self.d)] for h in heads]
-        names = [[carried_name(self, (h - 1) * self.d + i, SMALL) for i in range(self.d)]
+        names = [[carried_name(self, (h - 1) * self.d + i, LABEL) for i in range(self.d)]
                  for h in heads]
         joined = [self.num(f"{self.s}.joined[{self.last}][{i}]", SIZE,
                            self.head_colour(self.owner(i))) for i in range(self.ws.d_model)]
@@ -292,16 +294,16 @@ class ConcatOutputResidual(LectureScene):
     def one_matrix(self) -> None:
         layout = self.projection_layout()
         pointer = self.unpoint()
-        with self.silence("the joined row moves to the left of W_O"):
+        with self.silence("the joined row stands on end left of W_O"):
             self.play(fade_out(self.labelled), fade_out(self.shape),
                       fade_out(self.receiver_note), *optional(pointer))
             self.play(Transform(self.joined_row, layout.joined_row))
         template = "W_O is one matrix of shape {shape}: a row per joined coordinate, a column " \
                    "per coordinate of the update."
-        self.say(template, cued(template, [("a row", self.point_at(
-            self.W.row_names, self.joined_labels, each=True)),
-            ("a column", self.point_at(self.W.col_names))],
-            opening=[fade_in(self.times, self.W)]), shape="shapes.W_O")
+        self.say(template, cued(template, [("a row", self.point_at(self.joined_labels)),
+                                           ("a column", self.point_at(self.W.col_names))],
+                                opening=[fade_in(self.times, self.W, self.W_name)]),
+                 shape="shapes.W_O")
         template = "Its rows fall into blocks of {d}, one per head: each block multiplies " \
                    "only its own head's message." if self.ws.n_heads > 1 else \
             "With one head, all {d} rows multiply that head's message."
@@ -323,7 +325,7 @@ class ConcatOutputResidual(LectureScene):
         def share(h: int) -> Animation:
             return AnimationGroup(fade_in(self.shares[h - 1]), self.point_at(
                 self.joined_block(h, labelled=True), self.block_rows(h), self.shares[h - 1],
-                each=True))
+                each=True, buff=0.05))
 
         template = "Head {h}'s message times its own block gives its share of the update, " \
                    "one number per column."
@@ -352,17 +354,16 @@ class ConcatOutputResidual(LectureScene):
         template = "Yet a row reaches every column: W_O is where " + \
             ("the heads' messages can mix across coordinates." if self.ws.n_heads > 1 else
              "the message's coordinates can mix.")
-        row = VGroup(*self.W.cells[i])  # the numbers: an outline round its label as well
-        # would pass through the next row's label
+        row = VGroup(*self.W.cells[i])
         self.say(template, cued(template, [("a row", self.point_at(row, buff=0.05))]))
         coordinate = VGroup(self.joined[i], self.joined_labels[i])
         entry = self.W.cells[i][0]
         template = "Follow head {h}'s " + phrase + ", {m}: its W_O entry in the {g} column " \
                    "is {w}."
         # both outlined together, so the pair stays in view as the sentence ends
-        self.say(template, cued(template, [("{m}", self.point_at(coordinate)),
+        self.say(template, cued(template, [("{m}", self.point_at(coordinate, buff=0.05)),
                                            ("entry", self.point_at(coordinate, entry,
-                                                                   each=True))]),
+                                                                   each=True, buff=0.05))]),
                  h=head, m=m, w=w, words={**named, "g": g}, **keyed)
         template = "A trained model learns such entries; this one is set by hand so the " \
                    "mixing shows."
@@ -403,7 +404,8 @@ class ConcatOutputResidual(LectureScene):
     def residual(self) -> None:
         pointer = self.unpoint()
         self.play(*map(fade_out, [self.W, self.joined_row, self.times, self.shares, self.rule,
-                                 self.delta, self.equation, self.path_line, self.bars]),
+                                 self.delta, self.equation, self.path_line, self.bars,
+                                 self.W_name]),
                   *optional(pointer), self.retitle(self.heading, "Add the update: E′ = E + ΔE"))
         c = int(self.v.value(f"{self.s}.input_top"))
         table, rows = self.residual_layout(c)
@@ -443,10 +445,9 @@ class ConcatOutputResidual(LectureScene):
         return VGroup(self.W.col_names[c], *(row[c] for row in self.W.cells))
 
     def block_rows(self, h: int) -> VGroup:
-        """The rows of W_O that multiply head ``h``'s message, with their labels."""
+        """The rows of W_O that multiply head ``h``'s message."""
         rows = range((h - 1) * self.d, h * self.d)
-        return VGroup(*(cell for r in rows for cell in self.W.cells[r]),
-                      *(self.W.row_names[r] for r in rows))
+        return VGroup(*(cell for r in rows for cell in self.W.cells[r]))
 
     def joined_block(self, h: int, labelled: bool = False) -> VGroup:
         """Head ``h``'s cells of the joined row (with their labels when ``labelled``)."""
@@ -454,26 +455,34 @@ class ConcatOutputResidual(LectureScene):
         return VGroup(*self.joined[picked], *(self.joined_labels[picked] if labelled else ()))
 
     def projection_layout(self) -> VGroup:
-        """The joined row times W_O (a bar and a label per head's block of rows); under
-        W_O's columns each head's share and their sum ΔE; to the right one coordinate's
-        path and the sum for the first feature. The joined row's place comes back as
-        ``joined_row``."""
+        """The joined row stood on end left of W_O, each joined number level with the row
+        of W_O it multiplies and named on its left ("H2 person"), a bar per head's block
+        of rows; under W_O's columns each head's share and their sum ΔE; to the right W_O's
+        name and shape, one coordinate's path and the sum for the first feature. The
+        joined row's place comes back as ``joined_row``."""
         s, last, n = self.s, self.last, self.ws.d_model
         columns = shown_indices(n)
         names = [feature(self, c, SIZE) for c in columns]
+        sums = [f"{s}.delta[{last}]",
+                *(f"{s}.h{h}.share[{last}]" for h in range(1, self.ws.n_heads + 1))]
         below = [self.num(f"{key}[{c}]", SIZE) for c in columns if c is not None
-                 for key in [f"{s}.delta[{last}]",
-                             *(f"{s}.h{h}.share[{last}]" for h in range(1, self.ws.n_heads + 1))]]
-        # Columns wide enough for their names and for the shares and ΔE written under them.
-        gap = max(0.45, *(name.width for name in names),
-                  max(m.width for m in below) + 0.3)
-        tall = n > ELIDE_AFTER  # eight rows: set them closer so the labels stay legible
-        W = self.matrix("params.W_O", size=SIZE, v_buff=0.14 if tall else 0.22,
+                 for key in sums]
+        # Columns far enough apart for their names, and for the shares and ΔE written
+        # under them, right-aligned with W_O's entries.
+        room = [(max(self.num(f"params.W_O[{r}][{c}]", SIZE).width for r in range(n)),
+                 max(self.num(f"{key}[{c}]", SIZE).width for key in sums), name.width)
+                for c, name in zip(columns, names, strict=True) if c is not None]
+        gap = max(0.45, *(wide + 0.3 - entry for entry, wide, _ in room),
+                  *(named + 0.25 - entry for entry, _, named in room))
+        tall = n > ELIDE_AFTER  # more rows: set them closer, so that the shares fit below
+        W = self.matrix("params.W_O", size=SIZE, v_buff=0.15 if tall else 0.22,
                         col_labels=names, h_buff=gap)
         rights = [VGroup(*(row[k] for row in W.cells)).get_right()[0]
                   for k in range(len(columns))]
         for k, name in enumerate(names):
             name.set_x(VGroup(*(row[k] for row in W.cells)).get_x())
+        for name in names:  # the names on one line, whatever their descenders
+            name.shift(UP * (baseline(names[0]) - baseline(name)))
         for h in range(1, self.ws.n_heads):
             y = (W.cells[h * self.d - 1][0].get_y() + W.cells[h * self.d][0].get_y()) / 2
             W.add(Line([W.body.get_left()[0] - 0.05, y, 0], [W.body.get_right()[0] + 0.05, y, 0],
@@ -486,30 +495,27 @@ class ConcatOutputResidual(LectureScene):
             top, bottom = rows[0][0].get_top()[1], rows[-1][0].get_bottom()[1]
             bars.add(Line([x, top, 0], [x, bottom, 0], stroke_color=self.head_colour(h),
                           stroke_width=5))
-        # Each row named by the joined coordinate it multiplies: "H2 person".
-        W.row_names = VGroup(*(coordinate_label(self, r).move_to(
-            [x + 0.22, row[0].get_y(), 0], aligned_edge=LEFT) for r, row in enumerate(W.cells)))
-        W.add(W.row_names)
-        # A row times a matrix: the joined row on the left of W_O, level with its middle;
-        # a long row (eight numbers) goes on the line above, the × before W_O.
+        # A row times a matrix, the row stood on end: joined number r level with row r of
+        # W_O, which it multiplies, named on its left by its head and what it carries; the
+        # boxes apart, so that an outline round some of them passes clear of the next.
+        pitch = W.cells[1][0].get_y() - W.cells[0][0].get_y() if n > 1 else 0.5
         joined = self.joined_row.copy()
-        name = self.bound("W_O, shape {shape}, in blocks of {d} rows", SIZE, INK,
-                          shape="shapes.W_O", d="dims.d_head")
-        name.next_to(W.brackets, DOWN, buff=0.2)
-        W.add(name)
-        sign, called = self.label("×", 30, MUTED), self.label("joined row", 22)
-        if tall:  # the row's left end is set once the share labels are placed
-            joined.next_to(W.col_names, UP, buff=0.3)
-            sign.next_to(W.brackets, LEFT, buff=0.3)
-        else:
-            joined.next_to(W.brackets, LEFT, buff=0.9)
-            joined.shift(UP * (W.body.get_y() - joined[0].get_y()))
-            sign.move_to([(joined.get_right()[0] + W.brackets.get_left()[0]) / 2,
-                          W.body.get_y(), 0])
-            called.next_to(joined, DOWN, buff=0.2)
+        cells, labels = joined
+        joined.scale(self.cell_width / cells[0][0].width)  # as first laid out, unfitted
+        sign = self.label("×", 30, MUTED)
+        sign.next_to(W.brackets, LEFT, buff=0.25)
+        column_x = sign.get_left()[0] - 0.25 - self.cell_width / 2
+        for cell, label, row in zip(cells, labels, W.cells, strict=True):
+            cell[0].stretch_to_fit_height(abs(pitch) - GAP)
+            cell.move_to([column_x, row[0].get_y(), 0])
+            on_baseline(label, 0.12).next_to(cell, LEFT, buff=0.2)
+            label.shift(UP * (baseline(cell[1]) - baseline(label[0])))
+        called = self.label("joined row", 22)
+        called.move_to([cells.get_x(), names[0].get_y(), 0])
         times = VGroup(sign, called)
-        pitch, y = (0.36 if tall else 0.46), name.get_bottom()[1] - (0.32 if tall else 0.45)
-        # The labels end left of W_O, and left of the widest number under its first column.
+        pitch_shares, y = (0.34 if tall else 0.46), W.brackets.get_bottom()[1] - 0.35
+        # The share labels end left of W_O, and left of the widest number under its first
+        # column.
         label_right = min(W.brackets.get_left()[0] - 0.2,
                           rights[0] - max(m.width for m in below[:1 + self.ws.n_heads]) - 0.3)
 
@@ -523,12 +529,18 @@ class ConcatOutputResidual(LectureScene):
 
         shares = VGroup(*(row(self.bound("Head {h}'s share", SIZE, self.head_colour(h),
                                          h=f"dims.head_numbers[{h - 1}]"),
-                              f"{s}.h{h}.share[{last}]", self.head_colour(h), y - k * pitch)
+                              f"{s}.h{h}.share[{last}]", self.head_colour(h),
+                              y - k * pitch_shares)
                           for k, h in enumerate(range(1, self.ws.n_heads + 1))))
         rule = separator(W.body.width + 0.3).move_to(
             [W.body.get_x(), shares.get_bottom()[1] - 0.14, 0])
         delta = row(self.label("their sum, Δe", SIZE), f"{s}.delta[{last}]", INK,
                     rule.get_y() - 0.32)
+        body = VGroup(joined, times, W, bars, shares, delta, rule)
+        # W_O's name, the path followed and the first feature's sum on the right.
+        name = VGroup(self.bound("W_O, shape {shape},", SIZE, INK, shape="shapes.W_O"),
+                      self.bound("in blocks of {d} rows", SIZE, INK, d="dims.d_head"))
+        name.arrange(DOWN, buff=0.12, aligned_edge=LEFT)
         i, h = self.path, self.owner(self.path)
         w = f"params.W_O[{i}][0]"
         path_line = VGroup(
@@ -539,33 +551,16 @@ class ConcatOutputResidual(LectureScene):
                        mono=True, m=f"{s}.joined[{last}][{i}]", w=w,
                        t=f"{s}.update_terms[{i}][0]"))
         path_line.arrange(DOWN, buff=0.15, aligned_edge=LEFT)
-        core = VGroup(times, W, bars, shares, delta, rule)
-        if tall:  # over the labels and W_O, clear of the path and sum beside W_O below it
-            joined.align_to(core, LEFT)
-            called.next_to(joined[0], LEFT, buff=0.25)
-        body = VGroup(joined, core)
-
-        def scale(group: Mobject) -> float:
-            return min(GROW, FRAME_WIDTH / group.width, (TOP - BOTTOM) / group.height)
-
-        # The path and the sum beside W_O, or under the shares when that leaves them larger.
-        beside = self.water_sum(max(4.0, FRAME_WIDTH - core.width - 0.7))
-        side = VGroup(path_line.copy(), beside).arrange(DOWN, buff=0.45, aligned_edge=LEFT)
-        side.next_to(W.row_names, RIGHT, buff=0.7).align_to(W.col_names, UP)
-        under = self.water_sum(max(4.0, FRAME_WIDTH - path_line.width - 0.8))
-        low = VGroup(path_line.copy(), under).arrange(RIGHT, buff=0.8, aligned_edge=UP)
-        low.next_to(body, DOWN, buff=0.4).align_to(body, LEFT)
-        if scale(VGroup(body, low)) > scale(VGroup(body, side)):
-            side, equation = low, under
-        else:
-            equation = beside
-        path_line = side[0]
+        room = FRAME_WIDTH - body.width - 0.6
+        equation = self.water_sum(max(room, path_line.width, name.width))
+        side = VGroup(name, path_line, equation).arrange(DOWN, buff=0.4, aligned_edge=LEFT)
+        side.next_to(bars, RIGHT, buff=0.6).align_to(names[0], UP)
         layout = VGroup(body, side)
-        layout.scale(scale(layout))
+        layout.scale(min(GROW, FRAME_WIDTH / layout.width, (TOP - BOTTOM) / layout.height))
         layout.move_to([0, (TOP + BOTTOM) / 2, 0])
         layout.joined_row = joined
         self.W, self.times, self.shares, self.delta, self.rule = W, times, shares, delta, rule
-        self.bars, self.path_line, self.equation = bars, path_line, equation
+        self.bars, self.path_line, self.equation, self.W_name = bars, path_line, equation, name
         return layout
 
     def water_sum(self, width: float) -> VGroup:
@@ -631,7 +626,7 @@ class ConcatOutputResidual(LectureScene):
             cells += [self.num(f"{s}.{key}[{last}][{k}]", 22) if k is not None
                       else self.label("…", 22) for k in columns]
         grid = VGroup(*cells).arrange_in_grid(rows=len(rows) + 1, cols=len(columns) + 1,
-                                              buff=(0.45, 0.35), cell_alignment=RIGHT)
+                                              buff=(0.35, 0.35), cell_alignment=RIGHT)
         width = len(columns) + 1
         names = [name for name in cells[1:width] if len(name)]
         for name in names:  # the names on one line, whatever their descenders
@@ -674,8 +669,10 @@ class ConcatOutputResidual(LectureScene):
                 if j != last and not negative(cell):
                     cell.set_color(MUTED)
                 cells.append(cell)
+        # a long sentence's rows closer, so that its figures keep their size
         body = VGroup(*cells).arrange_in_grid(rows=len(tokens), cols=len(columns),
-                                              buff=(0.42, 0.19), cell_alignment=RIGHT)
+                                              buff=(0.3, 0.15 if len(tokens) > 10 else 0.19),
+                                              cell_alignment=RIGHT)
         sides = brackets(body)
         labels = VGroup()
         for j, token in enumerate(tokens):
