@@ -476,9 +476,7 @@ class RolesAndShapes(LectureScene):
             card(self.label("last row of E′", CARD_SIZE), self.shape("", "shapes.last_row")),
         ])
         fit(row, 12.6)
-        label = self.label("after the heads", 20, MUTED).next_to(row, UP, buff=0.2)
-        label.align_to(row, LEFT)
-        after = VGroup(row, label).next_to(heading, DOWN, buff=0.4).set_x(0)
+        after = VGroup(row).next_to(heading, DOWN, buff=0.4).set_x(0)
         join = self.join_picture()
         room = after.get_bottom()[1] - 0.6 - (SAFE_BOTTOM + 0.2)
         join.scale(min(1.3, 13.0 / join.width, room / join.height))
@@ -501,7 +499,7 @@ class RolesAndShapes(LectureScene):
                       ("one row", lambda: AnimationGroup(fade_in(join.frame),
                                                          self.point_at(join.joined,
                                                                        *join.frame[:2]))),
-                      ("every", lambda: AnimationGroup(fade_in(label), row.step(0),
+                      ("every", lambda: AnimationGroup(row.step(0),
                                                        self.point_at(cards[0])))],
                   j="dims.joined", k="shapes.joined")
         self.after, self.join = row, join
@@ -523,7 +521,7 @@ class RolesAndShapes(LectureScene):
                            for k in shown)).arrange(RIGHT, buff=0.3)
         joined = VGroup(numbers, brackets(numbers, pad=POINTER_ROOM))
         joined.numbers = numbers
-        names = carried_names(self, 20)
+        names = carried_names(self, 22)
         for name, number in zip(names, numbers, strict=True):
             name.next_to(joined[1], UP, buff=0.15).set_x(number.get_x())
         joined.names = VGroup(*names)
@@ -545,7 +543,7 @@ class RolesAndShapes(LectureScene):
             mob.set_y(matrix.body.get_y())
         joined.add(self.label("joined row", 20, MUTED).next_to(joined[1], DOWN, buff=0.2))
         grid = VGroup(*(cell for line in cells for cell in line))
-        grid.arrange_in_grid(rows=len(keys), cols=len(shown), buff=(0.4, 0.38),
+        grid.arrange_in_grid(rows=len(keys), cols=len(shown), buff=(0.4, 0.46),
                              cell_alignment=RIGHT)
         for place, _ in enumerate(shown):  # each column's right edge under W_O's
             edge = max(row[place].get_right()[0] for row in matrix.cells)
@@ -566,7 +564,7 @@ class RolesAndShapes(LectureScene):
             line[0].shift(RIGHT * (right - line[0].get_right()[0]))
         lines.shift(DOWN * (lines.get_top()[1] - (matrix.get_bottom()[1] - 0.3)))
         note = self.bound("rows of “{w}”", 20, MUTED, words={"w": self.tokens[last]})
-        note.next_to(lines, RIGHT, buff=0.4)
+        note.next_to(lines[0][0], LEFT, buff=0.5)  # beside the first row, under the joined one
         picture = VGroup(joined, times, matrix, lines, note)
         found = mixing_entry(self)
         picture.sum = None
@@ -578,7 +576,7 @@ class RolesAndShapes(LectureScene):
                                      ("w", lambda k: f"params.W_O[{k}][{c}]"))
             slots["t"] = f"{self.s}.delta[{last}][{c}]"
             template = " + ".join(terms) + " = {t}"
-            written = self.bound("{g} of ΔE:  " + template, 22, INK,
+            written = self.bound("{g} of ΔE:  " + template, 24, INK,
                                  words={"g": self.ws.lesson.features[c]}, **slots)
             # Where "+ E" comes next: it gives way to that row.
             written.move_to(lines[1].numbers).align_to(lines[1][2], RIGHT)
@@ -683,12 +681,12 @@ class RolesAndShapes(LectureScene):
             bracketed = VGroup(self.label("[", size + 4, MUTED), numbers,
                                self.label("]", size + 4, MUTED)).arrange(RIGHT, buff=0.12)
             rows.append(bracketed)
-            pieces.add(VGroup(self.head_label(h, 20), bracketed).arrange(DOWN, buff=0.3))
-        pieces.arrange(RIGHT, buff=0.9, aligned_edge=DOWN)
-        heard = self.bound("messages for “{w}”, width {d} each", 20, MUTED,
+            pieces.add(VGroup(self.head_label(h, 22), bracketed).arrange(DOWN, buff=0.3))
+        pieces.arrange(RIGHT, buff=0.6, aligned_edge=DOWN)
+        heard = self.bound("messages for “{w}”, width {d} each", 22, MUTED,
                            words={"w": self.tokens[self.last]}, d="dims.d_head")
         if any(n.figures[0][1].startswith("−") for r in rows for n in r[1]):
-            heard = VGroup(heard, self.label("(red: below zero)", 20, NEGATIVE))
+            heard = VGroup(heard, self.label("(red: below zero)", 22, NEGATIVE))
             heard.arrange(RIGHT, buff=0.3)
         messages = VGroup(pieces, heard.next_to(pieces, UP, buff=0.3))
         joined = VGroup()
@@ -707,7 +705,7 @@ class RolesAndShapes(LectureScene):
                            stroke_color=self.head_colour(h), stroke_width=3).shift(DOWN * 0.24))
         row = VGroup(joined, frame).next_to(pieces, DOWN, buff=0.6)
         row.set_x(pieces.get_x())
-        width = self.bound("joined: one row, width {j}", 20, MUTED, j="dims.joined")
+        width = self.bound("joined: one row, width {j}", 22, MUTED, j="dims.joined")
         frame.add(width.next_to(row, DOWN, buff=0.3))
         picture = VGroup(messages, row)
         picture.messages, picture.joined, picture.frame = messages, joined, frame
@@ -727,7 +725,7 @@ class RolesAndShapes(LectureScene):
         calls = VGroup()
         for head in range(1, self.ws.n_heads + 1):
             colour = self.head_colour(head)
-            calls.add(panel(VGroup(self.head_label(head, 18),
+            calls.add(panel(VGroup(self.head_label(head, 22),
                                    self.label("own W_Q, W_K, W_V", 16, colour))
                             .arrange(DOWN, buff=0.08), colour, buff=0.1))
         calls.arrange(DOWN, buff=0.15)
