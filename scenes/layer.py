@@ -43,6 +43,9 @@ from scenes.kit import (
 from scenes.kit.topic import carried_names, mask_grid
 
 CARD_SIZE = 22
+ROLES_SIZE = 22
+"""Size of the roles picture's numbers and of every text there that holds one: at the
+picture's scale, a figure stays legible from the back of a hall."""
 CODE_SIZE = 19
 MAP_SIZE = 28
 """Label size of this file's model maps: the whole frame wide, legible at 480p."""
@@ -158,14 +161,16 @@ class RolesAndShapes(LectureScene):
     def roles_picture(self) -> VGroup:
         """The receiver's row of E and, under it, the row of head 1's favourite source, under
         their coordinates' names; beneath them head 1's W_Q (which takes the receiver's row),
-        W_K and W_V (which take the source's), each row named by its input feature and each
-        column by the head's coordinate, over the row it makes and that row's role.
+        W_K and W_V (which take the source's) under the role each makes, each row named by its
+        input feature and each column by the head's coordinate, over the row it makes, set
+        under the columns that make it.
 
         Attributes: ``source`` (the rows of E: ``receiver`` and ``other``, each with
         ``body`` and ``cells``, ``other`` being the receiver's row again when the receiver is
-        its own favourite; ``names``), ``maker`` (the head's line and the matrices' row
-        names), ``blocks`` (each with ``matrix``, ``result`` and ``role``) and ``working``."""
-        colour, size, last = self.head_colour(1), 22, self.last
+        its own favourite; ``names``), ``maker`` (the head's name, over the matrices' row
+        names), ``rows`` (those names), ``blocks`` (each with ``matrix`` and ``result``) and
+        ``working``."""
+        colour, size, last = self.head_colour(1), ROLES_SIZE, self.last
         top = self.v.value(f"{self.s}.h1.top_source")
         rows_of_e = [last] if top == last else [last, top]
         names = [self.feature(c, 20) for c in shown_indices(self.ws.d_model)]
@@ -189,47 +194,69 @@ class RolesAndShapes(LectureScene):
         source = VGroup(VGroup(*names), *lines)
         source.receiver, source.other = lines[0], lines[-1]
         source.names = VGroup(*names)
-        specs = [("Q", last, "q", "query: what it looks for"),
-                 ("K", top, "k", "key: what it can be found by"),
-                 ("V", top, "v", "value: what it passes on")]
+        specs = [("Q", last, "q", "query"), ("K", top, "k", "key"), ("V", top, "v", "value")]
         picked = [i for i in shown_indices(self.ws.d_model) if i is not None]
         first = 1  # head 1 is the head this clip follows
         blocks = VGroup()
         for kind, row, name, role in specs:
             heads = self.coordinate_names(kind)
+            made = f"{self.s}.h{first}.{kind}"
             plain = self.matrix(f"params.h{first}.W_{kind}", rows=picked, size=size)
-            entry = min(cell.width for line in plain.cells for cell in line)
+            result = self.matrix(made, rows=[row], size=size, colour=colour)
+            # Each column wide enough for its name and for the number of the row it makes,
+            # set right-aligned under it: the gap makes up what the column's own entries lack.
+            short = max(max(head.width - 0.1, number.width) - max(line[c].width
+                                                                  for line in plain.cells)
+                        for c, (head, number) in enumerate(zip(heads, result.cells[0],
+                                                               strict=True)))
             matrix = self.matrix(f"params.h{first}.W_{kind}", rows=picked, size=size,
-                                 colour=colour, col_labels=heads,
-                                 h_buff=max(0.3, max(h.width for h in heads) + 0.2 - entry))
+                                 colour=colour, col_labels=heads, h_buff=0.25 + max(0, short))
             matrix.columns = VGroup(*heads)
-            taken = self.bound("“{u}” × W_" + kind, 22, colour,
+            taken = self.bound(role + ":  “{u}” × W_" + kind, ROLES_SIZE, colour,
                                words={"u": self.tokens[row]})
-            matrix.add(taken.next_to(matrix.columns, UP, buff=0.15))
-            result = self.vec(f"{self.s}.h{first}.{kind}[{row}]", size, colour,
-                              template=name + " = {v}")
-            told = self.label(role, 20, MUTED)
-            block = VGroup(matrix, result, told).arrange(DOWN, buff=0.32)
-            block.matrix, block.result, block.role = matrix, result, told
+            matrix.add(taken.next_to(matrix.columns, UP, buff=0.15).align_to(matrix.brackets,
+                                                                             LEFT))
+            matrix.taken = taken
+            result = self.row_under(matrix, result, name, colour)
+            block = VGroup(matrix, result)
+            block.matrix, block.result = matrix, result
             blocks.add(block)
-        blocks.arrange(RIGHT, buff=0.6, aligned_edge=UP)
+        blocks.arrange(RIGHT, buff=0.45, aligned_edge=UP)
         W_Q = blocks[0].matrix
         rows = VGroup(*(self.feature(i, 20) for i in picked))
         for label, cells in zip(rows, W_Q.cells, strict=True):
             label.set_y(cells[0].get_y())
             label.shift(RIGHT * (W_Q.brackets[0].get_left()[0] - 0.3 - label.get_right()[0]))
-        complete = len(picked) == self.ws.d_model
-        maker = self.bound("Head {h}'s own matrices: a row per input feature" + (
-            "" if complete else " (some shown)") + ", a column per coordinate of the head",
-                           20, colour, h="dims.head_numbers[0]")
-        maker.next_to(VGroup(rows, blocks), UP, buff=0.2).set_x(VGroup(rows, blocks).get_x())
-        picture = VGroup(source, VGroup(maker, rows, blocks)).arrange(DOWN, buff=0.25)
+        maker = self.head_label(first, ROLES_SIZE)
+        maker.set_y(W_Q.taken.get_y()).align_to(rows, RIGHT)
+        picture = VGroup(source, VGroup(maker, rows, blocks)).arrange(DOWN, buff=0.3)
         working = self.working(picked, top)
-        working.next_to(blocks, DOWN, buff=0.25).set_x(blocks.get_x())
+        working.next_to(blocks, DOWN, buff=0.3).set_x(blocks.get_x())
         picture.add(working)
         picture.source, picture.maker, picture.rows = source, maker, rows
         picture.blocks, picture.working = blocks, working
         return picture
+
+    def row_under(self, matrix: VGroup, row: VGroup, name: str, colour: str) -> VGroup:
+        """The one-row ``row`` (a :meth:`matrix`) that a row times ``matrix`` makes, set under
+        ``matrix``'s columns (each number right-aligned as the column above it), between
+        brackets as wide as the matrix's, ``name =`` before it. Attributes ``cells`` (the
+        numbers) and ``body``."""
+        cells = row.cells[0]
+        y = matrix.brackets.get_bottom()[1] - 0.25 - max(cell.height for cell in cells) / 2
+        for place, cell in enumerate(cells):
+            edge = max(line[place].get_right()[0] for line in matrix.cells)
+            cell.move_to([edge - cell.width / 2, y, 0])
+        numbers = VGroup(*cells)
+        left = min(numbers.get_left()[0], matrix.body.get_left()[0])
+        span = Rectangle(width=matrix.body.get_right()[0] - left, height=numbers.height)
+        sides = brackets(span.move_to([(left + matrix.body.get_right()[0]) / 2, y, 0]),
+                         pad=0.12)
+        named = self.label(name + " =", ROLES_SIZE, colour)
+        named.next_to(sides, LEFT, buff=0.15)
+        made = VGroup(named, numbers, sides)
+        made.cells, made.body = cells, numbers
+        return made
 
     def coordinate_names(self, kind: str) -> list[Mobject]:
         """Above each shown column of head 1's ``W_Q``, ``W_K`` or ``W_V``: the feature that
@@ -241,7 +268,8 @@ class RolesAndShapes(LectureScene):
             if c is None:
                 names.append(self.label("…", 20, MUTED))
             elif copies is None:
-                names.append(self.bound("{n}", 20, MUTED, n=f"dims.value_numbers[{c}]"))
+                names.append(self.bound("{n}", ROLES_SIZE, MUTED,
+                                        n=f"dims.value_numbers[{c}]"))
             else:
                 names.append(self.bound("{f}", 20, MUTED,
                                         words={"f": self.ws.lesson.features[copies[c]]}))
@@ -259,20 +287,21 @@ class RolesAndShapes(LectureScene):
                                  ("w", lambda r: f"params.h{first}.W_Q[{r}][0]"))
         slots["q"] = f"{self.s}.h{first}.Q[{last}][0]"
         sum_template = " + ".join(terms) + " = {q}"
-        query = self.bound("q, first coordinate:  " + sum_template, 20, colour, **slots)
+        query = self.bound("q, first coordinate:  " + sum_template, ROLES_SIZE, colour,
+                           **slots)
         query.spoken, query.spoken_keys = sum_template, slots
         dot_terms, dot_slots = _products(shown_indices(self.ws.d_head),
                                          ("q", lambda c: f"{self.s}.h{first}.Q[{last}][{c}]"),
                                          ("k", lambda c: f"{self.s}.h{first}.K[{top}][{c}]"))
         dot_slots["d"] = f"{self.s}.h{first}.dots[{top}]"
         dot_template = " + ".join(dot_terms) + " = {d}"
-        match = self.bound("q · k:  " + dot_template, 20, colour, **dot_slots)
+        match = self.bound("q · k:  " + dot_template, ROLES_SIZE, colour, **dot_slots)
         match.spoken, match.spoken_keys = dot_template, dot_slots
         weight_keys = {"d": f"{self.s}.h{first}.dots[{top}]", "k": "dims.d_head",
                        "s": f"{self.s}.h{first}.scores[{top}]", "n": "dims.tokens",
                        "a": f"{self.s}.h{first}.weights[{top}]"}
         weight = self.bound("{d} ÷ √{k} = {s}   →   softmax over all {n} sources   →   "
-                            "weight {a}", 20, colour, **weight_keys)
+                            "weight {a}", ROLES_SIZE, colour, **weight_keys)
         weight.spoken_keys = weight_keys
         lines = VGroup(query, weight).arrange(DOWN, buff=0.25, aligned_edge=LEFT)
         lines.add(match.move_to(query, aligned_edge=LEFT))  # in the query's place, after it
@@ -287,7 +316,7 @@ class RolesAndShapes(LectureScene):
         self.section("coordinates")
         picture = self.roles_picture()
         top_y = heading.get_bottom()[1] - 0.25
-        picture.scale(min(1.3, 13.4 / picture.width,
+        picture.scale(min(1.3, 13.8 / picture.width,
                           (top_y - (SAFE_BOTTOM + 0.15)) / picture.height))
         picture.move_to([0, top_y - picture.height / 2, 0])
         source, blocks, working = picture.source, picture.blocks, picture.working
@@ -316,7 +345,7 @@ class RolesAndShapes(LectureScene):
                   "looks for, per coordinate of the head.",
                   fade_in(picture.maker, picture.rows),
                   cues=[("W_Q", lambda: AnimationGroup(
-                      fade_in(blocks[0].matrix, blocks[0].result, blocks[0].role),
+                      fade_in(blocks[0].matrix, blocks[0].result),
                       self.point_at(receiver.body, W_Q, blocks[0].result, each=True,
                                     buff=0.1))),
                         ("coordinate of", lambda: self.point_at(W_Q.columns))],
@@ -335,13 +364,13 @@ class RolesAndShapes(LectureScene):
                    if other is not receiver else "As a source, the same row goes through W_K "
                    "into its key, ") + inner_k + ": what it can be found by;", *shows,
                   cues=[("W_K", lambda: AnimationGroup(
-                      fade_in(blocks[1].matrix, blocks[1].result, blocks[1].role),
+                      fade_in(blocks[1].matrix, blocks[1].result),
                       self.point_at(other.body, W_K, blocks[1].result, each=True,
                                     buff=0.1)))],
                   words={"u": self.tokens[top]}, **keys_k)
         self.tell("W_V turns it into its value, " + inner_v + ": what it passes on.",
                   cues=[("W_V", lambda: AnimationGroup(
-                      fade_in(blocks[2].matrix, blocks[2].result, blocks[2].role),
+                      fade_in(blocks[2].matrix, blocks[2].result),
                       self.point_at(other.body, W_V, blocks[2].result, each=True,
                                     buff=0.1)))], **keys_v)
         match, weight = working.match, working.weight
@@ -447,9 +476,7 @@ class RolesAndShapes(LectureScene):
             card(self.label("last row of E′", CARD_SIZE), self.shape("", "shapes.last_row")),
         ])
         fit(row, 12.6)
-        label = self.label("after the heads", 20, MUTED).next_to(row, UP, buff=0.2)
-        label.align_to(row, LEFT)
-        after = VGroup(row, label).next_to(heading, DOWN, buff=0.4).set_x(0)
+        after = VGroup(row).next_to(heading, DOWN, buff=0.4).set_x(0)
         join = self.join_picture()
         room = after.get_bottom()[1] - 0.6 - (SAFE_BOTTOM + 0.2)
         join.scale(min(1.3, 13.0 / join.width, room / join.height))
@@ -472,7 +499,7 @@ class RolesAndShapes(LectureScene):
                       ("one row", lambda: AnimationGroup(fade_in(join.frame),
                                                          self.point_at(join.joined,
                                                                        *join.frame[:2]))),
-                      ("every", lambda: AnimationGroup(fade_in(label), row.step(0),
+                      ("every", lambda: AnimationGroup(row.step(0),
                                                        self.point_at(cards[0])))],
                   j="dims.joined", k="shapes.joined")
         self.after, self.join = row, join
@@ -494,7 +521,7 @@ class RolesAndShapes(LectureScene):
                            for k in shown)).arrange(RIGHT, buff=0.3)
         joined = VGroup(numbers, brackets(numbers, pad=POINTER_ROOM))
         joined.numbers = numbers
-        names = carried_names(self, 20)
+        names = carried_names(self, 22)
         for name, number in zip(names, numbers, strict=True):
             name.next_to(joined[1], UP, buff=0.15).set_x(number.get_x())
         joined.names = VGroup(*names)
@@ -516,7 +543,7 @@ class RolesAndShapes(LectureScene):
             mob.set_y(matrix.body.get_y())
         joined.add(self.label("joined row", 20, MUTED).next_to(joined[1], DOWN, buff=0.2))
         grid = VGroup(*(cell for line in cells for cell in line))
-        grid.arrange_in_grid(rows=len(keys), cols=len(shown), buff=(0.4, 0.38),
+        grid.arrange_in_grid(rows=len(keys), cols=len(shown), buff=(0.4, 0.46),
                              cell_alignment=RIGHT)
         for place, _ in enumerate(shown):  # each column's right edge under W_O's
             edge = max(row[place].get_right()[0] for row in matrix.cells)
@@ -537,7 +564,7 @@ class RolesAndShapes(LectureScene):
             line[0].shift(RIGHT * (right - line[0].get_right()[0]))
         lines.shift(DOWN * (lines.get_top()[1] - (matrix.get_bottom()[1] - 0.3)))
         note = self.bound("rows of “{w}”", 20, MUTED, words={"w": self.tokens[last]})
-        note.next_to(lines, RIGHT, buff=0.4)
+        note.next_to(lines[0][0], LEFT, buff=0.5)  # beside the first row, under the joined one
         picture = VGroup(joined, times, matrix, lines, note)
         found = mixing_entry(self)
         picture.sum = None
@@ -549,7 +576,7 @@ class RolesAndShapes(LectureScene):
                                      ("w", lambda k: f"params.W_O[{k}][{c}]"))
             slots["t"] = f"{self.s}.delta[{last}][{c}]"
             template = " + ".join(terms) + " = {t}"
-            written = self.bound("{g} of ΔE:  " + template, 22, INK,
+            written = self.bound("{g} of ΔE:  " + template, 24, INK,
                                  words={"g": self.ws.lesson.features[c]}, **slots)
             # Where "+ E" comes next: it gives way to that row.
             written.move_to(lines[1].numbers).align_to(lines[1][2], RIGHT)
@@ -654,12 +681,12 @@ class RolesAndShapes(LectureScene):
             bracketed = VGroup(self.label("[", size + 4, MUTED), numbers,
                                self.label("]", size + 4, MUTED)).arrange(RIGHT, buff=0.12)
             rows.append(bracketed)
-            pieces.add(VGroup(self.head_label(h, 20), bracketed).arrange(DOWN, buff=0.3))
-        pieces.arrange(RIGHT, buff=0.9, aligned_edge=DOWN)
-        heard = self.bound("messages for “{w}”, width {d} each", 20, MUTED,
+            pieces.add(VGroup(self.head_label(h, 22), bracketed).arrange(DOWN, buff=0.3))
+        pieces.arrange(RIGHT, buff=0.6, aligned_edge=DOWN)
+        heard = self.bound("messages for “{w}”, width {d} each", 22, MUTED,
                            words={"w": self.tokens[self.last]}, d="dims.d_head")
         if any(n.figures[0][1].startswith("−") for r in rows for n in r[1]):
-            heard = VGroup(heard, self.label("(red: below zero)", 20, NEGATIVE))
+            heard = VGroup(heard, self.label("(red: below zero)", 22, NEGATIVE))
             heard.arrange(RIGHT, buff=0.3)
         messages = VGroup(pieces, heard.next_to(pieces, UP, buff=0.3))
         joined = VGroup()
@@ -678,7 +705,7 @@ class RolesAndShapes(LectureScene):
                            stroke_color=self.head_colour(h), stroke_width=3).shift(DOWN * 0.24))
         row = VGroup(joined, frame).next_to(pieces, DOWN, buff=0.6)
         row.set_x(pieces.get_x())
-        width = self.bound("joined: one row, width {j}", 20, MUTED, j="dims.joined")
+        width = self.bound("joined: one row, width {j}", 22, MUTED, j="dims.joined")
         frame.add(width.next_to(row, DOWN, buff=0.3))
         picture = VGroup(messages, row)
         picture.messages, picture.joined, picture.frame = messages, joined, frame
@@ -698,7 +725,7 @@ class RolesAndShapes(LectureScene):
         calls = VGroup()
         for head in range(1, self.ws.n_heads + 1):
             colour = self.head_colour(head)
-            calls.add(panel(VGroup(self.head_label(head, 18),
+            calls.add(panel(VGroup(self.head_label(head, 22),
                                    self.label("own W_Q, W_K, W_V", 16, colour))
                             .arrange(DOWN, buff=0.08), colour, buff=0.1))
         calls.arrange(DOWN, buff=0.15)
