@@ -26,9 +26,11 @@ from scenes.kit import (
     BAR_UNIT,
     ENGLISH,
     INK,
+    LEAST_FIGURE_SIZE,
     MUTED,
     SAFE_BOTTOM,
     LectureScene,
+    WeightBar,
     brackets,
     copied_features,
     cued,
@@ -45,10 +47,6 @@ from scenes.kit.topic import carried_names
 
 QUERY_GAP = 0.6
 """Gap between the joined W_Q and the wide query under it (before the page's scale)."""
-LEGIBLE_ENTRY = 15.5
-"""Smallest size a matrix entry is drawn at: legible at 480p, with a little to spare."""
-LEGIBLE_LABEL = 15.5
-"""Smallest size a table's labels are drawn at, for the same reason."""
 OUTLINE_ROOM = 0.16
 """Gap between a whole matrix and a pointer's outline round it: clear of its brackets' arms
 and of its name above."""
@@ -137,11 +135,22 @@ class OneWideHead(LectureScene):
                  s="shapes.W_Q")
         others = self.keys_and_values(top, room)
         self.section("keys and values")
-        self.tell("The same holds for W_K and W_V: every head owns its three projections.",
-                  fade_out(names, parts), fade_in(others),
-                  cues=[("W_K", lambda: self.point_at(
-                      *(m[0] for m in others.matrices), each=True,
-                      buff=OUTLINE_ROOM * min(1.0, others.drawn_at)))])
+        room_round = OUTLINE_ROOM * min(1.0, others.drawn_at)
+        if others.steps is None:
+            self.tell("The same holds for W_K and W_V: every head owns its three projections.",
+                      fade_out(names, parts), fade_in(others),
+                      cues=[("W_K", lambda: self.point_at(
+                          *(m[0] for m in others.matrices), each=True, buff=room_round))])
+        else:  # W_K's row, then W_V's in its place
+            keys, values = others.steps
+            self.tell("The same holds for W_K and W_V: every head owns its three projections.",
+                      fade_out(names, parts), fade_in(keys),
+                      cues=[("W_K", lambda: self.point_at(
+                          *(m[0] for m in keys[1]), each=True, buff=room_round)),
+                            ("W_V", lambda: AnimationGroup(fade_out(keys), fade_in(values),
+                                                           self.point_at(
+                                *(m[0] for m in values[1]), each=True, buff=room_round)))])
+            others = values
         self.section("join projections")
         bodies = VGroup(*(mat.body for mat in mats))
         closed = bodies.copy().arrange(RIGHT, buff=gap).move_to(bodies)
@@ -181,7 +190,9 @@ class OneWideHead(LectureScene):
         """Every head's W_K and W_V with their numbers, each under its name, the input
         features named beside each row of matrices: in one row, or W_K above W_V, whichever
         draws them larger. ``matrices``: each matrix with its name above it; ``drawn_at``: the
-        scale they are drawn at."""
+        scale they are drawn at; ``steps``: when one picture would draw the numbers too small,
+        W_K's row and W_V's, each drawn on the whole page, to be shown one after the other
+        (else ``None``)."""
         made = {}
         for kind in "KV":
             for head in self.heads:
@@ -196,8 +207,10 @@ class OneWideHead(LectureScene):
         row_scale = min(1.8, 13.0 / (rows.width + names_width), room / rows.height)
         line = VGroup(*made.values()).copy().arrange(RIGHT, buff=0.5, aligned_edge=UP)
         line_scale = min(1.8, 13.0 / (line.width + names_width), room / line.height)
-        lines = [list(made.values())] if line_scale > row_scale else \
-            [[made[kind, h] for h in self.heads] for kind in "KV"]
+        by_kind = [[made[kind, h] for h in self.heads] for kind in "KV"]
+        drawn_at = max(row_scale, line_scale)
+        split = 22 * drawn_at < LEAST_FIGURE_SIZE  # too many numbers for one picture
+        lines = by_kind if split or row_scale >= line_scale else [list(made.values())]
         page = VGroup()
         for items in lines:
             group = VGroup(*items).arrange(RIGHT, buff=0.5, aligned_edge=UP)
@@ -208,8 +221,16 @@ class OneWideHead(LectureScene):
                 label.shift(RIGHT * (first.brackets[0].get_left()[0] - 0.35
                                      - label.get_right()[0]))
             page.add(VGroup(names, group))
+        page.steps = None
+        if split:  # W_K, then W_V, each on the whole page
+            page.steps, scales = list(page), []
+            for step in page.steps:
+                scales.append(min(1.8, 13.0 / step.width, room / step.height))
+                step.scale(scales[-1]).move_to([0, top - step.height / 2 - 0.1, 0])
+            page.drawn_at = min(scales)
+            return page
         page.arrange(DOWN, buff=0.25)
-        page.drawn_at = max(row_scale, line_scale, LEGIBLE_ENTRY / 22)
+        page.drawn_at = drawn_at
         page.scale(page.drawn_at)
         page.matrices = list(made.values())
         return page.move_to([0, top - page.height / 2 - 0.1, 0])
@@ -312,50 +333,45 @@ class OneWideHead(LectureScene):
         """Source words, each with the wide head's weight bar beside every head's: the bars
         of a row are that source's weights, one scale for all. Right of them, room for each
         source's value row and, under the table, for the messages the weights mix
-        (:meth:`mixing` shows them)."""
+        (:meth:`mixing` shows them). Each number stands after its bar, or, where that
+        leaves the numbers too small to read, over it."""
         count = len(self.tokens)
         row_h = min(0.42, 4.2 / count)
-        size = min(24.0, row_h * 52)
+        size = max(LEAST_FIGURE_SIZE + 0.5, min(24.0, row_h * 52))
         header_y = 2.35
         ys = [header_y - 0.55 - j * row_h for j in range(count)]
         columns = [(self.label("wide head", 22), f"{self.s}.wide.weights", MUTED, INK)]
         columns += [(self.head_label(h, 22), f"{self.s}.h{h}.weights", self.head_colour(h),
                      self.head_colour(h)) for h in self.heads]
-        heaviest = max(float(w) for _, key, _, _ in columns for w in self.v.value(key))
-        # The bars share the width the value rows leave: shorter with more heads.
-        unit = min(BAR_UNIT, 3.3 / len(columns) / max(heaviest, 1e-9))
         words = VGroup(*(self.word(t, size).move_to([-0.3, y, 0], aligned_edge=RIGHT)
                          for t, y in zip(self.tokens, ys, strict=True)))
-        self.cells: list[list[Mobject]] = []
-        table = VGroup(words)
-        shown = []
-        bars = [[self.weight_bar(f"{key}[{j}]", fill_colour, size, row_h * 0.55, unit, ink)
-                 for j in range(count)] for _, key, fill_colour, ink in columns]
-        pitch = max(bar.width for cells in bars for bar in cells) + 0.5
-        for k, ((header, *_), cells) in enumerate(zip(columns, bars, strict=True)):
-            left = pitch * k
-            for bar, y in zip(cells, ys, strict=True):
-                bar.shift([left - bar.get_left()[0], y - bar.bar.get_y(), 0])
-            header.move_to([left, header_y, 0], aligned_edge=LEFT)
-            self.cells.append(cells)
-            shown.append(VGroup(header, *cells))
-            table.add(header, *cells)
+        top = heading.get_bottom()[1] - 0.3
+        for under in (False, True):
+            bars, lefts = self.bar_columns(columns, ys, size, row_h, under)
+            self.cells: list[list[Mobject]] = bars  # the share row stands under them
+            for (header, *_), left in zip(columns, lefts, strict=False):
+                header.move_to([left, header_y, 0], aligned_edge=LEFT)
+            self.mix = self.mix_rows(ys, header_y, size, row_h, lefts[-1] + 0.1)
+            whole = VGroup(words, *(header for header, *_ in columns), *map(VGroup, bars),
+                           self.mix.hidden)
+            scale = min(1.0, 13.4 / whole.width, (top - (SAFE_BOTTOM + 0.1)) / whole.height)
+            if under or min(size, 22) * scale >= LEAST_FIGURE_SIZE + 0.5:
+                break
+        shown = [VGroup(header, *cells) for (header, *_), cells in zip(columns, bars,
+                                                                       strict=True)]
+        table = VGroup(words, *shown)
         weights_only = VGroup(*table)
-        self.mix = self.mix_rows(ys, header_y, size, row_h, pitch * len(columns) + 0.1)
         whole = VGroup(table, self.mix.hidden)
         whole.shift(RIGHT * -whole.get_center()[0])
-        top = heading.get_bottom()[1] - 0.3
-        before = whole.width
-        fit(whole, 13.4, top - (SAFE_BOTTOM + 0.1))
+        whole.scale(scale)
         whole.shift(UP * (top - whole.get_top()[1]))
-        # Under the weight columns (where the messages will stand), at a legible size.
-        small = max(LEGIBLE_LABEL, 20 * whole.width / before)
-        note = VGroup(self.bound("wide head: one column for all {j} value coordinates", small,
-                                 MUTED, j="dims.joined"),
-                      self.bound("each head: a column for its {d}", small, MUTED,
+        # Under the weight columns (where the messages will stand).
+        note = VGroup(self.bound("wide head: one column for all {j} value coordinates",
+                                 LEAST_FIGURE_SIZE, MUTED, j="dims.joined"),
+                      self.bound("each head: a column for its {d}", LEAST_FIGURE_SIZE, MUTED,
                                  d="dims.d_head")).arrange(DOWN, buff=0.12)
         note.next_to(VGroup(*(column[-1] for column in self.cells)), DOWN, buff=0.3)
-        note.set_x(weights_only.get_x())
+        note.set_x(max(weights_only.get_x(), -6.8 + note.width / 2))
         table.add(note)
         self.words = words
         self.headers = VGroup(*(column[0] for column in shown))
@@ -371,6 +387,40 @@ class OneWideHead(LectureScene):
                  self.point_at(*shown[1:]))
         self.play(self.unpoint())
 
+    def bar_columns(self, columns: list[tuple], ys: list[float], size: float, row_h: float,
+                    under: bool) -> tuple[list[list[WeightBar]], list[float]]:
+        """A column of weight bars for each of ``columns`` (header, key, fill, ink), one
+        scale for all, each at its row's ``ys``: the bar, its number after it; or, ``under``,
+        the number at the row and the bar under it, no longer than the widest number. The
+        bars by column, and where each column starts (and, last, where the value rows may
+        start)."""
+        heaviest = max(float(w) for _, key, _, _ in columns for w in self.v.value(key))
+        height = row_h * (0.2 if under else 0.55)
+        if under:
+            widest = max(self.num(f"{key}[{j}]", size).width for _, key, _, _ in columns
+                         for j in range(len(ys)))
+            unit = widest / max(heaviest, 1e-9)
+        else:  # the bars share the width the value rows leave: shorter with more heads
+            unit = min(BAR_UNIT, 3.3 / len(columns) / max(heaviest, 1e-9))
+        bars = [[self.weight_bar(f"{key}[{j}]", fill_colour, size, height, unit, ink)
+                 for j in range(len(ys))] for _, key, fill_colour, ink in columns]
+        if under:
+            for cells in bars:
+                for bar in cells:
+                    bar.number.move_to(bar.bar.get_left() + UP * row_h * 0.1,
+                                       aligned_edge=LEFT)
+                    bar.bar.next_to(bar.number, DOWN, buff=row_h * 0.1).align_to(
+                        bar.number, LEFT)
+        lefts, at = [], 0.0
+        for (header, *_), cells in zip(columns, bars, strict=True):
+            lefts.append(at)
+            at += max([header.width, *(bar.width for bar in cells)]) + (0.4 if under else 0.5)
+        for left, cells in zip(lefts, bars, strict=True):
+            for bar, y in zip(cells, ys, strict=True):
+                middle = bar.number.get_y() - row_h * 0.1 if under else bar.bar.get_y()
+                bar.shift([left - bar.get_left()[0], y - middle, 0])
+        return bars, [*lefts, at]
+
     def mix_rows(self, ys: list[float], header_y: float, size: float, row_h: float,
                  left: float) -> VGroup:
         """Each source's value row (every head's values side by side, each coordinate in
@@ -382,7 +432,7 @@ class OneWideHead(LectureScene):
         numbers), ``titles``, ``share`` (the share row's name and numbers, or ``None``),
         ``shown`` (the coordinates drawn) and ``hidden`` (everything, for the layout)."""
         shown, d = shown_indices(self.ws.d_model), self.ws.d_head
-        names = carried_names(self, 20)
+        names = carried_names(self, size)  # a head's number where no name
         values = [[self.label("…", size, MUTED) if k is None else
                    self.num(f"{self.s}.wide.V[{j}][{k}]", size, self.head_colour(k // d + 1))
                    for k in shown] for j in range(len(self.tokens))]
@@ -397,7 +447,7 @@ class OneWideHead(LectureScene):
         joined = message(f"{self.s}.joined[{self.last}]", True)
         width = max(m.width for m in [*names, *wide, *joined, *(c for r in values for c in r)])
         pitch = width + 0.35
-        below = [ys[-1] - row_h * (1.5 + r) for r in range(3)]
+        below = [ys[-1] - row_h * (1.25 + r) for r in range(3)]
         for c in range(len(shown)):
             right = left + c * pitch + width
             names[c].move_to([right - width / 2, header_y, 0])
@@ -441,8 +491,8 @@ class OneWideHead(LectureScene):
         for column, head in enumerate(self.heads, start=1):
             top = self.v.value(f"{self.s}.h{head}.top_source")
             colour = self.head_colour(head)
-            pair = VGroup(self.highlight(self.cells[0][top], colour),
-                          self.highlight(self.cells[column][top], colour),
+            pair = VGroup(self.highlight(self.cells[0][top].number, colour),
+                          self.highlight(self.cells[column][top].number, colour),
                           self.highlight(self.words[top], colour))
             boxes.add(pair)
             picks.append((head, top, pair))
@@ -476,25 +526,19 @@ class OneWideHead(LectureScene):
                             *(cell for cells in self.cells[1:] for cell in cells)))])
 
     def pooled(self, heading: Mobject) -> None:
-        """Why the wide head favours its top source: its dot product for a source is the
-        sum of every head's, divided once by √(joined width); then the softmax, its
-        exponentials and their sum over every source, gives the weights. The wide head's
-        favourite and each head's favourite, summed term by term in the heads' colours."""
+        """Why the wide head favours its top source, in two pictures: its dot product for a
+        source is the sum of every head's, divided once by √(joined width), for the wide
+        head's favourite and each head's favourite, summed term by term in the heads'
+        colours; then the softmax of those scores, its exponentials and their sum over
+        every source, gives the weights."""
         top = self.v.value(f"{self.s}.wide.top_source")
         picks = [int(j) for j in self.v.value(f"{self.s}.wide.picked")]  # top first
-        small = 20.0
-        for _ in range(3):  # labels grow until the scaled table shows them legibly
-            table = self.pooled_table(heading, picks, small)
-            if small * table.drawn_at >= LEGIBLE_LABEL:
-                break
-            small = LEGIBLE_LABEL / table.drawn_at + 0.5
-        header, rows, total, own = table.header, table.rows, table.total, table.own
-        self.sums = table
-        scoring_header = VGroup(*header[:-2])
+        table = self.legible(lambda small: self.scoring_table(heading, picks, small))
+        header, rows, own = table.header, table.rows, table.own
         first = rows[0]
         words = {"w": self.tokens[top]}
         self.tell("Which source will the wide head favour? For each source, its dot product "
-                  "adds up every head's.", fade_in(scoring_header, first.scoring),
+                  "adds up every head's.", fade_in(header, first),
                   cues=[("adds", lambda: self.point_at(first.terms, first.sum))], words=words)
         slots = {f"a{chr(97 + k)}": f"{self.s}.h{h}.dots[{top}]"
                  for k, h in enumerate(self.heads)}
@@ -521,7 +565,7 @@ class OneWideHead(LectureScene):
                      for k, h in enumerate(self.heads)}
             terms = " + ".join("{" + slot + "}" for slot in slots)
             self.tell("Head {h}'s favourite, “{w}”, which it weights {o}, totals " + terms
-                      + " = {c}: a lower score, {y}.", fade_in(row.scoring),
+                      + " = {c}: a lower score, {y}.", fade_in(row),
                       cues=[("{o}", lambda mark=mark: AnimationGroup(fade_in(mark),
                                                                      self.point_at(mark))),
                             ("totals", lambda row=row: self.point_at(row.terms, row.sum)),
@@ -529,12 +573,30 @@ class OneWideHead(LectureScene):
                       words={"w": self.tokens[j]}, h=f"dims.head_numbers[{favourite - 1}]",
                       o=f"{self.s}.h{favourite}.weights[{j}]",
                       c=f"{self.s}.wide.dots[{j}]", y=f"{self.s}.wide.scores[{j}]", **slots)
+        self.section("softmax")
+        self.softmax(heading, table, picks)
+
+    def softmax(self, heading: Mobject, scoring: VGroup, picks: list[int]) -> None:
+        """The scores carried over into a table of their own: e to each, the other sources'
+        and the sum of them all, and each weight as its division by that sum."""
+        table = self.legible(lambda small: self.softmax_table(heading, picks, small))
+        header, rows, total = table.header, table.rows, table.total
+        self.sums = table
+        top = picks[0]
         exps = [row.exp for row in rows]
+        moved = [(a, b) for old, new in zip(scoring.rows, rows, strict=True)
+                 for a, b in ((old.word, new.word), (old.score, new.score))]
+        # the scores move into the softmax's table as its sentence begins
+        carried = [*(ReplacementTransform(a, b) for a, b in moved),
+                   self.gone(scoring.header, *scoring.own,
+                             *(cell for row in scoring.rows for cell in row
+                               if cell is not row.word and cell is not row.score)),
+                   fade_in(header[0])]
         # every term of the sum is said, so that what is heard adds up
         raised = ", ".join(f"{{e{i}}} for “{{w{i}}}”" for i in range(len(picks)))
         self.tell_cued("The softmax raises e to each score: " + raised + " and {o} from "
                        "the other {n:source} add up to {d}.",
-                       fade_in(header[-2], *exps),
+                       *carried, fade_in(header[1], *exps),
                        cues=[*((f"{{e{i}}}", lambda row=row: self.point_at(row.exp))
                                for i, row in enumerate(rows)),
                              ("{o}", lambda: AnimationGroup(fade_in(total.others),
@@ -554,19 +616,64 @@ class OneWideHead(LectureScene):
                            words={"w": self.tokens[j]}, e=f"{self.s}.wide.exps[{j}]",
                            d=f"{self.s}.wide.denominator", x=f"{self.s}.wide.weights[{j}]")
         self.tell("So one weight row pools every head's match, and “{w}”, with the largest "
-                  "total, gets the largest weight.", words=words,
-                  cues=[("“{w}”", lambda: self.point_at(first))])
+                  "total, gets the largest weight.", words={"w": self.tokens[top]},
+                  cues=[("“{w}”", lambda: self.point_at(rows[0]))])
 
-    def pooled_table(self, heading: Mobject, picks: list[int], small: float) -> VGroup:
-        """The pooled table, its labels at ``small`` (before the scale it is drawn at):
-        attributes ``header``, ``rows``, ``total``, ``own`` and ``drawn_at``."""
+    def legible(self, build: Callable[[float], VGroup]) -> VGroup:
+        """A table ``build`` makes with its labels at a given size, that size grown until
+        the scale the table is drawn at still shows them at :data:`LEAST_FIGURE_SIZE`."""
+        small = LEAST_FIGURE_SIZE
+        for _ in range(3):
+            table = build(small)
+            if small * table.drawn_at >= LEAST_FIGURE_SIZE:
+                break
+            small = LEAST_FIGURE_SIZE / table.drawn_at + 0.3
+        return table
+
+    def placed(self, heading: Mobject, table: VGroup) -> VGroup:
+        """``table`` scaled (never past 1.3) to fit the page under ``heading``, centred;
+        ``drawn_at``: that scale."""
+        top_y = heading.get_bottom()[1] - 0.5
+        scale = min(1.3, 13.0 / table.width, (top_y - (SAFE_BOTTOM + 0.3)) / table.height)
+        table.scale(scale)
+        table.move_to([0, top_y - table.height / 2, 0])
+        table.drawn_at = scale
+        return table
+
+    @staticmethod
+    def columns(rows: list[VGroup], headed: Mapping[int, Mobject], gaps: Sequence[float],
+                right: Sequence[int], least: Mapping[int, float] | None = None,
+                ) -> tuple[list[float], list[float]]:
+        """Lay ``rows`` out in columns, each as wide as its widest cell or header
+        (``headed``: a header by column) and at least as ``least`` says, ``gaps`` after
+        each; cells centred, those of the ``right`` columns right-aligned; headers above.
+        The columns' centres and widths."""
+        least = least or {}
+        widths = [max([*(row[c].width for row in rows), least.get(c, 0.0)]
+                      + ([headed[c].width] if c in headed else [])) for c in range(len(gaps))]
+        xs, at = [], 0.0
+        for width, gap in zip(widths, gaps, strict=True):
+            xs.append(at + width / 2)
+            at += width + gap
+        for r, row in enumerate(rows):
+            for c, cell in enumerate(row):
+                cell.move_to([xs[c], -r * 0.8, 0])
+                if c in right:
+                    cell.shift(RIGHT * (xs[c] + widths[c] / 2 - cell.get_right()[0]))
+        for c, label in headed.items():
+            label.move_to([xs[c], 0.75, 0])
+        return xs, widths
+
+    def scoring_table(self, heading: Mobject, picks: list[int], small: float) -> VGroup:
+        """Each picked source's wide dot product as the sum of the heads' terms, its scale
+        and its score, the labels at ``small`` (before the scale it is drawn at); under a
+        head's favourite (not the wide head's), that head's own weight. Attributes
+        ``header``, ``rows``, ``own`` and ``drawn_at``."""
         size = 26
         header = VGroup(*(self.head_label(h, small) for h in self.heads),
                         self.label("wide dot", small, MUTED),
                         self.bound("÷ √{j}", small, MUTED, j="dims.joined"),
-                        self.label("score", small, MUTED),
-                        self.label("e^score", small, MUTED),
-                        self.label("weight", small, MUTED))
+                        self.label("score", small, MUTED))
         rows = []
         for j in picks:
             terms = [self.num(f"{self.s}.h{h}.dots[{j}]", size, self.head_colour(h))
@@ -577,40 +684,17 @@ class OneWideHead(LectureScene):
             cells += [self.label("=", size, MUTED), self.num(f"{self.s}.wide.dots[{j}]", size),
                       # "÷ 2 =": the division written out (√4, whole), not a bare number
                       self.bound("÷ {x} =", size, MUTED, mono=True, x="dims.sqrt_joined"),
-                      self.num(f"{self.s}.wide.scores[{j}]", size),
-                      self.num(f"{self.s}.wide.exps[{j}]", size),
-                      # the weight as the division that makes it: e^score ÷ their sum
-                      self.bound("÷ {d} = {x}", size, INK, mono=True,
-                                 d=f"{self.s}.wide.denominator",
-                                 x=f"{self.s}.wide.weights[{j}]")]
+                      self.num(f"{self.s}.wide.scores[{j}]", size)]
             line = VGroup(*cells)
             line.terms, line.word = VGroup(*terms), cells[0]
-            line.sum, line.scale, line.score = cells[-5], cells[-4], cells[-3]
-            line.exp, line.weight = cells[-2], cells[-1]
-            line.scoring = VGroup(*cells[:-2])
+            line.sum, line.scale, line.score = cells[-3], cells[-2], cells[-1]
             rows.append(line)
-        # Columns: word, each head's term (with "+" between), "=", sum, scale, score, exp,
-        # weight.
+        # Columns: word, each head's term (with "+" between), "=", sum, scale, score.
         count = len(rows[0])
         term_columns = [1 + 2 * k for k in range(len(self.heads))]
-        headed = dict(zip([*term_columns, *range(count - 5, count)], header, strict=True))
-        widths = [max([row[c].width for row in rows]
-                      + ([headed[c].width] if c in headed else [])) for c in range(count)]
-        # The e^score column is as wide as the other sources' sum written under it.
-        widths[count - 2] = max(widths[count - 2], self.bound(
-            "+ {o}", size, INK, mono=True, o=f"{self.s}.wide.exps_others").width)
-        xs, at = [], 0.0
-        for c, width in enumerate(widths):
-            xs.append(at + width / 2)
-            at += width + (0.4 if c == 0 or c >= count - 5 else 0.2)
-        for r, row in enumerate(rows):
-            for c, cell in enumerate(row):
-                cell.move_to([xs[c], -r * 0.8, 0])
-                if c in (0, count - 2):  # words, and e^score over their sum: right-aligned
-                    cell.shift(RIGHT * (xs[c] + widths[c] / 2 - cell.get_right()[0]))
-        for c, label in headed.items():
-            label.move_to([xs[c], 0.75, 0])
-        total = self.exp_sum(rows, xs, widths, size, small)
+        headed = dict(zip([*term_columns, *range(count - 3, count)], header, strict=True))
+        self.columns(rows, headed, [0.4 if c == 0 or c >= count - 3 else 0.2
+                                    for c in range(count)], right=(0,))
         own = []  # under a head's favourite (not the wide head's): that head's own weight,
         # beneath the head's term
         for row, j in zip(rows[1:], picks[1:], strict=True):
@@ -619,13 +703,35 @@ class OneWideHead(LectureScene):
                               h=f"dims.head_numbers[{h - 1}]", a=f"{self.s}.h{h}.weights[{j}]")
             term = row.terms[self.heads.index(h)]
             own.append(mark.next_to(term, DOWN, buff=0.12).align_to(term, LEFT))
-        table = VGroup(header, *rows, total, *own)
-        top_y = heading.get_bottom()[1] - 0.5
-        scale = min(1.3, 13.0 / table.width, (top_y - (SAFE_BOTTOM + 0.3)) / table.height)
-        table.scale(scale)
-        table.move_to([0, top_y - table.height / 2, 0])
-        table.header, table.rows, table.total, table.own = header, rows, total, own
-        table.drawn_at = scale
+        table = self.placed(heading, VGroup(header, *rows, *own))
+        table.header, table.rows, table.own = header, rows, own
+        return table
+
+    def softmax_table(self, heading: Mobject, picks: list[int], small: float) -> VGroup:
+        """Each picked source's score, e to it, and its weight written as the division that
+        makes it; under the e^score column, the other sources' sum and the sum of them all.
+        Attributes ``header``, ``rows``, ``total`` and ``drawn_at``."""
+        size = 26
+        header = VGroup(self.label("score", small, MUTED), self.label("e^score", small, MUTED),
+                        self.label("weight", small, MUTED))
+        rows = []
+        for j in picks:
+            line = VGroup(self.word(self.tokens[j], size),
+                          self.num(f"{self.s}.wide.scores[{j}]", size),
+                          self.num(f"{self.s}.wide.exps[{j}]", size),
+                          # the weight as the division that makes it: e^score ÷ their sum
+                          self.bound("÷ {d} = {x}", size, INK, mono=True,
+                                     d=f"{self.s}.wide.denominator",
+                                     x=f"{self.s}.wide.weights[{j}]"))
+            line.word, line.score, line.exp, line.weight = line
+            rows.append(line)
+        # The e^score column is as wide as the other sources' sum written under it.
+        under = self.bound("+ {o}", size, INK, mono=True, o=f"{self.s}.wide.exps_others")
+        xs, widths = self.columns(rows, dict(zip((1, 2, 3), header, strict=True)),
+                                  [0.5, 0.6, 0.4, 0.0], right=(0, 2), least={2: under.width})
+        total = self.exp_sum(rows, xs, widths, size, small)
+        table = self.placed(heading, VGroup(header, *rows, total))
+        table.header, table.rows, table.total = header, rows, total
         return table
 
     def exp_sum(self, rows: list[VGroup], xs: list[float], widths: list[float],
@@ -769,11 +875,13 @@ class OneWideHead(LectureScene):
                        cues=[("rows", lambda: self.point_at(*marked, each=True)),
                              ("{a}", lambda: AnimationGroup(
                                  fade_in(share[0], share[1]),
-                                 self.point_at(share[1], *(self.cells[0][j] for j in carriers),
+                                 self.point_at(share[1], *(self.cells[0][j].number
+                                                           for j in carriers),
                                                each=True))),
                              ("{b}", lambda: AnimationGroup(
                                  fade_in(share[2]),
-                                 self.point_at(share[2], *(self.cells[twin][j] for j in carriers),
+                                 self.point_at(share[2], *(self.cells[twin][j].number
+                                                           for j in carriers),
                                                each=True)))],
                        words={"g": share.feature}, a=f"{w}.carried_share",
                        b=f"{w}.twin_carried_share", h=f"dims.head_numbers[{twin - 1}]")

@@ -997,19 +997,20 @@ def test_both_equal_dot_products_are_boxed_as_the_voice_says_so(shown, lesson) -
 def test_the_softmax_sum_and_each_division_are_written(shown, lesson) -> None:
     """"With 20.063 from the other 8 sources, these add up to 176.775": the other sources'
     e^score summed and the whole sum stand under the e^score column; each weight is
-    written as its division, "÷ 176.775 = 0.708"; numpy from the scores."""
+    written as its division, "÷ 176.775 = 0.708", in the softmax's own picture; numpy from the
+    scores."""
     result, made = shown[("default", "OneWideHead")], lesson["default"]
     name, wide = made["name"], made["wide"]
     exps = np.exp(wide["scores"])
     picks = [wide["top_source"], made["heads"][0]["top_source"]]
     others = [j for j in range(len(exps)) if j not in picks]
     assert len(others) == 8
-    on_screen = placed(section(result, "pooled"))
+    on_screen = placed(section(result, "softmax"))
     assert digits(on_screen[f"{name}.wide.exps_others"]["text"], exps[others].sum())
     assert digits(on_screen[f"{name}.wide.denominator"]["text"], exps.sum())
     for j in picks:
         assert digits(on_screen[f"{name}.wide.exps[{j}]"]["text"], exps[j])
-    texts = [t["text"] for t in section(result, "pooled")]
+    texts = [t["text"] for t in section(result, "softmax")]
     denominator = on_screen[f"{name}.wide.denominator"]["text"]
     for j in picks:
         assert f"÷ {denominator} = {on_screen[f'{name}.wide.weights[{j}]']['text']}" in texts
