@@ -25,6 +25,7 @@ from manim import (
 
 from scenes.kit import (
     INK,
+    LEAST_FIGURE_SIZE,
     MUTED,
     Fade,
     baseline,
@@ -51,13 +52,19 @@ from scenes.kit.topic import (
 __all__ = ["PyTorchLayer"]
 
 SMALL = 18
-"""Notes, axis names and legends."""
+"""Notes, axis names and legends (words only: a text holding a figure is at least
+:data:`FIGURE`)."""
+FIGURE = LEAST_FIGURE_SIZE
+"""The least size of a text that holds a figure, as the frame shows it: nothing holding a
+figure is scaled below it."""
 COLUMN = 16
 """A grid's source names, cut to fit their columns."""
 OPEN_EDGE = 0.8
 """Stroke of an allowed cell's faint edge, as the kit's mask grid draws an open cell."""
 NAMED_CELL = 0.24
 """The smallest grid cell whose row still fits a token's name beside it."""
+ROW_WORDS = 1.6
+"""Room left of a grid for the receivers' words (the longest token at :data:`COLUMN`)."""
 STRONGEST = 2
 """How many of each head's strongest weights at the receiver the proof lists (one more
 for a single head)."""
@@ -90,6 +97,8 @@ class PyTorchLayer(LibraryScene):
         self.agreement()
         self.section("numbers")
         self.numbers()
+        self.section("differences")
+        self.differences()
 
     # ----------------------------------------------------------------- narration
 
@@ -97,7 +106,7 @@ class PyTorchLayer(LibraryScene):
 
     def step_box(self, text: str, colour: str = FAINT, size: float = 20) -> VGroup:
         """One step of the layer's work, framed."""
-        return panel(self.label(text, size), colour, buff=0.12)
+        return panel(self.label(text, size), colour, buff=0.1)
 
     def lanes(self) -> VGroup:
         """One row per head: its label, then score → softmax → mix in the head's colour."""
@@ -105,24 +114,27 @@ class PyTorchLayer(LibraryScene):
         for h in self.heads:
             colour = self.head_colour(h)
             boxes = [self.step_box(text, colour) for text in ("score", "softmax", "mix")]
-            row = VGroup(self.head_label(h, SMALL), *boxes).arrange(RIGHT, buff=0.5)
+            VGroup(*boxes).arrange(RIGHT, buff=0.35)
+            name = self.head_label(h, FIGURE).next_to(boxes[0], LEFT, buff=0.25)
+            row = VGroup(name, *boxes)
             row.add(*(arrow(a, b, colour=colour) for a, b in pairwise(boxes)))
             rows.add(row)
         return rows.arrange(DOWN, buff=0.22, aligned_edge=LEFT)
 
     def packages(self) -> None:
         project = self.step_box("project Q, K, V")
-        split = panel(self.bound("split into {n:head}", 20, n="dims.heads"), FAINT, buff=0.12)
+        split = panel(self.bound("split into {n:head}", FIGURE, n="dims.heads"), FAINT,
+                      buff=0.1)
         lanes = self.lanes()
         join, w_o = self.step_box("join"), self.step_box("W_O")
-        row = VGroup(project, split, lanes, join, w_o).arrange(RIGHT, buff=0.55)
+        row = VGroup(project, split, lanes, join, w_o).arrange(RIGHT, buff=0.4)
         links = VGroup(arrow(project, split),
                        *(arrow(split, lane) for lane in lanes),
                        *(arrow(lane, join) for lane in lanes), arrow(join, w_o))
         name = self.code("nn.MultiheadAttention", 24)
         name.next_to(row, UP, buff=0.35).align_to(row, LEFT)
         layer = VGroup(name, row, links)
-        box = frame(layer, MUTED, buff=0.25)
+        box = frame(layer, MUTED, buff=0.2)
         before = self.label("token rows + position rows = E", 20, MUTED)
         after = VGroup(self.label("residual: E′ = E + ΔE", 20, MUTED),
                        self.label("prediction MLP and vocabulary", 20, MUTED))
@@ -204,17 +216,17 @@ class PyTorchLayer(LibraryScene):
         return block
 
     def copied_weights(self) -> None:
-        side, size = 0.9, 22
+        side, size = 0.8, FIGURE
         d, j = "dims.d_model", "dims.joined"
         kinds = ("W_Q", "W_K", "W_V")
         # Ours act as E W, [in, out]: each head's outputs are a band of columns. W_O takes
         # the joined heads in, so its head bands are rows. PyTorch stores [out, in].
         ours = VGroup(*(self.weight_block(side, False) for _ in kinds))
-        ours.arrange(DOWN, buff=0.2)
-        ours.add(self.weight_block(side, True).next_to(ours, DOWN, buff=0.45))
+        ours.arrange(DOWN, buff=0.15)
+        ours.add(self.weight_block(side, True).next_to(ours, DOWN, buff=0.35))
         theirs = VGroup(*(self.weight_block(side, True) for _ in kinds)).arrange(DOWN, buff=0)
         theirs.add(self.weight_block(side, False))
-        theirs.next_to(ours, RIGHT, buff=2.4)
+        theirs.next_to(ours, RIGHT, buff=1.8)
         theirs[:3].move_to([theirs.get_x(), ours[:3].get_y(), 0])
         theirs[3].set_y(ours[3].get_y())
         our_names = VGroup(*(self.bound(kind + " [{a}, {b}]", size, mono=True, a=d, b=j)
@@ -234,22 +246,22 @@ class PyTorchLayer(LibraryScene):
         names[1].move_to([names[0].get_center()[0], theirs[3].get_y(), 0])
         names[1].align_to(names[0], LEFT)
         moves = VGroup(*(arrow(a, b) for a, b in zip(ours, theirs, strict=True)))
-        heads = VGroup(*(self.head_label(h, 20) for h in self.heads)).arrange(RIGHT, buff=0.3)
+        headers = headers_above([(self.label("scratch layer: [in, out]", size, MUTED),
+                                  VGroup(our_names, ours)),
+                                 (self.label("PyTorch: [out, in]", size, MUTED),
+                                  VGroup(theirs, their_names))], buff=0.25)
+        # The key to the bands, on a line of its own above both columns: beside the blocks
+        # it would take the width their names need.
+        heads = VGroup(*(self.head_label(h, size) for h in self.heads)).arrange(RIGHT, buff=0.3)
         each = self.bound("one head, its whole matrix {s}" if len(self.heads) == 1 else
-                          "one band per head, each {s}", 20, MUTED, s="shapes.W_Q")
+                          "one band per head, each {s}", size, MUTED, s="shapes.W_Q")
         legend = VGroup(each, heads).arrange(RIGHT, buff=0.3)
         heads.shift(UP * (baseline(each) - baseline(heads[0])))
-        legend.next_to(ours, UP, buff=0.2)
-        legend.shift(RIGHT * (ours.get_x() - heads.get_x()))
-        headers = headers_above([(self.label("scratch layer: [in, out]", size - 2, MUTED),
-                                  VGroup(ours, legend)),
-                                 (self.label("PyTorch: [out, in]", size - 2, MUTED), theirs)])
-        headers[0].set_x(ours.get_x())
-        note = self.label("bias=False, no dropout: nothing else is added", 20, MUTED)
-        body = VGroup(ours, theirs, moves, our_names, their_names, brace, names, legend,
-                      headers)
+        note = self.label("bias=False, no dropout: nothing else is added", size, MUTED)
+        body = VGroup(ours, theirs, moves, our_names, their_names, brace, names, headers)
+        legend.next_to(body, UP, buff=0.3)
         note.next_to(body, DOWN, buff=0.3)
-        place(VGroup(body, note))
+        place(VGroup(legend, body, note))
         squares = VGroup(*(block.square for block in ours))
         self.say("We copy the scratch layer's own parameters instead of drawing random ones.",
                  Fade(VGroup(squares, our_names, headers[0])), self.point_at(ours, our_names))
@@ -257,7 +269,7 @@ class PyTorchLayer(LibraryScene):
                     else "Each block holds every head's matrix, {s}, side by side: one band "
                     "of columns per head.")
         self.say(template, Fade(VGroup(*(block.bands for block in ours))), Fade(legend),
-                 self.point_at(ours[0], legend), s="shapes.W_Q")
+                 self.point_at(legend, ours[0], each=True), s="shapes.W_Q")
         self.say("PyTorch stores each weight transposed, as [out, in]: Q, K and V stack "
                  "into in_proj_weight, {i}, and W_O fills out_proj.weight, {o}.",
                  Fade(headers[1]),
@@ -383,11 +395,11 @@ class PyTorchLayer(LibraryScene):
         left = VGroup(code, VGroup(delta_row, a_row)).arrange(DOWN, buff=0.55,
                                                              aligned_edge=LEFT)
         tokens = self.ws.length
-        cell = min(0.35, 5.6 / (len(self.heads) * tokens), 3.6 / tokens)
+        cell = min(0.35, 5.6 / (len(self.heads) * tokens), 3.4 / tokens)
         grids = self.library_grids(cell)
         shown = VGroup(*grids).arrange(RIGHT, buff=0.35)
         tokens_named = self.token_axes(grids, cell)
-        heads = VGroup(*(self.head_label(h, SMALL).next_to(VGroup(g, columns), UP, buff=0.15)
+        heads = VGroup(*(self.head_label(h, FIGURE).next_to(VGroup(g, columns), UP, buff=0.15)
                          for h, g, columns in zip(self.heads, grids, tokens_named.columns,
                                                   strict=True)))
         axes = self.label("each grid: receivers ↓, sources →", SMALL, MUTED)
@@ -433,7 +445,7 @@ class PyTorchLayer(LibraryScene):
         legend = VGroup(*(VGroup(mask_cell(0.3, masked, hatched=True),
                                  self.label(text, SMALL, MUTED)).arrange(RIGHT, buff=0.15)
                           for masked, text in entries))
-        return legend.arrange(RIGHT, buff=0.5)
+        return legend.arrange(DOWN, buff=0.15, aligned_edge=LEFT)
 
     def token_axes(self, grids: Sequence[VGroup], cell: float) -> VGroup:
         """The sentence's tokens along the grids' axes: each receiver's word left of the
@@ -521,7 +533,11 @@ class PyTorchLayer(LibraryScene):
         return made
 
     def agreement(self) -> None:
-        cell = self.grids[0].width / self.ws.length
+        count, tokens = len(self.heads), self.ws.length
+        # Two grids per head and the receivers' words in the content's width, at no more
+        # than the returned grids' cell: the heads' names then keep their size.
+        room = CONTENT_WIDTH - ROW_WORDS - count * 0.25 - (count - 1) * 0.5
+        cell = min(self.grids[0].width / tokens, room / (2 * count * tokens))
         ours = self.scratch_grids(cell)
         targets = [g.copy() for g in self.grids]
         pairs = VGroup(*(VGroup(mine, target).arrange(RIGHT, buff=0.25)
@@ -560,22 +576,8 @@ class PyTorchLayer(LibraryScene):
         self.pictures = VGroup(*ours, *self.grids, names, heads, axes, self.legend)
 
     def numbers(self) -> None:
-        weights, delta = self.strongest(20), self.delta_rows(20)
-        rows = [[self.label("largest difference in ΔE", 20),
-                 self.num("mha.single.max_diff_delta", 22)],
-                [self.label("largest difference in A", 20),
-                 self.num("mha.single.max_diff_A", 22)]]
-        table = grid(rows, h_buff=0.6, v_buff=0.3)
-        verdict = self.bound("computed with {b}-bit numbers: equal up to rounding", 20, INK,
-                             b="mha.single.bits")
-        agrees = bool(self.v.value("mha.notebook.agrees"))
-        said = ("the notebook's {n}-bit numbers: the same to the digits shown" if agrees
-                else "the notebook's {n}-bit numbers: last digits may differ")
-        notebook = self.bound(said, 20, MUTED, n="mha.notebook.bits")
-        block = VGroup(table, verdict, notebook).arrange(DOWN, buff=0.3)
-        card = VGroup(block, frame(block, MUTED, 0.25))
-        right = VGroup(delta, card).arrange(DOWN, buff=0.5, aligned_edge=LEFT)
-        place(VGroup(weights, right).arrange(RIGHT, buff=0.9, aligned_edge=UP))
+        weights, delta = self.strongest(FIGURE), self.delta_rows(FIGURE)
+        place(VGroup(weights, delta).arrange(RIGHT, buff=0.9, aligned_edge=UP))
         self.play(Fade(self.pictures, appear=False), *self.unpointed(), run_time=0.5)
         receiver = self.ws.sentences[self.ws.walkthrough][-1]
         self.say("At the receiver “{w}”, each head's strongest weights come out the same "
@@ -583,6 +585,30 @@ class PyTorchLayer(LibraryScene):
                  words={"w": receiver})
         self.say("So does the receiver's row of ΔE, number for number.", Fade(delta),
                  self.point_at(delta))
+        self.weights, self.delta = weights, delta
+
+    def differences(self) -> None:
+        """The largest gaps between the layers and the width they computed in, under the
+        row of ΔE (the weights make way: side by side, all three would not fit at the
+        figures' size)."""
+        rows = [[self.label("largest difference in ΔE", FIGURE),
+                 self.num("mha.single.max_diff_delta", 22)],
+                [self.label("largest difference in A", FIGURE),
+                 self.num("mha.single.max_diff_A", 22)]]
+        table = grid(rows, h_buff=0.6, v_buff=0.3)
+        verdict = self.bound("computed with {b}-bit numbers: equal up to rounding", FIGURE,
+                             INK, b="mha.single.bits")
+        agrees = bool(self.v.value("mha.notebook.agrees"))
+        said = ("the notebook's {n}-bit numbers: the same to the digits shown" if agrees
+                else "the notebook's {n}-bit numbers: last digits may differ")
+        notebook = self.bound(said, FIGURE, MUTED, n="mha.notebook.bits")
+        block = VGroup(table, verdict, notebook).arrange(DOWN, buff=0.3)
+        card = VGroup(block, frame(block, MUTED, 0.25))
+        delta = self.delta.copy()
+        place(VGroup(delta, card).arrange(DOWN, buff=0.5))
+        with self.silence("the weights make way for the differences"):
+            self.play(Fade(self.weights, appear=False), self.delta.animate.move_to(delta),
+                      *self.unpointed(), run_time=0.6)
         self.say("Entry by entry, the largest difference in ΔE is {d}, and in the weights "
                  "{a}.", Fade(VGroup(table, card[1])), self.point_at(table),
                  d="mha.single.max_diff_delta", a="mha.single.max_diff_A")
@@ -593,4 +619,3 @@ class PyTorchLayer(LibraryScene):
                     "The lesson's notebook computes with {n}-bit numbers, so its last digits "
                     "may differ from these.")
         self.say(template, Fade(notebook), self.point_at(notebook), n="mha.notebook.bits")
-

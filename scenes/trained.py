@@ -46,7 +46,10 @@ from scenes.kit.topic import (
 __all__ = ["TrainedComparison"]
 
 CHART_WIDTH = 6.4
-"""Length of a dot chart's axis, from zero to a little past the largest figure."""
+"""Length of a bar at the largest parameter count, and of the zoomed dot chart's axis."""
+DOT_AXIS = 5.0
+"""Length of a dot chart's axis from zero, a little past the largest figure: shorter than
+:data:`CHART_WIDTH`, as the figures written beside each row take two lines' width."""
 RESULTS = "trained.results"
 PAD_SHARE = 3 / 8
 """How much of the window a short prompt's pads take in the masked grids' picture."""
@@ -175,7 +178,7 @@ class TrainedComparison(LibraryScene):
     def counted(self, stages: list[Mobject], counts: list[str | None]) -> tuple[VGroup, VGroup,
                                                                                    VGroup]:
         """Stages left to right with arrows, each stage's parameter count under it."""
-        row = VGroup(*stages).arrange(RIGHT, buff=0.55)
+        row = VGroup(*stages).arrange(RIGHT, buff=0.45)
         arrows = VGroup(*(arrow(a, b) for a, b in itertools.pairwise(stages)))
         numbers = VGroup()
         floor = row.get_bottom()[1] - 0.3
@@ -226,7 +229,9 @@ class TrainedComparison(LibraryScene):
             swatch = Square(0.24, stroke_width=0.8, stroke_color=FAINT, fill_color=fill,
                             fill_opacity=opacity)
             items.add(VGroup(swatch, self.label(text, 20)).arrange(RIGHT, buff=0.12))
-        return items.arrange(RIGHT, buff=0.35)
+        items.arrange(RIGHT, buff=0.35)
+        items[2].next_to(items[0], DOWN, buff=0.12, aligned_edge=LEFT)  # two lines: narrow
+        return items
 
     def total(self, key: str) -> Mobject:
         return self.bound("{p} parameters in all", 26, INK, p=key)
@@ -277,16 +282,18 @@ class TrainedComparison(LibraryScene):
         a = f"trained.heads{heads}"
         rows = self.box(self.rows_icon(6), self.label("token table", 20),
                         self.label("+ position table", 20, MUTED))
-        grids = VGroup(*(self.masked_grid(self.head_colour(h + 1), 1.9 if heads == 1 else 1.0)
+        grids = VGroup(*(self.masked_grid(self.head_colour(h + 1), 1.7 if heads == 1 else 0.9)
                          for h in range(heads)))
         grids.arrange(RIGHT, buff=0.15)
         pads = self.label("pad sources", 20, MUTED).next_to(grids[0], DOWN, buff=0.12)
         pads.align_to(grids[0], LEFT)
-        weights = VGroup(grids, pads, self.bound(
-            "weights, {c} × {c}: a row per receiver, a column per source", 20, INK,
-            c="trained.context"), self.grid_key(self.head_colour(1)))
-        VGroup(weights[2], weights[3]).arrange(DOWN, buff=0.15, aligned_edge=LEFT).next_to(
-            grids, RIGHT, buff=0.3)
+        meaning = VGroup(self.bound("weights, {c} × {c}:", 20, INK, c="trained.context"),
+                         self.label("a row per receiver,", 20),
+                         self.label("a column per source", 20))
+        meaning.arrange(DOWN, buff=0.1, aligned_edge=LEFT)
+        weights = VGroup(grids, pads, meaning, self.grid_key(self.head_colour(1)))
+        VGroup(weights[2], weights[3]).arrange(DOWN, buff=0.2, aligned_edge=LEFT).next_to(
+            grids, RIGHT, buff=0.3).align_to(grids, UP)
         layer = self.box(self.label("Q, K, V and W_O", 20, INK),
                          self.bound("four {w} × {w}", 20, MUTED, w="trained.width"),
                          colour=INK)
@@ -300,9 +307,15 @@ class TrainedComparison(LibraryScene):
         position = self.bound("+ {p} for positions", 20, MUTED, p=f"{a}.parts.position")
         position.next_to(rows.count, DOWN, buff=0.15)
         total = self.total(f"{a}.params")
-        total.next_to(VGroup(numbers, position), DOWN, buff=0.5)
+        # under the right-hand counts, level with the positions' line under the first
+        total.next_to(numbers, DOWN, buff=0.2).align_to(numbers, RIGHT)
         weights.next_to(layer, UP, buff=0.25).align_to(layer, LEFT)
         picture = VGroup(row, arrows, numbers, position, total, weights)
+        total_sum = self.bound("{h} heads × {k} × ({w} × {d}) + {w} × {w} = {p}", 22, INK,
+                               h=f"{a}.heads", k="trained.projections", w="trained.width",
+                               d=f"{a}.d_head", p=f"{a}.parts.attention")
+        if heads != self.heads[0]:  # the heads' sum, said below, has its line under all
+            picture.add(total_sum.next_to(VGroup(numbers, position, total), DOWN, buff=0.3))
         place(picture)
         if heads != self.heads[0]:  # the parts around the heads were said for the first
             cut, joined = self.slices(a, heads, layer)
@@ -313,12 +326,6 @@ class TrainedComparison(LibraryScene):
             self.say("Each has its own softmax and grid of weights; their messages are joined "
                      "back to {w} before W_O.", Fade(weights), Fade(joined),
                      self.point_at(weights, joined, each=True), w="trained.width")
-            total_sum = self.bound("{h} heads × {k} × ({w} × {d}) + {w} × {w} = {p}", 22, INK,
-                                   h=f"{a}.heads", k="trained.projections", w="trained.width",
-                                   d=f"{a}.d_head", p=f"{a}.parts.attention")
-            total_sum.next_to(VGroup(numbers, position, total), DOWN, buff=0.3)
-            if total_sum.get_bottom()[1] < CONTENT_BOTTOM:
-                total_sum.shift(UP * (CONTENT_BOTTOM - total_sum.get_bottom()[1]))
             self.say("{h} heads times {k} slices of {w} by {d}, plus W_O's {w} by {w}: {p} "
                      "parameters.", Fade(cut, appear=False), Fade(joined, appear=False),
                      Fade(layer.count), Fade(total_sum),
@@ -368,20 +375,20 @@ class TrainedComparison(LibraryScene):
                                     fill_opacity=0.85) for h in range(heads)))
         pieces.arrange(RIGHT, buff=0)
         sizes = VGroup(*(self.num(f"{a}.d_head", 20, INK, mono=False)
-                         .next_to(piece, DOWN, buff=0.1) for piece in pieces))
+                         .next_to(piece, DOWN, buff=0.05) for piece in pieces))
         name = self.bound("a projected row of {w}, cut into {h:head}", 20, MUTED,
-                          w="trained.width", h=f"{a}.heads").next_to(pieces, UP, buff=0.12)
+                          w="trained.width", h=f"{a}.heads").next_to(pieces, UP, buff=0.14)
         cut = VGroup(name, pieces, sizes)
         cut.pieces = VGroup(pieces, sizes)
         bar = Rectangle(width=width, height=0.32, stroke_width=0, fill_color=MUTED,
                         fill_opacity=0.8)
         caption = self.bound("their messages, joined: {w} again, into W_O", 20, MUTED,
-                             w="trained.width").next_to(bar, DOWN, buff=0.12)
-        joined = VGroup(bar, caption).next_to(cut, DOWN, buff=0.45)
+                             w="trained.width").next_to(bar, DOWN, buff=0.08)
+        joined = VGroup(bar, caption).next_to(cut, DOWN, buff=0.3)
         picture = VGroup(cut, joined)
-        left = layer.get_right()[0] + 0.5
-        fit(picture, 6.9 - left, layer.get_bottom()[1] - 0.3 - CONTENT_BOTTOM)
-        picture.next_to([left, layer.get_bottom()[1] - 0.3, 0], DOWN + RIGHT, buff=0)
+        left, top = layer.get_right()[0] + 0.5, layer.get_bottom()[1] - 0.2
+        fit(picture, 6.9 - left, top - CONTENT_BOTTOM)
+        picture.next_to([left, top, 0], DOWN + RIGHT, buff=0)
         return cut, joined
 
     def residual(self, arrows: VGroup, layer: Mobject) -> tuple[VGroup, VMobject]:
@@ -425,7 +432,7 @@ class TrainedComparison(LibraryScene):
             total = self.num(f"trained.{model}.params", 22, INK, mono=False)
             rows.append([self.name_of(model, 22), VGroup(segments, total)])
             total.next_to(segments, RIGHT, buff=0.2)
-        table = grid(rows, h_buff=0.4, v_buff=0.6)
+        table = grid(rows, h_buff=0.4, v_buff=0.5)
         for cell in (row[1] for row in rows):
             cell.align_to(rows[0][1], LEFT)
         legend = VGroup()
@@ -444,13 +451,14 @@ class TrainedComparison(LibraryScene):
             note.next_to(tip, DOWN, buff=0.08).shift(RIGHT * (note.width / 2 + 0.15))
             callouts.add(VGroup(note, Line(tip, note.get_left() + LEFT * 0.04,
                                            color=self.head_colour(1), stroke_width=2)))
-        small = self.bound("attention {a} · hidden layer: {n} with attention, {m} in the MLP, "
-                           "which reads {f}", 22, INK,
-                           a=f"trained.heads{first}.parts.attention",
-                           n=f"trained.heads{first}.parts.hidden",
-                           m="trained.mlp.parts.hidden", f="trained.mlp.flat_width")
+        small = VGroup(self.bound("attention {a} · hidden layer with attention {n}", 22, INK,
+                                  a=f"trained.heads{first}.parts.attention",
+                                  n=f"trained.heads{first}.parts.hidden"),
+                       self.bound("hidden layer in the MLP, which reads {f}: {m}", 22, INK,
+                                  m="trained.mlp.parts.hidden", f="trained.mlp.flat_width"))
+        small.arrange(DOWN, buff=0.15)
         table.add(callouts)
-        place(VGroup(table, legend, small).arrange(DOWN, buff=0.45))
+        place(VGroup(table, legend, small).arrange(DOWN, buff=0.4))
         self.say("Side by side, each bar split by part.",
                  LaggedStart(*(Fade(VGroup(*row)) for row in rows), Fade(legend),
                              lag_ratio=0.3), self.point_at(table))
@@ -500,22 +508,24 @@ class TrainedComparison(LibraryScene):
         """
         seeds = len(self.v.value(f"{RESULTS}.seeds"))
         largest = max(float(self.v.value(f"{RESULTS}.{m}.{metric}_high")) for m in self.models)
-        unit = CHART_WIDTH / (largest * 1.08)
+        unit = DOT_AXIS / (largest * 1.08)
         rows, marks = [], []
         for model in self.models:
             key = f"{RESULTS}.{model}.{metric}"
-            axis = Line([0, 0, 0], [CHART_WIDTH, 0, 0], color=FAINT, stroke_width=2)
+            axis = Line([0, 0, 0], [DOT_AXIS, 0, 0], color=FAINT, stroke_width=2)
             dots = VGroup(*(Dot([unit * float(self.v.value(f"{key}[{s}]")), 0, 0], radius=0.09,
                                 color=INK, fill_opacity=0.85)
                             for s in range(seeds)))
             mean = unit * float(self.v.value(f"{key}_mean"))
             tick = Line([mean, -0.26, 0], [mean, 0.26, 0], color=MUTED,
                         stroke_width=4)
-            figures = self.bound("mean {m}, from {lo} to {hi}", 22, INK, m=f"{key}_mean",
-                                 lo=f"{key}_low", hi=f"{key}_high")
-            rows.append([self.name_of(model, 24), VGroup(axis, dots, tick), figures])
+            figures = VGroup(self.bound("mean {m}", 22, INK, m=f"{key}_mean"),
+                             self.bound("from {lo} to {hi}", 22, MUTED, lo=f"{key}_low",
+                                        hi=f"{key}_high"))
+            figures.arrange(DOWN, buff=0.08, aligned_edge=LEFT)
+            rows.append([self.name_of(model, 22), VGroup(axis, dots, tick), figures])
             marks.append((dots, tick))
-        table = grid(rows, h_buff=0.45, v_buff=0.55, aligns="lll")
+        table = grid(rows, h_buff=0.45, v_buff=0.4, aligns="lll")
         scale = self.axis_ticks(rows[-1][1][0], unit, metric)
         legend = self.label(axis_name + " · one dot per seed · a tall tick marks the mean", 20,
                             MUTED)
@@ -646,6 +656,7 @@ class TrainedComparison(LibraryScene):
         rows = []
         for model in self.models:
             text = self.bound("{c}", 22, INK, c=f"{RESULTS}.{model}.continuations[0]")
+            fit(text, CONTENT_WIDTH)  # a long sample shrinks alone, not the figures with it
             rows.append(VGroup(self.name_of(model, 22), text).arrange(DOWN, buff=0.12,
                                                                       aligned_edge=LEFT))
         table = VGroup(*rows).arrange(DOWN, buff=0.35, aligned_edge=LEFT)

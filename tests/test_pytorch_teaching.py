@@ -496,7 +496,7 @@ def test_the_agreement_shows_the_measured_gap(shown, label: str) -> None:
     doc = ws.document
     first = next(iter(doc["sentences"]))
     case = reference.sentence(doc, first)
-    section = next(s for s in shown[label]["sections"] if s["name"] == "numbers")
+    section = next(s for s in shown[label]["sections"] if s["name"] == "differences")
     model = TinyLM.from_worksheet(ws)
     E = torch.tensor(reference.embed(doc, first))
     with torch.no_grad():
