@@ -15,7 +15,7 @@ read back to give its size and frame rate. Defaults: three scenes of different k
 counts, clip by clip, the figures of a build whose glyph box is shorter than the hall's
 least height (2.5% of the frame: 27 px at 1080p, 12 px at 480p).
 
-    .venv/bin/python bench/hall.py --lesson [--jobs N] [--frames]
+    .venv/bin/python bench/hall.py --lesson [--jobs N] [--frames] [--out OUT]
 
 times the whole narrated lesson as ``lecture build --quality hall -j N`` makes it from an
 empty speech cache (wall clock, and CPU seconds of the build and all its workers), then
@@ -23,7 +23,8 @@ splits that CPU: speech (every sentence of the build synthesised again, by N wor
 each scene's own work and Cairo's drawing (each scene rendered silent at the hall quality
 in the ``logic`` and ``draw`` ways above), and the rest, which is encoding, muxing the
 sound, and the script, storyboard and deck. ``--frames`` also times ``lecture check
---frames`` of that build. About half an hour on two cores.
+--frames`` of that build; ``--out OUT`` keeps the build in OUT. About half an hour on two
+cores.
 """
 
 from __future__ import annotations
@@ -112,18 +113,23 @@ def _children_cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def timed_lecture(*args: str | Path, env: dict[str, str]) -> tuple[float, float]:
-    """Wall clock and CPU seconds (the command and every process it waited for)."""
+def timed_lecture(*args: str | Path, env: dict[str, str],
+                  may_fail: bool = False) -> tuple[float, float]:
+    """Wall clock and CPU seconds (the command and every process it waited for). A failure
+    ends the measurement, or with ``may_fail`` is printed and the measurement goes on."""
     command = [str(Path(sys.executable).parent / "lecture"), *map(str, args)]
     cpu, started = _children_cpu(), time.perf_counter()
     process = subprocess.run(command, capture_output=True, text=True, check=False, env=env)
     wall = time.perf_counter() - started
     if process.returncode != 0:
-        sys.exit(f"failed: {' '.join(command)}\n{process.stderr[-2000:]}")
+        failure = f"failed: {' '.join(command)}\n{process.stdout[-3000:]}{process.stderr[-2000:]}"
+        if not may_fail:
+            sys.exit(failure)
+        print(failure, flush=True)
     return wall, _children_cpu() - cpu
 
 
-def lesson(jobs: int, frames: bool) -> None:
+def lesson(jobs: int, frames: bool, keep: Path | None) -> None:
     """See the module's ``--lesson``."""
     spec = importlib.util.spec_from_file_location("bench_narration",
                                                   ROOT / "bench" / "narration.py")
@@ -133,7 +139,7 @@ def lesson(jobs: int, frames: bool) -> None:
     spec.loader.exec_module(narration)
     print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores, -j {jobs}")
     with tempfile.TemporaryDirectory(prefix="lecture-bench-lesson-") as folder:
-        work, out = Path(folder), Path(folder) / "hall"
+        work, out = Path(folder), keep or Path(folder) / "hall"
         env = {**os.environ, "LECTURE_SPEECH_CACHE": str(work / "speech")}
         wall, cpu = timed_lecture("build", "--quality", "hall", "-j", str(jobs), "--out", out,
                                   env=env)
@@ -142,10 +148,11 @@ def lesson(jobs: int, frames: bool) -> None:
         video = sum(m["duration"] for m in manifests)
         size = sum(p.stat().st_size for p in (out / "video").glob("*.mp4"))
         print(f"build: {len(manifests)} clips, {video:.0f} s of video, {size / 1e6:.0f} MB; "
-              f"{wall:.0f} s wall, {cpu:.0f} s CPU")
+              f"{wall:.0f} s wall, {cpu:.0f} s CPU", flush=True)
         if frames:
-            check_wall, check_cpu = timed_lecture("check", "--frames", "--out", out, env=env)
-            print(f"check --frames: {check_wall:.0f} s wall, {check_cpu:.0f} s CPU")
+            check_wall, check_cpu = timed_lecture("check", "--frames", "--out", out, env=env,
+                                                  may_fail=True)
+            print(f"check --frames: {check_wall:.0f} s wall, {check_cpu:.0f} s CPU", flush=True)
         texts = sorted({c["spoken"] for m in manifests for c in m["captions"]})
         shares = [(texts[i::jobs], str(work / "again")) for i in range(jobs)]
         with ProcessPoolExecutor(jobs) as pool:
@@ -196,6 +203,9 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--frames", action="store_true",
                         help="with --lesson: also time check --frames of that build")
+    parser.add_argument("--out", type=Path, metavar="OUT",
+                        help="with --lesson: build into OUT and keep it (default: a "
+                        "temporary folder)")
     parser.add_argument("--one", nargs=3, metavar=("SCENE", "QUALITY", "MODE"),
                         help=argparse.SUPPRESS)
     options = parser.parse_args()
@@ -206,7 +216,7 @@ def main() -> None:
         count_small_glyphs(options.glyphs)
         return
     if options.lesson:
-        lesson(options.jobs, options.frames)
+        lesson(options.jobs, options.frames, options.out)
         return
     print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
     print(f"{'scene':22s} {'quality':7s} {'clip':>18s} {'total':>7s} {'scene':>7s} "
