@@ -197,7 +197,7 @@ HALL_GLYPH = 0.025
 the back of a lecture hall (27 px at 1080p, 12 px at 480p)."""
 HALL_READY = {"MayaRecall", "SeveralKindsOfDetail", "OneHeadTwoHeads", "SettingAndPerson",
               "ReceiverProjections", "HeadWalkthrough1", "HeadWalkthrough2", "AttentionGrids",
-              "BiasFlag"}
+              "BiasFlag", "ImagePatches", "BatchLab"}
 """The scenes laid out for the hall so far: every figure they show, on every test worksheet,
 is at least :data:`HALL_GLYPH` of the frame tall (``bench/hall.py --glyphs`` counts the
 rest's figures below it in a build)."""
