@@ -26,6 +26,7 @@ from manim import (
 
 from scenes.kit import (
     INK,
+    LEAST_FIGURE_SIZE,
     MUTED,
     Fade,
     baseline,
@@ -63,8 +64,8 @@ LABEL = 20
 """Side labels, headers and notes."""
 SMALL = 18
 """Labels inside a dense picture (each block's shape, a word above its id)."""
-PIECE = 16
-"""Token positions written inside the joined rows' pieces."""
+PIECE = LEAST_FIGURE_SIZE
+"""Token positions written inside the joined rows' pieces (figures: the least size)."""
 
 
 def _cell_lines(box: Rectangle, rows: int, columns: int) -> VGroup:
@@ -185,47 +186,72 @@ class BatchLab(LibraryScene):
 
     # ------------------------------------------------------------------ embedding
 
-    def embedding(self) -> None:
+    def lookup(self, shown: int) -> VGroup:
+        """The first sentence's first ``shown`` tokens, each a sum written down a column: its
+        word, its id, its row of the token table, its row of the position table and their
+        sum, its row of E; the lines' names on the left, "…" after the last column when the
+        sentence is longer.
+
+        The group's ``names`` (id, token table row, position row, row of E), ``signs`` (the
+        "+" and "=" before the last two lines) and ``lines`` (words, ids, token rows,
+        position rows, rows of E, each a list by column) are its parts; ``more`` is "…" or
+        empty."""
         first = next(iter(self.ws.sentences))
-        length = self.ws.length
-        shown = range(min(3, length))
-        size = LABEL
-        rows = []
-        for j in shown:
+        size = LEAST_FIGURE_SIZE
+        lines: list[list[Mobject]] = [[], [], [], [], []]
+        for j in range(shown):
             token = int(self.v.value(f"lab.X[0][{j}]"))
-            rows.append([self.word(self.ws.sentences[first][j], 22, MUTED),
-                         self.num(f"lab.X[0][{j}]", size),
-                         self.label("→", size, MUTED), self.vec(f"params.tok_emb[{token}]", size),
-                         self.label("+", size, MUTED), self.vec(f"params.pos_emb[{j}]", size),
-                         self.label("=", size, MUTED), self.vec(f"{first}.E[{j}]", size)])
-        table = grid(rows, h_buff=0.4, v_buff=0.3, aligns="rcclclcl")
-        columns = [[row[k] for row in rows] for k in range(len(rows[0]))]
-        headers = VGroup(*(made.next_to(VGroup(*columns[k]), UP, buff=0.3)
-                           for k, made in ((1, self.label("id", LABEL, MUTED)),
-                                           (3, self.label("token table row", LABEL,
-                                                          MUTED)),
-                                           (5, self.label("position row", LABEL, MUTED)),
-                                           (7, self.label("row of E", LABEL, MUTED)))))
-        for header, k in zip(headers[1:], (3, 5, 7), strict=True):  # one line, each over
-            header.shift(UP * (baseline(headers[0]) - baseline(header)))  # its column
-            header.align_to(VGroup(*columns[k]), LEFT)
-        more = self.label("⋮", size, MUTED).next_to(VGroup(*columns[7]), DOWN, buff=0.3)
-        lookup = VGroup(headers, table, *([more] if length > len(shown) else []))
+            for line, made in zip(lines, (
+                    self.word(self.ws.sentences[first][j], 22, MUTED),
+                    self.num(f"lab.X[0][{j}]", size), self.vec(f"params.tok_emb[{token}]", size),
+                    self.vec(f"params.pos_emb[{j}]", size), self.vec(f"{first}.E[{j}]", size)),
+                    strict=True):
+                line.append(made)
+        names = VGroup(*(self.label(text, LABEL, MUTED) for text in (
+            "id", "token table row", "position row", "row of E")))
+        signs = VGroup(self.label("+", size, MUTED), self.label("=", size, MUTED))
+        pitch, sign_x, gap = 0.55, 0.35, 0.5
+        ys = [-k * pitch for k in range(len(lines))]
+        for name, y in zip(names, ys[1:], strict=True):
+            name.shift(UP * (y - baseline(name)) + RIGHT * -name.get_right()[0])
+        for sign, y in zip(signs, ys[3:], strict=True):
+            sign.move_to([sign_x, 0, 0]).shift(UP * (y - baseline(sign)))
+        left = sign_x + 0.45
+        for j in range(shown):
+            column = [line[j] for line in lines]
+            middle = left + max(cell.width for cell in column) / 2
+            for cell, y in zip(column, ys, strict=True):
+                cell.set_x(middle).shift(UP * (y - baseline(cell)))
+            left = middle + max(cell.width for cell in column) / 2 + gap
+        more = VGroup()
+        if self.ws.length > shown:
+            more.add(self.label("…", 22, MUTED).next_to(lines[0][-1], RIGHT, buff=gap))
+        made = VGroup(names, signs, *(VGroup(*line) for line in lines), more)
+        made.names, made.signs, made.lines, made.more = names, signs, lines, more
+        return made
+
+    def embedding(self) -> None:
+        length = self.ws.length
         batch = len(self.ws.sentences)
         cell = min(0.3, 2.6 / length)
         block = slab_stack(self.ws.d_model * cell, length * cell, batch, [])
         name = self.shape("E", "lab.shape.E", 22).next_to(block, DOWN, buff=0.25)
         stacked = VGroup(block, name)
-        place(VGroup(lookup, stacked).arrange(RIGHT, buff=0.5))
-        tok, pos, out = (VGroup(*columns[k]) for k in (3, 5, 7))
+        # As many tokens as fit beside the stacked block at full size (at least one).
+        for shown in range(min(3, length), 0, -1):
+            lookup = self.lookup(shown)
+            if lookup.width + 0.6 + stacked.width <= CONTENT_WIDTH:
+                break
+        place(VGroup(lookup, stacked).arrange(RIGHT, buff=0.6))
+        words, ids, tok, pos, out = (VGroup(*line) for line in lookup.lines)
+        names, (plus, equals) = lookup.names, lookup.signs
         self.say("Embedding looks up each id's row in the token table.",
-                 Fade(VGroup(*columns[0], *columns[1], *columns[2], tok)),
-                 Fade(VGroup(headers[0], headers[1])), self.point_at(tok, headers[1]))
+                 Fade(VGroup(words, lookup.more, ids, names[0], tok, names[1])),
+                 self.point_at(tok, names[1]))
         self.say("Each position adds its own row from the position table.",
-                 Fade(VGroup(*columns[4], pos, headers[2])), self.point_at(pos, headers[2]))
-        self.say("Their sum is the token's row of E.",
-                 Fade(VGroup(*columns[6], out, headers[3], *lookup[2:])),
-                 self.point_at(out, headers[3]))
+                 Fade(VGroup(plus, pos, names[2])), self.point_at(pos, names[2]))
+        self.say("Their sum is the token's row of E.", Fade(VGroup(equals, out, names[3])),
+                 self.point_at(out, names[3]))
         self.say("Every token of every sentence gets its row; stacked, they form E, {e}: "
                  "batch, tokens, width.", Fade(VGroup(*(slab.face for slab in block))),
                  Fade(name), self.point_at(stacked), e="lab.shape.E")
@@ -310,7 +336,7 @@ class BatchLab(LibraryScene):
         scale = min(1.0, (CONTENT_HEIGHT - 0.5 - batch * 0.75) / (batch * height))
         shown = [[_tinted(self.head_colour(h + 1), width / heads * scale, height * scale)
                   for h in range(heads)] for _ in range(batch)]
-        shapes = [[self.bound("[{t}, {d}]", SMALL, MUTED, mono=True, t="dims.tokens",
+        shapes = [[self.bound("[{t}, {d}]", LEAST_FIGURE_SIZE, MUTED, mono=True, t="dims.tokens",
                               d="dims.d_head") for _ in range(heads)] for _ in range(batch)]
         blocks = self.sentence_head_grid(shown, shapes)
         header = depth.copy()
@@ -400,7 +426,7 @@ class BatchLab(LibraryScene):
         def largest(room_w: float, room_h: float) -> float:
             """The largest map whose grid fits the room (names, labels, signs and gaps
             kept)."""
-            return min(2.2, (room_h - 0.9 - (batch - 1) * 0.35) / batch,
+            return min(2.2, (room_h - 1.1 - (batch - 1) * 0.35) / batch,
                        (room_w - 1.4 - heads * 1.8) / (heads * wide))
 
         # The shapes beside the grid, or (for many heads) in a line under it.
@@ -511,7 +537,7 @@ class BatchLab(LibraryScene):
         heads, length = self.ws.n_heads, self.ws.length
         first = next(iter(self.ws.sentences))
         row_h = min(0.36, (CONTENT_HEIGHT - 1.6) / length)
-        width, height = 0.5, row_h - 0.05
+        width, height = 0.56, row_h - 0.05
         heads_above = VGroup(*(self.head_label(h + 1, PIECE) for h in range(heads)))
         source = VGroup(*(VGroup(*(self.piece(f"dims.positions[{t}]", None, h + 1, width,
                                               height) for t in range(length))
@@ -529,13 +555,13 @@ class BatchLab(LibraryScene):
                                                                        strict=True)]
         panels = VGroup(
             self.titled(["messages of", "each head"], VGroup(heads_above, source),
-                        self.num("lab.shape.messages", SMALL, MUTED)),
+                        self.num("lab.shape.messages", LEAST_FIGURE_SIZE, MUTED)),
             self.titled(["right: transpose,", "then reshape"],
                         VGroup(row_words[0], numbers[0], right),
-                        self.num("lab.shape.joined", SMALL, MUTED)),
+                        self.num("lab.shape.joined", LEAST_FIGURE_SIZE, MUTED)),
             self.titled(["wrong: reshape", "directly"],
                         VGroup(row_words[1], numbers[1], wrong),
-                        self.num("lab.shape.joined", SMALL, MUTED)),
+                        self.num("lab.shape.joined", LEAST_FIGURE_SIZE, MUTED)),
         ).arrange(RIGHT, buff=1.0, aligned_edge=UP)
         for made, rows in zip(panels[1:], (right, wrong), strict=True):
             made.shift(UP * (source.get_top()[1] - rows.get_top()[1]))  # rows level
@@ -558,7 +584,7 @@ class BatchLab(LibraryScene):
         else:
             self.say("Reshape directly, and a row holds neighbouring tokens of one head: "
                      "token rows and head rows get mixed.", Fade(panels[2]),
-                     self.point_at(wrong[0], numbers[1][0]))
+                     self.point_at(wrong[0], numbers[1][0], buff=0.03))
         self.say("Both come out as {j}, so nothing warns you: only the transpose makes the "
                  "rows right.", self.point_at(panels[1].under, panels[2].under, each=True),
                  j="lab.shape.joined")
@@ -569,7 +595,7 @@ class BatchLab(LibraryScene):
         """A tensor drawing with its name and (if keyed) its shape under it."""
         texts = [self.label(name, LABEL)]
         if key is not None:
-            texts.append(self.num(key, SMALL, MUTED))
+            texts.append(self.num(key, LEAST_FIGURE_SIZE, MUTED))
         under = VGroup(*texts).arrange(DOWN, buff=0.1)
         made = VGroup(drawing, under.next_to(drawing, DOWN, buff=0.2))
         made.drawing, made.under = drawing, under
@@ -590,13 +616,13 @@ class BatchLab(LibraryScene):
         joined = slab_stack(width, height, batch, parts)
         delta, updated = slab_stack(width, height, batch, []), slab_stack(width, height, batch, [])
         last = self.strip(batch, d_model, cell)
-        logits = self.strip(batch, vocab, min(0.25, 3.4 / vocab))
+        logits = self.strip(batch, vocab, min(0.25, 2.6 / vocab))
         columns = VGroup(self.tensor_column(joined, "joined", "lab.shape.joined"),
                          self.tensor_column(delta, "ΔE", "lab.shape.delta"),
                          self.tensor_column(updated, "E + ΔE", "lab.shape.E"),
                          self.tensor_column(last, "last rows", None),
                          self.tensor_column(logits, "logits", "lab.shape.logits"))
-        columns.arrange(RIGHT, buff=1.25, aligned_edge=UP)
+        columns.arrange(RIGHT, buff=1.15, aligned_edge=UP)
         for made in columns:  # the drawings on one line, each with its labels
             made.shift(UP * (columns[0].drawing.get_y() - made.drawing.get_y()))
         vocabulary = self.bound("vocabulary: {v} words", LABEL, INK, v="dims.vocab")
@@ -619,8 +645,8 @@ class BatchLab(LibraryScene):
                  *shown(0, 1), Create(links[0]), Fade(names[0]),
                  self.point_at(columns[1]), d="lab.shape.delta")
         self.say("The residual adds that update to the embeddings: E + ΔE, still {e}.",
-                 *shown(2), Create(links[1]), Fade(names[1]), self.point_at(columns[2], names[1]),
-                 e="lab.shape.E")
+                 *shown(2), Create(links[1]), Fade(names[1]),
+                 self.point_at(columns[2].under, names[1], each=True), e="lab.shape.E")
         self.say("The prediction MLP reads each sentence's last updated row and gives the "
                  "logits, {l}.", *shown(3, 4), Create(links[2]), Create(links[3]),
                  Fade(VGroup(names[2], names[3])), self.point_at(columns[4]),
@@ -648,9 +674,10 @@ class BatchLab(LibraryScene):
             target = boxes[int(self.v.value(f"lab.y[{i}]"))]
             mark = Triangle(color=INK, fill_color=INK, fill_opacity=1, stroke_width=0)
             mark.scale_to_fit_width(cell * 0.6).next_to(target, DOWN, buff=0.06)
-            label = VGroup(self.word(self.word_of(f"lab.y[{i}]"), SMALL),
-                           self.num(f"lab.y[{i}]", SMALL, MUTED),
-                           self.bound("p = {p}", SMALL, INK, p=f"lab.target_prob[{i}]")
+            label = VGroup(self.word(self.word_of(f"lab.y[{i}]"), LEAST_FIGURE_SIZE),
+                           self.num(f"lab.y[{i}]", LEAST_FIGURE_SIZE, MUTED),
+                           self.bound("p = {p}", LEAST_FIGURE_SIZE, INK,
+                                      p=f"lab.target_prob[{i}]")
                            ).arrange(RIGHT, buff=0.12)
             label[2].shift(RIGHT * 0.15)
             label.next_to(mark, DOWN, buff=0.06)
@@ -673,7 +700,7 @@ class BatchLab(LibraryScene):
                                     **{f"p{i}": f"lab.target_prob[{i}]"
                                        for i in range(len(names))}))
         formula.arrange(DOWN, buff=0.15).next_to(card, DOWN, buff=0.25)
-        picture = VGroup(VGroup(header, rows), VGroup(card, formula)).arrange(RIGHT, buff=1.4)
+        picture = VGroup(VGroup(header, rows), VGroup(card, formula)).arrange(RIGHT, buff=1.0)
         VGroup(card, formula).shift(UP * (rows.get_y() - card.get_y()))
         link = arrow(rows, card)
         place(VGroup(picture, link))

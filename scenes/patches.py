@@ -18,6 +18,7 @@ from manim import (
 from scenes.kit import (
     ELIDE_AFTER,
     INK,
+    LEAST_FIGURE_SIZE,
     MUTED,
     Fade,
     fit,
@@ -82,10 +83,10 @@ class ImagePatches(LibraryScene):
         """Grey level of a pixel value (clipped to the range zero to one)."""
         return interpolate_color(DARK_PIXEL, LIGHT_PIXEL, min(max(pixel, 0.0), 1.0))
 
-    def tile(self, key: str, pixel: float, side: float = 0.62) -> VGroup:
+    def tile(self, key: str, pixel: float, side: float = 0.66) -> VGroup:
         """One pixel value on a square of its own shade, in the ink that reads on it."""
         fill = self.shade(pixel)
-        number = self.num(key, 18, ink_on(fill.to_hex()))
+        number = self.num(key, LEAST_FIGURE_SIZE, ink_on(fill.to_hex()))
         square = Square(side, stroke_width=0.5, stroke_color=MUTED, fill_color=fill,
                         fill_opacity=1)
         return VGroup(square, number.move_to(square))
@@ -149,7 +150,7 @@ class ImagePatches(LibraryScene):
                             s="patches.shape.flat", k="patches.values_per_patch")
         block = VGroup(header, table).arrange(DOWN, buff=0.35)
         self.play(Fade(self.facts, appear=False), *self.unpointed(), run_time=0.5)
-        image, side = VGroup(self.patches, self.patches.outlines), 1.9
+        image, side = VGroup(self.patches, self.patches.outlines), 1.8
         top = CONTENT_TOP - side - 0.3
         fit(block, CONTENT_WIDTH, top - CONTENT_BOTTOM)
         block.move_to([0, top - block.height / 2, 0])
@@ -221,7 +222,7 @@ class ImagePatches(LibraryScene):
         positions = self.matrix("patches.positions", size=20)
         sequence = self.matrix("patches.sequence", size=20)
         plus, equals = self.label("+", 28), self.label("=", 28)
-        equation = VGroup(rows, plus, positions, equals, sequence).arrange(RIGHT, buff=0.5)
+        VGroup(rows, plus, positions).arrange(RIGHT, buff=0.5)
         first, second = (positions.cells[r][0].get_y() for r in (0, 1))
         rows.shift(UP * (second - rows.cells[0][0].get_y()))
         stretch_brackets(rows, first - second, DOWN)
@@ -233,14 +234,16 @@ class ImagePatches(LibraryScene):
         cls_name = self.label("CLS", 20, MUTED).set_y(first)
         cls_name.align_to(rows[2], RIGHT)
         plus.set_y(positions.get_y())
-        equals.set_y(positions.get_y())
         headers = headers_above([(self.bound("CLS + {n} patch rows", 22, n="patches.count"),
                                   rows),
-                                 (self.label("positions", 22), positions),
-                                 (self.shape("sequence", "patches.shape.sequence", 22),
-                                  sequence)])
+                                 (self.label("positions", 22), positions)])
+        # The sum goes on below, as a long equation does: its "=" under the "+".
+        sequence.next_to(VGroup(rows, positions), DOWN, buff=1.0).align_to(positions, LEFT)
+        equals.move_to([plus.get_x(), sequence.get_y(), 0])
+        headers.add(self.shape("sequence", "patches.shape.sequence", 22)
+                    .next_to(sequence, UP, buff=0.3))
         patch_rows = self.bound("{n} patch rows", 22, n="patches.count").move_to(headers[0])
-        place(VGroup(equation, cls, cls_name, headers))
+        place(VGroup(rows, plus, positions, equals, sequence, cls, cls_name, headers))
         patch_rows.move_to(headers[0])
         inner, keys = vector("c", "patches.cls", len(cls))
         self.say("Here are the {n} patch rows.", Fade(VGroup(rows, patch_rows)),
@@ -331,19 +334,20 @@ class ImagePatches(LibraryScene):
         for name, bar in zip(names, updated, strict=True):
             name.next_to(bar, LEFT, buff=0.15)
         rows_out = VGroup(names, updated)
-        outputs = VGroup(self.label("updated rows", 20, MUTED), rows_out).arrange(DOWN, buff=0.25)
+        outputs = VGroup(rows_out, self.label("updated rows", 20, MUTED)).arrange(DOWN, buff=0.25)
         classifier = self.box(self.label("classifier", 22),
                               self.label("final CLS row in,", 20, MUTED),
                               self.label("class probabilities out", 20, MUTED))
-        VGroup(sequence, encoder, outputs, classifier).arrange(RIGHT, buff=0.9)
+        VGroup(sequence, encoder, outputs).arrange(RIGHT, buff=0.9)
         for part in (encoder, rows_out):
             part.shift(UP * (sequence.get_y() - part.get_y()))
-        outputs[0].next_to(rows_out, UP, buff=0.25)
+        outputs[1].next_to(rows_out, DOWN, buff=0.25)
         header.next_to(sequence, UP, buff=0.3)
-        classifier.set_y(updated[0].get_y())
+        # The classifier sits above the rows, fed by the top one: the CLS row.
+        classifier.next_to(updated[0], UP, buff=0.7)
         place(VGroup(header, sequence, encoder, outputs, classifier))
         links = VGroup(arrow(sequence, encoder), arrow(encoder, rows_out),
-                       arrow(updated[0], classifier))
+                       arrow(updated[0], classifier, UP))
         self.say("The rows go into an encoder: layers of attention with no mask, each followed "
                  "by an MLP.", Fade(VGroup(header, sequence)), Fade(encoder), Create(links[0]),
                  self.point_at(encoder))

@@ -237,8 +237,9 @@ def _reference_logits(doc: Any, rows: slice = slice(None)) -> np.ndarray:
 
 @pytest.mark.parametrize("label", LABELS)
 def test_embedding_adds_each_ids_token_row_and_its_position_row(lab, label: str) -> None:
-    """Each row drawn reads: the id, its row of the token table, the position's row, and
-    their sum, the row of E, left to right, every number numpy's to its last digit."""
+    """Each token drawn is a sum written down a column: the id, its row of the token table,
+    the position's row, and their sum, the row of E, top to bottom, every number numpy's to
+    its last digit."""
     ws = load_worksheet(WORKSHEETS[label])
     doc = ws.document
     first = next(iter(doc["sentences"]))
@@ -254,16 +255,16 @@ def test_embedding_adds_each_ids_token_row_and_its_position_row(lab, label: str)
         parts = [(f"params.tok_emb[{ids[j]}]", token_row),
                  (f"params.pos_emb[{j}]", np.array(doc["pos_emb"][j], dtype=float)),
                  (f"{first}.E[{j}]", E[j])]
-        xs = [centre(id_text)[0]]
+        ys = [centre(id_text)[1]]
         for key, row in parts:
             (text,) = keyed(shown, f"{key}[0]")
-            assert abs(centre(text)[1] - centre(id_text)[1]) < 0.05, key  # one line
-            xs.append(centre(text)[0])
+            assert abs(centre(text)[0] - centre(id_text)[0]) < 0.05, key  # one column
+            ys.append(centre(text)[1])
             for figure, digits in text["figures"]:
                 column = int(figure.rsplit("[", 1)[1].rstrip("]"))
                 assert figure.startswith(key)
                 assert reference.within_display(digits, Style.PARAM, row[column]), figure
-        assert xs == sorted(xs), j
+        assert ys == sorted(ys, reverse=True), j
     said = " ".join(c["text"] for c in lab[label]["manifest"]["captions"])
     assert "token table" in said and "position table" in said
 

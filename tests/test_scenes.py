@@ -199,7 +199,7 @@ HALL_READY = {"MayaRecall", "SeveralKindsOfDetail", "OneHeadTwoHeads", "SettingA
               "ReceiverProjections", "HeadWalkthrough1", "HeadWalkthrough2",
               "AttentionGrids", "BiasFlag", "RiverBankPrompt", "PredictionMLP",
               "OtherContext", "ConcatOutputResidual", "RolesAndShapes", "OneWideHead",
-              "PyTorchLayer", "TrainedComparison"}
+              "PyTorchLayer", "TrainedComparison", "ImagePatches", "BatchLab"}
 """The scenes laid out for the hall so far: every figure they show, on every test worksheet,
 is at least :data:`HALL_GLYPH` of the frame tall (``bench/hall.py --glyphs`` counts the
 rest's figures below it in a build)."""

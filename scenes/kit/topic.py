@@ -77,9 +77,14 @@ SLAB_OFFSET = (0.24, 0.17)
 
 def arrow(start: Mobject, end: Mobject, direction: Sequence[float] = RIGHT,
           colour: str = MUTED) -> Arrow:
-    """A thin arrow from ``start`` to ``end``, leaving ``start`` in ``direction``."""
-    forward = (start.get_right(), end.get_left()) if tuple(direction) == tuple(RIGHT) else \
-        (start.get_bottom(), end.get_top())
+    """A thin arrow from ``start`` to ``end``, leaving ``start`` in ``direction`` (``RIGHT``,
+    ``UP``, or else down)."""
+    if tuple(direction) == tuple(RIGHT):
+        forward = (start.get_right(), end.get_left())
+    elif tuple(direction) == tuple(UP):
+        forward = (start.get_top(), end.get_bottom())
+    else:
+        forward = (start.get_bottom(), end.get_top())
     return Arrow(*forward, buff=0.12, stroke_width=3, color=colour,
                  max_tip_length_to_length_ratio=0.25, max_stroke_width_to_length_ratio=8)
 
