@@ -59,9 +59,13 @@ class _Preparation:
     level: float
     """Share of full ink above which a pixel counts as ink."""
     margin: int
-    """Pixels kept around the glyph box before scaling."""
+    """Pixels kept around the glyph box before scaling, in a frame :data:`TUNED_AT` tall."""
 
 
+TUNED_AT = 480
+"""The frame height the preparations' margins are given for: a taller frame widens them in
+proportion, so a stroke as tall as its glyph box (a "1") never spans the crop and is never
+taken for a box's border."""
 FIRST = (_Preparation(34, 0.35, 3), _Preparation(30, 0.35, 2), _Preparation(38, 0.35, 3))
 """Read first; when all three agree, that is the reading."""
 MORE = (_Preparation(32, 0.45, 2), _Preparation(26, 0.35, 3))
@@ -180,9 +184,10 @@ def prepare(frame: np.ndarray, box: Sequence[float], how: _Preparation) -> np.nd
 
     left, top, right, bottom = box
     height, width = frame.shape[:2]
-    x0, y0 = max(0, int(np.floor(left)) - how.margin), max(0, int(np.floor(top)) - how.margin)
-    x1 = min(width, int(np.ceil(right)) + how.margin)
-    y1 = min(height, int(np.ceil(bottom)) + how.margin)
+    margin = max(how.margin, round(how.margin * height / TUNED_AT))
+    x0, y0 = max(0, int(np.floor(left)) - margin), max(0, int(np.floor(top)) - margin)
+    x1 = min(width, int(np.ceil(right)) + margin)
+    y1 = min(height, int(np.ceil(bottom)) + margin)
     gray = frame[y0:y1, x0:x1].astype(float) @ np.array([0.299, 0.587, 0.114])
     ink = _ink(gray)
     scale = how.height / max(1.0, bottom - top)

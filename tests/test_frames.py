@@ -81,3 +81,14 @@ def test_readings_are_compared_without_spaces_and_with_one_minus() -> None:
     assert normalise("[10, 4]") == "[10,4]"
     assert normalise("-0.1") == normalise("\u22120.1") == normalise("\u20140.1")
     assert normalise("l.5") == "1.5"
+
+
+@pytest.mark.parametrize("how", FIRST)
+def test_a_stroke_as_tall_as_its_glyph_box_survives_at_1080p(how) -> None:
+    """A "1" at the hall's 1080p is one upright stroke from the top of its glyph box to the
+    bottom; the crop's margin grows with the frame, so the stroke never spans nine tenths of
+    the crop and is never taken for a box's border and wiped."""
+    frame = np.zeros((1080, 1920, 3), dtype=np.uint8)
+    frame[49:96, 664:672] = 230  # the stem, from the glyph box's top row to its bottom row
+    page = prepare(frame, (654.8, 49.25, 682.6, 95.7), how)
+    assert (page == 0).sum() > 0.5 * 8 * 47 * (how.height / 46.45) ** 2
